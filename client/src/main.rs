@@ -1,0 +1,2 @@
+//! The `hexveil` command-line client.
+fn main() {}

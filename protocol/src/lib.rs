@@ -1,0 +1,2 @@
+//! hexveil-protocol: messages, commitments, the dice beacon, the signed
+//! transcript and its offline verifier. Pure: no sockets, no tokio.

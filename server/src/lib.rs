@@ -1,0 +1,1 @@
+//! hexveil-server: the QUIC shell around the sans-IO game session.

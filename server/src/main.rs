@@ -1,0 +1,2 @@
+//! The `hexveil-server` binary.
+fn main() {}
