@@ -255,3 +255,29 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
     ammunition::after_attack(ctx, actor, &mmc, original)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a7_3_local_tem_table() {
+        assert_eq!(tem(Terrain::Open), 0);
+        assert_eq!(tem(Terrain::Woods), 1);
+        assert_eq!(tem(Terrain::WoodenBuilding), 2);
+        assert_eq!(tem(Terrain::StoneBuilding), 3);
+    }
+
+    #[test]
+    fn a7_5_contiguity() {
+        let map = crate::map::Map {
+            boards: vec![4],
+            ..Default::default()
+        };
+        let h = |s: &str| s.parse::<Hex>().unwrap();
+        let set = |v: &[&str]| v.iter().map(|s| h(s)).collect::<BTreeSet<Hex>>();
+        assert!(contiguous(&map, &set(&["4E2"])));
+        assert!(contiguous(&map, &set(&["4E2", "4E3", "4E4"])));
+        assert!(!contiguous(&map, &set(&["4E2", "4E4"])));
+    }
+}
