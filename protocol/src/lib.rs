@@ -1,2 +1,26 @@
 //! hexveil-protocol: messages, commitments, the dice beacon, the signed
 //! transcript and its offline verifier. Pure: no sockets, no tokio.
+//!
+//! The cryptographic primitives (DESIGN 3.0-3.5, byte layouts in
+//! `PROTOCOL.md`):
+//!
+//! - [`encoding`]: the domain-tagged tuple encoding of everything hashed or signed;
+//! - [`merkle`]: RFC 6962 trees and padded audit paths;
+//! - [`layout`]: sealed layouts, openings and transitions (3.1);
+//! - [`note`]: sealed notes (3.2);
+//! - [`identity`]: Ed25519 keys;
+//! - [`envelope`]: signed envelopes, receipts, the head chain, fork proofs (3.5);
+//! - [`pad`], [`beacon`], [`dice`]: the dice beacon (3.4).
+
+pub mod encoding;
+pub mod identity;
+pub mod layout;
+pub mod merkle;
+
+pub use encoding::{Digest, GameId, Party, TupleDecoder, TupleEncoder};
+pub use identity::{Identity, PublicKey, Signature};
+pub use layout::{
+    verify_opening, verify_transition, Content, LayoutSeed, Opening, OpeningError, RootStatement,
+    Salt, SealedLayout, Transition,
+};
+pub use merkle::{AuditPath, MerkleTree};
