@@ -13,9 +13,11 @@
 //! - [`pad`], [`beacon`], [`dice`]: the dice beacon (3.4).
 
 pub mod encoding;
+pub mod envelope;
 pub mod identity;
 pub mod layout;
 pub mod merkle;
+pub mod note;
 
 pub use encoding::{Digest, GameId, Party, TupleDecoder, TupleEncoder};
 pub use identity::{Identity, PublicKey, Signature};
