@@ -20,6 +20,7 @@ pub mod envelope;
 pub mod identity;
 pub mod layout;
 pub mod merkle;
+pub mod message;
 pub mod note;
 pub mod pad;
 
