@@ -550,3 +550,32 @@ fn a7_refusals_change_nothing() {
     }
     let _ = InfantrySize::Squad;
 }
+
+#[test]
+fn a10_a_leader_broken_by_the_same_attack_lends_no_leadership() {
+    let mut e = russians_vs(
+        vec![german(2), leader(3, Side::B, "German", 8, -1, TARGET)],
+        5,
+    );
+    // NMC: the leader fails first (5+5 = 10 > 8, by 2 <= ELR 5) and breaks;
+    // the squad then checks without the -1.
+    let ev = run(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(3, 5), dr(5, 5), dr(4, 4)],
+    )
+    .unwrap();
+    assert!(unit(&e, 3).status.broken);
+    let squad_check = morale_events(&ev).into_iter().find_map(|m| match m {
+        MoraleEvent::MoraleCheck {
+            unit: UnitId(2),
+            leadership,
+            final_dr,
+            ..
+        } => Some((leadership, final_dr)),
+        _ => None,
+    });
+    assert_eq!(squad_check, Some((0, 8)));
+    assert!(unit(&e, 2).status.broken, "8 > 7");
+}
