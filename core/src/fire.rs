@@ -3,13 +3,16 @@
 //!
 //! A Fire Group is one or more Good Order Infantry units of the actor, in
 //! one hex or a contiguous group of hexes (A7.5), plus any leaders among
-//! them. Stated simplifications: the FP is the plain sum of the Inherent FP
-//! of the MMC (no range, pinned, concealed-target or Area Fire halving, no
-//! SW, no Point Blank Fire, no LOS or range check); the TEM comes from a
-//! small local table of the target hex's main terrain (see [`tem`]) until
-//! the board helper's terrain TEM is merged; Hindrances and other DRM come
-//! in as the action's `extra_drm`. Vehicles in the target hex are not
-//! attacked (their Vehicle line / TK resolution is not part of this
+//! them. Every firing hex needs LOS to the target (the board's LOS model,
+//! ground level to ground level) and every MMC must be within its normal
+//! range. The FP is the sum of the Inherent FP of the MMC, doubled for an
+//! MMC ADJACENT to the target (Point Blank Fire, A7.21). Stated
+//! simplifications: Long Range Fire (beyond normal range, A7.22) is refused
+//! rather than halved; no pinned, concealed-target or Area Fire halving; no
+//! SW; fire into the firers' own Location is refused. The TEM is the
+//! target hex's ([`crate::terrain::HexInfo::tem`]); Hindrances and other
+//! DRM come in as the action's `extra_drm`. Vehicles in the target hex are
+//! not attacked (their Vehicle line / TK resolution is not part of this
 //! action).
 
 use crate::ammunition;
@@ -19,7 +22,6 @@ use crate::ift::{self, IftResult};
 use crate::inexperience;
 use crate::morale::{self, AttackInfo};
 use crate::resolve::{refuse, Ctx, Res};
-use crate::terrain::Terrain;
 use crate::unit::{Class, Trait, Unit, UnitId, UnitKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -63,20 +65,6 @@ pub enum FireEvent {
         /// The selected MMC.
         unit: UnitId,
     },
-}
-
-/// Personnel TEM of a hex's main terrain, local table (A7.3 TEM column
-/// of the Terrain Chart as commonly printed): Open Ground, Grain, Orchard,
-/// Marsh and Water 0 (their Hindrances are `extra_drm`), Brush, Woods and
-/// Crag +1, wooden building +2, stone building +3, Rubble +2 (wooden
-/// rubble; stone rubble is not told apart on this map).
-pub fn tem(terrain: Terrain) -> i8 {
-    match terrain {
-        Terrain::Open | Terrain::Grain | Terrain::Orchard | Terrain::Marsh | Terrain::Water => 0,
-        Terrain::Brush | Terrain::Woods | Terrain::Crag => 1,
-        Terrain::WoodenBuilding | Terrain::Rubble => 2,
-        Terrain::StoneBuilding => 3,
-    }
 }
 
 /// Whether a firer never cowers (A7.9 as read here): Heroes, berserk
@@ -183,10 +171,32 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
     if !ctx.scenario.map.boards.is_empty() && !ctx.scenario.map.contains(target) {
         return refuse(format!("target hex {target} is not on the map"), "A7");
     }
-    let fp_sum: u32 = fg
-        .iter()
-        .filter_map(|u| u.infantry().map(|i| u32::from(i.strength.fp)))
-        .sum();
+    let map = &ctx.scenario.map;
+    let target_level = map.info(target).level;
+    let mut fp_sum: u32 = 0;
+    for u in &fg {
+        let hex = u.hex.expect("checked above");
+        if !map.has_los(hex, map.info(hex).level, target, target_level) {
+            return refuse(
+                format!("unit {} in {hex} has no LOS to {target}", u.id),
+                "A6",
+            );
+        }
+        let Some(inf) = u.infantry() else { continue };
+        let d = map.distance(hex, target);
+        if d > u32::from(inf.strength.range) {
+            return refuse(
+                format!(
+                    "unit {} is {d} hexes from {target}, beyond its normal range {}: Long Range Fire is not adjudicated",
+                    u.id, inf.strength.range
+                ),
+                "A7.22",
+            );
+        }
+        // A7.21 Point Blank Fire: doubled against an ADJACENT Location.
+        let pbf = if d == 1 { 2 } else { 1 };
+        fp_sum += u32::from(inf.strength.fp) * pbf;
+    }
     let fp = u8::try_from(fp_sum).unwrap_or(u8::MAX);
     // A7.53-ish: one leader directs a single-Location Fire Group.
     let leader = if hexes.len() == 1 {
@@ -200,7 +210,7 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
         None
     };
     let leadership = leader.map_or(0, |d| d.min(0));
-    let tem_drm = tem(ctx.scenario.map.info(target).terrain);
+    let tem_drm = ctx.scenario.map.info(target).tem();
     let roll = ctx.roll_dr2(format!("IFT DR: {fp} FP at {target}"), "A7.3")?;
     let original = roll.total();
     let final_dr =
@@ -261,19 +271,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a7_3_local_tem_table() {
-        assert_eq!(tem(Terrain::Open), 0);
-        assert_eq!(tem(Terrain::Woods), 1);
-        assert_eq!(tem(Terrain::WoodenBuilding), 2);
-        assert_eq!(tem(Terrain::StoneBuilding), 3);
-    }
-
-    #[test]
     fn a7_5_contiguity() {
-        let map = crate::map::Map {
-            boards: vec![4],
-            ..Default::default()
-        };
+        let map = crate::map::Map::new([4]);
         let h = |s: &str| s.parse::<Hex>().unwrap();
         let set = |v: &[&str]| v.iter().map(|s| h(s)).collect::<BTreeSet<Hex>>();
         assert!(contiguous(&map, &set(&["4E2"])));

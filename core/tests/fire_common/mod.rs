@@ -138,6 +138,7 @@ pub fn scenario(
         map: Map {
             boards: vec![4],
             hexes,
+            ..Map::default()
         },
         sides,
         units: units.to_vec(),
