@@ -630,3 +630,36 @@ fn a6_fire_needs_los_from_every_firing_hex() {
     let mut e = engine(scenario(sides("Russian", 3, "German", 5), &units, &[]));
     assert!(run(&mut e, Side::A, fire(&[0], TARGET), &[dr(6, 5)]).is_ok());
 }
+
+#[test]
+fn a10_3_broken_unit_failing_an_mc_is_casualty_reduced_citing_a10_3() {
+    let mut g = german(2);
+    g.status.broken = true;
+    let mut e = russians_vs(vec![g], 0);
+    // 2MC: 4 + 2 = 6 passes (nothing), then a fresh attack: 5 + 2 = 7 passes too;
+    // 6 + 2 = 8 > 7 fails -> Reduced, not Replaced although by 1 > ELR 0.
+    let ev = run(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(1, 3), dr(3, 3)],
+    )
+    .unwrap();
+    let cr = ev
+        .iter()
+        .find(|x| {
+            matches!(
+                &x.kind,
+                hexveil_core::EventKind::Morale(MoraleEvent::CasualtyReduced { .. })
+            )
+        })
+        .expect("a Casualty Reduction event");
+    assert!(cr.cite.iter().any(|c| c == "A10.3"), "{:?}", cr.cite);
+    assert_eq!(unit(&e, 2).label(), "2-4-7 HS");
+    assert!(unit(&e, 2).status.broken);
+    assert_eq!(
+        e.state().units.len(),
+        3,
+        "A19.11: broken units are never Replaced"
+    );
+}
