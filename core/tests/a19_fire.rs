@@ -517,6 +517,12 @@ fn apply_ift_result_asks_dice_through_the_context() {
     }
 }
 
+fn pinned(id: u16) -> Unit {
+    let mut u = squad(id, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS);
+    u.status.pinned = true;
+    u
+}
+
 #[test]
 fn a7_refusals_change_nothing() {
     let mut broken = squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS);
@@ -527,6 +533,7 @@ fn a7_refusals_change_nothing() {
         leader(2, Side::A, "Russian", 8, -1, FIRERS),
         german(3),
         squad(4, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        pinned(5),
     ];
     let mut e = engine(scenario(sides("Russian", 3, "German", 5), &units, &[]));
     let before = e.state().clone();
@@ -539,6 +546,7 @@ fn a7_refusals_change_nothing() {
         (fire(&[4, 4], TARGET), Side::A, "twice"),
         (fire(&[4], FIRERS), Side::A, "own Location"),
         (fire(&[4], "7E3"), Side::A, "not on the map"),
+        (fire(&[5], TARGET), Side::A, "pinned"),
     ] {
         let err = e.apply(side, action).unwrap_err();
         assert!(
@@ -636,8 +644,8 @@ fn a10_3_broken_unit_failing_an_mc_is_casualty_reduced_citing_a10_3() {
     let mut g = german(2);
     g.status.broken = true;
     let mut e = russians_vs(vec![g], 0);
-    // 2MC: 4 + 2 = 6 passes (nothing), then a fresh attack: 5 + 2 = 7 passes too;
-    // 6 + 2 = 8 > 7 fails -> Reduced, not Replaced although by 1 > ELR 0.
+    // 8 FP DR 4 = 2MC; MC 6 + 2 = 8 > 7 fails by 1 > ELR 0, but a broken
+    // unit is Reduced (A10.3), never Replaced (A19.11).
     let ev = run(
         &mut e,
         Side::A,
