@@ -21,6 +21,19 @@ pub fn check(
 
 /// Resolves an action over the context.
 pub fn resolve(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
-    let _ = ctx;
-    refuse(format!("{action:?} is not adjudicated yet"), "hexveil")
+    match action {
+        Action::Move { units, to, mode } => crate::movement::resolve_move(ctx, units, *to, *mode),
+        Action::Rout { unit, to } => crate::movement::resolve_rout(ctx, *unit, *to),
+        Action::Advance { units, to } => crate::movement::resolve_advance(ctx, units, *to),
+        Action::Disembark { vehicle, units } => {
+            crate::movement::resolve_disembark(ctx, *vehicle, units)
+        }
+        Action::Search { unit } => crate::search::resolve(ctx, *unit),
+        Action::Ffe { hex, fp, kind } => crate::ffe::resolve(ctx, *hex, *fp, *kind),
+        Action::ClearFullViewMines { unit } => {
+            crate::minefield::declare_full_view_clearance(ctx, *unit)
+        }
+        Action::InfantryClearance { units } => crate::clearance::resolve(ctx, units),
+        _ => refuse(format!("{action:?} is not adjudicated yet"), "hexveil"),
+    }
 }

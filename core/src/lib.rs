@@ -7,25 +7,33 @@
 
 pub mod action;
 pub mod adjudicate;
+pub mod at_mine;
 pub mod booby_trap;
+pub mod clearance;
 pub mod daisy_chain;
 pub mod dice;
 pub mod engine;
 pub mod error;
 pub mod event;
+pub mod ffe;
 pub mod fire;
+pub mod flail;
 pub mod hex;
 pub mod ift;
+pub mod known;
 pub mod map;
 pub mod minefield;
 pub mod morale;
 pub mod movement;
+pub mod prc;
 pub mod resolve;
 pub mod scenario;
 pub mod sealed;
+pub mod search;
 pub mod side;
 pub mod state;
 pub mod terrain;
+pub mod trail_break;
 pub mod turn;
 pub mod unit;
 
