@@ -34,6 +34,11 @@ pub fn resolve(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
             crate::minefield::declare_full_view_clearance(ctx, *unit)
         }
         Action::InfantryClearance { units } => crate::clearance::resolve(ctx, units),
+        Action::Fire {
+            firers,
+            target,
+            extra_drm,
+        } => crate::fire::resolve_fire(ctx, firers, *target, *extra_drm),
         _ => refuse(format!("{action:?} is not adjudicated yet"), "hexveil"),
     }
 }

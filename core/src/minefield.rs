@@ -242,10 +242,13 @@ pub fn leaf_exists(ctx: &Ctx<'_>, owner: Side, layer: Layer, hex: Hex) -> bool {
     if !ctx.scenario.map.contains(hex) {
         return false;
     }
-    let hidden_ok = agreed::hidden_mines_allowed(ctx, hex);
+    use crate::terrain::MinePlacement;
     match layer {
-        Layer::AntiPersonnel => hidden_ok,
-        Layer::AntiTank => hidden_ok || ctx.state.markers(hex).at_in_view == Some(owner),
+        Layer::AntiPersonnel => agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAp),
+        Layer::AntiTank => {
+            agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAt)
+                || ctx.state.markers(hex).at_in_view == Some(owner)
+        }
         Layer::BoobyTrap | Layer::DaisyChain => false,
     }
 }
@@ -443,7 +446,7 @@ fn ap_attack_personnel(
         },
         &["B28.41", "B28.411", "B28.3", "R13"],
     );
-    agreed::apply_personnel(ctx, targets, result, "B28.411")
+    agreed::apply_personnel(ctx, hex, targets, result, false)
 }
 
 /// A-P then A-T attacks vs one vehicle crossing a minefield hexside
@@ -643,191 +646,91 @@ pub fn is_flail_obstacle(t: Terrain) -> bool {
     t.is_building() || t == Terrain::Woods
 }
 
-/// Calls into APIs other helpers own, written against the agreed signatures
-/// (CORE.md). Until their branches are merged, each is a small local
-/// reading of the same rule, so this module builds on its own.
+/// Calls into APIs other helpers own (CORE.md agreed signatures), kept in
+/// one place so a change of theirs touches one spot.
 pub(crate) mod agreed {
     use super::VehicleOutcome;
-    use crate::error::RuleError;
     use crate::hex::Hex;
-    use crate::ift::IftResult;
+    use crate::ift::{self, IftResult, VehicleLineResult};
+    use crate::morale::{self, AttackCause, AttackInfo};
     use crate::resolve::{Ctx, Interrupt, Res};
-    use crate::terrain::Terrain;
+    use crate::terrain::MinePlacement;
     use crate::unit::UnitId;
-    use std::sync::OnceLock;
 
-    /// B28.1 terrain where hidden minefields may lie
-    /// (later: `terrain::minefield_allowed`).
-    pub fn hidden_mines_allowed(ctx: &Ctx<'_>, hex: Hex) -> bool {
-        let info = ctx.scenario.map.info(hex);
-        let f = info.features;
-        !(matches!(
-            info.terrain,
-            Terrain::Rubble | Terrain::Marsh | Terrain::Crag | Terrain::Water
-        ) || f.bridge
-            || f.paved_road
-            || f.runway
-            || f.sewer)
+    /// B28.1 (and Interior Building Hexes, B28.44): whether hidden mines may
+    /// lie in the hex (board helper's placement rules).
+    pub fn hidden_mines_allowed(ctx: &Ctx<'_>, hex: Hex, placement: MinePlacement) -> bool {
+        ctx.scenario
+            .map
+            .mine_placement_allowed(hex, placement)
+            .is_ok()
     }
 
-    type IftTable = Vec<(i16, Vec<IftResult>)>;
-
-    fn parse_code(c: &str) -> Option<IftResult> {
-        let c = c.trim();
-        Some(match c {
-            "-" => IftResult::NoEffect,
-            "NMC" => IftResult::Nmc,
-            "PTC" => IftResult::Ptc,
-            _ if c.ends_with("KIA") => IftResult::Kia(c.trim_end_matches("KIA").parse().ok()?),
-            _ if c.starts_with("K/") => IftResult::K(c[2..].parse().ok()?),
-            _ if c.ends_with("MC") => IftResult::Mc(c.trim_end_matches("MC").parse().ok()?),
-            _ => return None,
-        })
-    }
-
-    const COLUMNS: [u8; 11] = [1, 2, 4, 6, 8, 12, 16, 20, 24, 30, 36];
-
-    fn table() -> &'static IftTable {
-        static T: OnceLock<IftTable> = OnceLock::new();
-        T.get_or_init(|| {
-            let mut rows = Vec::new();
-            for line in include_str!("../data/ift.csv").lines() {
-                if line.starts_with('#') || line.starts_with("final_dr") || line.is_empty() {
-                    continue;
-                }
-                let mut cells = line.split(',');
-                let dr = match cells.next().unwrap_or_default() {
-                    "<=0" => 0,
-                    ">=16" => 16,
-                    d => d.parse().unwrap_or(16),
-                };
-                let results = cells
-                    .map(|c| parse_code(c).unwrap_or(IftResult::NoEffect))
-                    .collect();
-                rows.push((dr, results));
-            }
-            rows
-        })
-    }
-
-    /// The IFT result for `fp` at `final_dr` (later: `ift::lookup`).
+    /// The IFT result for `fp` at `final_dr`, no column shift (B28.3).
     pub fn ift_lookup(fp: u8, final_dr: i16) -> Res<IftResult> {
-        let Some(col) = COLUMNS.iter().rposition(|c| *c <= fp) else {
-            return Ok(IftResult::NoEffect);
-        };
-        let dr = final_dr.clamp(0, 16);
-        let row = table()
-            .iter()
-            .find(|(d, _)| *d == dr)
-            .ok_or_else(|| cell_missing("ift.csv", dr, fp))?;
-        row.1
-            .get(col)
-            .copied()
-            .ok_or_else(|| Interrupt::Refuse(cell_missing("ift.csv", dr, fp)))
+        Ok(ift::lookup(fp, final_dr, 0))
     }
 
-    fn cell_missing(table: &str, dr: i16, fp: u8) -> RuleError {
-        RuleError::new(
-            format!("rules data {table} has no cell for Final DR {dr}, FP column {fp}"),
-            "R12",
-        )
-    }
-
-    /// The Vehicle line (A7.308) for `fp` at `final_dr`: Final DR <= Kill
-    /// Number / 2 Burning Wreck, < Kill Number eliminated, = Kill Number
-    /// immobilized (later: `ift::vehicle_line`). A missing Kill Number is an
-    /// R12 refusal naming table, row and column.
+    /// The Vehicle line (A7.308); a missing Kill Number is an R12 refusal
+    /// naming table, row and column.
     pub fn vehicle_line(fp: u8, final_dr: i16) -> Res<VehicleOutcome> {
-        let col = COLUMNS
-            .iter()
-            .rev()
-            .find(|c| **c <= fp)
-            .copied()
-            .unwrap_or(1);
-        let kill = include_str!("../data/ift_vehicle_line.csv")
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| {
-                let mut c = l.split(',');
-                let column: u8 = c.next()?.parse().ok()?;
-                let kill: u8 = c.next()?.parse().ok()?;
-                (column == col).then_some(kill)
-            })
-            .next();
-        let Some(kill) = kill else {
-            return Err(Interrupt::Refuse(RuleError {
-                reason: format!(
-                    "rules data ift_vehicle_line.csv has no Kill Number for FP column {col} (row fp_column={col}, column kill_number)"
-                ),
-                cite: vec!["R12".into(), "B28.42".into(), "A7.308".into()],
-            }));
-        };
-        let k = kill as i16;
-        Ok(if final_dr * 2 <= k {
-            VehicleOutcome::BurningWreck
-        } else if final_dr < k {
-            VehicleOutcome::Eliminated
-        } else if final_dr == k {
-            VehicleOutcome::Immobilized
-        } else {
-            VehicleOutcome::NoEffect
+        let r = ift::vehicle_line(fp, final_dr).map_err(|mut e| {
+            e.cite.push("B28.42".into());
+            Interrupt::Refuse(e)
+        })?;
+        Ok(match r {
+            VehicleLineResult::BurningWreck => VehicleOutcome::BurningWreck,
+            VehicleLineResult::Eliminated => VehicleOutcome::Eliminated,
+            VehicleLineResult::Immobilized => VehicleOutcome::Immobilized,
+            VehicleLineResult::NoEffect => VehicleOutcome::NoEffect,
         })
     }
 
-    /// Applies an IFT result of a minefield attack to Personnel (later:
-    /// `morale::apply_ift_result` with an `AttackInfo` for minefields:
-    /// concealed units attacked at full FP, "?" lost only on break/CR,
-    /// B28.411).
+    /// Applies an IFT result of a minefield attack to Personnel in `hex`:
+    /// concealed units attacked at full FP and losing "?" only on break or
+    /// Casualty Reduction (B28.411). `collateral` marks the Collateral
+    /// attack on Vulnerable PRC (B28.43, B28.52).
     pub fn apply_personnel(
         ctx: &mut Ctx<'_>,
+        hex: Hex,
         targets: &[UnitId],
         result: IftResult,
-        cite: &str,
+        collateral: bool,
     ) -> Res<()> {
-        let _ = cite;
-        crate::morale::apply_ift_result(ctx, targets, result)
-    }
-
-    /// The six hexes ADJACENT to `hex` on its board (later:
-    /// `Map::neighbors`).
-    pub fn neighbors(ctx: &Ctx<'_>, hex: Hex) -> Vec<Hex> {
-        let (x, y) = hex.local_xy();
-        let mut out = Vec::new();
-        for (dx, dy) in [(0, -2), (1, -1), (1, 1), (0, 2), (-1, 1), (-1, -1)] {
-            let (nx, ny) = (x + dx, y + dy);
-            if !(0..=32).contains(&nx) {
-                continue;
-            }
-            let col = nx as u8;
-            let ny = ny + if col.is_multiple_of(2) { 1 } else { 0 };
-            if ny < 0 || ny % 2 != 0 {
-                continue;
-            }
-            if let Ok(h) = Hex::new(hex.board, col, (ny / 2) as u8) {
-                if ctx.scenario.map.contains(h) {
-                    out.push(h);
-                }
-            }
+        let mut info = AttackInfo::minefield(hex);
+        if collateral {
+            info.cause = AttackCause::Collateral;
+            info.cite = vec!["B28.43", "B28.52", "B28.411"];
         }
-        out
+        morale::apply_ift_result(ctx, targets, result, &info)
     }
 
-    /// Whether a Good Order enemy ground unit of `viewer_side` sees `hex`
-    /// (B28.51; later: `Map::has_los` between the two hexes). Until the LOS
-    /// code is merged, any Good Order ground unit of that side counts.
+    /// The hexes ADJACENT to `hex` on the map.
+    pub fn neighbors(ctx: &Ctx<'_>, hex: Hex) -> Vec<Hex> {
+        ctx.scenario.map.neighbors(hex)
+    }
+
+    /// Whether a Good Order ground unit of `viewer_side` has LOS to `hex`
+    /// (B28.51), level to level.
     pub fn seen_by_good_order_enemy(
         ctx: &Ctx<'_>,
         viewer_side: crate::side::Side,
         hex: Hex,
     ) -> bool {
-        let _ = hex;
+        let map = &ctx.scenario.map;
+        let target_level = map.info(hex).level;
         ctx.state.units.values().any(|u| {
-            u.side == viewer_side && u.good_order() && u.hex.is_some() && u.status.aboard.is_none()
+            u.side == viewer_side
+                && u.good_order()
+                && u.status.aboard.is_none()
+                && u.hex
+                    .is_some_and(|h| map.has_los(h, map.info(h).level, hex, target_level))
         })
     }
 
     /// A Daisy Chain placement opportunity after a movement step in the MPh
-    /// (later: `daisy_chain::opportunity`).
+    /// (the scenario helper's `daisy_chain::opportunity`; until its branch
+    /// is merged, no opportunity is offered).
     pub fn daisy_opportunity(ctx: &mut Ctx<'_>, moved: &[UnitId], hex: Hex) -> Res<()> {
         let _ = (ctx, moved, hex);
         Ok(())

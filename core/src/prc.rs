@@ -120,7 +120,7 @@ pub fn vehicle_hit(
                 Collateral::Column16(dr) => agreed::ift_lookup(16, dr)?,
             };
             if result != IftResult::NoEffect {
-                agreed::apply_personnel(ctx, &targets, result, "B28.43")?;
+                agreed::apply_personnel(ctx, hex, &targets, result, true)?;
             }
         }
     }
