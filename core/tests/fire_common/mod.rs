@@ -157,6 +157,7 @@ pub fn state(sc: &Scenario) -> GameState {
         elr: sc.sides.iter().map(|(s, ob)| (*s, ob.elr)).collect(),
         markers: BTreeMap::new(),
         referee_knows: BTreeMap::new(),
+        mines: Default::default(),
         opportunities: 0,
         result: None,
     }
