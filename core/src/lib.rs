@@ -27,6 +27,7 @@ pub mod random_selection;
 pub mod resolve;
 pub mod scenario;
 pub mod sealed;
+pub mod setup;
 pub mod side;
 pub mod state;
 pub mod tables;
