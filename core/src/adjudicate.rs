@@ -75,6 +75,18 @@ pub fn check(
 /// Resolves an action over the context.
 pub fn resolve(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
     match action {
+        Action::Move { units, to, mode } => crate::movement::resolve_move(ctx, units, *to, *mode),
+        Action::Rout { unit, to } => crate::movement::resolve_rout(ctx, *unit, *to),
+        Action::Advance { units, to } => crate::movement::resolve_advance(ctx, units, *to),
+        Action::Disembark { vehicle, units } => {
+            crate::movement::resolve_disembark(ctx, *vehicle, units)
+        }
+        Action::Search { unit } => crate::search::resolve(ctx, *unit),
+        Action::Ffe { hex, fp, kind } => crate::ffe::resolve(ctx, *hex, *fp, *kind),
+        Action::ClearFullViewMines { unit } => {
+            crate::minefield::declare_full_view_clearance(ctx, *unit)
+        }
+        Action::InfantryClearance { units } => crate::clearance::resolve(ctx, units),
         Action::Fire {
             firers,
             target,

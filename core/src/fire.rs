@@ -75,7 +75,7 @@ pub fn tem(terrain: Terrain) -> i8 {
         Terrain::Open | Terrain::Grain | Terrain::Orchard | Terrain::Marsh | Terrain::Water => 0,
         Terrain::Brush | Terrain::Woods | Terrain::Crag => 1,
         Terrain::WoodenBuilding | Terrain::Rubble => 2,
-        Terrain::StoneBuilding => 3,
+        Terrain::StoneBuilding | Terrain::StoneRubble => 3,
     }
 }
 
