@@ -96,8 +96,6 @@ pub struct Scenario {
     pub name: String,
     /// The map.
     pub map: Map,
-    /// How the boards are laid out, as rows of board numbers (north first).
-    pub board_layout: Vec<Vec<u16>>,
     /// Special Scenario Rules.
     pub ssr: Ssr,
     /// Each side's OB.
@@ -167,6 +165,8 @@ struct MapFile {
     layout: Vec<Vec<u16>>,
     #[serde(default)]
     hexes: Vec<Value>,
+    #[serde(default)]
+    hexsides: Vec<crate::map::HexsideEntry>,
 }
 
 #[derive(Deserialize)]
@@ -439,7 +439,30 @@ impl Scenario {
                 return Err(invalid(format!("{field}.hex"), &name, "hex listed twice"));
             }
         }
-        let map = Map { boards, hexes };
+        let layout =
+            file.map
+                .layout
+                .iter()
+                .enumerate()
+                .flat_map(|(row, boards)| {
+                    boards.iter().enumerate().map(move |(column, board)| {
+                        crate::map::BoardPlacement {
+                            board: *board,
+                            column: column as u8,
+                            row: row as u8,
+                            inverted: false,
+                        }
+                    })
+                })
+                .collect();
+        let map = Map {
+            boards,
+            hexes,
+            layout,
+            hexsides: file.map.hexsides.clone(),
+        };
+        map.validate()
+            .map_err(|e| invalid("map", "map", e.to_string()))?;
 
         // Units, in file order: UnitId = index.
         let mut units: Vec<Unit> = Vec::new();
@@ -727,7 +750,6 @@ impl Scenario {
         Ok(Scenario {
             name: file.name,
             map,
-            board_layout: file.map.layout,
             ssr: file.ssr,
             sides,
             units,

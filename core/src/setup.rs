@@ -802,6 +802,7 @@ pub fn initial_state(
         result: None,
         extra_dummies: BTreeMap::new(),
         daisy_chains: Vec::new(),
+        mines: Default::default(),
     })
 }
 
