@@ -21,6 +21,12 @@ pub fn check(
 
 /// Resolves an action over the context.
 pub fn resolve(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
-    let _ = ctx;
-    refuse(format!("{action:?} is not adjudicated yet"), "hexveil")
+    match action {
+        Action::Fire {
+            firers,
+            target,
+            extra_drm,
+        } => crate::fire::resolve_fire(ctx, firers, *target, *extra_drm),
+        _ => refuse(format!("{action:?} is not adjudicated yet"), "hexveil"),
+    }
 }
