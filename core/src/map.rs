@@ -445,7 +445,8 @@ impl Map {
         self.canonical(a) == self.canonical(b)
     }
 
-    /// The terrain of a hex on the map (under whichever name it is listed).
+    /// The terrain of a hex on the map (under whichever name it is listed);
+    /// Open Ground at level 0 for a hex not listed or off the map.
     pub fn info(&self, hex: Hex) -> HexInfo {
         if let Some(info) = self.hexes.get(&hex) {
             return *info;
@@ -953,6 +954,40 @@ mod tests {
                 map.adjacent(v[0], v[1]) && map.adjacent(v[1], v[2]) && map.adjacent(v[0], v[2])
             );
         }
+    }
+
+    #[test]
+    fn hexsides_across_a_seam_under_either_name() {
+        // Board 2 right of board 1: 2B5's west hexside faces 1GG5 = 2A5.
+        let map = Map::new([1, 2])
+            .with_hexside(
+                h("2A5"),
+                h("2B5"),
+                HexsideInfo {
+                    bridge: true,
+                    ..HexsideInfo::default()
+                },
+            )
+            .with_hex(h("1GG6"), building(Some(3)))
+            .with_hex(h("2B6"), building(Some(3)))
+            .with_hex(h("2B7"), building(Some(4)));
+        map.validate().unwrap();
+        assert!(map.hexside(h("1GG5"), h("2B5")).unwrap().bridge);
+        assert!(map.hexside(h("2B5"), h("2A5")).unwrap().bridge);
+        assert!(!map.hexside(h("2A5"), h("2A6")).unwrap().bridge);
+        // B28.44: same building across the seam, different building beside.
+        assert!(map.hexside(h("2A6"), h("2B6")).unwrap().building);
+        assert!(!map.hexside(h("2B6"), h("2B7")).unwrap().building);
+        // An explicit building hexside (e.g. a covered passage) is kept.
+        let marked = map.clone().with_hexside(
+            h("2B6"),
+            h("2B7"),
+            HexsideInfo {
+                building: true,
+                ..HexsideInfo::default()
+            },
+        );
+        assert!(marked.hexside(h("2B7"), h("2B6")).unwrap().building);
     }
 
     #[test]
