@@ -411,6 +411,7 @@ impl Session {
                 let cmd = GameCommand::Payload {
                     from: self.id,
                     payload,
+                    outbox: self.outbox.clone(),
                 };
                 let sent = timeout(GAME_SEND_TIMEOUT, game.send(cmd)).await;
                 if !matches!(sent, Ok(Ok(()))) {

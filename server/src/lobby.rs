@@ -89,6 +89,9 @@ pub enum GameCommand {
         from: ConnectionId,
         /// The bytes.
         payload: Vec<u8>,
+        /// Where to report that the sender is no longer a member (e.g. its
+        /// seat was taken over by a newer connection of the same key).
+        outbox: mpsc::Sender<ServerMessage>,
     },
     /// The connection leaves (or closed).
     Leave {
@@ -320,11 +323,21 @@ impl GameTask {
                 link,
                 reply,
             } => {
-                let joined = self.join(participant, link).await?;
-                let _ = reply.send(joined);
+                let joined = self.join(participant, link).await;
+                // On a storage failure the client is told by `fail`.
+                let _ = reply.send(matches!(joined, Ok(true)));
+                joined?;
             }
-            GameCommand::Payload { from, payload } => {
+            GameCommand::Payload {
+                from,
+                payload,
+                outbox,
+            } => {
                 let Some(member) = self.members.get(&from) else {
+                    let _ = outbox.try_send(ServerMessage::error(
+                        ErrorCode::NotJoined,
+                        format!("this connection is no longer in game {}", self.game_id),
+                    ));
                     return Ok(());
                 };
                 let who = member.participant;
@@ -570,5 +583,298 @@ impl GameTask {
                 ),
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relay::RelayFactory;
+    use crate::session::Rejection;
+    use crate::sqlite::SqliteStore;
+    use crate::store::{GameStore, StoredEvent, StoredGame};
+    use crate::wire::PlayerKey;
+
+    const WAIT: Duration = Duration::from_secs(20);
+
+    fn settings(answer: u64, spectator_delay: u64) -> GameSettings {
+        GameSettings {
+            answer_timeout: Duration::from_secs(answer),
+            spectator_delay: Duration::from_secs(spectator_delay),
+        }
+    }
+
+    fn lobby_with(
+        factory: Arc<dyn SessionFactory>,
+        store: Box<dyn GameStore>,
+        s: GameSettings,
+    ) -> Lobby {
+        Lobby::new(factory, StoreHandle::spawn(store).unwrap(), s)
+    }
+
+    fn sqlite(dir: &tempfile::TempDir) -> Box<dyn GameStore> {
+        Box::new(SqliteStore::open(dir.path()).unwrap())
+    }
+
+    struct Client {
+        id: ConnectionId,
+        key: PlayerKey,
+        tx: mpsc::Sender<ServerMessage>,
+        rx: mpsc::Receiver<ServerMessage>,
+    }
+
+    fn client(n: u64, capacity: usize) -> Client {
+        let (tx, rx) = mpsc::channel(capacity);
+        Client {
+            id: ConnectionId(n),
+            key: PlayerKey([n as u8; 32]),
+            tx,
+            rx,
+        }
+    }
+
+    impl Client {
+        async fn join(&mut self, game: &mpsc::Sender<GameCommand>, role: Role) -> bool {
+            let (reply, answer) = oneshot::channel();
+            game.send(GameCommand::Join {
+                participant: Participant {
+                    connection: self.id,
+                    key: self.key,
+                    role,
+                },
+                link: ConnectionLink {
+                    id: self.id,
+                    outbox: self.tx.clone(),
+                    quic: None,
+                },
+                reply,
+            })
+            .await
+            .unwrap();
+            answer.await.unwrap()
+        }
+
+        async fn say(&self, game: &mpsc::Sender<GameCommand>, payload: &[u8]) {
+            game.send(GameCommand::Payload {
+                from: self.id,
+                payload: payload.to_vec(),
+                outbox: self.tx.clone(),
+            })
+            .await
+            .unwrap();
+        }
+
+        async fn next(&mut self) -> ServerMessage {
+            tokio::time::timeout(WAIT, self.rx.recv())
+                .await
+                .expect("message within the test bound")
+                .expect("outbox open")
+        }
+
+        async fn next_payload(&mut self) -> Vec<u8> {
+            loop {
+                if let ServerMessage::Game { payload, .. } = self.next().await {
+                    return payload;
+                }
+            }
+        }
+    }
+
+    // DESIGN 5: one slow reader is dropped; its game and the other player go on.
+    #[tokio::test]
+    async fn slow_reader_is_dropped_game_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut fast = client(1, 64);
+        // Room for Joined and the welcome only; it never reads afterwards.
+        let mut slow = client(2, 2);
+        assert!(fast.join(&game, Role::Player(Side::First)).await);
+        assert_eq!(fast.next_payload().await, b"welcome 1");
+        assert!(slow.join(&game, Role::Player(Side::Second)).await);
+        for i in 0..5 {
+            fast.say(&game, format!("m{i}").as_bytes()).await;
+            assert_eq!(
+                fast.next_payload().await,
+                format!("ack {}", i + 2).into_bytes()
+            );
+        }
+        // The slow reader lost its seat.
+        tokio::time::timeout(WAIT, async {
+            while lobby.list()[0].second_seated {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("slow seat freed");
+        assert!(lobby.list()[0].first_seated);
+        assert!(matches!(
+            slow.rx.recv().await,
+            Some(ServerMessage::Joined { .. })
+        ));
+    }
+
+    // DESIGN 5: spectators see the public view late by the configured delay.
+    #[tokio::test]
+    async fn spectators_get_messages_after_the_delay() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 3));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut p = client(1, 64);
+        let mut s = client(2, 64);
+        assert!(p.join(&game, Role::Player(Side::First)).await);
+        assert_eq!(p.next_payload().await, b"welcome 1");
+        assert!(s.join(&game, Role::Spectator).await);
+        assert!(matches!(s.next().await, ServerMessage::Joined { .. }));
+        assert_eq!(s.next_payload().await, b"welcome 1");
+        p.say(&game, b"public move").await;
+        assert_eq!(p.next_payload().await, b"ack 1");
+        assert!(s.rx.try_recv().is_err(), "spectator must not see it yet");
+        assert_eq!(s.next_payload().await, b"public move");
+    }
+
+    /// A session that waits for the second seat after the first one moved.
+    struct Turns {
+        waiting: Option<Side>,
+    }
+
+    impl GameSession for Turns {
+        fn admit(&mut self, _who: &Participant) -> Result<Vec<Effect>, Rejection> {
+            Ok(Vec::new())
+        }
+        fn handle(&mut self, from: &Participant, _p: &[u8]) -> Result<Vec<Effect>, Rejection> {
+            if from.role == Role::Player(Side::First) {
+                self.waiting = Some(Side::Second);
+            }
+            Ok(Vec::new())
+        }
+        fn awaiting(&self) -> Option<Side> {
+            self.waiting
+        }
+        fn answer_timed_out(&mut self, side: Side) -> Vec<Effect> {
+            self.waiting = None;
+            vec![Effect::Send {
+                to: Recipient::Players,
+                payload: format!("{side:?} timed out").into_bytes(),
+            }]
+        }
+    }
+
+    struct TurnsFactory;
+
+    impl SessionFactory for TurnsFactory {
+        fn create(&self, _: GameId, _: &[u8]) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(Turns { waiting: None }))
+        }
+        fn restore(
+            &self,
+            _: GameId,
+            _: &[u8],
+            _: &[Vec<u8>],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(Turns { waiting: None }))
+        }
+    }
+
+    // G2: a seat that does not answer in time is reported to the session.
+    #[tokio::test]
+    async fn answer_timeout_reaches_the_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(TurnsFactory), sqlite(&dir), settings(1, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        let mut b = client(2, 64);
+        assert!(a.join(&game, Role::Player(Side::First)).await);
+        assert!(b.join(&game, Role::Player(Side::Second)).await);
+        a.say(&game, b"move").await;
+        assert_eq!(a.next_payload().await, b"Second timed out");
+        assert_eq!(b.next_payload().await, b"Second timed out");
+    }
+
+    // G5/G6: the finished game's result and transcript are stored.
+    #[tokio::test]
+    async fn finish_is_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        assert!(a.join(&game, Role::Player(Side::First)).await);
+        assert_eq!(a.next_payload().await, b"welcome 1");
+        a.say(&game, b"hello").await;
+        assert_eq!(a.next_payload().await, b"ack 1");
+        a.say(&game, b"finish").await;
+        tokio::time::timeout(WAIT, async {
+            while !lobby.list()[0].finished {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("finished");
+        let t = lobby.store().load_transcript(id).await.unwrap().unwrap();
+        assert!(t.ends_with(b"hello"));
+        assert!(lobby.store().list_unfinished().await.unwrap().is_empty());
+    }
+
+    /// A store whose appends always fail.
+    struct BrokenDisk;
+
+    impl GameStore for BrokenDisk {
+        fn create_game(&mut self, _: GameId, _: &[u8]) -> Result<(), StoreError> {
+            Ok(())
+        }
+        fn append_event(&mut self, _: GameId, _: u64, _: &[u8]) -> Result<(), StoreError> {
+            Err(StoreError::Backend {
+                operation: "commit append_event",
+                detail: "disk full".into(),
+            })
+        }
+        fn load_game(&self, g: GameId) -> Result<StoredGame, StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+        fn load_events(&self, g: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+        fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {
+            Ok(Vec::new())
+        }
+        fn finish_game(&mut self, g: GameId, _: &[u8], _: &[u8]) -> Result<(), StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+        fn load_transcript(&self, g: GameId) -> Result<Option<Vec<u8>>, StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+    }
+
+    // G6: nothing is acknowledged that is not durable; a storage failure
+    // stops the game with a clear error instead.
+    #[tokio::test]
+    async fn storage_failure_stops_game_without_ack() {
+        let lobby = lobby_with(
+            Arc::new(RelayFactory),
+            Box::new(BrokenDisk),
+            settings(600, 0),
+        );
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        // The seat event cannot be stored: Joined was sent, then the failure.
+        assert!(!a.join(&game, Role::Player(Side::First)).await);
+        assert!(matches!(a.next().await, ServerMessage::Joined { .. }));
+        match a.next().await {
+            ServerMessage::Error { code, message } => {
+                assert_eq!(code, ErrorCode::Internal);
+                assert!(message.contains("disk full"), "{message}");
+            }
+            other => panic!("expected the storage error, got {other:?}"),
+        }
+        assert!(
+            a.rx.try_recv().is_err(),
+            "no welcome/ack after a failed append"
+        );
+        assert!(lobby.commands(id).is_none(), "stopped game is gone");
     }
 }
