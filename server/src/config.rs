@@ -4,7 +4,8 @@
 //! TOML keys (all optional): `listen = "127.0.0.1:4433"`, `data_dir = "..."`,
 //! `cert_names = ["game.example.org"]`, `max_frame = 262144`,
 //! `rate_per_second = 50`, `rate_burst = 100`, `answer_timeout_secs = 600`,
-//! `spectator_delay_secs = 0`, `login_timeout_secs = 10`.
+//! `spectator_delay_secs = 0`, `login_timeout_secs = 10`,
+//! `max_connections = 4096`.
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -24,6 +25,8 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:4433";
 pub const DEFAULT_DATA_DIR: &str = "hexveil-data";
 /// Default per-game answer timeout: 10 minutes.
 pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default limit on simultaneous connections.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 /// Default time allowed from connection to completed login.
 pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -61,6 +64,9 @@ pub struct Cli {
     /// Seconds allowed from connecting to a completed login.
     #[arg(long)]
     pub login_timeout_secs: Option<u64>,
+    /// Most simultaneous connections; more are refused at the handshake.
+    #[arg(long)]
+    pub max_connections: Option<usize>,
 }
 
 /// The TOML configuration file.
@@ -86,6 +92,8 @@ pub struct FileConfig {
     pub spectator_delay_secs: Option<u64>,
     /// See [`Cli::login_timeout_secs`].
     pub login_timeout_secs: Option<u64>,
+    /// See [`Cli::max_connections`].
+    pub max_connections: Option<usize>,
 }
 
 /// Why the configuration is unusable.
@@ -138,6 +146,8 @@ pub struct ServerSettings {
     pub spectator_delay: Duration,
     /// Time from connection to completed login.
     pub login_timeout: Duration,
+    /// Most simultaneous connections.
+    pub max_connections: usize,
 }
 
 impl ServerSettings {
@@ -152,6 +162,7 @@ impl ServerSettings {
             answer_timeout: DEFAULT_ANSWER_TIMEOUT,
             spectator_delay: Duration::ZERO,
             login_timeout: DEFAULT_LOGIN_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -245,6 +256,16 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
             });
         }
         s.login_timeout = Duration::from_secs(v);
+    }
+    if let Some(v) = cli.max_connections.or(file.max_connections) {
+        if v == 0 {
+            return Err(ConfigError::OutOfRange {
+                setting: "max_connections",
+                value: 0,
+                why: "must be at least 1",
+            });
+        }
+        s.max_connections = v;
     }
     Ok(s)
 }

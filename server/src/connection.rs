@@ -25,9 +25,11 @@ use crate::lobby::{ConnectionLink, GameCommand, Lobby, GAME_SEND_TIMEOUT};
 use crate::login::{exporter, verify_login, Challenge};
 use crate::rate::TokenBucket;
 use crate::session::{ConnectionId, Participant};
+use crate::store::StoreError;
 use crate::tls::ALPN;
 use crate::wire::{
-    ClientMessage, ErrorCode, GameId, PlayerKey, Role, ServerMessage, PROTOCOL_VERSION,
+    ClientMessage, ErrorCode, GameId, PlayerKey, Role, ServerMessage, MAX_PAYLOAD_LEN,
+    PROTOCOL_VERSION,
 };
 
 /// Messages a connection's outbox holds before the client counts as too slow.
@@ -383,6 +385,10 @@ impl Session {
                 self.reply(ServerMessage::Games { games }).await?;
             }
             ClientMessage::Join { game_id, role } => self.join(key, game_id, role).await?,
+            ClientMessage::FetchTranscript { game_id, offset } => {
+                let msg = self.transcript_chunk(game_id, offset).await;
+                self.reply(msg).await?;
+            }
             ClientMessage::Leave { game_id } => match self.joined.remove(&game_id) {
                 Some((_, game)) => {
                     let cmd = GameCommand::Leave { from: self.id };
@@ -420,6 +426,40 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    async fn transcript_chunk(&self, game_id: GameId, offset: u64) -> ServerMessage {
+        let transcript = match self.ctx.lobby.store().load_transcript(game_id).await {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                return ServerMessage::error(
+                    ErrorCode::NotFinished,
+                    format!("game {game_id} has not finished; no transcript yet"),
+                )
+            }
+            Err(StoreError::UnknownGame(_)) => {
+                return ServerMessage::error(
+                    ErrorCode::UnknownGame,
+                    format!("no game {game_id} on this server"),
+                )
+            }
+            Err(e) => return ServerMessage::error(ErrorCode::Internal, e.to_string()),
+        };
+        let total_len = transcript.len() as u64;
+        if offset > total_len {
+            return ServerMessage::error(
+                ErrorCode::BadOffset,
+                format!("offset {offset} is past the transcript's end ({total_len} bytes)"),
+            );
+        }
+        let start = offset as usize;
+        let end = (start + MAX_PAYLOAD_LEN).min(transcript.len());
+        ServerMessage::TranscriptChunk {
+            game_id,
+            offset,
+            total_len,
+            bytes: transcript[start..end].to_vec(),
+        }
     }
 
     async fn join(&mut self, key: PlayerKey, game_id: GameId, role: Role) -> Result<(), Ending> {
@@ -515,5 +555,6 @@ fn variant_name(m: &ClientMessage) -> &'static str {
         ClientMessage::Join { .. } => "Join",
         ClientMessage::Leave { .. } => "Leave",
         ClientMessage::Game { .. } => "Game",
+        ClientMessage::FetchTranscript { .. } => "FetchTranscript",
     }
 }

@@ -115,9 +115,13 @@ struct GameEntry {
     status: Arc<GameStatus>,
 }
 
-/// All games of this server.
+type Registry = Arc<Mutex<HashMap<GameId, GameEntry>>>;
+
+/// All live games of this server. A game's task ends, and the game leaves
+/// the lobby, when it has finished and its last participant has left, or when
+/// its storage failed; a finished game's transcript stays in the store.
 pub struct Lobby {
-    games: Mutex<HashMap<GameId, GameEntry>>,
+    games: Registry,
     factory: Arc<dyn SessionFactory>,
     store: StoreHandle,
     settings: GameSettings,
@@ -140,7 +144,7 @@ impl Lobby {
         settings: GameSettings,
     ) -> Self {
         Lobby {
-            games: Mutex::new(HashMap::new()),
+            games: Arc::new(Mutex::new(HashMap::new())),
             factory,
             store,
             settings,
@@ -244,6 +248,7 @@ impl Lobby {
             status: status.clone(),
             awaited: None,
             departures: Vec::new(),
+            registry: self.games.clone(),
         };
         self.games.lock().expect("lobby lock poisoned").insert(
             game_id,
@@ -273,6 +278,7 @@ struct GameTask {
     status: Arc<GameStatus>,
     awaited: Option<(Side, Instant)>,
     departures: Vec<Participant>,
+    registry: Registry,
 }
 
 fn seat(side: Side) -> usize {
@@ -283,13 +289,26 @@ fn seat(side: Side) -> usize {
 }
 
 impl GameTask {
-    async fn run(mut self, mut rx: mpsc::Receiver<GameCommand>, fresh: bool) {
+    async fn run(mut self, rx: mpsc::Receiver<GameCommand>, fresh: bool) {
+        let outcome = self.serve(rx, fresh).await;
+        self.registry
+            .lock()
+            .expect("lobby lock poisoned")
+            .remove(&self.game_id);
+        match outcome {
+            Ok(()) => info!(game_id = %self.game_id, "game task ended"),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    async fn serve(
+        &mut self,
+        mut rx: mpsc::Receiver<GameCommand>,
+        fresh: bool,
+    ) -> Result<(), StoreError> {
         if fresh {
             let effects = self.session.start();
-            if let Err(e) = self.apply(effects).await {
-                self.fail(e);
-                return;
-            }
+            self.apply(effects).await?;
         }
         self.refresh_awaiting(None);
         loop {
@@ -298,7 +317,7 @@ impl GameTask {
             let result = tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.on_command(cmd).await,
-                    None => break,
+                    None => return Ok(()),
                 },
                 _ = sleep_until(next_delayed.unwrap_or_else(Instant::now)), if next_delayed.is_some() => {
                     self.deliver_delayed();
@@ -308,11 +327,11 @@ impl GameTask {
                     self.on_answer_timeout().await
                 }
             };
-            if let Err(e) = result {
-                self.fail(e);
-                return;
-            }
+            result?;
             self.update_status();
+            if self.status.finished.load(Ordering::Relaxed) && self.members.is_empty() {
+                return Ok(());
+            }
         }
     }
 
@@ -572,7 +591,7 @@ impl GameTask {
 
     /// Storage failed: the session may be ahead of the durable log, so the
     /// game stops here; a restart rebuilds it from what is durable.
-    fn fail(self, e: StoreError) {
+    fn fail(&self, e: StoreError) {
         error!(game_id = %self.game_id, error = %e, "storage failed; game stopped");
         for m in self.members.values() {
             let _ = m.link.outbox.try_send(ServerMessage::error(

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use quinn::VarInt;
 use thiserror::Error;
-use tracing::info;
+use tokio::sync::Semaphore;
+use tracing::{info, warn};
 
 use crate::config::ServerSettings;
 use crate::connection::{close, serve_connection, ConnectionContext};
@@ -86,11 +87,24 @@ impl Server {
             action: "read the bound address",
             source,
         })?;
+        let slots = Arc::new(Semaphore::new(settings.max_connections));
         let ctx = Arc::new(ConnectionContext::new(lobby.clone(), settings));
         let accepting = endpoint.clone();
         tokio::spawn(async move {
             while let Some(incoming) = accepting.accept().await {
-                tokio::spawn(serve_connection(incoming, ctx.clone()));
+                match slots.clone().try_acquire_owned() {
+                    Ok(slot) => {
+                        let ctx = ctx.clone();
+                        tokio::spawn(async move {
+                            serve_connection(incoming, ctx).await;
+                            drop(slot);
+                        });
+                    }
+                    Err(_) => {
+                        warn!(remote = %incoming.remote_address(), "connection limit reached; refused");
+                        incoming.refuse();
+                    }
+                }
             }
         });
         info!(%local_addr, restored, "listening");

@@ -136,6 +136,10 @@ pub enum ErrorCode {
     Busy,
     /// The server failed internally (storage); nothing was acknowledged.
     Internal,
+    /// The game has not finished, so its transcript is not available.
+    NotFinished,
+    /// A transcript offset beyond its end.
+    BadOffset,
 }
 
 /// Summary of one game in a lobby listing.
@@ -201,6 +205,15 @@ pub enum ClientMessage {
         /// Opaque session bytes.
         payload: Vec<u8>,
     },
+    /// Ask for part of a finished game's transcript (DESIGN 5: after the end
+    /// anyone may fetch the full transcript). Answered with
+    /// [`ServerMessage::TranscriptChunk`].
+    FetchTranscript {
+        /// The game.
+        game_id: GameId,
+        /// Byte offset to start at.
+        offset: u64,
+    },
 }
 
 /// A message from the server to a client.
@@ -258,6 +271,17 @@ pub enum ServerMessage {
         game_id: GameId,
         /// Opaque session bytes.
         payload: Vec<u8>,
+    },
+    /// Part of a finished game's transcript.
+    TranscriptChunk {
+        /// The game.
+        game_id: GameId,
+        /// Offset of `bytes` in the transcript.
+        offset: u64,
+        /// Length of the whole transcript.
+        total_len: u64,
+        /// At most [`MAX_PAYLOAD_LEN`] bytes; empty at the end.
+        bytes: Vec<u8>,
     },
 }
 
@@ -391,6 +415,9 @@ impl ServerMessage {
             ServerMessage::Games { games } => check_len("games", games.len(), MAX_LISTED_GAMES),
             ServerMessage::Game { payload, .. } => {
                 check_len("payload", payload.len(), MAX_PAYLOAD_LEN)
+            }
+            ServerMessage::TranscriptChunk { bytes, .. } => {
+                check_len("bytes", bytes.len(), MAX_PAYLOAD_LEN)
             }
             _ => Ok(()),
         }

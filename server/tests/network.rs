@@ -409,3 +409,139 @@ async fn wrong_alpn_refused() {
     assert!(result.is_err(), "a handshake without hexveil/1 must fail");
     server.shutdown().await;
 }
+
+// DESIGN 5: after the end, anyone can fetch the full transcript, in chunks.
+#[tokio::test]
+async fn finished_transcript_can_be_fetched() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(settings(dir.path())).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
+    let g = p.create_game().await;
+    p.join(g, Role::Player(Side::First)).await;
+    let mut viewer = RawClient::logged_in(addr, fp, &new_key()).await;
+    viewer
+        .send(&ClientMessage::FetchTranscript {
+            game_id: g,
+            offset: 0,
+        })
+        .await;
+    assert_eq!(
+        error_code(&viewer.recv().await),
+        Some(ErrorCode::NotFinished)
+    );
+    p.send(&ClientMessage::Game {
+        game_id: g,
+        payload: b"hello".to_vec(),
+    })
+    .await;
+    assert!(matches!(p.recv().await, ServerMessage::Game { .. }));
+    p.send(&ClientMessage::Game {
+        game_id: g,
+        payload: b"finish".to_vec(),
+    })
+    .await;
+    // The finish is stored by the game task; poll until it is visible.
+    let chunk = loop {
+        viewer
+            .send(&ClientMessage::FetchTranscript {
+                game_id: g,
+                offset: 0,
+            })
+            .await;
+        match viewer.recv().await {
+            ServerMessage::Error {
+                code: ErrorCode::NotFinished,
+                ..
+            } => tokio::time::sleep(Duration::from_millis(20)).await,
+            other => break other,
+        }
+    };
+    let ServerMessage::TranscriptChunk {
+        game_id,
+        offset,
+        total_len,
+        bytes,
+    } = chunk
+    else {
+        panic!("expected a chunk, got {chunk:?}")
+    };
+    assert_eq!((game_id, offset), (g, 0));
+    assert_eq!(total_len, bytes.len() as u64);
+    assert!(bytes.ends_with(b"hello"));
+    viewer
+        .send(&ClientMessage::FetchTranscript {
+            game_id: g,
+            offset: total_len + 1,
+        })
+        .await;
+    assert_eq!(error_code(&viewer.recv().await), Some(ErrorCode::BadOffset));
+    server.shutdown().await;
+}
+
+// G6: connections beyond the limit are refused at the handshake.
+#[tokio::test]
+async fn connection_limit_refuses_extra_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(dir.path());
+    s.max_connections = 1;
+    let server = start(s).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let _first = RawClient::logged_in(addr, fp, &new_key()).await;
+    assert!(
+        RawClient::connect_with_trust(addr, &ServerTrust::Pinned(fp))
+            .await
+            .is_err()
+    );
+    server.shutdown().await;
+}
+
+// DESIGN 5: a client that stops reading is dropped; its game and other games
+// go on.
+#[tokio::test]
+async fn client_that_stops_reading_is_dropped_games_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(dir.path());
+    s.rate_limit.frames_per_second = NonZeroU32::new(100_000).unwrap();
+    s.rate_limit.burst = NonZeroU32::new(100_000).unwrap();
+    let server = start(s).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
+    let mut sleeper = RawClient::logged_in(addr, fp, &new_key()).await;
+    let g = p.create_game().await;
+    p.join(g, Role::Player(Side::First)).await;
+    sleeper.join(g, Role::Player(Side::Second)).await;
+    // From here on the sleeper reads nothing.
+    let chunk = vec![0x5a; 32 * 1024];
+    let mut sent = 0u32;
+    // Keep relaying to the sleeper until the server gives up on it; every
+    // message is still acknowledged to the sender without delay.
+    while sent < 2000 {
+        p.send(&ClientMessage::Game {
+            game_id: g,
+            payload: chunk.clone(),
+        })
+        .await;
+        sent += 1;
+        let ack = p.recv().await;
+        assert!(
+            matches!(&ack, ServerMessage::Game { payload, .. } if payload.starts_with(b"ack")),
+            "{ack:?}"
+        );
+        if sleeper.conn.close_reason().is_some() {
+            break;
+        }
+    }
+    let code = sleeper.closed_code().await;
+    assert!(
+        code == Some(close::TOO_SLOW as u64) || code == Some(close::TIMEOUT as u64),
+        "{code:?} after {sent} messages"
+    );
+    // Another game on other connections is unaffected.
+    let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
+    let g2 = y.create_game().await;
+    y.join(g2, Role::Player(Side::First)).await;
+    y.send(&ClientMessage::Ping { nonce: 5 }).await;
+    assert_eq!(y.recv().await, ServerMessage::Pong { nonce: 5 });
+    server.shutdown().await;
+}
