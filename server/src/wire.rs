@@ -490,6 +490,79 @@ mod tests {
         ));
     }
 
+    /// Test vectors for the transport protocol (also in server/README.md): a
+    /// change here is a protocol change and needs a new PROTOCOL_VERSION.
+    #[test]
+    fn encoding_test_vectors() {
+        let hex = |m: &ClientMessage| hex::encode(m.encode().unwrap());
+        assert_eq!(
+            hex(&ClientMessage::Hello {
+                protocol_version: 1
+            }),
+            "0001"
+        );
+        assert_eq!(
+            hex(&ClientMessage::Login {
+                public_key: PlayerKey([0x11; 32]),
+                signature: vec![0x22; 64],
+            }),
+            format!("01{}40{}", "11".repeat(32), "22".repeat(64))
+        );
+        assert_eq!(hex(&ClientMessage::Ping { nonce: 300 }), "02ac02");
+        assert_eq!(
+            hex(&ClientMessage::CreateGame {
+                scenario: b"ab".to_vec()
+            }),
+            "03026162"
+        );
+        assert_eq!(hex(&ClientMessage::ListGames), "04");
+        assert_eq!(
+            hex(&ClientMessage::Join {
+                game_id: GameId([0xab; 16]),
+                role: Role::Player(Side::Second),
+            }),
+            format!("05{}0001", "ab".repeat(16))
+        );
+        assert_eq!(
+            hex(&ClientMessage::Join {
+                game_id: GameId([0xab; 16]),
+                role: Role::Spectator,
+            }),
+            format!("05{}01", "ab".repeat(16))
+        );
+        assert_eq!(
+            hex(&ClientMessage::Game {
+                game_id: GameId([0; 16]),
+                payload: vec![9],
+            }),
+            format!("07{}0109", "00".repeat(16))
+        );
+        let shex = |m: &ServerMessage| hex::encode(m.encode().unwrap());
+        assert_eq!(
+            shex(&ServerMessage::Challenge {
+                protocol_version: 1,
+                challenge: [0x33; 32],
+            }),
+            format!("0001{}", "33".repeat(32))
+        );
+        assert_eq!(
+            shex(&ServerMessage::error(ErrorCode::RateLimited, "x")),
+            "02060178"
+        );
+        assert_eq!(
+            shex(&ServerMessage::Games {
+                games: vec![GameSummary {
+                    game_id: GameId([1; 16]),
+                    first_seated: true,
+                    second_seated: false,
+                    spectators: 2,
+                    finished: false,
+                }]
+            }),
+            format!("0501{}01000200", "01".repeat(16))
+        );
+    }
+
     #[test]
     fn error_text_is_cut_to_limit() {
         let m = ServerMessage::error(ErrorCode::Internal, "é".repeat(MAX_ERROR_MESSAGE_LEN));
