@@ -147,19 +147,13 @@ pub fn scenario(
     }
 }
 
-/// The state at the start of the scenario: A's Prep Fire Phase.
+/// The state at the start of the scenario (the scenario helper's
+/// `setup::initial_state`, no setup files), moved to A's Prep Fire Phase.
 pub fn state(sc: &Scenario) -> GameState {
-    GameState {
-        turn: 1,
-        phasing: Side::A,
-        phase: Phase::PrepFire,
-        units: sc.units.iter().map(|u| (u.id, u.clone())).collect(),
-        elr: sc.sides.iter().map(|(s, ob)| (*s, ob.elr)).collect(),
-        markers: BTreeMap::new(),
-        referee_knows: BTreeMap::new(),
-        opportunities: 0,
-        result: None,
-    }
+    let mut st = hexveil_core::setup::initial_state(sc, &[]).expect("scenario sets up");
+    st.phasing = Side::A;
+    st.phase = Phase::PrepFire;
+    st
 }
 
 /// An engine over the scenario.
