@@ -228,3 +228,47 @@ pub fn fire_events(events: &[Event]) -> Vec<hexveil_core::fire::FireEvent> {
         })
         .collect()
 }
+
+/// Like [`run`], also answering every facts request from `facts`, in order.
+pub fn run_with_facts(
+    e: &mut Engine,
+    side: Side,
+    action: Action,
+    dice: &[Roll],
+    facts: &[hexveil_core::Content],
+) -> Result<Vec<Event>, ActionError> {
+    let (mut pos, mut fpos) = (0, 0);
+    let mut step = e.apply(side, action)?;
+    loop {
+        match step {
+            Step::Done(events) => {
+                assert_eq!(pos, dice.len(), "dice left over");
+                assert_eq!(fpos, facts.len(), "facts left over");
+                return Ok(events);
+            }
+            Step::NeedFacts(reqs) => {
+                let answers: Vec<hexveil_core::Fact> = reqs
+                    .iter()
+                    .map(|r| {
+                        let content = facts[fpos];
+                        fpos += 1;
+                        hexveil_core::Fact {
+                            request: *r,
+                            content,
+                        }
+                    })
+                    .collect();
+                step = e.provide_facts(answers)?;
+            }
+            Step::NeedDice(specs) => {
+                let n = specs.len();
+                assert!(
+                    pos + n <= dice.len(),
+                    "rules asked for more dice: {specs:?}"
+                );
+                step = e.provide_dice(dice[pos..pos + n].to_vec())?;
+                pos += n;
+            }
+        }
+    }
+}
