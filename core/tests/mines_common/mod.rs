@@ -377,3 +377,60 @@ pub fn mv(units: &[u16], to: &str, mode: MoveMode) -> Action {
 pub fn unit(e: &Engine, id: u16) -> &Unit {
     e.state().unit(UnitId(id)).expect("unit")
 }
+
+/// What a rules function run directly over a [`Ctx`] did.
+pub struct CtxRun {
+    /// Final state and events, or the refusal.
+    pub result: Result<(GameState, Vec<Event>), hexveil_core::RuleError>,
+    /// Every fact request, in order.
+    pub requests: Vec<FactRequest>,
+}
+
+/// Runs a rules function (an end-of-phase hook, say) over a context the way
+/// the Engine does: replaying from `state` with the answers so far until it
+/// completes, answering facts from `layout` and dice from `rolls`.
+pub fn run_ctx(
+    sc: &Scenario,
+    state: &GameState,
+    actor: Side,
+    layout: &Layout,
+    rolls: &[Roll],
+    f: impl Fn(&mut hexveil_core::resolve::Ctx<'_>) -> hexveil_core::resolve::Res<()>,
+) -> CtxRun {
+    use hexveil_core::resolve::{Ctx, Interrupt};
+    let mut facts: Vec<Fact> = Vec::new();
+    let mut dice_used = 0usize;
+    let mut requests = Vec::new();
+    loop {
+        let mut ctx = Ctx::new(sc, state.clone(), actor, &facts, &rolls[..dice_used]);
+        match f(&mut ctx) {
+            Ok(()) => {
+                assert_eq!(dice_used, rolls.len(), "dice left over");
+                return CtxRun {
+                    result: Ok(ctx.finish()),
+                    requests,
+                };
+            }
+            Err(Interrupt::Facts(r)) => {
+                requests.extend(r.iter().copied());
+                facts.extend(r.iter().map(|q| Fact {
+                    request: *q,
+                    content: layout.get(q).copied().unwrap_or(Content::Empty),
+                }));
+            }
+            Err(Interrupt::Dice(specs)) => {
+                dice_used += specs.len();
+                assert!(
+                    dice_used <= rolls.len(),
+                    "rules asked for more dice: {specs:?}"
+                );
+            }
+            Err(Interrupt::Refuse(e)) => {
+                return CtxRun {
+                    result: Err(e),
+                    requests,
+                }
+            }
+        }
+    }
+}
