@@ -151,7 +151,9 @@ pub fn info(terrain: Terrain) -> HexInfo {
     HexInfo::of(terrain)
 }
 
-/// A scenario on board 4 with these units and terrain.
+/// A scenario on board 4 with these units and terrain. (The struct update
+/// keeps it building when the scenario gains fields.)
+#[allow(clippy::needless_update)]
 pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) -> Scenario {
     let mut map = Map::new([4]);
     for (h, i) in terrain {
