@@ -82,24 +82,16 @@ fn b28_8_sapper_drm_on_clearance_dr() {
     assert_eq!(cleared(vec![hs], &[1], (4, 5)), (true, -1));
 }
 
-/// Whether an action could put mines into a sealed leaf. Exhaustive on
-/// purpose: a new Action variant does not compile here until someone
-/// decides (B28.8: no hidden mines are laid during play).
-fn may_lay_mines(a: &Action) -> bool {
+/// What an action can do to sealed mines. Exhaustive on purpose: a new
+/// Action variant does not compile here until someone decides (B28.8: no
+/// hidden mines are laid during play).
+fn effect_on_mines(a: &Action) -> &'static str {
     match a {
-        Action::Move { .. }
-        | Action::Rout { .. }
-        | Action::Advance { .. }
-        | Action::Fire { .. }
-        | Action::Ffe { .. }
-        | Action::Search { .. }
-        | Action::ClearFullViewMines { .. }
-        | Action::InfantryClearance { .. }
-        | Action::Disembark { .. }
-        | Action::EndPhase
-        | Action::Concede => false,
-        #[allow(unreachable_patterns)]
-        _ => true,
+        Action::Move { .. } | Action::Rout { .. } | Action::Advance { .. } => "reveals",
+        Action::Disembark { .. } | Action::Search { .. } => "reveals",
+        Action::Ffe { .. } | Action::ClearFullViewMines { .. } => "lowers or removes",
+        Action::InfantryClearance { .. } => "clears a path",
+        Action::Fire { .. } | Action::EndPhase | Action::Concede => "none",
     }
 }
 
@@ -112,7 +104,7 @@ fn b28_8_no_action_lays_mines() {
         Action::Concede,
         Action::Search { unit: UnitId(1) },
     ];
-    assert!(acts.iter().all(|a| !may_lay_mines(a)));
+    assert!(acts.iter().all(|a| effect_on_mines(a) != "lays"));
     // FFE with K and KIA over empty leaves: every transition stays Empty.
     for roll in [dr(1, 1), dr(1, 2)] {
         let mut e = engine(scenario(&[], &[], false));
