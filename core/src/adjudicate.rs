@@ -2,7 +2,7 @@
 
 use crate::action::Action;
 use crate::error::ActionError;
-use crate::resolve::{refuse, Ctx, Res};
+use crate::resolve::{Ctx, Res};
 use crate::scenario::Scenario;
 use crate::side::Side;
 use crate::state::GameState;
@@ -95,9 +95,5 @@ pub fn resolve(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
         Action::EndPhase => turn::end_phase(ctx),
         Action::Concede => turn::concede(ctx),
         Action::DummyDr => crate::setup::dummy_dr(ctx),
-        other => refuse(
-            format!("{} is not adjudicated yet", turn::action_name(other)),
-            "hexveil",
-        ),
     }
 }

@@ -3,7 +3,7 @@
 
 mod scenario_support;
 use hexveil_core::setup::{
-    check_layout, check_public, eligible_locations, grain_line, initial_state, SealedSetup,
+    check_layout, check_public, eligible_locations, initial_state, SealedSetup,
 };
 use hexveil_core::{Action, DiceKind, Engine, Hex, Layer, Location, Roll, Side, Step, Visibility};
 use scenario_support::*;
@@ -167,6 +167,8 @@ fn b28_45_hidden_factors_do_not_pay_for_known_mines() {
 
 #[test]
 fn b28_46_arrowed_counters_cover_the_grain_between() {
+    let map = scenario().map;
+    let grain_line = |a, b| map.grain_line(a, b);
     assert_eq!(
         grain_line(h("3H2"), h("3H5")).unwrap(),
         vec![h("3H2"), h("3H3"), h("3H4"), h("3H5")]
