@@ -153,6 +153,29 @@ pub fn may_low_crawl(unit: &Unit, night: bool) -> bool {
     !unit.status.disrupted || night
 }
 
+/// Whether a unit hinders enemy movement into or through its hex (A4.14):
+/// a Disrupted unit does not (A19.12).
+pub fn blocks_enemy_movement(unit: &Unit) -> bool {
+    unit.in_play() && !unit.status.disrupted
+}
+
+/// A Disrupted unit still prevents enemy rout toward or through it
+/// (A19.12, A10.51): true for every enemy unit in play.
+pub fn blocks_enemy_rout(unit: &Unit) -> bool {
+    unit.in_play()
+}
+
+/// A Disrupted unit in Melee may not Withdraw (A19.12).
+pub fn may_withdraw_from_melee(unit: &Unit) -> bool {
+    !unit.status.disrupted
+}
+
+/// A Disrupted unit still in Melee at the end of the CCPh is eliminated
+/// unless captured (A19.12). The turn code calls this at that moment.
+pub fn eliminated_at_end_of_close_combat(unit: &Unit) -> bool {
+    unit.in_play() && unit.status.disrupted && unit.status.in_melee
+}
+
 /// The next lower leader of the ladder (A19.13), `None` for a 6+1 (and
 /// an error for a leader not on the ladder: R12, no guessing).
 pub fn lower_leader(l: Leader) -> Result<Option<Leader>, RuleError> {
@@ -437,4 +460,192 @@ pub fn casualty_replace(ctx: &mut Ctx<'_>, squad: UnitId) -> Res<Vec<UnitId>> {
 /// The class of a unit for the Replacement rules, if Infantry.
 pub fn class_of(unit: &Unit) -> Option<Class> {
     unit.infantry().map(|i| i.class)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::unit::Status;
+    use std::collections::BTreeSet;
+
+    fn unit(kind: UnitKind, nationality: &str) -> Unit {
+        Unit {
+            id: UnitId(0),
+            name: "u".into(),
+            side: Side::B,
+            nationality: nationality.into(),
+            kind,
+            traits: BTreeSet::new(),
+            hex: None,
+            status: Status::default(),
+            daisy_chain: None,
+        }
+    }
+
+    fn squad(s: &str, class: Class) -> Unit {
+        unit(
+            UnitKind::Infantry(Infantry {
+                size: InfantrySize::Squad,
+                strength: s.parse().unwrap(),
+                underscored: false,
+                class,
+            }),
+            "German",
+        )
+    }
+
+    #[test]
+    fn a19_13_leader_ladder() {
+        let l = |m, d| Leader {
+            morale: m,
+            leadership: d,
+        };
+        assert_eq!(lower_leader(l(9, -2)).unwrap(), Some(l(9, -1)));
+        assert_eq!(lower_leader(l(9, -1)).unwrap(), Some(l(8, -1)));
+        assert_eq!(lower_leader(l(8, -1)).unwrap(), Some(l(8, 0)));
+        assert_eq!(lower_leader(l(8, 0)).unwrap(), Some(l(7, 0)));
+        assert_eq!(lower_leader(l(7, 0)).unwrap(), Some(l(6, 1)));
+        assert_eq!(lower_leader(l(6, 1)).unwrap(), None);
+        let e = lower_leader(l(10, -2)).unwrap_err();
+        assert!(e.reason.contains("10-2") && e.cite == vec!["R12".to_string()]);
+    }
+
+    #[test]
+    fn a19_11_immunities() {
+        let mut s = squad("4-6-7", Class::FirstLine);
+        assert!(!immune_to_replacement(&s));
+        for t in [Trait::Commissar, Trait::Hero, Trait::Unarmed] {
+            let mut u = s.clone();
+            u.traits.insert(t);
+            assert!(immune_to_replacement(&u), "{t:?}");
+        }
+        s.status.broken = true;
+        assert!(immune_to_replacement(&s));
+        let crew = unit(
+            UnitKind::Infantry(Infantry {
+                size: InfantrySize::Crew,
+                strength: "2-2-8".parse().unwrap(),
+                underscored: false,
+                class: Class::Elite,
+            }),
+            "German",
+        );
+        assert!(immune_to_replacement(&crew));
+        let leader = unit(
+            UnitKind::Leader(Leader {
+                morale: 8,
+                leadership: -1,
+            }),
+            "German",
+        );
+        assert!(
+            !immune_to_replacement(&leader),
+            "leaders are subject (A19.1)"
+        );
+    }
+
+    #[test]
+    fn a19_12_disruption_exemptions() {
+        use crate::scenario::SideOb;
+        let mut sc = Scenario::default();
+        sc.sides.insert(
+            Side::A,
+            SideOb {
+                nationality: "American".into(),
+                ..SideOb::default()
+            },
+        );
+        let plain = squad("4-3-6", Class::Conscript);
+        assert!(!exempt_from_disruption(&sc, &plain));
+        let mut ss = plain.clone();
+        ss.traits.insert(Trait::Ss);
+        assert!(!exempt_from_disruption(&sc, &ss), "SS only vs Russians");
+        sc.sides.get_mut(&Side::A).unwrap().nationality = "Russian".into();
+        assert!(exempt_from_disruption(&sc, &ss));
+        for t in [
+            Trait::Partisan,
+            Trait::Commissar,
+            Trait::Gurkha,
+            Trait::UsMarine,
+            Trait::Fanatic,
+        ] {
+            let mut u = plain.clone();
+            u.traits.insert(t);
+            assert!(exempt_from_disruption(&sc, &u), "{t:?}");
+        }
+        let mut jap = plain.clone();
+        jap.nationality = "Japanese".into();
+        assert!(exempt_from_disruption(&sc, &jap));
+        let mut prc = plain.clone();
+        prc.status.aboard = Some(UnitId(7));
+        assert!(exempt_from_disruption(&sc, &prc), "PRC");
+    }
+
+    #[test]
+    fn a19_12_disrupted_melee_and_movement_queries() {
+        let mut d = squad("4-3-6", Class::Conscript);
+        assert!(blocks_enemy_movement(&d) && may_withdraw_from_melee(&d));
+        d.status.broken = true;
+        d.status.disrupted = true;
+        assert!(!blocks_enemy_movement(&d));
+        assert!(blocks_enemy_rout(&d));
+        assert!(!may_withdraw_from_melee(&d));
+        assert!(!eliminated_at_end_of_close_combat(&d));
+        d.status.in_melee = true;
+        assert!(eliminated_at_end_of_close_combat(&d));
+    }
+
+    /// A19.13: no factor rises, at least one drops, the class drops, for
+    /// every single-unit Replacement of the nationalities whose rows the
+    /// data file reports as checked.
+    #[test]
+    fn a19_13_replacements_in_the_data_only_lower_quality() {
+        let checked = [
+            "German",
+            "American",
+            "Russian",
+            "British",
+            "French",
+            "Allied Minor",
+            "Finnish",
+            "Axis Minor",
+        ];
+        let mut n = 0;
+        for row in tables::elr()
+            .rows
+            .iter()
+            .filter(|r| checked.contains(&r.nationality.as_str()))
+        {
+            let (ReplacedBy::One(s) | ReplacedBy::TwoHalfSquads(s)) = row.replaced_by else {
+                continue;
+            };
+            if row.underscored {
+                continue; // A19.13 EXC / A19.132 rows
+            }
+            let old = unit(
+                UnitKind::Infantry(Infantry {
+                    size: row.size,
+                    strength: row.unit,
+                    underscored: row.underscored,
+                    class: row.class.unwrap(),
+                }),
+                &row.nationality,
+            );
+            let new = new_infantry(&old, old.infantry().unwrap(), s, row.size).unwrap();
+            let (a, b) = (row.unit, new.strength);
+            assert!(
+                b.fp <= a.fp && b.range <= a.range && b.morale <= a.morale,
+                "row {}",
+                row.row
+            );
+            assert!(b != a, "row {}", row.row);
+            assert!(
+                new.class < row.class.unwrap(),
+                "row {}: class must drop",
+                row.row
+            );
+            n += 1;
+        }
+        assert!(n > 30);
+    }
 }

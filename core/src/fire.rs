@@ -19,7 +19,6 @@ use crate::ift::{self, IftResult};
 use crate::inexperience;
 use crate::morale::{self, AttackInfo};
 use crate::resolve::{refuse, Ctx, Res};
-use crate::terrain::Terrain;
 use crate::unit::{Class, Trait, Unit, UnitId, UnitKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -63,20 +62,6 @@ pub enum FireEvent {
         /// The selected MMC.
         unit: UnitId,
     },
-}
-
-/// Personnel TEM of a hex's main terrain, local table (A7.3 TEM column
-/// of the Terrain Chart as commonly printed): Open Ground, Grain, Orchard,
-/// Marsh and Water 0 (their Hindrances are `extra_drm`), Brush, Woods and
-/// Crag +1, wooden building +2, stone building +3, Rubble +2 (wooden
-/// rubble; stone rubble is not told apart on this map).
-pub fn tem(terrain: Terrain) -> i8 {
-    match terrain {
-        Terrain::Open | Terrain::Grain | Terrain::Orchard | Terrain::Marsh | Terrain::Water => 0,
-        Terrain::Brush | Terrain::Woods | Terrain::Crag => 1,
-        Terrain::WoodenBuilding | Terrain::Rubble => 2,
-        Terrain::StoneBuilding | Terrain::StoneRubble => 3,
-    }
 }
 
 /// Whether a firer never cowers (A7.9 as read here): Heroes, berserk
@@ -200,7 +185,7 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
         None
     };
     let leadership = leader.map_or(0, |d| d.min(0));
-    let tem_drm = tem(ctx.scenario.map.info(target).terrain);
+    let tem_drm = ctx.scenario.map.info(target).tem();
     let roll = ctx.roll_dr2(format!("IFT DR: {fp} FP at {target}"), "A7.3")?;
     let original = roll.total();
     let final_dr =
@@ -254,4 +239,22 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
     morale::apply_ift_result(ctx, &targets, result, &AttackInfo::fire(target))?;
     ammunition::after_attack(ctx, actor, &mmc, original)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a7_5_contiguity() {
+        let map = crate::map::Map {
+            boards: vec![4],
+            ..Default::default()
+        };
+        let h = |s: &str| s.parse::<Hex>().unwrap();
+        let set = |v: &[&str]| v.iter().map(|s| h(s)).collect::<BTreeSet<Hex>>();
+        assert!(contiguous(&map, &set(&["4E2"])));
+        assert!(contiguous(&map, &set(&["4E2", "4E3", "4E4"])));
+        assert!(!contiguous(&map, &set(&["4E2", "4E4"])));
+    }
 }

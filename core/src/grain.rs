@@ -88,6 +88,32 @@ impl Map {
     }
 }
 
+impl Map {
+    /// Whether `target` lies in the Covered Arc that a counter in `from`
+    /// facing hexspine `spine` defines (C3.2): the two hexes at that spine,
+    /// the two hex grains running outward through them (in the directions of
+    /// the two hexsides meeting at the spine) and every hex between. The
+    /// counter's own hex is not part of this geometry (false); callers decide
+    /// what a same-hex target means. False if either hex is off the map.
+    pub fn in_covered_arc(&self, from: Hex, spine: Spine, target: Hex) -> bool {
+        let (Some(pf), Some(pt)) = (self.pos(from), self.pos(target)) else {
+            return false;
+        };
+        let (px, py) = (pt.x - pf.x, pt.y - pf.y);
+        if (px, py) == (0, 0) {
+            return false;
+        }
+        // target - from = a * d1 + b * d2 with a, b >= 0: inside the wedge
+        // between the two hex grains.
+        let [d1, d2] = spine.hexsides();
+        let ((x1, y1), (x2, y2)) = (d1.delta(), d2.delta());
+        let det = x1 * y2 - x2 * y1;
+        let a = px * y2 - x2 * py;
+        let b = x1 * py - px * y1;
+        a * det.signum() >= 0 && b * det.signum() >= 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +197,55 @@ mod tests {
         assert_eq!(line(&map, "4E6", "5E8"), None);
         // A single hex is its own line.
         assert_eq!(line(&map, "4E6", "4E6").unwrap(), ["4E6"]);
+    }
+
+    #[test]
+    fn c3_2_covered_arc_between_two_hex_grains() {
+        let map = Map::new([4]);
+        let from = h("4E6");
+        // Facing the east spine: the arc opens between the NE grain (F5,
+        // G5, H4 ...) and the SE grain (F6, G7, H7 ...).
+        for inside in [
+            "4F5", "4F6", "4G5", "4G6", "4G7", "4H4", "4H5", "4H6", "4H7", "4I4", "4K6",
+        ] {
+            assert!(map.in_covered_arc(from, Spine::E, h(inside)), "{inside}");
+        }
+        for outside in [
+            "4E5", "4E7", "4F4", "4F7", "4G4", "4G8", "4D6", "4A1", "4E6",
+        ] {
+            assert!(!map.in_covered_arc(from, Spine::E, h(outside)), "{outside}");
+        }
+        // Facing the upper right spine: between the N grain (E5, E4 ...)
+        // and the NE grain (F5, G5 ...).
+        for inside in [
+            "4E5", "4E1", "4F5", "4F4", "4F1", "4G5", "4G4", "4G1", "4I4",
+        ] {
+            assert!(map.in_covered_arc(from, Spine::NNE, h(inside)), "{inside}");
+        }
+        for outside in ["4D5", "4D1", "4F6", "4G6", "4I5"] {
+            assert!(
+                !map.in_covered_arc(from, Spine::NNE, h(outside)),
+                "{outside}"
+            );
+        }
+        // Every hex other than the counter's own lies in one or two of the six
+        // arcs (two when on a boundary grain).
+        for t in map.all_hexes() {
+            let n = Spine::ALL
+                .into_iter()
+                .filter(|&s| map.in_covered_arc(from, s, t))
+                .count();
+            if t == from {
+                assert_eq!(n, 0);
+            } else if map
+                .grain(from, t)
+                .is_some_and(|g| matches!(g, Grain::Hex(_)))
+            {
+                assert_eq!(n, 2, "{t}");
+            } else {
+                assert_eq!(n, 1, "{t}");
+            }
+        }
     }
 
     #[test]

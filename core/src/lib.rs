@@ -36,6 +36,7 @@ pub mod resolve;
 pub mod scenario;
 pub mod sealed;
 pub mod search;
+pub mod setup;
 pub mod side;
 pub mod state;
 pub mod tables;

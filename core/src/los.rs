@@ -244,6 +244,13 @@ impl Map {
         true
     }
 
+    /// LOS between units at the ground level of their hexes (the hill
+    /// level; ground floor of a building) (B28.531: may a Good Order unit
+    /// in `a` see hex `b`).
+    pub fn has_ground_los(&self, a: Hex, b: Hex) -> bool {
+        self.has_los(a, self.info(a).level, b, self.info(b).level)
+    }
+
     /// The hexes (canonical names) whose interior the LOS line from `a` to
     /// `b` crosses, ends excluded, in no particular order; and, in pairs,
     /// the hexes on both sides of each hexside the line runs along. A
@@ -398,19 +405,22 @@ mod tests {
 
     #[test]
     fn rb2_vertex_touch_does_not_block() {
-        // E6 (u 12, v 11) -> H7 (u 21, v 14): through the vertex shared by
-        // F6, G6 and G7? Find a line that touches a hex only in one point:
-        // a line along the alternate grain passes the vertex of E6's east
-        // spine; the hexes meeting there are E6, F5, F6. Further on, the
-        // hexes touched only at vertices are none of them crossed.
+        // E6 -> I3 passes exactly through the vertex where F4, F5 and G5
+        // meet (a third of the way) and the one where G4, H3 and H4 meet
+        // (two thirds): it goes from F5 into G5 and from G4 into H3, so F4
+        // and H4 are touched in a single point each, never entered.
         let map = Map::new([4]);
-        let (crossed, _) = map.los_hexes(h("4E6"), h("4I6"));
-        assert!(!crossed.contains(&h("4F5")) && !crossed.contains(&h("4F6")));
-        // Woods in the hexes that only share a vertex with the line's end
-        // hexes and lie beside the alternate grain do not block one side.
-        assert!(woods_at(&["4F5", "4H6"]).has_los(h("4E6"), 0, h("4I6"), 0));
-        // But G6, whose centre is on the line, does.
+        let (crossed, along) = map.los_hexes(h("4E6"), h("4I3"));
+        assert_eq!(names(&crossed), ["4F5", "4G4", "4G5", "4H3"]);
+        assert!(along.is_empty());
+        assert!(woods_at(&["4F4", "4H4"]).has_los(h("4E6"), 0, h("4I3"), 0));
+        // A hex the line does enter blocks.
+        assert!(!woods_at(&["4G4"]).has_los(h("4E6"), 0, h("4I3"), 0));
+        assert!(!woods_at(&["4F5"]).has_los(h("4E6"), 0, h("4I3"), 0));
+        // Alternate grain: G6, whose centre is on the line E6 -> I6, blocks.
         assert!(!woods_at(&["4G6"]).has_los(h("4E6"), 0, h("4I6"), 0));
+        // One woods hex on each side of different hexside stretches does not.
+        assert!(woods_at(&["4F5", "4H6"]).has_los(h("4E6"), 0, h("4I6"), 0));
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //! `map.canonical(a) == map.canonical(b)` tells whether two names are the
 //! same hex. Sealed locations must use canonical names.
 
-use crate::hex::{Direction, Hex, MapPos, COLUMNS, MAX_ROW};
+use crate::hex::{Direction, Hex, MapPos, Spine, COLUMNS, MAX_ROW};
 use crate::terrain::{minefield_allowed, HexInfo, HexsideInfo, MinePlacement, Terrain};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -307,18 +307,6 @@ impl Map {
         self.layout.iter().copied().find(|p| p.board == board)
     }
 
-    /// Every board placement, in reading order (upper row first, then left
-    /// column): the order that decides canonical names.
-    fn placements(&self) -> Vec<BoardPlacement> {
-        let mut all: Vec<BoardPlacement> = self
-            .boards
-            .iter()
-            .filter_map(|&b| self.placement(b))
-            .collect();
-        all.sort_by_key(|p| (p.row, p.column));
-        all
-    }
-
     /// Whether the hex is on a board of this map.
     pub fn contains(&self, hex: Hex) -> bool {
         self.placement(hex.board).is_some()
@@ -364,22 +352,85 @@ impl Map {
         Hex::new(p.board, col, row as u8).ok()
     }
 
+    /// The board placed at grid position (`column`, `row`), if any.
+    fn board_at(&self, column: i32, row: i32) -> Option<BoardPlacement> {
+        let (c, r) = (u8::try_from(column).ok()?, u8::try_from(row).ok()?);
+        if self.layout.is_empty() {
+            let board = *self.boards.get(c as usize).filter(|_| r == 0)?;
+            return Some(BoardPlacement {
+                board,
+                column: c,
+                row: r,
+                inverted: false,
+            });
+        }
+        self.layout
+            .iter()
+            .copied()
+            .find(|p| (p.column, p.row) == (c, r) && self.boards.contains(&p.board))
+    }
+
+    /// The names of a global position on the boards that cover it, in
+    /// reading order of the boards (upper row first, then left column):
+    /// the first is the canonical one. At most two.
+    fn names_at(&self, pos: MapPos) -> Vec<Hex> {
+        let spans = |v: i32, size: i32| {
+            let i = v.div_euclid(size);
+            if v.rem_euclid(size) == 0 {
+                [Some(i - 1), Some(i)]
+            } else {
+                [Some(i), None]
+            }
+        };
+        let cols = spans(pos.x, BOARD_WIDTH);
+        let rows = spans(pos.y, BOARD_HEIGHT);
+        let mut out = Vec::with_capacity(2);
+        for r in rows.into_iter().flatten() {
+            for c in cols.into_iter().flatten() {
+                if let Some(hex) = self.board_at(c, r).and_then(|p| Map::name_on(&p, pos)) {
+                    out.push(hex);
+                }
+            }
+        }
+        out
+    }
+
     /// The canonical hex at a global position, if a board covers it.
     pub fn hex_at(&self, pos: MapPos) -> Option<Hex> {
-        self.placements().iter().find_map(|p| Map::name_on(p, pos))
+        self.names_at(pos).into_iter().next()
     }
 
     /// Every name of the hex on the map (two for a seam hex, one
     /// otherwise), canonical first; empty if the hex is off the map.
     pub fn names(&self, hex: Hex) -> Vec<Hex> {
         match self.pos(hex) {
-            Some(pos) => self
-                .placements()
-                .iter()
-                .filter_map(|p| Map::name_on(p, pos))
-                .collect(),
+            Some(pos) => self.names_at(pos),
             None => Vec::new(),
         }
+    }
+
+    /// Every hex of the map once, by canonical name: board by board in
+    /// reading order of the layout, then column by column, row by row.
+    pub fn all_hexes(&self) -> Vec<Hex> {
+        let mut placements: Vec<BoardPlacement> = self
+            .boards
+            .iter()
+            .filter_map(|&b| self.placement(b))
+            .collect();
+        placements.sort_by_key(|p| (p.row, p.column));
+        let mut out = Vec::new();
+        for p in placements {
+            for col in 0..COLUMNS {
+                for row in 0..=MAX_ROW {
+                    if let Ok(hex) = Hex::new(p.board, col, row) {
+                        if self.canonical(hex) == hex {
+                            out.push(hex);
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The canonical name of a hex: the same for both names of a seam hex
@@ -394,7 +445,8 @@ impl Map {
         self.canonical(a) == self.canonical(b)
     }
 
-    /// The terrain of a hex on the map (under whichever name it is listed).
+    /// The terrain of a hex on the map (under whichever name it is listed);
+    /// Open Ground at level 0 for a hex not listed or off the map.
     pub fn info(&self, hex: Hex) -> HexInfo {
         if let Some(info) = self.hexes.get(&hex) {
             return *info;
@@ -423,6 +475,20 @@ impl Map {
         Direction::ALL
             .into_iter()
             .filter_map(|d| self.neighbor(hex, d))
+            .collect()
+    }
+
+    /// The hexes meeting at one vertex of a hex (the end of one of its
+    /// hexspines, C3.2, B28.46): the hex itself, then its neighbours across
+    /// the two hexsides at that vertex, those on the map only.
+    pub fn spine_hexes(&self, hex: Hex, spine: Spine) -> Vec<Hex> {
+        if !self.contains(hex) {
+            return Vec::new();
+        }
+        let [d1, d2] = spine.hexsides();
+        std::iter::once(Some(self.canonical(hex)))
+            .chain([self.neighbor(hex, d1), self.neighbor(hex, d2)])
+            .flatten()
             .collect()
     }
 
@@ -844,6 +910,87 @@ mod tests {
     }
 
     #[test]
+    fn all_hexes_lists_each_hex_once() {
+        // 17 columns of 10 hexes (A, C, ..., GG) and 16 of 11 (B, ..., FF).
+        assert_eq!(Map::new([1]).all_hexes().len(), 346);
+        // Side by side, the seam column GG/A (10 hexes) is shared.
+        let wide = Map::new([1, 2]);
+        assert_eq!(wide.all_hexes().len(), 2 * 346 - 10);
+        assert!(wide.all_hexes().contains(&h("1GG5")));
+        assert!(!wide.all_hexes().contains(&h("2A5")));
+        // Stacked, rows 10/0 of the 16 odd-index columns are shared.
+        assert_eq!(
+            Map::from_rows(&[&[1], &[2]]).all_hexes().len(),
+            2 * 346 - 16
+        );
+        let four = Map::from_rows(&[&[1, 2], &[3, 4]]);
+        let all = four.all_hexes();
+        assert_eq!(all.len(), 4 * 346 - 2 * 10 - 2 * 16);
+        let mut positions: Vec<MapPos> = all.iter().map(|&x| four.pos(x).unwrap()).collect();
+        positions.sort();
+        positions.dedup();
+        assert_eq!(positions.len(), all.len());
+    }
+
+    #[test]
+    fn spine_hexes_meet_at_a_vertex() {
+        let map = Map::new([4]);
+        // E6's east vertex is shared with F5 and F6.
+        assert_eq!(
+            map.spine_hexes(h("4E6"), Spine::E),
+            ["4E6", "4F5", "4F6"].map(h).to_vec()
+        );
+        assert_eq!(
+            map.spine_hexes(h("4E6"), Spine::NNW),
+            ["4E6", "4D5", "4E5"].map(h).to_vec()
+        );
+        // At the map edge only the hexes on the map.
+        assert_eq!(map.spine_hexes(h("4A1"), Spine::W), vec![h("4A1")]);
+        // All three hexes at a vertex are mutually adjacent.
+        for s in Spine::ALL {
+            let v = map.spine_hexes(h("4K5"), s);
+            assert_eq!(v.len(), 3);
+            assert!(
+                map.adjacent(v[0], v[1]) && map.adjacent(v[1], v[2]) && map.adjacent(v[0], v[2])
+            );
+        }
+    }
+
+    #[test]
+    fn hexsides_across_a_seam_under_either_name() {
+        // Board 2 right of board 1: 2B5's west hexside faces 1GG5 = 2A5.
+        let map = Map::new([1, 2])
+            .with_hexside(
+                h("2A5"),
+                h("2B5"),
+                HexsideInfo {
+                    bridge: true,
+                    ..HexsideInfo::default()
+                },
+            )
+            .with_hex(h("1GG6"), building(Some(3)))
+            .with_hex(h("2B6"), building(Some(3)))
+            .with_hex(h("2B7"), building(Some(4)));
+        map.validate().unwrap();
+        assert!(map.hexside(h("1GG5"), h("2B5")).unwrap().bridge);
+        assert!(map.hexside(h("2B5"), h("2A5")).unwrap().bridge);
+        assert!(!map.hexside(h("2A5"), h("2A6")).unwrap().bridge);
+        // B28.44: same building across the seam, different building beside.
+        assert!(map.hexside(h("2A6"), h("2B6")).unwrap().building);
+        assert!(!map.hexside(h("2B6"), h("2B7")).unwrap().building);
+        // An explicit building hexside (e.g. a covered passage) is kept.
+        let marked = map.clone().with_hexside(
+            h("2B6"),
+            h("2B7"),
+            HexsideInfo {
+                building: true,
+                ..HexsideInfo::default()
+            },
+        );
+        assert!(marked.hexside(h("2B7"), h("2B6")).unwrap().building);
+    }
+
+    #[test]
     fn map_reads_from_toml() {
         #[derive(Deserialize)]
         struct Doc {
@@ -879,5 +1026,90 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("1E11"), "{e}");
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A 2x2 grid of boards 1..=4 with random inversions, and maybe a
+        /// hole where board 4 would be.
+        fn arb_map() -> impl Strategy<Value = Map> {
+            (prop::array::uniform4(any::<bool>()), any::<bool>()).prop_map(|(inv, hole)| {
+                let mut map = Map::from_rows(&[&[1, 2], &[3, 4]]);
+                for (p, i) in map.layout.iter_mut().zip(inv) {
+                    p.inverted = i;
+                }
+                if hole {
+                    map.boards.pop();
+                    map.layout.pop();
+                }
+                map
+            })
+        }
+
+        fn arb_hex() -> impl Strategy<Value = Hex> {
+            (1u16..=4, 0u8..33, 0u8..=10).prop_map(|(b, c, r)| {
+                Hex::new(b, c, r).unwrap_or(Hex {
+                    board: b,
+                    col: c,
+                    row: r.max(1),
+                })
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(128))]
+
+            #[test]
+            fn neighbours_are_mutual_and_at_distance_one(map in arb_map(), a in arb_hex()) {
+                prop_assume!(map.contains(a));
+                let ca = map.canonical(a);
+                prop_assert_eq!(map.canonical(ca), ca);
+                for d in Direction::ALL {
+                    if let Some(n) = map.neighbor(a, d) {
+                        prop_assert_eq!(map.canonical(n), n);
+                        prop_assert_eq!(map.neighbor(n, d.opposite()), Some(ca));
+                        prop_assert_eq!(map.distance(a, n), 1);
+                        prop_assert_eq!(map.direction(a, n), Some(d));
+                        prop_assert!(map.adjacent(n, a));
+                    }
+                }
+                for name in map.names(a) {
+                    prop_assert_eq!(map.pos(name), map.pos(a));
+                    prop_assert_eq!(map.canonical(name), ca);
+                }
+            }
+
+            #[test]
+            fn distance_is_a_metric_matching_adjacency(map in arb_map(), a in arb_hex(), b in arb_hex(), c in arb_hex()) {
+                prop_assume!(map.contains(a) && map.contains(b) && map.contains(c));
+                let (ab, ba) = (map.distance(a, b), map.distance(b, a));
+                prop_assert_eq!(ab, ba);
+                prop_assert_eq!(ab == 0, map.same_hex(a, b));
+                prop_assert_eq!(ab == 1, map.adjacent(a, b));
+                prop_assert!(map.distance(a, c) <= ab + map.distance(b, c));
+            }
+
+            #[test]
+            fn grain_lines_are_chains(map in arb_map(), a in arb_hex(), b in arb_hex()) {
+                prop_assume!(map.contains(a) && map.contains(b));
+                if let Some(line) = map.grain_line(a, b) {
+                    prop_assert_eq!(line[0], map.canonical(a));
+                    prop_assert_eq!(*line.last().unwrap(), map.canonical(b));
+                    let hex_grain = matches!(map.grain(a, b), Some(crate::grain::Grain::Hex(_)));
+                    let step = if hex_grain { 1 } else { 2 };
+                    for w in line.windows(2) {
+                        prop_assert_eq!(map.distance(w[0], w[1]), step);
+                    }
+                    let d = map.distance(a, b);
+                    prop_assert_eq!(line.len() as u32, if hex_grain { d + 1 } else { d / 2 + 1 });
+                    // The reverse line is the same hexes backwards.
+                    let mut back = map.grain_line(b, a).unwrap();
+                    back.reverse();
+                    prop_assert_eq!(back, line);
+                }
+            }
+        }
     }
 }

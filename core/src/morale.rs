@@ -183,6 +183,26 @@ impl AttackInfo {
         }
     }
 
+    /// An HE Concentration FFE or aerial bomb attack in a hex (B28.62).
+    pub fn ffe(hex: Hex) -> AttackInfo {
+        AttackInfo {
+            cause: AttackCause::Ffe,
+            hex: Some(hex),
+            cite: vec!["B28.62", "A7.3"],
+            concealment_only_on_break_or_cr: false,
+        }
+    }
+
+    /// A Collateral attack on Vulnerable PRC (B28.43).
+    pub fn collateral(hex: Hex) -> AttackInfo {
+        AttackInfo {
+            cause: AttackCause::Collateral,
+            hex: Some(hex),
+            cite: vec!["B28.43", "A7.3"],
+            concealment_only_on_break_or_cr: false,
+        }
+    }
+
     /// A minefield attack in a hex (B28.41, B28.411).
     pub fn minefield(hex: Hex) -> AttackInfo {
         AttackInfo {
@@ -529,6 +549,30 @@ pub fn casualty_reduce(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
         _ => eliminate(ctx, unit, "Casualty Reduction", &["A7.302"]),
     }
     Ok(())
+}
+
+/// Casualty Reduction of at least one of `candidates` chosen by Random
+/// Selection (ties all, R7), e.g. for a Booby Trap (B28.9). Returns the
+/// Reduced units.
+pub fn random_casualty_reduction(
+    ctx: &mut Ctx<'_>,
+    candidates: &[UnitId],
+    why: &str,
+) -> Res<Vec<UnitId>> {
+    let alive: Vec<UnitId> = candidates
+        .iter()
+        .copied()
+        .filter(|c| {
+            ctx.state
+                .unit(*c)
+                .is_some_and(|u| u.is_personnel() && u.in_play())
+        })
+        .collect();
+    let picked = random_selection::select(ctx, &alive, 1, why)?;
+    for p in &picked {
+        casualty_reduce(ctx, *p)?;
+    }
+    Ok(picked)
 }
 
 /// Snapshot of what matters for concealment loss.

@@ -138,6 +138,12 @@ pub struct GameState {
     pub opportunities: u32,
     /// Set when the game is over.
     pub result: Option<GameResult>,
+    /// Extra Dummy Minefield counters each side got from its Secret dr
+    /// (B28.47); referee-side: the value is shown only to the roller.
+    pub extra_dummies: BTreeMap<Side, u8>,
+    /// Daisy Chains placed so far (B28.531), as the referee learnt them from
+    /// the opened notes; their public reveal is tracked per chain.
+    pub daisy_chains: Vec<crate::daisy_chain::PlacedDaisy>,
 }
 
 impl GameState {
