@@ -45,7 +45,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
             "A12.152",
         );
     }
-    let Some(here) = u.hex else {
+    let Some(here) = u.hex.map(|h| ctx.scenario.map.canonical(h)) else {
         return refuse(format!("{unit} is not on the map"), "A12.152");
     };
     let stamp = MovedAt {

@@ -67,6 +67,8 @@ mod tests {
             markers: Default::default(),
             referee_knows: Default::default(),
             mines: Default::default(),
+            extra_dummies: Default::default(),
+            daisy_chains: Vec::new(),
             opportunities: 0,
             result: None,
         };

@@ -32,6 +32,13 @@ fn transitions(run: &Run) -> Vec<(Visibility, hexveil_core::FactRequest, Content
         .collect()
 }
 
+/// Side A's PFPh (FFE is resolved there, turn::phase_allows).
+fn prep_fire() -> Engine {
+    let sc = scenario(&[], &[], false);
+    let st = state(&sc, Phase::PrepFire);
+    Engine::with_state(sc, st)
+}
+
 fn all_four() -> Vec<hexveil_core::FactRequest> {
     vec![
         req(Side::A, Layer::AntiPersonnel, "4E5"),
@@ -45,7 +52,7 @@ fn all_four() -> Vec<hexveil_core::FactRequest> {
 /// nothing.
 #[test]
 fn b28_62_no_k_asks_nothing() {
-    let mut e = engine(scenario(&[], &[], false));
+    let mut e = prep_fire();
     let run = drive(&mut e, Side::A, ffe(8), &Layout::new(), &[dr(3, 3)]);
     assert!(run.requests.is_empty());
     assert_eq!(
@@ -64,7 +71,7 @@ fn b28_62_no_k_asks_nothing() {
 /// referee-only).
 #[test]
 fn b28_62_original_k_lowers_both_layers_with_null_transitions() {
-    let mut e = engine(scenario(&[], &[], false));
+    let mut e = prep_fire();
     let lay = layout(&[(ap_b("4E5"), ap(12)), (at_b("4E5"), at(3))]);
     // DR 3 on 8 FP: K/2.
     let run = drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
@@ -88,12 +95,12 @@ fn b28_62_original_k_lowers_both_layers_with_null_transitions() {
 /// KIA removes everything.
 #[test]
 fn b28_62_six_eliminated_by_k_and_kia_clears_all() {
-    let mut e = engine(scenario(&[], &[], false));
+    let mut e = prep_fire();
     let lay = layout(&[(ap_b("4E5"), ap(6)), (at_b("4E5"), at(1))]);
     drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
     assert_eq!(e.state().referee_knows[&ap_b("4E5")], Content::Empty);
     assert_eq!(e.state().referee_knows[&at_b("4E5")], Content::Empty);
-    let mut e = engine(scenario(&[], &[], false));
+    let mut e = prep_fire();
     let lay = layout(&[(ap_b("4E5"), ap(12)), (at_b("4E5"), at(5))]);
     // DR 2 on 8 FP: 1KIA.
     drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 1)]);
@@ -106,7 +113,7 @@ fn b28_62_six_eliminated_by_k_and_kia_clears_all() {
 #[test]
 fn b28_47_dummy_immune_and_b28_45_known_counter_becomes_dummy() {
     let sc = scenario(&[], &[], false);
-    let mut st = state(&sc, Phase::Movement);
+    let mut st = state(&sc, Phase::PrepFire);
     st.markers.entry(hex("4E5")).or_default().known_counter = Some(Side::B);
     let mut e = Engine::with_state(sc.clone(), st.clone());
     let lay = layout(&[(ap_b("4E5"), Content::Dummy)]);

@@ -92,6 +92,8 @@ fn effect_on_mines(a: &Action) -> &'static str {
         Action::Ffe { .. } | Action::ClearFullViewMines { .. } => "lowers or removes",
         Action::InfantryClearance { .. } => "clears a path",
         Action::Fire { .. } | Action::EndPhase | Action::Concede => "none",
+        // B28.47: extra Dummy counters for setup, never mines.
+        Action::DummyDr => "none",
     }
 }
 
@@ -107,7 +109,9 @@ fn b28_8_no_action_lays_mines() {
     assert!(acts.iter().all(|a| effect_on_mines(a) != "lays"));
     // FFE with K and KIA over empty leaves: every transition stays Empty.
     for roll in [dr(1, 1), dr(1, 2)] {
-        let mut e = engine(scenario(&[], &[], false));
+        let sc = scenario(&[], &[], false);
+        let st = state(&sc, Phase::PrepFire);
+        let mut e = hexveil_core::Engine::with_state(sc, st);
         let run = drive(
             &mut e,
             Side::A,

@@ -8,7 +8,7 @@ use hexveil_core::event::{Event, Visibility};
 use hexveil_core::map::Map;
 use hexveil_core::minefield::MinefieldEvent;
 use hexveil_core::movement::MoveEvent;
-use hexveil_core::scenario::{Scenario, SideOb, Ssr};
+use hexveil_core::scenario::{Scenario, SetupArea, SideOb, Ssr};
 use hexveil_core::sealed::{ApStrength, AtFactors, Content, Fact, FactRequest, Layer, Location};
 use hexveil_core::state::GameState;
 use hexveil_core::terrain::{HexInfo, Terrain};
@@ -168,6 +168,10 @@ pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) ->
                 elr: 3,
                 minefield_factors: 48,
                 known_factors: 24,
+                setup_area: SetupArea {
+                    boards: vec![4],
+                    hexes: Vec::new(),
+                },
                 ..SideOb::default()
             },
         );
@@ -197,6 +201,8 @@ pub fn state(sc: &Scenario, phase: Phase) -> GameState {
         markers: BTreeMap::new(),
         referee_knows: BTreeMap::new(),
         mines: Default::default(),
+        extra_dummies: Default::default(),
+        daisy_chains: Vec::new(),
         opportunities: 0,
         result: None,
     }
