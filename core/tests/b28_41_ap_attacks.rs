@@ -516,3 +516,68 @@ fn refusals_ask_nothing() {
     assert!(run.requests.is_empty());
     assert_eq!(unit(&e, 1).hex, Some(hex("4E4")));
 }
+
+/// B28.413: a broken squad Reduced to a broken HS by the exit attack may
+/// go on routing: it leaves and enters the next hex.
+#[test]
+fn b28_413_reduced_router_continues() {
+    let mut s = squad(1, Side::A, "4E4");
+    s.status.broken = true;
+    let sc = scenario(&[s], &[], false);
+    let st = state(&sc, Phase::Rout);
+    let mut e = Engine::with_state(sc, st);
+    let lay = layout(&[(ap_b("4E4"), ap(8))]);
+    // Exit DR 3 on 8 FP: K/2: Casualty Reduction, then 2MC DR 2 + 2 passes.
+    let run = drive(
+        &mut e,
+        Side::A,
+        Action::Rout {
+            unit: UnitId(1),
+            to: hex("4E5"),
+        },
+        &lay,
+        &[dr(1, 2), dr(1, 1)],
+    );
+    let u = unit(&e, 1);
+    assert_eq!(
+        u.infantry().map(|i| i.size),
+        Some(hexveil_core::unit::InfantrySize::HalfSquad)
+    );
+    assert!(u.status.broken);
+    assert_eq!(u.hex, Some(hex("4E5")));
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
+}
+
+/// B28.4: no extra cost and no refusal to enter a minefield hex; the
+/// entry (and a later exit) are what trigger attacks (B28.41).
+#[test]
+fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
+    let mut e = one_squad();
+    let lay = layout(&[(ap_b("4E5"), ap(6))]);
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E5", MoveMode::Normal),
+        &lay,
+        &[dr(6, 6)],
+    );
+    assert_eq!(run.public_mines().len(), 2, "presence + entry attack");
+    // Next step out of the minefield: the exit attack (strength held by
+    // the referee already: no new request for 4E5).
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E6", MoveMode::Normal),
+        &lay,
+        &[dr(6, 5)],
+    );
+    assert_eq!(run.requests, vec![ap_b("4E6")]);
+    assert!(run.public_mines().iter().any(|m| matches!(
+        m,
+        MinefieldEvent::ApAttack {
+            crossing: Crossing::Exit,
+            ..
+        }
+    )));
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E6")));
+}
