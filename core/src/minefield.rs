@@ -291,9 +291,15 @@ pub fn exemption(
     if matches!(mode, MoveMode::Trench | MoveMode::TowerStairwell) {
         return Some("B28.44");
     }
-    // B28.44: a (non-Interior) building hex attacks only Bypass movers.
-    let terrain = ctx.scenario.map.info(mine_hex).terrain;
-    if terrain.is_building() && mode != MoveMode::Bypass {
+    // B28.44: mines in a (non-Interior) building hex do not attack a unit
+    // crossing a building hexside (staying inside the building, as the map
+    // marks it) unless it is Bypassing.
+    let building_side = ctx
+        .scenario
+        .map
+        .hexside(mine_hex, other)
+        .is_some_and(|h| h.building);
+    if building_side && mode != MoveMode::Bypass {
         return Some("B28.44");
     }
     // B28.61: a TB in the hex lets a unit leave it free of attack, and enter

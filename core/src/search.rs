@@ -92,7 +92,8 @@ pub fn resolve(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
             mined = true;
             found(ctx, hex, owner, Layer::AntiTank);
         }
-        if !mined && ctx.state.markers(hex).known_line {
+        let m = ctx.state.markers(hex);
+        if !mined && m.known_line && m.known_counter == Some(owner) {
             // B28.47 EXC: an unmined hex of a multi-hex Known line.
             known::dummy_found(ctx, owner, hex, FoundBy::Search);
         }

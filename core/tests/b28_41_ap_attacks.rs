@@ -402,12 +402,39 @@ fn b28_411_advancing_unit_is_attacked() {
         .any(|m| matches!(m, MinefieldEvent::ApAttack { .. })));
 }
 
-/// B28.44: mines in a building hex do not attack a unit entering through a
-/// building hexside, unless it Bypasses.
+/// B28.44: mines in a building hex do not attack a unit crossing a building
+/// hexside (inside the building), unless it Bypasses; entering from open
+/// ground is attacked.
 #[test]
-fn b28_44_building_hex_attacks_only_bypass_movers() {
-    let bld = HexInfo::of(Terrain::StoneBuilding);
+fn b28_44_building_hexside_attacks_only_bypass_movers() {
+    let bld = HexInfo {
+        building_id: Some(7),
+        ..HexInfo::of(Terrain::StoneBuilding)
+    };
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    let terrain = [("4E4", bld), ("4E5", bld)];
+    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &terrain, false));
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E5", MoveMode::Normal),
+        &lay,
+        &[],
+    );
+    assert!(
+        run.requests.is_empty(),
+        "not even asked: {:?}",
+        run.requests
+    );
+    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &terrain, false));
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E5", MoveMode::Bypass),
+        &lay,
+        &[dr(6, 6)],
+    );
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let mut e = engine(scenario(
         &[squad(1, Side::A, "4E4")],
         &[("4E5", bld)],
@@ -417,19 +444,6 @@ fn b28_44_building_hex_attacks_only_bypass_movers() {
         &mut e,
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[],
-    );
-    assert_eq!(run.requests, vec![ap_b("4E4")], "not even asked");
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E5", bld)],
-        false,
-    ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Bypass),
         &lay,
         &[dr(6, 6)],
     );
