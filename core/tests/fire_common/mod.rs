@@ -160,6 +160,8 @@ pub fn state(sc: &Scenario) -> GameState {
         mines: Default::default(),
         opportunities: 0,
         result: None,
+        extra_dummies: BTreeMap::new(),
+        daisy_chains: Vec::new(),
     }
 }
 
