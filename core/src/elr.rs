@@ -249,9 +249,17 @@ fn new_infantry(
     })
 }
 
-/// The next free unit id (highest + 1).
-fn next_id(state: &GameState) -> UnitId {
-    UnitId(state.units.keys().next_back().map_or(0, |u| u.0 + 1))
+/// The next free unit id (highest + 1), or an error when the ids are
+/// exhausted.
+fn next_id(state: &GameState) -> Result<UnitId, RuleError> {
+    match state.units.keys().next_back() {
+        None => Ok(UnitId(0)),
+        Some(u) => {
+            u.0.checked_add(1).map(UnitId).ok_or_else(|| {
+                RuleError::new("no unit id is left for a Replacement unit", "A19.13")
+            })
+        }
+    }
 }
 
 /// Puts new units of `kinds` in place of `old` and takes `old` out of play.
@@ -270,7 +278,7 @@ fn put_in_place(
     let mut new_ids = Vec::new();
     let n = kinds.len();
     for (i, kind) in kinds.into_iter().enumerate() {
-        let id = next_id(&ctx.state);
+        let id = next_id(&ctx.state)?;
         let mut u = o.clone();
         u.id = id;
         u.kind = kind;

@@ -39,9 +39,14 @@ pub struct SetupArea {
 }
 
 impl SetupArea {
-    /// Whether `hex` lies in the area.
-    pub fn contains(&self, hex: Hex) -> bool {
-        self.boards.contains(&hex.board) || self.hexes.contains(&hex)
+    /// Whether `hex` (under any of its names on `map`) lies in the area.
+    pub fn contains(&self, map: &Map, hex: Hex) -> bool {
+        self.boards.contains(&hex.board)
+            || map
+                .names(hex)
+                .iter()
+                .any(|n| self.boards.contains(&n.board))
+            || self.hexes.iter().any(|h| map.same_hex(*h, hex))
     }
 }
 

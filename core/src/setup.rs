@@ -245,7 +245,36 @@ impl SealedSetup {
 
     /// The content of the leaf for `layer` at `location` (what the owner
     /// opens when asked). Meaningful for a layout [`check_layout`] accepted.
-    pub fn content(&self, layer: Layer, location: Location) -> Content {
+    pub fn content(&self, map: &Map, layer: Layer, location: Location) -> Content {
+        let location = match location {
+            Location::Hex(h) => Location::Hex(map.canonical(h)),
+            other => other,
+        };
+        let c = self.canonical(map);
+        c.content_as_written(layer, location)
+    }
+
+    /// The same layout with every hex under its canonical name on `map`
+    /// (a seam hex has two names).
+    pub fn canonical(&self, map: &Map) -> SealedSetup {
+        SealedSetup {
+            side: self.side,
+            ap: self
+                .ap
+                .iter()
+                .map(|(h, s)| (map.canonical(*h), *s))
+                .collect(),
+            at: self
+                .at
+                .iter()
+                .map(|(h, f)| (map.canonical(*h), *f))
+                .collect(),
+            dummies: self.dummies.iter().map(|h| map.canonical(*h)).collect(),
+            booby: self.booby.clone(),
+        }
+    }
+
+    fn content_as_written(&self, layer: Layer, location: Location) -> Content {
         match (layer, location) {
             (Layer::AntiPersonnel, Location::Hex(h)) => {
                 if self.dummies.contains(&h) {
@@ -294,7 +323,12 @@ pub fn eligible_locations(
     let mut out: BTreeSet<Location> = BTreeSet::new();
     let area_hexes = || {
         let mut hexes = board_hexes(&scenario.map, &ob.setup_area.boards);
-        hexes.extend(ob.setup_area.hexes.iter().map(|h| scenario.map.canonical(*h)));
+        hexes.extend(
+            ob.setup_area
+                .hexes
+                .iter()
+                .map(|h| scenario.map.canonical(*h)),
+        );
         hexes.into_iter().filter(|h| scenario.map.contains(*h))
     };
     let known = if public.side == side {
@@ -306,7 +340,9 @@ pub fn eligible_locations(
         Layer::AntiPersonnel => {
             out.extend(
                 area_hexes()
-                    .filter(|h| placement_allowed(&scenario.map, *h, MinePlacement::HiddenAp).is_ok())
+                    .filter(|h| {
+                        placement_allowed(&scenario.map, *h, MinePlacement::HiddenAp).is_ok()
+                    })
                     .map(Location::Hex),
             );
             out.extend(known.iter().copied().map(Location::Hex));
@@ -314,12 +350,19 @@ pub fn eligible_locations(
         Layer::AntiTank => {
             out.extend(
                 area_hexes()
-                    .filter(|h| placement_allowed(&scenario.map, *h, MinePlacement::HiddenAt).is_ok())
+                    .filter(|h| {
+                        placement_allowed(&scenario.map, *h, MinePlacement::HiddenAt).is_ok()
+                    })
                     .map(Location::Hex),
             );
             out.extend(known.iter().copied().map(Location::Hex));
             if public.side == side {
-                out.extend(public.at_in_view.iter().copied().map(Location::Hex));
+                out.extend(
+                    public
+                        .at_in_view
+                        .iter()
+                        .map(|h| Location::Hex(scenario.map.canonical(*h))),
+                );
             }
         }
         Layer::BoobyTrap => {
@@ -340,7 +383,7 @@ pub fn check_public(scenario: &Scenario, public: &PublicSetup) -> Vec<SetupViola
     for (id, hex) in &public.positions {
         match scenario.units.get(id.0 as usize) {
             Some(u) if u.side == side => {
-                if !ob.setup_area.contains(*hex) {
+                if !ob.setup_area.contains(&scenario.map, *hex) {
                     out.push(violation(
                         hex,
                         format!("{} sets up outside side {side}'s setup area", u.name),
@@ -365,7 +408,7 @@ pub fn check_public(scenario: &Scenario, public: &PublicSetup) -> Vec<SetupViola
         }
     }
     for h in public.known_hexes(&scenario.map) {
-        if !ob.setup_area.contains(h) {
+        if !ob.setup_area.contains(&scenario.map, h) {
             out.push(violation(
                 h,
                 "Known Minefield counter outside the setup area",
@@ -373,27 +416,19 @@ pub fn check_public(scenario: &Scenario, public: &PublicSetup) -> Vec<SetupViola
             ));
         } else if let Err(t) = placement_allowed(&scenario.map, h, MinePlacement::HiddenAp) {
             if placement_allowed(&scenario.map, h, MinePlacement::HiddenAt).is_err() {
-                out.push(violation(
-                    h,
-                    t,
-                    "B28.1",
-                ));
+                out.push(violation(h, t, "B28.1"));
             }
         }
     }
     for h in &public.at_in_view {
-        if !ob.setup_area.contains(*h) {
+        if !ob.setup_area.contains(&scenario.map, *h) {
             out.push(violation(
                 h,
                 "A-T mines in full view outside the setup area",
                 "B28.53",
             ));
         } else if let Err(t) = placement_allowed(&scenario.map, *h, MinePlacement::AtInFullView) {
-            out.push(violation(
-                h,
-                t,
-                "B28.53",
-            ));
+            out.push(violation(h, t, "B28.53"));
         }
     }
     out
@@ -422,6 +457,7 @@ pub fn check_layout(
 ) -> Result<(), Vec<SetupViolation>> {
     let side = sealed.side;
     let ob = scenario.side(side);
+    let sealed = &sealed.canonical(&scenario.map);
     let mut out = Vec::new();
     if public.side != side {
         out.push(violation(
@@ -435,8 +471,9 @@ pub fn check_layout(
         return Err(out);
     }
     let known = public.known_hexes(&scenario.map);
-    let single_known: BTreeSet<Hex> = public.known.iter().copied().collect();
-    let in_view: BTreeSet<Hex> = public.at_in_view.iter().copied().collect();
+    let canon = |h: &Hex| scenario.map.canonical(*h);
+    let single_known: BTreeSet<Hex> = public.known.iter().map(canon).collect();
+    let in_view: BTreeSet<Hex> = public.at_in_view.iter().map(canon).collect();
     let ap_ok: BTreeSet<Location> =
         eligible_locations(scenario, public, side, Layer::AntiPersonnel)
             .into_iter()
@@ -445,7 +482,7 @@ pub fn check_layout(
         .into_iter()
         .collect();
     let where_not = |h: Hex, how: MinePlacement, rule: &str| -> SetupViolation {
-        if !ob.setup_area.contains(h) {
+        if !ob.setup_area.contains(&scenario.map, h) {
             violation(h, "outside the side's setup area", rule)
         } else {
             match placement_allowed(&scenario.map, h, how) {
@@ -654,14 +691,17 @@ pub fn initial_state(
     for s in setups {
         for (id, hex) in &s.positions {
             if let Some(u) = units.get_mut(id) {
-                u.hex = Some(*hex);
+                u.hex = Some(scenario.map.canonical(*hex));
             }
         }
         for h in s.known_hexes(&scenario.map) {
             markers.entry(h).or_default().known_counter = Some(s.side);
         }
         for h in &s.at_in_view {
-            markers.entry(*h).or_default().at_in_view = Some(s.side);
+            markers
+                .entry(scenario.map.canonical(*h))
+                .or_default()
+                .at_in_view = Some(s.side);
         }
     }
     // Passengers and Riders are where their vehicle is.

@@ -162,6 +162,8 @@ pub fn state(sc: &Scenario) -> GameState {
         daisy_chains: Vec::new(),
         opportunities: 0,
         result: None,
+        extra_dummies: BTreeMap::new(),
+        daisy_chains: Vec::new(),
     }
 }
 
