@@ -71,8 +71,6 @@ mod tests {
             daisy_chains: Vec::new(),
             opportunities: 0,
             result: None,
-            extra_dummies: Default::default(),
-            daisy_chains: Vec::new(),
         };
         let h: Hex = "4E5".parse().unwrap();
         let a: Hex = "4E4".parse().unwrap();

@@ -158,8 +158,6 @@ pub fn state(sc: &Scenario) -> GameState {
         markers: BTreeMap::new(),
         referee_knows: BTreeMap::new(),
         mines: Default::default(),
-        extra_dummies: Default::default(),
-        daisy_chains: Vec::new(),
         opportunities: 0,
         result: None,
         extra_dummies: BTreeMap::new(),
