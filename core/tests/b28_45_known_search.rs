@@ -66,7 +66,7 @@ fn b28_47_dummy_announced_and_removed_on_entry() {
 /// B28.47 EXC, B28.46: an unmined hex of a multi-hex Known line gets a Dummy
 /// marker instead.
 #[test]
-fn b28_47_exc_line_hex_gets_dummy_marker() {
+fn b28_46_b28_47_exc_line_hex_gets_dummy_marker() {
     let mut e = with_markers(&[squad(1, Side::A, "4E4")], |st| {
         let m = st.markers.entry(hex("4E5")).or_default();
         m.known_counter = Some(Side::B);
@@ -249,4 +249,32 @@ fn b28_1_only_an_mmc_searches() {
         &[],
     );
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
+}
+
+/// B28.48: a mine attack DR marks the hidden mines' hex as Known (presence
+/// only); a later Search of it adds nothing new to the public markers.
+#[test]
+fn b28_48_attack_dr_marks_hidden_mines_as_known() {
+    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], false));
+    let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E5", MoveMode::Normal),
+        &lay,
+        &[dr(6, 6)],
+    );
+    let before = e.state().markers(hex("4E5"));
+    assert_eq!(before.ap_revealed, Some(None));
+    let mut st = e.state().clone();
+    st.mines.moved_at.clear();
+    let mut e = Engine::with_state(e.scenario().clone(), st);
+    drive(
+        &mut e,
+        Side::A,
+        Action::Search { unit: UnitId(1) },
+        &lay,
+        &[],
+    );
+    assert_eq!(e.state().markers(hex("4E5")), before);
 }
