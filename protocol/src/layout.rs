@@ -337,11 +337,16 @@ pub fn verify_transition(
     })
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Entry {
-    location: String,
-    version: u32,
-    content: Content,
+/// One location of a layout as the owner keeps it: what is needed, with the
+/// seed, to rebuild the tree after a restart or in the offline verifier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayoutEntry {
+    /// The location key.
+    pub location: String,
+    /// Transitions so far (0 at setup).
+    pub version: u32,
+    /// The current content.
+    pub content: Content,
 }
 
 /// The owner's secret state for one layer: seed, contents, versions, tree.
@@ -353,7 +358,7 @@ pub struct SealedLayout {
     side: Party,
     layer: String,
     seed: LayoutSeed,
-    entries: Vec<Entry>,
+    entries: Vec<LayoutEntry>,
     tree: MerkleTree,
 }
 
@@ -367,25 +372,37 @@ impl SealedLayout {
         locations: Vec<(String, Content)>,
         seed: LayoutSeed,
     ) -> Result<SealedLayout, LayoutError> {
+        let entries = locations
+            .into_iter()
+            .map(|(location, content)| LayoutEntry {
+                location,
+                version: 0,
+                content,
+            })
+            .collect();
+        Self::restore(game_id, side, layer, entries, seed)
+    }
+
+    /// Rebuilds a layout from its entries (with their versions, after
+    /// transitions) and seed: after a restart, or in the offline verifier.
+    pub fn restore(
+        game_id: GameId,
+        side: Party,
+        layer: &str,
+        mut entries: Vec<LayoutEntry>,
+        seed: LayoutSeed,
+    ) -> Result<SealedLayout, LayoutError> {
         if !side.is_player() {
             return Err(LayoutError::ServerSide);
         }
         if !valid_key(layer) {
             return Err(LayoutError::InvalidLayer(layer.to_string()));
         }
-        if locations.is_empty() {
+        if entries.is_empty() {
             return Err(LayoutError::Empty);
         }
-        let mut entries: Vec<Entry> = Vec::with_capacity(locations.len());
-        for (location, content) in locations {
-            if !valid_key(&location) {
-                return Err(LayoutError::InvalidLocation(location));
-            }
-            entries.push(Entry {
-                location,
-                version: 0,
-                content,
-            });
+        if let Some(bad) = entries.iter().find(|e| !valid_key(&e.location)) {
+            return Err(LayoutError::InvalidLocation(bad.location.clone()));
         }
         entries.sort_by(|a, b| a.location.as_bytes().cmp(b.location.as_bytes()));
         if let Some(w) = entries.windows(2).find(|w| w[0].location == w[1].location) {
@@ -448,6 +465,11 @@ impl SealedLayout {
     /// All locations in tree order.
     pub fn locations(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.location.as_str())
+    }
+
+    /// All entries in tree order (to persist with the seed).
+    pub fn entries(&self) -> &[LayoutEntry] {
+        &self.entries
     }
 
     /// Opens one location.
@@ -709,6 +731,17 @@ mod tests {
             postcard::to_allocvec(&null).unwrap().len(),
             postcard::to_allocvec(&real).unwrap().len()
         );
+    }
+
+    #[test]
+    fn restore_after_transitions_gives_the_same_root() {
+        let mut l = layout();
+        l.transition("4E7", NONE).unwrap();
+        l.transition("4E6", NONE).unwrap();
+        let back =
+            SealedLayout::restore(GAME, Party::A, "ap", l.entries().to_vec(), *l.seed()).unwrap();
+        assert_eq!(back.statement(), l.statement());
+        assert_eq!(back, l);
     }
 
     #[test]
