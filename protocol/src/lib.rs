@@ -13,12 +13,14 @@
 //! - [`pad`], [`beacon`], [`dice`]: the dice beacon (3.4).
 
 pub mod beacon;
+pub mod content;
 pub mod dice;
 pub mod encoding;
 pub mod envelope;
 pub mod identity;
 pub mod layout;
 pub mod merkle;
+pub mod message;
 pub mod note;
 pub mod pad;
 
