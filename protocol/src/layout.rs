@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use thiserror::Error;
 
-use crate::encoding::{byte_newtype, tag, Digest, GameId, Party, TupleEncoder};
+use crate::encoding::{byte_newtype, tag, Digest, GameId, Party, PrfKey, TupleEncoder};
 use crate::identity::{BadSignature, Identity, PublicKey, Signature};
 use crate::merkle::{self, AuditPath, InclusionError, MerkleTree};
 
@@ -90,6 +90,24 @@ pub fn derive_salt(
     location: &str,
     version: u32,
 ) -> Salt {
+    salt_with(
+        &PrfKey::new(&seed.0),
+        game_id,
+        side,
+        layer,
+        location,
+        version,
+    )
+}
+
+fn salt_with(
+    key: &PrfKey,
+    game_id: &GameId,
+    side: Party,
+    layer: &str,
+    location: &str,
+    version: u32,
+) -> Salt {
     Salt(
         TupleEncoder::new(tag::SALT)
             .game_id(game_id)
@@ -97,7 +115,7 @@ pub fn derive_salt(
             .str(layer)
             .str(location)
             .u32(version)
-            .hmac(&seed.0),
+            .prf(key),
     )
 }
 
@@ -408,10 +426,11 @@ impl SealedLayout {
         if let Some(w) = entries.windows(2).find(|w| w[0].location == w[1].location) {
             return Err(LayoutError::DuplicateLocation(w[0].location.clone()));
         }
+        let key = PrfKey::new(&seed.0);
         let leaves = entries
             .iter()
             .map(|e| {
-                let salt = derive_salt(&seed, &game_id, side, layer, &e.location, e.version);
+                let salt = salt_with(&key, &game_id, side, layer, &e.location, e.version);
                 leaf_hash(
                     &game_id,
                     side,
