@@ -569,6 +569,7 @@ impl fmt::Display for RootStatement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     const GAME: GameId = GameId([0x42; 16]);
     const MINE: Content = *b"ap8\0\0\0\0\0";
@@ -773,5 +774,30 @@ mod tests {
             verify_transition(&before, "4E7", &t),
             Err(TransitionError::OldLeaf(OpeningError::LeafMismatch { .. }))
         ));
+    }
+
+    proptest! {
+        #[test]
+        fn referee_tracks_the_owners_root_through_any_transitions_g1(
+            keys in proptest::collection::btree_set("[0-9A-Z]{1,4}", 1..40),
+            steps in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..12),
+        ) {
+            let locs: Vec<(String, Content)> =
+                keys.iter().map(|k| (k.clone(), NONE)).collect();
+            let mut owner =
+                SealedLayout::seal(GAME, Party::B, "at", locs, LayoutSeed([5; 32])).unwrap();
+            let mut referee = owner.statement();
+            for loc in owner.locations() {
+                prop_assert!(verify_opening(&referee, loc, &owner.open(loc).unwrap()).is_ok());
+            }
+            for (pick, v) in steps {
+                let loc = owner.locations().nth(pick % keys.len()).unwrap().to_string();
+                let t = owner.transition(&loc, [v; CONTENT_LEN]).unwrap();
+                referee = verify_transition(&referee, &loc, &t).unwrap();
+                prop_assert_eq!(&referee, &owner.statement());
+                let o = owner.open(&loc).unwrap();
+                prop_assert!(verify_opening(&referee, &loc, &o).is_ok());
+            }
+        }
     }
 }
