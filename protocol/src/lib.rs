@@ -23,6 +23,8 @@ pub mod merkle;
 pub mod message;
 pub mod note;
 pub mod pad;
+pub mod transcript;
+pub mod verifier;
 
 pub use beacon::{BeaconRound, RollKind, RollRequest, RollSeed, RoundStatus};
 pub use dice::{DiceRoll, DiceStream, DieKind, Percentile};
