@@ -105,6 +105,9 @@ pub enum Action {
     },
     /// The phasing player ends the current phase.
     EndPhase,
+    /// During setup, a side that has at least one Dummy Minefield counter
+    /// makes its Secret dr for extra Dummies (B28.47).
+    DummyDr,
     /// The actor concedes the game.
     Concede,
 }

@@ -79,6 +79,175 @@ impl Hex {
     }
 }
 
+/// A hex centre in the map's global doubled coordinates.
+///
+/// `x` is the global column (board column index plus 32 per board placed to
+/// the left), `y` the global doubled row (the board-local `y` of
+/// [`Hex::local_xy`] plus 20 per board placed above). Every hex centre has
+/// `x + y` odd. Neighbours differ by one of the six [`Direction`] steps;
+/// real geometry (flat-topped hexes of size `s`): centre at
+/// `(1.5 * s * x, sqrt(3)/2 * s * y)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct MapPos {
+    /// Global column.
+    pub x: i32,
+    /// Global doubled row.
+    pub y: i32,
+}
+
+impl MapPos {
+    /// The position `dx` columns and `dy` doubled rows away.
+    pub fn offset(self, dx: i32, dy: i32) -> MapPos {
+        MapPos {
+            x: self.x + dx,
+            y: self.y + dy,
+        }
+    }
+
+    /// The neighbouring position across hexside `d`.
+    pub fn step(self, d: Direction) -> MapPos {
+        let (dx, dy) = d.delta();
+        self.offset(dx, dy)
+    }
+
+    /// Whether this is the centre of a hex of the grid (`x + y` odd).
+    pub fn is_hex_centre(self) -> bool {
+        (self.x + self.y).rem_euclid(2) == 1
+    }
+
+    /// Distance in hexes between two hex centres: a column step also moves
+    /// one doubled row for free.
+    pub fn distance(self, other: MapPos) -> u32 {
+        let dx = (self.x - other.x).unsigned_abs();
+        let dy = (self.y - other.y).unsigned_abs();
+        dx + dy.saturating_sub(dx) / 2
+    }
+}
+
+/// One of the six hexsides of a hex, i.e. the direction to a neighbour.
+/// Hexes are flat-topped: the column runs north (row - 1) to south
+/// (row + 1). The six directions are the hex grain (B28.46).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Same column, one row up: step (0, -2).
+    N,
+    /// Next column, half a row up: step (+1, -1).
+    NE,
+    /// Next column, half a row down: step (+1, +1).
+    SE,
+    /// Same column, one row down: step (0, +2).
+    S,
+    /// Previous column, half a row down: step (-1, +1).
+    SW,
+    /// Previous column, half a row up: step (-1, -1).
+    NW,
+}
+
+impl Direction {
+    /// All six, clockwise from north.
+    pub const ALL: [Direction; 6] = [
+        Direction::N,
+        Direction::NE,
+        Direction::SE,
+        Direction::S,
+        Direction::SW,
+        Direction::NW,
+    ];
+
+    /// The step to the neighbour in doubled coordinates.
+    pub fn delta(self) -> (i32, i32) {
+        match self {
+            Direction::N => (0, -2),
+            Direction::NE => (1, -1),
+            Direction::SE => (1, 1),
+            Direction::S => (0, 2),
+            Direction::SW => (-1, 1),
+            Direction::NW => (-1, -1),
+        }
+    }
+
+    /// The direction whose step is `(dx, dy)`, if any.
+    pub fn from_delta(dx: i32, dy: i32) -> Option<Direction> {
+        Direction::ALL.into_iter().find(|d| d.delta() == (dx, dy))
+    }
+
+    /// The opposite hexside.
+    pub fn opposite(self) -> Direction {
+        match self {
+            Direction::N => Direction::S,
+            Direction::NE => Direction::SW,
+            Direction::SE => Direction::NW,
+            Direction::S => Direction::N,
+            Direction::SW => Direction::NE,
+            Direction::NW => Direction::SE,
+        }
+    }
+}
+
+/// One of the six hexspines of a hex: the line from its centre through one
+/// of its vertices. Extended, a hexspine is an alternate hex grain (B28.46);
+/// it runs along the hexside between the two hexes that meet at that vertex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spine {
+    /// The vertex due east, between hexsides NE and SE: step (+2, 0).
+    E,
+    /// The upper right vertex, between hexsides N and NE: step (+1, -3).
+    NNE,
+    /// The upper left vertex, between hexsides NW and N: step (-1, -3).
+    NNW,
+    /// The vertex due west, between hexsides SW and NW: step (-2, 0).
+    W,
+    /// The lower left vertex, between hexsides S and SW: step (-1, +3).
+    SSW,
+    /// The lower right vertex, between hexsides SE and S: step (+1, +3).
+    SSE,
+}
+
+impl Spine {
+    /// All six, clockwise from east.
+    pub const ALL: [Spine; 6] = [
+        Spine::E,
+        Spine::SSE,
+        Spine::SSW,
+        Spine::W,
+        Spine::NNW,
+        Spine::NNE,
+    ];
+
+    /// The alternate hex grain step: the centre of the next hex along this
+    /// hexspine, two hexes away.
+    pub fn delta(self) -> (i32, i32) {
+        match self {
+            Spine::E => (2, 0),
+            Spine::NNE => (1, -3),
+            Spine::NNW => (-1, -3),
+            Spine::W => (-2, 0),
+            Spine::SSW => (-1, 3),
+            Spine::SSE => (1, 3),
+        }
+    }
+
+    /// The spine whose step is `(dx, dy)`, if any.
+    pub fn from_delta(dx: i32, dy: i32) -> Option<Spine> {
+        Spine::ALL.into_iter().find(|s| s.delta() == (dx, dy))
+    }
+
+    /// The two hexsides that meet at this vertex; the neighbours across
+    /// them are the other two hexes touching the vertex.
+    pub fn hexsides(self) -> [Direction; 2] {
+        match self {
+            Spine::E => [Direction::NE, Direction::SE],
+            Spine::NNE => [Direction::N, Direction::NE],
+            Spine::NNW => [Direction::NW, Direction::N],
+            Spine::W => [Direction::SW, Direction::NW],
+            Spine::SSW => [Direction::S, Direction::SW],
+            Spine::SSE => [Direction::SE, Direction::S],
+        }
+    }
+}
+
 impl fmt::Display for Hex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}{}", self.board, self.column_name(), self.row)
@@ -165,5 +334,53 @@ mod tests {
             "4A0".parse::<Hex>(),
             Err(HexNameError::NoSuchHex(_))
         ));
+    }
+
+    #[test]
+    fn local_xy_follows_the_doubled_convention() {
+        // Even-index column E: row 6 sits at y = 11; odd-index column F at 12.
+        let e6: Hex = "4E6".parse().unwrap();
+        let f6: Hex = "4F6".parse().unwrap();
+        assert_eq!(e6.local_xy(), (4, 11));
+        assert_eq!(f6.local_xy(), (5, 12));
+        // E6 and F6 are neighbours: F6 lies SE of E6.
+        let (ex, ey) = e6.local_xy();
+        let (fx, fy) = f6.local_xy();
+        assert_eq!(Direction::from_delta(fx - ex, fy - ey), Some(Direction::SE));
+    }
+
+    #[test]
+    fn directions_and_spines_are_consistent() {
+        for d in Direction::ALL {
+            let (dx, dy) = d.delta();
+            let (ox, oy) = d.opposite().delta();
+            assert_eq!((dx + ox, dy + oy), (0, 0));
+            assert_eq!(Direction::from_delta(dx, dy), Some(d));
+        }
+        for s in Spine::ALL {
+            // A spine step is the sum of the two hexside steps at its vertex.
+            let [a, b] = s.hexsides();
+            let (ax, ay) = a.delta();
+            let (bx, by) = b.delta();
+            assert_eq!(s.delta(), (ax + bx, ay + by));
+            assert_eq!(Spine::from_delta(ax + bx, ay + by), Some(s));
+        }
+    }
+
+    #[test]
+    fn distance_in_doubled_coordinates() {
+        let o = MapPos { x: 5, y: 12 };
+        for d in Direction::ALL {
+            assert_eq!(o.distance(o.step(d)), 1);
+        }
+        for s in Spine::ALL {
+            let (dx, dy) = s.delta();
+            assert_eq!(o.distance(o.offset(dx, dy)), 2);
+        }
+        assert_eq!(o.distance(o.offset(0, 10)), 5);
+        assert_eq!(o.distance(o.offset(4, 2)), 4);
+        assert_eq!(o.distance(o.offset(-3, 9)), 6);
+        assert!(o.is_hex_centre());
+        assert!(!o.offset(1, 0).is_hex_centre());
     }
 }

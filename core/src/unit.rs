@@ -133,6 +133,18 @@ pub struct Leader {
     pub leadership: i8,
 }
 
+impl fmt::Display for Leader {
+    /// `9-2`, `8-0`, `6+1`: morale, then the leadership DRM with its sign
+    /// (0 printed as `-0`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.leadership > 0 {
+            write!(f, "{}+{}", self.morale, self.leadership)
+        } else {
+            write!(f, "{}-{}", self.morale, -self.leadership)
+        }
+    }
+}
+
 /// Hull armor factors of a vehicle (front, side, rear); `None` side/rear
 /// means unarmored there (B28.42).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -292,6 +304,41 @@ impl Unit {
     /// Whether it has a trait.
     pub fn has(&self, t: Trait) -> bool {
         self.traits.contains(&t)
+    }
+
+    /// Leader data, if a leader.
+    pub fn leader(&self) -> Option<&Leader> {
+        match &self.kind {
+            UnitKind::Leader(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// A Multi-Man Counter: squad, half-squad or crew.
+    pub fn is_mmc(&self) -> bool {
+        matches!(self.kind, UnitKind::Infantry(_))
+    }
+
+    /// A crew (A19.11, A19.2).
+    pub fn is_crew(&self) -> bool {
+        matches!(&self.kind, UnitKind::Infantry(i) if i.size == InfantrySize::Crew)
+    }
+
+    /// What the counter is, for events: `4-6-7 squad`, `2-4-7 HS`,
+    /// `2-2-8 crew`, `9-2 leader`, `vehicle`.
+    pub fn label(&self) -> String {
+        match &self.kind {
+            UnitKind::Infantry(i) => {
+                let size = match i.size {
+                    InfantrySize::Squad => "squad",
+                    InfantrySize::HalfSquad => "HS",
+                    InfantrySize::Crew => "crew",
+                };
+                format!("{} {size}", i.strength)
+            }
+            UnitKind::Leader(l) => format!("{l} leader"),
+            UnitKind::Vehicle(_) => "vehicle".to_string(),
+        }
     }
 
     /// Morale Level now, for a Morale Check.

@@ -122,17 +122,17 @@ pub struct Genesis {
     pub server_pad: PadStatement,
 }
 
-/// A player's setup: its public setup and its commitments.
+/// A player's setup: its public setup and its commitments to its sealed
+/// layers. Sent after both pads are committed and any Secret dr for extra
+/// Dummies is made (B28.47), so the owner knows how many Dummies it has.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetupBody {
     /// The public setup (unit positions, Known counters, A-T in full view),
     /// as TOML text.
     pub public_setup_toml: String,
-    /// One root per sealed layer (`ap`, `at`, `booby`), each over exactly
-    /// the eligible locations of that layer.
+    /// One root per sealed layer (`ap`, `at`, `booby`) that has eligible
+    /// locations, each over exactly those locations.
     pub roots: Vec<RootStatement>,
-    /// The player's first pad statement.
-    pub pad: PadStatement,
 }
 
 /// An opened sealed fact, answering one request.
@@ -207,6 +207,8 @@ pub struct EndRecord {
 pub enum Body {
     /// Server: the game's parameters.
     Genesis(Genesis),
+    /// Player: its pad statement (first, before any roll).
+    Pad(PadStatement),
     /// Player: setup and commitments.
     Setup(SetupBody),
     /// Player: an action for the engine.
@@ -246,6 +248,7 @@ impl Body {
     pub fn name(&self) -> &'static str {
         match self {
             Body::Genesis(_) => "genesis",
+            Body::Pad(_) => "pad statement",
             Body::Setup(_) => "setup",
             Body::Act(_) => "action",
             Body::Open(_) => "openings",
@@ -264,6 +267,8 @@ impl Body {
 /// What the referee needs from a party now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Prompt {
+    /// Send your pad statement.
+    Pad,
     /// Send your setup.
     Setup,
     /// Declare an action (you are the phasing player and nothing is pending).
@@ -396,4 +401,14 @@ pub fn side_of(party: Party) -> Option<Side> {
         Party::B => Some(Side::B),
         Party::Server => None,
     }
+}
+
+/// One entry of a game's log as stored and published: the exact signed
+/// envelope and the server's receipt for it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LoggedEntry {
+    /// The signed envelope, bytes as signed.
+    pub envelope: SignedEnvelope,
+    /// The server's countersignature ("durable").
+    pub receipt: Receipt,
 }
