@@ -18,10 +18,9 @@
 
 use std::io::{self, Read, Write};
 
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::envelope::{Receipt, SignedEnvelope};
+pub use crate::message::LoggedEntry;
 use crate::message::{self, MessageError, MAX_BODY_LEN};
 
 /// The first eight bytes of every transcript file.
@@ -44,26 +43,14 @@ pub const MAX_ENTRY_LEN: usize = MAX_BODY_LEN + ENTRY_OVERHEAD;
 /// Most entries a transcript may hold (a long game has a few thousand).
 pub const MAX_ENTRIES: usize = 1 << 20;
 
-/// One entry of the log: the author's signed envelope and the server's
-/// receipt for it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LoggedEntry {
-    /// The exact signed bytes and signature of the author.
-    pub envelope: SignedEnvelope,
-    /// The server's countersignature ("durable").
-    pub receipt: Receipt,
+/// Encodes one entry (what follows its length prefix).
+pub fn encode_entry(entry: &LoggedEntry) -> Vec<u8> {
+    message::encode(entry)
 }
 
-impl LoggedEntry {
-    /// The entry's postcard encoding (what follows its length prefix).
-    pub fn encode(&self) -> Vec<u8> {
-        message::encode(self)
-    }
-
-    /// Decodes one entry (without its length prefix), with the size limit.
-    pub fn decode(bytes: &[u8]) -> Result<LoggedEntry, MessageError> {
-        message::decode_limited(bytes, MAX_ENTRY_LEN, "transcript entry")
-    }
+/// Decodes one entry (without its length prefix), with the size limit.
+pub fn decode_entry(bytes: &[u8]) -> Result<LoggedEntry, MessageError> {
+    message::decode_limited(bytes, MAX_ENTRY_LEN, "transcript entry")
 }
 
 /// What is wrong with one entry of a transcript file.
@@ -167,7 +154,7 @@ pub enum TranscriptError {
 }
 
 /// A whole transcript, parsed.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Transcript {
     /// The entries in log order (entry 0 is the genesis).
     pub entries: Vec<LoggedEntry>,
@@ -272,7 +259,7 @@ impl<'a> EntryReader<'a> {
             }));
         }
         let entry =
-            LoggedEntry::decode(&body[..len_usize]).map_err(|e| bad(EntryProblem::Malformed(e)))?;
+            decode_entry(&body[..len_usize]).map_err(|e| bad(EntryProblem::Malformed(e)))?;
         self.rest = &body[len_usize..];
         self.index += 1;
         Ok(entry)
@@ -340,7 +327,7 @@ impl<R: Read> StreamReader<R> {
                 available: got,
             }));
         }
-        let entry = LoggedEntry::decode(&buf).map_err(|e| bad(EntryProblem::Malformed(e)))?;
+        let entry = decode_entry(&buf).map_err(|e| bad(EntryProblem::Malformed(e)))?;
         self.index += 1;
         Ok(Some(entry))
     }
@@ -382,7 +369,7 @@ impl<W: Write> TranscriptWriter<W> {
         if self.index as usize >= MAX_ENTRIES {
             return Err(FormatError::TooManyEntries { max: MAX_ENTRIES }.into());
         }
-        let bytes = entry.encode();
+        let bytes = encode_entry(entry);
         if bytes.len() > MAX_ENTRY_LEN {
             return Err(FormatError::Entry {
                 index: self.index,

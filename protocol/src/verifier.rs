@@ -19,6 +19,8 @@ pub mod audit;
 
 use std::fmt;
 
+use hexveil_core::scenario::Scenario;
+use hexveil_core::setup::PublicSetup;
 use hexveil_core::Side;
 use thiserror::Error;
 
@@ -87,6 +89,9 @@ pub enum GenesisProblem {
     /// The server's pad statement is not the server's or not this game's.
     #[error("the server's pad statement is for another party or game")]
     ServerPad,
+    /// The scenario text is not a valid scenario.
+    #[error("the scenario does not parse: {0}")]
+    Scenario(String),
 }
 
 /// What is wrong, at the entry named by the [`Fault`].
@@ -284,9 +289,8 @@ fn verify_inner(bytes: &[u8]) -> Checked<Summary> {
         }
         Some(r) => r.map_err(unreadable)?,
     };
-    let (genesis, mut chain) = read_genesis(&first)?;
-    let _ = genesis;
-    let mut ledger = Ledger::new();
+    let (_genesis, scenario, mut chain) = read_genesis(&first)?;
+    let mut ledger = Ledger::new(scenario);
     for entry in reader {
         let entry = entry.map_err(unreadable)?;
         let seq = chain.log.next_seq();
@@ -324,7 +328,7 @@ impl Chain {
 
 /// Reads and checks entry 0: the server's genesis, signed by the server
 /// key it names and receipted by it (G5).
-pub fn read_genesis(entry: &LoggedEntry) -> Checked<(Genesis, Chain)> {
+pub fn read_genesis(entry: &LoggedEntry) -> Checked<(Genesis, Scenario, Chain)> {
     let env = entry.envelope.envelope();
     let at0 = |blame, what| Err(fault(blame, 0, what));
     // Nothing in entry 0 is trusted before the server's signatures are
@@ -372,7 +376,14 @@ pub fn read_genesis(entry: &LoggedEntry) -> Checked<(Genesis, Chain)> {
     if let Some(p) = problem {
         return at0(Blame::Server, FaultKind::Genesis(p));
     }
-    Ok((genesis, chain))
+    let scenario = Scenario::from_toml(&genesis.scenario_toml).map_err(|e| {
+        fault(
+            Blame::Server,
+            0,
+            FaultKind::Genesis(GenesisProblem::Scenario(e.to_string())),
+        )
+    })?;
+    Ok((genesis, scenario, chain))
 }
 
 /// Checks one entry's authenticity and place in the log: the receipt under
@@ -445,6 +456,7 @@ pub fn check_entry(chain: &mut Chain, entry: &LoggedEntry) -> Checked<(Party, Bo
 #[derive(Clone, Debug, Default)]
 struct SideBook {
     setup_at: Option<u64>,
+    public: Option<PublicSetup>,
     roots: Vec<RootStatement>,
     pads: Vec<PadStatement>,
     entries: Vec<PadEntry>,
@@ -453,8 +465,9 @@ struct SideBook {
 
 /// What the audit needs from the bodies: commitments, released entries,
 /// the end, the reveals.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Ledger {
+    scenario: Scenario,
     sides: [SideBook; 2],
     end: Option<EndRecord>,
 }
@@ -470,9 +483,10 @@ const SERVER_ONLY: &str = "the server";
 const PLAYERS_ONLY: &str = "a player";
 
 impl Ledger {
-    /// An empty ledger.
-    pub fn new() -> Ledger {
+    /// An empty ledger for a game of `scenario`.
+    pub fn new(scenario: Scenario) -> Ledger {
         Ledger {
+            scenario,
             sides: Default::default(),
             end: None,
         }
@@ -529,10 +543,23 @@ impl Ledger {
                 if book.setup_at.is_some() {
                     return out_of_place("a second setup");
                 }
+                let public = PublicSetup::from_toml(&self.scenario, &setup.public_setup_toml)
+                    .ok()
+                    .filter(|p| p.side == side)
+                    .ok_or_else(|| {
+                        fault(
+                            blame,
+                            seq,
+                            FaultKind::OutOfPlace(
+                                "a public setup that does not parse, or is for the other side",
+                            ),
+                        )
+                    })?;
+                book.public = Some(public);
                 book.setup_at = Some(seq);
                 book.roots = setup.roots.clone();
-                book.pads.push(setup.pad);
             }
+            Body::Pad(st) => book.pads.push(*st),
             Body::Entry(e) => book.entries.push(e.clone()),
             Body::Reveal(r) => {
                 if !ended {
@@ -559,7 +586,7 @@ impl Ledger {
                 unaudited.push(side);
                 continue;
             };
-            audit_side(game_id, side, book, reveal)
+            audit_side(game_id, &self.scenario, side, book, reveal)
                 .map_err(|f| fault(Blame::Side(side), *seq, FaultKind::Reveal(f)))?;
             audited.push(side);
         }
@@ -567,8 +594,15 @@ impl Ledger {
     }
 }
 
+/// The most extra Dummies a Secret dr can give (B28.47: a dr halved,
+/// fractions dropped). Until the referee's replay gives the side's actual
+/// roll, the setup audit allows this many, so it never accuses an honest
+/// side (it can miss an excess of at most this many Dummies).
+pub const MAX_EXTRA_DUMMIES: u8 = 3;
+
 fn audit_side(
     game_id: GameId,
+    scenario: &Scenario,
     side: Side,
     book: &SideBook,
     reveal: &RevealBody,
@@ -576,14 +610,9 @@ fn audit_side(
     audit::audit_layers(game_id, side, &book.roots, reveal)?;
     audit::audit_pad(game_id, side, &reveal.pad_seed, &book.pads, &book.entries)?;
     audit::check_setup_legality(reveal)?;
-    ob_legality(side, reveal)
-}
-
-/// The scenario-dependent legality of a revealed setup (OB budget, terrain,
-/// 3-for-1 A-T exchange, Dummy allotment: B28.1, B28.45-47, B28.5), to be
-/// answered by `hexveil_core::setup::check_layout`. That function is not on
-/// `main` yet; until it is, this seam accepts every layout that passed
-/// [`audit::check_setup_legality`].
-pub fn ob_legality(_side: Side, _reveal: &RevealBody) -> Result<(), RevealFault> {
-    Ok(())
+    let public = book
+        .public
+        .as_ref()
+        .ok_or_else(|| RevealFault::PublicSetup("the side never sent a setup".into()))?;
+    audit::check_ob_legality(scenario, public, side, reveal, MAX_EXTRA_DUMMIES)
 }

@@ -14,6 +14,10 @@ use hexveil_protocol::transcript::{EntryProblem, FormatError, HEADER_LEN};
 use hexveil_protocol::verifier::{verify, Blame, FaultKind, GenesisProblem, RevealFault, Verdict};
 use proptest::prelude::*;
 
+fn last(g: &Game) -> u64 {
+    g.entries.len() as u64 - 1
+}
+
 fn fault(v: &Verdict) -> &hexveil_protocol::verifier::Fault {
     v.fault()
         .unwrap_or_else(|| panic!("expected a fault, got {v}"))
@@ -172,7 +176,7 @@ fn an_entry_by_a_key_not_in_the_genesis_is_the_servers_fault_g6() {
     .sign(&stranger);
     g.push_unchecked(env);
     let f = fault(&verify(&g.bytes())).clone();
-    assert_eq!(f.entry, Some(3));
+    assert_eq!(f.entry, Some(last(&g)));
     assert_eq!(f.blame, Blame::Server);
     assert_eq!(
         f.what,
@@ -187,7 +191,7 @@ fn a_replayed_entry_receipted_again_is_the_servers_fault_g6() {
     let replay = g.entries[1].envelope.clone();
     g.push_unchecked(replay);
     let f = fault(&verify(&g.bytes())).clone();
-    assert_eq!((f.blame, f.entry), (Blame::Server, Some(3)));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
     assert_eq!(
         f.what,
         FaultKind::AcceptedBadEntry(EnvelopeError::Replay { seq: 1 })
@@ -206,7 +210,7 @@ fn a_player_cannot_write_the_end_and_the_server_cannot_reveal_g5() {
         }),
     );
     let f = fault(&verify(&g.bytes())).clone();
-    assert_eq!((f.blame, f.entry), (Blame::Side(Side::A), Some(3)));
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::A), Some(last(&g))));
     assert!(matches!(
         f.what,
         FaultKind::WrongAuthor { got: Party::A, .. }
@@ -217,7 +221,7 @@ fn a_player_cannot_write_the_end_and_the_server_cannot_reveal_g5() {
     let reveal = g.reveal_body(Side::A);
     g.push(Party::Server, &reveal);
     let f = fault(&verify(&g.bytes())).clone();
-    assert_eq!((f.blame, f.entry), (Blame::Server, Some(3)));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
 }
 
 #[test]
@@ -227,7 +231,7 @@ fn a_reveal_before_the_end_is_out_of_place_g3() {
     let reveal = g.reveal_body(Side::B);
     g.push(Party::B, &reveal);
     let f = fault(&verify(&g.bytes())).clone();
-    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(3)));
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(last(&g))));
     assert!(matches!(f.what, FaultKind::OutOfPlace(_)));
 }
 
@@ -301,11 +305,14 @@ fn with_reveal(side: Side, mut edit: impl FnMut(&mut RevealBody)) -> Game {
 fn a_mine_moved_after_setup_is_proven_by_the_reveal_g1_g5() {
     let g = with_reveal(Side::B, |r| {
         // The 8-factor A-P minefield "was always" one hex further.
+        // B's 12-factor minefield in 3E4 "was always" in the empty hex 3E3.
         let c = &mut r.layers[0].contents;
-        assert_ne!(c[2].1, c[3].1);
-        let (mine, empty) = (c[2].1, c[3].1);
-        c[2].1 = empty;
-        c[3].1 = mine;
+        let mine = c.iter().position(|(k, _)| k == "3E4").unwrap();
+        let empty = c.iter().position(|(k, _)| k == "3E3").unwrap();
+        assert_ne!(c[mine].1, c[empty].1);
+        let (m, e) = (c[mine].1, c[empty].1);
+        c[mine].1 = e;
+        c[empty].1 = m;
     });
     let f = fault(&verify(&g.bytes())).clone();
     let reveal_seq = g.entries.len() as u64 - 1;
@@ -325,6 +332,54 @@ fn a_false_pad_seed_is_proven_by_the_reveal_g2_g5() {
         f.what,
         FaultKind::Reveal(RevealFault::PadMismatch { epoch: 0, .. })
     ));
+}
+
+/// Commits side B to `sealed` (honestly: roots match the reveal).
+fn committed_to(sealed: hexveil_core::setup::SealedSetup) -> Game {
+    let mut g = Game::new(0x11);
+    g.layers[1] = common::layers_from(g.game, Side::B, &sealed);
+    g.setups();
+    g.finish();
+    g
+}
+
+#[test]
+fn minefield_factors_over_the_ob_are_proven_by_the_reveal_b28_1_g5() {
+    let mut sealed = common::sealed_setup(Side::B);
+    // 48 hidden factors in the OB; two more 12-factor fields exceed it.
+    sealed.ap.push(("3B2".parse().unwrap(), 12));
+    sealed.ap.push(("3B3".parse().unwrap(), 12));
+    let g = committed_to(sealed);
+    let f = fault(&verify(&g.bytes())).clone();
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(last(&g))));
+    let FaultKind::Reveal(RevealFault::IllegalSetup(v)) = &f.what else {
+        panic!("{f}")
+    };
+    assert!(v.iter().any(|x| x.location == "budget"), "{v:?}");
+}
+
+#[test]
+fn a_layout_without_a_leaf_for_every_eligible_location_is_a_fault_g3() {
+    let mut g = Game::new(0x11);
+    let (_, mut l) = g.layers[1][0].clone();
+    l.contents.retain(|(k, _)| k != "3A1");
+    let s = hexveil_protocol::layout::SealedLayout::seal(
+        g.game,
+        Party::B,
+        &l.layer,
+        l.contents.clone(),
+        hexveil_protocol::layout::LayoutSeed(l.seed),
+    )
+    .unwrap();
+    g.layers[1][0] = (s, l);
+    g.setups();
+    g.finish();
+    let f = fault(&verify(&g.bytes())).clone();
+    assert_eq!(f.blame, Blame::Side(Side::B));
+    assert!(
+        matches!(&f.what, FaultKind::Reveal(RevealFault::LeafSet { missing: Some(m), .. }) if m == "3A1"),
+        "{f}"
+    );
 }
 
 #[test]

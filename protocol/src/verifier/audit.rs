@@ -14,7 +14,14 @@
 
 use thiserror::Error;
 
-use hexveil_core::{Layer, Side};
+use std::collections::BTreeSet;
+
+use hexveil_core::scenario::Scenario;
+use hexveil_core::sealed::{Content, Location};
+use hexveil_core::setup::{
+    check_layout, eligible_locations, PublicSetup, SealedSetup, SetupViolation,
+};
+use hexveil_core::{Hex, Layer, Side};
 
 use crate::beacon::{secret_roll_seed, RollSeed};
 use crate::content::{self, ContentError};
@@ -124,6 +131,42 @@ pub enum RevealFault {
         /// The content, in words.
         content: String,
     },
+    /// A location key that names no hex (A-P, A-T) or board (Booby Traps).
+    #[error("layer {layer:?}: {location:?} is not a location of this layer")]
+    BadLocation {
+        /// The layer name.
+        layer: String,
+        /// The location key.
+        location: String,
+    },
+    /// The leaves are not exactly the eligible locations, computed from
+    /// public data: a leaf missing lets its owner dodge a request, an extra
+    /// one says nothing true (DESIGN 3.1, G3).
+    #[error(
+        "layer {layer:?} has {got} leaves, {expected} locations are eligible \
+         (first missing: {missing:?}, first extra: {extra:?})"
+    )]
+    LeafSet {
+        /// The layer name.
+        layer: String,
+        /// Eligible locations.
+        expected: usize,
+        /// Revealed leaves.
+        got: usize,
+        /// The first eligible location without a leaf.
+        missing: Option<String>,
+        /// The first leaf at a location that is not eligible.
+        extra: Option<String>,
+    },
+    /// The scenario or the side's public setup does not parse (it was
+    /// accepted at setup, so this is the side's fault).
+    #[error("the public setup does not parse against the scenario: {0}")]
+    PublicSetup(String),
+    /// The revealed layout breaks the rules of setup: every violation, each
+    /// naming the hex or board and the rule (B28.1, B28.45-47, B28.5,
+    /// B28.53, B28.9).
+    #[error("illegal setup: {}", .0.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; "))]
+    IllegalSetup(Vec<SetupViolation>),
 }
 
 /// Re-seals every committed layer from the revealed seed and contents and
@@ -249,10 +292,7 @@ pub fn layer_named(name: &str) -> Option<Layer> {
 /// A-P strengths 6, 8, 12 (B28.1), A-T factors 1..=5 (B28.5), Booby Trap
 /// levels A-C (B28.9), Dummies only in the A-P layer (B28.47).
 ///
-/// The scenario-dependent checks (OB factor budget and 3-for-1 A-T
-/// exchange, forbidden terrain, Dummy allotment: B28.1, B28.45-47, B28.5)
-/// belong to `hexveil_core::setup::check_layout`, which the verifier calls
-/// through [`super::ob_legality`].
+/// The scenario-dependent checks are [`check_ob_legality`].
 pub fn check_setup_legality(reveal: &RevealBody) -> Result<(), RevealFault> {
     for l in &reveal.layers {
         let layer = layer_named(&l.layer).ok_or_else(|| RevealFault::UnknownLayer {
@@ -274,6 +314,93 @@ pub fn check_setup_legality(reveal: &RevealBody) -> Result<(), RevealFault> {
         }
     }
     Ok(())
+}
+
+/// The sealed setup a reveal stands for, as the rules read it.
+pub fn sealed_setup_of(side: Side, reveal: &RevealBody) -> Result<SealedSetup, RevealFault> {
+    check_setup_legality(reveal)?;
+    let mut sealed = SealedSetup {
+        side,
+        ap: Vec::new(),
+        at: Vec::new(),
+        dummies: Vec::new(),
+        booby: Vec::new(),
+    };
+    for l in &reveal.layers {
+        let layer = layer_named(&l.layer).ok_or_else(|| RevealFault::UnknownLayer {
+            layer: l.layer.clone(),
+        })?;
+        for (location, bytes) in &l.contents {
+            let bad = || RevealFault::BadLocation {
+                layer: l.layer.clone(),
+                location: location.clone(),
+            };
+            let c = content::decode(bytes).map_err(|error| RevealFault::BadContent {
+                layer: l.layer.clone(),
+                location: location.clone(),
+                error,
+            })?;
+            match layer {
+                Layer::BoobyTrap => {
+                    let board: u16 = location
+                        .strip_prefix("board")
+                        .and_then(|b| b.parse().ok())
+                        .ok_or_else(bad)?;
+                    if let Content::BoobyTraps(level) = c {
+                        sealed.booby.push((board, level));
+                    }
+                }
+                _ => {
+                    let hex: Hex = location.parse().map_err(|_| bad())?;
+                    match c {
+                        Content::ApMines(s) => sealed.ap.push((hex, s.factors())),
+                        Content::Dummy => sealed.dummies.push(hex),
+                        Content::AtMines(f) => sealed.at.push((hex, f.get())),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    Ok(sealed)
+}
+
+/// Checks a revealed layout against the scenario and the side's public
+/// setup: the leaves are exactly the eligible locations of each layer
+/// (DESIGN 3.1), and `hexveil_core::setup::check_layout` accepts it (OB
+/// factor budget with A-T at 3 for 1, terrain, Known counters and Dummies:
+/// B28.1, B28.45-47, B28.5, B28.53, B28.9). `extra_dummies` is the result
+/// of the side's Secret dr for extra Dummies (B28.47).
+pub fn check_ob_legality(
+    scenario: &Scenario,
+    public: &PublicSetup,
+    side: Side,
+    reveal: &RevealBody,
+    extra_dummies: u8,
+) -> Result<(), RevealFault> {
+    for layer in [Layer::AntiPersonnel, Layer::AntiTank, Layer::BoobyTrap] {
+        let eligible: BTreeSet<String> = eligible_locations(scenario, public, side, layer)
+            .iter()
+            .map(Location::key)
+            .collect();
+        let got: BTreeSet<String> = reveal
+            .layers
+            .iter()
+            .filter(|l| l.layer == layer.name())
+            .flat_map(|l| l.contents.iter().map(|(k, _)| k.clone()))
+            .collect();
+        if eligible != got {
+            return Err(RevealFault::LeafSet {
+                layer: layer.name().to_string(),
+                expected: eligible.len(),
+                got: got.len(),
+                missing: eligible.difference(&got).next().cloned(),
+                extra: got.difference(&eligible).next().cloned(),
+            });
+        }
+    }
+    let sealed = sealed_setup_of(side, reveal)?;
+    check_layout(scenario, public, &sealed, extra_dummies).map_err(RevealFault::IllegalSetup)
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 
 #![allow(dead_code)]
 
-use hexveil_core::sealed::{ApStrength, AtFactors, Content};
+use hexveil_core::scenario::Scenario;
+use hexveil_core::sealed::{Content, Layer};
+use hexveil_core::setup::{eligible_locations, PublicSetup, SealedSetup};
 use hexveil_core::Side;
 use hexveil_protocol::content;
 use hexveil_protocol::encoding::{Digest, GameId, Party};
@@ -20,9 +22,6 @@ use hexveil_protocol::transcript::{LoggedEntry, Transcript};
 
 /// Entries per pad epoch in the test games (small, so tests are quick).
 pub const PAD_LEN: u32 = 64;
-
-/// The scenario text of the test games.
-pub const SCENARIO: &str = "# test scenario\nname = \"verifier test\"\n";
 
 /// A game being logged.
 pub struct Game {
@@ -44,40 +43,60 @@ fn enc(c: Content) -> [u8; 8] {
     content::encode(&c)
 }
 
-fn layers_of(game: GameId, side: Side) -> Vec<(SealedLayout, LayerReveal)> {
-    let salt = side.code();
-    let ap = LayerReveal {
-        layer: "ap".into(),
-        seed: [0x30 + salt; 32],
-        contents: (0..12u8)
-            .map(|i| {
-                let c = match i {
-                    2 => Content::ApMines(ApStrength::Eight),
-                    7 => Content::ApMines(ApStrength::Twelve),
-                    _ => Content::Empty,
-                };
-                (format!("{}E{}", 4 + salt, i + 1), enc(c))
-            })
-            .collect(),
-    };
-    let at = LayerReveal {
-        layer: "at".into(),
-        seed: [0x40 + salt; 32],
-        contents: (0..12u8)
-            .map(|i| {
-                let c = if i == 4 {
-                    Content::AtMines(AtFactors::new(3).unwrap())
-                } else {
-                    Content::Empty
-                };
-                (format!("{}E{}", 4 + salt, i + 1), enc(c))
-            })
-            .collect(),
-    };
-    [ap, at]
+/// The example scenario (examples/scenario.toml).
+pub const SCENARIO: &str = include_str!("../../../examples/scenario.toml");
+/// The example public setups of A and B.
+pub const PUBLIC: [&str; 2] = [
+    include_str!("../../../examples/setup-a.toml"),
+    include_str!("../../../examples/setup-b.toml"),
+];
+/// Side B's example sealed setup (A seals nothing).
+pub const SEALED_B: &str = include_str!("../../../examples/sealed-b.toml");
+
+/// The scenario, parsed.
+pub fn scenario() -> Scenario {
+    Scenario::from_toml(SCENARIO).unwrap()
+}
+
+/// Side `side`'s sealed setup.
+pub fn sealed_setup(side: Side) -> SealedSetup {
+    match side {
+        Side::A => SealedSetup {
+            side,
+            ap: vec![],
+            at: vec![],
+            dummies: vec![],
+            booby: vec![],
+        },
+        Side::B => SealedSetup::from_toml(SEALED_B).unwrap(),
+    }
+}
+
+/// Seals every layer with eligible locations, one leaf per location, as an
+/// honest client does (DESIGN 3.1).
+pub fn layers_from(
+    game: GameId,
+    side: Side,
+    sealed: &SealedSetup,
+) -> Vec<(SealedLayout, LayerReveal)> {
+    let sc = scenario();
+    let public = PublicSetup::from_toml(&sc, PUBLIC[side_ix(side)]).unwrap();
+    [Layer::AntiPersonnel, Layer::AntiTank, Layer::BoobyTrap]
         .into_iter()
-        .map(|l| {
-            let sealed = SealedLayout::seal(
+        .filter_map(|layer| {
+            let locs = eligible_locations(&sc, &public, side, layer);
+            if locs.is_empty() {
+                return None;
+            }
+            let l = LayerReveal {
+                layer: layer.name().into(),
+                seed: [0x30 + 4 * side.code() + layer as u8; 32],
+                contents: locs
+                    .iter()
+                    .map(|loc| (loc.key(), enc(sealed.content(layer, *loc))))
+                    .collect(),
+            };
+            let s = SealedLayout::seal(
                 game,
                 party_of(side),
                 &l.layer,
@@ -85,9 +104,13 @@ fn layers_of(game: GameId, side: Side) -> Vec<(SealedLayout, LayerReveal)> {
                 LayoutSeed(l.seed),
             )
             .unwrap();
-            (sealed, l)
+            Some((s, l))
         })
         .collect()
+}
+
+fn layers_of(game: GameId, side: Side) -> Vec<(SealedLayout, LayerReveal)> {
+    layers_from(game, side, &sealed_setup(side))
 }
 
 impl Game {
@@ -187,9 +210,8 @@ impl Game {
     pub fn setup_body(&self, side: Side) -> Body {
         let i = side_ix(side);
         Body::Setup(SetupBody {
-            public_setup_toml: format!("side = \"{side}\"\n"),
+            public_setup_toml: PUBLIC[i].into(),
             roots: self.layers[i].iter().map(|(s, _)| s.statement()).collect(),
-            pad: self.pads[i].statement(),
         })
     }
 
@@ -203,8 +225,12 @@ impl Game {
         })
     }
 
-    /// Both setups.
+    /// Both pad statements, then both setups.
     pub fn setups(&mut self) {
+        for side in [Side::A, Side::B] {
+            let st = self.pads[side_ix(side)].statement();
+            self.push(party_of(side), &Body::Pad(st));
+        }
         for side in [Side::A, Side::B] {
             let b = self.setup_body(side);
             self.push(party_of(side), &b);
