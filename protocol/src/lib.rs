@@ -23,6 +23,10 @@ pub mod merkle;
 pub mod message;
 pub mod note;
 pub mod pad;
+pub mod player;
+pub mod referee;
+pub mod rules;
+pub mod session;
 pub mod transcript;
 pub mod verifier;
 
