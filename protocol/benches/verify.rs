@@ -3,10 +3,11 @@
 //! per receipt), measured in the same run. Run with
 //! `cargo bench -p hexveil-protocol --bench verify`.
 //!
-//! The game is scripted directly as signed, receipted entries (genesis,
-//! pads, both setups on the example scenario, 1,000 player entries, the
-//! end, both reveals); the referee's replay of the rules is not part of
-//! this figure yet.
+//! The game is played by the live session and two protocol players on the
+//! example scenario (pads, the Secret dr for Dummies, setups, a step into
+//! a minefield with openings and beacon rolls, then 1,000 more actions,
+//! each with the server's ruling, a concession, both reveals), so the
+//! verifier replays every ruling through the referee and the rules engine.
 
 // criterion_group! generates an undocumented `pub fn benches`.
 #![allow(missing_docs)]
@@ -18,7 +19,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hexveil_protocol::transcript::Transcript;
-use hexveil_protocol::verifier::{check_entry, read_genesis, verify, Verdict};
+use hexveil_protocol::verifier::{check_receipt, verify, Verdict};
 
 const ACTIONS: u32 = 1_000;
 
@@ -35,19 +36,21 @@ fn verify_transcript(c: &mut Criterion) {
     grp.bench_function("parse_1000", |b| {
         b.iter(|| Transcript::parse(black_box(&bytes)).unwrap())
     });
-    grp.bench_function("parse_and_chain_1000", |b| {
+    let server = g.ids[2].public_key();
+    grp.bench_function("parse_receipts_signatures_1000", |b| {
         b.iter(|| {
             let t = Transcript::parse(black_box(&bytes)).unwrap();
-            let (_, _, mut chain) = read_genesis(&t.entries[0]).unwrap();
-            for e in &t.entries[1..] {
-                check_entry(&mut chain, e).unwrap();
+            let mut prev = hexveil_protocol::envelope::genesis_head(&g.game);
+            for (seq, e) in t.entries.iter().enumerate() {
+                check_receipt(&server, g.game, seq as u64, &prev, e).unwrap();
+                e.envelope.verify_signature().unwrap();
+                prev = e.receipt.new_head;
             }
-            chain
+            prev
         })
     });
     grp.bench_function("full_verify_1000", |b| b.iter(|| verify(black_box(&bytes))));
     // The floor: the Ed25519 verifies alone, over the same entries.
-    let server = g.ids[2].public_key();
     grp.bench_function("raw_ed25519_envelope_verifies_1000", |b| {
         b.iter(|| {
             for e in &g.entries {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{honest_game, Game};
+use common::{honest_game, set_up_game, Game};
 use hexveil_core::sealed::{ApStrength, AtFactors, BoobyLevel, Content, DaisyNote};
 use hexveil_core::unit::UnitId;
 use hexveil_core::{Hex, Side};
@@ -13,13 +13,13 @@ use hexveil_protocol::content::{self, CONTENT_LEN};
 use hexveil_protocol::encoding::{tag, Digest, GameId, Party, TupleDecoder, TupleEncoder};
 use hexveil_protocol::envelope::{Envelope, Receipt, SignedEnvelope};
 use hexveil_protocol::identity::{Identity, PublicKey, Signature};
-use hexveil_protocol::layout::{RootStatement, Transition};
+use hexveil_protocol::layout::{LayoutSeed, RootStatement, SealedLayout, Transition};
 use hexveil_protocol::message::{
     decode_padded, decode_to_server, encode, encode_padded, Body, EndRecord, Genesis, LayerReveal,
     Mode, OpenedFact, RevealBody, SetupBody, ToClient, ToServer, MAX_BODY_LEN, PAD_BUCKET,
 };
 use hexveil_protocol::note::{NoteBook, NoteContent, NotesSeed};
-use hexveil_protocol::pad::PadSeed;
+use hexveil_protocol::pad::{Pad, PadSeed};
 use hexveil_protocol::transcript::{
     decode_entry, EntryProblem, FormatError, StreamReader, Transcript, TranscriptWriter,
     HEADER_LEN, MAX_ENTRY_LEN,
@@ -192,17 +192,26 @@ fn pk(b: u8) -> PublicKey {
 }
 
 fn body_strategy() -> impl Strategy<Value = Body> {
-    let game = Game::new(0x77);
-    let entries: Vec<_> = (0..8).map(|i| game.pads[0].entry(i).unwrap()).collect();
-    let openings: Vec<_> = game.layers[1][0]
-        .0
+    let pad = Pad::new(PadSeed([5; 32]), GAME, Party::A, 0, 64).unwrap();
+    let layout = SealedLayout::seal(
+        GAME,
+        Party::B,
+        "ap",
+        (1..=12)
+            .map(|i| (format!("3E{i}"), content::encode(&Content::Empty)))
+            .collect(),
+        LayoutSeed([6; 32]),
+    )
+    .unwrap();
+    let entries: Vec<_> = (0..8).map(|i| pad.entry(i).unwrap()).collect();
+    let openings: Vec<_> = layout
         .locations()
         .take(8)
-        .map(|l| game.layers[1][0].0.open(l).unwrap())
+        .map(|l| layout.open(l).unwrap())
         .collect();
     let book = NoteBook::new(GAME, Party::B, NotesSeed([4; 32])).unwrap();
-    let pad_st = game.pads[1].statement();
-    let root = game.layers[1][0].0.statement();
+    let pad_st = pad.statement();
+    let root = layout.statement();
     prop_oneof![
         (
             ".{0,40}",
@@ -384,7 +393,7 @@ fn hostile_postcard_lengths_are_refused_g6() {
 
 #[test]
 fn transcript_round_trips_through_both_readers() {
-    let g = honest_game(5);
+    let g = honest_game(3);
     let bytes = g.bytes();
     let t = Transcript::parse(&bytes).unwrap();
     assert_eq!(t.entries.len(), g.entries.len());
@@ -400,7 +409,7 @@ fn transcript_round_trips_through_both_readers() {
 
 #[test]
 fn transcript_readers_refuse_hostile_and_truncated_entries_g6() {
-    let g = honest_game(1);
+    let g = set_up_game();
     let bytes = g.bytes();
     let first_len = u32::from_be_bytes(bytes[HEADER_LEN..HEADER_LEN + 4].try_into().unwrap());
     let second = HEADER_LEN + 4 + first_len as usize;
@@ -447,7 +456,7 @@ fn transcript_readers_refuse_hostile_and_truncated_entries_g6() {
 
 #[test]
 fn the_writer_refuses_an_oversized_entry_and_writes_nothing_g6() {
-    let mut g = Game::new(0x11);
+    let mut g: Game = set_up_game().truncate(1);
     let env = g.envelope(Party::A, vec![0u8; MAX_ENTRY_LEN]);
     g.push_signed(env);
     let mut w = TranscriptWriter::new(Vec::new()).unwrap();
