@@ -318,13 +318,16 @@ impl<R: Read> StreamReader<R> {
                 max: MAX_ENTRY_LEN,
             }));
         }
-        // The length is bounded by MAX_ENTRY_LEN, so this allocation is too.
-        let mut buf = vec![0u8; len as usize];
-        let got = read_up_to(&mut self.reader, &mut buf)?;
-        if got < buf.len() {
+        // Read at most `len` bytes, growing the buffer with the bytes that
+        // actually arrive: a length prefix alone never allocates.
+        let mut buf = Vec::new();
+        (&mut self.reader)
+            .take(u64::from(len))
+            .read_to_end(&mut buf)?;
+        if buf.len() < len as usize {
             return Err(bad(EntryProblem::Truncated {
-                len: buf.len(),
-                available: got,
+                len: len as usize,
+                available: buf.len(),
             }));
         }
         let entry = decode_entry(&buf).map_err(|e| bad(EntryProblem::Malformed(e)))?;
