@@ -1,0 +1,79 @@
+//! Every example rules question in `examples/rules/*.json` runs through
+//! `oracle::run` and gives exactly its `*.expected.json` (an input error is
+//! expected as `{"error": "<message>"}`). Also: input errors never panic.
+
+use hexveil_core::oracle::{run, OracleError};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+fn examples() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/rules");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().to_string();
+            n.ends_with(".json") && !n.ends_with(".expected.json")
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn answer(input: &str) -> Value {
+    match run(input) {
+        Ok(out) => serde_json::from_str(&out).expect("the oracle prints JSON"),
+        Err(e) => json!({ "error": e.to_string() }),
+    }
+}
+
+#[test]
+fn every_example_gives_its_expected_output() {
+    let list = examples();
+    assert!(
+        list.len() >= 5,
+        "examples/rules has {} questions",
+        list.len()
+    );
+    for path in list {
+        let input = std::fs::read_to_string(&path).unwrap();
+        let expected_path = path.with_extension("expected.json");
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(&expected_path)
+                .unwrap_or_else(|_| panic!("{} has no expected output", path.display())),
+        )
+        .unwrap();
+        assert_eq!(answer(&input), expected, "{}", path.display());
+    }
+}
+
+#[test]
+fn input_errors_are_named() {
+    assert!(matches!(run("not json"), Err(OracleError::Input(_))));
+    assert!(matches!(run("{}"), Err(OracleError::Input(_))));
+    let ex = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/rules/b28-41-ap-entry.json"),
+    )
+    .unwrap();
+    let mut q: Value = serde_json::from_str(&ex).unwrap();
+    // R4: a vehicle without Aerial AF loads fine.
+    q["scenario"]["units"][2]["vehicle"]
+        .as_object_mut()
+        .unwrap()
+        .remove("aerial_af");
+    assert!(run(&q.to_string()).is_ok());
+    // An unknown unit name in an action.
+    q["actions"][0]["action"]["Move"]["units"][0] = json!("nobody");
+    let e = run(&q.to_string()).unwrap_err();
+    assert!(e.to_string().contains("nobody"), "{e}");
+    // A strength that is no strength.
+    let mut q: Value = serde_json::from_str(&ex).unwrap();
+    q["scenario"]["units"][0]["strength"] = json!("4-6");
+    let e = run(&q.to_string()).unwrap_err();
+    assert!(e.to_string().contains("units[0].strength"), "{e}");
+    // A die of 7.
+    let mut q: Value = serde_json::from_str(&ex).unwrap();
+    q["dice"][0] = json!([7, 1]);
+    let e = run(&q.to_string()).unwrap_err();
+    assert!(matches!(e, OracleError::BadDie { index: 0, .. }), "{e}");
+}
