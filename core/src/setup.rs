@@ -508,6 +508,10 @@ pub fn check_layout(
         }
         if !ap_ok.contains(&Location::Hex(*h)) {
             out.push(where_not(*h, MinePlacement::HiddenAp, "B28.1"));
+        } else if let Err(t) = placement_allowed(&scenario.map, *h, MinePlacement::HiddenAp) {
+            // A Known hex is eligible as a location, but its terrain must
+            // still take A-P mines (B28.1).
+            out.push(violation(h, t, "B28.1"));
         }
         if known.contains(h) {
             known_ap += *s as u32;

@@ -280,6 +280,8 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
     if phase == Phase::Rout {
         start_of_rout_phase(ctx);
     }
+    // B28.531: a chain a Good Order enemy unit sees is revealed.
+    crate::daisy_chain::reveal_exposed(ctx);
     Ok(())
 }
 
