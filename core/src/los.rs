@@ -510,6 +510,32 @@ mod tests {
         }
 
         #[test]
+        fn raising_an_end_never_loses_los(map in arb_map(), a in arb_hex(), b in arb_hex(), la in 0i8..4, lb in 0i8..4) {
+            // The line only rises everywhere between the ends.
+            if map.has_los(a, la, b, lb) {
+                prop_assert!(map.has_los(a, la + 1, b, lb));
+                prop_assert!(map.has_los(a, la, b, lb + 1));
+            }
+        }
+
+        #[test]
+        fn adding_woods_never_creates_los(map in arb_map(), a in arb_hex(), b in arb_hex(), w in arb_hex(), la in 0i8..4, lb in 0i8..4) {
+            let mut wooded = map.clone();
+            let w = map.canonical(w);
+            let level = map.info(w).level;
+            wooded.hexes.insert(w, HexInfo { level, ..HexInfo::of(Terrain::Woods) });
+            if wooded.has_los(a, la, b, lb) {
+                prop_assert!(map.has_los(a, la, b, lb) || map.info(w).obstacle_height() > 1);
+            }
+            // The woods block a ground-level line through the interior of w
+            // unless w is an end.
+            let (crossed, _) = map.los_hexes(a, b);
+            if crossed.contains(&w) && level >= la.max(lb) {
+                prop_assert!(!wooded.has_los(a, la, b, lb));
+            }
+        }
+
+        #[test]
         fn open_ground_never_blocks(a in arb_hex(), b in arb_hex(), la in 0i8..4, lb in 0i8..4) {
             let map = Map::new([1, 2]);
             prop_assert!(map.has_los(a, la, b, lb));

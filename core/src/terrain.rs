@@ -238,7 +238,8 @@ impl fmt::Display for MinePlacement {
 /// mines may not lie), sewer, marsh, crag, rubble or Water Obstacle hex.
 /// A-T mines in full view are allowed only on a bridge, paved road, ice or
 /// runway (B28.53; elsewhere mines are hidden, B28.1), and still not in a
-/// sewer, marsh, crag or rubble hex, nor in water unless on a bridge.
+/// sewer, marsh, crag or rubble hex; on a Water Obstacle only on its bridge
+/// or its ice.
 ///
 /// Interior Building Hexes (B28.1, B28.44) need the neighbours: see
 /// [`crate::map::Map::mine_placement_allowed`], which checks both.
@@ -276,11 +277,12 @@ pub fn minefield_allowed(info: &HexInfo, placement: MinePlacement) -> Result<(),
             Ok(())
         }
         MinePlacement::AtInFullView => {
-            // B28.53: only on a hard surface; a bridge spans its water.
+            // B28.53: only on a hard surface; a bridge spans its water and
+            // ice covers it (ice is found on frozen Water Obstacles).
             if !f.hard_surface() {
                 return Err("no bridge, paved road, ice or runway (A-T mines in full view only lie there, B28.53)");
             }
-            if info.terrain == Terrain::Water && !f.bridge {
+            if info.terrain == Terrain::Water && !f.bridge && !f.ice {
                 return Err("Water Obstacle");
             }
             Ok(())
@@ -365,6 +367,11 @@ mod tests {
                 h.terrain = Terrain::Water;
                 h.features.bridge = true
             }),
+            // A frozen Water Obstacle: the mines lie on the ice.
+            with(|h| {
+                h.terrain = Terrain::Water;
+                h.features.ice = true
+            }),
         ];
         for info in hard {
             assert_eq!(
@@ -389,10 +396,6 @@ mod tests {
             h.terrain = Terrain::Rubble;
             h.features.paved_road = true
         });
-        let ice_on_water = with(|h| {
-            h.terrain = Terrain::Water;
-            h.features.ice = true
-        });
         assert_eq!(
             minefield_allowed(&sewer_road, MinePlacement::AtInFullView),
             Err("sewer")
@@ -401,8 +404,12 @@ mod tests {
             minefield_allowed(&rubble_road, MinePlacement::AtInFullView),
             Err("rubble")
         );
+        let road_in_water = with(|h| {
+            h.terrain = Terrain::Water;
+            h.features.paved_road = true
+        });
         assert_eq!(
-            minefield_allowed(&ice_on_water, MinePlacement::AtInFullView),
+            minefield_allowed(&road_in_water, MinePlacement::AtInFullView),
             Err("Water Obstacle")
         );
         for p in ALL_PLACEMENTS {
