@@ -458,7 +458,7 @@ pub fn replace(ctx: &mut Ctx<'_>, unit: UnitId, cause: ReplacementCause) -> Res<
 /// then that HS is Replaced (an underscored HS is Disrupted instead, R11;
 /// no lower HS: Disrupted unless exempt). Returns the units in its place.
 pub fn casualty_replace(ctx: &mut Ctx<'_>, squad: UnitId) -> Res<Vec<UnitId>> {
-    crate::morale::casualty_reduce(ctx, squad)?;
+    crate::morale::casualty_reduce_citing(ctx, squad, &["A10.31", "A19.13", "A7.302"])?;
     match ctx.state.unit(squad) {
         Some(u) if u.in_play() => replace(ctx, squad, ReplacementCause::ElrFailure),
         _ => Ok(Vec::new()),

@@ -8,7 +8,8 @@
 //! range. The FP is the sum of the Inherent FP of the MMC, doubled for an
 //! MMC ADJACENT to the target (Point Blank Fire, A7.21). Stated
 //! simplifications: Long Range Fire (beyond normal range, A7.22) is refused
-//! rather than halved; no pinned, concealed-target or Area Fire halving; no
+//! rather than halved, and so is fire by pinned MMC (A7.8: halved FP);
+//! no concealed-target or Area Fire halving; no
 //! SW; fire into the firers' own Location is refused. The TEM is the
 //! target hex's ([`crate::terrain::HexInfo::tem`]); Hindrances and other
 //! DRM come in as the action's `extra_drm`. Vehicles in the target hex are
@@ -130,6 +131,12 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
         }
         if u.status.broken {
             return refuse(format!("unit {f} is broken and may not fire"), "A10.5");
+        }
+        if u.status.pinned && u.is_mmc() {
+            return refuse(
+                format!("unit {f} is pinned: the halved FP of pinned units is not adjudicated"),
+                "A7.8",
+            );
         }
         if u.status.aboard.is_some() {
             return refuse(

@@ -349,6 +349,13 @@ pub fn morale_check(ctx: &mut Ctx<'_>, unit: UnitId, drm: i8, why: &str) -> Res<
     let failed_by = final_dr - i16::from(ml);
     let elr = elr::current_elr(ctx.scenario, &ctx.state, u.side);
     let beyond_elr = !passed && failed_by > i16::from(elr) && !elr::immune_to_replacement(&u);
+    let mut cites = vec!["A10"];
+    if casualty_mc {
+        cites.push("A10.31");
+    }
+    if beyond_elr {
+        cites.push("A19.1");
+    }
     ctx.emit(
         Visibility::Public,
         EventKind::Morale(MoraleEvent::MoraleCheck {
@@ -363,7 +370,7 @@ pub fn morale_check(ctx: &mut Ctx<'_>, unit: UnitId, drm: i8, why: &str) -> Res<
             casualty_mc,
             beyond_elr,
         }),
-        &["A10"],
+        &cites,
     );
     let effect = if passed {
         McEffect::None

@@ -517,6 +517,12 @@ fn apply_ift_result_asks_dice_through_the_context() {
     }
 }
 
+fn pinned(id: u16) -> Unit {
+    let mut u = squad(id, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS);
+    u.status.pinned = true;
+    u
+}
+
 #[test]
 fn a7_refusals_change_nothing() {
     let mut broken = squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS);
@@ -527,6 +533,7 @@ fn a7_refusals_change_nothing() {
         leader(2, Side::A, "Russian", 8, -1, FIRERS),
         german(3),
         squad(4, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        pinned(5),
     ];
     let mut e = engine(scenario(sides("Russian", 3, "German", 5), &units, &[]));
     let before = e.state().clone();
@@ -539,6 +546,7 @@ fn a7_refusals_change_nothing() {
         (fire(&[4, 4], TARGET), Side::A, "twice"),
         (fire(&[4], FIRERS), Side::A, "own Location"),
         (fire(&[4], "7E3"), Side::A, "not on the map"),
+        (fire(&[5], TARGET), Side::A, "pinned"),
     ] {
         let err = e.apply(side, action).unwrap_err();
         assert!(
@@ -636,8 +644,8 @@ fn a10_3_broken_unit_failing_an_mc_is_casualty_reduced_citing_a10_3() {
     let mut g = german(2);
     g.status.broken = true;
     let mut e = russians_vs(vec![g], 0);
-    // 2MC: 4 + 2 = 6 passes (nothing), then a fresh attack: 5 + 2 = 7 passes too;
-    // 6 + 2 = 8 > 7 fails -> Reduced, not Replaced although by 1 > ELR 0.
+    // 8 FP DR 4 = 2MC; MC 6 + 2 = 8 > 7 fails by 1 > ELR 0, but a broken
+    // unit is Reduced (A10.3), never Replaced (A19.11).
     let ev = run(
         &mut e,
         Side::A,
@@ -662,4 +670,83 @@ fn a10_3_broken_unit_failing_an_mc_is_casualty_reduced_citing_a10_3() {
         3,
         "A19.11: broken units are never Replaced"
     );
+}
+
+fn booby_trapped(units: &[Unit]) -> hexveil_core::Engine {
+    let mut s = sides("Russian", 3, "German", 5);
+    s.get_mut(&Side::A).unwrap().booby_trap_boards = vec![4];
+    engine(scenario(s, units, &[]))
+}
+
+#[test]
+fn b28_9_a_ptc_from_fire_gives_its_original_dr_to_the_booby_trap_hook() {
+    use hexveil_core::sealed::{BoobyLevel, Content};
+    let units = vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        german(2),
+    ];
+    let mut e = booby_trapped(&units);
+    // 8 FP DR 9 = PTC; TC Original 12: pinned, and Level C (12) goes off:
+    // the lone German squad is Casualty Reduced.
+    let ev = run_with_facts(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(3, 6), dr(6, 6)],
+        &[Content::BoobyTraps(BoobyLevel::C)],
+    )
+    .unwrap();
+    let u = unit(&e, 2);
+    assert!(u.status.pinned);
+    assert_eq!(u.label(), "2-4-7 HS");
+    assert!(ev
+        .iter()
+        .any(|x| matches!(&x.kind, hexveil_core::EventKind::BoobyTrap(_))));
+}
+
+#[test]
+fn b28_9_ptc_immune_unit_still_sets_off_booby_traps() {
+    use hexveil_core::sealed::{BoobyLevel, Content};
+    let units = vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        with(german(2), Trait::Berserk),
+    ];
+    let mut e = booby_trapped(&units);
+    run_with_facts(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(3, 6), dr(6, 6)],
+        &[Content::BoobyTraps(BoobyLevel::C)],
+    )
+    .unwrap();
+    let u = unit(&e, 2);
+    assert!(!u.status.pinned, "berserk: immune to PTC");
+    assert_eq!(
+        u.label(),
+        "2-4-7 HS",
+        "but the TC still set off the Booby Trap"
+    );
+}
+
+#[test]
+fn b28_9_a_tc_below_11_never_opens_the_booby_trap_leaf() {
+    let units = vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        german(2),
+    ];
+    let mut e = booby_trapped(&units);
+    // run() panics if facts are asked.
+    run(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(3, 6), dr(5, 5)],
+    )
+    .unwrap();
+    assert!(unit(&e, 2).status.pinned);
+    assert!(e.state().referee_knows.is_empty());
 }

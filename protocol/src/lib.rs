@@ -23,6 +23,10 @@ pub mod merkle;
 pub mod message;
 pub mod note;
 pub mod pad;
+pub mod player;
+pub mod referee;
+pub mod rules;
+pub mod session;
 
 pub use beacon::{BeaconRound, RollKind, RollRequest, RollSeed, RoundStatus};
 pub use dice::{DiceRoll, DiceStream, DieKind, Percentile};
@@ -30,8 +34,8 @@ pub use encoding::{Digest, GameId, Party, TupleDecoder, TupleEncoder};
 pub use envelope::{Envelope, ForkProof, LogState, Receipt, SignedEnvelope};
 pub use identity::{Identity, PublicKey, Signature};
 pub use layout::{
-    verify_opening, verify_transition, Content, LayoutSeed, Opening, OpeningError, RootStatement,
-    Salt, SealedLayout, Transition,
+    verify_opening, verify_transition, Content, LayoutEntry, LayoutSeed, Opening, OpeningError,
+    RootStatement, Salt, SealedLayout, Transition,
 };
 pub use merkle::{AuditPath, MerkleTree};
 pub use note::{NoteBook, NoteCommitment, NoteContent, NoteOpening, NotesSeed};

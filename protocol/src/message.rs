@@ -297,6 +297,8 @@ pub struct Update {
     pub head: Digest,
     /// What the entry was, in words.
     pub entry: String,
+    /// The action, if the entry declared one (actions are public).
+    pub action: Option<Action>,
     /// Events this party may see.
     pub events: Vec<Event>,
     /// Dice published by the entry, if it was a roll.

@@ -1,1 +1,33 @@
-//! hexveil-server: the QUIC shell around the sans-IO game session.
+//! hexveil-server: the QUIC shell around the sans-IO game session (DESIGN
+//! section 5, G6).
+//!
+//! - [`tls`], [`endpoint`]: rustls (ring only, TLS 1.3, ALPN `hexveil/1`) and
+//!   quinn configuration; self-signed certificate and fingerprint pinning.
+//! - [`frame`], [`rate`], [`wire`]: length-prefixed frames with a hard
+//!   maximum and timeouts, a per-connection token bucket, and the
+//!   transport-level postcard messages.
+//! - [`login`]: Ed25519 login bound to the TLS session.
+//! - [`store`], [`sqlite`]: durable storage behind the [`store::GameStore`]
+//!   trait.
+//! - [`session`]: the [`session::GameSession`] trait a game plugs in through.
+//! - [`lobby`], [`connection`], [`server`]: games as tasks, connections, the
+//!   accept loop.
+//! - [`relay`]: a chat relay session for tests; not the game.
+//! - [`config`]: flags, TOML file, logging.
+
+pub mod config;
+pub mod connection;
+pub mod endpoint;
+pub mod frame;
+pub mod lobby;
+pub mod login;
+pub mod rate;
+pub mod relay;
+pub mod server;
+pub mod session;
+pub mod sqlite;
+pub mod store;
+pub mod tls;
+pub mod wire;
+
+pub use server::{Server, ServerError};

@@ -1,0 +1,294 @@
+//! The client side of the hexveil connection (DESIGN section 5): QUIC to a
+//! server that is trusted by a pinned certificate fingerprint or through a CA
+//! file, the Ed25519 login bound to the TLS session, and framed messages on
+//! the one session stream. QUIC keep-alives every 20 seconds keep the
+//! connection open while a player thinks.
+
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::time::Duration;
+
+use hexveil_server::endpoint::{client_config, EndpointError};
+use hexveil_server::frame::{read_frame, write_frame, FrameError, FrameLimits};
+use hexveil_server::login::{exporter, Challenge, LoginError, LoginKey};
+use hexveil_server::tls::ServerTrust;
+use hexveil_server::wire::{
+    ClientMessage, ErrorCode, PlayerKey, ServerMessage, WireError, PROTOCOL_VERSION,
+};
+use thiserror::Error;
+
+/// Time allowed to connect and log in.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Why talking to the server failed.
+#[derive(Debug, Error)]
+pub enum NetError {
+    /// The TLS/QUIC configuration could not be built.
+    #[error(transparent)]
+    Config(#[from] EndpointError),
+    /// The local UDP socket could not be opened.
+    #[error("cannot open a local UDP socket: {0}")]
+    Socket(std::io::Error),
+    /// quinn refused to start the connection (e.g. a bad server name).
+    #[error("cannot start connecting: {0}")]
+    Connect(#[from] quinn::ConnectError),
+    /// The connection failed or was closed (a wrong pinned fingerprint shows
+    /// up here as a TLS failure).
+    #[error("connection failed: {0}")]
+    Connection(#[from] quinn::ConnectionError),
+    /// Connecting and logging in took too long.
+    #[error("no login within {0:?}")]
+    Timeout(Duration),
+    /// Framing failed (also: nothing received within the idle timeout).
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    /// A message could not be encoded or decoded.
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    /// The login key or exporter failed.
+    #[error(transparent)]
+    Login(#[from] LoginError),
+    /// The server answered with an error.
+    #[error("server error {code:?}: {message}")]
+    Server {
+        /// Its code.
+        code: ErrorCode,
+        /// Its message.
+        message: String,
+    },
+    /// The server sent something out of place.
+    #[error("unexpected message from server: {0}")]
+    Unexpected(String),
+    /// The server finished the stream.
+    #[error("server closed the session stream")]
+    Closed,
+}
+
+/// A logged-in connection to a hexveil server.
+#[derive(Debug)]
+pub struct ServerConnection {
+    endpoint: quinn::Endpoint,
+    conn: quinn::Connection,
+    send: quinn::SendStream,
+    recv: quinn::RecvStream,
+    limits: FrameLimits,
+    key: PlayerKey,
+}
+
+impl ServerConnection {
+    /// Connect to `addr`, check the server by `trust` (`server_name` must be
+    /// in its certificate when a CA is used), open the session stream and log
+    /// in with the Ed25519 PKCS#8 key.
+    pub async fn connect(
+        addr: SocketAddr,
+        server_name: &str,
+        trust: &ServerTrust,
+        key_pkcs8: &[u8],
+    ) -> Result<Self, NetError> {
+        let key = LoginKey::from_pkcs8(key_pkcs8)?;
+        tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            Self::connect_inner(addr, server_name, trust, key),
+        )
+        .await
+        .map_err(|_| NetError::Timeout(CONNECT_TIMEOUT))?
+    }
+
+    async fn connect_inner(
+        addr: SocketAddr,
+        server_name: &str,
+        trust: &ServerTrust,
+        key: LoginKey,
+    ) -> Result<Self, NetError> {
+        let local: SocketAddr = if addr.is_ipv4() {
+            (Ipv4Addr::UNSPECIFIED, 0).into()
+        } else {
+            (Ipv6Addr::UNSPECIFIED, 0).into()
+        };
+        let endpoint = quinn::Endpoint::client(local).map_err(NetError::Socket)?;
+        let conn = endpoint
+            .connect_with(client_config(trust)?, addr, server_name)?
+            .await?;
+        let (send, recv) = conn.open_bi().await?;
+        let mut this = ServerConnection {
+            endpoint,
+            conn,
+            send,
+            recv,
+            limits: FrameLimits::default(),
+            key: key.public_key(),
+        };
+        this.send(&ClientMessage::Hello {
+            protocol_version: PROTOCOL_VERSION,
+        })
+        .await?;
+        let challenge = match this.recv().await? {
+            ServerMessage::Challenge { challenge, .. } => Challenge(challenge),
+            other => return Err(unexpected(other)),
+        };
+        let exported = exporter(&this.conn, &challenge)?;
+        this.send(&ClientMessage::Login {
+            public_key: key.public_key(),
+            signature: key.sign(&exported, &challenge),
+        })
+        .await?;
+        match this.recv().await? {
+            ServerMessage::LoginOk { public_key } if public_key == key.public_key() => Ok(this),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// The key this connection logged in with.
+    pub fn public_key(&self) -> PlayerKey {
+        self.key
+    }
+
+    /// Send one message.
+    pub async fn send(&mut self, msg: &ClientMessage) -> Result<(), NetError> {
+        let bytes = msg.encode()?;
+        self.send_frame(&bytes).await
+    }
+
+    /// Receive the next message (waiting at most the idle timeout, 5
+    /// minutes; a [`FrameError::Idle`] leaves the stream usable).
+    pub async fn recv(&mut self) -> Result<ServerMessage, NetError> {
+        let frame = self.recv_frame().await?;
+        Ok(ServerMessage::decode(&frame)?)
+    }
+
+    /// Send one raw frame payload.
+    pub async fn send_frame(&mut self, payload: &[u8]) -> Result<(), NetError> {
+        write_frame(&mut self.send, payload, &self.limits).await?;
+        Ok(())
+    }
+
+    /// Receive one raw frame payload.
+    pub async fn recv_frame(&mut self) -> Result<Vec<u8>, NetError> {
+        read_frame(&mut self.recv, &self.limits)
+            .await?
+            .ok_or(NetError::Closed)
+    }
+
+    /// Round-trip a ping; returns the time it took.
+    pub async fn ping(&mut self, nonce: u64) -> Result<Duration, NetError> {
+        let start = std::time::Instant::now();
+        self.send(&ClientMessage::Ping { nonce }).await?;
+        loop {
+            match self.recv().await? {
+                ServerMessage::Pong { nonce: n } if n == nonce => return Ok(start.elapsed()),
+                ServerMessage::Error { code, message } => {
+                    return Err(NetError::Server { code, message })
+                }
+                // Game messages may arrive first; a ping only checks liveness.
+                _ => {}
+            }
+        }
+    }
+
+    /// Finish the stream and close the connection politely.
+    pub async fn close(mut self) {
+        let _ = self.send.finish();
+        self.conn.close(0u32.into(), b"bye");
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.endpoint.wait_idle()).await;
+    }
+}
+
+fn unexpected(msg: ServerMessage) -> NetError {
+    match msg {
+        ServerMessage::Error { code, message } => NetError::Server { code, message },
+        other => NetError::Unexpected(format!("{other:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use hexveil_server::config::ServerSettings;
+    use hexveil_server::relay::RelayFactory;
+    use hexveil_server::tls::Fingerprint;
+    use hexveil_server::wire::{Role, Side};
+    use hexveil_server::Server;
+    use ring::rand::SystemRandom;
+    use ring::signature::Ed25519KeyPair;
+
+    fn new_key() -> Vec<u8> {
+        Ed25519KeyPair::generate_pkcs8(&SystemRandom::new())
+            .unwrap()
+            .as_ref()
+            .to_vec()
+    }
+
+    async fn start(dir: &std::path::Path) -> Server {
+        let settings = ServerSettings::new(dir.to_owned(), "127.0.0.1:0".parse().unwrap());
+        Server::start(settings, Arc::new(RelayFactory))
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn pinned_login_lobby_and_relay() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = start(dir.path()).await;
+        let trust = ServerTrust::Pinned(server.fingerprint());
+        let mut a = ServerConnection::connect(server.local_addr(), "localhost", &trust, &new_key())
+            .await
+            .unwrap();
+        let mut b = ServerConnection::connect(server.local_addr(), "localhost", &trust, &new_key())
+            .await
+            .unwrap();
+        a.ping(7).await.unwrap();
+        a.send(&ClientMessage::CreateGame {
+            scenario: b"s".to_vec(),
+        })
+        .await
+        .unwrap();
+        let ServerMessage::GameCreated { game_id } = a.recv().await.unwrap() else {
+            panic!("no game")
+        };
+        for (c, side) in [(&mut a, Side::First), (&mut b, Side::Second)] {
+            c.send(&ClientMessage::Join {
+                game_id,
+                role: Role::Player(side),
+            })
+            .await
+            .unwrap();
+            assert!(matches!(
+                c.recv().await.unwrap(),
+                ServerMessage::Joined { .. }
+            ));
+            assert!(matches!(
+                c.recv().await.unwrap(),
+                ServerMessage::Game { .. }
+            ));
+        }
+        a.send(&ClientMessage::Game {
+            game_id,
+            payload: b"hello".to_vec(),
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            b.recv().await.unwrap(),
+            ServerMessage::Game {
+                game_id,
+                payload: b"hello".to_vec()
+            }
+        );
+        a.close().await;
+        b.close().await;
+        server.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn wrong_pin_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = start(dir.path()).await;
+        let trust = ServerTrust::Pinned(Fingerprint([0; 32]));
+        let err = ServerConnection::connect(server.local_addr(), "localhost", &trust, &new_key())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, NetError::Connection(_)), "{err}");
+        server.shutdown().await;
+    }
+}

@@ -1,0 +1,328 @@
+//! Server settings: command-line flags (clap) over an optional TOML file
+//! (flags win), and the log setup (tracing with `RUST_LOG`-style filters).
+//!
+//! TOML keys (all optional): `listen = "127.0.0.1:4433"`, `data_dir = "..."`,
+//! `cert_names = ["game.example.org"]`, `max_frame = 262144`,
+//! `rate_per_second = 50`, `rate_burst = 100`, `answer_timeout_secs = 600`,
+//! `spectator_delay_secs = 0`, `login_timeout_secs = 10`,
+//! `max_connections = 4096`.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Parser;
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::frame::{FrameLimits, MAX_FRAME_LEN};
+use crate::rate::RateLimit;
+
+/// Default listen address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:4433";
+/// Default data directory.
+pub const DEFAULT_DATA_DIR: &str = "hexveil-data";
+/// Default per-game answer timeout: 10 minutes.
+pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default limit on simultaneous connections.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
+/// Default time allowed from connection to completed login.
+pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Command-line flags of `hexveil-server`.
+#[derive(Debug, Parser, Default)]
+#[command(name = "hexveil-server", about = "hexveil authoritative game server")]
+pub struct Cli {
+    /// TOML configuration file; flags override its values.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// UDP address to listen on (port 0 picks a free one).
+    #[arg(long)]
+    pub listen: Option<SocketAddr>,
+    /// Directory for the database and the TLS certificate.
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Extra DNS name or IP for a newly generated certificate (repeatable).
+    #[arg(long = "cert-name")]
+    pub cert_names: Vec<String>,
+    /// Largest accepted frame in bytes (at most 262144).
+    #[arg(long)]
+    pub max_frame: Option<u32>,
+    /// Frames per second each connection may send, sustained.
+    #[arg(long)]
+    pub rate_per_second: Option<u32>,
+    /// Frames a connection may send in a burst.
+    #[arg(long)]
+    pub rate_burst: Option<u32>,
+    /// Seconds a player has to answer when the game waits for him.
+    #[arg(long)]
+    pub answer_timeout_secs: Option<u64>,
+    /// Seconds by which spectators see the game late.
+    #[arg(long)]
+    pub spectator_delay_secs: Option<u64>,
+    /// Seconds allowed from connecting to a completed login.
+    #[arg(long)]
+    pub login_timeout_secs: Option<u64>,
+    /// Most simultaneous connections; more are refused at the handshake.
+    #[arg(long)]
+    pub max_connections: Option<usize>,
+}
+
+/// The TOML configuration file.
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// See [`Cli::listen`].
+    pub listen: Option<SocketAddr>,
+    /// See [`Cli::data_dir`].
+    pub data_dir: Option<PathBuf>,
+    /// See [`Cli::cert_names`].
+    #[serde(default)]
+    pub cert_names: Vec<String>,
+    /// See [`Cli::max_frame`].
+    pub max_frame: Option<u32>,
+    /// See [`Cli::rate_per_second`].
+    pub rate_per_second: Option<u32>,
+    /// See [`Cli::rate_burst`].
+    pub rate_burst: Option<u32>,
+    /// See [`Cli::answer_timeout_secs`].
+    pub answer_timeout_secs: Option<u64>,
+    /// See [`Cli::spectator_delay_secs`].
+    pub spectator_delay_secs: Option<u64>,
+    /// See [`Cli::login_timeout_secs`].
+    pub login_timeout_secs: Option<u64>,
+    /// See [`Cli::max_connections`].
+    pub max_connections: Option<usize>,
+}
+
+/// Why the configuration is unusable.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML for this schema.
+    #[error("config file {path} is invalid: {detail}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        detail: String,
+    },
+    /// A value is out of range.
+    #[error("{setting} = {value} is out of range: {why}")]
+    OutOfRange {
+        /// The setting.
+        setting: &'static str,
+        /// The value given.
+        value: u64,
+        /// The allowed range.
+        why: &'static str,
+    },
+}
+
+/// Everything the server needs to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerSettings {
+    /// UDP listen address.
+    pub listen: SocketAddr,
+    /// Data directory (database, certificate).
+    pub data_dir: PathBuf,
+    /// Extra names for a newly generated certificate.
+    pub cert_names: Vec<String>,
+    /// Frame limits per connection.
+    pub frame: FrameLimits,
+    /// Per-connection rate limit.
+    pub rate_limit: RateLimit,
+    /// Per-game answer timeout.
+    pub answer_timeout: Duration,
+    /// Spectator delay.
+    pub spectator_delay: Duration,
+    /// Time from connection to completed login.
+    pub login_timeout: Duration,
+    /// Most simultaneous connections.
+    pub max_connections: usize,
+}
+
+impl ServerSettings {
+    /// Defaults with the given data directory and listen address.
+    pub fn new(data_dir: PathBuf, listen: SocketAddr) -> Self {
+        ServerSettings {
+            listen,
+            data_dir,
+            cert_names: Vec::new(),
+            frame: FrameLimits::default(),
+            rate_limit: RateLimit::default(),
+            answer_timeout: DEFAULT_ANSWER_TIMEOUT,
+            spectator_delay: Duration::ZERO,
+            login_timeout: DEFAULT_LOGIN_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
+    }
+}
+
+impl FileConfig {
+    /// Read and parse a TOML file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            detail: e.to_string(),
+        })
+    }
+}
+
+fn non_zero(setting: &'static str, v: u32) -> Result<NonZeroU32, ConfigError> {
+    NonZeroU32::new(v).ok_or(ConfigError::OutOfRange {
+        setting,
+        value: 0,
+        why: "must be at least 1",
+    })
+}
+
+impl Cli {
+    /// Merge the file (if any) and the flags into settings; flags win.
+    pub fn settings(&self) -> Result<ServerSettings, ConfigError> {
+        let file = match &self.config {
+            Some(p) => FileConfig::load(p)?,
+            None => FileConfig::default(),
+        };
+        merge(self, file)
+    }
+}
+
+/// Merge flags over a parsed file.
+pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError> {
+    let listen = match cli.listen.or(file.listen) {
+        Some(a) => a,
+        None => DEFAULT_LISTEN.parse().expect("valid default address"),
+    };
+    let data_dir = cli
+        .data_dir
+        .clone()
+        .or(file.data_dir)
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+    let mut s = ServerSettings::new(data_dir, listen);
+    s.cert_names = file.cert_names;
+    for n in &cli.cert_names {
+        if !s.cert_names.contains(n) {
+            s.cert_names.push(n.clone());
+        }
+    }
+    if let Some(max) = cli.max_frame.or(file.max_frame) {
+        s.frame = FrameLimits::new(max, s.frame.idle_timeout, s.frame.transfer_timeout).ok_or(
+            ConfigError::OutOfRange {
+                setting: "max_frame",
+                value: u64::from(max),
+                why: "must be between 1 and 262144",
+            },
+        )?;
+    }
+    debug_assert!(s.frame.max_len() <= MAX_FRAME_LEN);
+    if let Some(v) = cli.rate_per_second.or(file.rate_per_second) {
+        s.rate_limit.frames_per_second = non_zero("rate_per_second", v)?;
+    }
+    if let Some(v) = cli.rate_burst.or(file.rate_burst) {
+        s.rate_limit.burst = non_zero("rate_burst", v)?;
+    }
+    if let Some(v) = cli.answer_timeout_secs.or(file.answer_timeout_secs) {
+        if v == 0 {
+            return Err(ConfigError::OutOfRange {
+                setting: "answer_timeout_secs",
+                value: v,
+                why: "must be at least 1",
+            });
+        }
+        s.answer_timeout = Duration::from_secs(v);
+    }
+    if let Some(v) = cli.spectator_delay_secs.or(file.spectator_delay_secs) {
+        s.spectator_delay = Duration::from_secs(v);
+    }
+    if let Some(v) = cli.login_timeout_secs.or(file.login_timeout_secs) {
+        if v == 0 {
+            return Err(ConfigError::OutOfRange {
+                setting: "login_timeout_secs",
+                value: v,
+                why: "must be at least 1",
+            });
+        }
+        s.login_timeout = Duration::from_secs(v);
+    }
+    if let Some(v) = cli.max_connections.or(file.max_connections) {
+        if v == 0 {
+            return Err(ConfigError::OutOfRange {
+                setting: "max_connections",
+                value: 0,
+                why: "must be at least 1",
+            });
+        }
+        s.max_connections = v;
+    }
+    Ok(s)
+}
+
+/// Set up logging to stderr; the filter comes from `RUST_LOG` (default
+/// `info`). Calling it twice is harmless.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_override_file() {
+        let file: FileConfig = toml::from_str(
+            r#"
+            listen = "127.0.0.1:9000"
+            data_dir = "/from/file"
+            max_frame = 1000
+            rate_per_second = 7
+            spectator_delay_secs = 30
+            "#,
+        )
+        .unwrap();
+        let cli = Cli::try_parse_from([
+            "hexveil-server",
+            "--listen",
+            "127.0.0.1:0",
+            "--rate-per-second",
+            "9",
+        ])
+        .unwrap();
+        let s = merge(&cli, file).unwrap();
+        assert_eq!(s.listen, "127.0.0.1:0".parse().unwrap());
+        assert_eq!(s.data_dir, PathBuf::from("/from/file"));
+        assert_eq!(s.frame.max_len(), 1000);
+        assert_eq!(s.rate_limit.frames_per_second.get(), 9);
+        assert_eq!(s.spectator_delay, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn bad_values_rejected() {
+        let cli = Cli::try_parse_from(["hexveil-server", "--max-frame", "300000"]).unwrap();
+        assert!(matches!(
+            merge(&cli, FileConfig::default()),
+            Err(ConfigError::OutOfRange {
+                setting: "max_frame",
+                ..
+            })
+        ));
+        assert!(toml::from_str::<FileConfig>("bogus = 1").is_err());
+    }
+}

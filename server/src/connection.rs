@@ -1,0 +1,560 @@
+//! One client connection (DESIGN section 5, G6): TLS handshake with ALPN
+//! `hexveil/1`, the session stream, hello and Ed25519 login, then a
+//! request/response loop over frames.
+//!
+//! Failure policy: anything that breaks the framing (an oversized length,
+//! a truncated or stalled frame, silence past the idle timeout) gets an error
+//! frame and closes the connection, because the stream can no longer be
+//! trusted to be in step. A well-framed but invalid message (undecodable,
+//! out of place, over the rate limit) gets an error frame and is otherwise
+//! ignored: it changes nothing. A failed login closes the connection.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use quinn::VarInt;
+use ring::rand::SystemRandom;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::timeout;
+use tracing::{debug, info, warn};
+
+use crate::config::ServerSettings;
+use crate::frame::{read_frame, write_frame, FrameError, FrameLimits};
+use crate::lobby::{ConnectionLink, GameCommand, Lobby, GAME_SEND_TIMEOUT};
+use crate::login::{exporter, verify_login, Challenge};
+use crate::rate::TokenBucket;
+use crate::session::{ConnectionId, Participant};
+use crate::store::StoreError;
+use crate::tls::ALPN;
+use crate::wire::{
+    ClientMessage, ErrorCode, GameId, PlayerKey, Role, ServerMessage, MAX_PAYLOAD_LEN,
+    PROTOCOL_VERSION,
+};
+
+/// Messages a connection's outbox holds before the client counts as too slow.
+pub const OUTBOX_CAPACITY: usize = 256;
+
+/// QUIC close codes used by the server.
+pub mod close {
+    /// Normal end.
+    pub const OK: u32 = 0;
+    /// The peer broke the protocol (ALPN, framing, hello).
+    pub const PROTOCOL_ERROR: u32 = 1;
+    /// A frame claimed more than the maximum length.
+    pub const FRAME_TOO_LARGE: u32 = 2;
+    /// The peer was silent or stalled past a timeout.
+    pub const TIMEOUT: u32 = 3;
+    /// The peer read too slowly (see [`crate::lobby::CLOSE_TOO_SLOW`]).
+    pub const TOO_SLOW: u32 = crate::lobby::CLOSE_TOO_SLOW;
+    /// The login failed.
+    pub const LOGIN_FAILED: u32 = 5;
+    /// The server is shutting down.
+    pub const SHUTDOWN: u32 = 6;
+}
+
+/// What every connection shares.
+#[derive(Debug)]
+pub struct ConnectionContext {
+    /// The games.
+    pub lobby: Arc<Lobby>,
+    /// The server's settings.
+    pub settings: ServerSettings,
+    rng: SystemRandom,
+    next_id: AtomicU64,
+}
+
+impl ConnectionContext {
+    /// A context for a lobby and settings.
+    pub fn new(lobby: Arc<Lobby>, settings: ServerSettings) -> Self {
+        ConnectionContext {
+            lobby,
+            settings,
+            rng: SystemRandom::new(),
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    fn next_id(&self) -> ConnectionId {
+        ConnectionId(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// How a connection ended (for the close frame and the log).
+struct Ending {
+    code: u32,
+    reason: String,
+    error: Option<ServerMessage>,
+}
+
+impl Ending {
+    fn quiet(reason: &str) -> Self {
+        Ending {
+            code: close::OK,
+            reason: reason.into(),
+            error: None,
+        }
+    }
+
+    fn with_error(close_code: u32, code: ErrorCode, message: String) -> Self {
+        Ending {
+            code: close_code,
+            reason: message.clone(),
+            error: Some(ServerMessage::error(code, message)),
+        }
+    }
+
+    fn from_frame_error(e: FrameError) -> Self {
+        match e {
+            FrameError::TooLarge { .. } => Ending::with_error(
+                close::FRAME_TOO_LARGE,
+                ErrorCode::FrameTooLarge,
+                e.to_string(),
+            ),
+            FrameError::Idle(_) | FrameError::Stalled { .. } | FrameError::WriteTimeout(_) => {
+                Ending::with_error(close::TIMEOUT, ErrorCode::Timeout, e.to_string())
+            }
+            FrameError::Truncated { .. } | FrameError::OutgoingTooLarge { .. } => {
+                Ending::with_error(close::PROTOCOL_ERROR, ErrorCode::Malformed, e.to_string())
+            }
+            FrameError::Io(_) => Ending::quiet("stream failed"),
+        }
+    }
+}
+
+/// Serve one incoming QUIC connection until it ends.
+pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionContext>) {
+    let id = ctx.next_id();
+    let login_timeout = ctx.settings.login_timeout;
+    let conn = match timeout(login_timeout, incoming).await {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => {
+            debug!(connection = id.0, error = %e, "handshake failed");
+            return;
+        }
+        Err(_) => {
+            debug!(connection = id.0, "handshake timed out");
+            return;
+        }
+    };
+    let alpn = conn
+        .handshake_data()
+        .and_then(|d| d.downcast::<quinn::crypto::rustls::HandshakeData>().ok())
+        .and_then(|d| d.protocol);
+    if alpn.as_deref() != Some(ALPN) {
+        conn.close(
+            VarInt::from_u32(close::PROTOCOL_ERROR),
+            b"application protocol must be hexveil/1",
+        );
+        return;
+    }
+    let (send, recv) = match timeout(login_timeout, conn.accept_bi()).await {
+        Ok(Ok(s)) => s,
+        _ => {
+            conn.close(
+                VarInt::from_u32(close::TIMEOUT),
+                b"no session stream opened",
+            );
+            return;
+        }
+    };
+    debug!(connection = id.0, remote = %conn.remote_address(), "connected");
+    let limits = ctx.settings.frame;
+    let (outbox, outbox_rx) = mpsc::channel(OUTBOX_CAPACITY);
+    let writer = tokio::spawn(write_loop(send, outbox_rx, limits, conn.clone()));
+    let mut session = Session {
+        id,
+        ctx: ctx.clone(),
+        conn: conn.clone(),
+        recv,
+        outbox,
+        bucket: TokenBucket::new(ctx.settings.rate_limit, std::time::Instant::now()),
+        joined: HashMap::new(),
+    };
+    let ending = session.run().await;
+    session.finish(ending, writer).await;
+}
+
+/// Drain the outbox onto the stream; on a write failure close the
+/// connection. When every sender is gone, finish the stream and wait (bounded)
+/// until the peer has everything.
+async fn write_loop(
+    mut send: quinn::SendStream,
+    mut outbox: mpsc::Receiver<ServerMessage>,
+    limits: FrameLimits,
+    conn: quinn::Connection,
+) {
+    while let Some(msg) = outbox.recv().await {
+        let bytes = match msg.encode() {
+            Ok(b) => b,
+            Err(e) => {
+                warn!(error = %e, "could not encode a server message; dropped");
+                continue;
+            }
+        };
+        if let Err(e) = write_frame(&mut send, &bytes, &limits).await {
+            debug!(error = %e, "write failed; closing");
+            conn.close(VarInt::from_u32(close::TIMEOUT), b"peer does not read");
+            return;
+        }
+    }
+    let _ = send.finish();
+    let _ = timeout(limits.transfer_timeout, send.stopped()).await;
+}
+
+struct Session {
+    id: ConnectionId,
+    ctx: Arc<ConnectionContext>,
+    conn: quinn::Connection,
+    recv: quinn::RecvStream,
+    outbox: mpsc::Sender<ServerMessage>,
+    bucket: TokenBucket,
+    joined: HashMap<GameId, (Role, mpsc::Sender<GameCommand>)>,
+}
+
+impl Session {
+    async fn reply(&self, msg: ServerMessage) -> Result<(), Ending> {
+        match timeout(
+            self.ctx.settings.frame.transfer_timeout,
+            self.outbox.send(msg),
+        )
+        .await
+        {
+            Ok(Ok(())) => Ok(()),
+            _ => Err(Ending::quiet("writer gone")),
+        }
+    }
+
+    /// Read one frame and decode it; `Ok(None)` for a well-framed message
+    /// that was refused (already answered with an error).
+    async fn next_message(
+        &mut self,
+        limits: &FrameLimits,
+    ) -> Result<Option<ClientMessage>, Ending> {
+        let frame = match read_frame(&mut self.recv, limits).await {
+            Ok(Some(f)) => f,
+            Ok(None) => return Err(Ending::quiet("client finished the stream")),
+            Err(e) => return Err(Ending::from_frame_error(e)),
+        };
+        if let Err(e) = self.bucket.try_take(std::time::Instant::now()) {
+            self.reply(ServerMessage::error(ErrorCode::RateLimited, e.to_string()))
+                .await?;
+            return Ok(None);
+        }
+        match ClientMessage::decode(&frame) {
+            Ok(m) => Ok(Some(m)),
+            Err(e) => {
+                self.reply(ServerMessage::error(ErrorCode::Malformed, e.to_string()))
+                    .await?;
+                Ok(None)
+            }
+        }
+    }
+
+    async fn run(&mut self) -> Ending {
+        let key = match self.login().await {
+            Ok(k) => k,
+            Err(e) => return e,
+        };
+        info!(connection = self.id.0, key = %key, "logged in");
+        let limits = self.ctx.settings.frame;
+        loop {
+            let msg = match self.next_message(&limits).await {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                Err(e) => return e,
+            };
+            if let Err(e) = self.dispatch(key, msg).await {
+                return e;
+            }
+        }
+    }
+
+    /// Hello, challenge, login; all within the login timeout.
+    async fn login(&mut self) -> Result<PlayerKey, Ending> {
+        let mut limits = self.ctx.settings.frame;
+        limits.idle_timeout = self.ctx.settings.login_timeout;
+        let deadline = tokio::time::Instant::now() + self.ctx.settings.login_timeout;
+        let login_timeout = self.ctx.settings.login_timeout;
+        let timed_out = move || {
+            Ending::with_error(
+                close::TIMEOUT,
+                ErrorCode::Timeout,
+                format!("login not completed within {login_timeout:?}"),
+            )
+        };
+        let mut challenge: Option<Challenge> = None;
+        loop {
+            let msg = match tokio::time::timeout_at(deadline, self.next_message(&limits)).await {
+                Err(_) => return Err(timed_out()),
+                Ok(r) => match r? {
+                    Some(m) => m,
+                    None => continue,
+                },
+            };
+            match (msg, challenge) {
+                (ClientMessage::Hello { protocol_version }, None) => {
+                    if protocol_version != PROTOCOL_VERSION {
+                        return Err(Ending::with_error(
+                            close::PROTOCOL_ERROR,
+                            ErrorCode::UnsupportedVersion,
+                            format!(
+                                "protocol version {protocol_version} not supported; this server speaks {PROTOCOL_VERSION}"
+                            ),
+                        ));
+                    }
+                    let c = Challenge::random(&self.ctx.rng).map_err(|e| {
+                        Ending::with_error(
+                            close::PROTOCOL_ERROR,
+                            ErrorCode::Internal,
+                            e.to_string(),
+                        )
+                    })?;
+                    challenge = Some(c);
+                    self.reply(ServerMessage::Challenge {
+                        protocol_version: PROTOCOL_VERSION,
+                        challenge: c.0,
+                    })
+                    .await?;
+                }
+                (
+                    ClientMessage::Login {
+                        public_key,
+                        signature,
+                    },
+                    Some(c),
+                ) => {
+                    let checked = exporter(&self.conn, &c)
+                        .and_then(|x| verify_login(&public_key, &x, &c, &signature));
+                    return match checked {
+                        Ok(()) => {
+                            self.reply(ServerMessage::LoginOk { public_key }).await?;
+                            Ok(public_key)
+                        }
+                        Err(e) => {
+                            warn!(connection = self.id.0, error = %e, "login failed");
+                            Err(Ending::with_error(
+                                close::LOGIN_FAILED,
+                                ErrorCode::LoginFailed,
+                                e.to_string(),
+                            ))
+                        }
+                    };
+                }
+                (other, _) => {
+                    let expected = if challenge.is_none() {
+                        "Hello"
+                    } else {
+                        "Login"
+                    };
+                    self.reply(ServerMessage::error(
+                        ErrorCode::UnexpectedMessage,
+                        format!(
+                            "expected {expected} before anything else, got {}",
+                            variant_name(&other)
+                        ),
+                    ))
+                    .await?;
+                }
+            }
+        }
+    }
+
+    async fn dispatch(&mut self, key: PlayerKey, msg: ClientMessage) -> Result<(), Ending> {
+        match msg {
+            ClientMessage::Hello { .. } | ClientMessage::Login { .. } => {
+                self.reply(ServerMessage::error(
+                    ErrorCode::UnexpectedMessage,
+                    "already logged in",
+                ))
+                .await?;
+            }
+            ClientMessage::Ping { nonce } => self.reply(ServerMessage::Pong { nonce }).await?,
+            ClientMessage::CreateGame { scenario } => {
+                let msg = match self.ctx.lobby.create_game(scenario).await {
+                    Ok(game_id) => ServerMessage::GameCreated { game_id },
+                    Err(crate::lobby::LobbyError::Rejected(r)) => {
+                        ServerMessage::error(ErrorCode::Rejected, r)
+                    }
+                    Err(e) => ServerMessage::error(ErrorCode::Internal, e.to_string()),
+                };
+                self.reply(msg).await?;
+            }
+            ClientMessage::ListGames => {
+                let games = self.ctx.lobby.list();
+                self.reply(ServerMessage::Games { games }).await?;
+            }
+            ClientMessage::Join { game_id, role } => self.join(key, game_id, role).await?,
+            ClientMessage::FetchTranscript { game_id, offset } => {
+                let msg = self.transcript_chunk(game_id, offset).await;
+                self.reply(msg).await?;
+            }
+            ClientMessage::Leave { game_id } => match self.joined.remove(&game_id) {
+                Some((_, game)) => {
+                    let cmd = GameCommand::Leave { from: self.id };
+                    if timeout(GAME_SEND_TIMEOUT, game.send(cmd)).await.is_err() {
+                        // The game is stuck; it will notice the closed outbox later.
+                        warn!(%game_id, "leave not delivered: game busy");
+                    }
+                }
+                None => {
+                    self.reply(not_joined(game_id)).await?;
+                }
+            },
+            ClientMessage::Game { game_id, payload } => {
+                let Some((role, game)) = self.joined.get(&game_id) else {
+                    self.reply(not_joined(game_id)).await?;
+                    return Ok(());
+                };
+                if *role == Role::Spectator {
+                    self.reply(ServerMessage::error(
+                        ErrorCode::SpectatorCannotAct,
+                        format!("spectators of game {game_id} cannot send game messages"),
+                    ))
+                    .await?;
+                    return Ok(());
+                }
+                let cmd = GameCommand::Payload {
+                    from: self.id,
+                    payload,
+                    outbox: self.outbox.clone(),
+                };
+                let sent = timeout(GAME_SEND_TIMEOUT, game.send(cmd)).await;
+                if !matches!(sent, Ok(Ok(()))) {
+                    self.reply(busy(game_id)).await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn transcript_chunk(&self, game_id: GameId, offset: u64) -> ServerMessage {
+        let transcript = match self.ctx.lobby.store().load_transcript(game_id).await {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                return ServerMessage::error(
+                    ErrorCode::NotFinished,
+                    format!("game {game_id} has not finished; no transcript yet"),
+                )
+            }
+            Err(StoreError::UnknownGame(_)) => {
+                return ServerMessage::error(
+                    ErrorCode::UnknownGame,
+                    format!("no game {game_id} on this server"),
+                )
+            }
+            Err(e) => return ServerMessage::error(ErrorCode::Internal, e.to_string()),
+        };
+        let total_len = transcript.len() as u64;
+        if offset > total_len {
+            return ServerMessage::error(
+                ErrorCode::BadOffset,
+                format!("offset {offset} is past the transcript's end ({total_len} bytes)"),
+            );
+        }
+        let start = offset as usize;
+        let end = (start + MAX_PAYLOAD_LEN).min(transcript.len());
+        ServerMessage::TranscriptChunk {
+            game_id,
+            offset,
+            total_len,
+            bytes: transcript[start..end].to_vec(),
+        }
+    }
+
+    async fn join(&mut self, key: PlayerKey, game_id: GameId, role: Role) -> Result<(), Ending> {
+        if self.joined.contains_key(&game_id) {
+            return self
+                .reply(ServerMessage::error(
+                    ErrorCode::UnexpectedMessage,
+                    format!("already joined game {game_id}; leave it first"),
+                ))
+                .await;
+        }
+        let Some(game) = self.ctx.lobby.commands(game_id) else {
+            return self
+                .reply(ServerMessage::error(
+                    ErrorCode::UnknownGame,
+                    format!("no game {game_id} on this server"),
+                ))
+                .await;
+        };
+        let (tx, rx) = oneshot::channel();
+        let cmd = GameCommand::Join {
+            participant: Participant {
+                connection: self.id,
+                key,
+                role,
+            },
+            link: ConnectionLink {
+                id: self.id,
+                outbox: self.outbox.clone(),
+                quic: Some(self.conn.clone()),
+            },
+            reply: tx,
+        };
+        let joined = async {
+            game.send(cmd).await.ok()?;
+            rx.await.ok()
+        };
+        match timeout(GAME_SEND_TIMEOUT, joined).await {
+            Ok(Some(true)) => {
+                self.joined.insert(game_id, (role, game));
+                Ok(())
+            }
+            // The game already told the client why.
+            Ok(Some(false)) => Ok(()),
+            _ => self.reply(busy(game_id)).await,
+        }
+    }
+
+    /// Leave every game, flush the outbox (bounded), then close.
+    async fn finish(self, ending: Ending, writer: tokio::task::JoinHandle<()>) {
+        let Session {
+            id,
+            conn,
+            outbox,
+            joined,
+            ctx,
+            ..
+        } = self;
+        if let Some(err) = ending.error {
+            let _ = outbox.try_send(err);
+        }
+        for (_, (_, game)) in joined {
+            let _ = game.try_send(GameCommand::Leave { from: id });
+        }
+        drop(outbox);
+        let _ = timeout(ctx.settings.frame.transfer_timeout, writer).await;
+        conn.close(VarInt::from_u32(ending.code), ending.reason.as_bytes());
+        debug!(connection = id.0, reason = %ending.reason, "connection closed");
+    }
+}
+
+fn not_joined(game_id: GameId) -> ServerMessage {
+    ServerMessage::error(
+        ErrorCode::NotJoined,
+        format!("this connection has not joined game {game_id}"),
+    )
+}
+
+fn busy(game_id: GameId) -> ServerMessage {
+    ServerMessage::error(
+        ErrorCode::Busy,
+        format!("game {game_id} is busy; nothing was changed, try again"),
+    )
+}
+
+fn variant_name(m: &ClientMessage) -> &'static str {
+    match m {
+        ClientMessage::Hello { .. } => "Hello",
+        ClientMessage::Login { .. } => "Login",
+        ClientMessage::Ping { .. } => "Ping",
+        ClientMessage::CreateGame { .. } => "CreateGame",
+        ClientMessage::ListGames => "ListGames",
+        ClientMessage::Join { .. } => "Join",
+        ClientMessage::Leave { .. } => "Leave",
+        ClientMessage::Game { .. } => "Game",
+        ClientMessage::FetchTranscript { .. } => "FetchTranscript",
+    }
+}

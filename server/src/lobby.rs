@@ -1,0 +1,899 @@
+//! The lobby and the game tasks (DESIGN section 5).
+//!
+//! Each game is owned by one tokio task holding its [`GameSession`];
+//! connections talk to it through a bounded channel of [`GameCommand`]s and
+//! it answers through each connection's bounded outbox with `try_send`. A game
+//! never waits on a connection: a connection whose outbox is full is too slow,
+//! and is dropped from the game and closed. A connection waits on a game only
+//! with a timeout ([`GAME_SEND_TIMEOUT`]), so a stuck game delays only its own
+//! players. Slow or silent clients therefore never stall another game.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use quinn::VarInt;
+use ring::rand::{SecureRandom, SystemRandom};
+use thiserror::Error;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{sleep_until, Instant};
+use tracing::{error, info, warn};
+
+use crate::session::{ConnectionId, Effect, GameSession, Participant, Recipient, SessionFactory};
+use crate::store::{StoreError, StoreHandle};
+use crate::wire::{
+    ErrorCode, GameId, GameSummary, Role, ServerMessage, Side, MAX_LISTED_GAMES, MAX_PAYLOAD_LEN,
+};
+
+/// Commands a game task's channel holds at most.
+pub const GAME_QUEUE: usize = 64;
+
+/// How long a connection waits for room in a game's channel or for its
+/// answer to a join before reporting the game busy.
+pub const GAME_SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// QUIC close code for a connection dropped because it read too slowly.
+pub const CLOSE_TOO_SLOW: u32 = 4;
+
+/// Per-game timing settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameSettings {
+    /// How long an awaited seat may take to answer.
+    pub answer_timeout: Duration,
+    /// How late spectators see [`Recipient::Spectators`] messages.
+    pub spectator_delay: Duration,
+}
+
+/// Why a lobby operation failed.
+#[derive(Debug, Error)]
+pub enum LobbyError {
+    /// The session factory refused the scenario.
+    #[error("scenario rejected: {0}")]
+    Rejected(String),
+    /// Storing the new game failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The random generator failed.
+    #[error("system random generator failed")]
+    Random,
+}
+
+/// The way back from a game to one connection.
+#[derive(Clone, Debug)]
+pub struct ConnectionLink {
+    /// The connection's id.
+    pub id: ConnectionId,
+    /// Its bounded outbox (the connection's writer drains it).
+    pub outbox: mpsc::Sender<ServerMessage>,
+    /// The QUIC connection, closed if the outbox overflows.
+    pub quic: Option<quinn::Connection>,
+}
+
+/// A request from a connection to a game task.
+#[derive(Debug)]
+pub enum GameCommand {
+    /// Join in `participant.role`. The game sends `Joined` or an error to the
+    /// outbox itself, and answers `true` on `reply` if the join succeeded.
+    Join {
+        /// Who asks.
+        participant: Participant,
+        /// Where to answer.
+        link: ConnectionLink,
+        /// Whether it worked.
+        reply: oneshot::Sender<bool>,
+    },
+    /// A game payload from a seated player.
+    Payload {
+        /// The sender's connection.
+        from: ConnectionId,
+        /// The bytes.
+        payload: Vec<u8>,
+        /// Where to report that the sender is no longer a member (e.g. its
+        /// seat was taken over by a newer connection of the same key).
+        outbox: mpsc::Sender<ServerMessage>,
+    },
+    /// The connection leaves (or closed).
+    Leave {
+        /// The connection.
+        from: ConnectionId,
+    },
+}
+
+/// Seats and counts of a live game, updated by its task, read by listings.
+#[derive(Debug, Default)]
+struct GameStatus {
+    first: AtomicBool,
+    second: AtomicBool,
+    spectators: AtomicU32,
+    finished: AtomicBool,
+}
+
+#[derive(Debug)]
+struct GameEntry {
+    commands: mpsc::Sender<GameCommand>,
+    status: Arc<GameStatus>,
+}
+
+type Registry = Arc<Mutex<HashMap<GameId, GameEntry>>>;
+
+/// All live games of this server. A game's task ends, and the game leaves
+/// the lobby, when it has finished and its last participant has left, or when
+/// its storage failed; a finished game's transcript stays in the store.
+pub struct Lobby {
+    games: Registry,
+    factory: Arc<dyn SessionFactory>,
+    store: StoreHandle,
+    settings: GameSettings,
+    rng: SystemRandom,
+}
+
+impl std::fmt::Debug for Lobby {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lobby")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Lobby {
+    /// An empty lobby.
+    pub fn new(
+        factory: Arc<dyn SessionFactory>,
+        store: StoreHandle,
+        settings: GameSettings,
+    ) -> Self {
+        Lobby {
+            games: Arc::new(Mutex::new(HashMap::new())),
+            factory,
+            store,
+            settings,
+            rng: SystemRandom::new(),
+        }
+    }
+
+    /// The store games write to.
+    pub fn store(&self) -> &StoreHandle {
+        &self.store
+    }
+
+    /// Rebuild every unfinished game from its stored log (DESIGN section 5:
+    /// restart replays the log through the engine). Games the factory cannot
+    /// restore are logged and skipped. Returns how many were restored.
+    pub async fn restore_unfinished(&self) -> Result<usize, StoreError> {
+        let mut restored = 0;
+        for game_id in self.store.list_unfinished().await? {
+            let game = self.store.load_game(game_id).await?;
+            let events: Vec<Vec<u8>> = self
+                .store
+                .load_events(game_id)
+                .await?
+                .into_iter()
+                .map(|e| e.bytes)
+                .collect();
+            let next_seq = events.len() as u64;
+            match self.factory.restore(game_id, &game.metadata, &events) {
+                Ok(session) => {
+                    self.spawn_game(game_id, session, next_seq, false);
+                    restored += 1;
+                }
+                Err(r) => error!(%game_id, reason = %r.0, "could not restore game; left out"),
+            }
+        }
+        Ok(restored)
+    }
+
+    /// Create a game from scenario bytes: the factory makes its session, the
+    /// store records it durably, then its task starts.
+    pub async fn create_game(&self, scenario: Vec<u8>) -> Result<GameId, LobbyError> {
+        let mut id = [0u8; 16];
+        self.rng.fill(&mut id).map_err(|_| LobbyError::Random)?;
+        let game_id = GameId(id);
+        let session = self
+            .factory
+            .create(game_id, &scenario)
+            .map_err(|r| LobbyError::Rejected(r.0))?;
+        self.store.create_game(game_id, scenario).await?;
+        self.spawn_game(game_id, session, 0, true);
+        info!(%game_id, "game created");
+        Ok(game_id)
+    }
+
+    /// Summaries of at most [`MAX_LISTED_GAMES`] live games.
+    pub fn list(&self) -> Vec<GameSummary> {
+        let games = self.games.lock().expect("lobby lock poisoned");
+        let mut out: Vec<GameSummary> = games
+            .iter()
+            .filter(|(_, e)| !e.commands.is_closed())
+            .map(|(id, e)| GameSummary {
+                game_id: *id,
+                first_seated: e.status.first.load(Ordering::Relaxed),
+                second_seated: e.status.second.load(Ordering::Relaxed),
+                spectators: e.status.spectators.load(Ordering::Relaxed),
+                finished: e.status.finished.load(Ordering::Relaxed),
+            })
+            .collect();
+        out.sort_by_key(|g| g.game_id);
+        out.truncate(MAX_LISTED_GAMES);
+        out
+    }
+
+    /// The command channel of a live game.
+    pub fn commands(&self, game_id: GameId) -> Option<mpsc::Sender<GameCommand>> {
+        let games = self.games.lock().expect("lobby lock poisoned");
+        games
+            .get(&game_id)
+            .filter(|e| !e.commands.is_closed())
+            .map(|e| e.commands.clone())
+    }
+
+    fn spawn_game(
+        &self,
+        game_id: GameId,
+        session: Box<dyn GameSession>,
+        next_seq: u64,
+        fresh: bool,
+    ) {
+        let (tx, rx) = mpsc::channel(GAME_QUEUE);
+        let status = Arc::new(GameStatus::default());
+        let task = GameTask {
+            game_id,
+            session,
+            store: self.store.clone(),
+            next_seq,
+            members: HashMap::new(),
+            seats: [None, None],
+            delayed: VecDeque::new(),
+            settings: self.settings,
+            status: status.clone(),
+            awaited: None,
+            departures: Vec::new(),
+            registry: self.games.clone(),
+        };
+        self.games.lock().expect("lobby lock poisoned").insert(
+            game_id,
+            GameEntry {
+                commands: tx,
+                status,
+            },
+        );
+        tokio::spawn(task.run(rx, fresh));
+    }
+}
+
+struct Member {
+    participant: Participant,
+    link: ConnectionLink,
+}
+
+struct GameTask {
+    game_id: GameId,
+    session: Box<dyn GameSession>,
+    store: StoreHandle,
+    next_seq: u64,
+    members: HashMap<ConnectionId, Member>,
+    seats: [Option<ConnectionId>; 2],
+    delayed: VecDeque<(Instant, Vec<u8>)>,
+    settings: GameSettings,
+    status: Arc<GameStatus>,
+    awaited: Option<(Side, Instant)>,
+    departures: Vec<Participant>,
+    registry: Registry,
+}
+
+fn seat(side: Side) -> usize {
+    match side {
+        Side::First => 0,
+        Side::Second => 1,
+    }
+}
+
+impl GameTask {
+    async fn run(mut self, rx: mpsc::Receiver<GameCommand>, fresh: bool) {
+        let outcome = self.serve(rx, fresh).await;
+        self.registry
+            .lock()
+            .expect("lobby lock poisoned")
+            .remove(&self.game_id);
+        match outcome {
+            Ok(()) => info!(game_id = %self.game_id, "game task ended"),
+            Err(e) => self.fail(e),
+        }
+    }
+
+    async fn serve(
+        &mut self,
+        mut rx: mpsc::Receiver<GameCommand>,
+        fresh: bool,
+    ) -> Result<(), StoreError> {
+        if fresh {
+            let effects = self.session.start();
+            self.apply(effects).await?;
+        }
+        self.refresh_awaiting(None);
+        loop {
+            let next_delayed = self.delayed.front().map(|(t, _)| *t);
+            let deadline = self.awaited.map(|(_, t)| t);
+            let result = tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.on_command(cmd).await,
+                    None => return Ok(()),
+                },
+                _ = sleep_until(next_delayed.unwrap_or_else(Instant::now)), if next_delayed.is_some() => {
+                    self.deliver_delayed();
+                    Ok(())
+                }
+                _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                    self.on_answer_timeout().await
+                }
+            };
+            result?;
+            self.update_status();
+            if self.status.finished.load(Ordering::Relaxed) && self.members.is_empty() {
+                return Ok(());
+            }
+        }
+    }
+
+    async fn on_command(&mut self, cmd: GameCommand) -> Result<(), StoreError> {
+        match cmd {
+            GameCommand::Join {
+                participant,
+                link,
+                reply,
+            } => {
+                let joined = self.join(participant, link).await;
+                // On a storage failure the client is told by `fail`.
+                let _ = reply.send(matches!(joined, Ok(true)));
+                joined?;
+            }
+            GameCommand::Payload {
+                from,
+                payload,
+                outbox,
+            } => {
+                let Some(member) = self.members.get(&from) else {
+                    let _ = outbox.try_send(ServerMessage::error(
+                        ErrorCode::NotJoined,
+                        format!("this connection is no longer in game {}", self.game_id),
+                    ));
+                    return Ok(());
+                };
+                let who = member.participant;
+                match self.session.handle(&who, &payload) {
+                    Ok(effects) => {
+                        self.apply(effects).await?;
+                        if let Role::Player(side) = who.role {
+                            self.refresh_awaiting(Some(side));
+                        }
+                    }
+                    Err(r) => self.send_to(from, ServerMessage::error(ErrorCode::Rejected, r.0)),
+                }
+            }
+            GameCommand::Leave { from } => {
+                if let Some(m) = self.remove_member(from) {
+                    let _ = m.link.outbox.try_send(ServerMessage::Left {
+                        game_id: self.game_id,
+                    });
+                    self.departures.push(m.participant);
+                }
+            }
+        }
+        self.process_departures().await
+    }
+
+    async fn join(
+        &mut self,
+        participant: Participant,
+        link: ConnectionLink,
+    ) -> Result<bool, StoreError> {
+        if self.members.contains_key(&participant.connection) {
+            let _ = link.outbox.try_send(ServerMessage::error(
+                ErrorCode::UnexpectedMessage,
+                format!("already joined game {}", self.game_id),
+            ));
+            return Ok(false);
+        }
+        match self.session.admit(&participant) {
+            Err(r) => {
+                let _ = link
+                    .outbox
+                    .try_send(ServerMessage::error(ErrorCode::Rejected, r.0));
+                Ok(false)
+            }
+            Ok(effects) => {
+                if let Role::Player(side) = participant.role {
+                    // A new connection for a seat (e.g. a resume) replaces the old one.
+                    if let Some(old) = self.seats[seat(side)] {
+                        if let Some(m) = self.remove_member(old) {
+                            let _ = m.link.outbox.try_send(ServerMessage::Left {
+                                game_id: self.game_id,
+                            });
+                        }
+                    }
+                    self.seats[seat(side)] = Some(participant.connection);
+                }
+                let _ = link.outbox.try_send(ServerMessage::Joined {
+                    game_id: self.game_id,
+                    role: participant.role,
+                });
+                self.members
+                    .insert(participant.connection, Member { participant, link });
+                self.apply(effects).await?;
+                self.refresh_awaiting(None);
+                Ok(true)
+            }
+        }
+    }
+
+    async fn on_answer_timeout(&mut self) -> Result<(), StoreError> {
+        let Some((side, _)) = self.awaited.take() else {
+            return Ok(());
+        };
+        warn!(game_id = %self.game_id, ?side, "answer timeout");
+        let effects = self.session.answer_timed_out(side);
+        self.apply(effects).await?;
+        self.refresh_awaiting(None);
+        self.process_departures().await
+    }
+
+    /// Restart the answer clock when the awaited seat changes or has just
+    /// acted; stop it when nobody is awaited.
+    fn refresh_awaiting(&mut self, acted: Option<Side>) {
+        match self.session.awaiting() {
+            None => self.awaited = None,
+            Some(side) => {
+                let keep = matches!(self.awaited, Some((s, _)) if s == side) && acted != Some(side);
+                if !keep {
+                    self.awaited = Some((side, Instant::now() + self.settings.answer_timeout));
+                }
+            }
+        }
+    }
+
+    async fn apply(&mut self, effects: Vec<Effect>) -> Result<(), StoreError> {
+        for effect in effects {
+            match effect {
+                Effect::Append(bytes) => {
+                    self.store
+                        .append_event(self.game_id, self.next_seq, bytes)
+                        .await?;
+                    self.next_seq += 1;
+                }
+                Effect::Send { to, payload } => self.send(to, payload),
+                Effect::Finish { result, transcript } => {
+                    self.store
+                        .finish_game(self.game_id, result, transcript)
+                        .await?;
+                    self.status.finished.store(true, Ordering::Relaxed);
+                    info!(game_id = %self.game_id, "game finished");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, to: Recipient, payload: Vec<u8>) {
+        if payload.len() > MAX_PAYLOAD_LEN {
+            error!(game_id = %self.game_id, len = payload.len(), "session produced an oversized payload; dropped");
+            return;
+        }
+        let targets: Vec<ConnectionId> = match to {
+            Recipient::Connection(c) => vec![c],
+            Recipient::Player(side) => self.seats[seat(side)].into_iter().collect(),
+            Recipient::Players => self.seats.iter().flatten().copied().collect(),
+            Recipient::Spectators => {
+                if self.settings.spectator_delay.is_zero() {
+                    self.spectator_ids()
+                } else {
+                    self.delayed
+                        .push_back((Instant::now() + self.settings.spectator_delay, payload));
+                    return;
+                }
+            }
+        };
+        for t in targets {
+            self.send_to(
+                t,
+                ServerMessage::Game {
+                    game_id: self.game_id,
+                    payload: payload.clone(),
+                },
+            );
+        }
+    }
+
+    fn spectator_ids(&self) -> Vec<ConnectionId> {
+        self.members
+            .values()
+            .filter(|m| m.participant.role == Role::Spectator)
+            .map(|m| m.participant.connection)
+            .collect()
+    }
+
+    fn deliver_delayed(&mut self) {
+        let now = Instant::now();
+        while let Some((t, _)) = self.delayed.front() {
+            if *t > now {
+                break;
+            }
+            let (_, payload) = self.delayed.pop_front().expect("front exists");
+            for id in self.spectator_ids() {
+                self.send_to(
+                    id,
+                    ServerMessage::Game {
+                        game_id: self.game_id,
+                        payload: payload.clone(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Deliver without waiting; a full outbox means the client reads too
+    /// slowly: it is dropped from the game and its connection closed.
+    fn send_to(&mut self, id: ConnectionId, msg: ServerMessage) {
+        let Some(m) = self.members.get(&id) else {
+            return;
+        };
+        match m.link.outbox.try_send(msg) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                warn!(game_id = %self.game_id, connection = id.0, "client too slow; dropped");
+                if let Some(m) = self.remove_member(id) {
+                    if let Some(q) = &m.link.quic {
+                        q.close(
+                            VarInt::from_u32(CLOSE_TOO_SLOW),
+                            b"too slow reading game messages",
+                        );
+                    }
+                    self.departures.push(m.participant);
+                }
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                if let Some(m) = self.remove_member(id) {
+                    self.departures.push(m.participant);
+                }
+            }
+        }
+    }
+
+    fn remove_member(&mut self, id: ConnectionId) -> Option<Member> {
+        let m = self.members.remove(&id)?;
+        for s in self.seats.iter_mut() {
+            if *s == Some(id) {
+                *s = None;
+            }
+        }
+        Some(m)
+    }
+
+    async fn process_departures(&mut self) -> Result<(), StoreError> {
+        while let Some(who) = self.departures.pop() {
+            let effects = self.session.departed(&who);
+            self.apply(effects).await?;
+        }
+        self.refresh_awaiting(None);
+        Ok(())
+    }
+
+    fn update_status(&self) {
+        self.status
+            .first
+            .store(self.seats[0].is_some(), Ordering::Relaxed);
+        self.status
+            .second
+            .store(self.seats[1].is_some(), Ordering::Relaxed);
+        self.status
+            .spectators
+            .store(self.spectator_ids().len() as u32, Ordering::Relaxed);
+    }
+
+    /// Storage failed: the session may be ahead of the durable log, so the
+    /// game stops here; a restart rebuilds it from what is durable.
+    fn fail(&self, e: StoreError) {
+        error!(game_id = %self.game_id, error = %e, "storage failed; game stopped");
+        for m in self.members.values() {
+            let _ = m.link.outbox.try_send(ServerMessage::error(
+                ErrorCode::Internal,
+                format!(
+                    "game {} stopped: {e}; nothing after the last acknowledgement was kept",
+                    self.game_id
+                ),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relay::RelayFactory;
+    use crate::session::Rejection;
+    use crate::sqlite::SqliteStore;
+    use crate::store::{GameStore, StoredEvent, StoredGame};
+    use crate::wire::PlayerKey;
+
+    const WAIT: Duration = Duration::from_secs(20);
+
+    fn settings(answer: u64, spectator_delay: u64) -> GameSettings {
+        GameSettings {
+            answer_timeout: Duration::from_secs(answer),
+            spectator_delay: Duration::from_secs(spectator_delay),
+        }
+    }
+
+    fn lobby_with(
+        factory: Arc<dyn SessionFactory>,
+        store: Box<dyn GameStore>,
+        s: GameSettings,
+    ) -> Lobby {
+        Lobby::new(factory, StoreHandle::spawn(store).unwrap(), s)
+    }
+
+    fn sqlite(dir: &tempfile::TempDir) -> Box<dyn GameStore> {
+        Box::new(SqliteStore::open(dir.path()).unwrap())
+    }
+
+    struct Client {
+        id: ConnectionId,
+        key: PlayerKey,
+        tx: mpsc::Sender<ServerMessage>,
+        rx: mpsc::Receiver<ServerMessage>,
+    }
+
+    fn client(n: u64, capacity: usize) -> Client {
+        let (tx, rx) = mpsc::channel(capacity);
+        Client {
+            id: ConnectionId(n),
+            key: PlayerKey([n as u8; 32]),
+            tx,
+            rx,
+        }
+    }
+
+    impl Client {
+        async fn join(&mut self, game: &mpsc::Sender<GameCommand>, role: Role) -> bool {
+            let (reply, answer) = oneshot::channel();
+            game.send(GameCommand::Join {
+                participant: Participant {
+                    connection: self.id,
+                    key: self.key,
+                    role,
+                },
+                link: ConnectionLink {
+                    id: self.id,
+                    outbox: self.tx.clone(),
+                    quic: None,
+                },
+                reply,
+            })
+            .await
+            .unwrap();
+            answer.await.unwrap()
+        }
+
+        async fn say(&self, game: &mpsc::Sender<GameCommand>, payload: &[u8]) {
+            game.send(GameCommand::Payload {
+                from: self.id,
+                payload: payload.to_vec(),
+                outbox: self.tx.clone(),
+            })
+            .await
+            .unwrap();
+        }
+
+        async fn next(&mut self) -> ServerMessage {
+            tokio::time::timeout(WAIT, self.rx.recv())
+                .await
+                .expect("message within the test bound")
+                .expect("outbox open")
+        }
+
+        async fn next_payload(&mut self) -> Vec<u8> {
+            loop {
+                if let ServerMessage::Game { payload, .. } = self.next().await {
+                    return payload;
+                }
+            }
+        }
+    }
+
+    // DESIGN 5: one slow reader is dropped; its game and the other player go on.
+    #[tokio::test]
+    async fn slow_reader_is_dropped_game_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut fast = client(1, 64);
+        // Room for Joined and the welcome only; it never reads afterwards.
+        let mut slow = client(2, 2);
+        assert!(fast.join(&game, Role::Player(Side::First)).await);
+        assert_eq!(fast.next_payload().await, b"welcome 1");
+        assert!(slow.join(&game, Role::Player(Side::Second)).await);
+        for i in 0..5 {
+            fast.say(&game, format!("m{i}").as_bytes()).await;
+            assert_eq!(
+                fast.next_payload().await,
+                format!("ack {}", i + 2).into_bytes()
+            );
+        }
+        // The slow reader lost its seat.
+        tokio::time::timeout(WAIT, async {
+            while lobby.list()[0].second_seated {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("slow seat freed");
+        assert!(lobby.list()[0].first_seated);
+        assert!(matches!(
+            slow.rx.recv().await,
+            Some(ServerMessage::Joined { .. })
+        ));
+    }
+
+    // DESIGN 5: spectators see the public view late by the configured delay.
+    #[tokio::test]
+    async fn spectators_get_messages_after_the_delay() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 3));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut p = client(1, 64);
+        let mut s = client(2, 64);
+        assert!(p.join(&game, Role::Player(Side::First)).await);
+        assert_eq!(p.next_payload().await, b"welcome 1");
+        assert!(s.join(&game, Role::Spectator).await);
+        assert!(matches!(s.next().await, ServerMessage::Joined { .. }));
+        assert_eq!(s.next_payload().await, b"welcome 1");
+        p.say(&game, b"public move").await;
+        assert_eq!(p.next_payload().await, b"ack 1");
+        assert!(s.rx.try_recv().is_err(), "spectator must not see it yet");
+        assert_eq!(s.next_payload().await, b"public move");
+    }
+
+    /// A session that waits for the second seat after the first one moved.
+    struct Turns {
+        waiting: Option<Side>,
+    }
+
+    impl GameSession for Turns {
+        fn admit(&mut self, _who: &Participant) -> Result<Vec<Effect>, Rejection> {
+            Ok(Vec::new())
+        }
+        fn handle(&mut self, from: &Participant, _p: &[u8]) -> Result<Vec<Effect>, Rejection> {
+            if from.role == Role::Player(Side::First) {
+                self.waiting = Some(Side::Second);
+            }
+            Ok(Vec::new())
+        }
+        fn awaiting(&self) -> Option<Side> {
+            self.waiting
+        }
+        fn answer_timed_out(&mut self, side: Side) -> Vec<Effect> {
+            self.waiting = None;
+            vec![Effect::Send {
+                to: Recipient::Players,
+                payload: format!("{side:?} timed out").into_bytes(),
+            }]
+        }
+    }
+
+    struct TurnsFactory;
+
+    impl SessionFactory for TurnsFactory {
+        fn create(&self, _: GameId, _: &[u8]) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(Turns { waiting: None }))
+        }
+        fn restore(
+            &self,
+            _: GameId,
+            _: &[u8],
+            _: &[Vec<u8>],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(Turns { waiting: None }))
+        }
+    }
+
+    // G2: a seat that does not answer in time is reported to the session.
+    #[tokio::test]
+    async fn answer_timeout_reaches_the_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(TurnsFactory), sqlite(&dir), settings(1, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        let mut b = client(2, 64);
+        assert!(a.join(&game, Role::Player(Side::First)).await);
+        assert!(b.join(&game, Role::Player(Side::Second)).await);
+        a.say(&game, b"move").await;
+        assert_eq!(a.next_payload().await, b"Second timed out");
+        assert_eq!(b.next_payload().await, b"Second timed out");
+    }
+
+    // G5/G6: the finished game's result and transcript are stored.
+    #[tokio::test]
+    async fn finish_is_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        assert!(a.join(&game, Role::Player(Side::First)).await);
+        assert_eq!(a.next_payload().await, b"welcome 1");
+        a.say(&game, b"hello").await;
+        assert_eq!(a.next_payload().await, b"ack 1");
+        a.say(&game, b"finish").await;
+        tokio::time::timeout(WAIT, async {
+            while !lobby.list()[0].finished {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("finished");
+        let t = lobby.store().load_transcript(id).await.unwrap().unwrap();
+        assert!(t.ends_with(b"hello"));
+        assert!(lobby.store().list_unfinished().await.unwrap().is_empty());
+    }
+
+    /// A store whose appends always fail.
+    struct BrokenDisk;
+
+    impl GameStore for BrokenDisk {
+        fn create_game(&mut self, _: GameId, _: &[u8]) -> Result<(), StoreError> {
+            Ok(())
+        }
+        fn append_event(&mut self, _: GameId, _: u64, _: &[u8]) -> Result<(), StoreError> {
+            Err(StoreError::Backend {
+                operation: "commit append_event",
+                detail: "disk full".into(),
+            })
+        }
+        fn load_game(&self, g: GameId) -> Result<StoredGame, StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+        fn load_events(&self, g: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+        fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {
+            Ok(Vec::new())
+        }
+        fn finish_game(&mut self, g: GameId, _: &[u8], _: &[u8]) -> Result<(), StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+        fn load_transcript(&self, g: GameId) -> Result<Option<Vec<u8>>, StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+    }
+
+    // G6: nothing is acknowledged that is not durable; a storage failure
+    // stops the game with a clear error instead.
+    #[tokio::test]
+    async fn storage_failure_stops_game_without_ack() {
+        let lobby = lobby_with(
+            Arc::new(RelayFactory),
+            Box::new(BrokenDisk),
+            settings(600, 0),
+        );
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        // The seat event cannot be stored: Joined was sent, then the failure.
+        assert!(!a.join(&game, Role::Player(Side::First)).await);
+        assert!(matches!(a.next().await, ServerMessage::Joined { .. }));
+        match a.next().await {
+            ServerMessage::Error { code, message } => {
+                assert_eq!(code, ErrorCode::Internal);
+                assert!(message.contains("disk full"), "{message}");
+            }
+            other => panic!("expected the storage error, got {other:?}"),
+        }
+        assert!(
+            a.rx.try_recv().is_err(),
+            "no welcome/ack after a failed append"
+        );
+        assert!(lobby.commands(id).is_none(), "stopped game is gone");
+    }
+}

@@ -1,0 +1,147 @@
+//! Starting the server: identity, storage, restored games, the QUIC endpoint
+//! and its accept loop.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use quinn::VarInt;
+use thiserror::Error;
+use tokio::sync::Semaphore;
+use tracing::{info, warn};
+
+use crate::config::ServerSettings;
+use crate::connection::{close, serve_connection, ConnectionContext};
+use crate::endpoint::{server_config, EndpointError};
+use crate::lobby::{GameSettings, Lobby};
+use crate::session::SessionFactory;
+use crate::sqlite::SqliteStore;
+use crate::store::{StoreError, StoreHandle};
+use crate::tls::{Fingerprint, ServerIdentity, TlsError};
+
+/// Why the server could not start.
+#[derive(Debug, Error)]
+pub enum ServerError {
+    /// Certificate setup failed.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// Endpoint configuration failed.
+    #[error(transparent)]
+    Endpoint(#[from] EndpointError),
+    /// Opening or reading the store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Binding the UDP socket or starting the storage thread failed.
+    #[error("cannot {action}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// A running server.
+#[derive(Debug)]
+pub struct Server {
+    endpoint: quinn::Endpoint,
+    fingerprint: Fingerprint,
+    local_addr: SocketAddr,
+    lobby: Arc<Lobby>,
+    restored: usize,
+}
+
+impl Server {
+    /// Start: load or create the certificate, open the SQLite store in the
+    /// data directory, restore unfinished games through `factory`, bind and
+    /// start accepting. Must be called inside a tokio runtime.
+    pub async fn start(
+        settings: ServerSettings,
+        factory: Arc<dyn SessionFactory>,
+    ) -> Result<Server, ServerError> {
+        let (identity, created) =
+            ServerIdentity::load_or_create(&settings.data_dir, &settings.cert_names)?;
+        if created {
+            info!(fingerprint = %identity.fingerprint(), "created a new self-signed certificate");
+        }
+        let store = SqliteStore::open(&settings.data_dir)?;
+        let store = StoreHandle::spawn(Box::new(store)).map_err(|source| ServerError::Io {
+            action: "start the storage thread",
+            source,
+        })?;
+        let lobby = Arc::new(Lobby::new(
+            factory,
+            store,
+            GameSettings {
+                answer_timeout: settings.answer_timeout,
+                spectator_delay: settings.spectator_delay,
+            },
+        ));
+        let restored = lobby.restore_unfinished().await?;
+        let endpoint = quinn::Endpoint::server(server_config(&identity)?, settings.listen)
+            .map_err(|source| ServerError::Io {
+                action: "bind the UDP socket",
+                source,
+            })?;
+        let local_addr = endpoint.local_addr().map_err(|source| ServerError::Io {
+            action: "read the bound address",
+            source,
+        })?;
+        let slots = Arc::new(Semaphore::new(settings.max_connections));
+        let ctx = Arc::new(ConnectionContext::new(lobby.clone(), settings));
+        let accepting = endpoint.clone();
+        tokio::spawn(async move {
+            while let Some(incoming) = accepting.accept().await {
+                match slots.clone().try_acquire_owned() {
+                    Ok(slot) => {
+                        let ctx = ctx.clone();
+                        tokio::spawn(async move {
+                            serve_connection(incoming, ctx).await;
+                            drop(slot);
+                        });
+                    }
+                    Err(_) => {
+                        warn!(remote = %incoming.remote_address(), "connection limit reached; refused");
+                        incoming.refuse();
+                    }
+                }
+            }
+        });
+        info!(%local_addr, restored, "listening");
+        Ok(Server {
+            endpoint,
+            fingerprint: identity.fingerprint(),
+            local_addr,
+            lobby,
+            restored,
+        })
+    }
+
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The certificate fingerprint clients pin.
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint
+    }
+
+    /// The lobby.
+    pub fn lobby(&self) -> &Arc<Lobby> {
+        &self.lobby
+    }
+
+    /// How many unfinished games were restored at start.
+    pub fn restored_games(&self) -> usize {
+        self.restored
+    }
+
+    /// Close every connection and wait (at most 5 s) for the endpoint to be
+    /// idle. Acknowledged events are already durable.
+    pub async fn shutdown(self) {
+        self.endpoint
+            .close(VarInt::from_u32(close::SHUTDOWN), b"server shutting down");
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.endpoint.wait_idle()).await;
+    }
+}

@@ -1,0 +1,575 @@
+//! Transport-level messages of the hexveil connection (protocol version
+//! [`PROTOCOL_VERSION`]), encoded with postcard inside one frame each (see
+//! [`crate::frame`]).
+//!
+//! These messages cover what the shell itself understands: the hello, the
+//! Ed25519 login bound to the TLS session (G6, DESIGN section 5), keep-alive
+//! pings, and the lobby (create, list, join as a side or as a spectator). The
+//! game's own messages travel opaquely inside [`ClientMessage::Game`] and
+//! [`ServerMessage::Game`]; the [`crate::session::GameSession`] plugged into the
+//! server gives them meaning.
+//!
+//! Decoding is strict: a frame must hold exactly one message (trailing bytes
+//! are an error) and every variable-length field is checked against the hard
+//! limits below after decoding, so nothing outside them reaches the lobby or a
+//! game.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::frame::MAX_FRAME_LEN;
+
+/// Version of this transport protocol; sent in [`ClientMessage::Hello`] and
+/// echoed in [`ServerMessage::Challenge`]. A server refuses any other version.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Bytes a frame needs around a game payload (enum tag, game id, length
+/// prefix); payloads are limited so that a full message always fits a frame.
+const PAYLOAD_OVERHEAD: usize = 64;
+
+/// Largest game payload (opaque session bytes) in one message.
+pub const MAX_PAYLOAD_LEN: usize = MAX_FRAME_LEN as usize - PAYLOAD_OVERHEAD;
+
+/// Largest scenario accepted by [`ClientMessage::CreateGame`].
+pub const MAX_SCENARIO_LEN: usize = MAX_PAYLOAD_LEN;
+
+/// Largest human-readable message in [`ServerMessage::Error`], in bytes.
+pub const MAX_ERROR_MESSAGE_LEN: usize = 1024;
+
+/// Most games listed in one [`ServerMessage::Games`].
+pub const MAX_LISTED_GAMES: usize = 1000;
+
+/// Length of an Ed25519 signature.
+pub const SIGNATURE_LEN: usize = 64;
+
+/// The random 16-byte identifier of a game (DESIGN section 3.0).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct GameId(pub [u8; 16]);
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&hex::encode(self.0))
+    }
+}
+
+impl fmt::Debug for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GameId({self})")
+    }
+}
+
+/// An Ed25519 public key identifying a player (32 raw bytes).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct PlayerKey(pub [u8; 32]);
+
+impl fmt::Display for PlayerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&hex::encode(self.0))
+    }
+}
+
+impl fmt::Debug for PlayerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PlayerKey({self})")
+    }
+}
+
+/// One of the two seats of a game. Which army sits where is the game
+/// session's business; the shell only routes by seat.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Side {
+    /// The first seat.
+    First,
+    /// The second seat.
+    Second,
+}
+
+impl Side {
+    /// The other seat.
+    pub fn other(self) -> Side {
+        match self {
+            Side::First => Side::Second,
+            Side::Second => Side::First,
+        }
+    }
+}
+
+/// How a connection takes part in a game.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum Role {
+    /// Plays the given seat.
+    Player(Side),
+    /// Watches the public view (optionally delayed); cannot act.
+    Spectator,
+}
+
+/// What went wrong, in a form a program can act on; every
+/// [`ServerMessage::Error`] also carries a human-readable message.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+pub enum ErrorCode {
+    /// The client's protocol version is not [`PROTOCOL_VERSION`].
+    UnsupportedVersion,
+    /// A frame's length prefix exceeds the maximum; the connection is closed.
+    FrameTooLarge,
+    /// A frame did not hold exactly one valid message.
+    Malformed,
+    /// The message is valid but not allowed at this point (e.g. a lobby
+    /// request before login, a second hello).
+    UnexpectedMessage,
+    /// The login signature did not verify; the connection is closed.
+    LoginFailed,
+    /// The peer was too slow or silent; the connection is closed.
+    Timeout,
+    /// The per-connection rate limit was exceeded; the frame was dropped.
+    RateLimited,
+    /// No game with that id on this server.
+    UnknownGame,
+    /// The request needs the connection to have joined that game first.
+    NotJoined,
+    /// Spectators cannot send game messages.
+    SpectatorCannotAct,
+    /// The game session refused the request (its message says why).
+    Rejected,
+    /// The game is too busy to take the request now; nothing changed.
+    Busy,
+    /// The server failed internally (storage); nothing was acknowledged.
+    Internal,
+    /// The game has not finished, so its transcript is not available.
+    NotFinished,
+    /// A transcript offset beyond its end.
+    BadOffset,
+}
+
+/// Summary of one game in a lobby listing.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct GameSummary {
+    /// The game.
+    pub game_id: GameId,
+    /// Whether a player currently holds the first seat.
+    pub first_seated: bool,
+    /// Whether a player currently holds the second seat.
+    pub second_seated: bool,
+    /// Number of spectators connected.
+    pub spectators: u32,
+    /// Whether the game has ended.
+    pub finished: bool,
+}
+
+/// A message from a client to the server.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum ClientMessage {
+    /// First message of every connection.
+    Hello {
+        /// Must equal [`PROTOCOL_VERSION`].
+        protocol_version: u32,
+    },
+    /// Answer to [`ServerMessage::Challenge`]: an Ed25519 signature over the
+    /// login tuple (see [`crate::login`]).
+    Login {
+        /// The player's public key.
+        public_key: PlayerKey,
+        /// The signature, exactly [`SIGNATURE_LEN`] bytes.
+        signature: Vec<u8>,
+    },
+    /// Liveness check; answered with [`ServerMessage::Pong`].
+    Ping {
+        /// Echoed back.
+        nonce: u64,
+    },
+    /// Create a game from a scenario (opaque to the shell, at most
+    /// [`MAX_SCENARIO_LEN`] bytes).
+    CreateGame {
+        /// The scenario bytes handed to the session factory.
+        scenario: Vec<u8>,
+    },
+    /// List the games of this server.
+    ListGames,
+    /// Join a game as a player of a seat or as a spectator.
+    Join {
+        /// The game.
+        game_id: GameId,
+        /// The role asked for.
+        role: Role,
+    },
+    /// Leave a game joined earlier.
+    Leave {
+        /// The game.
+        game_id: GameId,
+    },
+    /// A message for the game session (at most [`MAX_PAYLOAD_LEN`] bytes).
+    Game {
+        /// The game.
+        game_id: GameId,
+        /// Opaque session bytes.
+        payload: Vec<u8>,
+    },
+    /// Ask for part of a finished game's transcript (DESIGN 5: after the end
+    /// anyone may fetch the full transcript). Answered with
+    /// [`ServerMessage::TranscriptChunk`].
+    FetchTranscript {
+        /// The game.
+        game_id: GameId,
+        /// Byte offset to start at.
+        offset: u64,
+    },
+}
+
+/// A message from the server to a client.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum ServerMessage {
+    /// Answer to [`ClientMessage::Hello`]: the login challenge.
+    Challenge {
+        /// The server's protocol version.
+        protocol_version: u32,
+        /// 32 random bytes, fresh per connection.
+        challenge: [u8; 32],
+    },
+    /// The login verified; the connection now acts for this key.
+    LoginOk {
+        /// The key that logged in.
+        public_key: PlayerKey,
+    },
+    /// A request failed; see the code.
+    Error {
+        /// What kind of failure.
+        code: ErrorCode,
+        /// Human-readable details (at most [`MAX_ERROR_MESSAGE_LEN`] bytes).
+        message: String,
+    },
+    /// Answer to [`ClientMessage::Ping`].
+    Pong {
+        /// The ping's nonce.
+        nonce: u64,
+    },
+    /// A game was created and stored durably.
+    GameCreated {
+        /// Its new id.
+        game_id: GameId,
+    },
+    /// Answer to [`ClientMessage::ListGames`].
+    Games {
+        /// At most [`MAX_LISTED_GAMES`] games.
+        games: Vec<GameSummary>,
+    },
+    /// The connection joined a game.
+    Joined {
+        /// The game.
+        game_id: GameId,
+        /// The role granted.
+        role: Role,
+    },
+    /// The connection left a game.
+    Left {
+        /// The game.
+        game_id: GameId,
+    },
+    /// A message from the game session.
+    Game {
+        /// The game.
+        game_id: GameId,
+        /// Opaque session bytes.
+        payload: Vec<u8>,
+    },
+    /// Part of a finished game's transcript.
+    TranscriptChunk {
+        /// The game.
+        game_id: GameId,
+        /// Offset of `bytes` in the transcript.
+        offset: u64,
+        /// Length of the whole transcript.
+        total_len: u64,
+        /// At most [`MAX_PAYLOAD_LEN`] bytes; empty at the end.
+        bytes: Vec<u8>,
+    },
+}
+
+/// Why a frame could not be decoded into a message, or a message could not be
+/// encoded.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum WireError {
+    /// postcard could not decode the frame.
+    #[error("frame is not a valid message: {0}")]
+    Decode(String),
+    /// The frame held a message followed by extra bytes.
+    #[error("frame has {0} trailing bytes after the message")]
+    TrailingBytes(usize),
+    /// A field is longer than its hard limit.
+    #[error("field `{field}` is {len} bytes, the limit is {max}")]
+    FieldTooLong {
+        /// Which field.
+        field: &'static str,
+        /// Its length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A login signature is not 64 bytes.
+    #[error("signature is {0} bytes, an Ed25519 signature is 64")]
+    BadSignatureLength(usize),
+    /// postcard could not encode the message.
+    #[error("message could not be encoded: {0}")]
+    Encode(String),
+    /// The encoded message is larger than a frame may be.
+    #[error("encoded message is {len} bytes, a frame holds at most {max}")]
+    MessageTooLarge {
+        /// Encoded length.
+        len: usize,
+        /// Frame limit.
+        max: usize,
+    },
+}
+
+fn check_len(field: &'static str, len: usize, max: usize) -> Result<(), WireError> {
+    if len > max {
+        Err(WireError::FieldTooLong { field, len, max })
+    } else {
+        Ok(())
+    }
+}
+
+fn decode_exact<'a, T: Deserialize<'a>>(frame: &'a [u8]) -> Result<T, WireError> {
+    let (msg, rest) =
+        postcard::take_from_bytes::<T>(frame).map_err(|e| WireError::Decode(e.to_string()))?;
+    if !rest.is_empty() {
+        return Err(WireError::TrailingBytes(rest.len()));
+    }
+    Ok(msg)
+}
+
+fn encode_checked<T: Serialize>(msg: &T) -> Result<Vec<u8>, WireError> {
+    let bytes = postcard::to_allocvec(msg).map_err(|e| WireError::Encode(e.to_string()))?;
+    if bytes.len() > MAX_FRAME_LEN as usize {
+        return Err(WireError::MessageTooLarge {
+            len: bytes.len(),
+            max: MAX_FRAME_LEN as usize,
+        });
+    }
+    Ok(bytes)
+}
+
+impl ClientMessage {
+    /// Decode one frame; rejects trailing bytes and over-limit fields.
+    pub fn decode(frame: &[u8]) -> Result<Self, WireError> {
+        let msg: ClientMessage = decode_exact(frame)?;
+        msg.check_limits()?;
+        Ok(msg)
+    }
+
+    /// Encode into a frame payload.
+    pub fn encode(&self) -> Result<Vec<u8>, WireError> {
+        self.check_limits()?;
+        encode_checked(self)
+    }
+
+    fn check_limits(&self) -> Result<(), WireError> {
+        match self {
+            ClientMessage::Login { signature, .. } if signature.len() != SIGNATURE_LEN => {
+                Err(WireError::BadSignatureLength(signature.len()))
+            }
+            ClientMessage::CreateGame { scenario } => {
+                check_len("scenario", scenario.len(), MAX_SCENARIO_LEN)
+            }
+            ClientMessage::Game { payload, .. } => {
+                check_len("payload", payload.len(), MAX_PAYLOAD_LEN)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl ServerMessage {
+    /// Decode one frame; rejects trailing bytes and over-limit fields.
+    pub fn decode(frame: &[u8]) -> Result<Self, WireError> {
+        let msg: ServerMessage = decode_exact(frame)?;
+        msg.check_limits()?;
+        Ok(msg)
+    }
+
+    /// Encode into a frame payload.
+    pub fn encode(&self) -> Result<Vec<u8>, WireError> {
+        self.check_limits()?;
+        encode_checked(self)
+    }
+
+    /// An error message, its text cut to [`MAX_ERROR_MESSAGE_LEN`] bytes (at a
+    /// character boundary) so that it always encodes.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
+        let mut message = message.into();
+        if message.len() > MAX_ERROR_MESSAGE_LEN {
+            let mut cut = MAX_ERROR_MESSAGE_LEN;
+            while !message.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            message.truncate(cut);
+        }
+        ServerMessage::Error { code, message }
+    }
+
+    fn check_limits(&self) -> Result<(), WireError> {
+        match self {
+            ServerMessage::Error { message, .. } => {
+                check_len("message", message.len(), MAX_ERROR_MESSAGE_LEN)
+            }
+            ServerMessage::Games { games } => check_len("games", games.len(), MAX_LISTED_GAMES),
+            ServerMessage::Game { payload, .. } => {
+                check_len("payload", payload.len(), MAX_PAYLOAD_LEN)
+            }
+            ServerMessage::TranscriptChunk { bytes, .. } => {
+                check_len("bytes", bytes.len(), MAX_PAYLOAD_LEN)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_client_messages() {
+        let msgs = [
+            ClientMessage::Hello {
+                protocol_version: PROTOCOL_VERSION,
+            },
+            ClientMessage::Login {
+                public_key: PlayerKey([7; 32]),
+                signature: vec![1; 64],
+            },
+            ClientMessage::Join {
+                game_id: GameId([3; 16]),
+                role: Role::Player(Side::Second),
+            },
+            ClientMessage::Game {
+                game_id: GameId([3; 16]),
+                payload: b"hi".to_vec(),
+            },
+        ];
+        for m in msgs {
+            let bytes = m.encode().unwrap();
+            assert_eq!(ClientMessage::decode(&bytes).unwrap(), m);
+        }
+    }
+
+    // G6: a frame must hold exactly one message.
+    #[test]
+    fn trailing_bytes_rejected() {
+        let mut bytes = ClientMessage::ListGames.encode().unwrap();
+        bytes.push(0);
+        assert_eq!(
+            ClientMessage::decode(&bytes),
+            Err(WireError::TrailingBytes(1))
+        );
+    }
+
+    // G6: hard limits are enforced while decoding.
+    #[test]
+    fn wrong_signature_length_rejected() {
+        let m = ClientMessage::Login {
+            public_key: PlayerKey([7; 32]),
+            signature: vec![1; 63],
+        };
+        let bytes = postcard::to_allocvec(&m).unwrap();
+        assert_eq!(
+            ClientMessage::decode(&bytes),
+            Err(WireError::BadSignatureLength(63))
+        );
+    }
+
+    #[test]
+    fn garbage_and_empty_frames_rejected() {
+        assert!(matches!(
+            ClientMessage::decode(&[]),
+            Err(WireError::Decode(_))
+        ));
+        assert!(matches!(
+            ClientMessage::decode(&[0xff, 0xff, 0xff]),
+            Err(WireError::Decode(_))
+        ));
+    }
+
+    /// Test vectors for the transport protocol (also in server/README.md): a
+    /// change here is a protocol change and needs a new PROTOCOL_VERSION.
+    #[test]
+    fn encoding_test_vectors() {
+        let hex = |m: &ClientMessage| hex::encode(m.encode().unwrap());
+        assert_eq!(
+            hex(&ClientMessage::Hello {
+                protocol_version: 1
+            }),
+            "0001"
+        );
+        assert_eq!(
+            hex(&ClientMessage::Login {
+                public_key: PlayerKey([0x11; 32]),
+                signature: vec![0x22; 64],
+            }),
+            format!("01{}40{}", "11".repeat(32), "22".repeat(64))
+        );
+        assert_eq!(hex(&ClientMessage::Ping { nonce: 300 }), "02ac02");
+        assert_eq!(
+            hex(&ClientMessage::CreateGame {
+                scenario: b"ab".to_vec()
+            }),
+            "03026162"
+        );
+        assert_eq!(hex(&ClientMessage::ListGames), "04");
+        assert_eq!(
+            hex(&ClientMessage::Join {
+                game_id: GameId([0xab; 16]),
+                role: Role::Player(Side::Second),
+            }),
+            format!("05{}0001", "ab".repeat(16))
+        );
+        assert_eq!(
+            hex(&ClientMessage::Join {
+                game_id: GameId([0xab; 16]),
+                role: Role::Spectator,
+            }),
+            format!("05{}01", "ab".repeat(16))
+        );
+        assert_eq!(
+            hex(&ClientMessage::Game {
+                game_id: GameId([0; 16]),
+                payload: vec![9],
+            }),
+            format!("07{}0109", "00".repeat(16))
+        );
+        let shex = |m: &ServerMessage| hex::encode(m.encode().unwrap());
+        assert_eq!(
+            shex(&ServerMessage::Challenge {
+                protocol_version: 1,
+                challenge: [0x33; 32],
+            }),
+            format!("0001{}", "33".repeat(32))
+        );
+        assert_eq!(
+            shex(&ServerMessage::error(ErrorCode::RateLimited, "x")),
+            "02060178"
+        );
+        assert_eq!(
+            shex(&ServerMessage::Games {
+                games: vec![GameSummary {
+                    game_id: GameId([1; 16]),
+                    first_seated: true,
+                    second_seated: false,
+                    spectators: 2,
+                    finished: false,
+                }]
+            }),
+            format!("0501{}01000200", "01".repeat(16))
+        );
+    }
+
+    #[test]
+    fn error_text_is_cut_to_limit() {
+        let m = ServerMessage::error(ErrorCode::Internal, "é".repeat(MAX_ERROR_MESSAGE_LEN));
+        let ServerMessage::Error { message, .. } = &m else {
+            panic!("not an error")
+        };
+        assert!(message.len() <= MAX_ERROR_MESSAGE_LEN);
+        assert!(m.encode().is_ok());
+    }
+}
