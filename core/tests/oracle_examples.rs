@@ -77,3 +77,62 @@ fn input_errors_are_named() {
     let e = run(&q.to_string()).unwrap_err();
     assert!(matches!(e, OracleError::BadDie { index: 0, .. }), "{e}");
 }
+
+/// Every leaf of an example question replaced by each of a few wrong
+/// values: the oracle answers or names the error, and never panics.
+#[test]
+fn mutated_questions_never_panic() {
+    fn leaves(v: &Value, path: Vec<String>, out: &mut Vec<Vec<String>>) {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let mut p = path.clone();
+                    p.push(k.clone());
+                    leaves(x, p, out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    let mut p = path.clone();
+                    p.push(i.to_string());
+                    leaves(x, p, out);
+                }
+            }
+            _ => out.push(path),
+        }
+    }
+    fn at<'a>(v: &'a mut Value, path: &[String]) -> &'a mut Value {
+        path.iter().fold(v, |v, k| match v {
+            Value::Array(a) => &mut a[k.parse::<usize>().unwrap()],
+            other => &mut other[k.as_str()],
+        })
+    }
+    for name in ["b28-531-daisy-immediate", "a19-12-surrender"] {
+        let text = std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../examples/rules/{name}.json")),
+        )
+        .unwrap();
+        let base: Value = serde_json::from_str(&text).unwrap();
+        let mut paths = Vec::new();
+        leaves(&base, Vec::new(), &mut paths);
+        assert!(paths.len() > 50, "{name}: only {} leaves", paths.len());
+        for path in &paths {
+            for wrong in [
+                json!(-1),
+                json!(0),
+                json!(7),
+                json!(70000),
+                json!("x"),
+                Value::Null,
+                json!([]),
+            ] {
+                let mut q = base.clone();
+                *at(&mut q, path) = wrong.clone();
+                let input = q.to_string();
+                let r = std::panic::catch_unwind(|| run(&input));
+                assert!(r.is_ok(), "{name}: {path:?} = {wrong} panicked");
+            }
+        }
+    }
+}
