@@ -243,6 +243,36 @@ impl SealedSetup {
         Ok(s)
     }
 
+    /// The layout whose leaves hold `contents` (opened leaves, e.g. at the
+    /// end of a game); `Empty` leaves and contents that do not fit their
+    /// layer are left out (a content that does not fit is refused when the
+    /// leaf is opened).
+    pub fn from_contents(side: Side, contents: &[(Layer, Location, Content)]) -> SealedSetup {
+        let mut s = SealedSetup {
+            side,
+            ap: Vec::new(),
+            at: Vec::new(),
+            dummies: Vec::new(),
+            booby: Vec::new(),
+        };
+        for (layer, location, content) in contents {
+            match (layer, location, content) {
+                (Layer::AntiPersonnel, Location::Hex(h), Content::ApMines(st)) => {
+                    s.ap.push((*h, st.factors()))
+                }
+                (Layer::AntiPersonnel, Location::Hex(h), Content::Dummy) => s.dummies.push(*h),
+                (Layer::AntiTank, Location::Hex(h), Content::AtMines(f)) => {
+                    s.at.push((*h, f.get()))
+                }
+                (Layer::BoobyTrap, Location::Board(b), Content::BoobyTraps(l)) => {
+                    s.booby.push((*b, *l))
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+
     /// The content of the leaf for `layer` at `location` (what the owner
     /// opens when asked). Meaningful for a layout [`check_layout`] accepted.
     pub fn content(&self, map: &Map, layer: Layer, location: Location) -> Content {
@@ -508,6 +538,10 @@ pub fn check_layout(
         }
         if !ap_ok.contains(&Location::Hex(*h)) {
             out.push(where_not(*h, MinePlacement::HiddenAp, "B28.1"));
+        } else if let Err(t) = placement_allowed(&scenario.map, *h, MinePlacement::HiddenAp) {
+            // A Known hex is eligible as a location, but its terrain must
+            // still take A-P mines (B28.1).
+            out.push(violation(h, t, "B28.1"));
         }
         if known.contains(h) {
             known_ap += *s as u32;
@@ -736,6 +770,17 @@ pub fn initial_state(
     })
 }
 
+/// Whether `side` has received at least one Dummy Minefield counter, and so
+/// is entitled to the Secret dr for more (B28.47, R14): a printed allotment
+/// of at least one, or without one at least 24 Known factors in its OB.
+pub fn may_make_dummy_dr(scenario: &Scenario, side: Side) -> bool {
+    let ob = scenario.side(side);
+    match ob.dummy_allotment {
+        Some(n) => n >= 1,
+        None => ob.known_factors + ob.known_at_factors >= 24,
+    }
+}
+
 /// Whether `side` may make the Secret dr for extra Dummies now (B28.47): it
 /// must have received at least one Dummy Minefield counter (printed, or one
 /// per 24 Known factors in its OB; ruling R14) and not have rolled yet.
@@ -745,12 +790,7 @@ pub fn check_dummy_dr(
     side: Side,
 ) -> Result<(), crate::error::RuleError> {
     use crate::error::RuleError;
-    let ob = scenario.side(side);
-    let has_dummy = match ob.dummy_allotment {
-        Some(n) => n >= 1,
-        None => ob.known_factors + ob.known_at_factors >= 24,
-    };
-    if !has_dummy {
+    if !may_make_dummy_dr(scenario, side) {
         return Err(RuleError::new(
             format!("side {side} has no Dummy Minefield counter, so no Secret dr for more"),
             "B28.47",
