@@ -148,11 +148,25 @@ impl ServerConnection {
         self.send_frame(&bytes).await
     }
 
-    /// Receive the next message (waiting at most the idle timeout, 5
-    /// minutes; a [`FrameError::Idle`] leaves the stream usable).
+    /// Receive the next message. Waits as long as the connection lives: a
+    /// dead server is detected by the QUIC idle timeout (5 minutes; our
+    /// keep-alives keep a live one open).
     pub async fn recv(&mut self) -> Result<ServerMessage, NetError> {
         let frame = self.recv_frame().await?;
         Ok(ServerMessage::decode(&frame)?)
+    }
+
+    /// Receive the next message if one starts within `wait`; `Ok(None)` if
+    /// none did (the stream stays usable).
+    pub async fn recv_within(&mut self, wait: Duration) -> Result<Option<ServerMessage>, NetError> {
+        let limits = FrameLimits::new(self.limits.max_len(), wait, self.limits.transfer_timeout)
+            .expect("limits copied from valid ones");
+        match read_frame(&mut self.recv, &limits).await {
+            Ok(Some(frame)) => Ok(Some(ServerMessage::decode(&frame)?)),
+            Ok(None) => Err(NetError::Closed),
+            Err(FrameError::Idle(_)) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Send one raw frame payload.
@@ -238,6 +252,11 @@ mod tests {
             .await
             .unwrap();
         a.ping(7).await.unwrap();
+        assert!(a
+            .recv_within(Duration::from_millis(50))
+            .await
+            .unwrap()
+            .is_none());
         a.send(&ClientMessage::CreateGame {
             scenario: b"s".to_vec(),
         })

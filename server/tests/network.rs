@@ -545,3 +545,18 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
     assert_eq!(y.recv().await, ServerMessage::Pong { nonce: 5 });
     server.shutdown().await;
 }
+
+// G6: a logged-in connection that sends nothing past the idle timeout is
+// closed with a timeout error.
+#[tokio::test]
+async fn idle_connection_closed_after_idle_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(dir.path());
+    s.frame.idle_timeout = Duration::from_secs(1);
+    let server = start(s).await;
+    let mut c = RawClient::logged_in(server.local_addr(), server.fingerprint(), &new_key()).await;
+    let answer = c.recv().await;
+    assert_eq!(error_code(&answer), Some(ErrorCode::Timeout), "{answer:?}");
+    assert_eq!(c.closed_code().await, Some(close::TIMEOUT as u64));
+    server.shutdown().await;
+}
