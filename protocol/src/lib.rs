@@ -1,2 +1,42 @@
 //! hexveil-protocol: messages, commitments, the dice beacon, the signed
 //! transcript and its offline verifier. Pure: no sockets, no tokio.
+//!
+//! The cryptographic primitives (DESIGN 3.0-3.5, byte layouts in
+//! `PROTOCOL.md`):
+//!
+//! - [`encoding`]: the domain-tagged tuple encoding of everything hashed or signed;
+//! - [`merkle`]: RFC 6962 trees and padded audit paths;
+//! - [`layout`]: sealed layouts, openings and transitions (3.1);
+//! - [`note`]: sealed notes (3.2);
+//! - [`identity`]: Ed25519 keys;
+//! - [`envelope`]: signed envelopes, receipts, the head chain, fork proofs (3.5);
+//! - [`pad`], [`beacon`], [`dice`]: the dice beacon (3.4).
+
+pub mod beacon;
+pub mod content;
+pub mod dice;
+pub mod encoding;
+pub mod envelope;
+pub mod identity;
+pub mod layout;
+pub mod merkle;
+pub mod message;
+pub mod note;
+pub mod pad;
+pub mod player;
+pub mod referee;
+pub mod rules;
+pub mod session;
+
+pub use beacon::{BeaconRound, RollKind, RollRequest, RollSeed, RoundStatus};
+pub use dice::{DiceRoll, DiceStream, DieKind, Percentile};
+pub use encoding::{Digest, GameId, Party, TupleDecoder, TupleEncoder};
+pub use envelope::{Envelope, ForkProof, LogState, Receipt, SignedEnvelope};
+pub use identity::{Identity, PublicKey, Signature};
+pub use layout::{
+    verify_opening, verify_transition, Content, LayoutSeed, Opening, OpeningError, RootStatement,
+    Salt, SealedLayout, Transition,
+};
+pub use merkle::{AuditPath, MerkleTree};
+pub use note::{NoteBook, NoteCommitment, NoteContent, NoteOpening, NotesSeed};
+pub use pad::{Pad, PadEntry, PadPosition, PadSchedule, PadSeed, PadStatement, PadValue};

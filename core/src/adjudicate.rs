@@ -1,0 +1,99 @@
+//! Which rules resolve which action: the one dispatch point of the engine.
+
+use crate::action::Action;
+use crate::error::ActionError;
+use crate::resolve::{Ctx, Res};
+use crate::scenario::Scenario;
+use crate::side::Side;
+use crate::state::GameState;
+use crate::turn::{self, Who};
+use crate::unit::UnitId;
+
+/// The units an action names as its actor's own.
+fn own_units(action: &Action) -> Vec<UnitId> {
+    match action {
+        Action::Move { units, .. }
+        | Action::Advance { units, .. }
+        | Action::InfantryClearance { units } => units.clone(),
+        Action::Fire { firers, .. } => firers.clone(),
+        Action::Rout { unit, .. }
+        | Action::Search { unit }
+        | Action::ClearFullViewMines { unit } => vec![*unit],
+        Action::Disembark { vehicle, units } => {
+            let mut v = vec![*vehicle];
+            v.extend(units);
+            v
+        }
+        Action::Ffe { .. } | Action::EndPhase | Action::Concede | Action::DummyDr => Vec::new(),
+    }
+}
+
+/// Checks, before anything is asked, that `actor` may declare `action` now
+/// (turn, phase, ownership). Refusals here reveal nothing sealed: they look
+/// at public state only. Which action is allowed in which phase, and to
+/// whom, is [`turn::phase_allows`].
+pub fn check(
+    scenario: &Scenario,
+    state: &GameState,
+    actor: Side,
+    action: &Action,
+) -> Result<(), ActionError> {
+    let phase = state.phase;
+    let who = turn::phase_allows(action, phase).map_err(|cite| ActionError::WrongPhase {
+        action: turn::action_name(action).to_string(),
+        phase,
+        cite: cite.to_string(),
+    })?;
+    let allowed = match who {
+        Who::Either => true,
+        Who::Phasing => actor == state.phasing,
+        Who::NonPhasing => actor != state.phasing,
+    };
+    if !allowed {
+        return Err(ActionError::NotYourTurn {
+            actor,
+            phasing: state.phasing,
+            phase,
+        });
+    }
+    for id in own_units(action) {
+        let unit = state.unit(id).ok_or(ActionError::UnknownUnit(id))?;
+        if unit.side != actor {
+            return Err(ActionError::NotYourUnit {
+                unit: id,
+                owner: unit.side,
+                actor,
+            });
+        }
+    }
+    if let Action::DummyDr = action {
+        crate::setup::check_dummy_dr(scenario, state, actor)?;
+    }
+    Ok(())
+}
+
+/// Resolves an action over the context.
+pub fn resolve(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
+    match action {
+        Action::Move { units, to, mode } => crate::movement::resolve_move(ctx, units, *to, *mode),
+        Action::Rout { unit, to } => crate::movement::resolve_rout(ctx, *unit, *to),
+        Action::Advance { units, to } => crate::movement::resolve_advance(ctx, units, *to),
+        Action::Disembark { vehicle, units } => {
+            crate::movement::resolve_disembark(ctx, *vehicle, units)
+        }
+        Action::Search { unit } => crate::search::resolve(ctx, *unit),
+        Action::Ffe { hex, fp, kind } => crate::ffe::resolve(ctx, *hex, *fp, *kind),
+        Action::ClearFullViewMines { unit } => {
+            crate::minefield::declare_full_view_clearance(ctx, *unit)
+        }
+        Action::InfantryClearance { units } => crate::clearance::resolve(ctx, units),
+        Action::Fire {
+            firers,
+            target,
+            extra_drm,
+        } => crate::fire::resolve_fire(ctx, firers, *target, *extra_drm),
+        Action::EndPhase => turn::end_phase(ctx),
+        Action::Concede => turn::concede(ctx),
+        Action::DummyDr => crate::setup::dummy_dr(ctx),
+    }
+}

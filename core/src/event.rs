@@ -1,0 +1,81 @@
+//! What happened: events with who may see them and the rules they apply.
+
+use crate::dice::Roll;
+use crate::sealed::{Content, FactRequest};
+use crate::side::Side;
+use serde::{Deserialize, Serialize};
+
+/// Who may see an event (DESIGN G3/G4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Visibility {
+    /// Both players and spectators.
+    Public,
+    /// One side only (and the referee).
+    Side(Side),
+    /// The referee only (published at game end).
+    Referee,
+}
+
+impl Visibility {
+    /// Whether `side` may see an event with this visibility.
+    pub fn shown_to(self, side: Side) -> bool {
+        match self {
+            Visibility::Public => true,
+            Visibility::Side(s) => s == side,
+            Visibility::Referee => false,
+        }
+    }
+}
+
+/// One ruling or happening, with its audience and rule citations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Who may see it.
+    pub to: Visibility,
+    /// What happened.
+    pub kind: EventKind,
+    /// Rules (and rulings) applied, e.g. `B28.412`, `R13`.
+    pub cite: Vec<String>,
+}
+
+/// What happened. Each rules area has its own event type in its module.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventKind {
+    /// A roll the engine was given, and what it was used for.
+    Dice {
+        /// What the roll was for.
+        purpose: String,
+        /// The value.
+        roll: Roll,
+    },
+    /// A sealed fact the referee opened (published at game end).
+    FactOpened {
+        /// Which fact.
+        request: FactRequest,
+        /// Its content.
+        content: Content,
+    },
+    /// The owner must commit a new content for a sealed fact (DESIGN 3.1
+    /// transitions: B28.62 FFE, clearance). Issued for every affected
+    /// location, changed or not, so the traffic does not tell.
+    Transition {
+        /// Which fact.
+        request: FactRequest,
+        /// The content it must hold from now on.
+        new_content: Content,
+    },
+    /// Unit movement.
+    Move(crate::movement::MoveEvent),
+    /// Minefield attacks, reveals, clearance and FFE (B28).
+    Minefield(crate::minefield::MinefieldEvent),
+    /// Infantry fire on the IFT (A7, A19.131, A19.33).
+    Fire(crate::fire::FireEvent),
+    /// Morale, ELR, Replacement, Disruption, Casualty Reduction (A10, A19).
+    Morale(crate::morale::MoraleEvent),
+    /// Booby traps (B28.9).
+    BoobyTrap(crate::booby_trap::BoobyTrapEvent),
+    /// Daisy Chains (B28.531).
+    DaisyChain(crate::daisy_chain::DaisyEvent),
+    /// Turn and phase changes, surrender, the end of the game.
+    Turn(crate::turn::TurnEvent),
+}

@@ -1,0 +1,87 @@
+//! Random Selection (A.9) as the IFT uses it (A7.301, A7.302, B28.9).
+//!
+//! One dr per candidate, in unit-id order (public information only, G3);
+//! the highest dr is selected. When `n` units must be selected, the `n`
+//! highest are; every candidate tied with the `n`-th highest is selected too
+//! (R7: ties at the cut are all selected).
+
+use crate::dice::DiceKind;
+use crate::event::{EventKind, Visibility};
+use crate::morale::MoraleEvent;
+use crate::resolve::{spec, Ctx, Res};
+use crate::unit::UnitId;
+
+/// Picks at least `n` of `candidates` (more on a tie at the cut, R7).
+/// With `n` >= the number of candidates every candidate is selected and no
+/// die is rolled; with `n` == 0 or no candidates nothing is.
+pub fn select(ctx: &mut Ctx<'_>, candidates: &[UnitId], n: u8, why: &str) -> Res<Vec<UnitId>> {
+    let mut cands: Vec<UnitId> = candidates.to_vec();
+    cands.sort();
+    cands.dedup();
+    if n == 0 || cands.is_empty() {
+        return Ok(Vec::new());
+    }
+    if usize::from(n) >= cands.len() {
+        return Ok(cands);
+    }
+    let specs = cands
+        .iter()
+        .map(|u| {
+            spec(
+                DiceKind::Dr,
+                format!("Random Selection for {why}: unit {u}"),
+                "A.9",
+            )
+        })
+        .collect();
+    let rolls: Vec<u8> = ctx.roll(specs)?.iter().map(|r| r.total()).collect();
+    let selected = pick(&cands, &rolls, n);
+    ctx.emit(
+        Visibility::Public,
+        EventKind::Morale(MoraleEvent::RandomSelection {
+            why: why.to_string(),
+            candidates: cands.clone(),
+            rolls,
+            selected: selected.clone(),
+        }),
+        &["A.9", "R7"],
+    );
+    Ok(selected)
+}
+
+/// The pure part of [`select`]: the `n` highest rolls, ties at the cut all
+/// selected (R7). `cands` and `rolls` are parallel.
+pub fn pick(cands: &[UnitId], rolls: &[u8], n: u8) -> Vec<UnitId> {
+    let mut sorted: Vec<u8> = rolls.to_vec();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let Some(&cut) = sorted.get(usize::from(n).saturating_sub(1)) else {
+        return cands.to_vec();
+    };
+    cands
+        .iter()
+        .zip(rolls)
+        .filter(|(_, &r)| r >= cut)
+        .map(|(u, _)| *u)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[u16]) -> Vec<UnitId> {
+        v.iter().map(|&i| UnitId(i)).collect()
+    }
+
+    #[test]
+    fn a_9_highest_dr_is_selected() {
+        assert_eq!(pick(&ids(&[1, 2, 3]), &[2, 5, 4], 1), ids(&[2]));
+    }
+
+    #[test]
+    fn r7_ties_at_the_cut_are_all_selected() {
+        assert_eq!(pick(&ids(&[1, 2, 3]), &[5, 5, 4], 1), ids(&[1, 2]));
+        assert_eq!(pick(&ids(&[1, 2, 3, 4]), &[6, 3, 3, 1], 2), ids(&[1, 2, 3]));
+        assert_eq!(pick(&ids(&[1, 2, 3, 4]), &[6, 3, 2, 1], 2), ids(&[1, 2]));
+    }
+}

@@ -1,0 +1,335 @@
+//! Daisy Chains (B28.531, DESIGN 3.2): one sealed note per opportunity,
+//! placement legality and secrecy, the immediate roll, one attack only, and
+//! the public reveal when a Good Order enemy unit has LOS.
+
+mod scenario_support;
+use hexveil_core::daisy_chain::{
+    exposed, fire_phase_opportunity, opportunity, vehicle_entered, DaisyEvent,
+};
+use hexveil_core::scenario::Scenario;
+use hexveil_core::sealed::DaisyNote;
+use hexveil_core::state::GameState;
+use hexveil_core::turn::Phase;
+use hexveil_core::unit::UnitId;
+use hexveil_core::{Content, EventKind, Hex, Layer, Location, Roll, Side, Visibility};
+use scenario_support::*;
+
+fn h(s: &str) -> Hex {
+    s.parse().unwrap()
+}
+
+struct Setting {
+    sc: Scenario,
+    st: GameState,
+    pz: UnitId,
+    squad: UnitId,
+    holder: UnitId,
+}
+
+/// A's MPh. British squad with the chain in 3E4 (ADJACENT to the road hex
+/// 3E5). German units off the map unless a test puts them on it.
+fn setting() -> Setting {
+    let sc = scenario();
+    let mut st = state(&sc);
+    st.phase = Phase::Movement;
+    st.phasing = Side::A;
+    for u in st.units.values_mut() {
+        if u.side == Side::A {
+            u.hex = None;
+        }
+    }
+    let pz = sc.unit_named("ger-pz").unwrap();
+    let squad = sc.unit_named("ger-squad-1").unwrap();
+    let holder = sc.unit_named("brit-squad-1").unwrap();
+    Setting {
+        sc,
+        st,
+        pz,
+        squad,
+        holder,
+    }
+}
+
+fn note(n: DaisyNote) -> impl Fn(hexveil_core::FactRequest) -> Content {
+    move |_| Content::Daisy(n)
+}
+
+fn daisy_events(r: &Run) -> Vec<(Visibility, DaisyEvent)> {
+    r.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::DaisyChain(d) => Some((e.to, d.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The broken German squad steps into 3C5: it can see nothing (not Good
+/// Order), so any reveal would be a bug.
+fn blind_step(s: &mut Setting) -> (Vec<UnitId>, Hex) {
+    let u = s.st.units.get_mut(&s.squad).unwrap();
+    u.hex = Some(h("3C5"));
+    u.status.broken = true;
+    (vec![s.squad], h("3C5"))
+}
+
+#[test]
+fn b28_531_no_ssr_no_opportunity() {
+    let text = SCENARIO.replace("daisy_chains = true", "daisy_chains = false");
+    let sc = Scenario::from_toml(&text).unwrap();
+    let mut s = setting();
+    s.sc = sc;
+    let (moved, hex) = blind_step(&mut s);
+    let r = drive(
+        &s.sc,
+        &s.st,
+        Side::A,
+        &note(DaisyNote::Nothing),
+        &[],
+        &move |ctx| opportunity(ctx, &moved, hex),
+    );
+    assert!(r.asked.is_empty());
+    assert_eq!(r.state.opportunities, 0);
+}
+
+#[test]
+fn b28_531_every_enemy_step_is_an_opportunity_answered_by_a_note() {
+    let mut s = setting();
+    let (moved, hex) = blind_step(&mut s);
+    let r = drive(
+        &s.sc,
+        &s.st,
+        Side::A,
+        &note(DaisyNote::Nothing),
+        &[],
+        &move |ctx| {
+            opportunity(ctx, &moved, hex)?;
+            opportunity(ctx, &moved, hex)
+        },
+    );
+    assert_eq!(r.state.opportunities, 2);
+    assert_eq!(r.asked.len(), 2);
+    assert_eq!(r.asked[1].owner, Side::B);
+    assert_eq!(r.asked[1].layer, Layer::DaisyChain);
+    assert_eq!(r.asked[1].location, Location::Opportunity(2));
+    assert!(daisy_events(&r).is_empty());
+}
+
+#[test]
+fn b28_531_placement_is_secret_and_costs_no_concealment() {
+    let mut s = setting();
+    s.st.units.get_mut(&s.holder).unwrap().status.concealed = true;
+    let (moved, hex) = blind_step(&mut s);
+    let placed = DaisyNote::Placed {
+        holder: s.holder,
+        hex: h("3E5"),
+    };
+    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
+        opportunity(ctx, &moved, hex)
+    });
+    let ev = daisy_events(&r);
+    assert_eq!(ev.len(), 1, "{ev:?}");
+    assert_eq!(ev[0].0, Visibility::Referee);
+    assert!(matches!(ev[0].1, DaisyEvent::Placed { factors: 2, .. }));
+    assert_eq!(r.state.daisy_chains.len(), 1);
+    assert!(
+        r.state.units[&s.holder].status.concealed,
+        "B28.531: no loss of concealment"
+    );
+}
+
+#[test]
+fn b28_531_placement_must_be_adjacent_to_the_holder() {
+    let mut s = setting();
+    let (moved, hex) = blind_step(&mut s);
+    let placed = DaisyNote::Placed {
+        holder: s.holder,
+        hex: h("3E7"),
+    };
+    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
+        opportunity(ctx, &moved, hex)
+    });
+    let ev = daisy_events(&r);
+    assert!(
+        matches!(&ev[0], (Visibility::Referee, DaisyEvent::IllegalPlacement { reason, .. }) if reason.contains("ADJACENT")),
+        "{ev:?}"
+    );
+    assert!(r.state.daisy_chains.is_empty());
+}
+
+#[test]
+fn b28_531_a_pinned_or_broken_holder_cannot_place() {
+    for (pinned, broken) in [(true, false), (false, true)] {
+        let mut s = setting();
+        let u = s.st.units.get_mut(&s.holder).unwrap();
+        u.status.pinned = pinned;
+        u.status.broken = broken;
+        let (moved, hex) = blind_step(&mut s);
+        let placed = DaisyNote::Placed {
+            holder: s.holder,
+            hex: h("3E5"),
+        };
+        let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
+            opportunity(ctx, &moved, hex)
+        });
+        assert!(
+            r.state.daisy_chains.is_empty(),
+            "pinned {pinned} broken {broken}"
+        );
+        assert!(matches!(
+            daisy_events(&r)[0].1,
+            DaisyEvent::IllegalPlacement { .. }
+        ));
+    }
+}
+
+#[test]
+fn b28_531_placed_as_a_vehicle_enters_rolls_at_once_and_attacks_only_once() {
+    let mut s = setting();
+    s.st.units.get_mut(&s.pz).unwrap().hex = Some(h("3E5"));
+    let (pz, holder) = (s.pz, s.holder);
+    let placed = DaisyNote::Placed {
+        holder,
+        hex: h("3E5"),
+    };
+    let dice = [
+        Roll::Dr(6),
+        Roll::Dr(6),
+        Roll::DR {
+            coloured: 6,
+            white: 6,
+        },
+    ];
+    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &dice, &move |ctx| {
+        opportunity(ctx, &[pz], h("3E5"))?;
+        // The same vehicle (or another) entering later is not attacked again.
+        vehicle_entered(ctx, pz, h("3E5"))
+    });
+    assert!(r.result.is_ok(), "{:?}", r.result);
+    let attacks: Vec<_> = daisy_events(&r)
+        .into_iter()
+        .filter(|(_, e)| matches!(e, DaisyEvent::Attacks { .. }))
+        .collect();
+    assert_eq!(attacks.len(), 1, "{attacks:?}");
+    assert!(matches!(
+        attacks[0],
+        (Visibility::Public, DaisyEvent::Attacks { immediate: true, factors: 2, vehicle, .. }) if vehicle == pz
+    ));
+    assert!(r.state.daisy_chains[0].attacked);
+}
+
+#[test]
+fn b28_531_a_placed_chain_attacks_a_vehicle_entering_later() {
+    let mut s = setting();
+    let (moved, hex) = blind_step(&mut s);
+    let (pz, holder) = (s.pz, s.holder);
+    let placed = DaisyNote::Placed {
+        holder,
+        hex: h("3E5"),
+    };
+    let dice = [
+        Roll::Dr(6),
+        Roll::Dr(6),
+        Roll::DR {
+            coloured: 6,
+            white: 6,
+        },
+    ];
+    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &dice, &move |ctx| {
+        opportunity(ctx, &moved, hex)?;
+        vehicle_entered(ctx, pz, h("3E5"))
+    });
+    assert!(daisy_events(&r)
+        .iter()
+        .any(|(to, e)| *to == Visibility::Public
+            && matches!(
+                e,
+                DaisyEvent::Attacks {
+                    immediate: false,
+                    ..
+                }
+            )));
+}
+
+#[test]
+fn b28_531_revealed_when_a_good_order_enemy_has_los() {
+    let mut s = setting();
+    // A Good Order German squad steps into 3D5, ADJACENT to 3E5 over open ground.
+    s.st.units.get_mut(&s.squad).unwrap().hex = Some(h("3D5"));
+    let squad = s.squad;
+    let placed = DaisyNote::Placed {
+        holder: s.holder,
+        hex: h("3E5"),
+    };
+    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
+        opportunity(ctx, &[squad], h("3D5"))
+    });
+    let ev = daisy_events(&r);
+    assert!(
+        ev.iter().any(|(to, e)| *to == Visibility::Public
+            && matches!(e, DaisyEvent::Revealed { seen_by: Some(u), .. } if *u == squad)),
+        "{ev:?}"
+    );
+    assert!(r.state.daisy_chains[0].revealed);
+    assert!(
+        exposed(&r.state, &s.sc.map).is_empty(),
+        "nothing left to reveal"
+    );
+}
+
+#[test]
+fn b28_531_exposed_lists_an_unrevealed_chain_in_enemy_los() {
+    // The verifier's audit: a chain the referee knows, not yet revealed,
+    // while a Good Order enemy unit sees its hex.
+    let mut s = setting();
+    let (moved, hex) = blind_step(&mut s);
+    let placed = DaisyNote::Placed {
+        holder: s.holder,
+        hex: h("3E5"),
+    };
+    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
+        opportunity(ctx, &moved, hex)
+    });
+    let mut st = r.state.clone();
+    assert!(exposed(&st, &s.sc.map).is_empty());
+    let u = st.units.get_mut(&s.squad).unwrap();
+    u.status.broken = false;
+    u.hex = Some(h("3D5"));
+    let ex = exposed(&st, &s.sc.map);
+    assert_eq!(ex.len(), 1);
+    assert_eq!(ex[0].1, s.squad);
+}
+
+#[test]
+fn b28_531_owner_may_place_in_his_own_fire_phase() {
+    let mut s = setting();
+    s.st.phasing = Side::B;
+    s.st.phase = Phase::PrepFire;
+    let placed = DaisyNote::Placed {
+        holder: s.holder,
+        hex: h("3E5"),
+    };
+    let r = drive(&s.sc, &s.st, Side::B, &note(placed), &[], &|ctx| {
+        fire_phase_opportunity(ctx, Side::B)
+    });
+    assert_eq!(r.asked.len(), 1);
+    assert_eq!(r.state.daisy_chains.len(), 1);
+}
+
+#[test]
+fn b28_531_a_chain_is_placed_once() {
+    let mut s = setting();
+    let (moved, hex) = blind_step(&mut s);
+    let placed = DaisyNote::Placed {
+        holder: s.holder,
+        hex: h("3E5"),
+    };
+    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
+        opportunity(ctx, &moved, hex)?;
+        opportunity(ctx, &moved, hex)
+    });
+    assert_eq!(r.state.daisy_chains.len(), 1);
+    assert!(daisy_events(&r)
+        .iter()
+        .any(|(_, e)| matches!(e, DaisyEvent::IllegalPlacement { reason, .. } if reason.contains("already placed"))));
+}

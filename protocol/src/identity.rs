@@ -1,0 +1,168 @@
+//! Ed25519 identities (ring 0.17): players' keys and the server's transcript
+//! key (DESIGN 3.0, 3.5). No file IO: key documents are returned as bytes and
+//! the caller stores them.
+
+use std::fmt;
+
+use ring::rand::SystemRandom;
+use ring::signature::{self, Ed25519KeyPair, KeyPair, UnparsedPublicKey};
+use thiserror::Error;
+
+use crate::encoding::byte_newtype;
+
+byte_newtype!(
+    /// An Ed25519 public key (32 bytes), shown as hex.
+    PublicKey,
+    32
+);
+
+byte_newtype!(
+    /// An Ed25519 signature (64 bytes), shown as hex.
+    Signature,
+    64
+);
+
+/// A key could not be made or loaded, or a signature did not verify.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum IdentityError {
+    /// The system random number generator failed.
+    #[error("the system random number generator failed")]
+    RandomFailed,
+    /// The bytes are not a valid Ed25519 PKCS#8 (v1 or v2) document.
+    #[error("not a valid Ed25519 PKCS#8 key document")]
+    BadKeyDocument,
+    /// The 32-byte seed could not be turned into a key pair.
+    #[error("invalid Ed25519 seed")]
+    BadSeed,
+}
+
+/// The signature does not verify under the given key and message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("Ed25519 signature does not verify under key {0}")]
+pub struct BadSignature(pub PublicKey);
+
+impl PublicKey {
+    /// Verifies `sig` over `msg` ("valid" means what ring 0.17 accepts,
+    /// non-canonical encodings rejected: DESIGN 3.0).
+    pub fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), BadSignature> {
+        UnparsedPublicKey::new(&signature::ED25519, &self.0)
+            .verify(msg, &sig.0)
+            .map_err(|_| BadSignature(*self))
+    }
+}
+
+/// An Ed25519 key pair able to sign.
+pub struct Identity {
+    pair: Ed25519KeyPair,
+    public: PublicKey,
+}
+
+impl fmt::Debug for Identity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print the secret key.
+        write!(f, "Identity({})", self.public)
+    }
+}
+
+impl Identity {
+    /// Generates a fresh key from the system RNG and returns its PKCS#8 v2
+    /// document; load it with [`Identity::from_pkcs8`] after storing it.
+    pub fn generate_pkcs8() -> Result<Vec<u8>, IdentityError> {
+        let rng = SystemRandom::new();
+        let doc = Ed25519KeyPair::generate_pkcs8(&rng).map_err(|_| IdentityError::RandomFailed)?;
+        Ok(doc.as_ref().to_vec())
+    }
+
+    /// Loads a key from a PKCS#8 document (v2 with public key, or v1).
+    pub fn from_pkcs8(doc: &[u8]) -> Result<Identity, IdentityError> {
+        let pair = Ed25519KeyPair::from_pkcs8_maybe_unchecked(doc)
+            .map_err(|_| IdentityError::BadKeyDocument)?;
+        Ok(Self::wrap(pair))
+    }
+
+    /// Builds a key from a raw 32-byte seed. For test vectors and
+    /// deterministic fixtures; real keys come from [`Identity::generate_pkcs8`].
+    pub fn from_seed(seed: &[u8; 32]) -> Result<Identity, IdentityError> {
+        let pair = Ed25519KeyPair::from_seed_unchecked(seed).map_err(|_| IdentityError::BadSeed)?;
+        Ok(Self::wrap(pair))
+    }
+
+    fn wrap(pair: Ed25519KeyPair) -> Identity {
+        let mut pk = [0u8; 32];
+        pk.copy_from_slice(pair.public_key().as_ref());
+        Identity {
+            pair,
+            public: PublicKey(pk),
+        }
+    }
+
+    /// The public key.
+    pub fn public_key(&self) -> PublicKey {
+        self.public
+    }
+
+    /// Signs `msg` (deterministic: Ed25519).
+    pub fn sign(&self, msg: &[u8]) -> Signature {
+        let mut out = [0u8; 64];
+        out.copy_from_slice(self.pair.sign(msg).as_ref());
+        Signature(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_key_round_trips_through_pkcs8_and_signs() {
+        let doc = Identity::generate_pkcs8().unwrap();
+        let id = Identity::from_pkcs8(&doc).unwrap();
+        let again = Identity::from_pkcs8(&doc).unwrap();
+        assert_eq!(id.public_key(), again.public_key());
+        let sig = id.sign(b"move");
+        assert_eq!(id.public_key().verify(b"move", &sig), Ok(()));
+    }
+
+    #[test]
+    fn forged_signature_is_rejected_g5() {
+        let id = Identity::from_seed(&[1; 32]).unwrap();
+        let other = Identity::from_seed(&[2; 32]).unwrap();
+        let mut sig = id.sign(b"msg");
+        // Wrong message, wrong key, flipped bit: all rejected.
+        assert!(id.public_key().verify(b"msh", &sig).is_err());
+        assert!(other.public_key().verify(b"msg", &sig).is_err());
+        sig.0[10] ^= 1;
+        assert_eq!(
+            id.public_key().verify(b"msg", &sig),
+            Err(BadSignature(id.public_key()))
+        );
+    }
+
+    #[test]
+    fn garbage_key_document_is_a_clear_error() {
+        assert_eq!(
+            Identity::from_pkcs8(b"not a key").unwrap_err(),
+            IdentityError::BadKeyDocument
+        );
+    }
+
+    #[test]
+    fn rfc8032_test_1_public_key_and_signature() {
+        // RFC 8032 section 7.1, TEST 1 (empty message).
+        let seed: [u8; 32] =
+            hex::decode("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        let id = Identity::from_seed(&seed).unwrap();
+        assert_eq!(
+            id.public_key().to_string(),
+            "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
+        );
+        assert_eq!(
+            id.sign(b"").to_string(),
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e06522490155\
+             5fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+        );
+    }
+}

@@ -1,0 +1,416 @@
+//! Messages: the bodies of log entries and the live wire messages.
+//!
+//! Log entries are [`SignedEnvelope`]s whose `body` is a postcard-encoded
+//! [`Body`]. The envelope's signature covers the exact body bytes, and the
+//! log keeps those bytes, so nothing is re-serialized to verify (DESIGN 3.5).
+//! Live messages between client and server ([`ToServer`], [`ToClient`]) are
+//! postcard-encoded frames. Every decoder here checks sizes before it
+//! allocates and rejects trailing bytes.
+
+use crate::encoding::{Digest, Party};
+use crate::envelope::{Receipt, SignedEnvelope};
+use crate::identity::PublicKey;
+use crate::layout::{Opening, RootStatement, Transition};
+use crate::note::{NoteCommitment, NoteOpening};
+use crate::pad::{PadEntry, PadSeed, PadStatement};
+use hexveil_core::{Action, Event, FactRequest, Roll, Side};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+/// Version of the message layer; a Genesis names it.
+pub const MESSAGE_VERSION: u16 = 1;
+/// Largest encoded [`Body`] accepted (a setup with its roots, or the end
+/// reveal of a large layout, is the biggest).
+pub const MAX_BODY_LEN: usize = 4 * 1024 * 1024;
+/// Largest live message accepted by a decoder.
+pub const MAX_MESSAGE_LEN: usize = 8 * 1024 * 1024;
+/// Every message a player receives during play is padded to a multiple of
+/// this many bytes, so sizes do not tell a mined hex from an empty one (G3).
+pub const PAD_BUCKET: usize = 2048;
+
+/// Why bytes are not a valid message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MessageError {
+    /// Longer than the limit for this kind of message.
+    #[error("{what} is {len} bytes, more than the limit of {max}")]
+    TooLong {
+        /// Which message.
+        what: &'static str,
+        /// Its length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Not a valid encoding.
+    #[error("{what} does not decode: {reason}")]
+    Malformed {
+        /// Which message.
+        what: &'static str,
+        /// The decoder's reason.
+        reason: String,
+    },
+    /// Bytes left after a complete message.
+    #[error("{what} has {extra} trailing bytes")]
+    Trailing {
+        /// Which message.
+        what: &'static str,
+        /// How many.
+        extra: usize,
+    },
+}
+
+/// Decodes a postcard value with a size limit and no trailing bytes.
+pub fn decode_limited<T: DeserializeOwned>(
+    bytes: &[u8],
+    max: usize,
+    what: &'static str,
+) -> Result<T, MessageError> {
+    if bytes.len() > max {
+        return Err(MessageError::TooLong {
+            what,
+            len: bytes.len(),
+            max,
+        });
+    }
+    let (value, rest) =
+        postcard::take_from_bytes::<T>(bytes).map_err(|e| MessageError::Malformed {
+            what,
+            reason: e.to_string(),
+        })?;
+    if !rest.is_empty() {
+        return Err(MessageError::Trailing {
+            what,
+            extra: rest.len(),
+        });
+    }
+    Ok(value)
+}
+
+/// Encodes a postcard value.
+pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    postcard::to_stdvec(value).expect("postcard encoding into a Vec cannot fail")
+}
+
+/// How hidden facts reach the referee (DESIGN 3.6). Public in the genesis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mode {
+    /// Owners answer every request live (lazy reveal, G4).
+    Live,
+    /// Owners give the referee their openings at setup (correspondence play).
+    Escrow,
+}
+
+/// The first entry of every log, written by the server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Genesis {
+    /// [`MESSAGE_VERSION`].
+    pub message_version: u16,
+    /// The scenario, as the TOML text both players agreed to.
+    pub scenario_toml: String,
+    /// SHA-256 of `scenario_toml`.
+    pub scenario_hash: Digest,
+    /// Player keys: side A, side B.
+    pub players: [PublicKey; 2],
+    /// The server's transcript key.
+    pub server: PublicKey,
+    /// Live or escrow.
+    pub mode: Mode,
+    /// Entries per pad epoch.
+    pub pad_len: u32,
+    /// How long a party may take to answer a request, in milliseconds.
+    pub answer_timeout_ms: u64,
+    /// The server's first pad statement.
+    pub server_pad: PadStatement,
+}
+
+/// A player's setup: its public setup and its commitments to its sealed
+/// layers. Sent after both pads are committed and any Secret dr for extra
+/// Dummies is made (B28.47), so the owner knows how many Dummies it has.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetupBody {
+    /// The public setup (unit positions, Known counters, A-T in full view),
+    /// as TOML text.
+    pub public_setup_toml: String,
+    /// One root per sealed layer (`ap`, `at`, `booby`) that has eligible
+    /// locations, each over exactly those locations.
+    pub roots: Vec<RootStatement>,
+}
+
+/// An opened sealed fact, answering one request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OpenedFact {
+    /// A leaf of a sealed layout.
+    Leaf(Opening),
+    /// A sealed note (Daisy Chain opportunity), committed and opened.
+    Note {
+        /// The commitment.
+        commitment: NoteCommitment,
+        /// Its opening.
+        opening: NoteOpening,
+    },
+}
+
+/// One layer's secrets, published at the end of the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerReveal {
+    /// The layer name.
+    pub layer: String,
+    /// The layout seed.
+    pub seed: [u8; 32],
+    /// Every location's content at setup, in the order sealed.
+    pub contents: Vec<(String, [u8; crate::content::CONTENT_LEN])>,
+}
+
+/// A player's secrets, published at the end (DESIGN 3.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevealBody {
+    /// Every sealed layer.
+    pub layers: Vec<LayerReveal>,
+    /// The notes seed.
+    pub notes_seed: [u8; 32],
+    /// The pad seed (epoch 0; later epochs derive from it).
+    pub pad_seed: PadSeed,
+}
+
+/// A completed beacon round, written by the server (DESIGN 3.4).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RollRecord {
+    /// The roll number.
+    pub k: u64,
+    /// The seq of the action the roll serves.
+    pub action_seq: u64,
+    /// The server's own entry (released last).
+    pub server_entry: PadEntry,
+    /// The dice drawn, as the engine receives them.
+    pub dice: Vec<Roll>,
+}
+
+/// The engine's ruling on an action, written by the server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RulingRecord {
+    /// The seq of the action ruled on.
+    pub action_seq: u64,
+    /// Every event, with its audience.
+    pub events: Vec<Event>,
+}
+
+/// The end of a game, written by the server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndRecord {
+    /// The winner, if any.
+    pub winner: Option<Side>,
+    /// Why the game ended.
+    pub reason: String,
+}
+
+/// The body of a log entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Body {
+    /// Server: the game's parameters.
+    Genesis(Genesis),
+    /// Player: its pad statement (first, before any roll).
+    Pad(PadStatement),
+    /// Player: setup and commitments.
+    Setup(SetupBody),
+    /// Player: an action for the engine.
+    Act(Action),
+    /// Player: openings answering the referee's request, in its order.
+    Open(Vec<OpenedFact>),
+    /// Player: a pad entry for a beacon round.
+    Entry(PadEntry),
+    /// Player: transitions the engine demanded, in its order.
+    Transitions(Vec<Transition>),
+    /// Server: a completed beacon round.
+    Roll(RollRecord),
+    /// Server: the engine's ruling.
+    Ruling(RulingRecord),
+    /// Server: a party did not answer in time and loses (G2).
+    Timeout {
+        /// Who failed to answer.
+        party: Party,
+        /// What it was asked, in words.
+        request: String,
+    },
+    /// Player: concedes.
+    Concede,
+    /// Server: the game is over; players must now reveal.
+    End(EndRecord),
+    /// Player: its secrets, after the end.
+    Reveal(RevealBody),
+}
+
+impl Body {
+    /// Decodes a body with the size limit.
+    pub fn decode(bytes: &[u8]) -> Result<Body, MessageError> {
+        decode_limited(bytes, MAX_BODY_LEN, "log entry body")
+    }
+
+    /// A short name for messages and errors.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Body::Genesis(_) => "genesis",
+            Body::Pad(_) => "pad statement",
+            Body::Setup(_) => "setup",
+            Body::Act(_) => "action",
+            Body::Open(_) => "openings",
+            Body::Entry(_) => "pad entry",
+            Body::Transitions(_) => "transitions",
+            Body::Roll(_) => "roll",
+            Body::Ruling(_) => "ruling",
+            Body::Timeout { .. } => "timeout",
+            Body::Concede => "concession",
+            Body::End(_) => "end",
+            Body::Reveal(_) => "reveal",
+        }
+    }
+}
+
+/// What the referee needs from a party now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Prompt {
+    /// Send your pad statement.
+    Pad,
+    /// Send your setup.
+    Setup,
+    /// Declare an action (you are the phasing player and nothing is pending).
+    Act,
+    /// Open these facts (to the referee only), in this order.
+    Open(Vec<FactRequest>),
+    /// Release your pad entry for roll `k`.
+    Entry {
+        /// The roll number.
+        k: u64,
+    },
+    /// Commit these new contents (transitions), in this order.
+    Transitions(Vec<(FactRequest, hexveil_core::Content)>),
+    /// The game is over: publish your secrets.
+    Reveal,
+    /// Nothing is wanted from you; wait.
+    Wait,
+}
+
+/// What a party is shown after an entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Update {
+    /// Seq of the entry that caused the update.
+    pub seq: u64,
+    /// The log head after it (sign your next envelope on top of it).
+    pub head: Digest,
+    /// What the entry was, in words.
+    pub entry: String,
+    /// The action, if the entry declared one (actions are public).
+    pub action: Option<Action>,
+    /// Events this party may see.
+    pub events: Vec<Event>,
+    /// Dice published by the entry, if it was a roll.
+    pub dice: Vec<Roll>,
+    /// What the referee needs from this party now.
+    pub prompt: Prompt,
+}
+
+/// Messages from a client to the server during a game.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum ToServer {
+    /// A signed entry for the game's log.
+    Submit(SignedEnvelope),
+    /// Send me everything I may see from this seq on (resume).
+    Sync {
+        /// The first seq wanted.
+        from_seq: u64,
+    },
+}
+
+/// Messages from the server to a client during a game.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum ToClient {
+    /// Your entry is durable.
+    Receipt(Receipt),
+    /// Something happened.
+    Update(Update),
+    /// Your entry was refused; nothing changed.
+    Rejected {
+        /// Why, in words.
+        reason: String,
+    },
+    /// The game is over; the full transcript file.
+    Transcript(Vec<u8>),
+    /// Padding of a padded message (never sent alone).
+    Padding(Vec<u8>),
+}
+
+/// Encodes a message for a player, padded to a multiple of [`PAD_BUCKET`]
+/// (G3): `u32 BE length of the message || message || zero padding`.
+pub fn encode_padded(msg: &ToClient) -> Vec<u8> {
+    let body = encode(msg);
+    let total = 4 + body.len();
+    let padded = total.div_ceil(PAD_BUCKET).max(1) * PAD_BUCKET;
+    let mut out = Vec::with_capacity(padded);
+    out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    out.extend_from_slice(&body);
+    out.resize(padded, 0);
+    out
+}
+
+/// Decodes a message made by [`encode_padded`].
+pub fn decode_padded(bytes: &[u8]) -> Result<ToClient, MessageError> {
+    const WHAT: &str = "padded server message";
+    if bytes.len() > MAX_MESSAGE_LEN {
+        return Err(MessageError::TooLong {
+            what: WHAT,
+            len: bytes.len(),
+            max: MAX_MESSAGE_LEN,
+        });
+    }
+    if bytes.len() < 4 {
+        return Err(MessageError::Malformed {
+            what: WHAT,
+            reason: "shorter than its length prefix".into(),
+        });
+    }
+    let len = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+    let rest = &bytes[4..];
+    if len > rest.len() {
+        return Err(MessageError::Malformed {
+            what: WHAT,
+            reason: format!("claims {len} bytes, has {}", rest.len()),
+        });
+    }
+    if rest[len..].iter().any(|b| *b != 0) {
+        return Err(MessageError::Malformed {
+            what: WHAT,
+            reason: "padding is not zero".into(),
+        });
+    }
+    decode_limited(&rest[..len], MAX_MESSAGE_LEN, WHAT)
+}
+
+/// Decodes a client message with the size limit.
+pub fn decode_to_server(bytes: &[u8]) -> Result<ToServer, MessageError> {
+    decode_limited(bytes, MAX_MESSAGE_LEN, "client message")
+}
+
+/// The party of a side.
+pub fn party_of(side: Side) -> Party {
+    match side {
+        Side::A => Party::A,
+        Side::B => Party::B,
+    }
+}
+
+/// The side of a player party (`None` for the server).
+pub fn side_of(party: Party) -> Option<Side> {
+    match party {
+        Party::A => Some(Side::A),
+        Party::B => Some(Side::B),
+        Party::Server => None,
+    }
+}
+
+/// One entry of a game's log as stored and published: the exact signed
+/// envelope and the server's receipt for it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LoggedEntry {
+    /// The signed envelope, bytes as signed.
+    pub envelope: SignedEnvelope,
+    /// The server's countersignature ("durable").
+    pub receipt: Receipt,
+}

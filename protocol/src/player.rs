@@ -1,0 +1,399 @@
+//! A player's side of the protocol, sans-IO: it keeps the player's secrets
+//! and answers every machine prompt of the referee by itself (pad
+//! statement, setup, openings, pad entries, transitions, Daisy Chain notes
+//! from standing orders, the final reveal), so that neither the size, the
+//! count nor the timing of its answers depends on what it hides (G3,
+//! DESIGN 3.2). Actions are the human's (or a bot's) to choose:
+//! [`Player::act`].
+//!
+//! The CLI, the demo's bots and the end-to-end tests all use this type.
+
+use crate::content::{self, CONTENT_LEN};
+use crate::encoding::{Digest, GameId, Party};
+use crate::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
+use crate::identity::Identity;
+use crate::layout::{LayoutSeed, SealedLayout};
+use crate::message::{
+    encode, party_of, Body, LayerReveal, OpenedFact, Prompt, RevealBody, SetupBody, Update,
+};
+use crate::note::{NoteBook, NoteContent, NotesSeed, NOTE_LEN};
+use crate::pad::{Pad, PadSeed};
+use crate::referee::SEALED_LAYERS;
+use crate::rules::{self, PublicSetup};
+use hexveil_core::hex::Hex;
+use hexveil_core::scenario::Scenario;
+use hexveil_core::sealed::DaisyNote;
+use hexveil_core::setup::SealedSetup;
+use hexveil_core::unit::UnitId;
+use hexveil_core::{Action, Content, FactRequest, Layer, Location, Side};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A standing order for a Daisy Chain (B28.531): when an enemy vehicle
+/// moves into `hex`, `holder` pulls its chain across that hex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DaisyOrder {
+    /// The Infantry unit holding the Daisy Chain.
+    pub holder: UnitId,
+    /// The hex to watch.
+    pub hex: Hex,
+}
+
+/// Everything a player must keep to play and to prove its play; written to
+/// disk by the client before any commitment is sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Secrets {
+    /// The player's side.
+    pub side: Side,
+    /// The public setup, as TOML.
+    pub public_setup_toml: String,
+    /// The sealed setup, as TOML.
+    pub sealed_setup_toml: String,
+    /// One seed per sealed layer, by layer name.
+    pub layout_seeds: BTreeMap<String, [u8; 32]>,
+    /// The notes seed (Daisy Chain notes).
+    pub notes_seed: [u8; 32],
+    /// The pad seed.
+    pub pad_seed: [u8; 32],
+    /// Daisy Chain standing orders.
+    pub daisy_orders: Vec<DaisyOrder>,
+}
+
+impl Secrets {
+    /// Fresh secrets with seeds from the system's random generator.
+    pub fn generate(
+        side: Side,
+        public_setup_toml: String,
+        sealed_setup_toml: String,
+        daisy_orders: Vec<DaisyOrder>,
+    ) -> Result<Secrets, PlayerError> {
+        let mut seeds = Vec::new();
+        for _ in 0..(SEALED_LAYERS.len() + 2) {
+            seeds.push(random32()?);
+        }
+        let layout_seeds = SEALED_LAYERS
+            .iter()
+            .zip(&seeds)
+            .map(|(l, s)| (l.name().to_string(), *s))
+            .collect();
+        Ok(Secrets {
+            side,
+            public_setup_toml,
+            sealed_setup_toml,
+            layout_seeds,
+            notes_seed: seeds[SEALED_LAYERS.len()],
+            pad_seed: seeds[SEALED_LAYERS.len() + 1],
+            daisy_orders,
+        })
+    }
+}
+
+/// 32 bytes from the system's random generator (ring `SystemRandom`).
+pub fn random32() -> Result<[u8; 32], PlayerError> {
+    use ring::rand::SecureRandom;
+    let mut out = [0u8; 32];
+    ring::rand::SystemRandom::new()
+        .fill(&mut out)
+        .map_err(|_| PlayerError::Random)?;
+    Ok(out)
+}
+
+/// Why a player could not be set up or could not answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlayerError {
+    /// The system's random generator failed.
+    #[error("the system random generator failed")]
+    Random,
+    /// The scenario does not parse.
+    #[error("scenario: {0}")]
+    Scenario(String),
+    /// The public or sealed setup does not parse or is illegal.
+    #[error("setup: {0}")]
+    Setup(String),
+    /// A layout could not be sealed or opened.
+    #[error("layout: {0}")]
+    Layout(String),
+    /// The referee asked for something this player cannot answer.
+    #[error("cannot answer: {0}")]
+    CannotAnswer(String),
+}
+
+/// One player's protocol state.
+pub struct Player {
+    identity: Identity,
+    side: Side,
+    game_id: GameId,
+    secrets: Secrets,
+    scenario: Scenario,
+    public: PublicSetup,
+    sealed: SealedSetup,
+    layouts: BTreeMap<Layer, SealedLayout>,
+    pad: Pad,
+    notes: NoteBook,
+    /// The last (seq, head) seen: the next entry goes on top of it.
+    head: Option<(u64, Digest)>,
+    /// The last enemy action seen, for standing orders.
+    last_enemy_action: Option<Action>,
+    /// Standing orders not yet carried out.
+    orders: Vec<DaisyOrder>,
+    /// The last prompt answered, so a repeated update is not answered twice.
+    answered: Option<u64>,
+}
+
+impl std::fmt::Debug for Player {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Player")
+            .field("side", &self.side)
+            .field("head", &self.head)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Player {
+    /// A player of `side` in game `game_id` of `scenario_toml`.
+    pub fn new(
+        identity: Identity,
+        game_id: GameId,
+        scenario_toml: &str,
+        pad_len: u32,
+        secrets: Secrets,
+    ) -> Result<Player, PlayerError> {
+        let side = secrets.side;
+        let party = party_of(side);
+        let scenario = rules::parse_scenario(scenario_toml).map_err(PlayerError::Scenario)?;
+        let public = rules::parse_public_setup(&scenario, side, &secrets.public_setup_toml)
+            .map_err(PlayerError::Setup)?;
+        let sealed = SealedSetup::from_toml(&secrets.sealed_setup_toml)
+            .map_err(|e| PlayerError::Setup(e.to_string()))?;
+        if sealed.side != side {
+            return Err(PlayerError::Setup(format!(
+                "the sealed setup is side {}'s",
+                sealed.side
+            )));
+        }
+        let mut layouts = BTreeMap::new();
+        for layer in SEALED_LAYERS {
+            let eligible = rules::eligible_locations(&scenario, &public, side, layer);
+            if eligible.is_empty() {
+                continue;
+            }
+            let seed = secrets
+                .layout_seeds
+                .get(layer.name())
+                .ok_or_else(|| PlayerError::Layout(format!("no seed for layer {layer}")))?;
+            let contents = eligible
+                .iter()
+                .map(|loc| (loc.key(), content::encode(&sealed.content(layer, *loc))))
+                .collect();
+            let layout =
+                SealedLayout::seal(game_id, party, layer.name(), contents, LayoutSeed(*seed))
+                    .map_err(|e| PlayerError::Layout(e.to_string()))?;
+            layouts.insert(layer, layout);
+        }
+        let pad = Pad::new(PadSeed(secrets.pad_seed), game_id, party, 0, pad_len)
+            .map_err(|e| PlayerError::Layout(e.to_string()))?;
+        let notes = NoteBook::new(game_id, party, NotesSeed(secrets.notes_seed))
+            .map_err(|e| PlayerError::Layout(e.to_string()))?;
+        Ok(Player {
+            identity,
+            side,
+            game_id,
+            orders: secrets.daisy_orders.clone(),
+            secrets,
+            scenario,
+            public,
+            sealed,
+            layouts,
+            pad,
+            notes,
+            head: None,
+            last_enemy_action: None,
+            answered: None,
+        })
+    }
+
+    /// The player's side.
+    pub fn side(&self) -> Side {
+        self.side
+    }
+
+    /// The secrets (to write to disk).
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
+    }
+
+    /// Takes an update from the server; returns the entry that answers its
+    /// prompt, if the prompt is a machine answer (anything but an action).
+    pub fn on_update(&mut self, update: &Update) -> Result<Option<SignedEnvelope>, PlayerError> {
+        self.head = Some((update.seq, update.head));
+        if let Some(action) = &update.action {
+            if !update.entry.starts_with(&format!("side {} ", self.side)) {
+                self.last_enemy_action = Some(action.clone());
+            }
+        }
+        if self.answered == Some(update.seq) {
+            return Ok(None);
+        }
+        let body = match &update.prompt {
+            Prompt::Pad => Some(Body::Pad(self.pad.statement())),
+            Prompt::Setup => Some(Body::Setup(self.setup_body())),
+            Prompt::Open(requests) => Some(Body::Open(self.open(requests)?)),
+            Prompt::Entry { k } => {
+                let index = u32::try_from(*k)
+                    .map_err(|_| PlayerError::CannotAnswer(format!("roll {k} is past the pad")))?;
+                let entry = self
+                    .pad
+                    .entry(index)
+                    .map_err(|e| PlayerError::CannotAnswer(e.to_string()))?;
+                Some(Body::Entry(entry))
+            }
+            Prompt::Transitions(list) => Some(Body::Transitions(self.transitions(list)?)),
+            Prompt::Reveal => Some(Body::Reveal(self.reveal())),
+            Prompt::Act | Prompt::Wait => None,
+        };
+        Ok(body.map(|b| {
+            self.answered = Some(update.seq);
+            self.sign(&b)
+        }))
+    }
+
+    /// Signs an action on top of the last head seen.
+    pub fn act(&mut self, action: Action) -> SignedEnvelope {
+        self.sign(&Body::Act(action))
+    }
+
+    /// Signs a concession.
+    pub fn concede(&mut self) -> SignedEnvelope {
+        self.sign(&Body::Concede)
+    }
+
+    /// Signs any body on top of the last head seen (tests use this to
+    /// misbehave on purpose).
+    pub fn sign(&mut self, body: &Body) -> SignedEnvelope {
+        let (seq, head) = self.head.unwrap_or((0, Digest::ZERO));
+        Envelope {
+            version: ENVELOPE_VERSION,
+            game_id: self.game_id,
+            author: self.identity.public_key(),
+            seq: seq + 1,
+            prev_head: head,
+            body: encode(body),
+        }
+        .sign(&self.identity)
+    }
+
+    fn setup_body(&self) -> SetupBody {
+        SetupBody {
+            public_setup_toml: self.secrets.public_setup_toml.clone(),
+            roots: self.layouts.values().map(|l| l.statement()).collect(),
+        }
+    }
+
+    fn open(&mut self, requests: &[FactRequest]) -> Result<Vec<OpenedFact>, PlayerError> {
+        requests
+            .iter()
+            .map(|r| {
+                if r.owner != self.side {
+                    return Err(PlayerError::CannotAnswer(format!("{r} is not ours")));
+                }
+                match (r.layer, r.location) {
+                    (Layer::DaisyChain, Location::Opportunity(n)) => {
+                        let content = Content::Daisy(self.daisy_decision());
+                        let mut bytes = [0u8; NOTE_LEN];
+                        bytes[..CONTENT_LEN].copy_from_slice(&content::encode(&content));
+                        let (commitment, opening) =
+                            self.notes.seal(u64::from(n), NoteContent(bytes));
+                        Ok(OpenedFact::Note {
+                            commitment,
+                            opening,
+                        })
+                    }
+                    (layer, location) => {
+                        let layout = self.layouts.get(&layer).ok_or_else(|| {
+                            PlayerError::CannotAnswer(format!("no layout for {layer}"))
+                        })?;
+                        layout
+                            .open(&location.key())
+                            .map(OpenedFact::Leaf)
+                            .map_err(|e| PlayerError::CannotAnswer(e.to_string()))
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The standing orders' answer at a Daisy Chain opportunity: place on
+    /// the first enemy vehicle moving into a watched hex (B28.531).
+    fn daisy_decision(&mut self) -> DaisyNote {
+        let Some(Action::Move { units, to, .. }) = &self.last_enemy_action else {
+            return DaisyNote::Nothing;
+        };
+        let vehicle_moving = units.iter().any(|u| {
+            self.scenario
+                .units
+                .get(u.0 as usize)
+                .is_some_and(|u| u.vehicle().is_some())
+        });
+        let Some(i) = self.orders.iter().position(|o| o.hex == *to) else {
+            return DaisyNote::Nothing;
+        };
+        if !vehicle_moving {
+            return DaisyNote::Nothing;
+        }
+        let order = self.orders.remove(i);
+        DaisyNote::Placed {
+            holder: order.holder,
+            hex: order.hex,
+        }
+    }
+
+    fn transitions(
+        &mut self,
+        list: &[(FactRequest, Content)],
+    ) -> Result<Vec<crate::layout::Transition>, PlayerError> {
+        list.iter()
+            .map(|(r, new)| {
+                let layout = self.layouts.get_mut(&r.layer).ok_or_else(|| {
+                    PlayerError::CannotAnswer(format!("no layout for {}", r.layer))
+                })?;
+                layout
+                    .transition(&r.location.key(), content::encode(new))
+                    .map_err(|e| PlayerError::CannotAnswer(e.to_string()))
+            })
+            .collect()
+    }
+
+    fn reveal(&self) -> RevealBody {
+        let layers = self
+            .layouts
+            .keys()
+            .map(|layer| {
+                let eligible =
+                    rules::eligible_locations(&self.scenario, &self.public, self.side, *layer);
+                LayerReveal {
+                    layer: layer.name().to_string(),
+                    seed: self.secrets.layout_seeds[layer.name()],
+                    contents: eligible
+                        .iter()
+                        .map(|loc| {
+                            (
+                                loc.key(),
+                                content::encode(&self.sealed.content(*layer, *loc)),
+                            )
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        RevealBody {
+            layers,
+            notes_seed: self.secrets.notes_seed,
+            pad_seed: PadSeed(self.secrets.pad_seed),
+        }
+    }
+
+    /// The party of this player.
+    pub fn party(&self) -> Party {
+        party_of(self.side)
+    }
+}

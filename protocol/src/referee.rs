@@ -1,0 +1,1284 @@
+//! The referee: a pure state machine over a game's log.
+//!
+//! [`Referee::accept`] takes the log's signed envelopes in order, checks each
+//! one completely (signature, sequence and head chain, who may write it now,
+//! every opening against its owner's signed root, every pad entry against its
+//! pad, every roll and ruling by re-deriving it) and drives the rules engine.
+//! [`Referee::awaiting`] says who must write the next entry.
+//!
+//! The live server session and the offline verifier both run this code: a
+//! ruling is computed by one code path (DESIGN 2, G5). The session writes the
+//! server's own entries when the referee awaits them; the verifier reads them
+//! from the transcript and the referee checks them the same way.
+
+use crate::beacon::{BeaconRound, RollKind, RollRequest, RoundStatus};
+use crate::content;
+use crate::dice::DiceStream;
+use crate::encoding::{Digest, GameId, Party};
+use crate::envelope::{Appended, EnvelopeError, LogState, SignedEnvelope};
+use crate::identity::PublicKey;
+use crate::layout::{self, RootStatement, SealedLayout};
+use crate::message::{
+    party_of, side_of, Body, EndRecord, Genesis, Mode, OpenedFact, RevealBody, RollRecord,
+    SetupBody, MESSAGE_VERSION,
+};
+use crate::note;
+use crate::pad::{Pad, PadSchedule, PadStatement};
+use crate::rules::{self, PublicSetup};
+use hexveil_core::sealed::DaisyNote;
+use hexveil_core::{
+    Action, Content, DiceKind, DiceSpec, Engine, Event, EventKind, Fact, FactRequest, Layer,
+    Location, Roll, Side, Step,
+};
+use std::collections::BTreeMap;
+
+/// The sealed layers every player commits at setup, in this order.
+pub const SEALED_LAYERS: [Layer; 3] = [Layer::AntiPersonnel, Layer::AntiTank, Layer::BoobyTrap];
+
+/// Who must write the next entry, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Awaiting {
+    /// These players have not sent their pad statement yet.
+    Pads {
+        /// The sides still missing.
+        missing: Vec<Side>,
+    },
+    /// These players have not sent their setup yet.
+    Setups {
+        /// The sides still missing.
+        missing: Vec<Side>,
+    },
+    /// Nothing is pending: a player may declare an action.
+    Action {
+        /// The phasing side.
+        phasing: Side,
+    },
+    /// `owner` must open these facts, in order.
+    Openings {
+        /// The owner.
+        owner: Side,
+        /// The facts.
+        requests: Vec<FactRequest>,
+    },
+    /// `party` must release its pad entry for roll `k`.
+    Entry {
+        /// The player.
+        party: Party,
+        /// The roll.
+        k: u64,
+    },
+    /// The server must write its pad entry (and the dice) for roll `k`.
+    ServerRoll {
+        /// The roll.
+        k: u64,
+    },
+    /// The server must write the engine's ruling.
+    Ruling {
+        /// The events the ruling must hold.
+        events: Vec<Event>,
+    },
+    /// `owner` must commit these new contents, in order.
+    Transitions {
+        /// The owner.
+        owner: Side,
+        /// The facts and their new contents.
+        list: Vec<(FactRequest, Content)>,
+    },
+    /// The server must write the end of the game.
+    End {
+        /// The result it must record.
+        result: EndRecord,
+    },
+    /// These players have not published their secrets yet.
+    Reveals {
+        /// The sides still missing.
+        missing: Vec<Side>,
+    },
+    /// The log is complete.
+    Closed,
+}
+
+impl Awaiting {
+    /// The party that must write the next entry, if one party must.
+    pub fn party(&self) -> Option<Party> {
+        match self {
+            Awaiting::Action { phasing } => Some(party_of(*phasing)),
+            Awaiting::Openings { owner, .. } | Awaiting::Transitions { owner, .. } => {
+                Some(party_of(*owner))
+            }
+            Awaiting::Entry { party, .. } => Some(*party),
+            Awaiting::ServerRoll { .. } | Awaiting::Ruling { .. } | Awaiting::End { .. } => {
+                Some(Party::Server)
+            }
+            Awaiting::Pads { .. }
+            | Awaiting::Setups { .. }
+            | Awaiting::Reveals { .. }
+            | Awaiting::Closed => None,
+        }
+    }
+
+    /// Whether a party owes a machine answer (openings, pad entry,
+    /// transitions) that a timeout may punish (G2).
+    pub fn is_machine_answer(&self) -> bool {
+        matches!(
+            self,
+            Awaiting::Openings { .. } | Awaiting::Entry { .. } | Awaiting::Transitions { .. }
+        )
+    }
+
+    /// What is awaited, in words.
+    pub fn describe(&self) -> String {
+        match self {
+            Awaiting::Pads { missing } => format!("pad statement from side(s) {missing:?}"),
+            Awaiting::Setups { missing } => format!("setup from side(s) {missing:?}"),
+            Awaiting::Action { phasing } => format!("an action (side {phasing} is phasing)"),
+            Awaiting::Openings { owner, requests } => {
+                let list: Vec<String> = requests.iter().map(|r| r.to_string()).collect();
+                format!("side {owner} to open {}", list.join("; "))
+            }
+            Awaiting::Entry { party, k } => format!("{party}'s pad entry for roll {k}"),
+            Awaiting::ServerRoll { k } => format!("the server's entry for roll {k}"),
+            Awaiting::Ruling { .. } => "the server's ruling".into(),
+            Awaiting::Transitions { owner, list } => {
+                format!("side {owner} to commit {} transition(s)", list.len())
+            }
+            Awaiting::End { .. } => "the server's end record".into(),
+            Awaiting::Reveals { missing } => format!("the reveal of side(s) {missing:?}"),
+            Awaiting::Closed => "nothing: the log is closed".into(),
+        }
+    }
+}
+
+/// A rule of the game a side broke with hidden information, proven by its
+/// reveal (G5): it decides the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The side at fault.
+    pub side: Side,
+    /// The seq of the entry that proves it.
+    pub seq: u64,
+    /// What is wrong, with the rule.
+    pub what: String,
+}
+
+/// Why an entry was refused. Nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RefereeError {
+    /// The envelope itself is bad (signature, seq, head, game, author).
+    #[error("envelope: {0}")]
+    Envelope(#[from] EnvelopeError),
+    /// The body does not decode.
+    #[error("body: {0}")]
+    Body(#[from] crate::message::MessageError),
+    /// The first entry must be the server's genesis.
+    #[error("the first entry must be the server's genesis: {0}")]
+    BadGenesis(String),
+    /// The entry is not what is awaited from that author now.
+    #[error("{author} may not send a {body} now: waiting for {awaiting}")]
+    OutOfTurn {
+        /// Who sent it.
+        author: Party,
+        /// What it was.
+        body: &'static str,
+        /// What the referee waits for.
+        awaiting: String,
+    },
+    /// A setup that does not fit the scenario.
+    #[error("setup of side {side}: {reason}")]
+    BadSetup {
+        /// Whose setup.
+        side: Side,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An opening that does not prove what was asked (G1).
+    #[error("opening {index} for {request}: {reason}")]
+    BadOpening {
+        /// Position in the entry.
+        index: usize,
+        /// The request it should answer.
+        request: FactRequest,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Too few or too many openings or transitions.
+    #[error("expected {expected} items, got {got}")]
+    WrongCount {
+        /// How many were asked.
+        expected: usize,
+        /// How many were sent.
+        got: usize,
+    },
+    /// A pad entry that does not fit the round (G2).
+    #[error("pad entry: {0}")]
+    BadEntry(#[from] crate::beacon::BeaconError),
+    /// A server roll record that is not what the beacon gives.
+    #[error("roll record: {0}")]
+    BadRoll(String),
+    /// A server ruling that is not what the engine rules (G5).
+    #[error("ruling for entry {action_seq} differs from the engine's")]
+    BadRuling {
+        /// The action ruled on.
+        action_seq: u64,
+    },
+    /// A transition that does not follow the ruling (G1).
+    #[error("transition {index} for {request}: {reason}")]
+    BadTransition {
+        /// Position in the entry.
+        index: usize,
+        /// The fact.
+        request: FactRequest,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The engine refused the action (nothing changed).
+    #[error("action refused: {0}")]
+    Refused(#[from] hexveil_core::ActionError),
+    /// A server end record that is not the game's result.
+    #[error("end record does not match the result: {0}")]
+    BadEnd(String),
+    /// A timeout record naming a party that owed nothing.
+    #[error("timeout names {party}, but {awaiting} is awaited")]
+    BadTimeout {
+        /// The party named.
+        party: Party,
+        /// What was awaited.
+        awaiting: String,
+    },
+}
+
+/// What an accepted entry did.
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    /// Who wrote it.
+    pub author: Party,
+    /// Its place in the log.
+    pub appended: Appended,
+    /// Its body.
+    pub body: Body,
+    /// Dice this entry completed (a roll), as given to the engine. For a
+    /// Secret dr these are for the roller and the referee only.
+    pub dice: Vec<Roll>,
+    /// Whether `dice` is a Secret dr.
+    pub secret_dice: bool,
+    /// Faults a reveal proved (G5).
+    pub faults: Vec<Fault>,
+}
+
+/// A beacon round in progress.
+#[derive(Clone, Debug)]
+struct Round {
+    beacon: BeaconRound,
+    specs: Vec<DiceSpec>,
+    secret: bool,
+}
+
+/// The action being adjudicated.
+#[derive(Clone, Copy, Debug)]
+struct Current {
+    seq: u64,
+    actor: Side,
+    hash: Digest,
+}
+
+/// One side's accepted setup.
+#[derive(Clone, Debug)]
+struct SideSetup {
+    public: PublicSetup,
+    setup_roots: BTreeMap<Layer, RootStatement>,
+}
+
+/// The referee of one game.
+#[derive(Clone, Debug)]
+pub struct Referee {
+    game_id: GameId,
+    genesis: Genesis,
+    log: LogState,
+    players: [PublicKey; 2],
+    server: PublicKey,
+    scenario: hexveil_core::scenario::Scenario,
+    pads: BTreeMap<Side, PadStatement>,
+    /// Extra Dummies each side got from its Secret dr (B28.47).
+    extra_dummies: BTreeMap<Side, u8>,
+    /// Sides whose Secret dr for extra Dummies is still to be made.
+    dummy_rolls_due: Vec<(Side, u64, Digest)>,
+    setups: BTreeMap<Side, SideSetup>,
+    /// Current roots (moved by transitions).
+    roots: BTreeMap<(Side, Layer), RootStatement>,
+    eligible: BTreeMap<(Side, Layer), Vec<Location>>,
+    engine: Option<Engine>,
+    awaiting: Awaiting,
+    current: Option<Current>,
+    round: Option<Round>,
+    next_roll: u64,
+    facts_wanted: Vec<FactRequest>,
+    facts_got: Vec<Fact>,
+    transitions_due: Vec<(FactRequest, Content)>,
+    reveals: BTreeMap<Side, RevealBody>,
+    result: Option<EndRecord>,
+    faults: Vec<Fault>,
+}
+
+impl Referee {
+    /// A referee from the genesis entry (seq 0, written by the server).
+    pub fn new(genesis_env: &SignedEnvelope) -> Result<(Referee, Accepted), RefereeError> {
+        let env = genesis_env.envelope();
+        let body = Body::decode(&env.body)?;
+        let Body::Genesis(genesis) = body.clone() else {
+            return Err(RefereeError::BadGenesis(format!("it is a {}", body.name())));
+        };
+        if genesis.message_version != MESSAGE_VERSION {
+            return Err(RefereeError::BadGenesis(format!(
+                "message version {} is not {MESSAGE_VERSION}",
+                genesis.message_version
+            )));
+        }
+        if env.author != genesis.server {
+            return Err(RefereeError::BadGenesis(
+                "not signed by the server key it names".into(),
+            ));
+        }
+        if Digest::sha256(genesis.scenario_toml.as_bytes()) != genesis.scenario_hash {
+            return Err(RefereeError::BadGenesis(
+                "scenario hash does not match the scenario".into(),
+            ));
+        }
+        if genesis.players[0] == genesis.players[1] || genesis.players.contains(&genesis.server) {
+            return Err(RefereeError::BadGenesis(
+                "players and server need three distinct keys".into(),
+            ));
+        }
+        if genesis.server_pad.party != Party::Server
+            || genesis.server_pad.epoch != 0
+            || genesis.server_pad.n != genesis.pad_len
+            || genesis.server_pad.game_id != env.game_id
+        {
+            return Err(RefereeError::BadGenesis(
+                "server pad statement does not fit the game".into(),
+            ));
+        }
+        let scenario = rules::parse_scenario(&genesis.scenario_toml)
+            .map_err(|e| RefereeError::BadGenesis(format!("scenario: {e}")))?;
+        let mut log = LogState::new(
+            env.game_id,
+            vec![genesis.players[0], genesis.players[1], genesis.server],
+        );
+        let appended = log.append(genesis_env)?;
+        let referee = Referee {
+            game_id: env.game_id,
+            players: genesis.players,
+            server: genesis.server,
+            genesis,
+            log,
+            scenario,
+            pads: BTreeMap::new(),
+            extra_dummies: BTreeMap::new(),
+            dummy_rolls_due: Vec::new(),
+            setups: BTreeMap::new(),
+            roots: BTreeMap::new(),
+            eligible: BTreeMap::new(),
+            engine: None,
+            awaiting: Awaiting::Pads {
+                missing: vec![Side::A, Side::B],
+            },
+            current: None,
+            round: None,
+            next_roll: 0,
+            facts_wanted: Vec::new(),
+            facts_got: Vec::new(),
+            transitions_due: Vec::new(),
+            reveals: BTreeMap::new(),
+            result: None,
+            faults: Vec::new(),
+        };
+        let accepted = Accepted {
+            author: Party::Server,
+            appended,
+            body,
+            dice: Vec::new(),
+            secret_dice: false,
+            faults: Vec::new(),
+        };
+        Ok((referee, accepted))
+    }
+
+    /// The game id.
+    pub fn game_id(&self) -> GameId {
+        self.game_id
+    }
+
+    /// The genesis.
+    pub fn genesis(&self) -> &Genesis {
+        &self.genesis
+    }
+
+    /// Who must write the next entry.
+    pub fn awaiting(&self) -> &Awaiting {
+        &self.awaiting
+    }
+
+    /// The log's acceptance state (next seq, head).
+    pub fn log(&self) -> &LogState {
+        &self.log
+    }
+
+    /// The engine, once both setups are in.
+    pub fn engine(&self) -> Option<&Engine> {
+        self.engine.as_ref()
+    }
+
+    /// The scenario.
+    pub fn scenario(&self) -> &hexveil_core::scenario::Scenario {
+        &self.scenario
+    }
+
+    /// The eligible locations of a side's layer (public, DESIGN 3.1).
+    pub fn eligible(&self, side: Side, layer: Layer) -> &[Location] {
+        self.eligible
+            .get(&(side, layer))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// The current root of a side's layer.
+    pub fn root(&self, side: Side, layer: Layer) -> Option<&RootStatement> {
+        self.roots.get(&(side, layer))
+    }
+
+    /// The pad statement of a party.
+    pub fn pad(&self, party: Party) -> Option<&PadStatement> {
+        match side_of(party) {
+            None => Some(&self.genesis.server_pad),
+            Some(side) => self.pads.get(&side),
+        }
+    }
+
+    /// The result, once the game is over.
+    pub fn result(&self) -> Option<&EndRecord> {
+        self.result.as_ref()
+    }
+
+    /// The seq of the entry the pending roll or ruling serves.
+    pub fn current_seq(&self) -> Option<u64> {
+        self.current.map(|c| c.seq)
+    }
+
+    /// The pad position of the running round, if any.
+    pub fn round_position(&self) -> Option<crate::pad::PadPosition> {
+        self.round.as_ref().map(|r| r.beacon.position())
+    }
+
+    /// Whether the running round is a Secret dr, and for whom.
+    pub fn round_secret_roller(&self) -> Option<Side> {
+        self.round
+            .as_ref()
+            .filter(|r| r.secret)
+            .map(|r| side_of(r.beacon.request().actor).expect("rollers are players"))
+    }
+
+    /// The roll record the server must write with its own entry: the dice
+    /// are those the beacon gives once that entry is in (none yet for a
+    /// Secret dr, whose roller releases last).
+    pub fn server_roll_record(
+        &self,
+        server_entry: crate::pad::PadEntry,
+    ) -> Result<RollRecord, RefereeError> {
+        let (Awaiting::ServerRoll { k }, Some(current), Some(round)) =
+            (&self.awaiting, self.current, self.round.as_ref())
+        else {
+            return Err(RefereeError::BadRoll("no roll awaits the server".into()));
+        };
+        let mut beacon = round.beacon.clone();
+        let dice = match beacon.submit(&server_entry)? {
+            RoundStatus::Complete(seed) => draw(&seed, &round.specs),
+            _ => Vec::new(),
+        };
+        Ok(RollRecord {
+            k: *k,
+            action_seq: current.seq,
+            server_entry,
+            dice,
+        })
+    }
+
+    /// Faults proven by reveals so far.
+    pub fn faults(&self) -> &[Fault] {
+        &self.faults
+    }
+
+    /// The party of a key, if it is one of this game's.
+    pub fn party_of_key(&self, key: &PublicKey) -> Option<Party> {
+        if *key == self.players[0] {
+            Some(Party::A)
+        } else if *key == self.players[1] {
+            Some(Party::B)
+        } else if *key == self.server {
+            Some(Party::Server)
+        } else {
+            None
+        }
+    }
+
+    /// Accepts the next entry of the log, or refuses it changing nothing.
+    pub fn accept(&mut self, env: &SignedEnvelope) -> Result<Accepted, RefereeError> {
+        self.log.check(env)?;
+        let author = self
+            .party_of_key(&env.envelope().author)
+            .ok_or(EnvelopeError::UnknownAuthor(env.envelope().author))?;
+        let body = Body::decode(&env.envelope().body)?;
+        let seq = env.envelope().seq;
+        let entry_hash = env.entry_hash();
+        // Work on a copy: any error leaves the referee as it was (G6).
+        let mut next = self.clone();
+        let (dice, secret_dice) = next.apply(author, seq, entry_hash, &body)?;
+        let appended = next.log.append(env)?;
+        let faults = next.faults[self.faults.len()..].to_vec();
+        *self = next;
+        Ok(Accepted {
+            author,
+            appended,
+            body,
+            dice,
+            secret_dice,
+            faults,
+        })
+    }
+
+    fn out_of_turn(&self, author: Party, body: &Body) -> RefereeError {
+        RefereeError::OutOfTurn {
+            author,
+            body: body.name(),
+            awaiting: self.awaiting.describe(),
+        }
+    }
+
+    /// Applies one body; returns dice completed by it.
+    fn apply(
+        &mut self,
+        author: Party,
+        seq: u64,
+        entry_hash: Digest,
+        body: &Body,
+    ) -> Result<(Vec<Roll>, bool), RefereeError> {
+        let open_game = !matches!(
+            self.awaiting,
+            Awaiting::End { .. } | Awaiting::Reveals { .. } | Awaiting::Closed
+        );
+        match (body, author) {
+            (Body::Concede, Party::A | Party::B) if open_game => {
+                let side = side_of(author).expect("player");
+                self.end_with(EndRecord {
+                    winner: Some(side.opponent()),
+                    reason: format!("side {side} conceded"),
+                });
+                return Ok((Vec::new(), false));
+            }
+            (Body::Timeout { party, .. }, Party::Server) if open_game => {
+                if !self.awaiting.is_machine_answer() || self.awaiting.party() != Some(*party) {
+                    return Err(RefereeError::BadTimeout {
+                        party: *party,
+                        awaiting: self.awaiting.describe(),
+                    });
+                }
+                let side = side_of(*party).expect("machine answers come from players");
+                self.end_with(EndRecord {
+                    winner: Some(side.opponent()),
+                    reason: format!(
+                        "side {side} did not answer in time ({})",
+                        self.awaiting.describe()
+                    ),
+                });
+                return Ok((Vec::new(), false));
+            }
+            _ => {}
+        }
+        match (&self.awaiting.clone(), body) {
+            (Awaiting::Pads { missing }, Body::Pad(pad)) => {
+                let side = side_of(author).ok_or_else(|| self.out_of_turn(author, body))?;
+                if !missing.contains(&side) {
+                    return Err(self.out_of_turn(author, body));
+                }
+                self.accept_pad(side, seq, entry_hash, pad)?;
+                Ok((Vec::new(), false))
+            }
+            (Awaiting::Setups { missing }, Body::Setup(setup)) => {
+                let side = side_of(author).ok_or_else(|| self.out_of_turn(author, body))?;
+                if !missing.contains(&side) {
+                    return Err(self.out_of_turn(author, body));
+                }
+                self.accept_setup(side, setup)?;
+                Ok((Vec::new(), false))
+            }
+            (Awaiting::Action { .. }, Body::Act(action)) => {
+                let side = side_of(author).ok_or_else(|| self.out_of_turn(author, body))?;
+                self.accept_action(side, seq, entry_hash, action)?;
+                Ok((Vec::new(), false))
+            }
+            (Awaiting::Openings { owner, requests }, Body::Open(openings)) => {
+                let escrow = self.genesis.mode == Mode::Escrow && author == Party::Server;
+                if author != party_of(*owner) && !escrow {
+                    return Err(self.out_of_turn(author, body));
+                }
+                self.accept_openings(*owner, requests, openings)?;
+                Ok((Vec::new(), false))
+            }
+            (Awaiting::Entry { party, k }, Body::Entry(entry)) => {
+                if author != *party || entry.party != *party {
+                    return Err(self.out_of_turn(author, body));
+                }
+                self.accept_pad_entry(*k, entry)
+            }
+            (Awaiting::ServerRoll { k }, Body::Roll(record)) if author == Party::Server => {
+                self.accept_server_roll(*k, record)
+            }
+            (Awaiting::Ruling { events }, Body::Ruling(record)) if author == Party::Server => {
+                let current = self.current.expect("a ruling follows an action");
+                if record.action_seq != current.seq || &record.events != events {
+                    return Err(RefereeError::BadRuling {
+                        action_seq: current.seq,
+                    });
+                }
+                self.after_ruling(events);
+                Ok((Vec::new(), false))
+            }
+            (Awaiting::Transitions { owner, list }, Body::Transitions(ts)) => {
+                let escrow = self.genesis.mode == Mode::Escrow && author == Party::Server;
+                if author != party_of(*owner) && !escrow {
+                    return Err(self.out_of_turn(author, body));
+                }
+                self.accept_transitions(*owner, list, ts)?;
+                Ok((Vec::new(), false))
+            }
+            (Awaiting::End { result }, Body::End(record)) if author == Party::Server => {
+                if record != result {
+                    return Err(RefereeError::BadEnd(format!(
+                        "recorded {record:?}, the game's result is {result:?}"
+                    )));
+                }
+                self.result = Some(record.clone());
+                self.awaiting = Awaiting::Reveals {
+                    missing: self
+                        .setups
+                        .keys()
+                        .copied()
+                        .filter(|s| !self.reveals.contains_key(s))
+                        .collect(),
+                };
+                if let Awaiting::Reveals { missing } = &self.awaiting {
+                    if missing.is_empty() {
+                        self.awaiting = Awaiting::Closed;
+                    }
+                }
+                Ok((Vec::new(), false))
+            }
+            (Awaiting::Reveals { missing }, Body::Reveal(reveal)) => {
+                let side = side_of(author).ok_or_else(|| self.out_of_turn(author, body))?;
+                if !missing.contains(&side) {
+                    return Err(self.out_of_turn(author, body));
+                }
+                self.accept_reveal(side, seq, reveal);
+                let missing: Vec<Side> = missing.iter().copied().filter(|s| *s != side).collect();
+                self.awaiting = if missing.is_empty() {
+                    Awaiting::Closed
+                } else {
+                    Awaiting::Reveals { missing }
+                };
+                Ok((Vec::new(), false))
+            }
+            _ => Err(self.out_of_turn(author, body)),
+        }
+    }
+
+    fn end_with(&mut self, result: EndRecord) {
+        self.current = None;
+        self.round = None;
+        self.facts_wanted.clear();
+        self.facts_got.clear();
+        self.transitions_due.clear();
+        self.awaiting = Awaiting::End { result };
+    }
+
+    fn accept_setup(&mut self, side: Side, setup: &SetupBody) -> Result<(), RefereeError> {
+        let bad = |reason: String| RefereeError::BadSetup { side, reason };
+        let party = party_of(side);
+        let public = rules::parse_public_setup(&self.scenario, side, &setup.public_setup_toml)
+            .map_err(|e| bad(format!("public setup: {e}")))?;
+        let mut setup_roots = BTreeMap::new();
+        for layer in SEALED_LAYERS {
+            let eligible = rules::eligible_locations(&self.scenario, &public, side, layer);
+            let root = setup.roots.iter().find(|r| r.layer == layer.name());
+            match (eligible.is_empty(), root) {
+                (true, None) => {}
+                (true, Some(_)) => {
+                    return Err(bad(format!(
+                        "layer {layer} has no eligible location but a root was sent"
+                    )))
+                }
+                (false, None) => return Err(bad(format!("no root for layer {layer}"))),
+                (false, Some(root)) => {
+                    if root.game_id != self.game_id || root.side != party {
+                        return Err(bad(format!(
+                            "root of layer {layer} is for another game or side"
+                        )));
+                    }
+                    if root.n_leaves != eligible.len() as u64 {
+                        return Err(bad(format!(
+                            "root of layer {layer} has {} leaves, the layer has {} eligible locations (G3: one leaf for every one)",
+                            root.n_leaves,
+                            eligible.len()
+                        )));
+                    }
+                    setup_roots.insert(layer, root.clone());
+                }
+            }
+            self.eligible.insert((side, layer), eligible);
+        }
+        if setup.roots.len() != setup_roots.len() {
+            return Err(bad("roots for unknown or repeated layers".into()));
+        }
+        for (layer, root) in &setup_roots {
+            self.roots.insert((side, *layer), root.clone());
+        }
+        self.setups.insert(
+            side,
+            SideSetup {
+                public,
+                setup_roots,
+            },
+        );
+        let missing: Vec<Side> = [Side::A, Side::B]
+            .into_iter()
+            .filter(|s| !self.setups.contains_key(s))
+            .collect();
+        if missing.is_empty() {
+            let publics: BTreeMap<Side, PublicSetup> = self
+                .setups
+                .iter()
+                .map(|(s, st)| (*s, st.public.clone()))
+                .collect();
+            let mut state = rules::initial_state(&self.scenario, &publics)
+                .map_err(|e| bad(format!("setups do not combine: {e}")))?;
+            state.extra_dummies = self.extra_dummies.clone();
+            let engine = Engine::with_state(self.scenario.clone(), state);
+            self.awaiting = Awaiting::Action {
+                phasing: engine.state().phasing,
+            };
+            self.engine = Some(engine);
+        } else {
+            self.awaiting = Awaiting::Setups { missing };
+        }
+        Ok(())
+    }
+
+    fn accept_pad(
+        &mut self,
+        side: Side,
+        seq: u64,
+        hash: Digest,
+        pad: &PadStatement,
+    ) -> Result<(), RefereeError> {
+        if pad.game_id != self.game_id
+            || pad.party != party_of(side)
+            || pad.epoch != 0
+            || pad.n != self.genesis.pad_len
+        {
+            return Err(RefereeError::BadSetup {
+                side,
+                reason: "pad statement does not fit the game".into(),
+            });
+        }
+        self.pads.insert(side, *pad);
+        if rules::may_roll_for_dummies(&self.scenario, side) {
+            self.dummy_rolls_due.push((side, seq, hash));
+        }
+        let missing: Vec<Side> = [Side::A, Side::B]
+            .into_iter()
+            .filter(|s| !self.pads.contains_key(s))
+            .collect();
+        if missing.is_empty() {
+            self.dummy_rolls_due.sort_by_key(|(s, _, _)| *s);
+            self.next_dummy_roll()
+        } else {
+            self.awaiting = Awaiting::Pads { missing };
+            Ok(())
+        }
+    }
+
+    /// Runs the next Secret dr for extra Dummies (B28.47), bound to the
+    /// roller's pad entry; then asks for the setups.
+    fn next_dummy_roll(&mut self) -> Result<(), RefereeError> {
+        if self.dummy_rolls_due.is_empty() {
+            self.awaiting = Awaiting::Setups {
+                missing: vec![Side::A, Side::B],
+            };
+            return Ok(());
+        }
+        let (side, seq, hash) = self.dummy_rolls_due.remove(0);
+        self.current = Some(Current {
+            seq,
+            actor: side,
+            hash,
+        });
+        self.start_round(vec![DiceSpec {
+            kind: DiceKind::SecretDr { roller: side },
+            purpose: format!("Secret dr for side {side}'s extra Dummy Minefields"),
+            cite: "B28.47".into(),
+        }])
+    }
+
+    fn accept_action(
+        &mut self,
+        side: Side,
+        seq: u64,
+        hash: Digest,
+        action: &Action,
+    ) -> Result<(), RefereeError> {
+        let engine = self.engine.as_mut().expect("actions come after setup");
+        let step = engine.apply(side, action.clone())?;
+        self.current = Some(Current {
+            seq,
+            actor: side,
+            hash,
+        });
+        self.advance(step)
+    }
+
+    /// Moves to what the engine's step needs next.
+    fn advance(&mut self, step: Step) -> Result<(), RefereeError> {
+        match step {
+            Step::NeedFacts(requests) => {
+                self.facts_wanted = requests;
+                self.facts_got.clear();
+                self.next_openings()
+            }
+            Step::NeedDice(specs) => self.start_round(specs),
+            Step::Done(events) => {
+                self.awaiting = Awaiting::Ruling { events };
+                Ok(())
+            }
+        }
+    }
+
+    /// Asks the owner of the next unanswered facts; facts of locations that
+    /// are not eligible are provably empty and answered at once.
+    fn next_openings(&mut self) -> Result<(), RefereeError> {
+        loop {
+            let done = self.facts_got.len();
+            let Some(first) = self.facts_wanted.get(done).copied() else {
+                let facts = std::mem::take(&mut self.facts_got);
+                self.facts_wanted.clear();
+                let step = self
+                    .engine
+                    .as_mut()
+                    .expect("facts are asked during play")
+                    .provide_facts(facts)?;
+                return self.advance(step);
+            };
+            if first.layer != Layer::DaisyChain && !self.is_eligible(&first) {
+                self.facts_got.push(Fact {
+                    request: first,
+                    content: Content::Empty,
+                });
+                continue;
+            }
+            let requests: Vec<FactRequest> = self.facts_wanted[done..]
+                .iter()
+                .take_while(|r| {
+                    r.owner == first.owner && (r.layer == Layer::DaisyChain || self.is_eligible(r))
+                })
+                .copied()
+                .collect();
+            self.awaiting = Awaiting::Openings {
+                owner: first.owner,
+                requests,
+            };
+            return Ok(());
+        }
+    }
+
+    fn is_eligible(&self, request: &FactRequest) -> bool {
+        self.eligible
+            .get(&(request.owner, request.layer))
+            .is_some_and(|v| v.binary_search(&request.location).is_ok())
+    }
+
+    fn accept_openings(
+        &mut self,
+        owner: Side,
+        requests: &[FactRequest],
+        openings: &[OpenedFact],
+    ) -> Result<(), RefereeError> {
+        if openings.len() != requests.len() {
+            return Err(RefereeError::WrongCount {
+                expected: requests.len(),
+                got: openings.len(),
+            });
+        }
+        for (index, (request, opened)) in requests.iter().zip(openings).enumerate() {
+            let bad = |reason: String| RefereeError::BadOpening {
+                index,
+                request: *request,
+                reason,
+            };
+            let content = match (request.layer, opened) {
+                (
+                    Layer::DaisyChain,
+                    OpenedFact::Note {
+                        commitment,
+                        opening,
+                    },
+                ) => {
+                    let Location::Opportunity(n) = request.location else {
+                        return Err(bad("a Daisy Chain note must be for an opportunity".into()));
+                    };
+                    if commitment.game_id != self.game_id
+                        || commitment.side != party_of(owner)
+                        || commitment.seq != u64::from(n)
+                    {
+                        return Err(bad(
+                            "note commitment is for another game, side or opportunity".into(),
+                        ));
+                    }
+                    note::verify_note(commitment, opening).map_err(|e| bad(e.to_string()))?;
+                    let bytes = &opening.content.0;
+                    if bytes[content::CONTENT_LEN..].iter().any(|b| *b != 0) {
+                        return Err(bad("note padding is not zero".into()));
+                    }
+                    let mut fixed = [0u8; content::CONTENT_LEN];
+                    fixed.copy_from_slice(&bytes[..content::CONTENT_LEN]);
+                    content::decode(&fixed).map_err(|e| bad(e.to_string()))?
+                }
+                (Layer::DaisyChain, OpenedFact::Leaf(_)) => {
+                    return Err(bad("a Daisy Chain opportunity is answered by a note".into()))
+                }
+                (layer, OpenedFact::Leaf(opening)) => {
+                    let root = self
+                        .roots
+                        .get(&(owner, layer))
+                        .ok_or_else(|| bad("no root for that layer".into()))?;
+                    layout::verify_opening(root, &request.location.key(), opening)
+                        .map_err(|e| bad(e.to_string()))?;
+                    content::decode(&opening.content).map_err(|e| bad(e.to_string()))?
+                }
+                (_, OpenedFact::Note { .. }) => {
+                    return Err(bad("a layout fact is answered by a leaf opening".into()))
+                }
+            };
+            if !content.fits(request.layer) {
+                return Err(bad(format!(
+                    "{content:?} cannot be in layer {}",
+                    request.layer
+                )));
+            }
+            if let Content::Daisy(DaisyNote::Placed { .. }) = content {
+                // Legality of the placement is the engine's to judge.
+            }
+            self.facts_got.push(Fact {
+                request: *request,
+                content,
+            });
+        }
+        self.next_openings()
+    }
+
+    fn start_round(&mut self, specs: Vec<DiceSpec>) -> Result<(), RefereeError> {
+        let current = self.current.expect("dice are asked during an action");
+        let secret_roller = specs.iter().find_map(|s| match s.kind {
+            DiceKind::SecretDr { roller } => Some(roller),
+            _ => None,
+        });
+        if secret_roller.is_some() && specs.len() != 1 {
+            return Err(RefereeError::BadRoll(
+                "a Secret dr must be rolled alone".into(),
+            ));
+        }
+        let k = self.next_roll;
+        let schedule = PadSchedule {
+            n: self.genesis.pad_len,
+            ..PadSchedule::default()
+        };
+        let position = schedule
+            .position(k)
+            .map_err(|e| RefereeError::BadRoll(e.to_string()))?;
+        if position.epoch != 0 {
+            return Err(RefereeError::BadRoll(format!(
+                "roll {k} is past the {} entries of the pads committed at setup",
+                self.genesis.pad_len
+            )));
+        }
+        let request = RollRequest {
+            game_id: self.game_id,
+            k,
+            action_hash: current.hash,
+            actor: party_of(secret_roller.unwrap_or(current.actor)),
+            kind: if secret_roller.is_some() {
+                RollKind::Secret
+            } else {
+                RollKind::Public
+            },
+        };
+        let statements = [
+            self.pads[&Side::A],
+            self.pads[&Side::B],
+            self.genesis.server_pad,
+        ];
+        let beacon = BeaconRound::new(request, position, statements)
+            .map_err(|e| RefereeError::BadRoll(e.to_string()))?;
+        self.next_roll += 1;
+        self.round = Some(Round {
+            beacon,
+            specs,
+            secret: secret_roller.is_some(),
+        });
+        self.await_round()
+    }
+
+    fn await_round(&mut self) -> Result<(), RefereeError> {
+        let round = self.round.as_ref().expect("a round is running");
+        let k = round.beacon.request().k;
+        self.awaiting = match round.beacon.status() {
+            RoundStatus::Awaiting(Party::Server) => Awaiting::ServerRoll { k },
+            RoundStatus::Awaiting(party) => Awaiting::Entry { party, k },
+            RoundStatus::SecretPending { roller } => Awaiting::Entry { party: roller, k },
+            RoundStatus::Complete(_) => unreachable!("complete rounds are consumed at once"),
+        };
+        Ok(())
+    }
+
+    fn accept_pad_entry(
+        &mut self,
+        k: u64,
+        entry: &crate::pad::PadEntry,
+    ) -> Result<(Vec<Roll>, bool), RefereeError> {
+        let round = self
+            .round
+            .as_mut()
+            .expect("entries are asked during a round");
+        debug_assert_eq!(round.beacon.request().k, k);
+        let status = round.beacon.submit(entry)?;
+        self.after_status(status)
+    }
+
+    fn accept_server_roll(
+        &mut self,
+        k: u64,
+        record: &RollRecord,
+    ) -> Result<(Vec<Roll>, bool), RefereeError> {
+        let current = self.current.expect("rolls serve an action");
+        if record.k != k || record.action_seq != current.seq {
+            return Err(RefereeError::BadRoll(format!(
+                "record is for roll {} of entry {}, expected roll {k} of entry {}",
+                record.k, record.action_seq, current.seq
+            )));
+        }
+        let round = self.round.as_mut().expect("a round is running");
+        let status = round.beacon.submit(&record.server_entry)?;
+        let expected = match status {
+            RoundStatus::Complete(seed) => draw(&seed, &round.specs),
+            _ => Vec::new(),
+        };
+        if record.dice != expected {
+            return Err(RefereeError::BadRoll(format!(
+                "record says {:?}, the beacon gives {expected:?}",
+                record.dice
+            )));
+        }
+        self.after_status(status)
+    }
+
+    fn after_status(&mut self, status: RoundStatus) -> Result<(Vec<Roll>, bool), RefereeError> {
+        match status {
+            RoundStatus::Complete(seed) => {
+                let round = self.round.take().expect("a round is running");
+                let dice = draw(&seed, &round.specs);
+                if self.engine.is_none() {
+                    // Setup: the Secret dr for extra Dummies, halved FRD (B28.47).
+                    let current = self.current.take().expect("a roll serves an entry");
+                    self.extra_dummies
+                        .insert(current.actor, dice[0].total() / 2);
+                    self.next_dummy_roll()?;
+                    return Ok((dice, round.secret));
+                }
+                let step = self
+                    .engine
+                    .as_mut()
+                    .expect("rolls happen during play")
+                    .provide_dice(dice.clone())?;
+                self.advance(step)?;
+                Ok((dice, round.secret))
+            }
+            _ => {
+                self.await_round()?;
+                Ok((Vec::new(), false))
+            }
+        }
+    }
+
+    fn after_ruling(&mut self, events: &[Event]) {
+        let actor = self.current.map(|c| c.actor);
+        self.transitions_due = events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Transition {
+                    request,
+                    new_content,
+                } if self.is_eligible(request) => Some((*request, *new_content)),
+                _ => None,
+            })
+            .collect();
+        let _ = actor;
+        self.next_transitions();
+    }
+
+    fn next_transitions(&mut self) {
+        if let Some((first, _)) = self.transitions_due.first().copied() {
+            let list: Vec<(FactRequest, Content)> = self
+                .transitions_due
+                .iter()
+                .take_while(|(r, _)| r.owner == first.owner)
+                .copied()
+                .collect();
+            self.awaiting = Awaiting::Transitions {
+                owner: first.owner,
+                list,
+            };
+            return;
+        }
+        self.current = None;
+        let engine = self.engine.as_ref().expect("rulings happen during play");
+        self.awaiting = match &engine.state().result {
+            Some(result) => Awaiting::End {
+                result: EndRecord {
+                    winner: result.winner,
+                    reason: result.reason.clone(),
+                },
+            },
+            None => Awaiting::Action {
+                phasing: engine.state().phasing,
+            },
+        };
+    }
+
+    fn accept_transitions(
+        &mut self,
+        owner: Side,
+        list: &[(FactRequest, Content)],
+        transitions: &[layout::Transition],
+    ) -> Result<(), RefereeError> {
+        if transitions.len() != list.len() {
+            return Err(RefereeError::WrongCount {
+                expected: list.len(),
+                got: transitions.len(),
+            });
+        }
+        for (index, ((request, new_content), t)) in list.iter().zip(transitions).enumerate() {
+            let bad = |reason: String| RefereeError::BadTransition {
+                index,
+                request: *request,
+                reason,
+            };
+            if t.new_content != content::encode(new_content) {
+                return Err(bad(format!("new content is not the ruled {new_content:?}")));
+            }
+            let root = self
+                .roots
+                .get(&(owner, request.layer))
+                .ok_or_else(|| bad("no root for that layer".into()))?;
+            let new_root = layout::verify_transition(root, &request.location.key(), t)
+                .map_err(|e| bad(e.to_string()))?;
+            self.roots.insert((owner, request.layer), new_root);
+        }
+        self.transitions_due.drain(..list.len());
+        self.next_transitions();
+        Ok(())
+    }
+
+    /// Checks a side's published secrets against its commitments (G1, G5).
+    /// Anything wrong is a fault of that side; the entry stays in the log.
+    fn accept_reveal(&mut self, side: Side, seq: u64, reveal: &RevealBody) {
+        let party = party_of(side);
+        let fault = |what: String| Fault { side, seq, what };
+        let mut faults = Vec::new();
+        let setup = self.setups.get(&side).cloned();
+        if let Some(setup) = setup {
+            for (layer, root) in &setup.setup_roots {
+                let Some(lr) = reveal.layers.iter().find(|l| l.layer == layer.name()) else {
+                    faults.push(fault(format!("layer {layer} was not revealed")));
+                    continue;
+                };
+                let sealed = SealedLayout::seal(
+                    self.game_id,
+                    party,
+                    layer.name(),
+                    lr.contents.clone(),
+                    crate::layout::LayoutSeed(lr.seed),
+                );
+                match sealed {
+                    Ok(sealed) if sealed.statement().root == root.root => {}
+                    Ok(_) => faults.push(fault(format!(
+                        "layer {layer}: the revealed contents and seed do not give the root committed at setup (G1)"
+                    ))),
+                    Err(e) => faults.push(fault(format!("layer {layer}: {e}"))),
+                }
+            }
+            let committed = self.pads.get(&side).map(|p| p.root);
+            match Pad::new(
+                reveal.pad_seed,
+                self.game_id,
+                party,
+                0,
+                self.genesis.pad_len,
+            ) {
+                Ok(pad) if Some(pad.statement().root) == committed => {}
+                _ => faults.push(fault(
+                    "the revealed pad seed does not give the pad committed at setup (G2)".into(),
+                )),
+            }
+            let contents: Vec<(Layer, Location, Content)> = reveal
+                .layers
+                .iter()
+                .flat_map(|lr| {
+                    let layer = SEALED_LAYERS.into_iter().find(|l| l.name() == lr.layer);
+                    lr.contents.iter().filter_map(move |(key, bytes)| {
+                        let layer = layer?;
+                        let location = rules::parse_location(key)?;
+                        content::decode(bytes).ok().map(|c| (layer, location, c))
+                    })
+                })
+                .collect();
+            let extra = self.extra_dummies.get(&side).copied().unwrap_or(0);
+            for violation in
+                rules::check_layout(&self.scenario, &setup.public, side, &contents, extra)
+            {
+                faults.push(fault(format!("illegal setup: {violation}")));
+            }
+        }
+        self.reveals.insert(side, reveal.clone());
+        self.faults.extend(faults);
+    }
+}
+
+/// Draws the dice of a round from its seed, in request order (DESIGN 3.4).
+pub fn draw(seed: &crate::beacon::RollSeed, specs: &[DiceSpec]) -> Vec<Roll> {
+    let mut stream = DiceStream::new(seed);
+    specs
+        .iter()
+        .map(|s| match s.kind {
+            DiceKind::Dr | DiceKind::SecretDr { .. } => Roll::Dr(stream.d6()),
+            DiceKind::DR => {
+                let dr = stream.dr();
+                Roll::DR {
+                    coloured: dr.coloured,
+                    white: dr.white,
+                }
+            }
+            DiceKind::Percentile => {
+                let p = stream.percentile();
+                Roll::Percentile {
+                    tens: p.tens,
+                    units: p.units,
+                }
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,460 @@
+//! The live game session: the sans-IO shell the server drives.
+//!
+//! The [`Session`] owns a [`Referee`] and the server's secrets for one game
+//! (transcript key, pad). It takes the players' signed entries and the time,
+//! and answers with [`Output`]s: entries to make durable, then messages for
+//! each party. It never does IO: the server's game task persists and sends.
+//!
+//! Order is the contract: an [`Output::Persist`] must be durable before any
+//! output after it is sent, so nothing acknowledged is ever lost (G6).
+//! Every message a player receives is one padded [`ToClient`] per log entry,
+//! so the count and sizes of messages depend only on the sequence of entries,
+//! which the rules fix from public facts (G3).
+
+use crate::encoding::Digest;
+use crate::encoding::{GameId, Party};
+use crate::envelope::{Envelope, Receipt, SignedEnvelope, ENVELOPE_VERSION};
+use crate::identity::{Identity, PublicKey};
+use crate::message::{
+    encode, party_of, side_of, Body, Genesis, LoggedEntry, Mode, Prompt, ToClient, Update,
+    MESSAGE_VERSION,
+};
+use crate::pad::Pad;
+use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
+use hexveil_core::{Event, Side, Visibility};
+
+/// Parameters of a new game.
+#[derive(Clone, Debug)]
+pub struct GameParams {
+    /// The scenario TOML text.
+    pub scenario_toml: String,
+    /// Side A's and side B's keys.
+    pub players: [PublicKey; 2],
+    /// Live or escrow.
+    pub mode: Mode,
+    /// Entries per pad.
+    pub pad_len: u32,
+    /// Time allowed for a machine answer (openings, pad entries,
+    /// transitions), in milliseconds.
+    pub answer_timeout_ms: u64,
+}
+
+/// What the server must do, in order.
+#[derive(Clone, Debug)]
+pub enum Output {
+    /// Make this entry durable before sending anything that follows.
+    Persist(LoggedEntry),
+    /// Send this to a player.
+    ToPlayer(Side, ToClient),
+    /// Publish this to spectators (public view only).
+    ToSpectators(ToClient),
+}
+
+/// Why a session could not be made or restored.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// The referee refused an entry.
+    #[error("{0}")]
+    Referee(#[from] RefereeError),
+    /// The server's pad could not be built.
+    #[error("server pad: {0}")]
+    Pad(String),
+    /// A stored log does not replay.
+    #[error("stored entry {seq} does not replay: {reason}")]
+    Replay {
+        /// The entry.
+        seq: u64,
+        /// Why.
+        reason: String,
+    },
+    /// A submission from someone who is not a player of this game.
+    #[error("only the two players may submit entries")]
+    NotAPlayer,
+}
+
+/// One game's live session.
+pub struct Session {
+    referee: Referee,
+    server: Identity,
+    server_pad: Pad,
+    log: Vec<LoggedEntry>,
+    /// Who owes a machine answer, and by when (ms).
+    deadline: Option<(Party, u64)>,
+    timeout_ms: u64,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("game_id", &self.referee.game_id())
+            .field("entries", &self.log.len())
+            .field("awaiting", self.referee.awaiting())
+            .finish()
+    }
+}
+
+impl Session {
+    /// Creates a game: writes its genesis (seq 0) and prompts both players.
+    pub fn create(
+        game_id: GameId,
+        params: GameParams,
+        server: Identity,
+        server_pad_seed: crate::pad::PadSeed,
+        now_ms: u64,
+    ) -> Result<(Session, Vec<Output>), SessionError> {
+        let server_pad = Pad::new(server_pad_seed, game_id, Party::Server, 0, params.pad_len)
+            .map_err(|e| SessionError::Pad(e.to_string()))?;
+        let genesis = Genesis {
+            message_version: MESSAGE_VERSION,
+            scenario_hash: Digest::sha256(params.scenario_toml.as_bytes()),
+            scenario_toml: params.scenario_toml,
+            players: params.players,
+            server: server.public_key(),
+            mode: params.mode,
+            pad_len: params.pad_len,
+            answer_timeout_ms: params.answer_timeout_ms,
+            server_pad: server_pad.statement(),
+        };
+        let env = Envelope {
+            version: ENVELOPE_VERSION,
+            game_id,
+            author: server.public_key(),
+            seq: 0,
+            prev_head: crate::envelope::genesis_head(&game_id),
+            body: encode(&Body::Genesis(genesis)),
+        }
+        .sign(&server);
+        let (referee, accepted) = Referee::new(&env)?;
+        let mut session = Session {
+            referee,
+            server,
+            server_pad,
+            log: Vec::new(),
+            deadline: None,
+            timeout_ms: params.answer_timeout_ms,
+        };
+        let mut out = Vec::new();
+        session.record(env, accepted, now_ms, &mut out);
+        Ok((session, out))
+    }
+
+    /// Rebuilds a session from its stored log after a restart: every entry
+    /// is replayed through the referee, and the server's own entries must
+    /// come out identical (they are deterministic).
+    pub fn restore(
+        log: Vec<LoggedEntry>,
+        server: Identity,
+        server_pad_seed: crate::pad::PadSeed,
+        now_ms: u64,
+    ) -> Result<Session, SessionError> {
+        let mut entries = log.into_iter();
+        let first = entries.next().ok_or(SessionError::Replay {
+            seq: 0,
+            reason: "the log is empty".into(),
+        })?;
+        let (mut referee, _) = Referee::new(&first.envelope)?;
+        if referee.genesis().server != server.public_key() {
+            return Err(SessionError::Replay {
+                seq: 0,
+                reason: "the log was written with another server key".into(),
+            });
+        }
+        let genesis = referee.genesis().clone();
+        let server_pad = Pad::new(
+            server_pad_seed,
+            referee.game_id(),
+            Party::Server,
+            0,
+            genesis.pad_len,
+        )
+        .map_err(|e| SessionError::Pad(e.to_string()))?;
+        if server_pad.statement() != genesis.server_pad {
+            return Err(SessionError::Replay {
+                seq: 0,
+                reason: "the server pad seed does not match the genesis".into(),
+            });
+        }
+        let mut kept = vec![first];
+        for entry in entries {
+            let seq = entry.envelope.envelope().seq;
+            referee
+                .accept(&entry.envelope)
+                .map_err(|e| SessionError::Replay {
+                    seq,
+                    reason: e.to_string(),
+                })?;
+            kept.push(entry);
+        }
+        let mut session = Session {
+            referee,
+            server,
+            server_pad,
+            log: kept,
+            deadline: None,
+            timeout_ms: genesis.answer_timeout_ms,
+        };
+        session.set_deadline(now_ms);
+        Ok(session)
+    }
+
+    /// The referee (read-only).
+    pub fn referee(&self) -> &Referee {
+        &self.referee
+    }
+
+    /// The log so far.
+    pub fn log(&self) -> &[LoggedEntry] {
+        &self.log
+    }
+
+    /// Whether the log is complete (ended and every reveal in).
+    pub fn is_closed(&self) -> bool {
+        matches!(self.referee.awaiting(), Awaiting::Closed)
+    }
+
+    /// Takes a player's signed entry. A refused entry changes nothing and
+    /// is answered to its sender only.
+    pub fn submit(&mut self, from: Side, env: SignedEnvelope, now_ms: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        if self.referee.party_of_key(&env.envelope().author) != Some(party_of(from)) {
+            out.push(Output::ToPlayer(
+                from,
+                ToClient::Rejected {
+                    reason: "the entry is not signed with your key for this game".into(),
+                },
+            ));
+            return out;
+        }
+        match self.referee.accept(&env) {
+            Ok(accepted) => {
+                self.record(env, accepted, now_ms, &mut out);
+                self.run_server(now_ms, &mut out);
+            }
+            Err(e) => out.push(Output::ToPlayer(
+                from,
+                ToClient::Rejected {
+                    reason: e.to_string(),
+                },
+            )),
+        }
+        out
+    }
+
+    /// Advances the clock: a party that owes a machine answer past its
+    /// deadline loses the game (G2: refusing to answer is attributed).
+    pub fn tick(&mut self, now_ms: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        if let Some((party, deadline)) = self.deadline {
+            if now_ms >= deadline {
+                let request = self.referee.awaiting().describe();
+                self.write_server(Body::Timeout { party, request }, now_ms, &mut out);
+                self.run_server(now_ms, &mut out);
+            }
+        }
+        out
+    }
+
+    /// The earliest time [`Session::tick`] has something to do, if any.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.deadline.map(|(_, t)| t)
+    }
+
+    /// What `side` may see of every entry from `from_seq` on, to resume
+    /// after a reconnection.
+    pub fn resync(&self, side: Side, from_seq: u64) -> Vec<ToClient> {
+        let mut out = Vec::new();
+        let Some((first, rest)) = self.log.split_first() else {
+            return out;
+        };
+        let Ok((mut replay, accepted)) = Referee::new(&first.envelope) else {
+            return out;
+        };
+        if from_seq == 0 {
+            out.push(ToClient::Update(view(&replay, &accepted, Some(side))));
+        }
+        for entry in rest {
+            let Ok(accepted) = replay.accept(&entry.envelope) else {
+                return out;
+            };
+            if entry.envelope.envelope().seq >= from_seq {
+                out.push(ToClient::Update(view(&replay, &accepted, Some(side))));
+            }
+        }
+        out
+    }
+
+    /// Writes the server's own entries while the referee awaits them.
+    fn run_server(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        loop {
+            let body = match self.referee.awaiting().clone() {
+                Awaiting::ServerRoll { .. } => {
+                    let Some(position) = self.referee.round_position() else {
+                        return;
+                    };
+                    let entry = match self.server_pad.entry(position.index) {
+                        Ok(e) => e,
+                        Err(_) => return,
+                    };
+                    match self.referee.server_roll_record(entry) {
+                        Ok(record) => Body::Roll(record),
+                        Err(_) => return,
+                    }
+                }
+                Awaiting::Ruling { events } => Body::Ruling(crate::message::RulingRecord {
+                    action_seq: self.referee.current_seq().unwrap_or_default(),
+                    events,
+                }),
+                Awaiting::End { result } => Body::End(result),
+                _ => return,
+            };
+            if !self.write_server(body, now_ms, out) {
+                return;
+            }
+        }
+    }
+
+    /// Signs, accepts and records a server entry; false if refused (a bug:
+    /// the server only writes what the referee awaits).
+    fn write_server(&mut self, body: Body, now_ms: u64, out: &mut Vec<Output>) -> bool {
+        let env = Envelope {
+            version: ENVELOPE_VERSION,
+            game_id: self.referee.game_id(),
+            author: self.server.public_key(),
+            seq: self.referee.log().next_seq(),
+            prev_head: self.referee.log().head(),
+            body: encode(&body),
+        }
+        .sign(&self.server);
+        match self.referee.accept(&env) {
+            Ok(accepted) => {
+                self.record(env, accepted, now_ms, out);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Logs an accepted entry and emits the receipt and everyone's view.
+    fn record(
+        &mut self,
+        env: SignedEnvelope,
+        accepted: Accepted,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        let receipt = Receipt::issue(&self.server, self.referee.game_id(), &accepted.appended);
+        let entry = LoggedEntry {
+            envelope: env,
+            receipt,
+        };
+        self.log.push(entry.clone());
+        out.push(Output::Persist(entry));
+        if let Some(side) = side_of(accepted.author) {
+            out.push(Output::ToPlayer(side, ToClient::Receipt(receipt)));
+        }
+        for side in [Side::A, Side::B] {
+            out.push(Output::ToPlayer(
+                side,
+                ToClient::Update(view(&self.referee, &accepted, Some(side))),
+            ));
+        }
+        out.push(Output::ToSpectators(ToClient::Update(view(
+            &self.referee,
+            &accepted,
+            None,
+        ))));
+        self.set_deadline(now_ms);
+    }
+
+    fn set_deadline(&mut self, now_ms: u64) {
+        let awaiting = self.referee.awaiting();
+        self.deadline = match (awaiting.is_machine_answer(), awaiting.party()) {
+            (true, Some(party)) if party.is_player() => {
+                let keep = matches!(self.deadline, Some((p, _)) if p == party);
+                if keep {
+                    self.deadline
+                } else {
+                    Some((party, now_ms + self.timeout_ms))
+                }
+            }
+            _ => None,
+        };
+    }
+
+    /// Faults proven so far by reveals (G5).
+    pub fn faults(&self) -> &[Fault] {
+        self.referee.faults()
+    }
+}
+
+/// What `side` (or a spectator, `None`) may see of one accepted entry, with
+/// what the referee needs from it now.
+pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Update {
+    let shown = |e: &&Event| match side {
+        Some(s) => e.to.shown_to(s),
+        None => e.to == Visibility::Public,
+    };
+    let events: Vec<Event> = match &accepted.body {
+        Body::Ruling(r) => r.events.iter().filter(shown).cloned().collect(),
+        _ => Vec::new(),
+    };
+    let dice_visible = match (accepted.secret_dice, side, referee_round_roller(accepted)) {
+        (false, _, _) => true,
+        (true, Some(s), Some(roller)) => s == roller,
+        _ => false,
+    };
+    let author_side = side_of(accepted.author);
+    let entry = match &accepted.body {
+        Body::Act(action) => format!(
+            "side {} declares {action:?}",
+            author_side.map(|s| s.to_string()).unwrap_or_default()
+        ),
+        // What a player opens or commits is for the referee only (G3).
+        Body::Entry(_) if accepted.secret_dice && side != author_side => "a pad entry".into(),
+        other => other.name().to_string(),
+    };
+    let prompt = match side {
+        None => Prompt::Wait,
+        Some(s) => prompt_for(referee.awaiting(), s),
+    };
+    let action = match &accepted.body {
+        Body::Act(a) => Some(a.clone()),
+        _ => None,
+    };
+    Update {
+        seq: accepted.appended.seq,
+        head: accepted.appended.new_head,
+        entry,
+        action,
+        events,
+        dice: if dice_visible {
+            accepted.dice.clone()
+        } else {
+            Vec::new()
+        },
+        prompt,
+    }
+}
+
+/// The roller of a Secret dr completed by this entry: its author.
+fn referee_round_roller(accepted: &Accepted) -> Option<Side> {
+    side_of(accepted.author)
+}
+
+/// What the referee needs from `side` now.
+pub fn prompt_for(awaiting: &Awaiting, side: Side) -> Prompt {
+    match awaiting {
+        // Both sides owe these; they are asked one at a time (A first) so
+        // that two answers never race for the same place in the log.
+        Awaiting::Pads { missing } if missing.first() == Some(&side) => Prompt::Pad,
+        Awaiting::Setups { missing } if missing.first() == Some(&side) => Prompt::Setup,
+        Awaiting::Action { phasing } if *phasing == side => Prompt::Act,
+        Awaiting::Openings { owner, requests } if *owner == side => Prompt::Open(requests.clone()),
+        Awaiting::Entry { party, k } if *party == party_of(side) => Prompt::Entry { k: *k },
+        Awaiting::Transitions { owner, list } if *owner == side => {
+            Prompt::Transitions(list.clone())
+        }
+        Awaiting::Reveals { missing } if missing.first() == Some(&side) => Prompt::Reveal,
+        _ => Prompt::Wait,
+    }
+}

@@ -1,0 +1,323 @@
+//! A whole game through the live session and two protocol players, in
+//! memory: genesis, pads, the Secret dr for Dummies (B28.47), setups with
+//! sealed layouts, moves into mined hexes answered by openings and beacon
+//! rolls, a concession, reveals, and a clean close (G1, G2, G5).
+
+use hexveil_core::{Action, MoveMode, Side};
+use hexveil_protocol::encoding::{GameId, Party};
+use hexveil_protocol::identity::Identity;
+use hexveil_protocol::message::{Mode, Prompt, ToClient, Update};
+use hexveil_protocol::pad::PadSeed;
+use hexveil_protocol::player::{DaisyOrder, Player, Secrets};
+use hexveil_protocol::referee::Awaiting;
+use hexveil_protocol::session::{GameParams, Output, Session};
+use std::collections::{BTreeMap, VecDeque};
+
+const PAD_LEN: u32 = 256;
+
+fn scenario_toml() -> String {
+    // The example scenario, with side A allowed to set up on board 3 too so
+    // that its first step is into B's minefields.
+    include_str!("../../examples/scenario.toml").replace(
+        "setup_area = { boards = [4] }",
+        "setup_area = { boards = [3, 4] }",
+    )
+}
+
+const SETUP_A: &str = r#"
+side = "A"
+[positions]
+ger-squad-1 = "3E3"
+ger-leader = "3E3"
+ger-pz = "4E6"
+"#;
+
+const SEALED_A: &str = "side = \"A\"\n";
+
+fn secrets(side: Side, public: &str, sealed: &str, fill: u8) -> Secrets {
+    Secrets {
+        side,
+        public_setup_toml: public.to_string(),
+        sealed_setup_toml: sealed.to_string(),
+        layout_seeds: ["ap", "at", "booby"]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
+            .collect(),
+        notes_seed: [fill + 10; 32],
+        pad_seed: [fill + 11; 32],
+        daisy_orders: vec![DaisyOrder {
+            holder: hexveil_core::unit::UnitId(4),
+            hex: "3E5".parse().unwrap(),
+        }],
+    }
+}
+
+/// Drives the session and both players until nothing is pending.
+struct Table {
+    session: Session,
+    players: BTreeMap<Side, Player>,
+    last: BTreeMap<Side, Update>,
+    seen: BTreeMap<Side, Vec<Update>>,
+    queue: VecDeque<Output>,
+}
+
+impl Table {
+    fn new() -> Table {
+        let game_id = GameId([7; 16]);
+        let a = Identity::from_seed(&[1; 32]).unwrap();
+        let b = Identity::from_seed(&[2; 32]).unwrap();
+        let server = Identity::from_seed(&[3; 32]).unwrap();
+        let toml = scenario_toml();
+        let params = GameParams {
+            scenario_toml: toml.clone(),
+            players: [a.public_key(), b.public_key()],
+            mode: Mode::Live,
+            pad_len: PAD_LEN,
+            answer_timeout_ms: 30_000,
+        };
+        let (session, out) = Session::create(game_id, params, server, PadSeed([9; 32]), 0).unwrap();
+        let pa = Player::new(
+            a,
+            game_id,
+            &toml,
+            PAD_LEN,
+            secrets(Side::A, SETUP_A, SEALED_A, 20),
+        )
+        .unwrap();
+        let pb = Player::new(
+            b,
+            game_id,
+            &toml,
+            PAD_LEN,
+            secrets(
+                Side::B,
+                include_str!("../../examples/setup-b.toml"),
+                include_str!("../../examples/sealed-b.toml"),
+                40,
+            ),
+        )
+        .unwrap();
+        let mut t = Table {
+            session,
+            players: [(Side::A, pa), (Side::B, pb)].into_iter().collect(),
+            last: BTreeMap::new(),
+            seen: BTreeMap::new(),
+            queue: out.into(),
+        };
+        t.run();
+        t
+    }
+
+    fn run(&mut self) {
+        while let Some(o) = self.queue.pop_front() {
+            match o {
+                Output::Persist(_) | Output::ToSpectators(_) => {}
+                Output::ToPlayer(side, ToClient::Update(u)) => {
+                    self.last.insert(side, u.clone());
+                    self.seen.entry(side).or_default().push(u.clone());
+                    let answer = self.players.get_mut(&side).unwrap().on_update(&u).unwrap();
+                    if let Some(env) = answer {
+                        let out = self.session.submit(side, env, 0);
+                        self.queue.extend(out);
+                    }
+                }
+                Output::ToPlayer(side, ToClient::Rejected { reason }) => {
+                    panic!("side {side}'s entry was refused: {reason}")
+                }
+                Output::ToPlayer(_, _) => {}
+            }
+        }
+    }
+
+    fn act(&mut self, side: Side, action: Action) {
+        let env = self.players.get_mut(&side).unwrap().act(action);
+        let out = self.session.submit(side, env, 0);
+        self.queue.extend(out);
+        self.run();
+    }
+
+    fn end_phase_until(&mut self, phase: hexveil_core::turn::Phase) {
+        for _ in 0..20 {
+            let engine = self.session.referee().engine().unwrap();
+            if engine.state().phase == phase {
+                return;
+            }
+            let phasing = engine.state().phasing;
+            self.act(phasing, Action::EndPhase);
+        }
+        panic!("never reached {phase:?}");
+    }
+}
+
+#[test]
+fn g5_a_whole_game_replays_and_closes_clean() {
+    let mut t = Table::new();
+    // Pads, the Secret dr for B's extra Dummies (B28.47) and both setups are
+    // answered by the players' machines.
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+    t.end_phase_until(hexveil_core::turn::Phase::Movement);
+    // A's squad and leader walk from 3E3 (not mined) into 3E4 (hidden A-P 12).
+    let squad = hexveil_core::unit::UnitId(0);
+    let leader = hexveil_core::unit::UnitId(1);
+    t.act(
+        Side::A,
+        Action::Move {
+            units: vec![squad, leader],
+            to: "3E4".parse().unwrap(),
+            mode: MoveMode::Normal,
+        },
+    );
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+    let log_len = t.session.log().len();
+    assert!(
+        log_len > 10,
+        "the move produced openings, rolls and a ruling"
+    );
+    // A concedes; the server ends the game; both players reveal.
+    let env = t.players.get_mut(&Side::A).unwrap().concede();
+    let out = t.session.submit(Side::A, env, 0);
+    t.queue.extend(out);
+    t.run();
+    assert!(
+        t.session.is_closed(),
+        "awaiting {:?}",
+        t.session.referee().awaiting()
+    );
+    assert_eq!(t.session.faults(), &[], "honest reveals prove no fault");
+    assert_eq!(t.session.referee().result().unwrap().winner, Some(Side::B));
+    assert_eq!(t.last[&Side::A].prompt, Prompt::Wait);
+    // G6: restoring from the durable log gives the same referee state.
+    let restored = Session::restore(
+        t.session.log().to_vec(),
+        Identity::from_seed(&[3; 32]).unwrap(),
+        PadSeed([9; 32]),
+        0,
+    )
+    .unwrap();
+    assert!(restored.is_closed());
+    assert_eq!(
+        restored.referee().log().head(),
+        t.session.referee().log().head()
+    );
+}
+
+#[test]
+fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
+    let mut t = Table::new();
+    let head = t.session.referee().log().head();
+    // B is not phasing: its action is refused by the engine.
+    let env = t.players.get_mut(&Side::B).unwrap().act(Action::EndPhase);
+    let out = t.session.submit(Side::B, env, 0);
+    assert!(matches!(
+        out.as_slice(),
+        [Output::ToPlayer(Side::B, ToClient::Rejected { .. })]
+    ));
+    assert_eq!(t.session.referee().log().head(), head);
+    // A replayed entry is refused as a replay.
+    let env = t.players.get_mut(&Side::A).unwrap().act(Action::EndPhase);
+    let out = t.session.submit(Side::A, env.clone(), 0);
+    t.queue.extend(out);
+    t.run();
+    let out = t.session.submit(Side::A, env, 0);
+    assert!(
+        matches!(out.as_slice(), [Output::ToPlayer(Side::A, ToClient::Rejected { reason })] if reason.contains("replay") || reason.contains("seq")),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn g2_a_party_that_does_not_answer_loses() {
+    let mut t = Table::new();
+    t.end_phase_until(hexveil_core::turn::Phase::Movement);
+    // A declares a move; B's machine is "offline": we drop what B would send.
+    let env = t.players.get_mut(&Side::A).unwrap().act(Action::Move {
+        units: vec![hexveil_core::unit::UnitId(0)],
+        to: "3E4".parse().unwrap(),
+        mode: MoveMode::Normal,
+    });
+    let out = t.session.submit(Side::A, env, 0);
+    // Deliver only to A.
+    for o in out {
+        if let Output::ToPlayer(Side::A, ToClient::Update(u)) = o {
+            if let Some(e) = t.players.get_mut(&Side::A).unwrap().on_update(&u).unwrap() {
+                let more = t.session.submit(Side::A, e, 0);
+                t.queue.extend(
+                    more.into_iter()
+                        .filter(|o| matches!(o, Output::ToPlayer(Side::A, _))),
+                );
+            }
+        }
+    }
+    t.queue.clear();
+    let owed = t.session.referee().awaiting().party();
+    assert_eq!(
+        owed,
+        Some(Party::B),
+        "B owes an answer: {:?}",
+        t.session.referee().awaiting()
+    );
+    assert!(t.session.tick(29_999).is_empty(), "not yet late");
+    let out = t.session.tick(30_000);
+    assert!(!out.is_empty());
+    match t.session.referee().awaiting() {
+        Awaiting::Reveals { .. } => {}
+        other => panic!("expected reveals after the timeout's end, got {other:?}"),
+    }
+    let result = t.session.referee().result().cloned();
+    assert_eq!(result.map(|r| r.winner), Some(Some(Side::A)));
+}
+
+#[test]
+fn b28_412_owner_opens_exit_then_entry_hex_and_mover_sees_presence_only_g4() {
+    let mut t = Table::new();
+    t.end_phase_until(hexveil_core::turn::Phase::Movement);
+    let before = t.seen[&Side::B].len();
+    t.act(
+        Side::A,
+        Action::Move {
+            units: vec![hexveil_core::unit::UnitId(0), hexveil_core::unit::UnitId(1)],
+            to: "3E4".parse().unwrap(),
+            mode: MoveMode::Normal,
+        },
+    );
+    let asked: Vec<String> = t.seen[&Side::B][before..]
+        .iter()
+        .filter_map(|u| match &u.prompt {
+            Prompt::Open(reqs) => Some(
+                reqs.iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        vec![
+            "side B ap at 3E3".to_string(),
+            "side B ap at 3E4".to_string()
+        ]
+    );
+    let ruling = t.seen[&Side::A].last().unwrap();
+    let text = format!("{:?}", ruling.events);
+    assert!(
+        text.contains("ApPresent"),
+        "the mover learns presence (B28.41): {text}"
+    );
+    assert!(
+        !text.contains("FactOpened"),
+        "openings are for the referee only (G3)"
+    );
+    assert!(
+        !text.contains("ApAttackSealed"),
+        "sealed strength events are for the referee only (R13)"
+    );
+}
