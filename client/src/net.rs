@@ -12,7 +12,7 @@ use hexveil_server::frame::{read_frame, write_frame, FrameError, FrameLimits};
 use hexveil_server::login::{exporter, Challenge, LoginError, LoginKey};
 use hexveil_server::tls::ServerTrust;
 use hexveil_server::wire::{
-    ClientMessage, ErrorCode, PlayerKey, ServerMessage, WireError, PROTOCOL_VERSION,
+    ClientMessage, ErrorCode, PublicKey, ServerMessage, WireError, PROTOCOL_VERSION,
 };
 use thiserror::Error;
 
@@ -71,7 +71,7 @@ pub struct ServerConnection {
     send: quinn::SendStream,
     recv: quinn::RecvStream,
     limits: FrameLimits,
-    key: PlayerKey,
+    key: PublicKey,
 }
 
 impl ServerConnection {
@@ -138,7 +138,7 @@ impl ServerConnection {
     }
 
     /// The key this connection logged in with.
-    pub fn public_key(&self) -> PlayerKey {
+    pub fn public_key(&self) -> PublicKey {
         self.key
     }
 
@@ -265,10 +265,11 @@ mod tests {
         let ServerMessage::GameCreated { game_id } = a.recv().await.unwrap() else {
             panic!("no game")
         };
-        for (c, side) in [(&mut a, Side::First), (&mut b, Side::Second)] {
+        for (c, side) in [(&mut a, Side::A), (&mut b, Side::B)] {
             c.send(&ClientMessage::Join {
                 game_id,
                 role: Role::Player(side),
+                resume_from: 0,
             })
             .await
             .unwrap();

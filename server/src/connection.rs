@@ -28,7 +28,7 @@ use crate::session::{ConnectionId, Participant};
 use crate::store::StoreError;
 use crate::tls::ALPN;
 use crate::wire::{
-    ClientMessage, ErrorCode, GameId, PlayerKey, Role, ServerMessage, MAX_PAYLOAD_LEN,
+    ClientMessage, ErrorCode, GameId, PublicKey, Role, ServerMessage, MAX_PAYLOAD_LEN,
     PROTOCOL_VERSION,
 };
 
@@ -271,7 +271,7 @@ impl Session {
     }
 
     /// Hello, challenge, login; all within the login timeout.
-    async fn login(&mut self) -> Result<PlayerKey, Ending> {
+    async fn login(&mut self) -> Result<PublicKey, Ending> {
         let mut limits = self.ctx.settings.frame;
         limits.idle_timeout = self.ctx.settings.login_timeout;
         let deadline = tokio::time::Instant::now() + self.ctx.settings.login_timeout;
@@ -360,7 +360,7 @@ impl Session {
         }
     }
 
-    async fn dispatch(&mut self, key: PlayerKey, msg: ClientMessage) -> Result<(), Ending> {
+    async fn dispatch(&mut self, key: PublicKey, msg: ClientMessage) -> Result<(), Ending> {
         match msg {
             ClientMessage::Hello { .. } | ClientMessage::Login { .. } => {
                 self.reply(ServerMessage::error(
@@ -384,7 +384,11 @@ impl Session {
                 let games = self.ctx.lobby.list();
                 self.reply(ServerMessage::Games { games }).await?;
             }
-            ClientMessage::Join { game_id, role } => self.join(key, game_id, role).await?,
+            ClientMessage::Join {
+                game_id,
+                role,
+                resume_from,
+            } => self.join(key, game_id, role, resume_from).await?,
             ClientMessage::FetchTranscript { game_id, offset } => {
                 let msg = self.transcript_chunk(game_id, offset).await;
                 self.reply(msg).await?;
@@ -462,7 +466,13 @@ impl Session {
         }
     }
 
-    async fn join(&mut self, key: PlayerKey, game_id: GameId, role: Role) -> Result<(), Ending> {
+    async fn join(
+        &mut self,
+        key: PublicKey,
+        game_id: GameId,
+        role: Role,
+        resume_from: u64,
+    ) -> Result<(), Ending> {
         if self.joined.contains_key(&game_id) {
             return self
                 .reply(ServerMessage::error(
@@ -486,6 +496,7 @@ impl Session {
                 key,
                 role,
             },
+            resume_from,
             link: ConnectionLink {
                 id: self.id,
                 outbox: self.outbox.clone(),

@@ -9,17 +9,18 @@
 //!
 //! Tuple encoding (DESIGN section 3.0): `u32` big-endian length of the tag,
 //! the tag's ASCII bytes, then the fixed-width fields raw: exporter (32),
-//! challenge (32), public key (32). Written here as a small private helper
-//! because `protocol/src/encoding.rs` was not available yet.
+//! challenge (32), public key (32), built with the protocol crate's
+//! [`TupleEncoder`] and tag [`tag::LOGIN`].
 
+use hexveil_protocol::encoding::{tag, TupleEncoder};
 use ring::rand::{SecureRandom, SystemRandom};
 use ring::signature::{self, Ed25519KeyPair, KeyPair, UnparsedPublicKey};
 use thiserror::Error;
 
-use crate::wire::PlayerKey;
+use crate::wire::PublicKey;
 
-/// Domain tag of the login signature.
-pub const LOGIN_TAG: &[u8] = b"hexveil/v1/login";
+/// Domain tag of the login signature (`hexveil/v1/login`).
+pub const LOGIN_TAG: &str = tag::LOGIN;
 
 /// Label for TLS keying-material export.
 pub const EXPORTER_LABEL: &[u8] = b"EXPORTER-hexveil-login";
@@ -43,7 +44,7 @@ pub enum LoginError {
     Export(String),
     /// The signature does not verify for this key, session and challenge.
     #[error("login signature does not verify for key {0} on this connection")]
-    BadSignature(PlayerKey),
+    BadSignature(PublicKey),
     /// The PKCS#8 bytes are not an Ed25519 key pair ring accepts.
     #[error("not an Ed25519 PKCS#8 v2 key: {0}")]
     BadKey(String),
@@ -68,21 +69,19 @@ pub fn exporter(conn: &quinn::Connection, challenge: &Challenge) -> Result<Expor
 }
 
 /// The signed bytes: tuple encoding of tag, exporter, challenge, key.
-pub fn login_message(exporter: &Exporter, challenge: &Challenge, key: &PlayerKey) -> Vec<u8> {
-    let mut m = Vec::with_capacity(4 + LOGIN_TAG.len() + 96);
-    m.extend_from_slice(&(LOGIN_TAG.len() as u32).to_be_bytes());
-    m.extend_from_slice(LOGIN_TAG);
-    m.extend_from_slice(&exporter.0);
-    m.extend_from_slice(&challenge.0);
-    m.extend_from_slice(&key.0);
-    m
+pub fn login_message(exporter: &Exporter, challenge: &Challenge, key: &PublicKey) -> Vec<u8> {
+    TupleEncoder::new(LOGIN_TAG)
+        .array(&exporter.0)
+        .array(&challenge.0)
+        .array(&key.0)
+        .finish()
 }
 
 /// A player's login key.
 #[derive(Debug)]
 pub struct LoginKey {
     pair: Ed25519KeyPair,
-    public: PlayerKey,
+    public: PublicKey,
 }
 
 impl LoginKey {
@@ -94,12 +93,12 @@ impl LoginKey {
         public.copy_from_slice(pair.public_key().as_ref());
         Ok(LoginKey {
             pair,
-            public: PlayerKey(public),
+            public: PublicKey(public),
         })
     }
 
     /// The public key.
-    pub fn public_key(&self) -> PlayerKey {
+    pub fn public_key(&self) -> PublicKey {
         self.public
     }
 
@@ -114,7 +113,7 @@ impl LoginKey {
 
 /// Check a login signature with ring's Ed25519 verifier.
 pub fn verify_login(
-    key: &PlayerKey,
+    key: &PublicKey,
     exporter: &Exporter,
     challenge: &Challenge,
     signature: &[u8],
@@ -135,7 +134,7 @@ mod tests {
 
     #[test]
     fn message_layout_is_tuple_encoding() {
-        let m = login_message(&Exporter([1; 32]), &Challenge([2; 32]), &PlayerKey([3; 32]));
+        let m = login_message(&Exporter([1; 32]), &Challenge([2; 32]), &PublicKey([3; 32]));
         assert_eq!(&m[..4], &[0, 0, 0, 16]);
         assert_eq!(&m[4..20], b"hexveil/v1/login");
         assert_eq!(&m[20..52], &[1; 32]);

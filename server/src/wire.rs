@@ -14,8 +14,6 @@
 //! limits below after decoding, so nothing outside them reaches the lobby or a
 //! game.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -44,57 +42,15 @@ pub const MAX_LISTED_GAMES: usize = 1000;
 /// Length of an Ed25519 signature.
 pub const SIGNATURE_LEN: usize = 64;
 
-/// The random 16-byte identifier of a game (DESIGN section 3.0).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct GameId(pub [u8; 16]);
+/// The random 16-byte id of a game (DESIGN section 3.0), and a player's
+/// Ed25519 public key (32 bytes): the protocol crate's types, so the wire and
+/// the signed records name games and players the same way. postcard encodes
+/// them as their raw bytes.
+pub use hexveil_protocol::{GameId, PublicKey};
 
-impl fmt::Display for GameId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&hex::encode(self.0))
-    }
-}
-
-impl fmt::Debug for GameId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GameId({self})")
-    }
-}
-
-/// An Ed25519 public key identifying a player (32 raw bytes).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct PlayerKey(pub [u8; 32]);
-
-impl fmt::Display for PlayerKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&hex::encode(self.0))
-    }
-}
-
-impl fmt::Debug for PlayerKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PlayerKey({self})")
-    }
-}
-
-/// One of the two seats of a game. Which army sits where is the game
-/// session's business; the shell only routes by seat.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-pub enum Side {
-    /// The first seat.
-    First,
-    /// The second seat.
-    Second,
-}
-
-impl Side {
-    /// The other seat.
-    pub fn other(self) -> Side {
-        match self {
-            Side::First => Side::Second,
-            Side::Second => Side::First,
-        }
-    }
-}
+/// One of the two sides (seats) of a game: `hexveil_core::Side` (`A` is the
+/// first side of the scenario, `B` the second). Encoded as 0 and 1.
+pub use hexveil_core::Side;
 
 /// How a connection takes part in a game.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -147,10 +103,10 @@ pub enum ErrorCode {
 pub struct GameSummary {
     /// The game.
     pub game_id: GameId,
-    /// Whether a player currently holds the first seat.
-    pub first_seated: bool,
-    /// Whether a player currently holds the second seat.
-    pub second_seated: bool,
+    /// Whether a player currently holds side A's seat.
+    pub side_a_seated: bool,
+    /// Whether a player currently holds side B's seat.
+    pub side_b_seated: bool,
     /// Number of spectators connected.
     pub spectators: u32,
     /// Whether the game has ended.
@@ -169,7 +125,7 @@ pub enum ClientMessage {
     /// login tuple (see [`crate::login`]).
     Login {
         /// The player's public key.
-        public_key: PlayerKey,
+        public_key: PublicKey,
         /// The signature, exactly [`SIGNATURE_LEN`] bytes.
         signature: Vec<u8>,
     },
@@ -186,12 +142,15 @@ pub enum ClientMessage {
     },
     /// List the games of this server.
     ListGames,
-    /// Join a game as a player of a seat or as a spectator.
+    /// Join a game as a player of a side or as a spectator.
     Join {
         /// The game.
         game_id: GameId,
         /// The role asked for.
         role: Role,
+        /// First event sequence number not yet seen (0: everything); lets a
+        /// reconnecting client resume.
+        resume_from: u64,
     },
     /// Leave a game joined earlier.
     Leave {
@@ -229,7 +188,7 @@ pub enum ServerMessage {
     /// The login verified; the connection now acts for this key.
     LoginOk {
         /// The key that logged in.
-        public_key: PlayerKey,
+        public_key: PublicKey,
     },
     /// A request failed; see the code.
     Error {
@@ -435,12 +394,13 @@ mod tests {
                 protocol_version: PROTOCOL_VERSION,
             },
             ClientMessage::Login {
-                public_key: PlayerKey([7; 32]),
+                public_key: PublicKey([7; 32]),
                 signature: vec![1; 64],
             },
             ClientMessage::Join {
                 game_id: GameId([3; 16]),
-                role: Role::Player(Side::Second),
+                role: Role::Player(Side::B),
+                resume_from: 7,
             },
             ClientMessage::Game {
                 game_id: GameId([3; 16]),
@@ -468,7 +428,7 @@ mod tests {
     #[test]
     fn wrong_signature_length_rejected() {
         let m = ClientMessage::Login {
-            public_key: PlayerKey([7; 32]),
+            public_key: PublicKey([7; 32]),
             signature: vec![1; 63],
         };
         let bytes = postcard::to_allocvec(&m).unwrap();
@@ -503,7 +463,7 @@ mod tests {
         );
         assert_eq!(
             hex(&ClientMessage::Login {
-                public_key: PlayerKey([0x11; 32]),
+                public_key: PublicKey([0x11; 32]),
                 signature: vec![0x22; 64],
             }),
             format!("01{}40{}", "11".repeat(32), "22".repeat(64))
@@ -519,16 +479,18 @@ mod tests {
         assert_eq!(
             hex(&ClientMessage::Join {
                 game_id: GameId([0xab; 16]),
-                role: Role::Player(Side::Second),
+                role: Role::Player(Side::B),
+                resume_from: 0,
             }),
-            format!("05{}0001", "ab".repeat(16))
+            format!("05{}000100", "ab".repeat(16))
         );
         assert_eq!(
             hex(&ClientMessage::Join {
                 game_id: GameId([0xab; 16]),
                 role: Role::Spectator,
+                resume_from: 300,
             }),
-            format!("05{}01", "ab".repeat(16))
+            format!("05{}01ac02", "ab".repeat(16))
         );
         assert_eq!(
             hex(&ClientMessage::Game {
@@ -553,8 +515,8 @@ mod tests {
             shex(&ServerMessage::Games {
                 games: vec![GameSummary {
                     game_id: GameId([1; 16]),
-                    first_seated: true,
-                    second_seated: false,
+                    side_a_seated: true,
+                    side_b_seated: false,
                     spectators: 2,
                     finished: false,
                 }]

@@ -101,13 +101,13 @@ async fn gigabyte_frame_rejected_other_game_undisturbed() {
 
     let mut x = RawClient::logged_in(addr, fp, &new_key()).await;
     let g1 = x.create_game().await;
-    x.join(g1, Role::Player(Side::First)).await;
+    x.join(g1, Role::Player(Side::A)).await;
 
     let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
     let mut z = RawClient::logged_in(addr, fp, &new_key()).await;
     let g2 = y.create_game().await;
-    y.join(g2, Role::Player(Side::First)).await;
-    z.join(g2, Role::Player(Side::Second)).await;
+    y.join(g2, Role::Player(Side::A)).await;
+    z.join(g2, Role::Player(Side::B)).await;
 
     x.send_raw(&(1u32 << 30).to_be_bytes()).await;
     let answer = x.recv().await;
@@ -277,17 +277,19 @@ async fn lobby_rejections_are_clear() {
     c.send(&ClientMessage::Join {
         game_id: hexveil_server::wire::GameId([0; 16]),
         role: Role::Spectator,
+        resume_from: 0,
     })
     .await;
     assert_eq!(error_code(&c.recv().await), Some(ErrorCode::UnknownGame));
 
     // A seat held by another key is refused by the session.
     let mut p1 = RawClient::logged_in(addr, fp, &new_key()).await;
-    p1.join(g, Role::Player(Side::First)).await;
+    p1.join(g, Role::Player(Side::A)).await;
     let mut p2 = RawClient::logged_in(addr, fp, &new_key()).await;
     p2.send(&ClientMessage::Join {
         game_id: g,
-        role: Role::Player(Side::First),
+        role: Role::Player(Side::A),
+        resume_from: 0,
     })
     .await;
     assert_eq!(error_code(&p2.recv().await), Some(ErrorCode::Rejected));
@@ -296,7 +298,7 @@ async fn lobby_rejections_are_clear() {
     match c.recv().await {
         ServerMessage::Games { games } => {
             let s = games.iter().find(|s| s.game_id == g).expect("listed");
-            assert!(s.first_seated && !s.second_seated);
+            assert!(s.side_a_seated && !s.side_b_seated);
             assert_eq!(s.spectators, 1);
         }
         other => panic!("expected Games, got {other:?}"),
@@ -315,7 +317,7 @@ async fn storage_survives_restart() {
         let server = start(settings(dir.path())).await;
         let mut c = RawClient::logged_in(server.local_addr(), server.fingerprint(), &key).await;
         game = c.create_game().await;
-        c.join(game, Role::Player(Side::First)).await;
+        c.join(game, Role::Player(Side::A)).await;
         c.send(&ClientMessage::Game {
             game_id: game,
             payload: b"move 1".to_vec(),
@@ -336,7 +338,7 @@ async fn storage_survives_restart() {
     let mut c = RawClient::logged_in(server.local_addr(), server.fingerprint(), &key).await;
     // Seat event + one move = 2 events replayed.
     assert_eq!(
-        c.join(game, Role::Player(Side::First)).await,
+        c.join(game, Role::Player(Side::A)).await,
         ServerMessage::Game {
             game_id: game,
             payload: b"welcome 2".to_vec()
@@ -347,7 +349,8 @@ async fn storage_survives_restart() {
     other
         .send(&ClientMessage::Join {
             game_id: game,
-            role: Role::Player(Side::First),
+            role: Role::Player(Side::A),
+            resume_from: 0,
         })
         .await;
     assert_eq!(error_code(&other.recv().await), Some(ErrorCode::Rejected));
@@ -418,7 +421,7 @@ async fn finished_transcript_can_be_fetched() {
     let (addr, fp) = (server.local_addr(), server.fingerprint());
     let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
     let g = p.create_game().await;
-    p.join(g, Role::Player(Side::First)).await;
+    p.join(g, Role::Player(Side::A)).await;
     let mut viewer = RawClient::logged_in(addr, fp, &new_key()).await;
     viewer
         .send(&ClientMessage::FetchTranscript {
@@ -509,8 +512,8 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
     let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
     let mut sleeper = RawClient::logged_in(addr, fp, &new_key()).await;
     let g = p.create_game().await;
-    p.join(g, Role::Player(Side::First)).await;
-    sleeper.join(g, Role::Player(Side::Second)).await;
+    p.join(g, Role::Player(Side::A)).await;
+    sleeper.join(g, Role::Player(Side::B)).await;
     // From here on the sleeper reads nothing.
     let chunk = vec![0x5a; 32 * 1024];
     let mut sent = 0u32;
@@ -540,7 +543,7 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
     // Another game on other connections is unaffected.
     let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
     let g2 = y.create_game().await;
-    y.join(g2, Role::Player(Side::First)).await;
+    y.join(g2, Role::Player(Side::A)).await;
     y.send(&ClientMessage::Ping { nonce: 5 }).await;
     assert_eq!(y.recv().await, ServerMessage::Pong { nonce: 5 });
     server.shutdown().await;
