@@ -13,16 +13,20 @@
 //! - [`lobby`], [`connection`], [`server`]: games as tasks, connections, the
 //!   accept loop.
 //! - [`relay`]: a chat relay session for tests; not the game.
+//! - [`secrets`]: the transcript key and pad master secret in the data
+//!   directory; [`durable_file`]: crash-safe writes of such files.
 //! - [`config`]: flags, TOML file, logging.
 
 pub mod config;
 pub mod connection;
+pub mod durable_file;
 pub mod endpoint;
 pub mod frame;
 pub mod lobby;
 pub mod login;
 pub mod rate;
 pub mod relay;
+pub mod secrets;
 pub mod server;
 pub mod session;
 pub mod sqlite;

@@ -13,8 +13,9 @@
 //! [`TupleEncoder`] and tag [`tag::LOGIN`].
 
 use hexveil_protocol::encoding::{tag, TupleEncoder};
+use hexveil_protocol::Identity;
 use ring::rand::{SecureRandom, SystemRandom};
-use ring::signature::{self, Ed25519KeyPair, KeyPair, UnparsedPublicKey};
+use ring::signature::{self, UnparsedPublicKey};
 use thiserror::Error;
 
 use crate::wire::PublicKey;
@@ -46,7 +47,7 @@ pub enum LoginError {
     #[error("login signature does not verify for key {0} on this connection")]
     BadSignature(PublicKey),
     /// The PKCS#8 bytes are not an Ed25519 key pair ring accepts.
-    #[error("not an Ed25519 PKCS#8 v2 key: {0}")]
+    #[error("not an Ed25519 PKCS#8 key: {0}")]
     BadKey(String),
 }
 
@@ -77,37 +78,35 @@ pub fn login_message(exporter: &Exporter, challenge: &Challenge, key: &PublicKey
         .finish()
 }
 
-/// A player's login key.
+/// A player's login key: the protocol crate's [`Identity`], the same key
+/// that signs the player's game actions.
 #[derive(Debug)]
 pub struct LoginKey {
-    pair: Ed25519KeyPair,
-    public: PublicKey,
+    identity: Identity,
 }
 
 impl LoginKey {
-    /// Parse an Ed25519 PKCS#8 v2 document (as ring generates).
+    /// Parse an Ed25519 PKCS#8 document (v2 as ring generates it, or v1).
     pub fn from_pkcs8(bytes: &[u8]) -> Result<Self, LoginError> {
-        let pair =
-            Ed25519KeyPair::from_pkcs8(bytes).map_err(|e| LoginError::BadKey(e.to_string()))?;
-        let mut public = [0u8; 32];
-        public.copy_from_slice(pair.public_key().as_ref());
-        Ok(LoginKey {
-            pair,
-            public: PublicKey(public),
-        })
+        let identity =
+            Identity::from_pkcs8(bytes).map_err(|e| LoginError::BadKey(e.to_string()))?;
+        Ok(LoginKey { identity })
+    }
+
+    /// Wrap an identity already loaded.
+    pub fn from_identity(identity: Identity) -> Self {
+        LoginKey { identity }
     }
 
     /// The public key.
     pub fn public_key(&self) -> PublicKey {
-        self.public
+        self.identity.public_key()
     }
 
     /// Sign the login tuple for this session and challenge.
     pub fn sign(&self, exporter: &Exporter, challenge: &Challenge) -> Vec<u8> {
-        self.pair
-            .sign(&login_message(exporter, challenge, &self.public))
-            .as_ref()
-            .to_vec()
+        let msg = login_message(exporter, challenge, &self.public_key());
+        self.identity.sign(&msg).0.to_vec()
     }
 }
 
@@ -128,8 +127,7 @@ mod tests {
     use super::*;
 
     fn key() -> LoginKey {
-        let doc = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).unwrap();
-        LoginKey::from_pkcs8(doc.as_ref()).unwrap()
+        LoginKey::from_pkcs8(&Identity::generate_pkcs8().unwrap()).unwrap()
     }
 
     #[test]
