@@ -222,13 +222,13 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
     let phasing = ctx.state.phasing;
     // Hooks of the phase that ends.
     match ending {
-        Phase::Movement => pending::end_of_movement_phase(ctx)?, // B28.53
+        Phase::Movement => crate::minefield::end_of_movement_phase(ctx)?, // B28.53
         Phase::PrepFire | Phase::AdvancingFire => {
             // B28.531: the owner's friendly fire phase is a placement
             // opportunity for his Daisy Chains.
             crate::daisy_chain::fire_phase_opportunity(ctx, phasing)?;
         }
-        Phase::CloseCombat => pending::end_of_close_combat(ctx)?, // B28.7
+        Phase::CloseCombat => crate::flail::end_of_close_combat(ctx)?, // B28.7
         _ => {}
     }
     match ending.next() {
@@ -337,17 +337,6 @@ pub fn concede(ctx: &mut Ctx<'_>) -> Res<()> {
         &["hexveil"],
     );
     Ok(())
-}
-
-// TEMPORARY until the mines branch is merged: the agreed hooks.
-mod pending {
-    use crate::resolve::{Ctx, Res};
-    pub fn end_of_movement_phase(_ctx: &mut Ctx<'_>) -> Res<()> {
-        Ok(())
-    }
-    pub fn end_of_close_combat(_ctx: &mut Ctx<'_>) -> Res<()> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]
