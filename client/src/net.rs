@@ -12,7 +12,8 @@ use hexveil_server::frame::{read_frame, write_frame, FrameError, FrameLimits};
 use hexveil_server::login::{exporter, Challenge, LoginError, LoginKey};
 use hexveil_server::tls::ServerTrust;
 use hexveil_server::wire::{
-    ClientMessage, ErrorCode, PublicKey, ServerMessage, WireError, PROTOCOL_VERSION,
+    split_game_message, ClientMessage, ErrorCode, GameAssembler, GameId, PublicKey, ServerMessage,
+    WireError, MAX_GAME_MESSAGE_LEN, PROTOCOL_VERSION,
 };
 use thiserror::Error;
 
@@ -72,6 +73,7 @@ pub struct ServerConnection {
     recv: quinn::RecvStream,
     limits: FrameLimits,
     key: PublicKey,
+    assembler: GameAssembler,
 }
 
 impl ServerConnection {
@@ -116,6 +118,7 @@ impl ServerConnection {
             recv,
             limits: FrameLimits::default(),
             key: key.public_key(),
+            assembler: GameAssembler::default(),
         };
         this.send(&ClientMessage::Hello {
             protocol_version: PROTOCOL_VERSION,
@@ -148,12 +151,56 @@ impl ServerConnection {
         self.send_frame(&bytes).await
     }
 
-    /// Receive the next message. Waits as long as the connection lives: a
-    /// dead server is detected by the QUIC idle timeout (5 minutes; our
-    /// keep-alives keep a live one open).
+    /// Receive the next message. Game messages come back whole: their parts
+    /// are joined here (`more` is always false and the payload may exceed
+    /// one frame). Waits as long as the connection lives: a dead server is
+    /// detected by the QUIC idle timeout (5 minutes; our keep-alives keep a
+    /// live one open).
     pub async fn recv(&mut self) -> Result<ServerMessage, NetError> {
-        let frame = self.recv_frame().await?;
-        Ok(ServerMessage::decode(&frame)?)
+        loop {
+            let frame = self.recv_frame().await?;
+            if let Some(msg) = self.assemble(&frame)? {
+                return Ok(msg);
+            }
+        }
+    }
+
+    /// Decode a frame; `None` while a game message is incomplete.
+    fn assemble(&mut self, frame: &[u8]) -> Result<Option<ServerMessage>, NetError> {
+        match ServerMessage::decode(frame)? {
+            ServerMessage::Game {
+                game_id,
+                payload,
+                more,
+            } => Ok(self
+                .assembler
+                .push(game_id, payload, more)?
+                .map(|(game_id, payload)| ServerMessage::Game {
+                    game_id,
+                    payload,
+                    more: false,
+                })),
+            other => Ok(Some(other)),
+        }
+    }
+
+    /// Send a whole game message (up to 8 MiB), in frame-sized parts.
+    pub async fn send_game(&mut self, game_id: GameId, message: &[u8]) -> Result<(), NetError> {
+        if message.len() > MAX_GAME_MESSAGE_LEN {
+            return Err(NetError::Wire(WireError::GameMessageTooLong {
+                len: message.len(),
+                max: MAX_GAME_MESSAGE_LEN,
+            }));
+        }
+        for (part, more) in split_game_message(message) {
+            self.send(&ClientMessage::Game {
+                game_id,
+                payload: part.to_vec(),
+                more,
+            })
+            .await?;
+        }
+        Ok(())
     }
 
     /// Receive the next message if one starts within `wait`; `Ok(None)` if
@@ -162,7 +209,11 @@ impl ServerConnection {
         let limits = FrameLimits::new(self.limits.max_len(), wait, self.limits.transfer_timeout)
             .expect("limits copied from valid ones");
         match read_frame(&mut self.recv, &limits).await {
-            Ok(Some(frame)) => Ok(Some(ServerMessage::decode(&frame)?)),
+            Ok(Some(frame)) => match self.assemble(&frame)? {
+                Some(msg) => Ok(Some(msg)),
+                // A long game message started: take the rest.
+                None => Ok(Some(self.recv().await?)),
+            },
             Ok(None) => Err(NetError::Closed),
             Err(FrameError::Idle(_)) => Ok(None),
             Err(e) => Err(e.into()),
@@ -282,17 +333,15 @@ mod tests {
                 ServerMessage::Game { .. }
             ));
         }
-        a.send(&ClientMessage::Game {
-            game_id,
-            payload: b"hello".to_vec(),
-        })
-        .await
-        .unwrap();
+        // A message longer than one frame travels in parts and arrives whole.
+        let long: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        a.send_game(game_id, &long).await.unwrap();
         assert_eq!(
             b.recv().await.unwrap(),
             ServerMessage::Game {
                 game_id,
-                payload: b"hello".to_vec()
+                payload: long,
+                more: false,
             }
         );
         a.close().await;

@@ -28,8 +28,8 @@ use crate::session::{ConnectionId, Participant};
 use crate::store::StoreError;
 use crate::tls::ALPN;
 use crate::wire::{
-    ClientMessage, ErrorCode, GameId, PublicKey, Role, ServerMessage, MAX_PAYLOAD_LEN,
-    PROTOCOL_VERSION,
+    ClientMessage, ErrorCode, GameAssembler, GameId, PublicKey, Role, ServerMessage,
+    MAX_PAYLOAD_LEN, PROTOCOL_VERSION,
 };
 
 /// Messages a connection's outbox holds before the client counts as too slow.
@@ -170,6 +170,7 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
         outbox,
         bucket: TokenBucket::new(ctx.settings.rate_limit, std::time::Instant::now()),
         joined: HashMap::new(),
+        assembler: GameAssembler::default(),
     };
     let ending = session.run().await;
     session.finish(ending, writer).await;
@@ -210,6 +211,7 @@ struct Session {
     outbox: mpsc::Sender<ServerMessage>,
     bucket: TokenBucket,
     joined: HashMap<GameId, (Role, mpsc::Sender<GameCommand>)>,
+    assembler: GameAssembler,
 }
 
 impl Session {
@@ -405,7 +407,11 @@ impl Session {
                     self.reply(not_joined(game_id)).await?;
                 }
             },
-            ClientMessage::Game { game_id, payload } => {
+            ClientMessage::Game {
+                game_id,
+                payload,
+                more,
+            } => {
                 let Some((role, game)) = self.joined.get(&game_id) else {
                     self.reply(not_joined(game_id)).await?;
                     return Ok(());
@@ -418,6 +424,19 @@ impl Session {
                     .await?;
                     return Ok(());
                 }
+                let game = game.clone();
+                let payload = match self.assembler.push(game_id, payload, more) {
+                    Ok(Some((_, whole))) => whole,
+                    Ok(None) => return Ok(()),
+                    Err(e) => {
+                        return self
+                            .reply(ServerMessage::error(
+                                ErrorCode::BadGameMessage,
+                                e.to_string(),
+                            ))
+                            .await
+                    }
+                };
                 let cmd = GameCommand::Payload {
                     from: self.id,
                     payload,

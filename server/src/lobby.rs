@@ -26,7 +26,8 @@ use crate::session::{
 };
 use crate::store::{StoreError, StoreHandle};
 use crate::wire::{
-    ErrorCode, GameId, GameSummary, Role, ServerMessage, Side, MAX_LISTED_GAMES, MAX_PAYLOAD_LEN,
+    split_game_message, ErrorCode, GameId, GameSummary, Role, ServerMessage, Side,
+    MAX_GAME_MESSAGE_LEN, MAX_LISTED_GAMES,
 };
 
 /// Commands a game task's channel holds at most.
@@ -476,8 +477,8 @@ impl GameTask {
     }
 
     fn send(&mut self, to: Recipient, payload: Vec<u8>) {
-        if payload.len() > MAX_PAYLOAD_LEN {
-            error!(game_id = %self.game_id, len = payload.len(), "session produced an oversized payload; dropped");
+        if payload.len() > MAX_GAME_MESSAGE_LEN {
+            error!(game_id = %self.game_id, len = payload.len(), "session produced an oversized message; dropped");
             return;
         }
         let targets: Vec<ConnectionId> = match to {
@@ -495,11 +496,23 @@ impl GameTask {
             }
         };
         for t in targets {
+            self.send_message(t, &payload);
+        }
+    }
+
+    /// Send one game message to one connection, in parts if it is long.
+    fn send_message(&mut self, id: ConnectionId, message: &[u8]) {
+        for (part, more) in split_game_message(message) {
+            if !self.members.contains_key(&id) {
+                // Dropped as too slow part-way: send nothing more.
+                return;
+            }
             self.send_to(
-                t,
+                id,
                 ServerMessage::Game {
                     game_id: self.game_id,
-                    payload: payload.clone(),
+                    payload: part.to_vec(),
+                    more,
                 },
             );
         }
@@ -521,13 +534,7 @@ impl GameTask {
             }
             let (_, payload) = self.delayed.pop_front().expect("front exists");
             for id in self.spectator_ids() {
-                self.send_to(
-                    id,
-                    ServerMessage::Game {
-                        game_id: self.game_id,
-                        payload: payload.clone(),
-                    },
-                );
+                self.send_message(id, &payload);
             }
         }
     }

@@ -67,7 +67,8 @@ pub enum Effect {
     Send {
         /// To whom.
         to: Recipient,
-        /// Opaque bytes (at most [`crate::wire::MAX_PAYLOAD_LEN`]).
+        /// Opaque bytes (at most [`crate::wire::MAX_GAME_MESSAGE_LEN`]; the
+        /// shell splits long ones into frame-sized parts).
         payload: Vec<u8>,
     },
     /// The game ended: store result and transcript, mark it finished.

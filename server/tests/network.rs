@@ -125,13 +125,15 @@ async fn gigabyte_frame_rejected_other_game_undisturbed() {
         y.send(&ClientMessage::Game {
             game_id: g2,
             payload: payload.clone(),
+            more: false,
         })
         .await;
         assert_eq!(
             z.recv().await,
             ServerMessage::Game {
                 game_id: g2,
-                payload
+                payload,
+                more: false,
             }
         );
         assert!(matches!(y.recv().await, ServerMessage::Game { .. }));
@@ -261,6 +263,7 @@ async fn lobby_rejections_are_clear() {
     c.send(&ClientMessage::Game {
         game_id: g,
         payload: b"x".to_vec(),
+        more: false,
     })
     .await;
     assert_eq!(error_code(&c.recv().await), Some(ErrorCode::NotJoined));
@@ -268,6 +271,7 @@ async fn lobby_rejections_are_clear() {
     c.send(&ClientMessage::Game {
         game_id: g,
         payload: b"x".to_vec(),
+        more: false,
     })
     .await;
     assert_eq!(
@@ -321,6 +325,7 @@ async fn storage_survives_restart() {
         c.send(&ClientMessage::Game {
             game_id: game,
             payload: b"move 1".to_vec(),
+            more: false,
         })
         .await;
         // The relay acknowledges after the event is durable.
@@ -328,7 +333,8 @@ async fn storage_survives_restart() {
             c.recv().await,
             ServerMessage::Game {
                 game_id: game,
-                payload: b"ack 1".to_vec()
+                payload: b"ack 1".to_vec(),
+                more: false,
             }
         );
         server.shutdown().await;
@@ -341,7 +347,8 @@ async fn storage_survives_restart() {
         c.join(game, Role::Player(Side::A)).await,
         ServerMessage::Game {
             game_id: game,
-            payload: b"welcome 2".to_vec()
+            payload: b"welcome 2".to_vec(),
+            more: false,
         }
     );
     let mut other =
@@ -436,12 +443,14 @@ async fn finished_transcript_can_be_fetched() {
     p.send(&ClientMessage::Game {
         game_id: g,
         payload: b"hello".to_vec(),
+        more: false,
     })
     .await;
     assert!(matches!(p.recv().await, ServerMessage::Game { .. }));
     p.send(&ClientMessage::Game {
         game_id: g,
         payload: b"finish".to_vec(),
+        more: false,
     })
     .await;
     // The finish is stored by the game task; poll until it is visible.
@@ -523,6 +532,7 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
         p.send(&ClientMessage::Game {
             game_id: g,
             payload: chunk.clone(),
+            more: false,
         })
         .await;
         sent += 1;
@@ -561,5 +571,77 @@ async fn idle_connection_closed_after_idle_timeout() {
     let answer = c.recv().await;
     assert_eq!(error_code(&answer), Some(ErrorCode::Timeout), "{answer:?}");
     assert_eq!(c.closed_code().await, Some(close::TIMEOUT as u64));
+    server.shutdown().await;
+}
+
+// Long game messages travel in frame-sized parts and arrive whole; more than
+// 8 MiB is refused with a clear error and nothing reaches the game (G6).
+#[tokio::test]
+async fn long_game_messages_travel_in_parts() {
+    use hexveil_server::wire::{
+        split_game_message, GameAssembler, MAX_GAME_MESSAGE_LEN, MAX_PAYLOAD_LEN,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(settings(dir.path())).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
+    let mut q = RawClient::logged_in(addr, fp, &new_key()).await;
+    let g = p.create_game().await;
+    p.join(g, Role::Player(Side::A)).await;
+    q.join(g, Role::Player(Side::B)).await;
+
+    let long: Vec<u8> = noise(11, 600_000);
+    for (part, more) in split_game_message(&long) {
+        p.send(&ClientMessage::Game {
+            game_id: g,
+            payload: part.to_vec(),
+            more,
+        })
+        .await;
+    }
+    let mut assembler = GameAssembler::default();
+    let whole = loop {
+        match q.recv().await {
+            ServerMessage::Game {
+                game_id,
+                payload,
+                more,
+            } => {
+                if let Some(w) = assembler.push(game_id, payload, more).unwrap() {
+                    break w;
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    assert_eq!(whole, (g, long));
+    let ack = p.recv().await;
+    assert!(
+        matches!(&ack, ServerMessage::Game { payload, .. } if payload == b"ack 2"),
+        "{ack:?}"
+    );
+
+    // Over the limit: an error once the parts pass 8 MiB.
+    let part = vec![7u8; MAX_PAYLOAD_LEN];
+    let parts = MAX_GAME_MESSAGE_LEN / MAX_PAYLOAD_LEN + 1;
+    for _ in 0..parts {
+        p.send(&ClientMessage::Game {
+            game_id: g,
+            payload: part.clone(),
+            more: true,
+        })
+        .await;
+    }
+    let answer = p.recv().await;
+    assert_eq!(
+        error_code(&answer),
+        Some(ErrorCode::BadGameMessage),
+        "{answer:?}"
+    );
+    // Nothing was relayed; the connection still works.
+    p.send(&ClientMessage::Ping { nonce: 3 }).await;
+    assert_eq!(p.recv().await, ServerMessage::Pong { nonce: 3 });
+    q.send(&ClientMessage::Ping { nonce: 4 }).await;
+    assert_eq!(q.recv().await, ServerMessage::Pong { nonce: 4 });
     server.shutdown().await;
 }
