@@ -551,8 +551,17 @@ impl Session {
         if let Some(err) = ending.error {
             let _ = outbox.try_send(err);
         }
-        for (_, (_, game)) in joined {
-            let _ = game.try_send(GameCommand::Leave { from: id });
+        for (game_id, (_, game)) in joined {
+            // Bounded: a stuck game learns of the departure when it next
+            // finds this connection's outbox closed.
+            let sent = timeout(
+                GAME_SEND_TIMEOUT,
+                game.send(GameCommand::Leave { from: id }),
+            )
+            .await;
+            if !matches!(sent, Ok(Ok(()))) {
+                debug!(%game_id, connection = id.0, "leave not delivered");
+            }
         }
         drop(outbox);
         let _ = timeout(ctx.settings.frame.transfer_timeout, writer).await;

@@ -645,3 +645,33 @@ async fn long_game_messages_travel_in_parts() {
     assert_eq!(q.recv().await, ServerMessage::Pong { nonce: 4 });
     server.shutdown().await;
 }
+
+// A closed connection leaves its games: its seat is free again.
+#[tokio::test]
+async fn closed_connection_leaves_its_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(settings(dir.path())).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
+    let g = p.create_game().await;
+    p.join(g, Role::Player(Side::A)).await;
+    let mut watcher = RawClient::logged_in(addr, fp, &new_key()).await;
+    let seated = |m: ServerMessage| match m {
+        ServerMessage::Games { games } => games.iter().any(|s| s.game_id == g && s.side_a_seated),
+        other => panic!("expected Games, got {other:?}"),
+    };
+    watcher.send(&ClientMessage::ListGames).await;
+    assert!(seated(watcher.recv().await));
+    p.conn.close(0u32.into(), b"bye");
+    let mut freed = false;
+    for _ in 0..200 {
+        watcher.send(&ClientMessage::ListGames).await;
+        if !seated(watcher.recv().await) {
+            freed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(freed, "seat A still taken after the connection closed");
+    server.shutdown().await;
+}
