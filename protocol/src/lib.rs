@@ -10,7 +10,9 @@
 //! - [`note`]: sealed notes (3.2);
 //! - [`identity`]: Ed25519 keys;
 //! - [`envelope`]: signed envelopes, receipts, the head chain, fork proofs (3.5);
-//! - [`pad`], [`beacon`], [`dice`]: the dice beacon (3.4).
+//! - [`pad`], [`beacon`], [`dice`]: the dice beacon (3.4);
+//! - [`transcript`], [`verifier`]: the transcript file of a game and the
+//!   offline verifier that replays it through the [`referee`] (3.5, G5).
 
 pub mod beacon;
 pub mod content;
@@ -27,6 +29,8 @@ pub mod player;
 pub mod referee;
 pub mod rules;
 pub mod session;
+pub mod transcript;
+pub mod verifier;
 
 pub use beacon::{BeaconRound, RollKind, RollRequest, RollSeed, RoundStatus};
 pub use dice::{DiceRoll, DiceStream, DieKind, Percentile};

@@ -1,0 +1,414 @@
+//! The transcript file of a game (DESIGN 3.5, G5): everything the log
+//! holds, in order, self-contained, so anyone can verify it offline.
+//!
+//! ```text
+//! file  = "HEXVEIL\0" || u16 BE file-format version || entry*
+//! entry = u32 BE length || postcard(LoggedEntry { envelope, receipt })
+//! ```
+//!
+//! Entry 0 is the server's genesis (its body is `Body::Genesis`); the end
+//! record and every player's reveal (seeds and contents) are entries too.
+//! The file ends after the last complete entry; an unfinished game's file
+//! is simply shorter.
+//!
+//! The reader never trusts a length: it checks every length prefix against
+//! [`MAX_ENTRY_LEN`] and the bytes actually left, and the entry count against
+//! [`MAX_ENTRIES`], **before** it allocates anything for the entry (G6). Each
+//! error names the entry index and what is wrong with it.
+
+use std::io::{self, Read, Write};
+
+use thiserror::Error;
+
+pub use crate::message::LoggedEntry;
+use crate::message::{self, MessageError, MAX_BODY_LEN};
+
+/// The first eight bytes of every transcript file.
+pub const MAGIC: [u8; 8] = *b"HEXVEIL\0";
+
+/// The file-format version this crate writes and reads.
+pub const FILE_VERSION: u16 = 1;
+
+/// Length of the file header (magic and version).
+pub const HEADER_LEN: usize = MAGIC.len() + 2;
+
+/// Bytes an entry may take beyond its body: the envelope's tuple fields
+/// (domain tag, version, game id, author, seq, head, body length), the
+/// author's signature, the receipt, and postcard's length prefixes.
+pub const ENTRY_OVERHEAD: usize = 1024;
+
+/// Largest accepted entry (the part after its length prefix).
+pub const MAX_ENTRY_LEN: usize = MAX_BODY_LEN + ENTRY_OVERHEAD;
+
+/// Most entries a transcript may hold (a long game has a few thousand).
+pub const MAX_ENTRIES: usize = 1 << 20;
+
+/// Encodes one entry (what follows its length prefix).
+pub fn encode_entry(entry: &LoggedEntry) -> Vec<u8> {
+    message::encode(entry)
+}
+
+/// Decodes one entry (without its length prefix), with the size limit.
+pub fn decode_entry(bytes: &[u8]) -> Result<LoggedEntry, MessageError> {
+    message::decode_limited(bytes, MAX_ENTRY_LEN, "transcript entry")
+}
+
+/// What is wrong with one entry of a transcript file.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum EntryProblem {
+    /// The file ends inside the entry's 4-byte length prefix.
+    #[error("the file ends inside its length prefix ({available} of 4 bytes)")]
+    TruncatedLength {
+        /// Bytes of the prefix present.
+        available: usize,
+    },
+    /// The length prefix is larger than any entry may be.
+    #[error("its length prefix claims {len} bytes, more than the limit of {max}")]
+    TooLong {
+        /// The claimed length.
+        len: u64,
+        /// [`MAX_ENTRY_LEN`].
+        max: usize,
+    },
+    /// The length prefix claims more bytes than the file holds.
+    #[error("its length prefix claims {len} bytes, the file has only {available} left")]
+    Truncated {
+        /// The claimed length.
+        len: usize,
+        /// Bytes left in the file.
+        available: usize,
+    },
+    /// The entry's bytes do not decode as a [`LoggedEntry`] (this includes
+    /// envelope bytes that are not a valid envelope tuple).
+    #[error("it does not decode: {0}")]
+    Malformed(MessageError),
+    /// The writer refuses an entry larger than [`MAX_ENTRY_LEN`].
+    #[error("it encodes to {len} bytes, more than the limit of {max}")]
+    Oversized {
+        /// The encoded length.
+        len: usize,
+        /// [`MAX_ENTRY_LEN`].
+        max: usize,
+    },
+}
+
+/// Why the bytes of a transcript file are not a valid transcript.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum FormatError {
+    /// The file is shorter than its header.
+    #[error("the file is {len} bytes, shorter than the {HEADER_LEN}-byte header")]
+    TooShort {
+        /// The file's length.
+        len: usize,
+    },
+    /// The file does not start with [`MAGIC`].
+    #[error("not a hexveil transcript: the file starts with {found:02x?}, not \"HEXVEIL\\0\"")]
+    BadMagic {
+        /// The first eight bytes.
+        found: [u8; 8],
+    },
+    /// A file-format version this crate does not read.
+    #[error(
+        "transcript file version {got} is not supported (this reader knows version {FILE_VERSION})"
+    )]
+    UnsupportedVersion {
+        /// The version in the file.
+        got: u16,
+    },
+    /// More than [`MAX_ENTRIES`] entries.
+    #[error("the file holds more than {max} entries")]
+    TooManyEntries {
+        /// [`MAX_ENTRIES`].
+        max: usize,
+    },
+    /// One entry is bad.
+    #[error("entry {index}: {problem}")]
+    Entry {
+        /// The entry's index in the file (0 = genesis; equal to its seq in
+        /// a well-formed file).
+        index: u64,
+        /// What is wrong.
+        problem: EntryProblem,
+    },
+}
+
+impl FormatError {
+    /// The entry index the error is about, if it is about one entry.
+    pub fn entry_index(&self) -> Option<u64> {
+        match self {
+            FormatError::Entry { index, .. } => Some(*index),
+            _ => None,
+        }
+    }
+}
+
+/// Why a transcript file cannot be read or written.
+#[derive(Debug, Error)]
+pub enum TranscriptError {
+    /// The bytes are not a valid transcript.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The underlying reader or writer failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// A whole transcript, parsed.
+#[derive(Clone, Debug, Default)]
+pub struct Transcript {
+    /// The entries in log order (entry 0 is the genesis).
+    pub entries: Vec<LoggedEntry>,
+}
+
+impl Transcript {
+    /// Parses a whole file held in memory.
+    pub fn parse(bytes: &[u8]) -> Result<Transcript, FormatError> {
+        let mut entries = Vec::new();
+        for e in EntryReader::new(bytes)? {
+            entries.push(e?);
+        }
+        Ok(Transcript { entries })
+    }
+
+    /// Reads a whole file from a reader (for example a file on disk). Reads
+    /// at most one entry's bytes at a time, after checking its length.
+    pub fn read_from<R: Read>(reader: R) -> Result<Transcript, TranscriptError> {
+        let mut r = StreamReader::new(reader)?;
+        let mut entries = Vec::new();
+        while let Some(e) = r.next_entry()? {
+            entries.push(e);
+        }
+        Ok(Transcript { entries })
+    }
+
+    /// The file bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, TranscriptError> {
+        let mut w = TranscriptWriter::new(Vec::new())?;
+        for e in &self.entries {
+            w.append(e)?;
+        }
+        Ok(w.into_inner())
+    }
+}
+
+fn check_header(h: &[u8]) -> Result<(), FormatError> {
+    if h.len() < HEADER_LEN {
+        return Err(FormatError::TooShort { len: h.len() });
+    }
+    let mut found = [0u8; 8];
+    found.copy_from_slice(&h[..8]);
+    if found != MAGIC {
+        return Err(FormatError::BadMagic { found });
+    }
+    let got = u16::from_be_bytes([h[8], h[9]]);
+    if got != FILE_VERSION {
+        return Err(FormatError::UnsupportedVersion { got });
+    }
+    Ok(())
+}
+
+/// An iterator over the entries of a file held in memory; each entry is
+/// decoded only when reached, so a verifier can stop at the first bad one.
+#[derive(Clone, Debug)]
+pub struct EntryReader<'a> {
+    rest: &'a [u8],
+    index: u64,
+    failed: bool,
+}
+
+impl<'a> EntryReader<'a> {
+    /// Checks the header and starts at entry 0.
+    pub fn new(bytes: &'a [u8]) -> Result<EntryReader<'a>, FormatError> {
+        check_header(bytes)?;
+        Ok(EntryReader {
+            rest: &bytes[HEADER_LEN..],
+            index: 0,
+            failed: false,
+        })
+    }
+
+    /// The index of the next entry.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    fn read_one(&mut self) -> Result<LoggedEntry, FormatError> {
+        let index = self.index;
+        let bad = |problem| FormatError::Entry { index, problem };
+        if self.index as usize >= MAX_ENTRIES {
+            return Err(FormatError::TooManyEntries { max: MAX_ENTRIES });
+        }
+        if self.rest.len() < 4 {
+            return Err(bad(EntryProblem::TruncatedLength {
+                available: self.rest.len(),
+            }));
+        }
+        let len = u32::from_be_bytes([self.rest[0], self.rest[1], self.rest[2], self.rest[3]]);
+        let len_usize = len as usize;
+        if len_usize > MAX_ENTRY_LEN {
+            return Err(bad(EntryProblem::TooLong {
+                len: u64::from(len),
+                max: MAX_ENTRY_LEN,
+            }));
+        }
+        let body = &self.rest[4..];
+        if len_usize > body.len() {
+            return Err(bad(EntryProblem::Truncated {
+                len: len_usize,
+                available: body.len(),
+            }));
+        }
+        let entry =
+            decode_entry(&body[..len_usize]).map_err(|e| bad(EntryProblem::Malformed(e)))?;
+        self.rest = &body[len_usize..];
+        self.index += 1;
+        Ok(entry)
+    }
+}
+
+impl Iterator for EntryReader<'_> {
+    type Item = Result<LoggedEntry, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.rest.is_empty() {
+            return None;
+        }
+        let r = self.read_one();
+        self.failed = r.is_err();
+        Some(r)
+    }
+}
+
+/// Reads entries from any [`Read`], checking every length before it
+/// allocates the entry's buffer.
+#[derive(Debug)]
+pub struct StreamReader<R> {
+    reader: R,
+    index: u64,
+}
+
+impl<R: Read> StreamReader<R> {
+    /// Reads and checks the header.
+    pub fn new(mut reader: R) -> Result<StreamReader<R>, TranscriptError> {
+        let mut h = [0u8; HEADER_LEN];
+        let got = read_up_to(&mut reader, &mut h)?;
+        check_header(&h[..got]).map_err(TranscriptError::Format)?;
+        Ok(StreamReader { reader, index: 0 })
+    }
+
+    /// The next entry, or `None` at a clean end of file.
+    pub fn next_entry(&mut self) -> Result<Option<LoggedEntry>, TranscriptError> {
+        let index = self.index;
+        let bad = |problem| TranscriptError::Format(FormatError::Entry { index, problem });
+        let mut p = [0u8; 4];
+        let got = read_up_to(&mut self.reader, &mut p)?;
+        if got == 0 {
+            return Ok(None);
+        }
+        if index as usize >= MAX_ENTRIES {
+            return Err(FormatError::TooManyEntries { max: MAX_ENTRIES }.into());
+        }
+        if got < 4 {
+            return Err(bad(EntryProblem::TruncatedLength { available: got }));
+        }
+        let len = u32::from_be_bytes(p);
+        if len as usize > MAX_ENTRY_LEN {
+            return Err(bad(EntryProblem::TooLong {
+                len: u64::from(len),
+                max: MAX_ENTRY_LEN,
+            }));
+        }
+        // Read at most `len` bytes, growing the buffer with the bytes that
+        // actually arrive: a length prefix alone never allocates.
+        let mut buf = Vec::new();
+        (&mut self.reader)
+            .take(u64::from(len))
+            .read_to_end(&mut buf)?;
+        if buf.len() < len as usize {
+            return Err(bad(EntryProblem::Truncated {
+                len: len as usize,
+                available: buf.len(),
+            }));
+        }
+        let entry = decode_entry(&buf).map_err(|e| bad(EntryProblem::Malformed(e)))?;
+        self.index += 1;
+        Ok(Some(entry))
+    }
+}
+
+/// Fills `buf` as far as the reader allows; returns the bytes read.
+fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Writes a transcript file entry by entry (the server appends each entry
+/// as it becomes durable).
+#[derive(Debug)]
+pub struct TranscriptWriter<W: Write> {
+    writer: W,
+    index: u64,
+}
+
+impl<W: Write> TranscriptWriter<W> {
+    /// Writes the header.
+    pub fn new(mut writer: W) -> Result<TranscriptWriter<W>, TranscriptError> {
+        writer.write_all(&MAGIC)?;
+        writer.write_all(&FILE_VERSION.to_be_bytes())?;
+        Ok(TranscriptWriter { writer, index: 0 })
+    }
+
+    /// Appends one entry. An entry over [`MAX_ENTRY_LEN`] or beyond
+    /// [`MAX_ENTRIES`] is refused and nothing is written.
+    pub fn append(&mut self, entry: &LoggedEntry) -> Result<(), TranscriptError> {
+        if self.index as usize >= MAX_ENTRIES {
+            return Err(FormatError::TooManyEntries { max: MAX_ENTRIES }.into());
+        }
+        let bytes = encode_entry(entry);
+        if bytes.len() > MAX_ENTRY_LEN {
+            return Err(FormatError::Entry {
+                index: self.index,
+                problem: EntryProblem::Oversized {
+                    len: bytes.len(),
+                    max: MAX_ENTRY_LEN,
+                },
+            }
+            .into());
+        }
+        let mut framed = Vec::with_capacity(4 + bytes.len());
+        framed.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+        framed.extend_from_slice(&bytes);
+        self.writer.write_all(&framed)?;
+        self.index += 1;
+        Ok(())
+    }
+
+    /// Entries written so far.
+    pub fn len(&self) -> u64 {
+        self.index
+    }
+
+    /// Whether no entry was written yet.
+    pub fn is_empty(&self) -> bool {
+        self.index == 0
+    }
+
+    /// Flushes the underlying writer.
+    pub fn flush(&mut self) -> Result<(), TranscriptError> {
+        self.writer.flush()?;
+        Ok(())
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.writer
+    }
+}

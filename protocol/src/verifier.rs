@@ -1,0 +1,534 @@
+//! The offline verifier: `hexveil verify FILE` (DESIGN 3.5, G5).
+//!
+//! [`verify`] reads a transcript file and either says it is clean, with a
+//! [`Summary`], or names the first fault: which party is to blame (a side,
+//! the server, or nobody provably, for a file that is merely damaged or
+//! forged), the entry, and what is wrong. [`Replay`] runs the stages entry
+//! by entry, each a separate function:
+//!
+//! 1. [`check_receipt`]: the server's receipt (key from the genesis) covers
+//!    this exact entry at this seq, and its head follows from the previous
+//!    one (G5). A bit flipped anywhere in the file fails here, in the
+//!    reader, or at the author's signature, at the entry it hit;
+//! 2. the [`Referee`] (the same code the live server runs): the author's
+//!    signature, seq and head, who may write what now, every opening against
+//!    its root, every pad entry and roll, and every ruling re-derived by the
+//!    rules engine (G1, G2, G5, G6);
+//! 3. at each reveal, [`audit`]: the revealed seeds and contents rebuild
+//!    every committed root and pad, the leaves are exactly the eligible
+//!    locations, and the layout is a legal setup (G1, G2, G5); then the
+//!    faults the referee's own reveal check proves.
+
+pub mod audit;
+
+use std::fmt;
+
+use hexveil_core::Side;
+use thiserror::Error;
+
+use crate::encoding::{Digest, GameId, Party};
+use crate::envelope::{genesis_head, next_head, EnvelopeError};
+use crate::identity::PublicKey;
+use crate::layout::RootStatement;
+use crate::message::{side_of, Body, EndRecord, RevealBody};
+use crate::pad::{PadEntry, PadStatement};
+use crate::referee::{Referee, RefereeError};
+use crate::rules;
+use crate::transcript::{EntryReader, FormatError, LoggedEntry};
+
+pub use audit::RevealFault;
+
+/// Who a fault is attributed to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blame {
+    /// A player: its signed entries or revealed secrets break the protocol
+    /// or the rules (this decides the game, G5).
+    Side(Side),
+    /// The server: it countersigned something it had to refuse, or wrote a
+    /// ruling the rules do not give.
+    Server,
+    /// Nobody provably: the file is damaged or forged (a signature or a
+    /// receipt that does not verify proves nothing about its claimed signer).
+    Undetermined,
+}
+
+impl fmt::Display for Blame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Blame::Side(s) => write!(f, "side {s}"),
+            Blame::Server => f.write_str("the server"),
+            Blame::Undetermined => f.write_str("no provable party (damaged or forged file)"),
+        }
+    }
+}
+
+/// What is wrong, at the entry named by the [`Fault`].
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum FaultKind {
+    /// The file is not a readable transcript (header, a length prefix, an
+    /// entry that does not decode).
+    #[error("unreadable transcript: {0}")]
+    Unreadable(FormatError),
+    /// The file holds no entry at all.
+    #[error("the transcript holds no entries (no genesis)")]
+    Empty,
+    /// Entry 0's body is not a decodable genesis, so no server key is known
+    /// to check anything against.
+    #[error("entry 0 is not a genesis: {0}")]
+    NoGenesis(String),
+    /// The genesis is not signed by the server key it names.
+    #[error("the genesis is authored by {author}, not by the server key {server} it names")]
+    GenesisNotByServer {
+        /// The envelope's author.
+        author: PublicKey,
+        /// The server key in the body.
+        server: PublicKey,
+    },
+    /// The receipt's signature does not verify under the genesis's server
+    /// key: forged or damaged (G5).
+    #[error("the receipt does not verify under the server's transcript key (forged or damaged)")]
+    ForgedReceipt,
+    /// A genuine receipt for another game, seq or entry than the one it is
+    /// stored with: the entry was altered or swapped after it was receipted.
+    #[error("the receipt is for another game, seq or entry than the one stored with it")]
+    ReceiptForOtherEntry,
+    /// The server signed a head that does not follow from the previous one.
+    #[error(
+        "the receipt's head {got} does not follow from the previous head (expected {expected})"
+    )]
+    BrokenHeadChain {
+        /// `next_head(previous head, entry hash)`.
+        expected: Digest,
+        /// The receipt's head.
+        got: Digest,
+    },
+    /// The author's signature does not verify (forged or damaged, G5).
+    #[error("the author's signature does not verify under {author}")]
+    BadSignature {
+        /// The claimed author.
+        author: PublicKey,
+    },
+    /// The server receipted an envelope the log must refuse (unknown
+    /// author, other game or version, replayed or skipped seq, stale head:
+    /// G6).
+    #[error("the server receipted an envelope it had to refuse: {0}")]
+    AcceptedBadEnvelope(EnvelopeError),
+    /// The referee refuses the entry: the rules or the protocol forbid it
+    /// (an opening that does not open, an entry out of turn, a ruling that is
+    /// not the engine's...). The author signed it, so it is the author's
+    /// fault; the server receipted it anyway.
+    #[error("the referee refuses the entry: {0}")]
+    Refused(RefereeError),
+    /// A player's revealed secrets do not match its commitments or break
+    /// the rules of setup (G1, G5).
+    #[error("reveal audit: {0}")]
+    Reveal(RevealFault),
+    /// A fault the referee's reveal check proved (G5), in its words.
+    #[error("proven by the reveal: {0}")]
+    ProvenByReveal(String),
+}
+
+/// A fault: who is to blame, at which entry, for what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// Who is at fault.
+    pub blame: Blame,
+    /// The entry (its index in the file, equal to its seq), if the fault is
+    /// about one entry.
+    pub entry: Option<u64>,
+    /// What is wrong.
+    pub what: FaultKind,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FAULT: {}", self.blame)?;
+        if let Some(e) = self.entry {
+            write!(f, ", entry {e}")?;
+        }
+        write!(f, ": {}", self.what)
+    }
+}
+
+/// What a clean transcript contains.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The game.
+    pub game_id: GameId,
+    /// Entries checked.
+    pub entries: u64,
+    /// The log head after the last entry.
+    pub head: Digest,
+    /// Server rulings re-derived by the rules engine and found equal.
+    pub rulings: u64,
+    /// Beacon rolls re-derived and found equal.
+    pub rolls: u64,
+    /// The end record, if the game is over.
+    pub end: Option<EndRecord>,
+    /// Sides whose secrets were revealed and audited.
+    pub audited: Vec<Side>,
+    /// Sides whose secrets are not (yet) in the file: their hidden facts
+    /// could not be audited.
+    pub unaudited: Vec<Side>,
+    /// What the log waits for next, in words.
+    pub next: String,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "CLEAN: game {}, {} entries, {} rulings and {} rolls re-derived, head {}",
+            self.game_id, self.entries, self.rulings, self.rolls, self.head
+        )?;
+        match &self.end {
+            Some(end) => match end.winner {
+                Some(w) => write!(f, "; ended: side {w} wins ({})", end.reason)?,
+                None => write!(f, "; ended without a winner ({})", end.reason)?,
+            },
+            None => f.write_str("; the game is not over")?,
+        }
+        for s in &self.audited {
+            write!(f, "; side {s} revealed and audited")?;
+        }
+        for s in &self.unaudited {
+            write!(f, "; side {s} NOT revealed (not audited)")?;
+        }
+        write!(f, "; next: {}", self.next)
+    }
+}
+
+/// The verifier's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No fault found.
+    Clean(Summary),
+    /// The first fault, in log order.
+    Fault(Fault),
+}
+
+impl Verdict {
+    /// The fault, if any.
+    pub fn fault(&self) -> Option<&Fault> {
+        match self {
+            Verdict::Fault(f) => Some(f),
+            Verdict::Clean(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Clean(s) => s.fmt(f),
+            Verdict::Fault(x) => x.fmt(f),
+        }
+    }
+}
+
+/// A stage's result: a value, or the first fault (boxed: faults are rare
+/// and large).
+pub type Checked<T> = Result<T, Box<Fault>>;
+
+fn fault(blame: Blame, entry: u64, what: FaultKind) -> Box<Fault> {
+    Box::new(Fault {
+        blame,
+        entry: Some(entry),
+        what,
+    })
+}
+
+fn blame_of(party: Party) -> Blame {
+    match side_of(party) {
+        Some(s) => Blame::Side(s),
+        None => Blame::Server,
+    }
+}
+
+/// Verifies a transcript file (G5). Never panics on any input.
+pub fn verify(bytes: &[u8]) -> Verdict {
+    match verify_inner(bytes) {
+        Ok(s) => Verdict::Clean(s),
+        Err(f) => Verdict::Fault(*f),
+    }
+}
+
+fn unreadable(e: FormatError) -> Box<Fault> {
+    Box::new(Fault {
+        blame: Blame::Undetermined,
+        entry: e.entry_index(),
+        what: FaultKind::Unreadable(e),
+    })
+}
+
+fn verify_inner(bytes: &[u8]) -> Checked<Summary> {
+    let mut reader = EntryReader::new(bytes).map_err(unreadable)?;
+    let first = match reader.next() {
+        None => {
+            return Err(Box::new(Fault {
+                blame: Blame::Undetermined,
+                entry: None,
+                what: FaultKind::Empty,
+            }))
+        }
+        Some(r) => r.map_err(unreadable)?,
+    };
+    let mut replay = Replay::start(&first)?;
+    for entry in reader {
+        replay.step(&entry.map_err(unreadable)?)?;
+    }
+    Ok(replay.summary())
+}
+
+/// Checks that `entry`'s receipt is the server's signature over this game,
+/// this seq, this entry's exact bytes, and the head that follows `prev_head`
+/// (G5). A receipt that does not verify, or verifies for other bytes, proves
+/// nothing against anyone; a genuine receipt with a broken head is the
+/// server's fault.
+pub fn check_receipt(
+    server: &PublicKey,
+    game_id: GameId,
+    seq: u64,
+    prev_head: &Digest,
+    entry: &LoggedEntry,
+) -> Checked<()> {
+    let r = &entry.receipt;
+    if r.verify(server).is_err() {
+        return Err(fault(Blame::Undetermined, seq, FaultKind::ForgedReceipt));
+    }
+    if r.game_id != game_id || r.seq != seq || r.entry_hash != entry.envelope.entry_hash() {
+        return Err(fault(
+            Blame::Undetermined,
+            seq,
+            FaultKind::ReceiptForOtherEntry,
+        ));
+    }
+    let expected = next_head(prev_head, &r.entry_hash);
+    if r.new_head != expected {
+        return Err(fault(
+            Blame::Server,
+            seq,
+            FaultKind::BrokenHeadChain {
+                expected,
+                got: r.new_head,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Maps a referee's refusal of a receipted entry to a fault: a bad
+/// signature proves nothing; any other envelope error is the server's (it
+/// receipted what the log must refuse); a rules or protocol refusal is the
+/// author's (it signed it), or the server's for its own entries.
+pub fn refusal(seq: u64, author: Option<Party>, e: RefereeError) -> Box<Fault> {
+    match e {
+        RefereeError::Envelope(EnvelopeError::BadSignature { author }) => {
+            fault(Blame::Undetermined, seq, FaultKind::BadSignature { author })
+        }
+        RefereeError::Envelope(e) => fault(Blame::Server, seq, FaultKind::AcceptedBadEnvelope(e)),
+        RefereeError::Body(e) => fault(
+            author.map_or(Blame::Server, blame_of),
+            seq,
+            FaultKind::Refused(RefereeError::Body(e)),
+        ),
+        e => fault(
+            author.map_or(Blame::Server, blame_of),
+            seq,
+            FaultKind::Refused(e),
+        ),
+    }
+}
+
+/// A transcript being verified, entry by entry.
+#[derive(Debug)]
+pub struct Replay {
+    referee: Referee,
+    server: PublicKey,
+    ledger: Ledger,
+    rulings: u64,
+    rolls: u64,
+}
+
+impl Replay {
+    /// Checks entry 0, the server's genesis: its receipt and signature under
+    /// the server key the genesis names, then the referee's checks of the
+    /// genesis itself (distinct keys, scenario and its hash, server pad).
+    pub fn start(first: &LoggedEntry) -> Checked<Replay> {
+        let env = first.envelope.envelope();
+        let genesis = match Body::decode(&env.body) {
+            Ok(Body::Genesis(g)) => g,
+            Ok(other) => {
+                return Err(fault(
+                    Blame::Undetermined,
+                    0,
+                    FaultKind::NoGenesis(format!("it is a {}", other.name())),
+                ))
+            }
+            Err(e) => {
+                return Err(fault(
+                    Blame::Undetermined,
+                    0,
+                    FaultKind::NoGenesis(e.to_string()),
+                ))
+            }
+        };
+        if env.author != genesis.server {
+            return Err(fault(
+                Blame::Undetermined,
+                0,
+                FaultKind::GenesisNotByServer {
+                    author: env.author,
+                    server: genesis.server,
+                },
+            ));
+        }
+        check_receipt(
+            &genesis.server,
+            env.game_id,
+            0,
+            &genesis_head(&env.game_id),
+            first,
+        )?;
+        let (referee, _) =
+            Referee::new(&first.envelope).map_err(|e| refusal(0, Some(Party::Server), e))?;
+        Ok(Replay {
+            referee,
+            server: genesis.server,
+            ledger: Ledger::default(),
+            rulings: 0,
+            rolls: 0,
+        })
+    }
+
+    /// Checks the next entry: receipt, then the referee, then (at a reveal)
+    /// the audit of the revealed secrets.
+    pub fn step(&mut self, entry: &LoggedEntry) -> Checked<()> {
+        let seq = self.referee.log().next_seq();
+        check_receipt(
+            &self.server,
+            self.referee.game_id(),
+            seq,
+            &self.referee.log().head(),
+            entry,
+        )?;
+        let author = self.referee.party_of_key(&entry.envelope.envelope().author);
+        let accepted = self
+            .referee
+            .accept(&entry.envelope)
+            .map_err(|e| refusal(seq, author, e))?;
+        match &accepted.body {
+            Body::Ruling(_) => self.rulings += 1,
+            Body::Roll(_) => self.rolls += 1,
+            _ => {}
+        }
+        self.ledger.record(seq, accepted.author, &accepted.body);
+        if let (Body::Reveal(reveal), Some(side)) = (&accepted.body, side_of(accepted.author)) {
+            self.ledger
+                .audit_side(self.referee.game_id(), &self.referee, side, reveal)
+                .map_err(|f| fault(Blame::Side(side), seq, FaultKind::Reveal(f)))?;
+        }
+        if let Some(f) = accepted.faults.first() {
+            return Err(fault(
+                Blame::Side(f.side),
+                f.seq,
+                FaultKind::ProvenByReveal(f.what.clone()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The referee (its state after the entries checked so far).
+    pub fn referee(&self) -> &Referee {
+        &self.referee
+    }
+
+    /// What the entries checked so far add up to.
+    pub fn summary(&self) -> Summary {
+        let (audited, unaudited) = [Side::A, Side::B]
+            .into_iter()
+            .partition(|s| self.ledger.sides[side_index(*s)].revealed);
+        Summary {
+            game_id: self.referee.game_id(),
+            entries: self.referee.log().next_seq(),
+            head: self.referee.log().head(),
+            rulings: self.rulings,
+            rolls: self.rolls,
+            end: self.referee.result().cloned(),
+            audited,
+            unaudited,
+            next: self.referee.awaiting().describe(),
+        }
+    }
+}
+
+/// What one side committed and released.
+#[derive(Clone, Debug, Default)]
+struct SideBook {
+    public_toml: Option<String>,
+    roots: Vec<RootStatement>,
+    pads: Vec<PadStatement>,
+    entries: Vec<PadEntry>,
+    revealed: bool,
+}
+
+/// What the reveal audit needs from the accepted bodies: each side's
+/// public setup, committed roots and pads, and released pad entries.
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    sides: [SideBook; 2],
+}
+
+fn side_index(s: Side) -> usize {
+    match s {
+        Side::A => 0,
+        Side::B => 1,
+    }
+}
+
+/// The most extra Dummies a Secret dr can give (B28.47: a dr halved,
+/// fractions dropped). The typed setup audit allows this many, so it never
+/// accuses an honest side; the referee's own reveal check then applies the
+/// side's actual roll.
+pub const MAX_EXTRA_DUMMIES: u8 = 3;
+
+impl Ledger {
+    /// Records what the audit needs from an accepted entry.
+    pub fn record(&mut self, _seq: u64, party: Party, body: &Body) {
+        let Some(side) = side_of(party) else {
+            return;
+        };
+        let book = &mut self.sides[side_index(side)];
+        match body {
+            Body::Pad(st) => book.pads.push(*st),
+            Body::Setup(setup) => {
+                book.public_toml = Some(setup.public_setup_toml.clone());
+                book.roots = setup.roots.clone();
+            }
+            Body::Entry(e) => book.entries.push(e.clone()),
+            Body::Reveal(_) => book.revealed = true,
+            _ => {}
+        }
+    }
+
+    /// Audits a side's reveal against what it committed (G1, G2, G5).
+    pub fn audit_side(
+        &self,
+        game_id: GameId,
+        referee: &Referee,
+        side: Side,
+        reveal: &RevealBody,
+    ) -> Result<(), RevealFault> {
+        let book = &self.sides[side_index(side)];
+        audit::audit_layers(game_id, side, &book.roots, reveal)?;
+        audit::audit_pad(game_id, side, &reveal.pad_seed, &book.pads, &book.entries)?;
+        audit::check_setup_legality(reveal)?;
+        let text = book
+            .public_toml
+            .as_deref()
+            .ok_or_else(|| RevealFault::PublicSetup("the side never sent a setup".into()))?;
+        let public = rules::parse_public_setup(referee.scenario(), side, text)
+            .map_err(RevealFault::PublicSetup)?;
+        audit::check_ob_legality(referee.scenario(), &public, side, reveal, MAX_EXTRA_DUMMIES)
+    }
+}

@@ -1,0 +1,347 @@
+//! Game logs for the transcript and verifier tests and benches: honest games
+//! played by the live [`Session`] and two protocol [`Player`]s (so every
+//! entry is what the real server and clients write), and a [`Game`] builder
+//! that appends hand-made entries on top of such a log (to play a cheating
+//! player or a misbehaving server).
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, VecDeque};
+
+use hexveil_core::{Action, MoveMode, Side};
+use hexveil_protocol::encoding::{GameId, Party};
+use hexveil_protocol::envelope::{
+    next_head, Appended, Envelope, LogState, Receipt, SignedEnvelope, ENVELOPE_VERSION,
+};
+use hexveil_protocol::identity::Identity;
+use hexveil_protocol::message::{self, Body, ToClient};
+use hexveil_protocol::pad::PadSeed;
+use hexveil_protocol::player::{DaisyOrder, Player, Secrets};
+use hexveil_protocol::referee::Awaiting;
+use hexveil_protocol::session::{GameParams, Output, Session};
+use hexveil_protocol::transcript::{LoggedEntry, Transcript};
+
+/// Entries per pad epoch in the test games.
+pub const PAD_LEN: u32 = 256;
+
+/// The game id of the test games.
+pub const GAME: GameId = GameId([7; 16]);
+
+/// The example scenario with side A allowed to set up on board 3 too (so
+/// its first step is into B's minefields) and `turns` Game Turns.
+pub fn scenario_toml(turns: u32) -> String {
+    include_str!("../../../examples/scenario.toml")
+        .replace(
+            "setup_area = { boards = [4] }",
+            "setup_area = { boards = [3, 4] }",
+        )
+        .replace("turns = 5 ", &format!("turns = {turns} "))
+}
+
+const SETUP_A: &str = r#"
+side = "A"
+[positions]
+ger-squad-1 = "3E3"
+ger-leader = "3E3"
+ger-pz = "4E6"
+"#;
+
+const SEALED_A: &str = "side = \"A\"\n";
+
+/// Side B's example public setup.
+pub const SETUP_B: &str = include_str!("../../../examples/setup-b.toml");
+/// Side B's example sealed setup.
+pub const SEALED_B: &str = include_str!("../../../examples/sealed-b.toml");
+
+fn secrets(side: Side, public: &str, sealed: &str, fill: u8) -> Secrets {
+    Secrets {
+        side,
+        public_setup_toml: public.to_string(),
+        sealed_setup_toml: sealed.to_string(),
+        layout_seeds: ["ap", "at", "booby"]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
+            .collect(),
+        notes_seed: [fill + 10; 32],
+        pad_seed: [fill + 11; 32],
+        daisy_orders: vec![DaisyOrder {
+            holder: hexveil_core::unit::UnitId(4),
+            hex: "3E5".parse().unwrap(),
+        }],
+    }
+}
+
+/// The three keys: side A, side B, the server.
+pub fn ids() -> [Identity; 3] {
+    [
+        Identity::from_seed(&[1; 32]).unwrap(),
+        Identity::from_seed(&[2; 32]).unwrap(),
+        Identity::from_seed(&[3; 32]).unwrap(),
+    ]
+}
+
+/// A live session and both players' machines.
+pub struct Table {
+    /// The server's session.
+    pub session: Session,
+    /// The players.
+    pub players: BTreeMap<Side, Player>,
+    queue: VecDeque<Output>,
+}
+
+impl Table {
+    /// Genesis, pads, the Secret dr for Dummies and both setups; B seals
+    /// `sealed_b`.
+    pub fn new(turns: u32, sealed_b: &str) -> Table {
+        let [a, b, server] = ids();
+        let toml = scenario_toml(turns);
+        let params = GameParams {
+            scenario_toml: toml.clone(),
+            players: [a.public_key(), b.public_key()],
+            mode: hexveil_protocol::message::Mode::Live,
+            pad_len: PAD_LEN,
+            answer_timeout_ms: 30_000,
+        };
+        let (session, out) = Session::create(GAME, params, server, PadSeed([9; 32]), 0).unwrap();
+        let pa = Player::new(
+            a,
+            GAME,
+            &toml,
+            PAD_LEN,
+            secrets(Side::A, SETUP_A, SEALED_A, 20),
+        )
+        .unwrap();
+        let pb = Player::new(
+            b,
+            GAME,
+            &toml,
+            PAD_LEN,
+            secrets(Side::B, SETUP_B, sealed_b, 40),
+        )
+        .unwrap();
+        let mut t = Table {
+            session,
+            players: [(Side::A, pa), (Side::B, pb)].into_iter().collect(),
+            queue: out.into(),
+        };
+        t.run();
+        t
+    }
+
+    fn run(&mut self) {
+        while let Some(o) = self.queue.pop_front() {
+            match o {
+                Output::ToPlayer(side, ToClient::Update(u)) => {
+                    let answer = self.players.get_mut(&side).unwrap().on_update(&u).unwrap();
+                    if let Some(env) = answer {
+                        let out = self.session.submit(side, env, 0);
+                        self.queue.extend(out);
+                    }
+                }
+                Output::ToPlayer(side, ToClient::Rejected { reason }) => {
+                    panic!("side {side}'s entry was refused: {reason}")
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `side` declares `action`; the machines answer everything it causes.
+    pub fn act(&mut self, side: Side, action: Action) {
+        let env = self.players.get_mut(&side).unwrap().act(action);
+        let out = self.session.submit(side, env, 0);
+        self.queue.extend(out);
+        self.run();
+    }
+
+    /// Whether the referee waits for an action (the game is on).
+    pub fn playing(&self) -> bool {
+        matches!(self.session.referee().awaiting(), Awaiting::Action { .. })
+    }
+
+    /// The phasing side ends its phase.
+    pub fn end_phase(&mut self) {
+        let phasing = self.session.referee().engine().unwrap().state().phasing;
+        self.act(phasing, Action::EndPhase);
+    }
+
+    /// Ends phases until `phase`.
+    pub fn end_phase_until(&mut self, phase: hexveil_core::turn::Phase) {
+        for _ in 0..40 {
+            if self.session.referee().engine().unwrap().state().phase == phase {
+                return;
+            }
+            self.end_phase();
+        }
+        panic!("never reached {phase:?}");
+    }
+
+    /// A's squad and leader step from 3E3 into 3E4 (hidden A-P 12): openings,
+    /// beacon rolls and a ruling.
+    pub fn step_into_the_minefield(&mut self) {
+        self.end_phase_until(hexveil_core::turn::Phase::Movement);
+        self.act(
+            Side::A,
+            Action::Move {
+                units: vec![hexveil_core::unit::UnitId(0), hexveil_core::unit::UnitId(1)],
+                to: "3E4".parse().unwrap(),
+                mode: MoveMode::Normal,
+            },
+        );
+    }
+
+    /// Side A concedes; the server ends the game; both sides reveal.
+    pub fn concede(&mut self) {
+        let env = self.players.get_mut(&Side::A).unwrap().concede();
+        let out = self.session.submit(Side::A, env, 0);
+        self.queue.extend(out);
+        self.run();
+        assert!(self.session.is_closed());
+    }
+
+    /// The log so far, as a [`Game`].
+    pub fn game(&self) -> Game {
+        Game::from_log(self.session.log().to_vec())
+    }
+}
+
+/// A logged game to which hand-made entries can be appended.
+pub struct Game {
+    /// The game.
+    pub game: GameId,
+    /// Side A, side B, the server.
+    pub ids: [Identity; 3],
+    /// The log's state after the last entry.
+    pub log: LogState,
+    /// The entries.
+    pub entries: Vec<LoggedEntry>,
+}
+
+impl Game {
+    /// A game from a log.
+    pub fn from_log(entries: Vec<LoggedEntry>) -> Game {
+        let ids = ids();
+        let mut g = Game {
+            game: GAME,
+            log: LogState::new(GAME, ids.iter().map(|i| i.public_key()).collect()),
+            ids,
+            entries: Vec::new(),
+        };
+        for e in entries {
+            g.log.append(&e.envelope).unwrap();
+            g.entries.push(e);
+        }
+        g
+    }
+
+    /// Keeps the first `n` entries.
+    pub fn truncate(&self, n: usize) -> Game {
+        Game::from_log(self.entries[..n].to_vec())
+    }
+
+    /// The index of the first entry whose body matches.
+    pub fn find(&self, pred: impl Fn(Party, &Body) -> bool) -> Option<usize> {
+        self.entries.iter().position(|e| {
+            let env = e.envelope.envelope();
+            let party = self
+                .ids
+                .iter()
+                .position(|i| i.public_key() == env.author)
+                .map(|i| Party::ALL[i])
+                .unwrap();
+            Body::decode(&env.body).is_ok_and(|b| pred(party, &b))
+        })
+    }
+
+    /// The body of entry `i`.
+    pub fn body(&self, i: usize) -> Body {
+        Body::decode(&self.entries[i].envelope.envelope().body).unwrap()
+    }
+
+    /// Signs `body` as `who` on the current head and logs it with a receipt.
+    pub fn push(&mut self, who: Party, body: &Body) {
+        let env = self.envelope(who, message::encode(body));
+        self.push_signed(env);
+    }
+
+    /// The envelope `who` would sign next for these body bytes.
+    pub fn envelope(&self, who: Party, body: Vec<u8>) -> SignedEnvelope {
+        let id = &self.ids[who.index()];
+        Envelope {
+            version: ENVELOPE_VERSION,
+            game_id: self.game,
+            author: id.public_key(),
+            seq: self.log.next_seq(),
+            prev_head: self.log.head(),
+            body,
+        }
+        .sign(id)
+    }
+
+    /// Logs a signed envelope with the server's receipt.
+    pub fn push_signed(&mut self, env: SignedEnvelope) {
+        let appended = self.log.append(&env).expect("test entries are in order");
+        let receipt = Receipt::issue(&self.ids[2], self.game, &appended);
+        self.entries.push(LoggedEntry {
+            envelope: env,
+            receipt,
+        });
+    }
+
+    /// Logs an entry without any check: the server "receipts" whatever it
+    /// is given at the next seq (a misbehaving server).
+    pub fn push_unchecked(&mut self, env: SignedEnvelope) {
+        let entry_hash = env.entry_hash();
+        let seq = self.entries.len() as u64;
+        let new_head = next_head(&self.log.head(), &entry_hash);
+        let receipt = Receipt::issue(
+            &self.ids[2],
+            self.game,
+            &Appended {
+                seq,
+                entry_hash,
+                new_head,
+            },
+        );
+        self.log = LogState::resume(
+            self.game,
+            self.ids.iter().map(|i| i.public_key()).collect(),
+            seq + 1,
+            new_head,
+        );
+        self.entries.push(LoggedEntry {
+            envelope: env,
+            receipt,
+        });
+    }
+
+    /// The transcript file.
+    pub fn bytes(&self) -> Vec<u8> {
+        Transcript {
+            entries: self.entries.clone(),
+        }
+        .to_bytes()
+        .unwrap()
+    }
+}
+
+/// An honest game: setup, a step into a minefield, `end_phases` more
+/// actions (phase ends, while the game lasts), A's concession, both reveals.
+pub fn honest_game(end_phases: u32) -> Game {
+    let mut t = Table::new(5 + end_phases / 8, SEALED_B);
+    t.step_into_the_minefield();
+    for _ in 0..end_phases {
+        if !t.playing() {
+            break;
+        }
+        t.end_phase();
+    }
+    t.concede();
+    t.game()
+}
+
+/// The log of a game up to the first action (pads, the Secret dr, setups).
+pub fn set_up_game() -> Game {
+    Table::new(5, SEALED_B).game()
+}
