@@ -64,13 +64,44 @@ struct Seat {
     client: RawClient,
     player: Player,
     assembler: GameAssembler,
+    /// Concede at the first action prompt (else just note it).
+    concede_at_act: bool,
     conceded: bool,
+    saw_act: bool,
+    /// Seq of the last update seen.
+    last_seq: u64,
 }
 
 impl Seat {
-    /// Handle one server message: answer machine prompts, concede at the
-    /// first action prompt of the game.
-    async fn on_message(&mut self, game_id: GameId, msg: ServerMessage, concede: &mut bool) {
+    fn new(client: RawClient, player: Player) -> Seat {
+        Seat {
+            client,
+            player,
+            assembler: GameAssembler::default(),
+            concede_at_act: true,
+            conceded: false,
+            saw_act: false,
+            last_seq: 0,
+        }
+    }
+
+    async fn join(&mut self, game_id: GameId, side: Side, resume_from: u64) {
+        self.client
+            .send(&ClientMessage::Join {
+                game_id,
+                role: Role::Player(side),
+                resume_from,
+            })
+            .await;
+        match self.client.recv().await {
+            ServerMessage::Joined { .. } => {}
+            other => panic!("expected Joined, got {other:?}"),
+        }
+    }
+
+    /// Handle one server message: answer machine prompts; at an action
+    /// prompt, concede if allowed and nobody conceded yet.
+    async fn on_message(&mut self, game_id: GameId, msg: ServerMessage, conceded: &mut bool) {
         let (payload, more) = match msg {
             ServerMessage::Game { payload, more, .. } => (payload, more),
             other => panic!("unexpected {other:?}"),
@@ -81,13 +112,19 @@ impl Seat {
         assert_eq!(whole.len() % PAD_BUCKET, 0, "G3: padded sizes only");
         match decode_padded(&whole).unwrap() {
             ToClient::Update(u) => {
+                self.last_seq = u.seq;
                 let answer = self.player.on_update(&u).unwrap();
                 let env = match (answer, &u.prompt) {
                     (Some(env), _) => Some(env),
-                    (None, Prompt::Act) if !*concede => {
-                        *concede = true;
-                        self.conceded = true;
-                        Some(self.player.concede())
+                    (None, Prompt::Act) => {
+                        self.saw_act = true;
+                        if self.concede_at_act && !*conceded {
+                            *conceded = true;
+                            self.conceded = true;
+                            Some(self.player.concede())
+                        } else {
+                            None
+                        }
                     }
                     _ => None,
                 };
@@ -107,18 +144,134 @@ impl Seat {
     }
 }
 
-#[tokio::test]
-async fn a_real_game_over_quic_closes_and_verifies() {
-    let dir = tempfile::tempdir().unwrap();
-    let (server_secrets, _) = ServerSecrets::load_or_create(dir.path()).unwrap();
-    let server = Server::start(
-        settings(dir.path()),
+/// When to stop driving the players.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Until {
+    /// A side was prompted for an action.
+    ActionPrompt,
+    /// The game's transcript is stored.
+    Transcript,
+}
+
+/// Deliver messages to both players (and count a spectator's) until `until`;
+/// returns the stored transcript for [`Until::Transcript`].
+async fn drive(
+    server: &Server,
+    game_id: GameId,
+    seats: &mut [Seat; 2],
+    mut spectator: Option<&mut RawClient>,
+    conceded: &mut bool,
+    until: Until,
+) -> (Option<Vec<u8>>, usize) {
+    let mut spectator_messages = 0;
+    let result = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let [sa, sb] = &mut *seats;
+            let watch = async {
+                match spectator.as_deref_mut() {
+                    Some(s) => s.try_recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                m = sa.client.try_recv() => sa.on_message(game_id, m.expect("A's stream open"), conceded).await,
+                m = sb.client.try_recv() => sb.on_message(game_id, m.expect("B's stream open"), conceded).await,
+                m = watch => match m.expect("spectator stream open") {
+                    ServerMessage::Game { payload, .. } => {
+                        assert_eq!(payload.len() % PAD_BUCKET, 0, "G3: padded sizes only");
+                        spectator_messages += 1;
+                    }
+                    other => panic!("spectator got {other:?}"),
+                },
+                _ = tokio::time::sleep(Duration::from_millis(100)) => match until {
+                    Until::ActionPrompt if seats.iter().any(|s| s.saw_act) => return None,
+                    Until::Transcript => {
+                        if let Some(t) = server.lobby().store().load_transcript(game_id).await.unwrap() {
+                            return Some(t);
+                        }
+                    }
+                    Until::ActionPrompt => {}
+                },
+            }
+        }
+    })
+    .await
+    .expect("the game reaches the expected point");
+    (result, spectator_messages)
+}
+
+fn players(game_id: GameId, docs: &[Vec<u8>; 2], toml: &str) -> [Player; 2] {
+    [
+        Player::new(
+            Identity::from_pkcs8(&docs[0]).unwrap(),
+            game_id,
+            toml,
+            PAD_LEN,
+            secrets(Side::A, SETUP_A, "side = \"A\"\n", 20),
+        )
+        .unwrap(),
+        Player::new(
+            Identity::from_pkcs8(&docs[1]).unwrap(),
+            game_id,
+            toml,
+            PAD_LEN,
+            secrets(
+                Side::B,
+                include_str!("../../examples/setup-b.toml"),
+                include_str!("../../examples/sealed-b.toml"),
+                40,
+            ),
+        )
+        .unwrap(),
+    ]
+}
+
+async fn start_live(dir: &std::path::Path) -> Server {
+    let (server_secrets, _) = ServerSecrets::load_or_create(dir).unwrap();
+    Server::start(
+        settings(dir),
         Arc::new(LiveGameFactory::new(Arc::new(server_secrets))),
     )
     .await
-    .unwrap();
-    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    .unwrap()
+}
 
+async fn create(client: &mut RawClient, toml: &str, logins: &[LoginKey; 2]) -> GameId {
+    client
+        .send(&ClientMessage::CreateGame {
+            scenario: NewGame {
+                scenario_toml: toml.to_string(),
+                players: [logins[0].public_key(), logins[1].public_key()],
+                mode: Mode::Live,
+                pad_len: PAD_LEN,
+            }
+            .encode(),
+        })
+        .await;
+    match client.recv().await {
+        ServerMessage::GameCreated { game_id } => game_id,
+        other => panic!("expected GameCreated, got {other:?}"),
+    }
+}
+
+fn winner_of(transcript: &[u8]) -> Option<Side> {
+    match verify(transcript) {
+        Verdict::Clean(summary) => {
+            summary
+                .end
+                .as_ref()
+                .expect("the transcript has its end record")
+                .winner
+        }
+        Verdict::Fault(f) => panic!("transcript does not verify: {f:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_real_game_over_quic_closes_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_live(dir.path()).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
     let docs = [
         Identity::generate_pkcs8().unwrap(),
         Identity::generate_pkcs8().unwrap(),
@@ -126,20 +279,7 @@ async fn a_real_game_over_quic_closes_and_verifies() {
     let logins = docs.each_ref().map(|d| LoginKey::from_pkcs8(d).unwrap());
     let toml = scenario_toml();
     let mut a = RawClient::logged_in(addr, fp, &logins[0]).await;
-    a.send(&ClientMessage::CreateGame {
-        scenario: NewGame {
-            scenario_toml: toml.clone(),
-            players: [logins[0].public_key(), logins[1].public_key()],
-            mode: Mode::Live,
-            pad_len: PAD_LEN,
-        }
-        .encode(),
-    })
-    .await;
-    let game_id = match a.recv().await {
-        ServerMessage::GameCreated { game_id } => game_id,
-        other => panic!("expected GameCreated, got {other:?}"),
-    };
+    let game_id = create(&mut a, &toml, &logins).await;
 
     // G6: another key cannot take side B's seat.
     let mut intruder = RawClient::logged_in(addr, fp, &new_key()).await;
@@ -176,97 +316,26 @@ async fn a_real_game_over_quic_closes_and_verifies() {
     ));
 
     let b = RawClient::logged_in(addr, fp, &logins[1]).await;
-    let player_a = Player::new(
-        Identity::from_pkcs8(&docs[0]).unwrap(),
-        game_id,
-        &toml,
-        PAD_LEN,
-        secrets(Side::A, SETUP_A, "side = \"A\"\n", 20),
-    )
-    .unwrap();
-    let player_b = Player::new(
-        Identity::from_pkcs8(&docs[1]).unwrap(),
-        game_id,
-        &toml,
-        PAD_LEN,
-        secrets(
-            Side::B,
-            include_str!("../../examples/setup-b.toml"),
-            include_str!("../../examples/sealed-b.toml"),
-            40,
-        ),
-    )
-    .unwrap();
-    let mut seats = [
-        Seat {
-            client: a,
-            player: player_a,
-            assembler: GameAssembler::default(),
-            conceded: false,
-        },
-        Seat {
-            client: b,
-            player: player_b,
-            assembler: GameAssembler::default(),
-            conceded: false,
-        },
-    ];
-    for (seat, side) in seats.iter_mut().zip([Side::A, Side::B]) {
-        seat.client
-            .send(&ClientMessage::Join {
-                game_id,
-                role: Role::Player(side),
-                resume_from: 0,
-            })
-            .await;
-        match seat.client.recv().await {
-            ServerMessage::Joined { .. } => {}
-            other => panic!("expected Joined, got {other:?}"),
-        }
-    }
+    let [pa, pb] = players(game_id, &docs, &toml);
+    let mut seats = [Seat::new(a, pa), Seat::new(b, pb)];
+    seats[0].join(game_id, Side::A, 0).await;
+    seats[1].join(game_id, Side::B, 0).await;
 
-    // Drive both players until the game's transcript is stored.
     let mut conceded = false;
-    let mut spectator_messages = 0;
-    let transcript = tokio::time::timeout(Duration::from_secs(60), async {
-        loop {
-            let [sa, sb] = &mut seats;
-            tokio::select! {
-                m = sa.client.try_recv() => sa.on_message(game_id, m.expect("A's stream open"), &mut conceded).await,
-                m = sb.client.try_recv() => sb.on_message(game_id, m.expect("B's stream open"), &mut conceded).await,
-                m = spectator.try_recv() => {
-                    match m.expect("spectator stream open") {
-                        ServerMessage::Game { payload, .. } => {
-                            assert_eq!(payload.len() % PAD_BUCKET, 0, "G3: padded sizes only");
-                            spectator_messages += 1;
-                        }
-                        other => panic!("spectator got {other:?}"),
-                    }
-                }
-                _ = tokio::time::sleep(Duration::from_millis(100)) => {
-                    if let Some(t) = server.lobby().store().load_transcript(game_id).await.unwrap() {
-                        break t;
-                    }
-                }
-            }
-        }
-    })
-    .await
-    .expect("the game closes");
-
+    let (transcript, spectator_messages) = drive(
+        &server,
+        game_id,
+        &mut seats,
+        Some(&mut spectator),
+        &mut conceded,
+        Until::Transcript,
+    )
+    .await;
+    let transcript = transcript.expect("stored transcript");
     assert!(conceded, "a side reached its first action and conceded");
     assert!(spectator_messages > 0, "spectators see the public view");
     let loser = if seats[0].conceded { Side::A } else { Side::B };
-    match verify(&transcript) {
-        Verdict::Clean(summary) => {
-            let end = summary
-                .end
-                .as_ref()
-                .expect("the transcript has its end record");
-            assert_eq!(end.winner, Some(loser.opponent()), "{summary:?}")
-        }
-        Verdict::Fault(f) => panic!("transcript does not verify: {f:?}"),
-    }
+    assert_eq!(winner_of(&transcript), Some(loser.opponent()));
 
     // Anyone can fetch the same transcript over the wire.
     let mut fetched = Vec::new();
@@ -290,5 +359,77 @@ async fn a_real_game_over_quic_closes_and_verifies() {
         }
     }
     assert_eq!(fetched, transcript);
+    server.shutdown().await;
+}
+
+// DESIGN 5 / G6: a game in progress survives a server restart: it is rebuilt
+// from its durable log through the engine, the players reconnect, resume
+// from the last update they saw, and finish; the transcript verifies.
+#[tokio::test]
+async fn a_game_survives_a_server_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = [
+        Identity::generate_pkcs8().unwrap(),
+        Identity::generate_pkcs8().unwrap(),
+    ];
+    let logins = docs.each_ref().map(|d| LoginKey::from_pkcs8(d).unwrap());
+    let toml = scenario_toml();
+
+    let server = start_live(dir.path()).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut a = RawClient::logged_in(addr, fp, &logins[0]).await;
+    let game_id = create(&mut a, &toml, &logins).await;
+    let b = RawClient::logged_in(addr, fp, &logins[1]).await;
+    let [pa, pb] = players(game_id, &docs, &toml);
+    let mut seats = [Seat::new(a, pa), Seat::new(b, pb)];
+    for s in seats.iter_mut() {
+        s.concede_at_act = false;
+    }
+    seats[0].join(game_id, Side::A, 0).await;
+    seats[1].join(game_id, Side::B, 0).await;
+    let mut conceded = false;
+    drive(
+        &server,
+        game_id,
+        &mut seats,
+        None,
+        &mut conceded,
+        Until::ActionPrompt,
+    )
+    .await;
+    let entries_before = server
+        .lobby()
+        .store()
+        .load_events(game_id)
+        .await
+        .unwrap()
+        .len();
+    assert!(entries_before > 3, "pads and setups are in the log");
+    server.shutdown().await;
+
+    let server = start_live(dir.path()).await;
+    assert_eq!(server.restored_games(), 1);
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    for (i, side) in [Side::A, Side::B].into_iter().enumerate() {
+        let seat = &mut seats[i];
+        seat.client = RawClient::logged_in(addr, fp, &logins[i]).await;
+        seat.assembler = GameAssembler::default();
+        seat.concede_at_act = true;
+        // Resume with the last update seen, so the pending prompt comes again.
+        let from = seat.last_seq;
+        seat.join(game_id, side, from).await;
+    }
+    let (transcript, _) = drive(
+        &server,
+        game_id,
+        &mut seats,
+        None,
+        &mut conceded,
+        Until::Transcript,
+    )
+    .await;
+    let transcript = transcript.expect("stored transcript");
+    let loser = if seats[0].conceded { Side::A } else { Side::B };
+    assert_eq!(winner_of(&transcript), Some(loser.opponent()));
     server.shutdown().await;
 }
