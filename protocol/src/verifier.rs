@@ -22,6 +22,7 @@
 pub mod audit;
 
 use std::fmt;
+use std::io::{self, Read};
 
 use hexveil_core::Side;
 use thiserror::Error;
@@ -34,7 +35,7 @@ use crate::message::{side_of, Body, EndRecord, RevealBody};
 use crate::pad::{PadEntry, PadStatement};
 use crate::referee::{Referee, RefereeError};
 use crate::rules;
-use crate::transcript::{EntryReader, FormatError, LoggedEntry};
+use crate::transcript::{EntryReader, FormatError, LoggedEntry, StreamReader, TranscriptError};
 
 pub use audit::RevealFault;
 
@@ -250,6 +251,47 @@ pub fn verify(bytes: &[u8]) -> Verdict {
     match verify_inner(bytes) {
         Ok(s) => Verdict::Clean(s),
         Err(f) => Verdict::Fault(*f),
+    }
+}
+
+/// Verifies a transcript read from `reader` (for example a file), one entry
+/// in memory at a time. An I/O error is returned as such: it says nothing
+/// about the game.
+pub fn verify_reader<R: Read>(reader: R) -> io::Result<Verdict> {
+    let step = |r: Result<Option<LoggedEntry>, TranscriptError>| match r {
+        Ok(e) => Ok(Ok(e)),
+        Err(TranscriptError::Io(e)) => Err(e),
+        Err(TranscriptError::Format(f)) => Ok(Err(unreadable(f))),
+    };
+    let mut stream = match StreamReader::new(reader) {
+        Ok(s) => s,
+        Err(TranscriptError::Io(e)) => return Err(e),
+        Err(TranscriptError::Format(f)) => return Ok(Verdict::Fault(*unreadable(f))),
+    };
+    let mut replay = match step(stream.next_entry())? {
+        Ok(Some(first)) => match Replay::start(&first) {
+            Ok(r) => r,
+            Err(f) => return Ok(Verdict::Fault(*f)),
+        },
+        Ok(None) => {
+            return Ok(Verdict::Fault(Fault {
+                blame: Blame::Undetermined,
+                entry: None,
+                what: FaultKind::Empty,
+            }))
+        }
+        Err(f) => return Ok(Verdict::Fault(*f)),
+    };
+    loop {
+        match step(stream.next_entry())? {
+            Ok(Some(e)) => {
+                if let Err(f) = replay.step(&e) {
+                    return Ok(Verdict::Fault(*f));
+                }
+            }
+            Ok(None) => return Ok(Verdict::Clean(replay.summary())),
+            Err(f) => return Ok(Verdict::Fault(*f)),
+        }
     }
 }
 
