@@ -72,8 +72,19 @@ pub fn check(
     Ok(())
 }
 
-/// Resolves an action over the context.
+/// Resolves an action over the context, then applies what holds after
+/// any action: a Disrupted unit sharing its Location with a Good Order
+/// Known enemy surrenders (A19.12).
 pub fn resolve(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
+    resolve_action(ctx, action)?;
+    if ctx.state.result.is_none() {
+        turn::surrender_in_location(ctx);
+    }
+    Ok(())
+}
+
+/// One match arm per action, calling the module that owns it.
+fn resolve_action(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
     match action {
         Action::Move { units, to, mode } => crate::movement::resolve_move(ctx, units, *to, *mode),
         Action::Rout { unit, to } => crate::movement::resolve_rout(ctx, *unit, *to),

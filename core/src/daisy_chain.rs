@@ -265,7 +265,7 @@ fn attack(ctx: &mut Ctx<'_>, hex: Hex, vehicle: UnitId, immediate: bool) -> Res<
         }),
         &["B28.531", "B28.51"],
     );
-    pending::daisy_attack(ctx, vehicle, hex, d.factors)
+    crate::at_mine::daisy_attack(ctx, vehicle, hex, d.factors)
 }
 
 /// Called after every movement step of `moved` into `hex` in the MPh
@@ -330,9 +330,8 @@ pub fn exposed(state: &GameState, map: &Map) -> Vec<(PlacedDaisy, UnitId)> {
             u.side != d.owner
                 && u.good_order()
                 && u.status.aboard.is_none()
-                && u.hex.is_some_and(|h| {
-                    h == d.hex || pending::has_los(map, h, map.info(h).level, d.hex, level)
-                })
+                && u.hex
+                    .is_some_and(|h| h == d.hex || map.has_los(h, map.info(h).level, d.hex, level))
         });
         if let Some(seer) = seer {
             out.push((*d, seer.id));
@@ -361,19 +360,5 @@ pub fn reveal_exposed(ctx: &mut Ctx<'_>) {
             }),
             &["B28.531", "B28.2"],
         );
-    }
-}
-
-// TEMPORARY until the board and mines branches are merged.
-mod pending {
-    use crate::hex::Hex;
-    use crate::map::Map;
-    use crate::resolve::{Ctx, Res};
-    use crate::unit::UnitId;
-    pub fn daisy_attack(_ctx: &mut Ctx<'_>, _v: UnitId, _h: Hex, _f: u8) -> Res<()> {
-        Ok(())
-    }
-    pub fn has_los(map: &Map, a: Hex, _al: i8, b: Hex, _bl: i8) -> bool {
-        map.adjacent(a, b)
     }
 }

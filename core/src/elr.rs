@@ -249,9 +249,17 @@ fn new_infantry(
     })
 }
 
-/// The next free unit id (highest + 1).
-fn next_id(state: &GameState) -> UnitId {
-    UnitId(state.units.keys().next_back().map_or(0, |u| u.0 + 1))
+/// The next free unit id (highest + 1), or an error when the ids are
+/// exhausted.
+fn next_id(state: &GameState) -> Result<UnitId, RuleError> {
+    match state.units.keys().next_back() {
+        None => Ok(UnitId(0)),
+        Some(u) => {
+            u.0.checked_add(1).map(UnitId).ok_or_else(|| {
+                RuleError::new("no unit id is left for a Replacement unit", "A19.13")
+            })
+        }
+    }
 }
 
 /// Puts new units of `kinds` in place of `old` and takes `old` out of play.
@@ -270,7 +278,7 @@ fn put_in_place(
     let mut new_ids = Vec::new();
     let n = kinds.len();
     for (i, kind) in kinds.into_iter().enumerate() {
-        let id = next_id(&ctx.state);
+        let id = next_id(&ctx.state)?;
         let mut u = o.clone();
         u.id = id;
         u.kind = kind;
@@ -450,7 +458,7 @@ pub fn replace(ctx: &mut Ctx<'_>, unit: UnitId, cause: ReplacementCause) -> Res<
 /// then that HS is Replaced (an underscored HS is Disrupted instead, R11;
 /// no lower HS: Disrupted unless exempt). Returns the units in its place.
 pub fn casualty_replace(ctx: &mut Ctx<'_>, squad: UnitId) -> Res<Vec<UnitId>> {
-    crate::morale::casualty_reduce(ctx, squad)?;
+    crate::morale::casualty_reduce_citing(ctx, squad, &["A10.31", "A19.13", "A7.302"])?;
     match ctx.state.unit(squad) {
         Some(u) if u.in_play() => replace(ctx, squad, ReplacementCause::ElrFailure),
         _ => Ok(Vec::new()),

@@ -40,6 +40,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, hex: Hex, fp: u8, kind: FfeKind) -> Res<()> {
     if !ctx.scenario.map.contains(hex) {
         return refuse(format!("{hex} is not on the map"), "B28.62");
     }
+    let hex = ctx.scenario.map.canonical(hex);
     if fp == 0 {
         return refuse("an FFE/bomb attack needs FP > 0", "B28.62");
     }

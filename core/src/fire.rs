@@ -3,13 +3,17 @@
 //!
 //! A Fire Group is one or more Good Order Infantry units of the actor, in
 //! one hex or a contiguous group of hexes (A7.5), plus any leaders among
-//! them. Stated simplifications: the FP is the plain sum of the Inherent FP
-//! of the MMC (no range, pinned, concealed-target or Area Fire halving, no
-//! SW, no Point Blank Fire, no LOS or range check); the TEM comes from a
-//! small local table of the target hex's main terrain (see [`tem`]) until
-//! the board helper's terrain TEM is merged; Hindrances and other DRM come
-//! in as the action's `extra_drm`. Vehicles in the target hex are not
-//! attacked (their Vehicle line / TK resolution is not part of this
+//! them. Every firing hex needs LOS to the target (the board's LOS model,
+//! ground level to ground level) and every MMC must be within its normal
+//! range. The FP is the sum of the Inherent FP of the MMC, doubled for an
+//! MMC ADJACENT to the target (Point Blank Fire, A7.21). Stated
+//! simplifications: Long Range Fire (beyond normal range, A7.22) is refused
+//! rather than halved, and so is fire by pinned MMC (A7.8: halved FP);
+//! no concealed-target or Area Fire halving; no
+//! SW; fire into the firers' own Location is refused. The TEM is the
+//! target hex's ([`crate::terrain::HexInfo::tem`]); Hindrances and other
+//! DRM come in as the action's `extra_drm`. Vehicles in the target hex are
+//! not attacked (their Vehicle line / TK resolution is not part of this
 //! action).
 
 use crate::ammunition;
@@ -128,6 +132,12 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
         if u.status.broken {
             return refuse(format!("unit {f} is broken and may not fire"), "A10.5");
         }
+        if u.status.pinned && u.is_mmc() {
+            return refuse(
+                format!("unit {f} is pinned: the halved FP of pinned units is not adjudicated"),
+                "A7.8",
+            );
+        }
         if u.status.aboard.is_some() {
             return refuse(
                 format!("unit {f} is aboard a vehicle: fire from vehicles is not adjudicated"),
@@ -168,10 +178,32 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
     if !ctx.scenario.map.boards.is_empty() && !ctx.scenario.map.contains(target) {
         return refuse(format!("target hex {target} is not on the map"), "A7");
     }
-    let fp_sum: u32 = fg
-        .iter()
-        .filter_map(|u| u.infantry().map(|i| u32::from(i.strength.fp)))
-        .sum();
+    let map = &ctx.scenario.map;
+    let target_level = map.info(target).level;
+    let mut fp_sum: u32 = 0;
+    for u in &fg {
+        let hex = u.hex.expect("checked above");
+        if !map.has_los(hex, map.info(hex).level, target, target_level) {
+            return refuse(
+                format!("unit {} in {hex} has no LOS to {target}", u.id),
+                "A6",
+            );
+        }
+        let Some(inf) = u.infantry() else { continue };
+        let d = map.distance(hex, target);
+        if d > u32::from(inf.strength.range) {
+            return refuse(
+                format!(
+                    "unit {} is {d} hexes from {target}, beyond its normal range {}: Long Range Fire is not adjudicated",
+                    u.id, inf.strength.range
+                ),
+                "A7.22",
+            );
+        }
+        // A7.21 Point Blank Fire: doubled against an ADJACENT Location.
+        let pbf = if d == 1 { 2 } else { 1 };
+        fp_sum += u32::from(inf.strength.fp) * pbf;
+    }
     let fp = u8::try_from(fp_sum).unwrap_or(u8::MAX);
     // A7.53-ish: one leader directs a single-Location Fire Group.
     let leader = if hexes.len() == 1 {
@@ -247,10 +279,7 @@ mod tests {
 
     #[test]
     fn a7_5_contiguity() {
-        let map = crate::map::Map {
-            boards: vec![4],
-            ..Default::default()
-        };
+        let map = crate::map::Map::new([4]);
         let h = |s: &str| s.parse::<Hex>().unwrap();
         let set = |v: &[&str]| v.iter().map(|s| h(s)).collect::<BTreeSet<Hex>>();
         assert!(contiguous(&map, &set(&["4E2"])));

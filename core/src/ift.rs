@@ -236,6 +236,40 @@ mod tests {
         assert_eq!(lookup(1, 4, -2), IftResult::Nmc);
     }
 
+    fn severity(r: IftResult) -> u16 {
+        match r {
+            IftResult::Kia(n) => 100 + u16::from(n),
+            IftResult::K(n) => 50 + u16::from(n),
+            IftResult::Mc(n) => 10 + u16::from(n),
+            IftResult::Nmc => 10,
+            IftResult::Ptc => 5,
+            IftResult::NoEffect => 0,
+        }
+    }
+
+    /// A7.3 data sanity: a higher Final DR is never worse for the target,
+    /// more FP never better.
+    #[test]
+    fn a7_3_table_is_monotonic() {
+        let t = tables::ift();
+        for r in 0..tables::IFT_ROWS {
+            for c in 0..IFT_COLUMNS.len() {
+                if r + 1 < tables::IFT_ROWS {
+                    assert!(
+                        severity(t.cells[r][c]) >= severity(t.cells[r + 1][c]),
+                        "row {r} col {c}"
+                    );
+                }
+                if c + 1 < IFT_COLUMNS.len() {
+                    assert!(
+                        severity(t.cells[r][c]) <= severity(t.cells[r][c + 1]),
+                        "row {r} col {c}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn display_and_parse_round_trip() {
         let all = [

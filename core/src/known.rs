@@ -18,10 +18,9 @@ use crate::side::Side;
 /// multi-hex Known line the hex is marked with a Dummy marker instead.
 /// Nothing is announced when the counter is already gone (found earlier).
 pub fn dummy_found(ctx: &mut Ctx<'_>, owner: Side, hex: Hex, by: FoundBy) {
-    let m = ctx.state.markers(hex);
-    let counter_here = m.known_counter == Some(owner);
-    let line_unmarked = m.known_line && !m.dummy_marker;
-    if !counter_here && !line_unmarked {
+    // Every Known hex, lines included, carries the owner's counter until
+    // it is found out (B28.45, B28.46).
+    if ctx.state.markers(hex).known_counter != Some(owner) {
         return;
     }
     let entry = ctx.state.markers.entry(hex).or_default();

@@ -30,6 +30,7 @@ pub mod map;
 pub mod minefield;
 pub mod morale;
 pub mod movement;
+pub mod oracle;
 pub mod prc;
 pub mod random_selection;
 pub mod resolve;

@@ -224,6 +224,8 @@ pub(crate) fn emit(ctx: &mut Ctx<'_>, to: Visibility, e: MinefieldEvent, cite: &
 }
 
 /// The request for one layer of `owner` in `hex`.
+/// Callers pass canonical hex names (movement, Search and FFE canonicalize
+/// the hexes they are given).
 pub fn request(owner: Side, layer: Layer, hex: Hex) -> FactRequest {
     FactRequest {
         owner,
@@ -233,21 +235,37 @@ pub fn request(owner: Side, layer: Layer, hex: Hex) -> FactRequest {
 }
 
 /// Whether `owner` has a sealed leaf of `layer` in `hex`: decided from
-/// public scenario data and markers only (G3, DESIGN 3.1). Hidden A-P and
-/// A-T mines may not lie in a bridge, paved road, runway, sewer, marsh, crag,
-/// Interior Building Hex, rubble or Water Obstacle (B28.1); A-T mines in full
-/// view are marked, so a hex that forbids hidden mines holds an A-T leaf only
-/// under such a marker (B28.53, R5).
+/// public scenario data and markers only (G3, DESIGN 3.1), the same set as
+/// `setup::eligible_locations`: hexes of the owner's setup area where hidden
+/// mines of that layer may lie (B28.1: not in a bridge, paved road, runway,
+/// sewer, marsh, crag, Interior Building Hex, rubble or Water Obstacle),
+/// plus hexes under the owner's Known counters (B28.45, B28.46), plus for
+/// A-T the owner's A-T mines in full view (B28.53, R5). A Known counter
+/// removed as a Dummy (B28.47) leaves a leaf the referee already holds with
+/// no mines in it, so it need not be asked again.
 pub fn leaf_exists(ctx: &Ctx<'_>, owner: Side, layer: Layer, hex: Hex) -> bool {
-    if !ctx.scenario.map.contains(hex) {
+    use crate::terrain::MinePlacement;
+    let map = &ctx.scenario.map;
+    if !map.contains(hex) {
         return false;
     }
-    use crate::terrain::MinePlacement;
+    let hex = map.canonical(hex);
+    let area = &ctx.scenario.side(owner).setup_area;
+    let in_area = map
+        .names(hex)
+        .iter()
+        .any(|n| area.boards.contains(&n.board))
+        || area.hexes.iter().any(|h| map.canonical(*h) == hex);
+    let m = ctx.state.markers(hex);
+    let known = m.known_counter == Some(owner);
     match layer {
-        Layer::AntiPersonnel => agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAp),
+        Layer::AntiPersonnel => {
+            known || (in_area && agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAp))
+        }
         Layer::AntiTank => {
-            agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAt)
-                || ctx.state.markers(hex).at_in_view == Some(owner)
+            known
+                || m.at_in_view == Some(owner)
+                || (in_area && agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAt))
         }
         Layer::BoobyTrap | Layer::DaisyChain => false,
     }
@@ -273,9 +291,15 @@ pub fn exemption(
     if matches!(mode, MoveMode::Trench | MoveMode::TowerStairwell) {
         return Some("B28.44");
     }
-    // B28.44: a (non-Interior) building hex attacks only Bypass movers.
-    let terrain = ctx.scenario.map.info(mine_hex).terrain;
-    if terrain.is_building() && mode != MoveMode::Bypass {
+    // B28.44: mines in a (non-Interior) building hex do not attack a unit
+    // crossing a building hexside (staying inside the building, as the map
+    // marks it) unless it is Bypassing.
+    let building_side = ctx
+        .scenario
+        .map
+        .hexside(mine_hex, other)
+        .is_some_and(|h| h.building);
+    if building_side && mode != MoveMode::Bypass {
         return Some("B28.44");
     }
     // B28.61: a TB in the hex lets a unit leave it free of attack, and enter
@@ -726,13 +750,5 @@ pub(crate) mod agreed {
                 && u.hex
                     .is_some_and(|h| map.has_los(h, map.info(h).level, hex, target_level))
         })
-    }
-
-    /// A Daisy Chain placement opportunity after a movement step in the MPh
-    /// (the scenario helper's `daisy_chain::opportunity`; until its branch
-    /// is merged, no opportunity is offered).
-    pub fn daisy_opportunity(ctx: &mut Ctx<'_>, moved: &[UnitId], hex: Hex) -> Res<()> {
-        let _ = (ctx, moved, hex);
-        Ok(())
     }
 }

@@ -349,6 +349,13 @@ pub fn morale_check(ctx: &mut Ctx<'_>, unit: UnitId, drm: i8, why: &str) -> Res<
     let failed_by = final_dr - i16::from(ml);
     let elr = elr::current_elr(ctx.scenario, &ctx.state, u.side);
     let beyond_elr = !passed && failed_by > i16::from(elr) && !elr::immune_to_replacement(&u);
+    let mut cites = vec!["A10"];
+    if casualty_mc {
+        cites.push("A10.31");
+    }
+    if beyond_elr {
+        cites.push("A19.1");
+    }
     ctx.emit(
         Visibility::Public,
         EventKind::Morale(MoraleEvent::MoraleCheck {
@@ -363,13 +370,13 @@ pub fn morale_check(ctx: &mut Ctx<'_>, unit: UnitId, drm: i8, why: &str) -> Res<
             casualty_mc,
             beyond_elr,
         }),
-        &["A10"],
+        &cites,
     );
     let effect = if passed {
         McEffect::None
     } else if u.status.broken {
         // A10.3: a broken unit failing a MC is Casualty Reduced.
-        reduce_effect(ctx, unit, &["A10.3"])?
+        reduce_effect(ctx, unit, &["A10.3", "A7.302"])?
     } else if casualty_mc {
         let is_squad = u.infantry().is_some_and(|i| i.size == InfantrySize::Squad);
         if beyond_elr && is_squad {
@@ -381,7 +388,7 @@ pub fn morale_check(ctx: &mut Ctx<'_>, unit: UnitId, drm: i8, why: &str) -> Res<
                 McEffect::Replaced(new)
             }
         } else {
-            let e = reduce_effect(ctx, unit, &["A10.31"])?;
+            let e = reduce_effect(ctx, unit, &["A10.31", "A7.302"])?;
             break_unit(ctx, unit, &["A10.31"]);
             e
         }
@@ -413,8 +420,7 @@ fn disrupted_or_broken(ctx: &Ctx<'_>, unit: UnitId) -> McEffect {
 }
 
 fn reduce_effect(ctx: &mut Ctx<'_>, unit: UnitId, cite: &[&str]) -> Res<McEffect> {
-    let _ = cite;
-    casualty_reduce(ctx, unit)?;
+    casualty_reduce_citing(ctx, unit, cite)?;
     Ok(if ctx.state.unit(unit).is_some_and(Unit::in_play) {
         McEffect::CasualtyReduced
     } else {
@@ -498,13 +504,19 @@ pub fn pin_task_check(ctx: &mut Ctx<'_>, unit: UnitId, drm: i8, why: &str) -> Re
 /// eliminated; a leader is eliminated (wounds, A17, are not modelled).
 /// A squad whose row is not in the table is an R12 error.
 pub fn casualty_reduce(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
+    casualty_reduce_citing(ctx, unit, &["A7.302"])
+}
+
+/// [`casualty_reduce`] whose events cite `cite` (the rule that caused the
+/// Reduction: A10.3, A10.31, B28.9 ...).
+pub fn casualty_reduce_citing(ctx: &mut Ctx<'_>, unit: UnitId, cite: &[&str]) -> Res<()> {
     let u = personnel(ctx, unit, "A7.302")?;
     match &u.kind {
         UnitKind::Infantry(inf) if inf.size == InfantrySize::Squad => {
             let row = elr::row_of(&u, inf)?;
             match row.red_to {
                 ReducedTo::Eliminated => {
-                    eliminate(ctx, unit, "Casualty Reduction", &["A7.302"]);
+                    eliminate(ctx, unit, "Casualty Reduction", cite);
                 }
                 ReducedTo::HalfSquad(hs) => {
                     let hs_row = tables::elr().find(
@@ -541,12 +553,12 @@ pub fn casualty_reduce(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
                     ctx.emit(
                         Visibility::Public,
                         EventKind::Morale(MoraleEvent::CasualtyReduced { unit, from, to }),
-                        &["A7.302"],
+                        cite,
                     );
                 }
             }
         }
-        _ => eliminate(ctx, unit, "Casualty Reduction", &["A7.302"]),
+        _ => eliminate(ctx, unit, "Casualty Reduction", cite),
     }
     Ok(())
 }
@@ -650,7 +662,7 @@ pub fn apply_ift_result(
         IftResult::K(n) => {
             let reduced = random_selection::select(ctx, &tg, 1, &format!("{result}"))?;
             for r in &reduced {
-                casualty_reduce(ctx, *r)?;
+                casualty_reduce_citing(ctx, *r, &["A7.302", "R7"])?;
             }
             for t in &tg {
                 if ctx.state.unit(*t).is_some_and(Unit::in_play) {

@@ -16,7 +16,7 @@ use crate::action::MoveMode;
 use crate::at_mine;
 use crate::event::{EventKind, Visibility};
 use crate::hex::Hex;
-use crate::minefield::{self, agreed, Crossing};
+use crate::minefield::{self, Crossing};
 use crate::resolve::{refuse, Ctx, Res};
 use crate::state::{FlailClearance, MovedAt};
 use crate::trail_break;
@@ -147,17 +147,19 @@ fn check_units(ctx: &Ctx<'_>, units: &[UnitId], cite: &str) -> Res<(Hex, Vec<Uni
         }
         out.push(u.clone());
     }
-    Ok((hex.expect("units is not empty"), out))
+    let hex = ctx.scenario.map.canonical(hex.expect("units is not empty"));
+    Ok((hex, out))
 }
 
-fn check_to(ctx: &Ctx<'_>, from: Hex, to: Hex, cite: &str) -> Res<()> {
+/// Checks the hex entered and returns its canonical name.
+fn check_to(ctx: &Ctx<'_>, from: Hex, to: Hex, cite: &str) -> Res<Hex> {
     if !ctx.scenario.map.contains(to) {
         return refuse(format!("{to} is not on the map"), cite);
     }
     if !ctx.scenario.map.adjacent(from, to) {
         return refuse(format!("{to} is not ADJACENT to {from}"), cite);
     }
-    Ok(())
+    Ok(ctx.scenario.map.canonical(to))
 }
 
 fn moved_this_phase(ctx: &Ctx<'_>, id: UnitId) -> bool {
@@ -242,7 +244,7 @@ pub fn resolve_move(ctx: &mut Ctx<'_>, units: &[UnitId], to: Hex, mode: MoveMode
         return refuse("units move only in their own MPh", "A4");
     }
     let (from, list) = check_units(ctx, units, "A4")?;
-    check_to(ctx, from, to, "A4")?;
+    let to = check_to(ctx, from, to, "A4")?;
     for u in &list {
         if u.status.broken || u.status.pinned {
             return refuse(format!("unit {} is broken or pinned", u.id), "A4");
@@ -269,7 +271,7 @@ pub fn resolve_rout(ctx: &mut Ctx<'_>, unit: UnitId, to: Hex) -> Res<()> {
         return refuse("units rout only in the RtPh", "A10.5");
     }
     let (from, list) = check_units(ctx, &[unit], "A10.5")?;
-    check_to(ctx, from, to, "A10.5")?;
+    let to = check_to(ctx, from, to, "A10.5")?;
     if !list[0].status.broken || !list[0].is_personnel() {
         return refuse(
             format!("unit {unit} is not a broken Personnel unit"),
@@ -285,7 +287,7 @@ pub fn resolve_advance(ctx: &mut Ctx<'_>, units: &[UnitId], to: Hex) -> Res<()> 
         return refuse("units advance only in their own APh", "A4.7");
     }
     let (from, list) = check_units(ctx, units, "A4.7")?;
-    check_to(ctx, from, to, "A4.7")?;
+    let to = check_to(ctx, from, to, "A4.7")?;
     for u in &list {
         if !u.is_personnel() || u.status.broken || u.status.pinned {
             return refuse(
@@ -306,7 +308,7 @@ pub fn resolve_disembark(ctx: &mut Ctx<'_>, vehicle: UnitId, units: &[UnitId]) -
     if v.side != ctx.actor {
         return refuse(format!("vehicle {vehicle} is not yours"), "B28.43");
     }
-    let Some(hex) = v.hex else {
+    let Some(hex) = v.hex.map(|h| ctx.scenario.map.canonical(h)) else {
         return refuse(format!("vehicle {vehicle} is not on the map"), "B28.43");
     };
     let UnitKind::Vehicle(data) = &v.kind else {
@@ -447,7 +449,18 @@ fn step(
     check_flail_breakdown(ctx, &going, from, to, mode);
     minefield::crossing_attacks(ctx, &going, to, from, mode, Crossing::Entry)?;
     if kind == MoveKind::Move {
-        agreed::daisy_opportunity(ctx, &going, to)?;
+        // B28.531: a placed Daisy Chain in the hex attacks a vehicle that
+        // entered it; then the enemy's placement opportunity.
+        for id in &going {
+            let vehicle_in_play = ctx
+                .state
+                .unit(*id)
+                .is_some_and(|u| u.in_play() && u.vehicle().is_some());
+            if vehicle_in_play {
+                crate::daisy_chain::vehicle_entered(ctx, *id, to)?;
+            }
+        }
+        crate::daisy_chain::opportunity(ctx, &going, to)?;
     }
     Ok(())
 }

@@ -73,6 +73,29 @@ mod tests {
         v.iter().map(|&i| UnitId(i)).collect()
     }
 
+    proptest::proptest! {
+        /// R7 / A.9: at least min(n, len) are selected, and every selected
+        /// roll is at least every unselected one; exactly n unless there is
+        /// a tie at the cut.
+        #[test]
+        fn r7_selection_is_the_top_n_with_ties(rolls in proptest::collection::vec(1u8..=6, 1..8), n in 1u8..8) {
+            let cands: Vec<UnitId> = (0..rolls.len() as u16).map(UnitId).collect();
+            let sel = pick(&cands, &rolls, n);
+            let want = usize::from(n).min(rolls.len());
+            proptest::prop_assert!(sel.len() >= want);
+            let min_sel = sel.iter().map(|u| rolls[u.0 as usize]).min().unwrap();
+            for (u, r) in cands.iter().zip(&rolls) {
+                if !sel.contains(u) {
+                    proptest::prop_assert!(*r < min_sel);
+                }
+            }
+            if sel.len() > want {
+                let at_cut = sel.iter().filter(|u| rolls[u.0 as usize] == min_sel).count();
+                proptest::prop_assert!(at_cut >= 2);
+            }
+        }
+    }
+
     #[test]
     fn a_9_highest_dr_is_selected() {
         assert_eq!(pick(&ids(&[1, 2, 3]), &[2, 5, 4], 1), ids(&[2]));

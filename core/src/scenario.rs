@@ -39,9 +39,14 @@ pub struct SetupArea {
 }
 
 impl SetupArea {
-    /// Whether `hex` lies in the area.
-    pub fn contains(&self, hex: Hex) -> bool {
-        self.boards.contains(&hex.board) || self.hexes.contains(&hex)
+    /// Whether `hex` (under any of its names on `map`) lies in the area.
+    pub fn contains(&self, map: &Map, hex: Hex) -> bool {
+        self.boards.contains(&hex.board)
+            || map
+                .names(hex)
+                .iter()
+                .any(|n| self.boards.contains(&n.board))
+            || self.hexes.iter().any(|h| map.same_hex(*h, hex))
     }
 }
 
@@ -146,7 +151,7 @@ fn invalid(
 #[serde(deny_unknown_fields)]
 struct ScenarioFile {
     name: String,
-    map: MapFile,
+    map: Value,
     #[serde(default)]
     ssr: Ssr,
     sides: BTreeMap<String, Value>,
@@ -154,19 +159,6 @@ struct ScenarioFile {
     units: Vec<Value>,
     first: String,
     turns: u16,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MapFile {
-    #[serde(default)]
-    boards: Vec<u16>,
-    #[serde(default)]
-    layout: Vec<Vec<u16>>,
-    #[serde(default)]
-    hexes: Vec<Value>,
-    #[serde(default)]
-    hexsides: Vec<crate::map::HexsideEntry>,
 }
 
 #[derive(Deserialize)]
@@ -381,88 +373,20 @@ impl Scenario {
     pub fn from_value(value: Value) -> Result<Scenario, ScenarioError> {
         let file: ScenarioFile = from_value("scenario", value)?;
 
-        // Map.
-        let mut boards = file.map.boards.clone();
-        for row in &file.map.layout {
-            for b in row {
-                if !boards.contains(b) {
-                    boards.push(*b);
-                }
+        // Map: the board helper's serde form (docs/SCENARIO.md). Each hex
+        // entry is read on its own first, so an error names the hex.
+        if let Some(Value::Object(hexes)) = file.map.get("hexes") {
+            for (name, entry) in hexes {
+                let field = format!("map.hexes.\"{name}\"");
+                parse_hex(&field, name)?;
+                serde_json::from_value::<HexInfo>(entry.clone())
+                    .map_err(|e| invalid(field, entry, e.to_string()))?;
             }
         }
-        if boards.is_empty() {
-            return Err(invalid(
-                "map.boards",
-                "[]",
-                "a map needs at least one board (map.boards or map.layout)",
-            ));
-        }
-        let mut hexes = BTreeMap::new();
-        for (i, entry) in file.map.hexes.into_iter().enumerate() {
-            let field = format!("map.hexes[{i}]");
-            let Value::Object(mut obj) = entry else {
-                return Err(invalid(
-                    field,
-                    entry,
-                    "a hex entry is a table with hex = \"4E6\"",
-                ));
-            };
-            let name = match obj.remove("hex") {
-                Some(Value::String(s)) => s,
-                other => {
-                    return Err(invalid(
-                        format!("{field}.hex"),
-                        other
-                            .map(|v| v.to_string())
-                            .unwrap_or_else(|| "nothing".into()),
-                        "each hex entry names its hex, as in hex = \"4E6\"",
-                    ))
-                }
-            };
-            let hex = parse_hex(&format!("{field}.hex"), &name)?;
-            if !boards.contains(&hex.board) {
-                return Err(invalid(
-                    format!("{field}.hex"),
-                    &name,
-                    format!("board {} is not in map.boards", hex.board),
-                ));
-            }
-            let info: HexInfo =
-                serde_json::from_value(Value::Object(obj.clone())).map_err(|e| {
-                    invalid(
-                        format!("{field} ({name})"),
-                        Value::Object(obj),
-                        e.to_string(),
-                    )
-                })?;
-            if hexes.insert(hex, info).is_some() {
-                return Err(invalid(format!("{field}.hex"), &name, "hex listed twice"));
-            }
-        }
-        let layout =
-            file.map
-                .layout
-                .iter()
-                .enumerate()
-                .flat_map(|(row, boards)| {
-                    boards.iter().enumerate().map(move |(column, board)| {
-                        crate::map::BoardPlacement {
-                            board: *board,
-                            column: column as u8,
-                            row: row as u8,
-                            inverted: false,
-                        }
-                    })
-                })
-                .collect();
-        let map = Map {
-            boards,
-            hexes,
-            layout,
-            hexsides: file.map.hexsides.clone(),
-        };
+        let map: Map = serde_json::from_value(file.map)
+            .map_err(|e| ScenarioError::Syntax(format!("map: {e}")))?;
         map.validate()
-            .map_err(|e| invalid("map", "map", e.to_string()))?;
+            .map_err(|e| invalid("map", "the map", e.to_string()))?;
 
         // Units, in file order: UnitId = index.
         let mut units: Vec<Unit> = Vec::new();

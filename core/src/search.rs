@@ -2,15 +2,16 @@
 //! needs it).
 //!
 //! Project reading of A12.152 (the rule itself is not in the seeds): a Good
-//! Order, unpinned MMC of the phasing side Searches in its own MPh; it
-//! searches its own hex and every ADJACENT hex on the map; the search always
-//! succeeds as to minefields (no casualty or success dr is modelled); it
-//! ends the unit's movement for the phase. In each searched hex both enemy
-//! layers that have a leaf there are opened (A-P, then A-T; hexes in
-//! ascending order), presence and type become public and the hex is marked
-//! Known-mined, but strength/factors stay sealed (B28.1, B28.48). A Dummy
-//! is announced and removed (B28.47); an unmined hex of a multi-hex Known
-//! line gets a Dummy marker (B28.47 EXC).
+//! Order, unpinned MMC of the phasing side Searches in its own MPh or APh
+//! (as `turn::phase_allows` has it), once per phase; it searches its own hex
+//! and every ADJACENT hex on the map; the search always succeeds as to
+//! minefields (no casualty or success dr is modelled); it counts as the
+//! unit's movement for the phase (no MF are tracked). In each searched hex
+//! both enemy layers that have a leaf there are opened (A-P, then A-T; hexes
+//! in ascending order), presence and type become public and the hex is
+//! marked Known-mined, but strength/factors stay sealed (B28.1, B28.48). A
+//! Dummy is announced and removed (B28.47); an unmined hex of a multi-hex
+//! Known line gets a Dummy marker (B28.47 EXC).
 
 use crate::event::Visibility;
 use crate::hex::Hex;
@@ -30,8 +31,10 @@ pub fn resolve(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
     if u.side != ctx.actor {
         return refuse(format!("unit {unit} is not yours"), "A12.152");
     }
-    if ctx.state.phase != Phase::Movement || ctx.state.phasing != ctx.actor {
-        return refuse("Searching is done in your own MPh", "A12.152");
+    if !matches!(ctx.state.phase, Phase::Movement | Phase::Advance)
+        || ctx.state.phasing != ctx.actor
+    {
+        return refuse("Searching is done in your own MPh or APh", "A12.152");
     }
     if u.infantry().is_none() {
         return refuse(
@@ -45,7 +48,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
             "A12.152",
         );
     }
-    let Some(here) = u.hex else {
+    let Some(here) = u.hex.map(|h| ctx.scenario.map.canonical(h)) else {
         return refuse(format!("{unit} is not on the map"), "A12.152");
     };
     let stamp = MovedAt {
@@ -55,7 +58,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
     };
     if ctx.state.mines.moved_at.get(&unit) == Some(&stamp) {
         return refuse(
-            format!("{unit} already moved or Searched this MPh"),
+            format!("{unit} already moved or Searched this phase"),
             "A12.152",
         );
     }
@@ -89,7 +92,8 @@ pub fn resolve(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
             mined = true;
             found(ctx, hex, owner, Layer::AntiTank);
         }
-        if !mined && ctx.state.markers(hex).known_line {
+        let m = ctx.state.markers(hex);
+        if !mined && m.known_line && m.known_counter == Some(owner) {
             // B28.47 EXC: an unmined hex of a multi-hex Known line.
             known::dummy_found(ctx, owner, hex, FoundBy::Search);
         }

@@ -10,14 +10,14 @@
 
 use crate::dice::DiceKind;
 use crate::event::{EventKind, Visibility};
-use crate::hex::{Hex, COLUMNS, MAX_ROW};
+use crate::hex::Hex;
 use crate::map::Map;
 use crate::resolve::{spec, Ctx, Res};
 use crate::scenario::{parse_hex, parse_side, Scenario, ScenarioError};
 use crate::sealed::{ApStrength, AtFactors, BoobyLevel, Content, Layer, Location};
 use crate::side::Side;
 use crate::state::GameState;
-use crate::terrain::{HexInfo, Terrain};
+use crate::terrain::MinePlacement;
 use crate::turn::{Phase, TurnEvent};
 use crate::unit::UnitId;
 use serde::{Deserialize, Serialize};
@@ -85,140 +85,30 @@ fn violation(location: impl ToString, what: impl Into<String>, rule: &str) -> Se
     }
 }
 
-/// How a minefield would be placed: decides which terrain forbids it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placement {
-    /// Hidden A-P mines (B28.1).
-    HiddenAp,
-    /// Hidden A-T mines (B28.1, B28.5).
-    HiddenAt,
-    /// A-T mines in full view (B28.53).
-    AtInFullView,
+/// Whether a minefield may be placed this way in `hex` (B28.1, B28.44,
+/// B28.53): the board helper's [`Map::mine_placement_allowed`]; `Err` says
+/// what forbids it.
+pub fn placement_allowed(map: &Map, hex: Hex, how: MinePlacement) -> Result<(), String> {
+    map.mine_placement_allowed(hex, how)
+        .map_err(|e| e.to_string())
 }
 
-/// Whether terrain allows a minefield placed this way (B28.1, B28.53);
-/// `Err` names the terrain that forbids it.
-pub fn placement_allowed(map: &Map, hex: Hex, how: Placement) -> Result<(), &'static str> {
-    let info: HexInfo = map.info(hex);
-    let f = info.features;
-    let full_view = how == Placement::AtInFullView;
-    // B28.53: these forbid hidden mines but take A-T mines in full view.
-    if !full_view {
-        if f.bridge {
-            return Err("bridge");
-        }
-        if f.paved_road {
-            return Err("paved road");
-        }
-        if f.runway {
-            return Err("runway");
-        }
-        if f.ice {
-            return Err("ice");
-        }
-    }
-    if f.sewer {
-        return Err("sewer");
-    }
-    match info.terrain {
-        Terrain::Marsh => return Err("marsh"),
-        Terrain::Crag => return Err("crag"),
-        Terrain::Rubble => return Err("rubble"),
-        Terrain::Water if !(full_view && f.bridge) => return Err("Water Obstacle"),
-        _ => {}
-    }
-    if interior_building(map, hex) {
-        return Err("Interior Building Hex");
-    }
-    Ok(())
-}
-
-/// A building hex all of whose on-map neighbours are building hexes of the
-/// same kind (B28.1 Interior Building Hex).
-fn interior_building(map: &Map, hex: Hex) -> bool {
-    let t = map.info(hex).terrain;
-    if !t.is_building() {
-        return false;
-    }
-    let n = neighbours(hex);
-    !n.is_empty() && n.iter().all(|h| map.info(*h).terrain == t)
-}
-
-/// The hexes sharing a hexside with `hex` on its own board.
-fn neighbours(hex: Hex) -> Vec<Hex> {
-    let (x, y) = hex.local_xy();
-    [(0, 2), (0, -2), (1, 1), (1, -1), (-1, 1), (-1, -1)]
-        .iter()
-        .filter_map(|(dx, dy)| from_xy(hex.board, x + dx, y + dy))
+/// The hexes of the listed boards (canonical names), in map order.
+fn board_hexes(map: &Map, boards: &[u16]) -> Vec<Hex> {
+    map.all_hexes()
+        .into_iter()
+        .filter(|h| map.names(*h).iter().any(|n| boards.contains(&n.board)))
         .collect()
-}
-
-/// The hex at board-local doubled coordinates, if it exists.
-fn from_xy(board: u16, x: i32, y: i32) -> Option<Hex> {
-    if !(0..COLUMNS as i32).contains(&x) {
-        return None;
-    }
-    let odd = x % 2 == 1;
-    let row2 = if odd { y } else { y + 1 };
-    if row2 < 0 || row2 % 2 != 0 || row2 / 2 > MAX_ROW as i32 {
-        return None;
-    }
-    Hex::new(board, x as u8, (row2 / 2) as u8).ok()
-}
-
-/// The hexes between `a` and `b` inclusive if they lie on one hex grain or
-/// alternate hex grain (B28.46), else `None`.
-pub fn grain_line(a: Hex, b: Hex) -> Option<Vec<Hex>> {
-    if a.board != b.board {
-        return None;
-    }
-    let (ax, ay) = a.local_xy();
-    let (bx, by) = b.local_xy();
-    let (dx, dy) = (bx - ax, by - ay);
-    // Hex grain steps: (0,+-2), (+-1,+-1); alternate grain: (+-2,0), (+-1,+-3).
-    let step = if dx == 0 && dy % 2 == 0 {
-        (0, 2 * dy.signum())
-    } else if dx.abs() == dy.abs() {
-        (dx.signum(), dy.signum())
-    } else if dy == 0 && dx % 2 == 0 {
-        (2 * dx.signum(), 0)
-    } else if dy.abs() == 3 * dx.abs() {
-        (dx.signum(), 3 * dy.signum())
-    } else {
-        return None;
-    };
-    let mut out = vec![a];
-    let (mut x, mut y) = (ax, ay);
-    while (x, y) != (bx, by) {
-        x += step.0;
-        y += step.1;
-        out.push(from_xy(a.board, x, y)?);
-    }
-    Some(out)
-}
-
-/// Every hex of the listed boards, in order.
-fn board_hexes(boards: &[u16]) -> Vec<Hex> {
-    let mut out = Vec::new();
-    for &b in boards {
-        for col in 0..COLUMNS {
-            for row in 0..=MAX_ROW {
-                if let Ok(h) = Hex::new(b, col, row) {
-                    out.push(h);
-                }
-            }
-        }
-    }
-    out
 }
 
 impl PublicSetup {
     /// Every hex under a Known Minefield counter, lines expanded (B28.45,
-    /// B28.46). Lines off a grain are left out (see [`check_public`]).
-    pub fn known_hexes(&self) -> BTreeSet<Hex> {
-        let mut out: BTreeSet<Hex> = self.known.iter().copied().collect();
+    /// B28.46), by canonical name. Lines off a grain are left out (see
+    /// [`check_public`]).
+    pub fn known_hexes(&self, map: &Map) -> BTreeSet<Hex> {
+        let mut out: BTreeSet<Hex> = self.known.iter().map(|h| map.canonical(*h)).collect();
         for (a, b) in &self.known_lines {
-            if let Some(line) = grain_line(*a, *b) {
+            if let Some(line) = map.grain_line(*a, *b) {
                 out.extend(line);
             }
         }
@@ -353,9 +243,68 @@ impl SealedSetup {
         Ok(s)
     }
 
+    /// The layout whose leaves hold `contents` (opened leaves, e.g. at the
+    /// end of a game); `Empty` leaves and contents that do not fit their
+    /// layer are left out (a content that does not fit is refused when the
+    /// leaf is opened).
+    pub fn from_contents(side: Side, contents: &[(Layer, Location, Content)]) -> SealedSetup {
+        let mut s = SealedSetup {
+            side,
+            ap: Vec::new(),
+            at: Vec::new(),
+            dummies: Vec::new(),
+            booby: Vec::new(),
+        };
+        for (layer, location, content) in contents {
+            match (layer, location, content) {
+                (Layer::AntiPersonnel, Location::Hex(h), Content::ApMines(st)) => {
+                    s.ap.push((*h, st.factors()))
+                }
+                (Layer::AntiPersonnel, Location::Hex(h), Content::Dummy) => s.dummies.push(*h),
+                (Layer::AntiTank, Location::Hex(h), Content::AtMines(f)) => {
+                    s.at.push((*h, f.get()))
+                }
+                (Layer::BoobyTrap, Location::Board(b), Content::BoobyTraps(l)) => {
+                    s.booby.push((*b, *l))
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+
     /// The content of the leaf for `layer` at `location` (what the owner
     /// opens when asked). Meaningful for a layout [`check_layout`] accepted.
-    pub fn content(&self, layer: Layer, location: Location) -> Content {
+    pub fn content(&self, map: &Map, layer: Layer, location: Location) -> Content {
+        let location = match location {
+            Location::Hex(h) => Location::Hex(map.canonical(h)),
+            other => other,
+        };
+        let c = self.canonical(map);
+        c.content_as_written(layer, location)
+    }
+
+    /// The same layout with every hex under its canonical name on `map`
+    /// (a seam hex has two names).
+    pub fn canonical(&self, map: &Map) -> SealedSetup {
+        SealedSetup {
+            side: self.side,
+            ap: self
+                .ap
+                .iter()
+                .map(|(h, s)| (map.canonical(*h), *s))
+                .collect(),
+            at: self
+                .at
+                .iter()
+                .map(|(h, f)| (map.canonical(*h), *f))
+                .collect(),
+            dummies: self.dummies.iter().map(|h| map.canonical(*h)).collect(),
+            booby: self.booby.clone(),
+        }
+    }
+
+    fn content_as_written(&self, layer: Layer, location: Location) -> Content {
         match (layer, location) {
             (Layer::AntiPersonnel, Location::Hex(h)) => {
                 if self.dummies.contains(&h) {
@@ -403,12 +352,17 @@ pub fn eligible_locations(
     let ob = scenario.side(side);
     let mut out: BTreeSet<Location> = BTreeSet::new();
     let area_hexes = || {
-        let mut hexes = board_hexes(&ob.setup_area.boards);
-        hexes.extend(ob.setup_area.hexes.iter().copied());
+        let mut hexes = board_hexes(&scenario.map, &ob.setup_area.boards);
+        hexes.extend(
+            ob.setup_area
+                .hexes
+                .iter()
+                .map(|h| scenario.map.canonical(*h)),
+        );
         hexes.into_iter().filter(|h| scenario.map.contains(*h))
     };
     let known = if public.side == side {
-        public.known_hexes()
+        public.known_hexes(&scenario.map)
     } else {
         BTreeSet::new()
     };
@@ -416,7 +370,9 @@ pub fn eligible_locations(
         Layer::AntiPersonnel => {
             out.extend(
                 area_hexes()
-                    .filter(|h| placement_allowed(&scenario.map, *h, Placement::HiddenAp).is_ok())
+                    .filter(|h| {
+                        placement_allowed(&scenario.map, *h, MinePlacement::HiddenAp).is_ok()
+                    })
                     .map(Location::Hex),
             );
             out.extend(known.iter().copied().map(Location::Hex));
@@ -424,12 +380,19 @@ pub fn eligible_locations(
         Layer::AntiTank => {
             out.extend(
                 area_hexes()
-                    .filter(|h| placement_allowed(&scenario.map, *h, Placement::HiddenAt).is_ok())
+                    .filter(|h| {
+                        placement_allowed(&scenario.map, *h, MinePlacement::HiddenAt).is_ok()
+                    })
                     .map(Location::Hex),
             );
             out.extend(known.iter().copied().map(Location::Hex));
             if public.side == side {
-                out.extend(public.at_in_view.iter().copied().map(Location::Hex));
+                out.extend(
+                    public
+                        .at_in_view
+                        .iter()
+                        .map(|h| Location::Hex(scenario.map.canonical(*h))),
+                );
             }
         }
         Layer::BoobyTrap => {
@@ -450,7 +413,7 @@ pub fn check_public(scenario: &Scenario, public: &PublicSetup) -> Vec<SetupViola
     for (id, hex) in &public.positions {
         match scenario.units.get(id.0 as usize) {
             Some(u) if u.side == side => {
-                if !ob.setup_area.contains(*hex) {
+                if !ob.setup_area.contains(&scenario.map, *hex) {
                     out.push(violation(
                         hex,
                         format!("{} sets up outside side {side}'s setup area", u.name),
@@ -466,7 +429,7 @@ pub fn check_public(scenario: &Scenario, public: &PublicSetup) -> Vec<SetupViola
         }
     }
     for (a, b) in &public.known_lines {
-        if grain_line(*a, *b).is_none() {
+        if scenario.map.grain_line(*a, *b).is_none() {
             out.push(violation(
                 a,
                 format!("arrowed Known counters {a} and {b} are not on one hex grain or alternate hex grain"),
@@ -474,36 +437,28 @@ pub fn check_public(scenario: &Scenario, public: &PublicSetup) -> Vec<SetupViola
             ));
         }
     }
-    for h in public.known_hexes() {
-        if !ob.setup_area.contains(h) {
+    for h in public.known_hexes(&scenario.map) {
+        if !ob.setup_area.contains(&scenario.map, h) {
             out.push(violation(
                 h,
                 "Known Minefield counter outside the setup area",
                 "B28.45",
             ));
-        } else if let Err(t) = placement_allowed(&scenario.map, h, Placement::HiddenAp) {
-            if placement_allowed(&scenario.map, h, Placement::HiddenAt).is_err() {
-                out.push(violation(
-                    h,
-                    format!("no minefield may be placed in {t}"),
-                    "B28.1",
-                ));
+        } else if let Err(t) = placement_allowed(&scenario.map, h, MinePlacement::HiddenAp) {
+            if placement_allowed(&scenario.map, h, MinePlacement::HiddenAt).is_err() {
+                out.push(violation(h, t, "B28.1"));
             }
         }
     }
     for h in &public.at_in_view {
-        if !ob.setup_area.contains(*h) {
+        if !ob.setup_area.contains(&scenario.map, *h) {
             out.push(violation(
                 h,
                 "A-T mines in full view outside the setup area",
                 "B28.53",
             ));
-        } else if let Err(t) = placement_allowed(&scenario.map, *h, Placement::AtInFullView) {
-            out.push(violation(
-                h,
-                format!("no A-T mines may be placed in {t}"),
-                "B28.53",
-            ));
+        } else if let Err(t) = placement_allowed(&scenario.map, *h, MinePlacement::AtInFullView) {
+            out.push(violation(h, t, "B28.53"));
         }
     }
     out
@@ -532,6 +487,7 @@ pub fn check_layout(
 ) -> Result<(), Vec<SetupViolation>> {
     let side = sealed.side;
     let ob = scenario.side(side);
+    let sealed = &sealed.canonical(&scenario.map);
     let mut out = Vec::new();
     if public.side != side {
         out.push(violation(
@@ -544,9 +500,10 @@ pub fn check_layout(
         ));
         return Err(out);
     }
-    let known = public.known_hexes();
-    let single_known: BTreeSet<Hex> = public.known.iter().copied().collect();
-    let in_view: BTreeSet<Hex> = public.at_in_view.iter().copied().collect();
+    let known = public.known_hexes(&scenario.map);
+    let canon = |h: &Hex| scenario.map.canonical(*h);
+    let single_known: BTreeSet<Hex> = public.known.iter().map(canon).collect();
+    let in_view: BTreeSet<Hex> = public.at_in_view.iter().map(canon).collect();
     let ap_ok: BTreeSet<Location> =
         eligible_locations(scenario, public, side, Layer::AntiPersonnel)
             .into_iter()
@@ -554,12 +511,12 @@ pub fn check_layout(
     let at_ok: BTreeSet<Location> = eligible_locations(scenario, public, side, Layer::AntiTank)
         .into_iter()
         .collect();
-    let where_not = |h: Hex, how: Placement, rule: &str| -> SetupViolation {
-        if !ob.setup_area.contains(h) {
+    let where_not = |h: Hex, how: MinePlacement, rule: &str| -> SetupViolation {
+        if !ob.setup_area.contains(&scenario.map, h) {
             violation(h, "outside the side's setup area", rule)
         } else {
             match placement_allowed(&scenario.map, h, how) {
-                Err(t) => violation(h, format!("no hidden minefield may be placed in {t}"), rule),
+                Err(t) => violation(h, t, rule),
                 Ok(()) => violation(h, "not an eligible location", rule),
             }
         }
@@ -580,7 +537,11 @@ pub fn check_layout(
             out.push(violation(h, "more than one A-P minefield in the hex", rule));
         }
         if !ap_ok.contains(&Location::Hex(*h)) {
-            out.push(where_not(*h, Placement::HiddenAp, "B28.1"));
+            out.push(where_not(*h, MinePlacement::HiddenAp, "B28.1"));
+        } else if let Err(t) = placement_allowed(&scenario.map, *h, MinePlacement::HiddenAp) {
+            // A Known hex is eligible as a location, but its terrain must
+            // still take A-P mines (B28.1).
+            out.push(violation(h, t, "B28.1"));
         }
         if known.contains(h) {
             known_ap += *s as u32;
@@ -602,10 +563,10 @@ pub fn check_layout(
             out.push(violation(h, "more than one A-T minefield in the hex", rule));
         }
         if !at_ok.contains(&Location::Hex(*h)) {
-            out.push(where_not(*h, Placement::HiddenAt, "B28.53"));
+            out.push(where_not(*h, MinePlacement::HiddenAt, "B28.53"));
         } else if !in_view.contains(h)
             && !known.contains(h)
-            && placement_allowed(&scenario.map, *h, Placement::HiddenAt).is_err()
+            && placement_allowed(&scenario.map, *h, MinePlacement::HiddenAt).is_err()
         {
             out.push(violation(
                 h,
@@ -764,14 +725,17 @@ pub fn initial_state(
     for s in setups {
         for (id, hex) in &s.positions {
             if let Some(u) = units.get_mut(id) {
-                u.hex = Some(*hex);
+                u.hex = Some(scenario.map.canonical(*hex));
             }
         }
-        for h in s.known_hexes() {
+        for h in s.known_hexes(&scenario.map) {
             markers.entry(h).or_default().known_counter = Some(s.side);
         }
         for h in &s.at_in_view {
-            markers.entry(*h).or_default().at_in_view = Some(s.side);
+            markers
+                .entry(scenario.map.canonical(*h))
+                .or_default()
+                .at_in_view = Some(s.side);
         }
     }
     // Passengers and Riders are where their vehicle is.
@@ -800,10 +764,21 @@ pub fn initial_state(
         referee_knows: BTreeMap::new(),
         opportunities: 0,
         result: None,
+        mines: Default::default(),
         extra_dummies: BTreeMap::new(),
         daisy_chains: Vec::new(),
-        mines: Default::default(),
     })
+}
+
+/// Whether `side` has received at least one Dummy Minefield counter, and so
+/// is entitled to the Secret dr for more (B28.47, R14): a printed allotment
+/// of at least one, or without one at least 24 Known factors in its OB.
+pub fn may_make_dummy_dr(scenario: &Scenario, side: Side) -> bool {
+    let ob = scenario.side(side);
+    match ob.dummy_allotment {
+        Some(n) => n >= 1,
+        None => ob.known_factors + ob.known_at_factors >= 24,
+    }
 }
 
 /// Whether `side` may make the Secret dr for extra Dummies now (B28.47): it
@@ -815,12 +790,7 @@ pub fn check_dummy_dr(
     side: Side,
 ) -> Result<(), crate::error::RuleError> {
     use crate::error::RuleError;
-    let ob = scenario.side(side);
-    let has_dummy = match ob.dummy_allotment {
-        Some(n) => n >= 1,
-        None => ob.known_factors + ob.known_at_factors >= 24,
-    };
-    if !has_dummy {
+    if !may_make_dummy_dr(scenario, side) {
         return Err(RuleError::new(
             format!("side {side} has no Dummy Minefield counter, so no Secret dr for more"),
             "B28.47",

@@ -67,10 +67,10 @@ mod tests {
             markers: Default::default(),
             referee_knows: Default::default(),
             mines: Default::default(),
+            extra_dummies: Default::default(),
+            daisy_chains: Vec::new(),
             opportunities: 0,
             result: None,
-            extra_dummies: Default::default(),
-            daisy_chains: Default::default(),
         };
         let h: Hex = "4E5".parse().unwrap();
         let a: Hex = "4E4".parse().unwrap();

@@ -222,13 +222,13 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
     let phasing = ctx.state.phasing;
     // Hooks of the phase that ends.
     match ending {
-        Phase::Movement => pending::end_of_movement_phase(ctx)?, // B28.53
+        Phase::Movement => crate::minefield::end_of_movement_phase(ctx)?, // B28.53
         Phase::PrepFire | Phase::AdvancingFire => {
             // B28.531: the owner's friendly fire phase is a placement
             // opportunity for his Daisy Chains.
             crate::daisy_chain::fire_phase_opportunity(ctx, phasing)?;
         }
-        Phase::CloseCombat => pending::end_of_close_combat(ctx)?, // B28.7
+        Phase::CloseCombat => crate::flail::end_of_close_combat(ctx)?, // B28.7
         _ => {}
     }
     match ending.next() {
@@ -280,6 +280,8 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
     if phase == Phase::Rout {
         start_of_rout_phase(ctx);
     }
+    // B28.531: a chain a Good Order enemy unit sees is revealed.
+    crate::daisy_chain::reveal_exposed(ctx);
     Ok(())
 }
 
@@ -287,19 +289,35 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
 /// of, a Good Order Known enemy Personnel unit not in Melee surrenders
 /// (A19.12), in unit order.
 pub fn start_of_rout_phase(ctx: &mut Ctx<'_>) {
-    let disrupted: Vec<UnitId> = ctx
+    let map = &ctx.scenario.map;
+    let surrendering: Vec<UnitId> = ctx
         .state
         .units
         .values()
         .filter(|u| u.in_play() && u.status.disrupted)
         .map(|u| u.id)
+        .filter(|id| crate::elr::disrupted_must_surrender(&ctx.state, map, *id))
         .collect();
-    let mut surrendering = Vec::new();
-    for id in disrupted {
-        if crate::elr::disrupted_must_surrender(&ctx.state, &ctx.scenario.map, id) {
-            surrendering.push(id);
-        }
-    }
+    surrender(ctx, surrendering);
+}
+
+/// In any phase: every Disrupted unit in the same Location as a Good Order
+/// Known enemy Personnel unit not in Melee surrenders (A19.12). Run after
+/// every action.
+pub fn surrender_in_location(ctx: &mut Ctx<'_>) {
+    let surrendering: Vec<UnitId> = ctx
+        .state
+        .units
+        .values()
+        .filter(|u| u.in_play() && u.status.disrupted)
+        .map(|u| u.id)
+        .filter(|id| crate::elr::disrupted_must_surrender_in_location(&ctx.state, *id))
+        .collect();
+    surrender(ctx, surrendering);
+}
+
+/// The units surrender (are captured by the other side), with events.
+fn surrender(ctx: &mut Ctx<'_>, surrendering: Vec<UnitId>) {
     for id in surrendering {
         let Some(u) = ctx.state.units.get_mut(&id) else {
             continue;
@@ -337,17 +355,6 @@ pub fn concede(ctx: &mut Ctx<'_>) -> Res<()> {
         &["hexveil"],
     );
     Ok(())
-}
-
-// TEMPORARY until the mines branch is merged: the agreed hooks.
-mod pending {
-    use crate::resolve::{Ctx, Res};
-    pub fn end_of_movement_phase(_ctx: &mut Ctx<'_>) -> Res<()> {
-        Ok(())
-    }
-    pub fn end_of_close_combat(_ctx: &mut Ctx<'_>) -> Res<()> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]

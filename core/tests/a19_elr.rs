@@ -1,5 +1,5 @@
 //! A19.1-A19.132 driven through the real Engine: a Russian Fire Group
-//! (two 4-4-7, 8 FP) in 4E2 fires at German units in 4E3 (Open Ground).
+//! (two 4-4-7, 8 FP) in 4E2 fires at German units two hexes away in 4E4 (Open Ground).
 
 mod fire_common;
 use fire_common::*;
@@ -9,10 +9,10 @@ use hexveil_core::unit::{Class, InfantrySize, Trait, UnitId, UnitKind};
 use hexveil_core::Side;
 
 const FIRERS: &str = "4E2";
-const TARGET: &str = "4E3";
+const TARGET: &str = "4E4";
 
 /// Russians (A, ELR 3) with two 4-4-7 at 4E2 (ids 0, 1); the given German
-/// (B, ELR `elr`) units at 4E3.
+/// (B, ELR `elr`) units at 4E4.
 fn setup(elr: u8, germans: Vec<hexveil_core::unit::Unit>) -> hexveil_core::Engine {
     let mut units = vec![
         squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),

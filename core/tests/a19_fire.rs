@@ -14,7 +14,7 @@ use hexveil_core::unit::{Class, InfantrySize, Trait, Unit, UnitId};
 use hexveil_core::{Action, Side};
 
 const FIRERS: &str = "4E2";
-const TARGET: &str = "4E3";
+const TARGET: &str = "4E4";
 
 fn russians_vs(germans: Vec<Unit>, elr: u8) -> hexveil_core::Engine {
     let mut units = vec![
@@ -517,6 +517,12 @@ fn apply_ift_result_asks_dice_through_the_context() {
     }
 }
 
+fn pinned(id: u16) -> Unit {
+    let mut u = squad(id, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS);
+    u.status.pinned = true;
+    u
+}
+
 #[test]
 fn a7_refusals_change_nothing() {
     let mut broken = squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS);
@@ -527,6 +533,7 @@ fn a7_refusals_change_nothing() {
         leader(2, Side::A, "Russian", 8, -1, FIRERS),
         german(3),
         squad(4, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        pinned(5),
     ];
     let mut e = engine(scenario(sides("Russian", 3, "German", 5), &units, &[]));
     let before = e.state().clone();
@@ -539,6 +546,7 @@ fn a7_refusals_change_nothing() {
         (fire(&[4, 4], TARGET), Side::A, "twice"),
         (fire(&[4], FIRERS), Side::A, "own Location"),
         (fire(&[4], "7E3"), Side::A, "not on the map"),
+        (fire(&[5], TARGET), Side::A, "pinned"),
     ] {
         let err = e.apply(side, action).unwrap_err();
         assert!(
@@ -549,4 +557,196 @@ fn a7_refusals_change_nothing() {
         assert!(!e.is_pending());
     }
     let _ = InfantrySize::Squad;
+}
+
+#[test]
+fn a10_a_leader_broken_by_the_same_attack_lends_no_leadership() {
+    let mut e = russians_vs(
+        vec![german(2), leader(3, Side::B, "German", 8, -1, TARGET)],
+        5,
+    );
+    // NMC: the leader fails first (5+5 = 10 > 8, by 2 <= ELR 5) and breaks;
+    // the squad then checks without the -1.
+    let ev = run(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(3, 5), dr(5, 5), dr(4, 4)],
+    )
+    .unwrap();
+    assert!(unit(&e, 3).status.broken);
+    let squad_check = morale_events(&ev).into_iter().find_map(|m| match m {
+        MoraleEvent::MoraleCheck {
+            unit: UnitId(2),
+            leadership,
+            final_dr,
+            ..
+        } => Some((leadership, final_dr)),
+        _ => None,
+    });
+    assert_eq!(squad_check, Some((0, 8)));
+    assert!(unit(&e, 2).status.broken, "8 > 7");
+}
+
+#[test]
+fn a7_21_point_blank_fire_doubles_fp_against_an_adjacent_location() {
+    let units = vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(2, Side::B, "German", "4-6-7", Class::FirstLine, "4E3"),
+    ];
+    let mut e = engine(scenario(sides("Russian", 3, "German", 5), &units, &[]));
+    // 16 FP DR 4 = K/3 (8 FP would be 2MC); lone target: Reduced, then 3MC 1+1+3 = 5 passes.
+    let ev = run(&mut e, Side::A, fire(&[0, 1], "4E3"), &[dr(1, 3), dr(1, 1)]).unwrap();
+    assert!(fire_events(&ev).iter().any(|f| matches!(
+        f,
+        FireEvent::Attack {
+            fp: 16,
+            result: IftResult::K(3),
+            ..
+        }
+    )));
+    assert_eq!(unit(&e, 2).label(), "2-4-7 HS");
+}
+
+#[test]
+fn a7_22_fire_beyond_normal_range_is_refused() {
+    let units = vec![
+        squad(0, Side::A, "American", "5-3-6", Class::Green, "4E1"),
+        squad(1, Side::B, "German", "4-6-7", Class::FirstLine, "4E5"),
+    ];
+    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
+    let err = e.apply(Side::A, fire(&[0], "4E5")).unwrap_err();
+    assert!(err.to_string().contains("normal range 3"), "{err}");
+    assert!(!e.is_pending());
+}
+
+#[test]
+fn a6_fire_needs_los_from_every_firing_hex() {
+    let units = vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        german(1),
+    ];
+    let mut e = engine(scenario(
+        sides("Russian", 3, "German", 5),
+        &units,
+        &[("4E3", Terrain::Woods)],
+    ));
+    let err = e.apply(Side::A, fire(&[0], TARGET)).unwrap_err();
+    assert!(err.to_string().contains("no LOS"), "{err}");
+    // Without the woods the same fire is adjudicated.
+    let mut e = engine(scenario(sides("Russian", 3, "German", 5), &units, &[]));
+    assert!(run(&mut e, Side::A, fire(&[0], TARGET), &[dr(6, 5)]).is_ok());
+}
+
+#[test]
+fn a10_3_broken_unit_failing_an_mc_is_casualty_reduced_citing_a10_3() {
+    let mut g = german(2);
+    g.status.broken = true;
+    let mut e = russians_vs(vec![g], 0);
+    // 8 FP DR 4 = 2MC; MC 6 + 2 = 8 > 7 fails by 1 > ELR 0, but a broken
+    // unit is Reduced (A10.3), never Replaced (A19.11).
+    let ev = run(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(1, 3), dr(3, 3)],
+    )
+    .unwrap();
+    let cr = ev
+        .iter()
+        .find(|x| {
+            matches!(
+                &x.kind,
+                hexveil_core::EventKind::Morale(MoraleEvent::CasualtyReduced { .. })
+            )
+        })
+        .expect("a Casualty Reduction event");
+    assert!(cr.cite.iter().any(|c| c == "A10.3"), "{:?}", cr.cite);
+    assert_eq!(unit(&e, 2).label(), "2-4-7 HS");
+    assert!(unit(&e, 2).status.broken);
+    assert_eq!(
+        e.state().units.len(),
+        3,
+        "A19.11: broken units are never Replaced"
+    );
+}
+
+fn booby_trapped(units: &[Unit]) -> hexveil_core::Engine {
+    let mut s = sides("Russian", 3, "German", 5);
+    s.get_mut(&Side::A).unwrap().booby_trap_boards = vec![4];
+    engine(scenario(s, units, &[]))
+}
+
+#[test]
+fn b28_9_a_ptc_from_fire_gives_its_original_dr_to_the_booby_trap_hook() {
+    use hexveil_core::sealed::{BoobyLevel, Content};
+    let units = vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        german(2),
+    ];
+    let mut e = booby_trapped(&units);
+    // 8 FP DR 9 = PTC; TC Original 12: pinned, and Level C (12) goes off:
+    // the lone German squad is Casualty Reduced.
+    let ev = run_with_facts(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(3, 6), dr(6, 6)],
+        &[Content::BoobyTraps(BoobyLevel::C)],
+    )
+    .unwrap();
+    let u = unit(&e, 2);
+    assert!(u.status.pinned);
+    assert_eq!(u.label(), "2-4-7 HS");
+    assert!(ev
+        .iter()
+        .any(|x| matches!(&x.kind, hexveil_core::EventKind::BoobyTrap(_))));
+}
+
+#[test]
+fn b28_9_ptc_immune_unit_still_sets_off_booby_traps() {
+    use hexveil_core::sealed::{BoobyLevel, Content};
+    let units = vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        with(german(2), Trait::Berserk),
+    ];
+    let mut e = booby_trapped(&units);
+    run_with_facts(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(3, 6), dr(6, 6)],
+        &[Content::BoobyTraps(BoobyLevel::C)],
+    )
+    .unwrap();
+    let u = unit(&e, 2);
+    assert!(!u.status.pinned, "berserk: immune to PTC");
+    assert_eq!(
+        u.label(),
+        "2-4-7 HS",
+        "but the TC still set off the Booby Trap"
+    );
+}
+
+#[test]
+fn b28_9_a_tc_below_11_never_opens_the_booby_trap_leaf() {
+    let units = vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        german(2),
+    ];
+    let mut e = booby_trapped(&units);
+    // run() panics if facts are asked.
+    run(
+        &mut e,
+        Side::A,
+        fire(&[0, 1], TARGET),
+        &[dr(3, 6), dr(5, 5)],
+    )
+    .unwrap();
+    assert!(unit(&e, 2).status.pinned);
+    assert!(e.state().referee_knows.is_empty());
 }

@@ -333,3 +333,44 @@ fn b28_531_a_chain_is_placed_once() {
         .iter()
         .any(|(_, e)| matches!(e, DaisyEvent::IllegalPlacement { reason, .. } if reason.contains("already placed"))));
 }
+
+#[test]
+fn b28_531_engine_move_places_secretly_and_rolls_at_once() {
+    // Through the real Engine (via the rules oracle): the AFV enters the
+    // road hex 3E5 and B's note places the chain there at that opportunity.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/rules/b28-531-daisy-immediate.json"
+    );
+    let out = hexveil_core::oracle::run(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let events = v["rulings"][0]["events"].as_array().unwrap();
+    let find = |name: &str| {
+        events
+            .iter()
+            .position(|e| e["kind"]["DaisyChain"].get(name).is_some())
+            .unwrap_or_else(|| panic!("no {name} event"))
+    };
+    let (placed, attacks) = (find("Placed"), find("Attacks"));
+    assert_eq!(
+        events[placed]["to"], "referee",
+        "placement is noted secretly"
+    );
+    assert_eq!(events[attacks]["to"], "public");
+    assert_eq!(
+        events[attacks]["kind"]["DaisyChain"]["Attacks"]["immediate"],
+        true
+    );
+    assert!(placed < attacks);
+    // B28.51 roll right after: the dr for the chain's factors.
+    let dr = &events[attacks + 1]["kind"]["Dice"]["purpose"];
+    assert!(dr.as_str().unwrap().contains("Daisy Chain"), "{dr}");
+    // The opponent (A) is told neither the placement nor the opened note.
+    let told_a: Vec<u64> = v["rulings"][0]["told"]["A"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    assert!(!told_a.contains(&(placed as u64)));
+}

@@ -263,3 +263,30 @@ fn concede_ends_the_game_for_the_other_side() {
         Err(ActionError::GameOver)
     ));
 }
+
+#[test]
+fn a19_12_disrupted_unit_surrenders_in_any_phase_when_an_enemy_shares_its_location() {
+    // The German squad in 4E5 is Good Order and Known; a Disrupted British
+    // squad stands in 4E5 too. Any action (here the end of the RPh) ends
+    // with its surrender, not only the RtPh.
+    let sc = scenario();
+    let mut st = state(&sc);
+    let brit = sc.unit_named("brit-squad-2").unwrap();
+    let u = st.units.get_mut(&brit).unwrap();
+    u.hex = Some(h("4E5"));
+    u.status.broken = true;
+    u.status.disrupted = true;
+    st.phase = Phase::Rally;
+    let mut e = Engine::with_state(sc.clone(), st.clone());
+    let ev = done(e.apply(Side::A, Action::EndPhase).unwrap());
+    assert_eq!(e.state().phase, Phase::PrepFire);
+    assert!(e.state().units[&brit].status.captured);
+    assert!(ev.iter().any(
+        |x| matches!(x.kind, EventKind::Turn(TurnEvent::Surrendered { unit, .. }) if unit == brit)
+    ));
+    // Merely broken (not Disrupted): no surrender.
+    st.units.get_mut(&brit).unwrap().status.disrupted = false;
+    let mut e = Engine::with_state(sc.clone(), st);
+    done(e.apply(Side::A, Action::EndPhase).unwrap());
+    assert!(!e.state().units[&brit].status.captured);
+}

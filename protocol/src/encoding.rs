@@ -408,17 +408,39 @@ impl TupleEncoder {
 
     /// HMAC-SHA256 of the encoded bytes under `key` (a PRF: DESIGN 3.0).
     pub fn hmac(self, key: &[u8; 32]) -> [u8; 32] {
-        hmac_sha256(key, &self.buf)
+        PrfKey::new(key).mac(&self.buf)
+    }
+
+    /// HMAC-SHA256 of the encoded bytes under a prepared key (same output as
+    /// [`Self::hmac`], without re-deriving the key's inner and outer state).
+    pub fn prf(self, key: &PrfKey) -> [u8; 32] {
+        key.mac(&self.buf)
+    }
+}
+
+/// An HMAC-SHA256 key prepared once, for deriving many values from one seed
+/// (every salt of a layout, every entry of a pad).
+#[derive(Clone, Debug)]
+pub struct PrfKey(ring::hmac::Key);
+
+impl PrfKey {
+    /// Prepares `seed` as an HMAC-SHA256 key.
+    pub fn new(seed: &[u8; 32]) -> PrfKey {
+        PrfKey(ring::hmac::Key::new(ring::hmac::HMAC_SHA256, seed))
+    }
+
+    /// HMAC-SHA256 of `data`.
+    pub fn mac(&self, data: &[u8]) -> [u8; 32] {
+        let tag = ring::hmac::sign(&self.0, data);
+        let mut out = [0u8; 32];
+        out.copy_from_slice(tag.as_ref());
+        out
     }
 }
 
 /// HMAC-SHA256 (ring), used only as a PRF to derive salts and pad entries.
 pub fn hmac_sha256(key: &[u8; 32], data: &[u8]) -> [u8; 32] {
-    let k = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key);
-    let tag = ring::hmac::sign(&k, data);
-    let mut out = [0u8; 32];
-    out.copy_from_slice(tag.as_ref());
-    out
+    PrfKey::new(key).mac(data)
 }
 
 /// Why bytes could not be decoded as the expected tuple.

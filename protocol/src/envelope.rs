@@ -572,6 +572,22 @@ mod tests {
     }
 
     #[test]
+    fn every_truncation_of_an_envelope_is_a_decode_error_g6() {
+        let (a, _, _) = ids();
+        let bytes = env(&a, 0, genesis_head(&GAME), b"move").bytes().to_vec();
+        for cut in 0..bytes.len() {
+            assert!(Envelope::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(
+            Envelope::decode(&longer),
+            Err(DecodeError::TrailingBytes(1))
+        );
+        assert!(Envelope::decode(&bytes).is_ok());
+    }
+
+    #[test]
     fn entries_append_in_order_and_chain_heads_g5() {
         let (a, b, s) = ids();
         let mut l = log(&a, &b, &s);
@@ -779,5 +795,17 @@ mod tests {
             ),
         };
         assert_eq!(forged.verify(), Err(ForkProofError::BadSignature(1)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic_the_decoder_g6(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+        ) {
+            let _ = Envelope::decode(&bytes);
+            let raw = RawSignedEnvelope { bytes, sig: Signature([0; 64]) };
+            let wire = postcard::to_allocvec(&raw).unwrap();
+            let _ = postcard::from_bytes::<SignedEnvelope>(&wire);
+        }
     }
 }

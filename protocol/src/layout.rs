@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use thiserror::Error;
 
-use crate::encoding::{byte_newtype, tag, Digest, GameId, Party, TupleEncoder};
+use crate::encoding::{byte_newtype, tag, Digest, GameId, Party, PrfKey, TupleEncoder};
 use crate::identity::{BadSignature, Identity, PublicKey, Signature};
 use crate::merkle::{self, AuditPath, InclusionError, MerkleTree};
 
@@ -90,6 +90,24 @@ pub fn derive_salt(
     location: &str,
     version: u32,
 ) -> Salt {
+    salt_with(
+        &PrfKey::new(&seed.0),
+        game_id,
+        side,
+        layer,
+        location,
+        version,
+    )
+}
+
+fn salt_with(
+    key: &PrfKey,
+    game_id: &GameId,
+    side: Party,
+    layer: &str,
+    location: &str,
+    version: u32,
+) -> Salt {
     Salt(
         TupleEncoder::new(tag::SALT)
             .game_id(game_id)
@@ -97,7 +115,7 @@ pub fn derive_salt(
             .str(layer)
             .str(location)
             .u32(version)
-            .hmac(&seed.0),
+            .prf(key),
     )
 }
 
@@ -337,11 +355,16 @@ pub fn verify_transition(
     })
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Entry {
-    location: String,
-    version: u32,
-    content: Content,
+/// One location of a layout as the owner keeps it: what is needed, with the
+/// seed, to rebuild the tree after a restart or in the offline verifier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayoutEntry {
+    /// The location key.
+    pub location: String,
+    /// Transitions so far (0 at setup).
+    pub version: u32,
+    /// The current content.
+    pub content: Content,
 }
 
 /// The owner's secret state for one layer: seed, contents, versions, tree.
@@ -353,7 +376,7 @@ pub struct SealedLayout {
     side: Party,
     layer: String,
     seed: LayoutSeed,
-    entries: Vec<Entry>,
+    entries: Vec<LayoutEntry>,
     tree: MerkleTree,
 }
 
@@ -367,34 +390,47 @@ impl SealedLayout {
         locations: Vec<(String, Content)>,
         seed: LayoutSeed,
     ) -> Result<SealedLayout, LayoutError> {
+        let entries = locations
+            .into_iter()
+            .map(|(location, content)| LayoutEntry {
+                location,
+                version: 0,
+                content,
+            })
+            .collect();
+        Self::restore(game_id, side, layer, entries, seed)
+    }
+
+    /// Rebuilds a layout from its entries (with their versions, after
+    /// transitions) and seed: after a restart, or in the offline verifier.
+    pub fn restore(
+        game_id: GameId,
+        side: Party,
+        layer: &str,
+        mut entries: Vec<LayoutEntry>,
+        seed: LayoutSeed,
+    ) -> Result<SealedLayout, LayoutError> {
         if !side.is_player() {
             return Err(LayoutError::ServerSide);
         }
         if !valid_key(layer) {
             return Err(LayoutError::InvalidLayer(layer.to_string()));
         }
-        if locations.is_empty() {
+        if entries.is_empty() {
             return Err(LayoutError::Empty);
         }
-        let mut entries: Vec<Entry> = Vec::with_capacity(locations.len());
-        for (location, content) in locations {
-            if !valid_key(&location) {
-                return Err(LayoutError::InvalidLocation(location));
-            }
-            entries.push(Entry {
-                location,
-                version: 0,
-                content,
-            });
+        if let Some(bad) = entries.iter().find(|e| !valid_key(&e.location)) {
+            return Err(LayoutError::InvalidLocation(bad.location.clone()));
         }
         entries.sort_by(|a, b| a.location.as_bytes().cmp(b.location.as_bytes()));
         if let Some(w) = entries.windows(2).find(|w| w[0].location == w[1].location) {
             return Err(LayoutError::DuplicateLocation(w[0].location.clone()));
         }
+        let key = PrfKey::new(&seed.0);
         let leaves = entries
             .iter()
             .map(|e| {
-                let salt = derive_salt(&seed, &game_id, side, layer, &e.location, e.version);
+                let salt = salt_with(&key, &game_id, side, layer, &e.location, e.version);
                 leaf_hash(
                     &game_id,
                     side,
@@ -448,6 +484,11 @@ impl SealedLayout {
     /// All locations in tree order.
     pub fn locations(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.location.as_str())
+    }
+
+    /// All entries in tree order (to persist with the seed).
+    pub fn entries(&self) -> &[LayoutEntry] {
+        &self.entries
     }
 
     /// Opens one location.
@@ -528,6 +569,7 @@ impl fmt::Display for RootStatement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     const GAME: GameId = GameId([0x42; 16]);
     const MINE: Content = *b"ap8\0\0\0\0\0";
@@ -712,6 +754,17 @@ mod tests {
     }
 
     #[test]
+    fn restore_after_transitions_gives_the_same_root() {
+        let mut l = layout();
+        l.transition("4E7", NONE).unwrap();
+        l.transition("4E6", NONE).unwrap();
+        let back =
+            SealedLayout::restore(GAME, Party::A, "ap", l.entries().to_vec(), *l.seed()).unwrap();
+        assert_eq!(back.statement(), l.statement());
+        assert_eq!(back, l);
+    }
+
+    #[test]
     fn transition_with_a_wrong_old_leaf_is_rejected_g1() {
         let mut l = layout();
         let before = l.statement();
@@ -721,5 +774,30 @@ mod tests {
             verify_transition(&before, "4E7", &t),
             Err(TransitionError::OldLeaf(OpeningError::LeafMismatch { .. }))
         ));
+    }
+
+    proptest! {
+        #[test]
+        fn referee_tracks_the_owners_root_through_any_transitions_g1(
+            keys in proptest::collection::btree_set("[0-9A-Z]{1,4}", 1..40),
+            steps in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..12),
+        ) {
+            let locs: Vec<(String, Content)> =
+                keys.iter().map(|k| (k.clone(), NONE)).collect();
+            let mut owner =
+                SealedLayout::seal(GAME, Party::B, "at", locs, LayoutSeed([5; 32])).unwrap();
+            let mut referee = owner.statement();
+            for loc in owner.locations() {
+                prop_assert!(verify_opening(&referee, loc, &owner.open(loc).unwrap()).is_ok());
+            }
+            for (pick, v) in steps {
+                let loc = owner.locations().nth(pick % keys.len()).unwrap().to_string();
+                let t = owner.transition(&loc, [v; CONTENT_LEN]).unwrap();
+                referee = verify_transition(&referee, &loc, &t).unwrap();
+                prop_assert_eq!(&referee, &owner.statement());
+                let o = owner.open(&loc).unwrap();
+                prop_assert!(verify_opening(&referee, &loc, &o).is_ok());
+            }
+        }
     }
 }

@@ -38,8 +38,8 @@ pub use encoding::{Digest, GameId, Party, TupleDecoder, TupleEncoder};
 pub use envelope::{Envelope, ForkProof, LogState, Receipt, SignedEnvelope};
 pub use identity::{Identity, PublicKey, Signature};
 pub use layout::{
-    verify_opening, verify_transition, Content, LayoutSeed, Opening, OpeningError, RootStatement,
-    Salt, SealedLayout, Transition,
+    verify_opening, verify_transition, Content, LayoutEntry, LayoutSeed, Opening, OpeningError,
+    RootStatement, Salt, SealedLayout, Transition,
 };
 pub use merkle::{AuditPath, MerkleTree};
 pub use note::{NoteBook, NoteCommitment, NoteContent, NoteOpening, NotesSeed};

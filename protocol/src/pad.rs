@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::encoding::{byte_newtype, tag, Digest, GameId, Party, TupleEncoder};
+use crate::encoding::{byte_newtype, tag, Digest, GameId, Party, PrfKey, TupleEncoder};
 use crate::identity::{BadSignature, Identity, PublicKey, Signature};
 use crate::merkle::{self, AuditPath, InclusionError, MerkleTree};
 
@@ -119,13 +119,17 @@ pub fn pad_value(
     epoch: u32,
     index: u32,
 ) -> PadValue {
+    value_with(&PrfKey::new(&seed.0), game_id, party, epoch, index)
+}
+
+fn value_with(key: &PrfKey, game_id: &GameId, party: Party, epoch: u32, index: u32) -> PadValue {
     PadValue(
         TupleEncoder::new(tag::PAD)
             .game_id(game_id)
             .party(party)
             .u32(epoch)
             .u32(index)
-            .hmac(&seed.0),
+            .prf(key),
     )
 }
 
@@ -282,9 +286,10 @@ impl Pad {
         if n == 0 {
             return Err(PadError::Empty);
         }
+        let key = PrfKey::new(&seed.0);
         let leaves = (0..n)
             .map(|i| {
-                let v = pad_value(&seed, &game_id, party, epoch, i);
+                let v = value_with(&key, &game_id, party, epoch, i);
                 pad_leaf_hash(&game_id, party, epoch, i, &v)
             })
             .collect();

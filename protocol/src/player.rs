@@ -183,7 +183,12 @@ impl Player {
                 .ok_or_else(|| PlayerError::Layout(format!("no seed for layer {layer}")))?;
             let contents = eligible
                 .iter()
-                .map(|loc| (loc.key(), content::encode(&sealed.content(layer, *loc))))
+                .map(|loc| {
+                    (
+                        loc.key(),
+                        content::encode(&sealed.content(&scenario.map, layer, *loc)),
+                    )
+                })
                 .collect();
             let layout =
                 SealedLayout::seal(game_id, party, layer.name(), contents, LayoutSeed(*seed))
@@ -378,7 +383,11 @@ impl Player {
                         .map(|loc| {
                             (
                                 loc.key(),
-                                content::encode(&self.sealed.content(*layer, *loc)),
+                                content::encode(&self.sealed.content(
+                                    &self.scenario.map,
+                                    *layer,
+                                    *loc,
+                                )),
                             )
                         })
                         .collect(),

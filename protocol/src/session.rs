@@ -262,6 +262,15 @@ impl Session {
     /// What `side` may see of every entry from `from_seq` on, to resume
     /// after a reconnection.
     pub fn resync(&self, side: Side, from_seq: u64) -> Vec<ToClient> {
+        self.replay_views(Some(side), from_seq)
+    }
+
+    /// The public view of every entry so far, for a spectator who joins.
+    pub fn public_resync(&self) -> Vec<ToClient> {
+        self.replay_views(None, 0)
+    }
+
+    fn replay_views(&self, side: Option<Side>, from_seq: u64) -> Vec<ToClient> {
         let mut out = Vec::new();
         let Some((first, rest)) = self.log.split_first() else {
             return out;
@@ -270,14 +279,14 @@ impl Session {
             return out;
         };
         if from_seq == 0 {
-            out.push(ToClient::Update(view(&replay, &accepted, Some(side))));
+            out.push(ToClient::Update(view(&replay, &accepted, side)));
         }
         for entry in rest {
             let Ok(accepted) = replay.accept(&entry.envelope) else {
                 return out;
             };
             if entry.envelope.envelope().seq >= from_seq {
-                out.push(ToClient::Update(view(&replay, &accepted, Some(side))));
+                out.push(ToClient::Update(view(&replay, &accepted, side)));
             }
         }
         out

@@ -299,11 +299,14 @@ fn b28_412_owner_opens_exit_then_entry_hex_and_mover_sees_presence_only_g4() {
             _ => None,
         })
         .collect();
+    // Exit hex, then entry hex (B28.412), then the Daisy Chain opportunity
+    // every enemy step gives its holder (B28.531, DESIGN 3.2).
     assert_eq!(
         asked,
         vec![
             "side B ap at 3E3".to_string(),
-            "side B ap at 3E4".to_string()
+            "side B ap at 3E4".to_string(),
+            "side B daisy at opp1".to_string()
         ]
     );
     let ruling = t.seen[&Side::A].last().unwrap();

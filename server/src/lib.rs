@@ -19,6 +19,7 @@ pub mod config;
 pub mod connection;
 pub mod endpoint;
 pub mod frame;
+pub mod game;
 pub mod lobby;
 pub mod login;
 pub mod rate;

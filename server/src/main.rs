@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use hexveil_server::config::{init_logging, Cli};
-use hexveil_server::relay::RelayFactory;
+use hexveil_server::game::HexveilFactory;
 use hexveil_server::Server;
 
 #[tokio::main]
@@ -24,10 +24,15 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // The game engine session is not plugged in yet; the relay session lets
-    // the shell run. It is not the hexveil game.
-    tracing::warn!("no game engine plugged in: serving the chat relay session (not the game)");
-    let server = match Server::start(settings, Arc::new(RelayFactory)).await {
+    let timeout_ms = u64::try_from(settings.answer_timeout.as_millis()).unwrap_or(u64::MAX);
+    let factory = match HexveilFactory::open(&settings.data_dir, timeout_ms) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("hexveil-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let server = match Server::start(settings, Arc::new(factory)).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("hexveil-server: {e}");

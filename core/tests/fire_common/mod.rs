@@ -147,22 +147,13 @@ pub fn scenario(
     }
 }
 
-/// The state at the start of the scenario: A's Prep Fire Phase.
+/// The state at the start of the scenario (the scenario helper's
+/// `setup::initial_state`, no setup files), moved to A's Prep Fire Phase.
 pub fn state(sc: &Scenario) -> GameState {
-    GameState {
-        turn: 1,
-        phasing: Side::A,
-        phase: Phase::PrepFire,
-        units: sc.units.iter().map(|u| (u.id, u.clone())).collect(),
-        elr: sc.sides.iter().map(|(s, ob)| (*s, ob.elr)).collect(),
-        markers: BTreeMap::new(),
-        referee_knows: BTreeMap::new(),
-        mines: Default::default(),
-        opportunities: 0,
-        result: None,
-        extra_dummies: BTreeMap::new(),
-        daisy_chains: Vec::new(),
-    }
+    let mut st = hexveil_core::setup::initial_state(sc, &[]).expect("scenario sets up");
+    st.phasing = Side::A;
+    st.phase = Phase::PrepFire;
+    st
 }
 
 /// An engine over the scenario.
@@ -236,4 +227,48 @@ pub fn fire_events(events: &[Event]) -> Vec<hexveil_core::fire::FireEvent> {
             _ => None,
         })
         .collect()
+}
+
+/// Like [`run`], also answering every facts request from `facts`, in order.
+pub fn run_with_facts(
+    e: &mut Engine,
+    side: Side,
+    action: Action,
+    dice: &[Roll],
+    facts: &[hexveil_core::Content],
+) -> Result<Vec<Event>, ActionError> {
+    let (mut pos, mut fpos) = (0, 0);
+    let mut step = e.apply(side, action)?;
+    loop {
+        match step {
+            Step::Done(events) => {
+                assert_eq!(pos, dice.len(), "dice left over");
+                assert_eq!(fpos, facts.len(), "facts left over");
+                return Ok(events);
+            }
+            Step::NeedFacts(reqs) => {
+                let answers: Vec<hexveil_core::Fact> = reqs
+                    .iter()
+                    .map(|r| {
+                        let content = facts[fpos];
+                        fpos += 1;
+                        hexveil_core::Fact {
+                            request: *r,
+                            content,
+                        }
+                    })
+                    .collect();
+                step = e.provide_facts(answers)?;
+            }
+            Step::NeedDice(specs) => {
+                let n = specs.len();
+                assert!(
+                    pos + n <= dice.len(),
+                    "rules asked for more dice: {specs:?}"
+                );
+                step = e.provide_dice(dice[pos..pos + n].to_vec())?;
+                pos += n;
+            }
+        }
+    }
 }

@@ -1,0 +1,137 @@
+//! Trail Breaks (B28.61): made by fully-tracked AFV (not VBM), entered free
+//! of attack only at the doubled cost (the TrailBreak mode), left free of
+//! attack.
+
+mod mines_common;
+use hexveil_core::movement::MoveEvent;
+use hexveil_core::state::GameState;
+use hexveil_core::turn::Phase;
+use hexveil_core::{trail_break, ActionError, Engine, MoveMode, Side};
+use mines_common::*;
+
+fn mined_4e4(units: &[hexveil_core::unit::Unit]) -> Engine {
+    let sc = scenario(units, &[], false);
+    let mut st = state(&sc, Phase::Movement);
+    st.markers.entry(hex("4E4")).or_default().ap_revealed = Some(None);
+    Engine::with_state(sc, st)
+}
+
+fn with_tb(st: &mut GameState) {
+    trail_break::place(st, hex("4E4"), hex("4E3"), hex("4E5"));
+}
+
+/// B28.61: a fully-tracked AFV driving through a marked minefield hex
+/// leaves a TB between the hexsides it crossed; with VBM it does not.
+#[test]
+fn b28_61_fully_tracked_afv_leaves_a_tb() {
+    let mut e = mined_4e4(&[afv(1, Side::A, "4E3", Some(1))]);
+    let lay = Layout::new();
+    drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E4", MoveMode::Normal),
+        &lay,
+        &[d(6), d(6)],
+    );
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E5", MoveMode::Normal),
+        &lay,
+        &[d(6), d(6)],
+    );
+    assert!(run.moves().contains(&MoveEvent::TrailBreakPlaced {
+        hex: hex("4E4"),
+        ends: [hex("4E3"), hex("4E5")]
+    }));
+    assert!(trail_break::crosses(e.state(), hex("4E4"), hex("4E3")));
+    let mut e = mined_4e4(&[afv(1, Side::A, "4E3", Some(1))]);
+    drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E4", MoveMode::VehicularBypass),
+        &lay,
+        &[d(6), d(6)],
+    );
+    drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E5", MoveMode::VehicularBypass),
+        &lay,
+        &[d(6), d(6)],
+    );
+    assert!(e.state().mines.trail_breaks.is_empty());
+}
+
+/// B28.61 EX: entering via the TB at the doubled cost is free of attack (the
+/// hex's leaf is not even asked); entering across the same hexside at the
+/// normal cost is attacked.
+#[test]
+fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
+    let lay = layout(&[(ap_b("4E4"), ap(8))]);
+    let mut e = mined_4e4(&[squad(1, Side::A, "4E3")]);
+    let mut st = e.state().clone();
+    with_tb(&mut st);
+    e = Engine::with_state(e.scenario().clone(), st.clone());
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E4", MoveMode::TrailBreak),
+        &lay,
+        &[],
+    );
+    assert_eq!(run.requests, vec![ap_b("4E3")]);
+    let mut e = Engine::with_state(e.scenario().clone(), st);
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E4", MoveMode::Normal),
+        &lay,
+        &[dr(6, 6)],
+    );
+    assert_eq!(run.requests, vec![ap_b("4E3"), ap_b("4E4")]);
+}
+
+/// B28.61: leaving across a TB hexside is never attacked; leaving across
+/// another hexside is.
+#[test]
+fn b28_61_exit_via_tb_is_not_attacked() {
+    let lay = layout(&[(ap_b("4E4"), ap(8))]);
+    let e0 = mined_4e4(&[squad(1, Side::A, "4E4")]);
+    let mut st = e0.state().clone();
+    with_tb(&mut st);
+    let mut e = Engine::with_state(e0.scenario().clone(), st.clone());
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E5", MoveMode::Normal),
+        &lay,
+        &[],
+    );
+    assert_eq!(run.requests, vec![ap_b("4E5")]);
+    let mut e = Engine::with_state(e0.scenario().clone(), st);
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4D4", MoveMode::Normal),
+        &lay,
+        &[dr(6, 6)],
+    );
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4D4")]);
+}
+
+/// B28.61: the TrailBreak mode needs a TB across that hexside: refused
+/// before anything is asked.
+#[test]
+fn b28_61_trail_break_mode_needs_a_tb() {
+    let mut e = mined_4e4(&[squad(1, Side::A, "4E3")]);
+    let run = drive(
+        &mut e,
+        Side::A,
+        mv(&[1], "4E4", MoveMode::TrailBreak),
+        &Layout::new(),
+        &[],
+    );
+    assert!(matches!(run.result, Err(ActionError::Refused(_))));
+    assert!(run.requests.is_empty());
+}

@@ -1,0 +1,127 @@
+//! HE Concentration FFE and aerial bombs vs mines (B28.62, B28.45, B28.47,
+//! R6, DESIGN 3.1 null transitions).
+
+mod mines_common;
+use hexveil_core::action::FfeKind;
+use hexveil_core::event::Visibility;
+use hexveil_core::ift::IftResult;
+use hexveil_core::minefield::MinefieldEvent;
+use hexveil_core::sealed::{Content, Layer};
+use hexveil_core::turn::Phase;
+use hexveil_core::{Action, Engine, EventKind, Side};
+use mines_common::*;
+
+fn ffe(fp: u8) -> Action {
+    Action::Ffe {
+        hex: hex("4E5"),
+        fp,
+        kind: FfeKind::HeConcentration,
+    }
+}
+
+fn transitions(run: &Run) -> Vec<(Visibility, hexveil_core::FactRequest, Content)> {
+    run.events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Transition {
+                request,
+                new_content,
+            } => Some((e.to, *request, *new_content)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Side A's PFPh (FFE is resolved there, turn::phase_allows).
+fn prep_fire() -> Engine {
+    let sc = scenario(&[], &[], false);
+    let st = state(&sc, Phase::PrepFire);
+    Engine::with_state(sc, st)
+}
+
+fn all_four() -> Vec<hexveil_core::FactRequest> {
+    vec![
+        req(Side::A, Layer::AntiPersonnel, "4E5"),
+        req(Side::A, Layer::AntiTank, "4E5"),
+        ap_b("4E5"),
+        at_b("4E5"),
+    ]
+}
+
+/// B28.62, R6: a result other than K/KIA does nothing to mines and asks
+/// nothing.
+#[test]
+fn b28_62_no_k_asks_nothing() {
+    let mut e = prep_fire();
+    let run = drive(&mut e, Side::A, ffe(8), &Layout::new(), &[dr(3, 3)]);
+    assert!(run.requests.is_empty());
+    assert_eq!(
+        run.public_mines(),
+        vec![MinefieldEvent::FfeAttack {
+            hex: hex("4E5"),
+            fp: 8,
+            original: IftResult::Mc(1)
+        }]
+    );
+}
+
+/// B28.62, R6: an Original K lowers A-P one column and A-T one factor; both
+/// layers of every side with a leaf there are asked and each gets a
+/// transition, changed or not; the FFE player is told nothing (all
+/// referee-only).
+#[test]
+fn b28_62_original_k_lowers_both_layers_with_null_transitions() {
+    let mut e = prep_fire();
+    let lay = layout(&[(ap_b("4E5"), ap(12)), (at_b("4E5"), at(3))]);
+    // DR 3 on 8 FP: K/2.
+    let run = drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
+    assert_eq!(run.requests, all_four());
+    let t = transitions(&run);
+    assert_eq!(
+        t,
+        vec![
+            (Visibility::Referee, all_four()[0], Content::Empty),
+            (Visibility::Referee, all_four()[1], Content::Empty),
+            (Visibility::Referee, ap_b("4E5"), ap(8)),
+            (Visibility::Referee, at_b("4E5"), at(2)),
+        ]
+    );
+    assert_eq!(run.public_mines().len(), 1, "only the FFE's own result");
+    assert_eq!(e.state().referee_knows[&ap_b("4E5")], ap(8));
+    assert_eq!(e.state().markers(hex("4E5")), Default::default());
+}
+
+/// B28.62: an A-P field of 6 is eliminated by an Original K; an Original
+/// KIA removes everything.
+#[test]
+fn b28_62_six_eliminated_by_k_and_kia_clears_all() {
+    let mut e = prep_fire();
+    let lay = layout(&[(ap_b("4E5"), ap(6)), (at_b("4E5"), at(1))]);
+    drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
+    assert_eq!(e.state().referee_knows[&ap_b("4E5")], Content::Empty);
+    assert_eq!(e.state().referee_knows[&at_b("4E5")], Content::Empty);
+    let mut e = prep_fire();
+    let lay = layout(&[(ap_b("4E5"), ap(12)), (at_b("4E5"), at(5))]);
+    // DR 2 on 8 FP: 1KIA.
+    drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 1)]);
+    assert_eq!(e.state().referee_knows[&ap_b("4E5")], Content::Empty);
+    assert_eq!(e.state().referee_knows[&at_b("4E5")], Content::Empty);
+}
+
+/// B28.47: a Dummy is immune to FFE; B28.45: a Known counter whose mines are
+/// all gone becomes a Dummy and its public face does not change.
+#[test]
+fn b28_47_dummy_immune_and_b28_45_known_counter_becomes_dummy() {
+    let sc = scenario(&[], &[], false);
+    let mut st = state(&sc, Phase::PrepFire);
+    st.markers.entry(hex("4E5")).or_default().known_counter = Some(Side::B);
+    let mut e = Engine::with_state(sc.clone(), st.clone());
+    let lay = layout(&[(ap_b("4E5"), Content::Dummy)]);
+    drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 1)]);
+    assert_eq!(e.state().referee_knows[&ap_b("4E5")], Content::Dummy);
+    let mut e = Engine::with_state(sc, st.clone());
+    let lay = layout(&[(ap_b("4E5"), ap(6))]);
+    drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
+    assert_eq!(e.state().referee_knows[&ap_b("4E5")], Content::Dummy);
+    assert_eq!(e.state().markers(hex("4E5")), st.markers(hex("4E5")));
+}
