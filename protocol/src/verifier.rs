@@ -30,8 +30,9 @@ use thiserror::Error;
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{genesis_head, next_head, EnvelopeError};
 use crate::identity::PublicKey;
-use crate::layout::RootStatement;
-use crate::message::{side_of, Body, EndRecord, RevealBody};
+use crate::layout::{RootStatement, Salt};
+use crate::message::{side_of, Body, EndRecord, OpenedFact, RevealBody};
+use crate::note::NotesSeed;
 use crate::pad::{PadEntry, PadStatement};
 use crate::referee::{Referee, RefereeError};
 use crate::rules;
@@ -511,6 +512,7 @@ struct SideBook {
     roots: Vec<RootStatement>,
     pads: Vec<PadStatement>,
     entries: Vec<PadEntry>,
+    notes: Vec<(u64, Salt)>,
     revealed: bool,
 }
 
@@ -548,6 +550,10 @@ impl Ledger {
                 book.roots = setup.roots.clone();
             }
             Body::Entry(e) => book.entries.push(e.clone()),
+            Body::Open(facts) => book.notes.extend(facts.iter().filter_map(|f| match f {
+                OpenedFact::Note { opening, .. } => Some((opening.seq, opening.salt)),
+                OpenedFact::Leaf(_) => None,
+            })),
             Body::Reveal(_) => book.revealed = true,
             _ => {}
         }
@@ -564,6 +570,7 @@ impl Ledger {
         let book = &self.sides[side_index(side)];
         audit::audit_layers(game_id, side, &book.roots, reveal)?;
         audit::audit_pad(game_id, side, &reveal.pad_seed, &book.pads, &book.entries)?;
+        audit::audit_notes(game_id, side, &NotesSeed(reveal.notes_seed), &book.notes)?;
         audit::check_setup_legality(reveal)?;
         let text = book
             .public_toml

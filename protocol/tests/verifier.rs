@@ -521,3 +521,25 @@ proptest! {
         prop_assert_eq!(f.blame, Blame::Undetermined, "flip at byte {} bit {}: {}", p, bit, f);
     }
 }
+
+#[test]
+fn a_false_notes_seed_is_proven_by_the_reveal_b28_531_g5() {
+    let honest = honest_game(0);
+    let notes = honest
+        .find(|p, b| {
+            p == Party::B
+                && matches!(b, Body::Open(v) if v.iter().any(|f| matches!(f, OpenedFact::Note { .. })))
+        })
+        .is_some();
+    assert!(notes, "B answers Daisy Chain opportunities with notes");
+    let g = with_reveal(Side::B, |r| r.notes_seed[0] ^= 1);
+    let f = fault(verify(&g.bytes()));
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Side(Side::B), Some(reveal_seq(&g, Side::B)))
+    );
+    assert!(matches!(
+        f.what,
+        FaultKind::Reveal(RevealFault::NoteSaltMismatch { .. })
+    ));
+}
