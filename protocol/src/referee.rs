@@ -871,8 +871,8 @@ impl Referee {
                     .engine
                     .as_mut()
                     .expect("facts are asked during play")
-                    .provide_facts(facts)?;
-                return self.advance(step);
+                    .provide_facts(facts);
+                return self.advance(void_if_refused(step)?);
             };
             if first.layer != Layer::DaisyChain && !self.is_eligible(&first) {
                 self.facts_got.push(Fact {
@@ -1103,8 +1103,8 @@ impl Referee {
                     .engine
                     .as_mut()
                     .expect("rolls happen during play")
-                    .provide_dice(dice.clone())?;
-                self.advance(step)?;
+                    .provide_dice(dice.clone());
+                self.advance(void_if_refused(step)?)?;
                 Ok((dice, round.secret))
             }
             _ => {
@@ -1255,6 +1255,24 @@ impl Referee {
         }
         self.reveals.insert(side, reveal.clone());
         self.faults.extend(faults);
+    }
+}
+
+/// A refusal of the engine after facts or dice were given ends the action
+/// as a void ruling: nothing changes in the game, the rolls are spent and
+/// the log moves on, so no party is left waiting for an answer that would
+/// be refused again (G2, G6). Other errors are the referee's own bugs.
+fn void_if_refused(step: Result<Step, hexveil_core::ActionError>) -> Result<Step, RefereeError> {
+    match step {
+        Ok(step) => Ok(step),
+        Err(hexveil_core::ActionError::Refused(e)) => Ok(Step::Done(vec![Event {
+            to: hexveil_core::Visibility::Public,
+            kind: EventKind::Void {
+                reason: e.to_string(),
+            },
+            cite: e.cite,
+        }])),
+        Err(other) => Err(other.into()),
     }
 }
 
