@@ -7,12 +7,10 @@
 //! written and verified (G5). Dice are real: each run differs.
 
 use super::command::Parser;
-use super::narrate::{Narrator, Reader};
-use super::script::{Next, Script};
+use super::script::Script;
 use super::transcript::judge;
-use hexveil_core::{Action, Side};
-use hexveil_protocol::message::Update;
-use hexveil_protocol::player::{DaisyOrder, Secrets};
+use hexveil_core::Side;
+use hexveil_protocol::player::Secrets;
 use std::collections::BTreeMap;
 
 /// The demo scenario.
@@ -33,17 +31,6 @@ pub const SCRIPT_B: &str = include_str!("../../../examples/demo/script-b.txt");
 /// 3E5 when an enemy vehicle enters it (B28.531).
 pub const DAISY_B: &str = "brit-squad-1@3E5";
 
-/// Parses `HOLDER@HEX` against the scenario.
-pub fn daisy_order(parser: &Parser<'_>, text: &str) -> Result<DaisyOrder, String> {
-    let (holder, hex) = text
-        .split_once('@')
-        .ok_or_else(|| format!("`{text}` is not HOLDER@HEX (e.g. brit-squad-1@3E5)"))?;
-    Ok(DaisyOrder {
-        holder: parser.unit(holder).map_err(|e| e.to_string())?,
-        hex: parser.hex(hex).map_err(|e| e.to_string())?,
-    })
-}
-
 /// Both sides' fresh secrets for the demo (seeds from the system RNG).
 pub fn demo_secrets(parser: &Parser<'_>) -> Result<[Secrets; 2], String> {
     let a = Secrets::generate(Side::A, SETUP_A.into(), SEALED_A.into(), vec![])
@@ -52,7 +39,7 @@ pub fn demo_secrets(parser: &Parser<'_>) -> Result<[Secrets; 2], String> {
         Side::B,
         SETUP_B.into(),
         SEALED_B.into(),
-        vec![daisy_order(parser, DAISY_B)?],
+        vec![super::play::daisy_order(parser, DAISY_B)?],
     )
     .map_err(|e| e.to_string())?;
     Ok([a, b])
@@ -124,46 +111,6 @@ fn print_merged(a: &[String], b: &[String]) {
     }
 }
 
-/// One bot: its script, parser and narrator.
-#[derive(Debug)]
-pub struct Bot {
-    /// Its side.
-    pub side: Side,
-    script: Script,
-    narrator: Narrator,
-}
-
-impl Bot {
-    /// A bot of `side` playing `script`.
-    pub fn new(side: Side, script: &str, scenario: &hexveil_core::scenario::Scenario) -> Bot {
-        let mut narrator = Narrator::new(scenario);
-        narrator.prompts = false;
-        Bot {
-            side,
-            script: Script::new(script),
-            narrator,
-        }
-    }
-
-    /// Narrates an update for the bot's side.
-    pub fn narrate(&mut self, u: &Update) -> Vec<String> {
-        self.narrator.update(u, Reader::Player(self.side))
-    }
-
-    /// The bot's next action (lines that do not parse are reported and
-    /// skipped); `None` when the script is used up.
-    pub fn next_action(&mut self, parser: &Parser<'_>) -> Option<Action> {
-        loop {
-            match self.script.next(parser) {
-                Next::Act(_, a) => return Some(a),
-                Next::Bad(line, e) => println!("side {}: script line `{line}`: {e}", self.side),
-                Next::Help => {}
-                Next::Done => return None,
-            }
-        }
-    }
-}
-
 /// Prints the verdict on a transcript and whether it is clean.
 pub fn report(bytes: &[u8], path: &std::path::Path) -> bool {
     let (verdict, code) = judge(bytes);
@@ -174,102 +121,198 @@ pub fn report(bytes: &[u8], path: &std::path::Path) -> bool {
     code == 0
 }
 
-/// Runs the demo in memory (the protocol session and two players, no
-/// network); returns the transcript bytes.
-pub fn run_in_memory() -> Result<Vec<u8>, String> {
-    use hexveil_protocol::encoding::GameId;
-    use hexveil_protocol::identity::Identity;
-    use hexveil_protocol::message::{Mode, Prompt, ToClient};
-    use hexveil_protocol::pad::PadSeed;
-    use hexveil_protocol::player::{random32, Player};
-    use hexveil_protocol::session::{GameParams, Output, Session};
-    use std::collections::VecDeque;
+/// Entries per pad in the demo's game (a short game needs few rolls).
+pub const DEMO_PAD_LEN: u32 = 256;
 
+/// Runs the demo: a server in-process on 127.0.0.1:0 with a fresh data
+/// directory, two bots over real QUIC, the scripted game; returns the
+/// transcript the server stored.
+pub async fn run() -> Result<Vec<u8>, String> {
+    use super::play::{play_seat, AfterScript, Input, Output};
+    use super::seat::Seat;
+    use crate::net::ServerConnection;
+    use hexveil_protocol::identity::Identity;
+    use hexveil_protocol::message::Mode;
+    use hexveil_protocol::player::Player;
+    use hexveil_server::config::ServerSettings;
+    use hexveil_server::live_game::{LiveGameFactory, NewGame};
+    use hexveil_server::secrets::ServerSecrets;
+    use hexveil_server::tls::ServerTrust;
+    use hexveil_server::Server;
+    use std::sync::Arc;
+
+    let s = |e: &dyn std::fmt::Display| e.to_string();
     let scenario = hexveil_protocol::rules::parse_scenario(SCENARIO)?;
     let parser = Parser::new(&scenario);
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a data directory: {e}"))?;
+    let (server_secrets, _) = ServerSecrets::load_or_create(dir.path()).map_err(|e| s(&e))?;
+    let settings = ServerSettings::new(
+        dir.path().to_owned(),
+        "127.0.0.1:0".parse().map_err(|e| s(&e))?,
+    );
+    let server = Server::start(
+        settings,
+        Arc::new(LiveGameFactory::new(Arc::new(server_secrets))),
+    )
+    .await
+    .map_err(|e| format!("the server did not start: {e}"))?;
+    println!(
+        "server listening on {} (QUIC), certificate fingerprint {}",
+        server.local_addr(),
+        server.fingerprint()
+    );
+    let trust = ServerTrust::Pinned(server.fingerprint());
+    let docs = [
+        Identity::generate_pkcs8().map_err(|e| s(&e))?,
+        Identity::generate_pkcs8().map_err(|e| s(&e))?,
+    ];
+    let mut conns = Vec::new();
+    let mut ids = Vec::new();
+    for d in &docs {
+        conns.push(
+            ServerConnection::connect(server.local_addr(), "localhost", &trust, d)
+                .await
+                .map_err(|e| format!("cannot connect: {e}"))?,
+        );
+        ids.push(Identity::from_pkcs8(d).map_err(|e| s(&e))?);
+    }
+    let players = [ids[0].public_key(), ids[1].public_key()];
+    println!(
+        "side A's bot key {}\nside B's bot key {}",
+        players[0], players[1]
+    );
+    let game = conns[0]
+        .create_game(
+            NewGame {
+                scenario_toml: SCENARIO.into(),
+                players,
+                mode: Mode::Live,
+                pad_len: DEMO_PAD_LEN,
+            }
+            .encode(),
+        )
+        .await
+        .map_err(|e| format!("cannot create the game: {e}"))?;
+    println!("game {game} created: \"{}\"", scenario.name);
     let [sa, sb] = demo_secrets(&parser)?;
-    let rnd = || random32().map_err(|e| e.to_string());
-    let game_id = GameId(rnd()?[..16].try_into().map_err(|_| "id")?);
-    let ida = Identity::from_seed(&rnd()?).map_err(|e| e.to_string())?;
-    let idb = Identity::from_seed(&rnd()?).map_err(|e| e.to_string())?;
-    let server = Identity::from_seed(&rnd()?).map_err(|e| e.to_string())?;
-    let params = GameParams {
-        scenario_toml: SCENARIO.into(),
-        players: [ida.public_key(), idb.public_key()],
-        mode: Mode::Live,
-        pad_len: 256,
-        answer_timeout_ms: 60_000,
+    let mut seats = Vec::new();
+    for ((conn, id), secrets) in conns.into_iter().zip(ids).zip([sa, sb]) {
+        let player = Player::new(id, game, SCENARIO, DEMO_PAD_LEN, secrets).map_err(|e| s(&e))?;
+        seats.push(
+            Seat::join(conn, game, player)
+                .await
+                .map_err(|e| format!("cannot join: {e}"))?,
+        );
+    }
+    let mut seat_b = seats.pop().ok_or("no seat B")?;
+    let mut seat_a = seats.pop().ok_or("no seat A")?;
+    println!();
+    println!("A+B | what both sides see;  A   | side A only;  B | side B only");
+    println!();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let tx_b = tx.clone();
+    let play_a = async {
+        let out = Output::Channel(tx);
+        let input = Input::Script {
+            script: Script::new(SCRIPT_A),
+            then: AfterScript::Concede,
+        };
+        play_seat(&mut seat_a, &scenario, input, &out).await
     };
-    let (mut session, out) =
-        Session::create(game_id, params, server, PadSeed(rnd()?), 0).map_err(|e| e.to_string())?;
-    let mut players = [
-        Player::new(ida, game_id, SCENARIO, 256, sa).map_err(|e| e.to_string())?,
-        Player::new(idb, game_id, SCENARIO, 256, sb).map_err(|e| e.to_string())?,
-    ];
-    let mut bots = [
-        Bot::new(Side::A, SCRIPT_A, &scenario),
-        Bot::new(Side::B, SCRIPT_B, &scenario),
-    ];
-    let mut views = TwoViews::default();
-    let mut queue: VecDeque<Output> = out.into();
-    while let Some(o) = queue.pop_front() {
-        let (side, msg) = match o {
-            Output::ToPlayer(side, msg) => (side, msg),
-            _ => continue,
+    let play_b = async {
+        let out = Output::Channel(tx_b);
+        let input = Input::Script {
+            script: Script::new(SCRIPT_B),
+            then: AfterScript::Concede,
         };
-        let i = index(side);
-        let env = match msg {
-            ToClient::Update(u) => {
-                views.add(side, u.seq, bots[i].narrate(&u));
-                match players[i].on_update(&u).map_err(|e| e.to_string())? {
-                    Some(env) => Some(env),
-                    None if u.prompt == Prompt::Act => {
-                        bots[i].next_action(&parser).map(|a| players[i].act(a))
-                    }
-                    None => None,
-                }
-            }
-            ToClient::Rejected { reason } => {
-                views.flush();
-                println!("side {side}: refused, nothing changed: {reason}");
-                bots[i].next_action(&parser).map(|a| players[i].act(a))
-            }
-            _ => None,
-        };
-        if let Some(env) = env {
-            queue.extend(session.submit(side, env, 0));
+        play_seat(&mut seat_b, &scenario, input, &out).await
+    };
+    let printer = async {
+        let mut views = TwoViews::default();
+        while let Some((side, seq, lines)) = rx.recv().await {
+            views.add(side, seq, lines);
         }
+        views.flush();
+    };
+    let game_play = async {
+        let (a, b, ()) = tokio::join!(play_a, play_b, printer);
+        (a, b)
+    };
+    let (a, b) = tokio::time::timeout(std::time::Duration::from_secs(120), game_play)
+        .await
+        .map_err(|_| "the demo game did not finish within 2 minutes".to_string())?;
+    a.map_err(|e| format!("side A: {e}"))?;
+    b.map_err(|e| format!("side B: {e}"))?;
+    let transcript = seat_a
+        .transcript()
+        .await
+        .map_err(|e| format!("cannot fetch the transcript: {e}"))?;
+    seat_a.close().await;
+    seat_b.close().await;
+    server.shutdown().await;
+    Ok(transcript)
+}
+
+/// What only the referee saw during play, now revealed by the transcript:
+/// the hidden events and the mines and traps nobody set off.
+pub fn hidden_story(bytes: &[u8]) -> Vec<String> {
+    let Ok(t) = hexveil_protocol::transcript::Transcript::parse(bytes) else {
+        return Vec::new();
+    };
+    let lines = super::transcript::replay_lines(&t);
+    let mut out: Vec<String> = lines
+        .iter()
+        .filter(|l| l.contains("(referee only)") || l.contains("(side "))
+        .map(|l| l.trim().to_string())
+        .collect();
+    let task_checks = lines
+        .iter()
+        .filter(|l| l.contains("takes a Task Check"))
+        .count();
+    let booby = lines.iter().any(|l| l.contains("BOOBY TRAP:"));
+    if !booby {
+        out.push(format!(
+            "[B28.9] side B's Booby Traps (level C on board 3) stayed hidden: {} Task Check{} taken, none with an Original DR that sets them off (level C needs a 12)",
+            task_checks,
+            if task_checks == 1 { " was" } else { "s were" }
+        ));
     }
-    views.flush();
-    if !session.is_closed() {
-        // The scripts ran out before the game ended: A concedes.
-        let env = players[0].act(Action::Concede);
-        let mut q: VecDeque<Output> = session.submit(Side::A, env, 0).into();
-        while let Some(o) = q.pop_front() {
-            if let Output::ToPlayer(side, ToClient::Update(u)) = o {
-                if let Some(env) = players[index(side)]
-                    .on_update(&u)
-                    .map_err(|e| e.to_string())?
-                {
-                    q.extend(session.submit(side, env, 0));
-                }
-            }
-        }
-    }
-    hexveil_protocol::transcript::Transcript {
-        entries: session.log().to_vec(),
-    }
-    .to_bytes()
-    .map_err(|e| e.to_string())
+    out.extend(
+        lines
+            .iter()
+            .filter(|l| l.trim_start().starts_with("side ") && !l.ends_with("all empty"))
+            .map(|l| format!("revealed at the end: {}", l.trim())),
+    );
+    out
 }
 
 /// `hexveil demo [--out FILE]`.
 pub fn main(out: Option<std::path::PathBuf>) -> std::process::ExitCode {
-    let bytes = match run_in_memory() {
+    use std::process::ExitCode;
+    println!("hexveil demo: side A (German) attacks into side B's (British) mined ground.");
+    println!("B hides (sealed, committed before play, never sent to A):");
+    for l in SEALED_B.lines().filter(|l| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#') && !t.starts_with("side")
+    }) {
+        println!("    {l}");
+    }
+    println!("    and a standing order: {DAISY_B} (pull the Daisy Chain across 3E5 when a vehicle enters)");
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("hexveil demo: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let bytes = match runtime.block_on(run()) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hexveil demo: {e}");
-            return std::process::ExitCode::FAILURE;
+            return ExitCode::FAILURE;
         }
     };
     let path = out.unwrap_or_else(|| {
@@ -277,11 +320,21 @@ pub fn main(out: Option<std::path::PathBuf>) -> std::process::ExitCode {
     });
     if let Err(e) = super::files::write_durably(&path, &bytes, true) {
         eprintln!("hexveil demo: {e}");
-        return std::process::ExitCode::FAILURE;
+        return ExitCode::FAILURE;
     }
-    if report(&bytes, &path) {
-        std::process::ExitCode::SUCCESS
+    println!();
+    println!("What only the referee knew during play (the transcript reveals it now):");
+    for l in hidden_story(&bytes) {
+        println!("    {l}");
+    }
+    let clean = report(&bytes, &path);
+    println!(
+        "replay it with everything revealed: hexveil replay {}",
+        path.display()
+    );
+    if clean {
+        ExitCode::SUCCESS
     } else {
-        std::process::ExitCode::FAILURE
+        ExitCode::FAILURE
     }
 }

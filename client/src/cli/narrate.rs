@@ -202,6 +202,9 @@ impl Narrator {
                 request,
                 new_content,
             } => format!("{request} must now hold {}", self.content(new_content)),
+            EventKind::Void { reason } => {
+                format!("the action is void: no effect, its rolls are spent ({reason})")
+            }
             EventKind::Move(m) => self.movement(m),
             EventKind::Minefield(m) => self.minefield(m),
             EventKind::Fire(f) => self.fire(f),

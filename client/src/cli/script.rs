@@ -36,11 +36,6 @@ impl Script {
         }
     }
 
-    /// Whether no line is left.
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
     /// The next line, parsed.
     pub fn next(&mut self, parser: &Parser<'_>) -> Next {
         let Some(line) = self.lines.pop_front() else {

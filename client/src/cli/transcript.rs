@@ -2,7 +2,6 @@
 //! checked offline (G5), and the whole game told with everything revealed.
 
 use super::narrate::{Narrator, Reader};
-use hexveil_core::Side;
 use hexveil_protocol::content;
 use hexveil_protocol::message::{side_of, Body, OpenedFact};
 use hexveil_protocol::referee::Referee;
@@ -210,7 +209,7 @@ pub fn replay_lines(t: &Transcript) -> Vec<String> {
                         })
                         .collect();
                     out.push(format!(
-                        "    layer {} (seed {}, {} locations): {}",
+                        "    {who} layer {} (seed {}, {} locations): {}",
                         l.layer,
                         hex::encode(l.seed),
                         l.contents.len(),
@@ -266,12 +265,4 @@ fn content_words(n: &Narrator, c: &[u8; content::CONTENT_LEN]) -> String {
 
 fn narrator_content(n: &Narrator, c: &hexveil_core::Content) -> String {
     n.content(c)
-}
-
-/// The side a verdict blames, if a side.
-pub fn blamed_side(v: &Verdict) -> Option<Side> {
-    match v.fault().map(|f| f.blame) {
-        Some(hexveil_protocol::verifier::Blame::Side(s)) => Some(s),
-        _ => None,
-    }
 }
