@@ -102,8 +102,8 @@ impl Narrator {
                 )
             };
             out.push(format!("  log #{}: {}{dice}", u.seq, u.entry));
-        } else if u.entry == "end" || u.entry == "timeout" || u.entry == "concession" {
-            out.push(format!("log #{}: {}", u.seq, u.entry));
+        } else if let Some(words) = entry_words(&u.entry) {
+            out.push(format!("log #{}: {words}", u.seq));
         }
         for e in &u.events {
             out.extend(self.event(e, reader));
@@ -113,7 +113,7 @@ impl Narrator {
                 Some((turn, side, phase)) => {
                     format!(" (Game Turn {turn}, side {side}'s {})", phase.abbrev())
                 }
-                None => String::new(),
+                None => " (Setup: `end` starts the game)".into(),
             };
             out.push(format!(">> your move{when}"));
         }
@@ -644,6 +644,21 @@ impl Narrator {
             },
         }
     }
+}
+
+/// The log entries a reader is told about even when they carry no event.
+fn entry_words(entry: &str) -> Option<&'static str> {
+    Some(match entry {
+        "concession" => "a side concedes",
+        "end" => {
+            "the game is over; both sides now reveal their secrets (seeds and sealed contents)"
+        }
+        "reveal" => {
+            "a side revealed its secrets; the verifier checks them against its commitments (G5)"
+        }
+        "timeout" => "a side did not answer the referee in time and loses the game (G2)",
+        _ => return None,
+    })
 }
 
 fn level(l: BoobyLevel) -> &'static str {
