@@ -314,7 +314,8 @@ pub async fn play_seat(
             }
         };
         if ask {
-            acting = false;
+            // `acting` stays set until the next update: a refused action
+            // (nothing changed) asks again.
             match decide(&mut input, &parser, side, out).await {
                 Decision::Act(a) => seat.act(a).await?,
                 Decision::Leave => return Ok(false),
