@@ -1,9 +1,10 @@
 //! Two terminals play a game: a real server (in this test's process) on
 //! loopback, and the `hexveil` binary run as each player would run it
 //! (`keygen`, `whoami`, `create`, `list`, `join --script`). A bad command
-//! line is refused before anything is sent; an action the rules refuse
-//! comes back refused and changes nothing (G6); the secrets are on disk;
-//! both players end with the same clean transcript (G5).
+//! line is refused before anything is sent; a player leaves and resumes
+//! with the secrets on disk; an action the rules refuse comes back refused
+//! and changes nothing (G6); both players end with the same clean
+//! transcript (G5).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -92,13 +93,20 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
     let (ok, out, _) = run(&list).await;
     assert!(ok && out.contains(&game), "{out}");
 
+    // A plays part of its turn and leaves at a prompt (its input ends),
+    // then joins again with the same secrets and finishes.
     let script = dir.path().join("a.txt");
     std::fs::write(
         &script,
         "end\nend\nend\n\
          move ger-squad-1,ger-leader 4E4\n\
-         move nobody 4E4            # refused here: no such unit\n\
-         fire ger-squad-1 4E3       # refused by the referee: no Fire in the MPh (A3.3)\n\
+         move nobody 4E4            # refused here: no such unit\n",
+    )
+    .unwrap();
+    let script2 = dir.path().join("a2.txt");
+    std::fs::write(
+        &script2,
+        "fire ger-squad-1 4E3       # refused by the referee: no Fire in the MPh (A3.3)\n\
          concede\n",
     )
     .unwrap();
@@ -126,28 +134,44 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
     };
     let (sa, sb) = (dir.path().join("a-secrets"), dir.path().join("b-secrets"));
     let mut ja = join(&alice, "a", "setup-a.toml", "sealed-a.toml", &sa);
+    let mut ja2 = ja.clone();
     ja.extend(["--script".to_string(), p(&script).to_string()]);
+    ja2.extend(["--script".to_string(), p(&script2).to_string()]);
     let mut jb = join(&bob, "b", "setup-b.toml", "sealed-b.toml", &sb);
     jb.extend(["--daisy".to_string(), "brit-squad-1@3E5".to_string()]);
     let ja: Vec<&str> = ja.iter().map(String::as_str).collect();
+    let ja2: Vec<&str> = ja2.iter().map(String::as_str).collect();
     let jb: Vec<&str> = jb.iter().map(String::as_str).collect();
-    let ((a_ok, a_out, a_err), (b_ok, b_out, b_err)) =
+    let a_runs = async {
+        let first = run(&ja).await;
+        let second = run(&ja2).await;
+        (first, second)
+    };
+    let (((a1_ok, a1_out, a1_err), (a_ok, a_out, a_err)), (b_ok, b_out, b_err)) =
         tokio::time::timeout(std::time::Duration::from_secs(60), async {
-            tokio::join!(run(&ja), run(&jb))
+            tokio::join!(a_runs, run(&jb))
         })
         .await
         .expect("the game ends");
-    assert!(a_ok, "A: {a_out}{a_err}");
-    assert!(b_ok, "B: {b_out}{b_err}");
-
+    assert!(a1_ok, "A: {a1_out}{a1_err}");
+    assert!(a1_out.contains("no more commands; leaving"), "{a1_out}");
     assert!(
-        a_out.contains("refused, nothing sent: no unit named `nobody`"),
-        "{a_out}"
+        a1_out.contains("refused, nothing sent: no unit named `nobody`"),
+        "{a1_out}"
     );
-    assert!(a_out.contains("refused, nothing changed:"), "{a_out}");
     assert!(
-        a_out.contains("moves ger-squad-1, ger-leader into 4E4"),
-        "{a_out}"
+        a1_out.contains("moves ger-squad-1, ger-leader into 4E4"),
+        "{a1_out}"
+    );
+    // G6: the second run reloads the same secrets and answers no old prompt.
+    assert!(a_ok, "A: {a_out}{a_err}");
+    assert!(a_out.contains("resuming with the secrets"), "{a_out}");
+    assert!(b_ok, "B: {b_out}{b_err}");
+    assert!(a_out.contains("refused, nothing changed:"), "{a_out}");
+    assert_eq!(
+        a_out.matches("refused, nothing changed").count(),
+        1,
+        "only the Fire is refused: {a_out}"
     );
     for (out, secrets) in [(&a_out, &sa), (&b_out, &sb)] {
         assert!(out.contains("CLEAN: game"), "{out}");

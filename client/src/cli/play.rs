@@ -290,15 +290,14 @@ pub async fn play_seat(
     let side = seat.side();
     let parser = Parser::new(scenario);
     let mut narrator = Narrator::new(scenario);
-    if matches!(out, Output::Channel(_)) {
-        narrator.prompts = false;
-    }
+    let interactive = matches!(out, Output::Print);
     let mut acting = false;
     loop {
         let ask = match seat.next().await? {
-            SeatEvent::Update(u) => {
+            SeatEvent::Update { update: u, live } => {
+                narrator.prompts = interactive && live;
                 out.lines(side, u.seq, narrator.update(&u, Reader::Player(side)));
-                acting = u.prompt == Prompt::Act;
+                acting = live && u.prompt == Prompt::Act;
                 acting
             }
             SeatEvent::Rejected(reason) => {

@@ -31,11 +31,23 @@ pub enum SeatError {
     Server(String),
 }
 
+/// How long the server may pause inside the burst of views it re-sends
+/// when a seat is taken (the history, up to the present).
+pub const RESYNC_GAP: Duration = Duration::from_millis(300);
+
 /// What happened at the seat.
 #[derive(Debug)]
 pub enum SeatEvent {
-    /// A log entry as this side sees it (any machine answer is sent).
-    Update(Update),
+    /// A log entry as this side sees it. `live` is false for the views of
+    /// the history re-sent when the seat is taken, except the last: only a
+    /// live update's prompt is current (its machine answer is sent; an
+    /// `Act` prompt is the caller's).
+    Update {
+        /// The view.
+        update: Update,
+        /// Whether its prompt is current.
+        live: bool,
+    },
     /// Our entry was refused; nothing changed.
     Rejected(String),
     /// The log is closed (the game ended and both sides revealed).
@@ -51,6 +63,8 @@ pub struct Seat {
     player: Player,
     ended: bool,
     reveals: usize,
+    /// The re-sent history, to hand out before anything new.
+    backlog: std::collections::VecDeque<SeatEvent>,
 }
 
 impl std::fmt::Debug for Seat {
@@ -63,21 +77,76 @@ impl std::fmt::Debug for Seat {
 }
 
 impl Seat {
-    /// Takes `player`'s seat in `game_id`; the server then sends every
-    /// view from the start (a resume replays them into the player).
+    /// Takes `player`'s seat in `game_id`. The server re-sends every view
+    /// from the start; the whole burst is replayed into the player (its
+    /// layouts and notes follow the log again) but only the last view's
+    /// machine answer is sent: the log moved past every earlier prompt, so
+    /// a resumed seat never answers twice.
     pub async fn join(
         mut conn: ServerConnection,
         game_id: GameId,
         player: Player,
     ) -> Result<Seat, SeatError> {
         conn.join(game_id, Role::Player(player.side()), 0).await?;
-        Ok(Seat {
+        let mut seat = Seat {
             conn,
             game_id,
             player,
             ended: false,
             reveals: 0,
-        })
+            backlog: Default::default(),
+        };
+        let mut burst = Vec::new();
+        while let Some(msg) = seat.conn.recv_within(RESYNC_GAP).await? {
+            burst.push(msg);
+        }
+        let last_update = burst
+            .iter()
+            .rposition(|m| matches!(Self::decode(m), Ok(Some(ToClient::Update(_)))));
+        let mut held = None;
+        for (i, msg) in burst.into_iter().enumerate() {
+            let live = Some(i) == last_update;
+            let event = match Self::decode(&msg)? {
+                Some(ToClient::Update(u)) => {
+                    held = seat.take_update(&u)?;
+                    SeatEvent::Update { update: u, live }
+                }
+                Some(other) => Self::other(other),
+                None => SeatEvent::Other(format!("{msg:?}")),
+            };
+            seat.backlog.push_back(event);
+        }
+        if let Some(env) = held {
+            seat.submit(env).await?;
+        }
+        Ok(seat)
+    }
+
+    fn decode(msg: &ServerMessage) -> Result<Option<ToClient>, SeatError> {
+        match msg {
+            ServerMessage::Game { payload, .. } => decode_padded(payload)
+                .map(Some)
+                .map_err(|e| SeatError::Message(e.to_string())),
+            _ => Ok(None),
+        }
+    }
+
+    fn other(msg: ToClient) -> SeatEvent {
+        match msg {
+            ToClient::Rejected { reason } => SeatEvent::Rejected(reason),
+            ToClient::Receipt(_) => SeatEvent::Other("receipt".into()),
+            _ => SeatEvent::Other("transcript".into()),
+        }
+    }
+
+    /// Feeds an update to the player; its machine answer, if any.
+    fn take_update(&mut self, u: &Update) -> Result<Option<SignedEnvelope>, SeatError> {
+        match u.entry.as_str() {
+            "end" => self.ended = true,
+            "reveal" => self.reveals += 1,
+            _ => {}
+        }
+        Ok(self.player.on_update(u)?)
     }
 
     /// The seat's side.
@@ -87,32 +156,28 @@ impl Seat {
 
     /// The next event; machine prompts are answered before it returns.
     pub async fn next(&mut self) -> Result<SeatEvent, SeatError> {
+        if let Some(e) = self.backlog.pop_front() {
+            return Ok(e);
+        }
         if self.ended && self.reveals >= 2 {
             return Ok(SeatEvent::Closed);
         }
         let msg = self.conn.recv().await?;
-        let payload = match msg {
-            ServerMessage::Game { payload, .. } => payload,
-            ServerMessage::Error { message, .. } => return Ok(SeatEvent::Other(message)),
-            other => return Ok(SeatEvent::Other(format!("{other:?}"))),
-        };
-        match decode_padded(&payload).map_err(|e| SeatError::Message(e.to_string()))? {
-            ToClient::Update(u) => {
-                match u.entry.as_str() {
-                    "end" => self.ended = true,
-                    "reveal" => self.reveals += 1,
-                    _ => {}
-                }
-                if let Some(env) = self.player.on_update(&u)? {
+        if let ServerMessage::Error { message, .. } = &msg {
+            return Ok(SeatEvent::Other(message.clone()));
+        }
+        match Self::decode(&msg)? {
+            Some(ToClient::Update(u)) => {
+                if let Some(env) = self.take_update(&u)? {
                     self.submit(env).await?;
                 }
-                Ok(SeatEvent::Update(u))
+                Ok(SeatEvent::Update {
+                    update: u,
+                    live: true,
+                })
             }
-            ToClient::Rejected { reason } => Ok(SeatEvent::Rejected(reason)),
-            ToClient::Receipt(_) => Ok(SeatEvent::Other("receipt".into())),
-            ToClient::Transcript(_) | ToClient::Padding(_) => {
-                Ok(SeatEvent::Other("transcript".into()))
-            }
+            Some(other) => Ok(Self::other(other)),
+            None => Ok(SeatEvent::Other(format!("{msg:?}"))),
         }
     }
 
