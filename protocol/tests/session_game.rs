@@ -367,3 +367,37 @@ fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
         Awaiting::Action { .. }
     ));
 }
+
+#[test]
+fn g5_a_reveal_with_an_illegal_strength_is_a_proven_fault_of_its_side_b28_1() {
+    let mut t = Table::new();
+    let env = t.players.get_mut(&Side::A).unwrap().concede();
+    let out = t.session.submit(Side::A, env, 0);
+    // Deliver everything, but intercept B's reveal and forge one content.
+    t.queue.extend(out);
+    while let Some(o) = t.queue.pop_front() {
+        let Output::ToPlayer(side, ToClient::Update(u)) = o else {
+            continue;
+        };
+        let Some(env) = t.players.get_mut(&side).unwrap().on_update(&u).unwrap() else {
+            continue;
+        };
+        let env = match hexveil_protocol::message::Body::decode(&env.envelope().body).unwrap() {
+            hexveil_protocol::message::Body::Reveal(mut reveal) if side == Side::B => {
+                let ap = reveal.layers.iter_mut().find(|l| l.layer == "ap").unwrap();
+                ap.contents[0].1 = [1, 10, 0, 0, 0, 0, 0, 0]; // an A-P strength of 10
+                t.players
+                    .get_mut(&Side::B)
+                    .unwrap()
+                    .sign(&hexveil_protocol::message::Body::Reveal(reveal))
+            }
+            _ => env,
+        };
+        let more = t.session.submit(side, env, 0);
+        t.queue.extend(more);
+    }
+    assert!(t.session.is_closed());
+    let faults = t.session.faults();
+    assert!(!faults.is_empty(), "the forged reveal must be a fault");
+    assert!(faults.iter().all(|f| f.side == Side::B), "{faults:?}");
+}
