@@ -353,6 +353,7 @@ impl Client {
             game_id,
             traffic: Vec::new(),
             transcript: None,
+            last_seq: None,
         })
     }
 
@@ -713,6 +714,7 @@ pub struct Spectator {
     game_id: GameId,
     traffic: Vec<usize>,
     transcript: Option<Vec<u8>>,
+    last_seq: Option<u64>,
 }
 
 impl std::fmt::Debug for Spectator {
@@ -736,7 +738,10 @@ impl Spectator {
         Ok(match ServerMessage::decode(&frame)? {
             ServerMessage::Game { game_id, payload } if game_id == self.game_id => {
                 match decode_padded(&payload)? {
-                    ToClient::Update(u) => GameEvent::Update(u),
+                    ToClient::Update(u) => {
+                        self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
+                        GameEvent::Update(u)
+                    }
                     ToClient::Transcript(t) => {
                         self.transcript = Some(t.clone());
                         GameEvent::Transcript(t)
@@ -774,6 +779,11 @@ impl Spectator {
     /// The transcript, once the game is over.
     pub fn transcript(&self) -> Option<&[u8]> {
         self.transcript.as_deref()
+    }
+
+    /// The highest seq of a public update seen.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.last_seq
     }
 
     /// Sends raw game payload bytes (a spectator may not: the server says
