@@ -64,6 +64,14 @@ pub enum EventKind {
         /// The content it must hold from now on.
         new_content: Content,
     },
+    /// The action was refused after sealed facts or dice had been used for
+    /// it (e.g. a rules-data cell missing, R12): it has no effect on the
+    /// game, and its rolls are spent, so declaring it again cannot re-roll
+    /// them (G2).
+    Void {
+        /// Why, in words, with the rule.
+        reason: String,
+    },
     /// Unit movement.
     Move(crate::movement::MoveEvent),
     /// Minefield attacks, reveals, clearance and FFE (B28).

@@ -871,8 +871,8 @@ impl Referee {
                     .engine
                     .as_mut()
                     .expect("facts are asked during play")
-                    .provide_facts(facts)?;
-                return self.advance(step);
+                    .provide_facts(facts);
+                return self.advance(void_if_refused(step)?);
             };
             if first.layer != Layer::DaisyChain && !self.is_eligible(&first) {
                 self.facts_got.push(Fact {
@@ -1103,8 +1103,8 @@ impl Referee {
                     .engine
                     .as_mut()
                     .expect("rolls happen during play")
-                    .provide_dice(dice.clone())?;
-                self.advance(step)?;
+                    .provide_dice(dice.clone());
+                self.advance(void_if_refused(step)?)?;
                 Ok((dice, round.secret))
             }
             _ => {
@@ -1234,18 +1234,42 @@ impl Referee {
                     "the revealed pad seed does not give the pad committed at setup (G2)".into(),
                 )),
             }
-            let contents: Vec<(Layer, Location, Content)> = reveal
-                .layers
-                .iter()
-                .flat_map(|lr| {
-                    let layer = SEALED_LAYERS.into_iter().find(|l| l.name() == lr.layer);
-                    lr.contents.iter().filter_map(move |(key, bytes)| {
-                        let layer = layer?;
-                        let location = rules::parse_location(key)?;
-                        content::decode(bytes).ok().map(|c| (layer, location, c))
-                    })
-                })
-                .collect();
+            // Every revealed content must be a legal content of its layer at
+            // an eligible location, and every eligible location must be
+            // revealed: a leaf that does not decode or does not fit is an
+            // illegal setup, never silently dropped (B28.1, B28.5, G3).
+            let mut contents: Vec<(Layer, Location, Content)> = Vec::new();
+            for lr in &reveal.layers {
+                let Some(layer) = SEALED_LAYERS.into_iter().find(|l| l.name() == lr.layer) else {
+                    faults.push(fault(format!("revealed an unknown layer {:?}", lr.layer)));
+                    continue;
+                };
+                let eligible = self.eligible(side, layer);
+                let mut keys: Vec<String> = Vec::with_capacity(lr.contents.len());
+                for (key, bytes) in &lr.contents {
+                    keys.push(key.clone());
+                    let Some(location) = rules::parse_location(key) else {
+                        faults.push(fault(format!("layer {layer}: {key:?} is not a location")));
+                        continue;
+                    };
+                    match content::decode(bytes) {
+                        Ok(c) if c.fits(layer) => contents.push((layer, location, c)),
+                        Ok(c) => faults.push(fault(format!(
+                            "layer {layer} at {key}: {c:?} cannot be in this layer"
+                        ))),
+                        Err(e) => faults.push(fault(format!("layer {layer} at {key}: {e}"))),
+                    }
+                }
+                keys.sort();
+                let mut expected: Vec<String> = eligible.iter().map(|l| l.key()).collect();
+                expected.sort();
+                if keys != expected {
+                    faults.push(fault(format!(
+                        "layer {layer}: the revealed locations are not exactly the {} eligible ones (G3)",
+                        expected.len()
+                    )));
+                }
+            }
             let extra = self.extra_dummies.get(&side).copied().unwrap_or(0);
             for violation in
                 rules::check_layout(&self.scenario, &setup.public, side, &contents, extra)
@@ -1255,6 +1279,24 @@ impl Referee {
         }
         self.reveals.insert(side, reveal.clone());
         self.faults.extend(faults);
+    }
+}
+
+/// A refusal of the engine after facts or dice were given ends the action
+/// as a void ruling: nothing changes in the game, the rolls are spent and
+/// the log moves on, so no party is left waiting for an answer that would
+/// be refused again (G2, G6). Other errors are the referee's own bugs.
+fn void_if_refused(step: Result<Step, hexveil_core::ActionError>) -> Result<Step, RefereeError> {
+    match step {
+        Ok(step) => Ok(step),
+        Err(hexveil_core::ActionError::Refused(e)) => Ok(Step::Done(vec![Event {
+            to: hexveil_core::Visibility::Public,
+            kind: EventKind::Void {
+                reason: e.to_string(),
+            },
+            cite: e.cite,
+        }])),
+        Err(other) => Err(other.into()),
     }
 }
 

@@ -64,11 +64,14 @@ struct Table {
 
 impl Table {
     fn new() -> Table {
+        Table::with_scenario(scenario_toml(), SETUP_A)
+    }
+
+    fn with_scenario(toml: String, setup_a: &str) -> Table {
         let game_id = GameId([7; 16]);
         let a = Identity::from_seed(&[1; 32]).unwrap();
         let b = Identity::from_seed(&[2; 32]).unwrap();
         let server = Identity::from_seed(&[3; 32]).unwrap();
-        let toml = scenario_toml();
         let params = GameParams {
             scenario_toml: toml.clone(),
             players: [a.public_key(), b.public_key()],
@@ -82,7 +85,7 @@ impl Table {
             game_id,
             &toml,
             PAD_LEN,
-            secrets(Side::A, SETUP_A, SEALED_A, 20),
+            secrets(Side::A, setup_a, SEALED_A, 20),
         )
         .unwrap();
         let pb = Player::new(
@@ -323,4 +326,78 @@ fn b28_412_owner_opens_exit_then_entry_hex_and_mover_sees_presence_only_g4() {
         !text.contains("ApAttackSealed"),
         "sealed strength events are for the referee only (R13)"
     );
+}
+
+#[test]
+fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
+    // A truck (unarmored: the Vehicle line, B28.42) drives into B's hidden
+    // A-P 12 in 3E4; the Vehicle line has no Kill Number on the 12 column
+    // (R12), so the engine refuses after the leaf was opened and the DR
+    // rolled. The action must end as a logged void ruling, rolls spent,
+    // nothing moved, and nobody left waiting.
+    let mut t = Table::with_scenario(
+        scenario_toml()
+            + "\n[[units]]\nname = \"ger-truck\"\nside = \"A\"\nkind = \"vehicle\"\n[units.vehicle]\nprinted_mp = 10\n",
+        &SETUP_A.replace("ger-pz = \"4E6\"", "ger-pz = \"4E6\"\nger-truck = \"3E3\""),
+    );
+    t.end_phase_until(hexveil_core::turn::Phase::Movement);
+    let truck = hexveil_core::unit::UnitId(6);
+    t.act(
+        Side::A,
+        Action::Move {
+            units: vec![truck],
+            to: "3E4".parse().unwrap(),
+            mode: MoveMode::Normal,
+        },
+    );
+    let ruling = t.seen[&Side::A].last().unwrap();
+    assert!(
+        matches!(ruling.events.as_slice(), [hexveil_core::Event { kind: hexveil_core::EventKind::Void { reason }, .. }] if reason.contains("Vehicle line") || reason.contains("R12")),
+        "{:?}",
+        ruling.events
+    );
+    let engine = t.session.referee().engine().unwrap();
+    assert_eq!(
+        engine.state().unit(truck).unwrap().hex,
+        Some("3E3".parse().unwrap()),
+        "a void action changes nothing"
+    );
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+}
+
+#[test]
+fn g5_a_reveal_with_an_illegal_strength_is_a_proven_fault_of_its_side_b28_1() {
+    let mut t = Table::new();
+    let env = t.players.get_mut(&Side::A).unwrap().concede();
+    let out = t.session.submit(Side::A, env, 0);
+    // Deliver everything, but intercept B's reveal and forge one content.
+    t.queue.extend(out);
+    while let Some(o) = t.queue.pop_front() {
+        let Output::ToPlayer(side, ToClient::Update(u)) = o else {
+            continue;
+        };
+        let Some(env) = t.players.get_mut(&side).unwrap().on_update(&u).unwrap() else {
+            continue;
+        };
+        let env = match hexveil_protocol::message::Body::decode(&env.envelope().body).unwrap() {
+            hexveil_protocol::message::Body::Reveal(mut reveal) if side == Side::B => {
+                let ap = reveal.layers.iter_mut().find(|l| l.layer == "ap").unwrap();
+                ap.contents[0].1 = [1, 10, 0, 0, 0, 0, 0, 0]; // an A-P strength of 10
+                t.players
+                    .get_mut(&Side::B)
+                    .unwrap()
+                    .sign(&hexveil_protocol::message::Body::Reveal(reveal))
+            }
+            _ => env,
+        };
+        let more = t.session.submit(side, env, 0);
+        t.queue.extend(more);
+    }
+    assert!(t.session.is_closed());
+    let faults = t.session.faults();
+    assert!(!faults.is_empty(), "the forged reveal must be a fault");
+    assert!(faults.iter().all(|f| f.side == Side::B), "{faults:?}");
 }

@@ -5,7 +5,7 @@
 //! `cert_names = ["game.example.org"]`, `max_frame = 262144`,
 //! `rate_per_second = 50`, `rate_burst = 100`, `answer_timeout_secs = 600`,
 //! `spectator_delay_secs = 0`, `login_timeout_secs = 10`,
-//! `max_connections = 4096`.
+//! `max_connections = 4096`, `idle_timeout_secs = 86400`.
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -67,6 +67,9 @@ pub struct Cli {
     /// Most simultaneous connections; more are refused at the handshake.
     #[arg(long)]
     pub max_connections: Option<usize>,
+    /// Seconds a logged-in connection may send no frame before it is closed.
+    #[arg(long)]
+    pub idle_timeout_secs: Option<u64>,
 }
 
 /// The TOML configuration file.
@@ -94,6 +97,8 @@ pub struct FileConfig {
     pub login_timeout_secs: Option<u64>,
     /// See [`Cli::max_connections`].
     pub max_connections: Option<usize>,
+    /// See [`Cli::idle_timeout_secs`].
+    pub idle_timeout_secs: Option<u64>,
 }
 
 /// Why the configuration is unusable.
@@ -228,6 +233,16 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
         )?;
     }
     debug_assert!(s.frame.max_len() <= MAX_FRAME_LEN);
+    if let Some(v) = cli.idle_timeout_secs.or(file.idle_timeout_secs) {
+        if v == 0 {
+            return Err(ConfigError::OutOfRange {
+                setting: "idle_timeout_secs",
+                value: v,
+                why: "must be at least 1",
+            });
+        }
+        s.frame.idle_timeout = Duration::from_secs(v);
+    }
     if let Some(v) = cli.rate_per_second.or(file.rate_per_second) {
         s.rate_limit.frames_per_second = non_zero("rate_per_second", v)?;
     }

@@ -28,8 +28,8 @@ use crate::session::{ConnectionId, Participant};
 use crate::store::StoreError;
 use crate::tls::ALPN;
 use crate::wire::{
-    ClientMessage, ErrorCode, GameId, PlayerKey, Role, ServerMessage, MAX_PAYLOAD_LEN,
-    PROTOCOL_VERSION,
+    ClientMessage, ErrorCode, GameAssembler, GameId, PublicKey, Role, ServerMessage,
+    MAX_PAYLOAD_LEN, PROTOCOL_VERSION,
 };
 
 /// Messages a connection's outbox holds before the client counts as too slow.
@@ -170,6 +170,7 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
         outbox,
         bucket: TokenBucket::new(ctx.settings.rate_limit, std::time::Instant::now()),
         joined: HashMap::new(),
+        assembler: GameAssembler::default(),
     };
     let ending = session.run().await;
     session.finish(ending, writer).await;
@@ -210,6 +211,7 @@ struct Session {
     outbox: mpsc::Sender<ServerMessage>,
     bucket: TokenBucket,
     joined: HashMap<GameId, (Role, mpsc::Sender<GameCommand>)>,
+    assembler: GameAssembler,
 }
 
 impl Session {
@@ -271,7 +273,7 @@ impl Session {
     }
 
     /// Hello, challenge, login; all within the login timeout.
-    async fn login(&mut self) -> Result<PlayerKey, Ending> {
+    async fn login(&mut self) -> Result<PublicKey, Ending> {
         let mut limits = self.ctx.settings.frame;
         limits.idle_timeout = self.ctx.settings.login_timeout;
         let deadline = tokio::time::Instant::now() + self.ctx.settings.login_timeout;
@@ -360,7 +362,7 @@ impl Session {
         }
     }
 
-    async fn dispatch(&mut self, key: PlayerKey, msg: ClientMessage) -> Result<(), Ending> {
+    async fn dispatch(&mut self, key: PublicKey, msg: ClientMessage) -> Result<(), Ending> {
         match msg {
             ClientMessage::Hello { .. } | ClientMessage::Login { .. } => {
                 self.reply(ServerMessage::error(
@@ -384,7 +386,11 @@ impl Session {
                 let games = self.ctx.lobby.list();
                 self.reply(ServerMessage::Games { games }).await?;
             }
-            ClientMessage::Join { game_id, role } => self.join(key, game_id, role).await?,
+            ClientMessage::Join {
+                game_id,
+                role,
+                resume_from,
+            } => self.join(key, game_id, role, resume_from).await?,
             ClientMessage::FetchTranscript { game_id, offset } => {
                 let msg = self.transcript_chunk(game_id, offset).await;
                 self.reply(msg).await?;
@@ -401,7 +407,11 @@ impl Session {
                     self.reply(not_joined(game_id)).await?;
                 }
             },
-            ClientMessage::Game { game_id, payload } => {
+            ClientMessage::Game {
+                game_id,
+                payload,
+                more,
+            } => {
                 let Some((role, game)) = self.joined.get(&game_id) else {
                     self.reply(not_joined(game_id)).await?;
                     return Ok(());
@@ -414,6 +424,19 @@ impl Session {
                     .await?;
                     return Ok(());
                 }
+                let game = game.clone();
+                let payload = match self.assembler.push(game_id, payload, more) {
+                    Ok(Some((_, whole))) => whole,
+                    Ok(None) => return Ok(()),
+                    Err(e) => {
+                        return self
+                            .reply(ServerMessage::error(
+                                ErrorCode::BadGameMessage,
+                                e.to_string(),
+                            ))
+                            .await
+                    }
+                };
                 let cmd = GameCommand::Payload {
                     from: self.id,
                     payload,
@@ -462,7 +485,13 @@ impl Session {
         }
     }
 
-    async fn join(&mut self, key: PlayerKey, game_id: GameId, role: Role) -> Result<(), Ending> {
+    async fn join(
+        &mut self,
+        key: PublicKey,
+        game_id: GameId,
+        role: Role,
+        resume_from: u64,
+    ) -> Result<(), Ending> {
         if self.joined.contains_key(&game_id) {
             return self
                 .reply(ServerMessage::error(
@@ -486,6 +515,7 @@ impl Session {
                 key,
                 role,
             },
+            resume_from,
             link: ConnectionLink {
                 id: self.id,
                 outbox: self.outbox.clone(),
@@ -521,8 +551,17 @@ impl Session {
         if let Some(err) = ending.error {
             let _ = outbox.try_send(err);
         }
-        for (_, (_, game)) in joined {
-            let _ = game.try_send(GameCommand::Leave { from: id });
+        for (game_id, (_, game)) in joined {
+            // Bounded: a stuck game learns of the departure when it next
+            // finds this connection's outbox closed.
+            let sent = timeout(
+                GAME_SEND_TIMEOUT,
+                game.send(GameCommand::Leave { from: id }),
+            )
+            .await;
+            if !matches!(sent, Ok(Ok(()))) {
+                debug!(%game_id, connection = id.0, "leave not delivered");
+            }
         }
         drop(outbox);
         let _ = timeout(ctx.settings.frame.transfer_timeout, writer).await;

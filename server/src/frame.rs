@@ -18,6 +18,9 @@ use tokio::time::{timeout, timeout_at, Instant};
 /// Hard maximum frame length: 256 KiB. No configuration can raise it.
 pub const MAX_FRAME_LEN: u32 = 256 * 1024;
 
+/// Default wait for the next frame on a logged-in connection: 24 hours.
+pub const DEFAULT_FRAME_IDLE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
 /// Length of the frame header (the `u32` length prefix).
 pub const FRAME_HEADER_LEN: usize = 4;
 
@@ -26,7 +29,10 @@ pub const FRAME_HEADER_LEN: usize = 4;
 pub struct FrameLimits {
     /// Largest accepted frame length (at most [`MAX_FRAME_LEN`]).
     max_len: u32,
-    /// How long to wait for the first byte of the next frame.
+    /// How long to wait for the first byte of the next frame. Long by
+    /// default: a spectator or a player waiting for his opponent may send
+    /// nothing for a long time, and a dead peer is found sooner by the QUIC
+    /// idle timeout (5 minutes, with 20-second keep-alives).
     pub idle_timeout: Duration,
     /// How long a started frame (rest of header and body) may take, and how
     /// long one frame write may take.
@@ -54,11 +60,12 @@ impl FrameLimits {
 }
 
 impl Default for FrameLimits {
-    /// [`MAX_FRAME_LEN`], 5 minutes idle, 10 seconds per frame.
+    /// [`MAX_FRAME_LEN`], [`DEFAULT_FRAME_IDLE_TIMEOUT`] idle, 10 seconds
+    /// per frame.
     fn default() -> Self {
         FrameLimits {
             max_len: MAX_FRAME_LEN,
-            idle_timeout: Duration::from_secs(300),
+            idle_timeout: DEFAULT_FRAME_IDLE_TIMEOUT,
             transfer_timeout: Duration::from_secs(10),
         }
     }

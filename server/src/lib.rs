@@ -12,18 +12,23 @@
 //! - [`session`]: the [`session::GameSession`] trait a game plugs in through.
 //! - [`lobby`], [`connection`], [`server`]: games as tasks, connections, the
 //!   accept loop.
+//! - [`live_game`]: the protocol's live game session plugged in (glue).
 //! - [`relay`]: a chat relay session for tests; not the game.
+//! - [`secrets`]: the transcript key and pad master secret in the data
+//!   directory; [`durable_file`]: crash-safe writes of such files.
 //! - [`config`]: flags, TOML file, logging.
 
 pub mod config;
 pub mod connection;
+pub mod durable_file;
 pub mod endpoint;
 pub mod frame;
-pub mod game;
+pub mod live_game;
 pub mod lobby;
 pub mod login;
 pub mod rate;
 pub mod relay;
+pub mod secrets;
 pub mod server;
 pub mod session;
 pub mod sqlite;

@@ -20,10 +20,14 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{sleep_until, Instant};
 use tracing::{error, info, warn};
 
-use crate::session::{ConnectionId, Effect, GameSession, Participant, Recipient, SessionFactory};
+use crate::session::{
+    unix_millis, ConnectionId, Effect, GameSession, Participant, Recipient, SessionContext,
+    SessionFactory,
+};
 use crate::store::{StoreError, StoreHandle};
 use crate::wire::{
-    ErrorCode, GameId, GameSummary, Role, ServerMessage, Side, MAX_LISTED_GAMES, MAX_PAYLOAD_LEN,
+    split_game_message, ErrorCode, GameId, GameSummary, Role, ServerMessage, Side,
+    MAX_GAME_MESSAGE_LEN, MAX_LISTED_GAMES,
 };
 
 /// Commands a game task's channel holds at most.
@@ -39,7 +43,8 @@ pub const CLOSE_TOO_SLOW: u32 = 4;
 /// Per-game timing settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameSettings {
-    /// How long an awaited seat may take to answer.
+    /// How long an awaited side may take to answer; handed to the session
+    /// factory in [`SessionContext`] (the session keeps the clock, G2).
     pub answer_timeout: Duration,
     /// How late spectators see [`Recipient::Spectators`] messages.
     pub spectator_delay: Duration,
@@ -78,6 +83,8 @@ pub enum GameCommand {
     Join {
         /// Who asks.
         participant: Participant,
+        /// First event sequence number the client has not seen.
+        resume_from: u64,
         /// Where to answer.
         link: ConnectionLink,
         /// Whether it worked.
@@ -172,7 +179,8 @@ impl Lobby {
                 .map(|e| e.bytes)
                 .collect();
             let next_seq = events.len() as u64;
-            match self.factory.restore(game_id, &game.metadata, &events) {
+            let ctx = self.context(game_id);
+            match self.factory.restore(&ctx, &game.metadata, &events) {
                 Ok(session) => {
                     self.spawn_game(game_id, session, next_seq, false);
                     restored += 1;
@@ -191,12 +199,20 @@ impl Lobby {
         let game_id = GameId(id);
         let session = self
             .factory
-            .create(game_id, &scenario)
+            .create(&self.context(game_id), &scenario)
             .map_err(|r| LobbyError::Rejected(r.0))?;
         self.store.create_game(game_id, scenario).await?;
         self.spawn_game(game_id, session, 0, true);
         info!(%game_id, "game created");
         Ok(game_id)
+    }
+
+    fn context(&self, game_id: GameId) -> SessionContext {
+        SessionContext {
+            game_id,
+            now_ms: unix_millis(),
+            answer_timeout: self.settings.answer_timeout,
+        }
     }
 
     /// Summaries of at most [`MAX_LISTED_GAMES`] live games.
@@ -207,8 +223,8 @@ impl Lobby {
             .filter(|(_, e)| !e.commands.is_closed())
             .map(|(id, e)| GameSummary {
                 game_id: *id,
-                first_seated: e.status.first.load(Ordering::Relaxed),
-                second_seated: e.status.second.load(Ordering::Relaxed),
+                side_a_seated: e.status.first.load(Ordering::Relaxed),
+                side_b_seated: e.status.second.load(Ordering::Relaxed),
                 spectators: e.status.spectators.load(Ordering::Relaxed),
                 finished: e.status.finished.load(Ordering::Relaxed),
             })
@@ -246,7 +262,7 @@ impl Lobby {
             delayed: VecDeque::new(),
             settings: self.settings,
             status: status.clone(),
-            awaited: None,
+            deadline: None,
             departures: Vec::new(),
             registry: self.games.clone(),
         };
@@ -276,15 +292,15 @@ struct GameTask {
     delayed: VecDeque<(Instant, Vec<u8>)>,
     settings: GameSettings,
     status: Arc<GameStatus>,
-    awaited: Option<(Side, Instant)>,
+    deadline: Option<Instant>,
     departures: Vec<Participant>,
     registry: Registry,
 }
 
 fn seat(side: Side) -> usize {
     match side {
-        Side::First => 0,
-        Side::Second => 1,
+        Side::A => 0,
+        Side::B => 1,
     }
 }
 
@@ -307,13 +323,13 @@ impl GameTask {
         fresh: bool,
     ) -> Result<(), StoreError> {
         if fresh {
-            let effects = self.session.start();
+            let effects = self.session.start(unix_millis());
             self.apply(effects).await?;
         }
-        self.refresh_awaiting(None);
+        self.refresh_deadline();
         loop {
             let next_delayed = self.delayed.front().map(|(t, _)| *t);
-            let deadline = self.awaited.map(|(_, t)| t);
+            let deadline = self.deadline;
             let result = tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.on_command(cmd).await,
@@ -324,10 +340,11 @@ impl GameTask {
                     Ok(())
                 }
                 _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    self.on_answer_timeout().await
+                    self.on_tick().await
                 }
             };
             result?;
+            self.refresh_deadline();
             self.update_status();
             if self.status.finished.load(Ordering::Relaxed) && self.members.is_empty() {
                 return Ok(());
@@ -339,10 +356,11 @@ impl GameTask {
         match cmd {
             GameCommand::Join {
                 participant,
+                resume_from,
                 link,
                 reply,
             } => {
-                let joined = self.join(participant, link).await;
+                let joined = self.join(participant, resume_from, link).await;
                 // On a storage failure the client is told by `fail`.
                 let _ = reply.send(matches!(joined, Ok(true)));
                 joined?;
@@ -360,13 +378,8 @@ impl GameTask {
                     return Ok(());
                 };
                 let who = member.participant;
-                match self.session.handle(&who, &payload) {
-                    Ok(effects) => {
-                        self.apply(effects).await?;
-                        if let Role::Player(side) = who.role {
-                            self.refresh_awaiting(Some(side));
-                        }
-                    }
+                match self.session.handle(&who, &payload, unix_millis()) {
+                    Ok(effects) => self.apply(effects).await?,
                     Err(r) => self.send_to(from, ServerMessage::error(ErrorCode::Rejected, r.0)),
                 }
             }
@@ -385,6 +398,7 @@ impl GameTask {
     async fn join(
         &mut self,
         participant: Participant,
+        resume_from: u64,
         link: ConnectionLink,
     ) -> Result<bool, StoreError> {
         if self.members.contains_key(&participant.connection) {
@@ -394,7 +408,7 @@ impl GameTask {
             ));
             return Ok(false);
         }
-        match self.session.admit(&participant) {
+        match self.session.admit(&participant, resume_from, unix_millis()) {
             Err(r) => {
                 let _ = link
                     .outbox
@@ -420,35 +434,24 @@ impl GameTask {
                 self.members
                     .insert(participant.connection, Member { participant, link });
                 self.apply(effects).await?;
-                self.refresh_awaiting(None);
                 Ok(true)
             }
         }
     }
 
-    async fn on_answer_timeout(&mut self) -> Result<(), StoreError> {
-        let Some((side, _)) = self.awaited.take() else {
-            return Ok(());
-        };
-        warn!(game_id = %self.game_id, ?side, "answer timeout");
-        let effects = self.session.answer_timed_out(side);
+    async fn on_tick(&mut self) -> Result<(), StoreError> {
+        self.deadline = None;
+        let effects = self.session.tick(unix_millis());
         self.apply(effects).await?;
-        self.refresh_awaiting(None);
         self.process_departures().await
     }
 
-    /// Restart the answer clock when the awaited seat changes or has just
-    /// acted; stop it when nobody is awaited.
-    fn refresh_awaiting(&mut self, acted: Option<Side>) {
-        match self.session.awaiting() {
-            None => self.awaited = None,
-            Some(side) => {
-                let keep = matches!(self.awaited, Some((s, _)) if s == side) && acted != Some(side);
-                if !keep {
-                    self.awaited = Some((side, Instant::now() + self.settings.answer_timeout));
-                }
-            }
-        }
+    /// Turn the session's next deadline (Unix ms) into a timer.
+    fn refresh_deadline(&mut self) {
+        self.deadline = self.session.next_deadline().map(|at_ms| {
+            let wait = at_ms.saturating_sub(unix_millis());
+            Instant::now() + Duration::from_millis(wait)
+        });
     }
 
     async fn apply(&mut self, effects: Vec<Effect>) -> Result<(), StoreError> {
@@ -474,8 +477,8 @@ impl GameTask {
     }
 
     fn send(&mut self, to: Recipient, payload: Vec<u8>) {
-        if payload.len() > MAX_PAYLOAD_LEN {
-            error!(game_id = %self.game_id, len = payload.len(), "session produced an oversized payload; dropped");
+        if payload.len() > MAX_GAME_MESSAGE_LEN {
+            error!(game_id = %self.game_id, len = payload.len(), "session produced an oversized message; dropped");
             return;
         }
         let targets: Vec<ConnectionId> = match to {
@@ -493,11 +496,23 @@ impl GameTask {
             }
         };
         for t in targets {
+            self.send_message(t, &payload);
+        }
+    }
+
+    /// Send one game message to one connection, in parts if it is long.
+    fn send_message(&mut self, id: ConnectionId, message: &[u8]) {
+        for (part, more) in split_game_message(message) {
+            if !self.members.contains_key(&id) {
+                // Dropped as too slow part-way: send nothing more.
+                return;
+            }
             self.send_to(
-                t,
+                id,
                 ServerMessage::Game {
                     game_id: self.game_id,
-                    payload: payload.clone(),
+                    payload: part.to_vec(),
+                    more,
                 },
             );
         }
@@ -519,13 +534,7 @@ impl GameTask {
             }
             let (_, payload) = self.delayed.pop_front().expect("front exists");
             for id in self.spectator_ids() {
-                self.send_to(
-                    id,
-                    ServerMessage::Game {
-                        game_id: self.game_id,
-                        payload: payload.clone(),
-                    },
-                );
+                self.send_message(id, &payload);
             }
         }
     }
@@ -570,10 +579,9 @@ impl GameTask {
 
     async fn process_departures(&mut self) -> Result<(), StoreError> {
         while let Some(who) = self.departures.pop() {
-            let effects = self.session.departed(&who);
+            let effects = self.session.departed(&who, unix_millis());
             self.apply(effects).await?;
         }
-        self.refresh_awaiting(None);
         Ok(())
     }
 
@@ -612,7 +620,7 @@ mod tests {
     use crate::session::Rejection;
     use crate::sqlite::SqliteStore;
     use crate::store::{GameStore, StoredEvent, StoredGame};
-    use crate::wire::PlayerKey;
+    use crate::wire::PublicKey;
 
     const WAIT: Duration = Duration::from_secs(20);
 
@@ -637,7 +645,7 @@ mod tests {
 
     struct Client {
         id: ConnectionId,
-        key: PlayerKey,
+        key: PublicKey,
         tx: mpsc::Sender<ServerMessage>,
         rx: mpsc::Receiver<ServerMessage>,
     }
@@ -646,7 +654,7 @@ mod tests {
         let (tx, rx) = mpsc::channel(capacity);
         Client {
             id: ConnectionId(n),
-            key: PlayerKey([n as u8; 32]),
+            key: PublicKey([n as u8; 32]),
             tx,
             rx,
         }
@@ -661,6 +669,7 @@ mod tests {
                     key: self.key,
                     role,
                 },
+                resume_from: 0,
                 link: ConnectionLink {
                     id: self.id,
                     outbox: self.tx.clone(),
@@ -709,9 +718,9 @@ mod tests {
         let mut fast = client(1, 64);
         // Room for Joined and the welcome only; it never reads afterwards.
         let mut slow = client(2, 2);
-        assert!(fast.join(&game, Role::Player(Side::First)).await);
+        assert!(fast.join(&game, Role::Player(Side::A)).await);
         assert_eq!(fast.next_payload().await, b"welcome 1");
-        assert!(slow.join(&game, Role::Player(Side::Second)).await);
+        assert!(slow.join(&game, Role::Player(Side::B)).await);
         for i in 0..5 {
             fast.say(&game, format!("m{i}").as_bytes()).await;
             assert_eq!(
@@ -721,13 +730,13 @@ mod tests {
         }
         // The slow reader lost its seat.
         tokio::time::timeout(WAIT, async {
-            while lobby.list()[0].second_seated {
+            while lobby.list()[0].side_b_seated {
                 tokio::task::yield_now().await;
             }
         })
         .await
         .expect("slow seat freed");
-        assert!(lobby.list()[0].first_seated);
+        assert!(lobby.list()[0].side_a_seated);
         assert!(matches!(
             slow.rx.recv().await,
             Some(ServerMessage::Joined { .. })
@@ -743,7 +752,7 @@ mod tests {
         let game = lobby.commands(id).unwrap();
         let mut p = client(1, 64);
         let mut s = client(2, 64);
-        assert!(p.join(&game, Role::Player(Side::First)).await);
+        assert!(p.join(&game, Role::Player(Side::A)).await);
         assert_eq!(p.next_payload().await, b"welcome 1");
         assert!(s.join(&game, Role::Spectator).await);
         assert!(matches!(s.next().await, ServerMessage::Joined { .. }));
@@ -754,50 +763,69 @@ mod tests {
         assert_eq!(s.next_payload().await, b"public move");
     }
 
-    /// A session that waits for the second seat after the first one moved.
+    /// A session that gives side B the answer timeout after side A moved.
     struct Turns {
-        waiting: Option<Side>,
+        timeout_ms: u64,
+        deadline: Option<u64>,
     }
 
     impl GameSession for Turns {
-        fn admit(&mut self, _who: &Participant) -> Result<Vec<Effect>, Rejection> {
+        fn admit(&mut self, _: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
             Ok(Vec::new())
         }
-        fn handle(&mut self, from: &Participant, _p: &[u8]) -> Result<Vec<Effect>, Rejection> {
-            if from.role == Role::Player(Side::First) {
-                self.waiting = Some(Side::Second);
+        fn handle(
+            &mut self,
+            from: &Participant,
+            _: &[u8],
+            now_ms: u64,
+        ) -> Result<Vec<Effect>, Rejection> {
+            if from.role == Role::Player(Side::A) {
+                self.deadline = Some(now_ms + self.timeout_ms);
             }
             Ok(Vec::new())
         }
-        fn awaiting(&self) -> Option<Side> {
-            self.waiting
+        fn next_deadline(&self) -> Option<u64> {
+            self.deadline
         }
-        fn answer_timed_out(&mut self, side: Side) -> Vec<Effect> {
-            self.waiting = None;
-            vec![Effect::Send {
-                to: Recipient::Players,
-                payload: format!("{side:?} timed out").into_bytes(),
-            }]
+        fn tick(&mut self, now_ms: u64) -> Vec<Effect> {
+            match self.deadline {
+                Some(d) if now_ms >= d => {
+                    self.deadline = None;
+                    vec![Effect::Send {
+                        to: Recipient::Players,
+                        payload: b"B timed out".to_vec(),
+                    }]
+                }
+                _ => Vec::new(),
+            }
         }
     }
 
     struct TurnsFactory;
 
     impl SessionFactory for TurnsFactory {
-        fn create(&self, _: GameId, _: &[u8]) -> Result<Box<dyn GameSession>, Rejection> {
-            Ok(Box::new(Turns { waiting: None }))
+        fn create(
+            &self,
+            ctx: &SessionContext,
+            _: &[u8],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(Turns {
+                timeout_ms: ctx.answer_timeout.as_millis() as u64,
+                deadline: None,
+            }))
         }
         fn restore(
             &self,
-            _: GameId,
-            _: &[u8],
+            ctx: &SessionContext,
+            scenario: &[u8],
             _: &[Vec<u8>],
         ) -> Result<Box<dyn GameSession>, Rejection> {
-            Ok(Box::new(Turns { waiting: None }))
+            self.create(ctx, scenario)
         }
     }
 
-    // G2: a seat that does not answer in time is reported to the session.
+    // G2: the shell calls the session back at its answer deadline, which
+    // comes from the configured answer timeout.
     #[tokio::test]
     async fn answer_timeout_reaches_the_session() {
         let dir = tempfile::tempdir().unwrap();
@@ -806,11 +834,11 @@ mod tests {
         let game = lobby.commands(id).unwrap();
         let mut a = client(1, 64);
         let mut b = client(2, 64);
-        assert!(a.join(&game, Role::Player(Side::First)).await);
-        assert!(b.join(&game, Role::Player(Side::Second)).await);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert!(b.join(&game, Role::Player(Side::B)).await);
         a.say(&game, b"move").await;
-        assert_eq!(a.next_payload().await, b"Second timed out");
-        assert_eq!(b.next_payload().await, b"Second timed out");
+        assert_eq!(a.next_payload().await, b"B timed out");
+        assert_eq!(b.next_payload().await, b"B timed out");
     }
 
     // G5/G6: the finished game's result and transcript are stored.
@@ -821,7 +849,7 @@ mod tests {
         let id = lobby.create_game(b"s".to_vec()).await.unwrap();
         let game = lobby.commands(id).unwrap();
         let mut a = client(1, 64);
-        assert!(a.join(&game, Role::Player(Side::First)).await);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
         assert_eq!(a.next_payload().await, b"welcome 1");
         a.say(&game, b"hello").await;
         assert_eq!(a.next_payload().await, b"ack 1");
@@ -881,7 +909,7 @@ mod tests {
         let game = lobby.commands(id).unwrap();
         let mut a = client(1, 64);
         // The seat event cannot be stored: Joined was sent, then the failure.
-        assert!(!a.join(&game, Role::Player(Side::First)).await);
+        assert!(!a.join(&game, Role::Player(Side::A)).await);
         assert!(matches!(a.next().await, ServerMessage::Joined { .. }));
         match a.next().await {
             ServerMessage::Error { code, message } => {

@@ -9,17 +9,19 @@
 //!
 //! Tuple encoding (DESIGN section 3.0): `u32` big-endian length of the tag,
 //! the tag's ASCII bytes, then the fixed-width fields raw: exporter (32),
-//! challenge (32), public key (32). Written here as a small private helper
-//! because `protocol/src/encoding.rs` was not available yet.
+//! challenge (32), public key (32), built with the protocol crate's
+//! [`TupleEncoder`] and tag [`tag::LOGIN`].
 
+use hexveil_protocol::encoding::{tag, TupleEncoder};
+use hexveil_protocol::Identity;
 use ring::rand::{SecureRandom, SystemRandom};
-use ring::signature::{self, Ed25519KeyPair, KeyPair, UnparsedPublicKey};
+use ring::signature::{self, UnparsedPublicKey};
 use thiserror::Error;
 
-use crate::wire::PlayerKey;
+use crate::wire::PublicKey;
 
-/// Domain tag of the login signature.
-pub const LOGIN_TAG: &[u8] = b"hexveil/v1/login";
+/// Domain tag of the login signature (`hexveil/v1/login`).
+pub const LOGIN_TAG: &str = tag::LOGIN;
 
 /// Label for TLS keying-material export.
 pub const EXPORTER_LABEL: &[u8] = b"EXPORTER-hexveil-login";
@@ -43,9 +45,9 @@ pub enum LoginError {
     Export(String),
     /// The signature does not verify for this key, session and challenge.
     #[error("login signature does not verify for key {0} on this connection")]
-    BadSignature(PlayerKey),
+    BadSignature(PublicKey),
     /// The PKCS#8 bytes are not an Ed25519 key pair ring accepts.
-    #[error("not an Ed25519 PKCS#8 v2 key: {0}")]
+    #[error("not an Ed25519 PKCS#8 key: {0}")]
     BadKey(String),
 }
 
@@ -68,53 +70,49 @@ pub fn exporter(conn: &quinn::Connection, challenge: &Challenge) -> Result<Expor
 }
 
 /// The signed bytes: tuple encoding of tag, exporter, challenge, key.
-pub fn login_message(exporter: &Exporter, challenge: &Challenge, key: &PlayerKey) -> Vec<u8> {
-    let mut m = Vec::with_capacity(4 + LOGIN_TAG.len() + 96);
-    m.extend_from_slice(&(LOGIN_TAG.len() as u32).to_be_bytes());
-    m.extend_from_slice(LOGIN_TAG);
-    m.extend_from_slice(&exporter.0);
-    m.extend_from_slice(&challenge.0);
-    m.extend_from_slice(&key.0);
-    m
+pub fn login_message(exporter: &Exporter, challenge: &Challenge, key: &PublicKey) -> Vec<u8> {
+    TupleEncoder::new(LOGIN_TAG)
+        .array(&exporter.0)
+        .array(&challenge.0)
+        .array(&key.0)
+        .finish()
 }
 
-/// A player's login key.
+/// A player's login key: the protocol crate's [`Identity`], the same key
+/// that signs the player's game actions.
 #[derive(Debug)]
 pub struct LoginKey {
-    pair: Ed25519KeyPair,
-    public: PlayerKey,
+    identity: Identity,
 }
 
 impl LoginKey {
-    /// Parse an Ed25519 PKCS#8 v2 document (as ring generates).
+    /// Parse an Ed25519 PKCS#8 document (v2 as ring generates it, or v1).
     pub fn from_pkcs8(bytes: &[u8]) -> Result<Self, LoginError> {
-        let pair =
-            Ed25519KeyPair::from_pkcs8(bytes).map_err(|e| LoginError::BadKey(e.to_string()))?;
-        let mut public = [0u8; 32];
-        public.copy_from_slice(pair.public_key().as_ref());
-        Ok(LoginKey {
-            pair,
-            public: PlayerKey(public),
-        })
+        let identity =
+            Identity::from_pkcs8(bytes).map_err(|e| LoginError::BadKey(e.to_string()))?;
+        Ok(LoginKey { identity })
+    }
+
+    /// Wrap an identity already loaded.
+    pub fn from_identity(identity: Identity) -> Self {
+        LoginKey { identity }
     }
 
     /// The public key.
-    pub fn public_key(&self) -> PlayerKey {
-        self.public
+    pub fn public_key(&self) -> PublicKey {
+        self.identity.public_key()
     }
 
     /// Sign the login tuple for this session and challenge.
     pub fn sign(&self, exporter: &Exporter, challenge: &Challenge) -> Vec<u8> {
-        self.pair
-            .sign(&login_message(exporter, challenge, &self.public))
-            .as_ref()
-            .to_vec()
+        let msg = login_message(exporter, challenge, &self.public_key());
+        self.identity.sign(&msg).0.to_vec()
     }
 }
 
 /// Check a login signature with ring's Ed25519 verifier.
 pub fn verify_login(
-    key: &PlayerKey,
+    key: &PublicKey,
     exporter: &Exporter,
     challenge: &Challenge,
     signature: &[u8],
@@ -129,13 +127,12 @@ mod tests {
     use super::*;
 
     fn key() -> LoginKey {
-        let doc = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).unwrap();
-        LoginKey::from_pkcs8(doc.as_ref()).unwrap()
+        LoginKey::from_pkcs8(&Identity::generate_pkcs8().unwrap()).unwrap()
     }
 
     #[test]
     fn message_layout_is_tuple_encoding() {
-        let m = login_message(&Exporter([1; 32]), &Challenge([2; 32]), &PlayerKey([3; 32]));
+        let m = login_message(&Exporter([1; 32]), &Challenge([2; 32]), &PublicKey([3; 32]));
         assert_eq!(&m[..4], &[0, 0, 0, 16]);
         assert_eq!(&m[4..20], b"hexveil/v1/login");
         assert_eq!(&m[20..52], &[1; 32]);

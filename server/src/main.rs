@@ -1,8 +1,11 @@
 //! The `hexveil-server` binary.
 //!
-//! Prints, as its first stdout lines, `fingerprint <hex>` and
-//! `listening <addr>` so scripts and end-to-end tests can start it and
-//! connect. Logs go to stderr (`RUST_LOG` filters them).
+//! Prints, as its first stdout lines, `fingerprint <hex>` (the TLS
+//! certificate's SHA-256, for pinning), `listening <addr>` and
+//! `transcript-key <hex>` (the key that countersigns game logs) so scripts
+//! and end-to-end tests can start it and connect. Logs go to stderr
+//! (`RUST_LOG` filters them). Games are the protocol's live session
+//! ([`hexveil_server::live_game`]).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -10,7 +13,8 @@ use std::sync::Arc;
 
 use clap::Parser;
 use hexveil_server::config::{init_logging, Cli};
-use hexveil_server::game::HexveilFactory;
+use hexveil_server::live_game::LiveGameFactory;
+use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::Server;
 
 #[tokio::main]
@@ -24,15 +28,16 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let timeout_ms = u64::try_from(settings.answer_timeout.as_millis()).unwrap_or(u64::MAX);
-    let factory = match HexveilFactory::open(&settings.data_dir, timeout_ms) {
-        Ok(f) => f,
+    let secrets = match ServerSecrets::load_or_create(&settings.data_dir) {
+        Ok((s, _)) => Arc::new(s),
         Err(e) => {
             eprintln!("hexveil-server: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let server = match Server::start(settings, Arc::new(factory)).await {
+    let transcript_key = secrets.transcript_public_key();
+    let factory = Arc::new(LiveGameFactory::new(secrets));
+    let server = match Server::start(settings, factory).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("hexveil-server: {e}");
@@ -43,6 +48,7 @@ async fn main() -> ExitCode {
         let mut out = std::io::stdout().lock();
         let printed = writeln!(out, "fingerprint {}", server.fingerprint())
             .and_then(|_| writeln!(out, "listening {}", server.local_addr()))
+            .and_then(|_| writeln!(out, "transcript-key {transcript_key}"))
             .and_then(|_| out.flush());
         if printed.is_err() {
             eprintln!("hexveil-server: cannot write to stdout");

@@ -6,14 +6,16 @@
 //! `hexveil-protocol` is plugged in. Behaviour:
 //!
 //! - A seat goes to the first key that asks for it and back to that key only;
-//!   each seating is appended as an event (`seat <side> <key hex>`), so a
+//!   each seating is appended as an event (`seat <A|B> <key hex>`), so a
 //!   restart restores seats.
 //! - A seated player's payload is appended, then relayed to the other seat
 //!   and to spectators, and acknowledged to the sender with `ack <seq>`.
 //! - The payload `finish` ends the game.
 
-use crate::session::{Effect, GameSession, Participant, Recipient, Rejection, SessionFactory};
-use crate::wire::{GameId, PlayerKey, Role, Side};
+use crate::session::{
+    Effect, GameSession, Participant, Recipient, Rejection, SessionContext, SessionFactory,
+};
+use crate::wire::{PublicKey, Role, Side};
 
 /// Factory for [`RelaySession`]s; accepts any scenario bytes.
 #[derive(Debug, Default, Clone, Copy)]
@@ -22,15 +24,15 @@ pub struct RelayFactory;
 /// The relay session (see module docs; not the game).
 #[derive(Debug, Default)]
 pub struct RelaySession {
-    seats: [Option<PlayerKey>; 2],
+    seats: [Option<PublicKey>; 2],
     events: u64,
     log: Vec<Vec<u8>>,
 }
 
 fn seat_index(side: Side) -> usize {
     match side {
-        Side::First => 0,
-        Side::Second => 1,
+        Side::A => 0,
+        Side::B => 1,
     }
 }
 
@@ -42,15 +44,15 @@ impl RelaySession {
                 .split_once(' ')
                 .ok_or_else(|| Rejection("bad seat event".into()))?;
             let side = match side {
-                "first" => Side::First,
-                "second" => Side::Second,
+                "A" => Side::A,
+                "B" => Side::B,
                 _ => return Err(Rejection(format!("bad side {side:?}"))),
             };
             let key: [u8; 32] = hex::decode(key)
                 .ok()
                 .and_then(|k| k.try_into().ok())
                 .ok_or_else(|| Rejection("bad key in seat event".into()))?;
-            self.seats[seat_index(side)] = Some(PlayerKey(key));
+            self.seats[seat_index(side)] = Some(PublicKey(key));
         }
         self.events += 1;
         self.log.push(event.to_vec());
@@ -65,7 +67,12 @@ impl RelaySession {
 }
 
 impl GameSession for RelaySession {
-    fn admit(&mut self, who: &Participant) -> Result<Vec<Effect>, Rejection> {
+    fn admit(
+        &mut self,
+        who: &Participant,
+        _resume_from: u64,
+        _now_ms: u64,
+    ) -> Result<Vec<Effect>, Rejection> {
         let mut out = Vec::new();
         if let Role::Player(side) = who.role {
             match self.seats[seat_index(side)] {
@@ -73,11 +80,7 @@ impl GameSession for RelaySession {
                 Some(_) => return Err(Rejection(format!("seat {side:?} belongs to another key"))),
                 None => {
                     self.seats[seat_index(side)] = Some(who.key);
-                    let name = if side == Side::First {
-                        "first"
-                    } else {
-                        "second"
-                    };
+                    let name = if side == Side::A { "A" } else { "B" };
                     self.append(format!("seat {name} {}", who.key).into_bytes(), &mut out);
                 }
             }
@@ -89,7 +92,12 @@ impl GameSession for RelaySession {
         Ok(out)
     }
 
-    fn handle(&mut self, from: &Participant, payload: &[u8]) -> Result<Vec<Effect>, Rejection> {
+    fn handle(
+        &mut self,
+        from: &Participant,
+        payload: &[u8],
+        _now_ms: u64,
+    ) -> Result<Vec<Effect>, Rejection> {
         let Role::Player(side) = from.role else {
             return Err(Rejection("spectators cannot act".into()));
         };
@@ -106,7 +114,7 @@ impl GameSession for RelaySession {
         let seq = self.events;
         self.append(payload.to_vec(), &mut out);
         out.push(Effect::Send {
-            to: Recipient::Player(side.other()),
+            to: Recipient::Player(side.opponent()),
             payload: payload.to_vec(),
         });
         out.push(Effect::Send {
@@ -124,7 +132,7 @@ impl GameSession for RelaySession {
 impl SessionFactory for RelayFactory {
     fn create(
         &self,
-        _game_id: GameId,
+        _ctx: &SessionContext,
         _scenario: &[u8],
     ) -> Result<Box<dyn GameSession>, Rejection> {
         Ok(Box::new(RelaySession::default()))
@@ -132,7 +140,7 @@ impl SessionFactory for RelayFactory {
 
     fn restore(
         &self,
-        _game_id: GameId,
+        _ctx: &SessionContext,
         _scenario: &[u8],
         events: &[Vec<u8>],
     ) -> Result<Box<dyn GameSession>, Rejection> {

@@ -16,7 +16,7 @@ use crate::endpoint::{server_config, EndpointError};
 use crate::lobby::{GameSettings, Lobby};
 use crate::session::SessionFactory;
 use crate::sqlite::SqliteStore;
-use crate::store::{StoreError, StoreHandle};
+use crate::store::{GameStore, StoreError, StoreHandle};
 use crate::tls::{Fingerprint, ServerIdentity, TlsError};
 
 /// Why the server could not start.
@@ -59,13 +59,23 @@ impl Server {
         settings: ServerSettings,
         factory: Arc<dyn SessionFactory>,
     ) -> Result<Server, ServerError> {
+        let store = SqliteStore::open(&settings.data_dir)?;
+        Self::start_with_store(settings, factory, Box::new(store)).await
+    }
+
+    /// Like [`Server::start`] with another [`GameStore`] backend (e.g. a
+    /// PostgreSQL module); the certificate still lives in the data directory.
+    pub async fn start_with_store(
+        settings: ServerSettings,
+        factory: Arc<dyn SessionFactory>,
+        store: Box<dyn GameStore>,
+    ) -> Result<Server, ServerError> {
         let (identity, created) =
             ServerIdentity::load_or_create(&settings.data_dir, &settings.cert_names)?;
         if created {
             info!(fingerprint = %identity.fingerprint(), "created a new self-signed certificate");
         }
-        let store = SqliteStore::open(&settings.data_dir)?;
-        let store = StoreHandle::spawn(Box::new(store)).map_err(|source| ServerError::Io {
+        let store = StoreHandle::spawn(store).map_err(|source| ServerError::Io {
             action: "start the storage thread",
             source,
         })?;

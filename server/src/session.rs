@@ -16,11 +16,19 @@
 //! - [`Effect::Finish`] stores the result and transcript and marks the game
 //!   finished.
 //!
+//! Time: every call gets `now_ms`, the server's clock in milliseconds since
+//! the Unix epoch. A session that needs to act on its own (a player who did
+//! not answer within the answer timeout, G2) says when through
+//! [`GameSession::next_deadline`]; the shell calls [`GameSession::tick`] at
+//! that time (or later).
+//!
 //! If storing fails, the shell stops the game (its in-memory state may be
 //! ahead of the log) and tells its connections; a restart rebuilds it from
 //! the durable log.
 
-use crate::wire::{GameId, PlayerKey, Role, Side};
+use std::time::Duration;
+
+use crate::wire::{GameId, PublicKey, Role, Side};
 
 /// Identifies one client connection for the lifetime of the server process.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -32,7 +40,7 @@ pub struct Participant {
     /// The connection.
     pub connection: ConnectionId,
     /// The Ed25519 key the connection logged in with.
-    pub key: PlayerKey,
+    pub key: PublicKey,
     /// The role asked for (join) or granted (later calls).
     pub role: Role,
 }
@@ -42,7 +50,7 @@ pub struct Participant {
 pub enum Recipient {
     /// One connection (e.g. the one that just joined).
     Connection(ConnectionId),
-    /// Whichever connection currently holds a seat (dropped if none).
+    /// Whichever connection currently holds a side's seat (dropped if none).
     Player(Side),
     /// Both seated players.
     Players,
@@ -59,7 +67,8 @@ pub enum Effect {
     Send {
         /// To whom.
         to: Recipient,
-        /// Opaque bytes (at most [`crate::wire::MAX_PAYLOAD_LEN`]).
+        /// Opaque bytes (at most [`crate::wire::MAX_GAME_MESSAGE_LEN`]; the
+        /// shell splits long ones into frame-sized parts).
         payload: Vec<u8>,
     },
     /// The game ended: store result and transcript, mark it finished.
@@ -76,39 +85,63 @@ pub enum Effect {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Rejection(pub String);
 
+/// What the shell tells a factory about the game it makes or restores.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SessionContext {
+    /// The game's id (random, 16 bytes).
+    pub game_id: GameId,
+    /// The server's clock, milliseconds since the Unix epoch.
+    pub now_ms: u64,
+    /// The per-game answer timeout configured on the server (G2).
+    pub answer_timeout: Duration,
+}
+
 /// A game's state machine, owned by one task of the shell. Calls never block
 /// and do no I/O.
 pub trait GameSession: Send + 'static {
     /// A newly created game starts (not called on restore); e.g. to append
     /// its genesis record.
-    fn start(&mut self) -> Vec<Effect> {
+    fn start(&mut self, _now_ms: u64) -> Vec<Effect> {
         Vec::new()
     }
 
-    /// A connection asks to join in `who.role`. On success the shell routes
-    /// [`Recipient::Player`] for that seat (or spectator messages) to it,
-    /// replacing any earlier connection in the seat. Deciding who may take a
-    /// seat (e.g. only the key the scenario names, or the same key again to
-    /// resume) is the session's business.
-    fn admit(&mut self, who: &Participant) -> Result<Vec<Effect>, Rejection>;
+    /// A connection asks to join in `who.role`; `resume_from` is the first
+    /// event sequence number it has not seen (0 for everything), so a
+    /// reconnecting player can be sent what it missed. On success the shell
+    /// routes [`Recipient::Player`] for that side (or spectator messages) to
+    /// it, replacing any earlier connection in the seat. Deciding who may
+    /// take a seat (e.g. only the key the scenario names) is the session's
+    /// business.
+    fn admit(
+        &mut self,
+        who: &Participant,
+        resume_from: u64,
+        now_ms: u64,
+    ) -> Result<Vec<Effect>, Rejection>;
 
     /// A seated player sent a payload. The shell itself refuses payloads
     /// from spectators and from connections that did not join.
-    fn handle(&mut self, from: &Participant, payload: &[u8]) -> Result<Vec<Effect>, Rejection>;
+    fn handle(
+        &mut self,
+        from: &Participant,
+        payload: &[u8],
+        now_ms: u64,
+    ) -> Result<Vec<Effect>, Rejection>;
 
     /// A participant left or its connection closed.
-    fn departed(&mut self, _who: &Participant) -> Vec<Effect> {
+    fn departed(&mut self, _who: &Participant, _now_ms: u64) -> Vec<Effect> {
         Vec::new()
     }
 
-    /// The seat whose answer the game is waiting for, if any. The shell times
-    /// it with the per-game answer timeout (G2: refusal is attributed).
-    fn awaiting(&self) -> Option<Side> {
+    /// When (Unix milliseconds) the session next needs [`GameSession::tick`],
+    /// e.g. the answer deadline of the side it waits for (G2). Asked after
+    /// every call.
+    fn next_deadline(&self) -> Option<u64> {
         None
     }
 
-    /// The awaited seat did not answer within the answer timeout.
-    fn answer_timed_out(&mut self, _side: Side) -> Vec<Effect> {
+    /// Called at or after [`GameSession::next_deadline`].
+    fn tick(&mut self, _now_ms: u64) -> Vec<Effect> {
         Vec::new()
     }
 }
@@ -117,14 +150,27 @@ pub trait GameSession: Send + 'static {
 /// their stored log at restart.
 pub trait SessionFactory: Send + Sync + 'static {
     /// A new game; the scenario is stored as the game's metadata.
-    fn create(&self, game_id: GameId, scenario: &[u8]) -> Result<Box<dyn GameSession>, Rejection>;
+    fn create(
+        &self,
+        ctx: &SessionContext,
+        scenario: &[u8],
+    ) -> Result<Box<dyn GameSession>, Rejection>;
 
     /// Rebuild an unfinished game from its scenario and its events in order
     /// (replaying them through the engine).
     fn restore(
         &self,
-        game_id: GameId,
+        ctx: &SessionContext,
         scenario: &[u8],
         events: &[Vec<u8>],
     ) -> Result<Box<dyn GameSession>, Rejection>;
+}
+
+/// The server's clock in milliseconds since the Unix epoch (0 if the clock
+/// is before 1970).
+pub fn unix_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }

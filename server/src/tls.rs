@@ -8,8 +8,6 @@
 //! validation against CA certificates the user supplies.
 
 use std::fmt;
-use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
@@ -21,6 +19,8 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 use thiserror::Error;
+
+use crate::durable_file::{self, FileError};
 
 /// The one application protocol spoken: `hexveil/1`.
 pub const ALPN: &[u8] = b"hexveil/1";
@@ -43,15 +43,8 @@ pub fn provider() -> Arc<CryptoProvider> {
 #[derive(Debug, Error)]
 pub enum TlsError {
     /// A file could not be read or written.
-    #[error("{action} {path}: {source}")]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] FileError),
     /// The certificate file exists but the key file does not.
     #[error("certificate {cert} exists but its key {key} is missing; refusing to make a new identity (clients pin the old one)")]
     KeyMissing {
@@ -183,17 +176,12 @@ impl ServerIdentity {
             server_crypto(&id)?;
             return Ok((id, false));
         }
-        fs::create_dir_all(data_dir).map_err(|source| TlsError::Io {
-            action: "create data directory",
-            path: data_dir.to_owned(),
-            source,
-        })?;
+        durable_file::ensure_dir(data_dir)?;
         let id = Self::generate(extra_names)?;
         // The key lands before the certificate: a certificate on disk always
         // has its key.
-        write_durably(&key_path, id.key.secret_pkcs8_der())?;
-        write_durably(&cert_path, &id.cert)?;
-        sync_dir(data_dir)?;
+        durable_file::write_durably(&key_path, id.key.secret_pkcs8_der())?;
+        durable_file::write_durably(&cert_path, &id.cert)?;
         Ok((id, true))
     }
 
@@ -209,53 +197,7 @@ impl ServerIdentity {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
-    fs::read(path).map_err(|source| TlsError::Io {
-        action: "read",
-        path: path.to_owned(),
-        source,
-    })
-}
-
-fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), TlsError> {
-    let tmp = path.with_extension("tmp");
-    let io = |action, source| TlsError::Io {
-        action,
-        path: tmp.clone(),
-        source,
-    };
-    let mut opts = fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    let mut f = opts.open(&tmp).map_err(|e| io("create", e))?;
-    f.write_all(bytes).map_err(|e| io("write", e))?;
-    f.sync_all().map_err(|e| io("fsync", e))?;
-    drop(f);
-    fs::rename(&tmp, path).map_err(|source| TlsError::Io {
-        action: "rename into place",
-        path: path.to_owned(),
-        source,
-    })
-}
-
-fn sync_dir(dir: &Path) -> Result<(), TlsError> {
-    #[cfg(unix)]
-    {
-        let d = fs::File::open(dir).map_err(|source| TlsError::Io {
-            action: "open directory",
-            path: dir.to_owned(),
-            source,
-        })?;
-        d.sync_all().map_err(|source| TlsError::Io {
-            action: "fsync directory",
-            path: dir.to_owned(),
-            source,
-        })?;
-    }
-    Ok(())
+    Ok(durable_file::read(path)?)
 }
 
 /// The server's rustls configuration: ring, TLS 1.3 only, ALPN `hexveil/1`,
@@ -425,7 +367,7 @@ mod tests {
     fn missing_key_is_an_error_not_a_new_identity() {
         let dir = tempfile::tempdir().unwrap();
         ServerIdentity::load_or_create(dir.path(), &[]).unwrap();
-        fs::remove_file(dir.path().join(KEY_FILE)).unwrap();
+        std::fs::remove_file(dir.path().join(KEY_FILE)).unwrap();
         assert!(matches!(
             ServerIdentity::load_or_create(dir.path(), &[]),
             Err(TlsError::KeyMissing { .. })

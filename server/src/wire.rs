@@ -14,8 +14,6 @@
 //! limits below after decoding, so nothing outside them reaches the lobby or a
 //! game.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -29,8 +27,14 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// prefix); payloads are limited so that a full message always fits a frame.
 const PAYLOAD_OVERHEAD: usize = 64;
 
-/// Largest game payload (opaque session bytes) in one message.
+/// Largest part of a game message carried by one [`ClientMessage::Game`] or
+/// [`ServerMessage::Game`] (one frame).
 pub const MAX_PAYLOAD_LEN: usize = MAX_FRAME_LEN as usize - PAYLOAD_OVERHEAD;
+
+/// Largest game message after its parts are joined: 8 MiB, the protocol's
+/// largest live message. Parts arrive one frame at a time, so the receiver
+/// only holds what the peer actually sent (and the rate limit allows).
+pub const MAX_GAME_MESSAGE_LEN: usize = 8 * 1024 * 1024;
 
 /// Largest scenario accepted by [`ClientMessage::CreateGame`].
 pub const MAX_SCENARIO_LEN: usize = MAX_PAYLOAD_LEN;
@@ -44,57 +48,15 @@ pub const MAX_LISTED_GAMES: usize = 1000;
 /// Length of an Ed25519 signature.
 pub const SIGNATURE_LEN: usize = 64;
 
-/// The random 16-byte identifier of a game (DESIGN section 3.0).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct GameId(pub [u8; 16]);
+/// The random 16-byte id of a game (DESIGN section 3.0), and a player's
+/// Ed25519 public key (32 bytes): the protocol crate's types, so the wire and
+/// the signed records name games and players the same way. postcard encodes
+/// them as their raw bytes.
+pub use hexveil_protocol::{GameId, PublicKey};
 
-impl fmt::Display for GameId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&hex::encode(self.0))
-    }
-}
-
-impl fmt::Debug for GameId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GameId({self})")
-    }
-}
-
-/// An Ed25519 public key identifying a player (32 raw bytes).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct PlayerKey(pub [u8; 32]);
-
-impl fmt::Display for PlayerKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&hex::encode(self.0))
-    }
-}
-
-impl fmt::Debug for PlayerKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PlayerKey({self})")
-    }
-}
-
-/// One of the two seats of a game. Which army sits where is the game
-/// session's business; the shell only routes by seat.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-pub enum Side {
-    /// The first seat.
-    First,
-    /// The second seat.
-    Second,
-}
-
-impl Side {
-    /// The other seat.
-    pub fn other(self) -> Side {
-        match self {
-            Side::First => Side::Second,
-            Side::Second => Side::First,
-        }
-    }
-}
+/// One of the two sides (seats) of a game: `hexveil_core::Side` (`A` is the
+/// first side of the scenario, `B` the second). Encoded as 0 and 1.
+pub use hexveil_core::Side;
 
 /// How a connection takes part in a game.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -140,6 +102,9 @@ pub enum ErrorCode {
     NotFinished,
     /// A transcript offset beyond its end.
     BadOffset,
+    /// A game message's parts exceed [`MAX_GAME_MESSAGE_LEN`] or are
+    /// interleaved between games; the partial message was dropped.
+    BadGameMessage,
 }
 
 /// Summary of one game in a lobby listing.
@@ -147,10 +112,10 @@ pub enum ErrorCode {
 pub struct GameSummary {
     /// The game.
     pub game_id: GameId,
-    /// Whether a player currently holds the first seat.
-    pub first_seated: bool,
-    /// Whether a player currently holds the second seat.
-    pub second_seated: bool,
+    /// Whether a player currently holds side A's seat.
+    pub side_a_seated: bool,
+    /// Whether a player currently holds side B's seat.
+    pub side_b_seated: bool,
     /// Number of spectators connected.
     pub spectators: u32,
     /// Whether the game has ended.
@@ -169,7 +134,7 @@ pub enum ClientMessage {
     /// login tuple (see [`crate::login`]).
     Login {
         /// The player's public key.
-        public_key: PlayerKey,
+        public_key: PublicKey,
         /// The signature, exactly [`SIGNATURE_LEN`] bytes.
         signature: Vec<u8>,
     },
@@ -186,24 +151,31 @@ pub enum ClientMessage {
     },
     /// List the games of this server.
     ListGames,
-    /// Join a game as a player of a seat or as a spectator.
+    /// Join a game as a player of a side or as a spectator.
     Join {
         /// The game.
         game_id: GameId,
         /// The role asked for.
         role: Role,
+        /// First event sequence number not yet seen (0: everything); lets a
+        /// reconnecting client resume.
+        resume_from: u64,
     },
     /// Leave a game joined earlier.
     Leave {
         /// The game.
         game_id: GameId,
     },
-    /// A message for the game session (at most [`MAX_PAYLOAD_LEN`] bytes).
+    /// A part of a message for the game session. A message longer than
+    /// [`MAX_PAYLOAD_LEN`] is sent as consecutive parts with `more = true`
+    /// on all but the last (see [`split_game_message`], [`GameAssembler`]).
     Game {
         /// The game.
         game_id: GameId,
-        /// Opaque session bytes.
+        /// Opaque session bytes (at most [`MAX_PAYLOAD_LEN`]).
         payload: Vec<u8>,
+        /// Whether the message continues in the next `Game` part.
+        more: bool,
     },
     /// Ask for part of a finished game's transcript (DESIGN 5: after the end
     /// anyone may fetch the full transcript). Answered with
@@ -229,7 +201,7 @@ pub enum ServerMessage {
     /// The login verified; the connection now acts for this key.
     LoginOk {
         /// The key that logged in.
-        public_key: PlayerKey,
+        public_key: PublicKey,
     },
     /// A request failed; see the code.
     Error {
@@ -265,12 +237,15 @@ pub enum ServerMessage {
         /// The game.
         game_id: GameId,
     },
-    /// A message from the game session.
+    /// A part of a message from the game session (parts as in
+    /// [`ClientMessage::Game`]).
     Game {
         /// The game.
         game_id: GameId,
-        /// Opaque session bytes.
+        /// Opaque session bytes (at most [`MAX_PAYLOAD_LEN`]).
         payload: Vec<u8>,
+        /// Whether the message continues in the next `Game` part.
+        more: bool,
     },
     /// Part of a finished game's transcript.
     TranscriptChunk {
@@ -311,6 +286,22 @@ pub enum WireError {
     /// postcard could not encode the message.
     #[error("message could not be encoded: {0}")]
     Encode(String),
+    /// A game message's parts add up to more than [`MAX_GAME_MESSAGE_LEN`].
+    #[error("game message of at least {len} bytes exceeds the limit of {max}")]
+    GameMessageTooLong {
+        /// Bytes so far.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A part for one game arrived while another game's message was open.
+    #[error("part for game {got} arrived while a message for game {open} was incomplete")]
+    Interleaved {
+        /// The game whose message was open.
+        open: GameId,
+        /// The game of the new part.
+        got: GameId,
+    },
     /// The encoded message is larger than a frame may be.
     #[error("encoded message is {len} bytes, a frame holds at most {max}")]
     MessageTooLarge {
@@ -319,6 +310,62 @@ pub enum WireError {
         /// Frame limit.
         max: usize,
     },
+}
+
+/// Split a game message into parts of at most [`MAX_PAYLOAD_LEN`] bytes,
+/// each with its `more` flag. An empty message is one empty part.
+pub fn split_game_message(message: &[u8]) -> Vec<(&[u8], bool)> {
+    if message.is_empty() {
+        return vec![(message, false)];
+    }
+    let n = message.len().div_ceil(MAX_PAYLOAD_LEN);
+    message
+        .chunks(MAX_PAYLOAD_LEN)
+        .enumerate()
+        .map(|(i, part)| (part, i + 1 < n))
+        .collect()
+}
+
+/// Joins the parts of game messages as they arrive, one message at a time.
+#[derive(Debug, Default)]
+pub struct GameAssembler {
+    open: Option<(GameId, Vec<u8>)>,
+}
+
+impl GameAssembler {
+    /// Add a part; returns the whole message when `more` is false. On an
+    /// error the open message is dropped.
+    pub fn push(
+        &mut self,
+        game_id: GameId,
+        part: Vec<u8>,
+        more: bool,
+    ) -> Result<Option<(GameId, Vec<u8>)>, WireError> {
+        let mut buf = match self.open.take() {
+            None => part,
+            Some((open, _)) if open != game_id => {
+                return Err(WireError::Interleaved { open, got: game_id })
+            }
+            Some((_, mut buf)) => {
+                buf.extend_from_slice(&part);
+                buf
+            }
+        };
+        if buf.len() > MAX_GAME_MESSAGE_LEN {
+            let len = buf.len();
+            buf.clear();
+            return Err(WireError::GameMessageTooLong {
+                len,
+                max: MAX_GAME_MESSAGE_LEN,
+            });
+        }
+        if more {
+            self.open = Some((game_id, buf));
+            Ok(None)
+        } else {
+            Ok(Some((game_id, buf)))
+        }
+    }
 }
 
 fn check_len(field: &'static str, len: usize, max: usize) -> Result<(), WireError> {
@@ -435,16 +482,18 @@ mod tests {
                 protocol_version: PROTOCOL_VERSION,
             },
             ClientMessage::Login {
-                public_key: PlayerKey([7; 32]),
+                public_key: PublicKey([7; 32]),
                 signature: vec![1; 64],
             },
             ClientMessage::Join {
                 game_id: GameId([3; 16]),
-                role: Role::Player(Side::Second),
+                role: Role::Player(Side::B),
+                resume_from: 7,
             },
             ClientMessage::Game {
                 game_id: GameId([3; 16]),
                 payload: b"hi".to_vec(),
+                more: true,
             },
         ];
         for m in msgs {
@@ -468,7 +517,7 @@ mod tests {
     #[test]
     fn wrong_signature_length_rejected() {
         let m = ClientMessage::Login {
-            public_key: PlayerKey([7; 32]),
+            public_key: PublicKey([7; 32]),
             signature: vec![1; 63],
         };
         let bytes = postcard::to_allocvec(&m).unwrap();
@@ -503,7 +552,7 @@ mod tests {
         );
         assert_eq!(
             hex(&ClientMessage::Login {
-                public_key: PlayerKey([0x11; 32]),
+                public_key: PublicKey([0x11; 32]),
                 signature: vec![0x22; 64],
             }),
             format!("01{}40{}", "11".repeat(32), "22".repeat(64))
@@ -519,23 +568,26 @@ mod tests {
         assert_eq!(
             hex(&ClientMessage::Join {
                 game_id: GameId([0xab; 16]),
-                role: Role::Player(Side::Second),
+                role: Role::Player(Side::B),
+                resume_from: 0,
             }),
-            format!("05{}0001", "ab".repeat(16))
+            format!("05{}000100", "ab".repeat(16))
         );
         assert_eq!(
             hex(&ClientMessage::Join {
                 game_id: GameId([0xab; 16]),
                 role: Role::Spectator,
+                resume_from: 300,
             }),
-            format!("05{}01", "ab".repeat(16))
+            format!("05{}01ac02", "ab".repeat(16))
         );
         assert_eq!(
             hex(&ClientMessage::Game {
                 game_id: GameId([0; 16]),
                 payload: vec![9],
+                more: false,
             }),
-            format!("07{}0109", "00".repeat(16))
+            format!("07{}010900", "00".repeat(16))
         );
         let shex = |m: &ServerMessage| hex::encode(m.encode().unwrap());
         assert_eq!(
@@ -553,14 +605,58 @@ mod tests {
             shex(&ServerMessage::Games {
                 games: vec![GameSummary {
                     game_id: GameId([1; 16]),
-                    first_seated: true,
-                    second_seated: false,
+                    side_a_seated: true,
+                    side_b_seated: false,
                     spectators: 2,
                     finished: false,
                 }]
             }),
             format!("0501{}01000200", "01".repeat(16))
         );
+    }
+
+    #[test]
+    fn game_messages_split_and_join() {
+        let big: Vec<u8> = (0..(2 * MAX_PAYLOAD_LEN + 5)).map(|i| i as u8).collect();
+        let parts = split_game_message(&big);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(
+            parts.iter().map(|(_, m)| *m).collect::<Vec<_>>(),
+            [true, true, false]
+        );
+        let g = GameId([4; 16]);
+        let mut a = GameAssembler::default();
+        let mut whole = None;
+        for (p, more) in parts {
+            whole = a.push(g, p.to_vec(), more).unwrap();
+        }
+        assert_eq!(whole, Some((g, big)));
+        assert_eq!(split_game_message(&[]), vec![(&[][..], false)]);
+    }
+
+    // G6: parts cannot be interleaved between games nor exceed the limit.
+    #[test]
+    fn game_message_parts_are_checked() {
+        let mut a = GameAssembler::default();
+        a.push(GameId([1; 16]), vec![1], true).unwrap();
+        assert!(matches!(
+            a.push(GameId([2; 16]), vec![2], false),
+            Err(WireError::Interleaved { .. })
+        ));
+        // The open message was dropped; a new one starts clean.
+        assert_eq!(
+            a.push(GameId([2; 16]), vec![2], false).unwrap(),
+            Some((GameId([2; 16]), vec![2]))
+        );
+        let part = vec![0u8; MAX_PAYLOAD_LEN];
+        let mut result = Ok(None);
+        for _ in 0..(MAX_GAME_MESSAGE_LEN / MAX_PAYLOAD_LEN + 1) {
+            result = a.push(GameId([1; 16]), part.clone(), true);
+            if result.is_err() {
+                break;
+            }
+        }
+        assert!(matches!(result, Err(WireError::GameMessageTooLong { .. })));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The `hexveil-server` binary as a process: it creates its certificate,
-//! prints `fingerprint <hex>` and `listening <addr>` as its first stdout
-//! lines, serves logins, and keeps its identity across restarts.
+//! prints `fingerprint <hex>`, `listening <addr>` and `transcript-key <hex>`
+//! as its first stdout lines, serves logins, and keeps its identity across
+//! restarts.
 
 mod common;
 
@@ -33,6 +34,11 @@ async fn launch(dir: &std::path::Path) -> (Child, Fingerprint, std::net::SocketA
     };
     let fp_line = next().await;
     let addr_line = next().await;
+    let key_line = next().await;
+    let key = key_line
+        .strip_prefix("transcript-key ")
+        .expect("third line is the transcript key");
+    assert_eq!(key.len(), 64, "{key_line}");
     let fp: Fingerprint = fp_line
         .strip_prefix("fingerprint ")
         .expect("first line is the fingerprint")

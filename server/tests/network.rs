@@ -101,13 +101,13 @@ async fn gigabyte_frame_rejected_other_game_undisturbed() {
 
     let mut x = RawClient::logged_in(addr, fp, &new_key()).await;
     let g1 = x.create_game().await;
-    x.join(g1, Role::Player(Side::First)).await;
+    x.join(g1, Role::Player(Side::A)).await;
 
     let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
     let mut z = RawClient::logged_in(addr, fp, &new_key()).await;
     let g2 = y.create_game().await;
-    y.join(g2, Role::Player(Side::First)).await;
-    z.join(g2, Role::Player(Side::Second)).await;
+    y.join(g2, Role::Player(Side::A)).await;
+    z.join(g2, Role::Player(Side::B)).await;
 
     x.send_raw(&(1u32 << 30).to_be_bytes()).await;
     let answer = x.recv().await;
@@ -125,13 +125,15 @@ async fn gigabyte_frame_rejected_other_game_undisturbed() {
         y.send(&ClientMessage::Game {
             game_id: g2,
             payload: payload.clone(),
+            more: false,
         })
         .await;
         assert_eq!(
             z.recv().await,
             ServerMessage::Game {
                 game_id: g2,
-                payload
+                payload,
+                more: false,
             }
         );
         assert!(matches!(y.recv().await, ServerMessage::Game { .. }));
@@ -261,6 +263,7 @@ async fn lobby_rejections_are_clear() {
     c.send(&ClientMessage::Game {
         game_id: g,
         payload: b"x".to_vec(),
+        more: false,
     })
     .await;
     assert_eq!(error_code(&c.recv().await), Some(ErrorCode::NotJoined));
@@ -268,6 +271,7 @@ async fn lobby_rejections_are_clear() {
     c.send(&ClientMessage::Game {
         game_id: g,
         payload: b"x".to_vec(),
+        more: false,
     })
     .await;
     assert_eq!(
@@ -277,17 +281,19 @@ async fn lobby_rejections_are_clear() {
     c.send(&ClientMessage::Join {
         game_id: hexveil_server::wire::GameId([0; 16]),
         role: Role::Spectator,
+        resume_from: 0,
     })
     .await;
     assert_eq!(error_code(&c.recv().await), Some(ErrorCode::UnknownGame));
 
     // A seat held by another key is refused by the session.
     let mut p1 = RawClient::logged_in(addr, fp, &new_key()).await;
-    p1.join(g, Role::Player(Side::First)).await;
+    p1.join(g, Role::Player(Side::A)).await;
     let mut p2 = RawClient::logged_in(addr, fp, &new_key()).await;
     p2.send(&ClientMessage::Join {
         game_id: g,
-        role: Role::Player(Side::First),
+        role: Role::Player(Side::A),
+        resume_from: 0,
     })
     .await;
     assert_eq!(error_code(&p2.recv().await), Some(ErrorCode::Rejected));
@@ -296,7 +302,7 @@ async fn lobby_rejections_are_clear() {
     match c.recv().await {
         ServerMessage::Games { games } => {
             let s = games.iter().find(|s| s.game_id == g).expect("listed");
-            assert!(s.first_seated && !s.second_seated);
+            assert!(s.side_a_seated && !s.side_b_seated);
             assert_eq!(s.spectators, 1);
         }
         other => panic!("expected Games, got {other:?}"),
@@ -315,10 +321,11 @@ async fn storage_survives_restart() {
         let server = start(settings(dir.path())).await;
         let mut c = RawClient::logged_in(server.local_addr(), server.fingerprint(), &key).await;
         game = c.create_game().await;
-        c.join(game, Role::Player(Side::First)).await;
+        c.join(game, Role::Player(Side::A)).await;
         c.send(&ClientMessage::Game {
             game_id: game,
             payload: b"move 1".to_vec(),
+            more: false,
         })
         .await;
         // The relay acknowledges after the event is durable.
@@ -326,7 +333,8 @@ async fn storage_survives_restart() {
             c.recv().await,
             ServerMessage::Game {
                 game_id: game,
-                payload: b"ack 1".to_vec()
+                payload: b"ack 1".to_vec(),
+                more: false,
             }
         );
         server.shutdown().await;
@@ -336,10 +344,11 @@ async fn storage_survives_restart() {
     let mut c = RawClient::logged_in(server.local_addr(), server.fingerprint(), &key).await;
     // Seat event + one move = 2 events replayed.
     assert_eq!(
-        c.join(game, Role::Player(Side::First)).await,
+        c.join(game, Role::Player(Side::A)).await,
         ServerMessage::Game {
             game_id: game,
-            payload: b"welcome 2".to_vec()
+            payload: b"welcome 2".to_vec(),
+            more: false,
         }
     );
     let mut other =
@@ -347,7 +356,8 @@ async fn storage_survives_restart() {
     other
         .send(&ClientMessage::Join {
             game_id: game,
-            role: Role::Player(Side::First),
+            role: Role::Player(Side::A),
+            resume_from: 0,
         })
         .await;
     assert_eq!(error_code(&other.recv().await), Some(ErrorCode::Rejected));
@@ -418,7 +428,7 @@ async fn finished_transcript_can_be_fetched() {
     let (addr, fp) = (server.local_addr(), server.fingerprint());
     let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
     let g = p.create_game().await;
-    p.join(g, Role::Player(Side::First)).await;
+    p.join(g, Role::Player(Side::A)).await;
     let mut viewer = RawClient::logged_in(addr, fp, &new_key()).await;
     viewer
         .send(&ClientMessage::FetchTranscript {
@@ -433,12 +443,14 @@ async fn finished_transcript_can_be_fetched() {
     p.send(&ClientMessage::Game {
         game_id: g,
         payload: b"hello".to_vec(),
+        more: false,
     })
     .await;
     assert!(matches!(p.recv().await, ServerMessage::Game { .. }));
     p.send(&ClientMessage::Game {
         game_id: g,
         payload: b"finish".to_vec(),
+        more: false,
     })
     .await;
     // The finish is stored by the game task; poll until it is visible.
@@ -509,8 +521,8 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
     let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
     let mut sleeper = RawClient::logged_in(addr, fp, &new_key()).await;
     let g = p.create_game().await;
-    p.join(g, Role::Player(Side::First)).await;
-    sleeper.join(g, Role::Player(Side::Second)).await;
+    p.join(g, Role::Player(Side::A)).await;
+    sleeper.join(g, Role::Player(Side::B)).await;
     // From here on the sleeper reads nothing.
     let chunk = vec![0x5a; 32 * 1024];
     let mut sent = 0u32;
@@ -520,6 +532,7 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
         p.send(&ClientMessage::Game {
             game_id: g,
             payload: chunk.clone(),
+            more: false,
         })
         .await;
         sent += 1;
@@ -540,8 +553,125 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
     // Another game on other connections is unaffected.
     let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
     let g2 = y.create_game().await;
-    y.join(g2, Role::Player(Side::First)).await;
+    y.join(g2, Role::Player(Side::A)).await;
     y.send(&ClientMessage::Ping { nonce: 5 }).await;
     assert_eq!(y.recv().await, ServerMessage::Pong { nonce: 5 });
+    server.shutdown().await;
+}
+
+// G6: a logged-in connection that sends nothing past the idle timeout is
+// closed with a timeout error.
+#[tokio::test]
+async fn idle_connection_closed_after_idle_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(dir.path());
+    s.frame.idle_timeout = Duration::from_secs(1);
+    let server = start(s).await;
+    let mut c = RawClient::logged_in(server.local_addr(), server.fingerprint(), &new_key()).await;
+    let answer = c.recv().await;
+    assert_eq!(error_code(&answer), Some(ErrorCode::Timeout), "{answer:?}");
+    assert_eq!(c.closed_code().await, Some(close::TIMEOUT as u64));
+    server.shutdown().await;
+}
+
+// Long game messages travel in frame-sized parts and arrive whole; more than
+// 8 MiB is refused with a clear error and nothing reaches the game (G6).
+#[tokio::test]
+async fn long_game_messages_travel_in_parts() {
+    use hexveil_server::wire::{
+        split_game_message, GameAssembler, MAX_GAME_MESSAGE_LEN, MAX_PAYLOAD_LEN,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(settings(dir.path())).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
+    let mut q = RawClient::logged_in(addr, fp, &new_key()).await;
+    let g = p.create_game().await;
+    p.join(g, Role::Player(Side::A)).await;
+    q.join(g, Role::Player(Side::B)).await;
+
+    let long: Vec<u8> = noise(11, 600_000);
+    for (part, more) in split_game_message(&long) {
+        p.send(&ClientMessage::Game {
+            game_id: g,
+            payload: part.to_vec(),
+            more,
+        })
+        .await;
+    }
+    let mut assembler = GameAssembler::default();
+    let whole = loop {
+        match q.recv().await {
+            ServerMessage::Game {
+                game_id,
+                payload,
+                more,
+            } => {
+                if let Some(w) = assembler.push(game_id, payload, more).unwrap() {
+                    break w;
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    assert_eq!(whole, (g, long));
+    let ack = p.recv().await;
+    assert!(
+        matches!(&ack, ServerMessage::Game { payload, .. } if payload == b"ack 2"),
+        "{ack:?}"
+    );
+
+    // Over the limit: an error once the parts pass 8 MiB.
+    let part = vec![7u8; MAX_PAYLOAD_LEN];
+    let parts = MAX_GAME_MESSAGE_LEN / MAX_PAYLOAD_LEN + 1;
+    for _ in 0..parts {
+        p.send(&ClientMessage::Game {
+            game_id: g,
+            payload: part.clone(),
+            more: true,
+        })
+        .await;
+    }
+    let answer = p.recv().await;
+    assert_eq!(
+        error_code(&answer),
+        Some(ErrorCode::BadGameMessage),
+        "{answer:?}"
+    );
+    // Nothing was relayed; the connection still works.
+    p.send(&ClientMessage::Ping { nonce: 3 }).await;
+    assert_eq!(p.recv().await, ServerMessage::Pong { nonce: 3 });
+    q.send(&ClientMessage::Ping { nonce: 4 }).await;
+    assert_eq!(q.recv().await, ServerMessage::Pong { nonce: 4 });
+    server.shutdown().await;
+}
+
+// A closed connection leaves its games: its seat is free again.
+#[tokio::test]
+async fn closed_connection_leaves_its_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(settings(dir.path())).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
+    let g = p.create_game().await;
+    p.join(g, Role::Player(Side::A)).await;
+    let mut watcher = RawClient::logged_in(addr, fp, &new_key()).await;
+    let seated = |m: ServerMessage| match m {
+        ServerMessage::Games { games } => games.iter().any(|s| s.game_id == g && s.side_a_seated),
+        other => panic!("expected Games, got {other:?}"),
+    };
+    watcher.send(&ClientMessage::ListGames).await;
+    assert!(seated(watcher.recv().await));
+    p.conn.close(0u32.into(), b"bye");
+    let mut freed = false;
+    for _ in 0..200 {
+        watcher.send(&ClientMessage::ListGames).await;
+        if !seated(watcher.recv().await) {
+            freed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(freed, "seat A still taken after the connection closed");
     server.shutdown().await;
 }

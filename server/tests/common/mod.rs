@@ -140,7 +140,12 @@ impl RawClient {
 
     /// Join and consume the `Joined` answer; returns the relay's welcome.
     pub async fn join(&mut self, game_id: GameId, role: Role) -> ServerMessage {
-        self.send(&ClientMessage::Join { game_id, role }).await;
+        self.send(&ClientMessage::Join {
+            game_id,
+            role,
+            resume_from: 0,
+        })
+        .await;
         match self.recv().await {
             ServerMessage::Joined {
                 game_id: g,

@@ -1,0 +1,261 @@
+//! The protocol's live game session ([`hexveil_protocol::session::Session`])
+//! plugged into the shell: glue only, no rules. It maps the session's
+//! outputs onto [`Effect`]s (persist = [`Effect::Append`] of the encoded log
+//! entry, messages = padded [`ToClient`] bytes) and client payloads
+//! (postcard [`ToServer`]) onto the session's calls. When the log closes,
+//! the transcript file is stored with the end record as the result.
+//!
+//! A new game is asked for with [`NewGame`] (postcard) as the scenario bytes
+//! of `CreateGame`. The server's transcript key and pad seed come from
+//! [`ServerSecrets`].
+
+use std::sync::Arc;
+
+use hexveil_protocol::message::{
+    decode_to_server, encode, encode_padded, Mode, ToClient, ToServer,
+};
+use hexveil_protocol::session::{GameParams, Output, Session};
+use hexveil_protocol::transcript::{decode_entry, encode_entry, TranscriptWriter};
+use serde::{Deserialize, Serialize};
+
+use crate::secrets::ServerSecrets;
+use crate::session::{
+    Effect, GameSession, Participant, Recipient, Rejection, SessionContext, SessionFactory,
+};
+use crate::wire::{PublicKey, Role, Side};
+
+/// Largest pad a new game may ask for (entries per pad epoch).
+pub const MAX_PAD_LEN: u32 = 1 << 16;
+
+/// What a client sends, postcard-encoded, as the scenario bytes of
+/// `CreateGame` to start a real game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewGame {
+    /// The scenario TOML text.
+    pub scenario_toml: String,
+    /// Side A's and side B's public keys (the only keys that may take those
+    /// seats).
+    pub players: [PublicKey; 2],
+    /// Live or escrow (DESIGN 3.6).
+    pub mode: Mode,
+    /// Entries per pad (at most [`MAX_PAD_LEN`]).
+    pub pad_len: u32,
+}
+
+impl NewGame {
+    /// Encode for `CreateGame`.
+    pub fn encode(&self) -> Vec<u8> {
+        encode(self)
+    }
+
+    /// Decode from `CreateGame`'s scenario bytes; trailing bytes and an
+    /// over-limit pad are refused.
+    pub fn decode(bytes: &[u8]) -> Result<NewGame, Rejection> {
+        let (g, rest) = postcard::take_from_bytes::<NewGame>(bytes)
+            .map_err(|e| Rejection(format!("not a new-game request: {e}")))?;
+        if !rest.is_empty() {
+            return Err(Rejection(format!(
+                "new-game request has {} trailing bytes",
+                rest.len()
+            )));
+        }
+        if g.pad_len == 0 || g.pad_len > MAX_PAD_LEN {
+            return Err(Rejection(format!(
+                "pad_len {} must be between 1 and {MAX_PAD_LEN}",
+                g.pad_len
+            )));
+        }
+        Ok(g)
+    }
+}
+
+/// Makes [`LiveGame`]s with the server's secrets.
+#[derive(Debug, Clone)]
+pub struct LiveGameFactory {
+    secrets: Arc<ServerSecrets>,
+}
+
+impl LiveGameFactory {
+    /// A factory signing with these secrets.
+    pub fn new(secrets: Arc<ServerSecrets>) -> Self {
+        LiveGameFactory { secrets }
+    }
+}
+
+/// The protocol session of one game, as a [`GameSession`].
+#[derive(Debug)]
+pub struct LiveGame {
+    session: Session,
+    at_start: Vec<Output>,
+    finished: bool,
+}
+
+fn side_index(side: Side) -> usize {
+    match side {
+        Side::A => 0,
+        Side::B => 1,
+    }
+}
+
+impl LiveGame {
+    fn effects(&mut self, outputs: Vec<Output>) -> Vec<Effect> {
+        let mut out: Vec<Effect> = outputs
+            .into_iter()
+            .map(|o| match o {
+                Output::Persist(entry) => Effect::Append(encode_entry(&entry)),
+                Output::ToPlayer(side, msg) => Effect::Send {
+                    to: Recipient::Player(side),
+                    payload: encode_padded(&msg),
+                },
+                Output::ToSpectators(msg) => Effect::Send {
+                    to: Recipient::Spectators,
+                    payload: encode_padded(&msg),
+                },
+            })
+            .collect();
+        if !self.finished && self.session.is_closed() {
+            self.finished = true;
+            match self.transcript() {
+                Ok(transcript) => out.push(Effect::Finish {
+                    result: encode(&self.session.referee().result()),
+                    transcript,
+                }),
+                Err(e) => tracing::error!(error = %e, "could not write the transcript"),
+            }
+        }
+        out
+    }
+
+    fn transcript(&self) -> Result<Vec<u8>, hexveil_protocol::transcript::TranscriptError> {
+        let mut w = TranscriptWriter::new(Vec::new())?;
+        for e in self.session.log() {
+            w.append(e)?;
+        }
+        Ok(w.into_inner())
+    }
+
+    fn resync(&self, side: Side, from: u64, to: Recipient) -> Vec<Effect> {
+        self.session
+            .resync(side, from)
+            .iter()
+            .map(|m: &ToClient| Effect::Send {
+                to,
+                payload: encode_padded(m),
+            })
+            .collect()
+    }
+}
+
+impl GameSession for LiveGame {
+    fn start(&mut self, _now_ms: u64) -> Vec<Effect> {
+        let outputs = std::mem::take(&mut self.at_start);
+        self.effects(outputs)
+    }
+
+    fn admit(
+        &mut self,
+        who: &Participant,
+        resume_from: u64,
+        _now_ms: u64,
+    ) -> Result<Vec<Effect>, Rejection> {
+        match who.role {
+            Role::Player(side) => {
+                let expected = self.session.referee().genesis().players[side_index(side)];
+                if who.key != expected {
+                    return Err(Rejection(format!(
+                        "side {side}'s seat belongs to key {expected}, not {}",
+                        who.key
+                    )));
+                }
+                Ok(self.resync(side, resume_from, Recipient::Connection(who.connection)))
+            }
+            // Spectators see what happens from now on (public view).
+            Role::Spectator => Ok(Vec::new()),
+        }
+    }
+
+    fn handle(
+        &mut self,
+        from: &Participant,
+        payload: &[u8],
+        now_ms: u64,
+    ) -> Result<Vec<Effect>, Rejection> {
+        let Role::Player(side) = from.role else {
+            return Err(Rejection("spectators cannot act".into()));
+        };
+        match decode_to_server(payload).map_err(|e| Rejection(e.to_string()))? {
+            ToServer::Submit(env) => {
+                let outputs = self.session.submit(side, env, now_ms);
+                Ok(self.effects(outputs))
+            }
+            ToServer::Sync { from_seq } => {
+                Ok(self.resync(side, from_seq, Recipient::Connection(from.connection)))
+            }
+        }
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        self.session.next_deadline()
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<Effect> {
+        let outputs = self.session.tick(now_ms);
+        self.effects(outputs)
+    }
+}
+
+impl SessionFactory for LiveGameFactory {
+    fn create(
+        &self,
+        ctx: &SessionContext,
+        scenario: &[u8],
+    ) -> Result<Box<dyn GameSession>, Rejection> {
+        let req = NewGame::decode(scenario)?;
+        let params = GameParams {
+            scenario_toml: req.scenario_toml,
+            players: req.players,
+            mode: req.mode,
+            pad_len: req.pad_len,
+            answer_timeout_ms: ctx.answer_timeout.as_millis() as u64,
+        };
+        let (session, at_start) = Session::create(
+            ctx.game_id,
+            params,
+            self.secrets.transcript_identity(),
+            self.secrets.pad_seed(&ctx.game_id),
+            ctx.now_ms,
+        )
+        .map_err(|e| Rejection(e.to_string()))?;
+        Ok(Box::new(LiveGame {
+            session,
+            at_start,
+            finished: false,
+        }))
+    }
+
+    fn restore(
+        &self,
+        ctx: &SessionContext,
+        _scenario: &[u8],
+        events: &[Vec<u8>],
+    ) -> Result<Box<dyn GameSession>, Rejection> {
+        let log = events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| decode_entry(e).map_err(|err| Rejection(format!("event {i}: {err}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let session = Session::restore(
+            log,
+            self.secrets.transcript_identity(),
+            self.secrets.pad_seed(&ctx.game_id),
+            ctx.now_ms,
+        )
+        .map_err(|e| Rejection(e.to_string()))?;
+        let finished = session.is_closed();
+        Ok(Box::new(LiveGame {
+            session,
+            at_start: Vec::new(),
+            finished,
+        }))
+    }
+}
