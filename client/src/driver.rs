@@ -26,20 +26,25 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use hexveil_core::{Action, Side};
-use hexveil_protocol::encoding::GameId as ProtoGameId;
 use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
 use hexveil_protocol::identity::Identity;
+use hexveil_protocol::identity::PublicKey;
+use hexveil_protocol::message::Mode;
 use hexveil_protocol::message::{
     decode_padded, encode, MessageError, Prompt, ToClient, ToServer, Update,
 };
 use hexveil_protocol::player::{Player, PlayerError, Secrets};
 use hexveil_server::frame::{read_frame, write_frame, FrameError};
+use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::ServerTrust;
-use hexveil_server::wire::{ClientMessage, ErrorCode, GameId, Role, ServerMessage, WireError};
+use hexveil_server::wire::{
+    split_game_message, ClientMessage, ErrorCode, GameAssembler, GameId, Role, ServerMessage,
+    WireError, MAX_GAME_MESSAGE_LEN,
+};
 use thiserror::Error;
 use tokio::sync::mpsc;
 
-use crate::net::{ConnectionParts, NetError, ServerConnection};
+use crate::net::{ConnectionParts, NetError, ServerConnection, MAX_TRANSCRIPT_LEN};
 
 /// How long any single wait of the driver lasts unless set otherwise.
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(20);
@@ -98,6 +103,9 @@ struct Link {
     conn: quinn::Connection,
     incoming: mpsc::UnboundedReceiver<Result<Vec<u8>, String>>,
     outgoing: mpsc::UnboundedSender<Outgoing>,
+    assembler: GameAssembler,
+    /// Length of every frame received, in order, since last taken.
+    traffic: Vec<usize>,
 }
 
 impl Link {
@@ -150,11 +158,31 @@ impl Link {
             conn,
             incoming,
             outgoing,
+            assembler: GameAssembler::default(),
+            traffic: Vec::new(),
         }
     }
 
     fn send(&self, msg: &ClientMessage) -> Result<(), DriverError> {
         self.push(Outgoing::Frame(msg.encode()?))
+    }
+
+    /// Sends a game message, split into parts that fit a frame.
+    fn send_game(&self, game_id: GameId, message: &[u8]) -> Result<(), DriverError> {
+        if message.len() > MAX_GAME_MESSAGE_LEN {
+            return Err(DriverError::Wire(WireError::GameMessageTooLong {
+                len: message.len(),
+                max: MAX_GAME_MESSAGE_LEN,
+            }));
+        }
+        for (part, more) in split_game_message(message) {
+            self.send(&ClientMessage::Game {
+                game_id,
+                payload: part.to_vec(),
+                more,
+            })?;
+        }
+        Ok(())
     }
 
     fn push(&self, out: Outgoing) -> Result<(), DriverError> {
@@ -173,6 +201,81 @@ impl Link {
             Ok(None) => Err(DriverError::Disconnected("the reader stopped".into())),
             Ok(Some(Err(e))) => Err(DriverError::Disconnected(e)),
             Ok(Some(Ok(frame))) => Ok(frame),
+        }
+    }
+
+    /// The next whole message: game messages split over several frames
+    /// are put together. Each frame waits at most `wait`.
+    async fn recv(
+        &mut self,
+        wait: Duration,
+        what: &'static str,
+    ) -> Result<ServerMessage, DriverError> {
+        loop {
+            let frame = self.recv_frame(wait, what).await?;
+            self.traffic.push(frame.len());
+            match ServerMessage::decode(&frame)? {
+                ServerMessage::Game {
+                    game_id,
+                    payload,
+                    more,
+                } => {
+                    if let Some((game_id, payload)) = self.assembler.push(game_id, payload, more)? {
+                        return Ok(ServerMessage::Game {
+                            game_id,
+                            payload,
+                            more: false,
+                        });
+                    }
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// Fetches a finished game's transcript in chunks. Other messages
+    /// that arrive meanwhile are returned, in order, for the caller.
+    async fn fetch_transcript(
+        &mut self,
+        game_id: GameId,
+        wait: Duration,
+    ) -> Result<(Vec<u8>, Vec<ServerMessage>), DriverError> {
+        let mut file = Vec::new();
+        let mut others = Vec::new();
+        loop {
+            self.send(&ClientMessage::FetchTranscript {
+                game_id,
+                offset: file.len() as u64,
+            })?;
+            loop {
+                match self.recv(wait, "a transcript chunk").await? {
+                    ServerMessage::TranscriptChunk {
+                        game_id: g,
+                        offset,
+                        total_len,
+                        bytes,
+                    } if g == game_id && offset == file.len() as u64 => {
+                        if total_len > MAX_TRANSCRIPT_LEN {
+                            return Err(DriverError::Unexpected(format!(
+                                "a transcript of {total_len} bytes is over the limit"
+                            )));
+                        }
+                        let done = bytes.is_empty();
+                        file.extend_from_slice(&bytes);
+                        if file.len() as u64 >= total_len {
+                            return Ok((file, others));
+                        }
+                        if done {
+                            return Err(DriverError::Unexpected(
+                                "an empty transcript chunk before the end".into(),
+                            ));
+                        }
+                        break;
+                    }
+                    e @ ServerMessage::Error { .. } => return Err(refused(e)),
+                    other => others.push(other),
+                }
+            }
         }
     }
 
@@ -233,14 +336,6 @@ pub struct SeatSetup {
     pub pad_len: u32,
 }
 
-/// The wire seat of a side: side A sits first, side B second.
-pub fn seat_of(side: Side) -> hexveil_server::wire::Side {
-    match side {
-        Side::A => hexveil_server::wire::Side::First,
-        Side::B => hexveil_server::wire::Side::Second,
-    }
-}
-
 impl Client {
     /// Connects to `addr`, checks the server by `trust` and logs in with the
     /// Ed25519 PKCS#8 key.
@@ -279,14 +374,33 @@ impl Client {
 
     /// Receives the next transport message.
     pub async fn recv(&mut self) -> Result<ServerMessage, DriverError> {
-        let frame = self.link.recv_frame(self.wait, "a server message").await?;
-        Ok(ServerMessage::decode(&frame)?)
+        self.link.recv(self.wait, "a server message").await
     }
 
-    /// Creates a game from scenario text; returns its id once it is stored.
-    pub async fn create_game(&mut self, scenario_toml: &str) -> Result<GameId, DriverError> {
+    /// The public key this client logs in (and signs) with.
+    pub fn public_key(&self) -> Result<PublicKey, DriverError> {
+        Identity::from_pkcs8(&self.access.key_pkcs8)
+            .map(|i| i.public_key())
+            .map_err(|e| DriverError::Key(e.to_string()))
+    }
+
+    /// Creates a live game of `scenario_toml` between the keys of side A and
+    /// side B, with pads of `pad_len` entries; returns its id once it is
+    /// stored.
+    pub async fn create_game(
+        &mut self,
+        scenario_toml: &str,
+        players: [PublicKey; 2],
+        pad_len: u32,
+    ) -> Result<GameId, DriverError> {
+        let request = NewGame {
+            scenario_toml: scenario_toml.to_string(),
+            players,
+            mode: Mode::Live,
+            pad_len,
+        };
         self.send(&ClientMessage::CreateGame {
-            scenario: scenario_toml.as_bytes().to_vec(),
+            scenario: request.encode(),
         })?;
         match self.recv().await? {
             ServerMessage::GameCreated { game_id } => Ok(game_id),
@@ -304,15 +418,16 @@ impl Client {
             .map_err(|e| DriverError::Key(e.to_string()))?;
         let player = Player::new(
             identity,
-            ProtoGameId(game_id.0),
+            game_id,
             &setup.scenario_toml,
             setup.pad_len,
             setup.secrets,
         )?;
-        let seat = Role::Player(seat_of(player.side()));
+        let seat = Role::Player(player.side());
         self.send(&ClientMessage::Join {
             game_id,
             role: seat,
+            resume_from: 0,
         })?;
         match self.recv().await? {
             ServerMessage::Joined { .. } => {}
@@ -330,10 +445,10 @@ impl Client {
             unacked: None,
             withheld: None,
             queue: VecDeque::new(),
-            traffic: Vec::new(),
             receipts: Vec::new(),
             transcript: None,
             nonce: 0,
+            reveals: 0,
         })
     }
 
@@ -342,6 +457,7 @@ impl Client {
         self.send(&ClientMessage::Join {
             game_id,
             role: Role::Spectator,
+            resume_from: 0,
         })?;
         match self.recv().await? {
             ServerMessage::Joined { .. } => {}
@@ -351,7 +467,6 @@ impl Client {
             link: self.link,
             wait: self.wait,
             game_id,
-            traffic: Vec::new(),
             transcript: None,
             last_seq: None,
         })
@@ -417,10 +532,11 @@ pub struct RemotePlayer {
     /// An answer computed but held back (answering held).
     withheld: Option<SignedEnvelope>,
     queue: VecDeque<GameEvent>,
-    traffic: Vec<usize>,
     receipts: Vec<Receipt>,
     transcript: Option<Vec<u8>>,
     nonce: u64,
+    /// Reveal entries seen: the log closes with the second (DESIGN 3.5).
+    reveals: u8,
 }
 
 impl std::fmt::Debug for RemotePlayer {
@@ -467,6 +583,25 @@ impl RemotePlayer {
     /// The transcript, once the game is over.
     pub fn transcript(&self) -> Option<&[u8]> {
         self.transcript.as_deref()
+    }
+
+    /// Whether the log is closed: the game ended and both sides revealed,
+    /// so the server has the transcript ([`RemotePlayer::fetch_transcript`]).
+    pub fn is_closed(&self) -> bool {
+        self.reveals >= 2
+    }
+
+    /// Fetches the finished game's transcript file from the server (and
+    /// keeps it: [`RemotePlayer::transcript`]). Game messages that arrive
+    /// meanwhile are acted on and queued for [`RemotePlayer::next_event`].
+    pub async fn fetch_transcript(&mut self) -> Result<Vec<u8>, DriverError> {
+        let (file, others) = self.link.fetch_transcript(self.game_id, self.wait).await?;
+        for m in others {
+            let e = self.on_message(m)?;
+            self.queue.push_back(e);
+        }
+        self.transcript = Some(file.clone());
+        Ok(file)
     }
 
     /// Whether the referee waits for this side's action now.
@@ -541,10 +676,7 @@ impl RemotePlayer {
 
     /// Sends raw game payload bytes.
     pub fn send_game(&self, payload: Vec<u8>) -> Result<(), DriverError> {
-        self.link.send(&ClientMessage::Game {
-            game_id: self.game_id,
-            payload,
-        })
+        self.link.send_game(self.game_id, &payload)
     }
 
     /// Sends any transport message on this connection.
@@ -560,7 +692,7 @@ impl RemotePlayer {
     /// The length of every frame received since the last
     /// [`RemotePlayer::take_traffic`], in order (G3 tests compare them).
     pub fn take_traffic(&mut self) -> Vec<usize> {
-        std::mem::take(&mut self.traffic)
+        std::mem::take(&mut self.link.traffic)
     }
 
     /// The next event: a message from the server, acted on (a machine
@@ -569,9 +701,7 @@ impl RemotePlayer {
         if let Some(e) = self.queue.pop_front() {
             return Ok(e);
         }
-        let frame = self.link.recv_frame(self.wait, "a game event").await?;
-        self.traffic.push(frame.len());
-        let msg = ServerMessage::decode(&frame)?;
+        let msg = self.link.recv(self.wait, "a game event").await?;
         self.on_message(msg)
     }
 
@@ -591,9 +721,9 @@ impl RemotePlayer {
 
     fn on_message(&mut self, msg: ServerMessage) -> Result<GameEvent, DriverError> {
         Ok(match msg {
-            ServerMessage::Game { game_id, payload } if game_id == self.game_id => {
-                self.on_game(decode_padded(&payload)?)?
-            }
+            ServerMessage::Game {
+                game_id, payload, ..
+            } if game_id == self.game_id => self.on_game(decode_padded(&payload)?)?,
             ServerMessage::Error { code, message } => GameEvent::ServerError { code, message },
             ServerMessage::Left { game_id } if game_id == self.game_id => GameEvent::Left,
             ServerMessage::Pong { nonce } => GameEvent::Pong(nonce),
@@ -634,6 +764,9 @@ impl RemotePlayer {
                         self.withheld = Some(env);
                     }
                 }
+                if u.entry == "reveal" {
+                    self.reveals = self.reveals.saturating_add(1);
+                }
                 self.last_update = Some(u.clone());
                 GameEvent::Update(u)
             }
@@ -662,11 +795,11 @@ impl RemotePlayer {
         self.link = self.access.login().await?;
         self.send(&ClientMessage::Join {
             game_id: self.game_id,
-            role: Role::Player(seat_of(self.side())),
+            role: Role::Player(self.side()),
+            resume_from: self.last_seq.map_or(0, |s| s + 1),
         })?;
         loop {
-            let frame = self.link.recv_frame(self.wait, "the join answer").await?;
-            match ServerMessage::decode(&frame)? {
+            match self.link.recv(self.wait, "the join answer").await? {
                 ServerMessage::Joined { .. } => break,
                 e @ ServerMessage::Error { .. } => return Err(refused(e)),
                 other => {
@@ -681,8 +814,7 @@ impl RemotePlayer {
         let nonce = self.nonce;
         self.send(&ClientMessage::Ping { nonce })?;
         loop {
-            let frame = self.link.recv_frame(self.wait, "the resync").await?;
-            match ServerMessage::decode(&frame)? {
+            match self.link.recv(self.wait, "the resync").await? {
                 ServerMessage::Pong { nonce: n } if n == nonce => break,
                 other => {
                     let e = self.on_message(other)?;
@@ -712,7 +844,6 @@ pub struct Spectator {
     link: Link,
     wait: Duration,
     game_id: GameId,
-    traffic: Vec<usize>,
     transcript: Option<Vec<u8>>,
     last_seq: Option<u64>,
 }
@@ -733,24 +864,22 @@ impl Spectator {
 
     /// The next event of the public view.
     pub async fn next_event(&mut self) -> Result<GameEvent, DriverError> {
-        let frame = self.link.recv_frame(self.wait, "a public update").await?;
-        self.traffic.push(frame.len());
-        Ok(match ServerMessage::decode(&frame)? {
-            ServerMessage::Game { game_id, payload } if game_id == self.game_id => {
-                match decode_padded(&payload)? {
-                    ToClient::Update(u) => {
-                        self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
-                        GameEvent::Update(u)
-                    }
-                    ToClient::Transcript(t) => {
-                        self.transcript = Some(t.clone());
-                        GameEvent::Transcript(t)
-                    }
-                    ToClient::Receipt(r) => GameEvent::Receipt(r),
-                    ToClient::Rejected { reason } => GameEvent::Rejected(reason),
-                    ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
+        Ok(match self.link.recv(self.wait, "a public update").await? {
+            ServerMessage::Game {
+                game_id, payload, ..
+            } if game_id == self.game_id => match decode_padded(&payload)? {
+                ToClient::Update(u) => {
+                    self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
+                    GameEvent::Update(u)
                 }
-            }
+                ToClient::Transcript(t) => {
+                    self.transcript = Some(t.clone());
+                    GameEvent::Transcript(t)
+                }
+                ToClient::Receipt(r) => GameEvent::Receipt(r),
+                ToClient::Rejected { reason } => GameEvent::Rejected(reason),
+                ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
+            },
             ServerMessage::Error { code, message } => GameEvent::ServerError { code, message },
             ServerMessage::Left { game_id } if game_id == self.game_id => GameEvent::Left,
             ServerMessage::Pong { nonce } => GameEvent::Pong(nonce),
@@ -773,12 +902,20 @@ impl Spectator {
 
     /// The length of every frame received since the last call, in order.
     pub fn take_traffic(&mut self) -> Vec<usize> {
-        std::mem::take(&mut self.traffic)
+        std::mem::take(&mut self.link.traffic)
     }
 
     /// The transcript, once the game is over.
     pub fn transcript(&self) -> Option<&[u8]> {
         self.transcript.as_deref()
+    }
+
+    /// Fetches the finished game's transcript file (anyone may, DESIGN 5).
+    /// Public updates that arrive meanwhile are dropped.
+    pub async fn fetch_transcript(&mut self) -> Result<Vec<u8>, DriverError> {
+        let (file, _) = self.link.fetch_transcript(self.game_id, self.wait).await?;
+        self.transcript = Some(file.clone());
+        Ok(file)
     }
 
     /// The highest seq of a public update seen.
@@ -789,10 +926,7 @@ impl Spectator {
     /// Sends raw game payload bytes (a spectator may not: the server says
     /// so with an error).
     pub fn send_game(&self, payload: Vec<u8>) -> Result<(), DriverError> {
-        self.link.send(&ClientMessage::Game {
-            game_id: self.game_id,
-            payload,
-        })
+        self.link.send_game(self.game_id, &payload)
     }
 
     /// Closes the connection.

@@ -390,7 +390,7 @@ pub struct ConnectionParts {
     /// The frame limits used on the stream.
     pub limits: FrameLimits,
     /// The key the connection logged in with.
-    pub key: PlayerKey,
+    pub key: PublicKey,
 }
 
 fn unexpected(msg: ServerMessage) -> NetError {

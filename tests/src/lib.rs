@@ -20,7 +20,8 @@ use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::Update;
 use hexveil_protocol::player::{DaisyOrder, Secrets};
 use hexveil_server::config::ServerSettings;
-use hexveil_server::game::HexveilFactory;
+use hexveil_server::live_game::LiveGameFactory;
+use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
 use hexveil_server::wire::GameId;
 use hexveil_server::Server;
@@ -126,14 +127,13 @@ impl Endpoint {
     }
 }
 
-/// Starts the server in process on 127.0.0.1:0 with the hexveil game,
-/// short pads and the given answer timeout.
+/// Starts the server in process on 127.0.0.1:0 with the live hexveil game
+/// and the given answer timeout.
 pub async fn start_server(dir: &Path, answer_timeout: Duration) -> (Server, Endpoint) {
     let mut settings = ServerSettings::new(dir.to_owned(), "127.0.0.1:0".parse().expect("addr"));
     settings.answer_timeout = answer_timeout;
-    let factory = HexveilFactory::open(dir, answer_timeout.as_millis() as u64)
-        .expect("factory")
-        .with_pad_len(PAD_LEN);
+    let (secrets, _) = ServerSecrets::load_or_create(dir).expect("server secrets");
+    let factory = LiveGameFactory::new(Arc::new(secrets));
     let server = Server::start(settings, Arc::new(factory))
         .await
         .expect("server starts");
@@ -273,7 +273,15 @@ impl Table {
     ) -> Table {
         let scenario = scenario_toml();
         let mut ca = ep.client_with(key_a).await;
-        let game_id = ca.create_game(&scenario).await.expect("create the game");
+        let cb = ep.client_with(key_b).await;
+        let players = [
+            ca.public_key().expect("A's key"),
+            cb.public_key().expect("B's key"),
+        ];
+        let game_id = ca
+            .create_game(&scenario, players, pad_len)
+            .await
+            .expect("create the game");
         let spectator = if watch {
             Some(ep.client().await.watch(game_id).await.expect("watch"))
         } else {
@@ -285,12 +293,7 @@ impl Table {
             pad_len,
         };
         let pa = ca.join(game_id, seat(a)).await.expect("A joins");
-        let pb = ep
-            .client_with(key_b)
-            .await
-            .join(game_id, seat(b))
-            .await
-            .expect("B joins");
+        let pb = cb.join(game_id, seat(b)).await.expect("B joins");
         let mut t = Table {
             game_id,
             a: pa,
@@ -311,14 +314,30 @@ impl Table {
         }
     }
 
-    /// Whether both players have the transcript (and the spectator, if any).
+    /// Whether both players have seen the log close (the end and both
+    /// reveals), and the spectator (if any) has seen its last entry.
     pub fn over(&self) -> bool {
-        self.a.transcript().is_some()
-            && self.b.transcript().is_some()
+        self.a.is_closed()
+            && self.b.is_closed()
             && self
                 .spectator
                 .as_ref()
-                .is_none_or(|s| s.transcript().is_some())
+                .is_none_or(|s| s.last_seq() == self.a.last_seq())
+    }
+
+    /// Fetches the transcript file through every connection once the game
+    /// is over; checks they are the same bytes and returns them.
+    pub async fn transcript(&mut self) -> Vec<u8> {
+        assert!(self.over(), "the game is not over");
+        let file = self.a.fetch_transcript().await.expect("A fetches");
+        assert_eq!(self.b.fetch_transcript().await.expect("B fetches"), file);
+        if let Some(s) = self.spectator.as_mut() {
+            assert_eq!(
+                s.fetch_transcript().await.expect("the spectator fetches"),
+                file
+            );
+        }
+        file
     }
 
     /// The highest seq any seat has seen.

@@ -13,7 +13,7 @@ use std::time::Duration;
 use hexveil::driver::GameEvent;
 use hexveil_core::turn::Phase;
 use hexveil_core::{Action, MoveMode, Side};
-use hexveil_protocol::encoding::{Digest, GameId as ProtoGameId};
+use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{encode, Body, OpenedFact, Prompt, ToServer};
@@ -48,7 +48,7 @@ async fn refusal(t: &mut Table, who: Who) -> (Option<ErrorCode>, String) {
 
 /// An envelope as `signer` would sign it, claiming `author`.
 fn envelope(
-    game: ProtoGameId,
+    game: hexveil_server::wire::GameId,
     author: &Identity,
     signer: &Identity,
     seq: u64,
@@ -78,7 +78,7 @@ async fn finish_clean(
             .await
             .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
     }
-    let file = t.a.transcript().unwrap().to_vec();
+    let file = t.transcript().await;
     let parsed = Transcript::parse(&file).unwrap();
     for bad in refused {
         assert!(
@@ -114,7 +114,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
         true,
     )
     .await;
-    let game = ProtoGameId(t.game_id.0);
+    let game = t.game_id;
     let me = Identity::from_pkcs8(&key_a).unwrap();
     let mallory = Identity::from_pkcs8(&new_key()).unwrap();
     let last = t.a.last_update().unwrap().clone();
