@@ -354,12 +354,43 @@ impl ServerConnection {
         }
     }
 
+    /// Take the connection apart, to read and write from separate tasks
+    /// (the game driver does, so that waiting for a message can be
+    /// cancelled without losing half a frame).
+    pub fn into_parts(self) -> ConnectionParts {
+        ConnectionParts {
+            endpoint: self.endpoint,
+            conn: self.conn,
+            send: self.send,
+            recv: self.recv,
+            limits: self.limits,
+            key: self.key,
+        }
+    }
+
     /// Finish the stream and close the connection politely.
     pub async fn close(mut self) {
         let _ = self.send.finish();
         self.conn.close(0u32.into(), b"bye");
         let _ = tokio::time::timeout(Duration::from_secs(2), self.endpoint.wait_idle()).await;
     }
+}
+
+/// The pieces of a logged-in [`ServerConnection`].
+#[derive(Debug)]
+pub struct ConnectionParts {
+    /// The local QUIC endpoint (keep it alive while the connection is used).
+    pub endpoint: quinn::Endpoint,
+    /// The QUIC connection.
+    pub conn: quinn::Connection,
+    /// The sending half of the session stream.
+    pub send: quinn::SendStream,
+    /// The receiving half of the session stream.
+    pub recv: quinn::RecvStream,
+    /// The frame limits used on the stream.
+    pub limits: FrameLimits,
+    /// The key the connection logged in with.
+    pub key: PublicKey,
 }
 
 fn unexpected(msg: ServerMessage) -> NetError {

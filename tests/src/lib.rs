@@ -1,1 +1,486 @@
-//! End-to-end test helpers for hexveil.
+//! End-to-end test harness for hexveil: a real server (in process through
+//! its library, or the `hexveil-server` binary as a child process), real
+//! clients ([`hexveil::driver`]) over QUIC on loopback, and a [`Table`] that
+//! pumps two seats and a spectator until a condition holds.
+//!
+//! Every wait is bounded (the driver's wait, [`WAIT`]); nothing here looks
+//! at the wall clock to decide a test.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup, Spectator};
+use hexveil_core::turn::{Phase, TurnEvent};
+use hexveil_core::{Action, EventKind, Side};
+use hexveil_protocol::identity::Identity;
+use hexveil_protocol::message::Update;
+use hexveil_protocol::player::{DaisyOrder, Secrets};
+use hexveil_server::config::ServerSettings;
+use hexveil_server::live_game::LiveGameFactory;
+use hexveil_server::secrets::ServerSecrets;
+use hexveil_server::tls::{Fingerprint, ServerTrust};
+use hexveil_server::wire::GameId;
+use hexveil_server::Server;
+
+/// The longest any single wait lasts in these tests.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// Pad length of in-process servers (short: pads are built per game).
+pub const PAD_LEN: u32 = 256;
+
+/// The example scenario, with side A allowed to set up on board 3 too so
+/// that its first steps are into side B's minefields.
+pub fn scenario_toml() -> String {
+    include_str!("../../examples/scenario.toml").replace(
+        "setup_area = { boards = [4] }",
+        "setup_area = { boards = [3, 4] }",
+    )
+}
+
+/// Side A's public setup: the squad and leader in 3E3 (unmined, next to the
+/// hidden A-P 12 in 3E4), the tank on board 4.
+pub const SETUP_A: &str = r#"
+side = "A"
+[positions]
+ger-squad-1 = "3E3"
+ger-leader = "3E3"
+ger-pz = "4E6"
+"#;
+
+/// Side A has no mines: its sealed setup names only the side.
+pub const SEALED_A: &str = "side = \"A\"\n";
+
+/// The example's side B public setup.
+pub const SETUP_B: &str = include_str!("../../examples/setup-b.toml");
+
+/// The example's side B sealed setup (hidden A-P 12 in 3E4, among others).
+pub const SEALED_B: &str = include_str!("../../examples/sealed-b.toml");
+
+/// Secrets with fixed seeds derived from `fill`.
+pub fn secrets(side: Side, public: &str, sealed: &str, fill: u8) -> Secrets {
+    Secrets {
+        side,
+        public_setup_toml: public.to_string(),
+        sealed_setup_toml: sealed.to_string(),
+        layout_seeds: ["ap", "at", "booby"]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
+            .collect(),
+        notes_seed: [fill + 10; 32],
+        pad_seed: [fill + 11; 32],
+        daisy_orders: if side == Side::B {
+            vec![DaisyOrder {
+                holder: hexveil_core::unit::UnitId(4),
+                hex: "3E5".parse().expect("a hex"),
+            }]
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Side A's secrets for the example.
+pub fn secrets_a() -> Secrets {
+    secrets(Side::A, SETUP_A, SEALED_A, 20)
+}
+
+/// Side B's secrets for the example.
+pub fn secrets_b() -> Secrets {
+    secrets(Side::B, SETUP_B, SEALED_B, 40)
+}
+
+/// A fresh Ed25519 key, PKCS#8.
+pub fn new_key() -> Vec<u8> {
+    Identity::generate_pkcs8().expect("system randomness")
+}
+
+/// Where a server listens and how clients trust it.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// The UDP address.
+    pub addr: SocketAddr,
+    /// The certificate fingerprint to pin.
+    pub fingerprint: Fingerprint,
+}
+
+impl Endpoint {
+    /// The pinned trust.
+    pub fn trust(&self) -> ServerTrust {
+        ServerTrust::Pinned(self.fingerprint)
+    }
+
+    /// A logged-in client with a fresh key.
+    pub async fn client(&self) -> Client {
+        self.client_with(&new_key()).await
+    }
+
+    /// A logged-in client with `key`.
+    pub async fn client_with(&self, key: &[u8]) -> Client {
+        Client::connect(self.addr, self.trust(), key)
+            .await
+            .expect("connect and log in")
+    }
+}
+
+/// Starts the server in process on 127.0.0.1:0 with the live hexveil game
+/// and the given answer timeout.
+pub async fn start_server(dir: &Path, answer_timeout: Duration) -> (Server, Endpoint) {
+    let mut settings = ServerSettings::new(dir.to_owned(), "127.0.0.1:0".parse().expect("addr"));
+    settings.answer_timeout = answer_timeout;
+    let (secrets, _) = ServerSecrets::load_or_create(dir).expect("server secrets");
+    let factory = LiveGameFactory::new(Arc::new(secrets));
+    let server = Server::start(settings, Arc::new(factory))
+        .await
+        .expect("server starts");
+    let ep = Endpoint {
+        addr: server.local_addr(),
+        fingerprint: server.fingerprint(),
+    };
+    (server, ep)
+}
+
+/// Builds the `hexveil-server` binary once and returns its path (in
+/// `CARGO_TARGET_DIR` if set, else the workspace's `target`).
+pub fn server_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "-p", "hexveil-server", "--bin", "hexveil-server"])
+                .status()
+                .expect("run cargo build");
+            assert!(status.success(), "building hexveil-server failed");
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("..")
+                        .join("target")
+                });
+            let bin = target.join("debug").join("hexveil-server");
+            assert!(bin.exists(), "no binary at {}", bin.display());
+            bin
+        })
+        .clone()
+}
+
+/// The `hexveil-server` binary as a child process; killed with SIGKILL
+/// when dropped.
+pub struct ServerProcess {
+    child: Child,
+    /// Where it listens.
+    pub endpoint: Endpoint,
+}
+
+impl ServerProcess {
+    /// Starts the binary on `listen` (e.g. 127.0.0.1:0) with `data_dir` and
+    /// an answer timeout in seconds; reads its first two stdout lines.
+    pub fn spawn(data_dir: &Path, listen: &str, answer_timeout_secs: u64) -> ServerProcess {
+        let mut child = Command::new(server_binary())
+            .arg("--listen")
+            .arg(listen)
+            .arg("--data-dir")
+            .arg(data_dir)
+            .arg("--answer-timeout-secs")
+            .arg(answer_timeout_secs.to_string())
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn hexveil-server");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let mut next = |prefix: &str| -> String {
+            let line = lines
+                .next()
+                .expect("the server prints its first lines")
+                .expect("readable stdout");
+            line.strip_prefix(prefix)
+                .unwrap_or_else(|| panic!("expected `{prefix}...`, got `{line}`"))
+                .trim()
+                .to_string()
+        };
+        let fingerprint: Fingerprint = next("fingerprint ").parse().expect("a fingerprint");
+        let addr: SocketAddr = next("listening ").parse().expect("an address");
+        ServerProcess {
+            child,
+            endpoint: Endpoint { addr, fingerprint },
+        }
+    }
+
+    /// SIGKILL: no shutdown, no flush beyond what is already durable.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Who received an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Who {
+    /// Side A's seat.
+    A,
+    /// Side B's seat.
+    B,
+    /// The spectator.
+    Spectator,
+}
+
+/// Two seats and (optionally) a spectator of one game.
+pub struct Table {
+    /// The game.
+    pub game_id: GameId,
+    /// Side A.
+    pub a: RemotePlayer,
+    /// Side B.
+    pub b: RemotePlayer,
+    /// The spectator, if one watches.
+    pub spectator: Option<Spectator>,
+    /// Every event, in the order pumped.
+    pub log: Vec<(Who, GameEvent)>,
+    /// The current (turn, phasing, phase), from public phase events.
+    pub phase: Option<(u16, Side, Phase)>,
+}
+
+impl Table {
+    /// Creates a game on `ep`, seats a spectator (if asked), A and B with
+    /// fresh keys, and plays the machine answers (pads, setups) until side
+    /// A may act.
+    pub async fn open(ep: &Endpoint, a: Secrets, b: Secrets, pad_len: u32, watch: bool) -> Table {
+        Table::open_with_keys(ep, &new_key(), &new_key(), a, b, pad_len, watch).await
+    }
+
+    /// As [`Table::open`] with given keys.
+    pub async fn open_with_keys(
+        ep: &Endpoint,
+        key_a: &[u8],
+        key_b: &[u8],
+        a: Secrets,
+        b: Secrets,
+        pad_len: u32,
+        watch: bool,
+    ) -> Table {
+        let scenario = scenario_toml();
+        let mut ca = ep.client_with(key_a).await;
+        let cb = ep.client_with(key_b).await;
+        let players = [
+            ca.public_key().expect("A's key"),
+            cb.public_key().expect("B's key"),
+        ];
+        let game_id = ca
+            .create_game(&scenario, players, pad_len)
+            .await
+            .expect("create the game");
+        let spectator = if watch {
+            Some(ep.client().await.watch(game_id).await.expect("watch"))
+        } else {
+            None
+        };
+        let seat = |secrets: Secrets| SeatSetup {
+            scenario_toml: scenario.clone(),
+            secrets,
+            pad_len,
+        };
+        let pa = ca.join(game_id, seat(a)).await.expect("A joins");
+        let pb = cb.join(game_id, seat(b)).await.expect("B joins");
+        let mut t = Table {
+            game_id,
+            a: pa,
+            b: pb,
+            spectator,
+            log: Vec::new(),
+            phase: None,
+        };
+        t.settle().await.expect("pads and setups");
+        t
+    }
+
+    /// The seat of `side`.
+    pub fn seat(&mut self, side: Side) -> &mut RemotePlayer {
+        match side {
+            Side::A => &mut self.a,
+            Side::B => &mut self.b,
+        }
+    }
+
+    /// Whether both players have seen the log close (the end and both
+    /// reveals), and the spectator (if any) has seen its last entry.
+    pub fn over(&self) -> bool {
+        self.a.is_closed()
+            && self.b.is_closed()
+            && self
+                .spectator
+                .as_ref()
+                .is_none_or(|s| s.last_seq() == self.a.last_seq())
+    }
+
+    /// Fetches the transcript file through every connection once the game
+    /// is over; checks they are the same bytes and returns them.
+    pub async fn transcript(&mut self) -> Vec<u8> {
+        assert!(self.over(), "the game is not over");
+        let file = self.a.fetch_transcript().await.expect("A fetches");
+        assert_eq!(self.b.fetch_transcript().await.expect("B fetches"), file);
+        if let Some(s) = self.spectator.as_mut() {
+            assert_eq!(
+                s.fetch_transcript().await.expect("the spectator fetches"),
+                file
+            );
+        }
+        file
+    }
+
+    /// The highest seq any seat has seen.
+    pub fn seq(&self) -> u64 {
+        self.a
+            .last_seq()
+            .unwrap_or(0)
+            .max(self.b.last_seq().unwrap_or(0))
+    }
+
+    /// Whether everyone has seen entry `seq` and a side may act now.
+    pub fn quiet_after(&self, seq: u64) -> bool {
+        let a = self.a.last_seq();
+        let same =
+            a == self.b.last_seq() && self.spectator.as_ref().is_none_or(|s| s.last_seq() == a);
+        same && a.is_some_and(|s| s >= seq) && (self.a.may_act() || self.b.may_act())
+    }
+
+    /// Pumps until a side may act and everyone has seen the same entries
+    /// (or the game is over).
+    pub async fn settle(&mut self) -> Result<(), (Who, DriverError)> {
+        let seq = self.seq();
+        self.pump(|t| t.quiet_after(seq) || t.over()).await
+    }
+
+    /// Pumps until every entry after the current one is seen and a side
+    /// may act again (or the game is over).
+    pub async fn settle_after_next(&mut self) -> Result<(), (Who, DriverError)> {
+        let seq = self.seq() + 1;
+        self.pump(|t| t.quiet_after(seq) || t.over()).await
+    }
+
+    /// Reads events from every connection until `stop` holds.
+    pub async fn pump(
+        &mut self,
+        mut stop: impl FnMut(&Table) -> bool,
+    ) -> Result<(), (Who, DriverError)> {
+        while !stop(self) {
+            self.pump_one().await?;
+        }
+        Ok(())
+    }
+
+    /// Reads one event from whichever connection has one.
+    pub async fn pump_one(&mut self) -> Result<(Who, GameEvent), (Who, DriverError)> {
+        let Table {
+            a, b, spectator, ..
+        } = self;
+        let watch = async {
+            match spectator {
+                Some(s) => s.next_event().await,
+                None => std::future::pending().await,
+            }
+        };
+        let (who, event) = tokio::select! {
+            e = a.next_event() => (Who::A, e),
+            e = b.next_event() => (Who::B, e),
+            e = watch => (Who::Spectator, e),
+        };
+        let event = event.map_err(|e| (who, e))?;
+        if let GameEvent::Update(u) = &event {
+            self.note_phase(u);
+        }
+        self.log.push((who, event.clone()));
+        Ok((who, event))
+    }
+
+    fn note_phase(&mut self, u: &Update) {
+        for e in &u.events {
+            if let EventKind::Turn(TurnEvent::PhaseBegins {
+                turn,
+                phasing,
+                phase,
+            }) = &e.kind
+            {
+                self.phase = Some((*turn, *phasing, *phase));
+            }
+        }
+    }
+
+    /// The side that may act now, if any.
+    pub fn phasing(&self) -> Option<Side> {
+        if self.a.may_act() {
+            Some(Side::A)
+        } else if self.b.may_act() {
+            Some(Side::B)
+        } else {
+            None
+        }
+    }
+
+    /// `side` declares `action`; pumps until the game is quiet again.
+    pub async fn act(&mut self, side: Side, action: Action) {
+        self.seat(side).act(action).expect("send the action");
+        self.settle_after_next()
+            .await
+            .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    }
+
+    /// The phasing side ends phases until `phase` of side `phasing` begins.
+    pub async fn end_phase_until(&mut self, phasing: Side, phase: Phase) {
+        for _ in 0..40 {
+            if matches!(self.phase, Some((_, s, p)) if s == phasing && p == phase) {
+                return;
+            }
+            let side = self.phasing().expect("someone may act");
+            self.act(side, Action::EndPhase).await;
+        }
+        panic!("never reached {phase:?} of side {phasing}");
+    }
+
+    /// Every event `who` received, in order.
+    pub fn events_of(&self, who: Who) -> impl Iterator<Item = &GameEvent> {
+        self.log
+            .iter()
+            .filter(move |(w, _)| *w == who)
+            .map(|(_, e)| e)
+    }
+
+    /// Every rejection reason `who` received.
+    pub fn rejections(&self, who: Who) -> Vec<String> {
+        self.events_of(who)
+            .filter_map(|e| match e {
+                GameEvent::Rejected(r) => Some(r.clone()),
+                GameEvent::ServerError { message, .. } => Some(message.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Text of every event of an update (for assertions on what was shown).
+pub fn events_text(u: &Update) -> String {
+    format!("{:?}", u.events)
+}
+
+/// The unit ids of the example scenario.
+pub mod units {
+    use hexveil_core::unit::UnitId;
+    /// ger-squad-1.
+    pub const GER_SQUAD: UnitId = UnitId(0);
+    /// ger-leader.
+    pub const GER_LEADER: UnitId = UnitId(1);
+    /// ger-pz.
+    pub const GER_PZ: UnitId = UnitId(2);
+}

@@ -1,0 +1,936 @@
+//! The game driver: one seat of a hexveil game (or a spectator) over a
+//! logged-in QUIC connection (DESIGN 2.1, 5).
+//!
+//! A [`RemotePlayer`] joins a seat with a protocol [`Player`], which keeps
+//! the side's secrets. Every padded [`ToClient`] message the server sends is
+//! decoded ([`decode_padded`]); every machine prompt (pad statement, setup,
+//! openings, pad entries, transitions, reveal) is answered by the `Player`
+//! at once, so neither the timing nor the size of an answer depends on what
+//! the side hides (G3). What remains for the caller is to choose actions
+//! ([`RemotePlayer::act`], [`RemotePlayer::concede`]) and to read what
+//! happened ([`RemotePlayer::next_event`]).
+//!
+//! Reading and writing run in two background tasks per connection, so
+//! [`RemotePlayer::next_event`] only waits on a channel: it may be raced
+//! against another player's in `tokio::select!` without losing half a
+//! frame. Every wait has a timeout ([`DEFAULT_WAIT`] unless set).
+//!
+//! Resuming ([`RemotePlayer::reconnect`]): the server re-sends every view
+//! when a seat is re-admitted. Updates already seen are surfaced as
+//! [`GameEvent::Replayed`] and not answered again (the `Player`'s state
+//! moved on when it answered them); an entry that was sent but never
+//! receipted is sent again if the log has not moved past it (G6).
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use hexveil_core::{Action, Side};
+use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
+use hexveil_protocol::identity::Identity;
+use hexveil_protocol::identity::PublicKey;
+use hexveil_protocol::message::Mode;
+use hexveil_protocol::message::{
+    decode_padded, encode, MessageError, Prompt, ToClient, ToServer, Update,
+};
+use hexveil_protocol::player::{Player, PlayerError, Secrets};
+use hexveil_server::frame::{read_frame, write_frame, FrameError};
+use hexveil_server::live_game::NewGame;
+use hexveil_server::tls::ServerTrust;
+use hexveil_server::wire::{
+    split_game_message, ClientMessage, ErrorCode, GameAssembler, GameId, Role, ServerMessage,
+    WireError, MAX_GAME_MESSAGE_LEN,
+};
+use thiserror::Error;
+use tokio::sync::mpsc;
+
+use crate::net::{ConnectionParts, NetError, ServerConnection, MAX_TRANSCRIPT_LEN};
+
+/// How long any single wait of the driver lasts unless set otherwise.
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(20);
+
+/// The server name clients present (the self-signed certificate's name).
+pub const SERVER_NAME: &str = "localhost";
+
+/// Why the driver failed.
+#[derive(Debug, Error)]
+pub enum DriverError {
+    /// Connecting or logging in failed.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// A transport message could not be encoded or decoded.
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    /// A game message from the server does not decode.
+    #[error("game message: {0}")]
+    Message(#[from] MessageError),
+    /// The protocol player could not be made or could not answer a prompt.
+    #[error("player: {0}")]
+    Player(#[from] PlayerError),
+    /// The PKCS#8 key is not a valid Ed25519 key.
+    #[error("key: {0}")]
+    Key(String),
+    /// Nothing arrived within the wait.
+    #[error("nothing received within {0:?} while waiting for {1}")]
+    Timeout(Duration, &'static str),
+    /// The connection is closed (or its stream failed).
+    #[error("connection lost: {0}")]
+    Disconnected(String),
+    /// The server refused a lobby request.
+    #[error("server error {code:?}: {message}")]
+    Server {
+        /// Its code.
+        code: ErrorCode,
+        /// Its message.
+        message: String,
+    },
+    /// The server sent something out of place.
+    #[error("unexpected message from the server: {0}")]
+    Unexpected(String),
+}
+
+/// What the writer task sends.
+enum Outgoing {
+    /// One frame (the task adds the length prefix).
+    Frame(Vec<u8>),
+    /// Bytes as they are, unframed (tests use this to misbehave).
+    Raw(Vec<u8>),
+}
+
+/// A logged-in connection split into a reader and a writer task.
+struct Link {
+    endpoint: quinn::Endpoint,
+    conn: quinn::Connection,
+    incoming: mpsc::UnboundedReceiver<Result<Vec<u8>, String>>,
+    outgoing: mpsc::UnboundedSender<Outgoing>,
+    assembler: GameAssembler,
+    /// Length of every frame received, in order, since last taken.
+    traffic: Vec<usize>,
+}
+
+impl Link {
+    fn start(parts: ConnectionParts) -> Link {
+        let ConnectionParts {
+            endpoint,
+            conn,
+            mut send,
+            mut recv,
+            limits,
+            ..
+        } = parts;
+        let (in_tx, incoming) = mpsc::unbounded_channel();
+        let (outgoing, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
+        tokio::spawn(async move {
+            loop {
+                match read_frame(&mut recv, &limits).await {
+                    Ok(Some(frame)) => {
+                        if in_tx.send(Ok(frame)).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => {
+                        let _ = in_tx.send(Err("the server finished the stream".into()));
+                        return;
+                    }
+                    // Idle only means a quiet server; the stream is usable.
+                    Err(FrameError::Idle(_)) => {}
+                    Err(e) => {
+                        let _ = in_tx.send(Err(e.to_string()));
+                        return;
+                    }
+                }
+            }
+        });
+        tokio::spawn(async move {
+            while let Some(out) = out_rx.recv().await {
+                let ok = match out {
+                    Outgoing::Frame(bytes) => write_frame(&mut send, &bytes, &limits).await.is_ok(),
+                    Outgoing::Raw(bytes) => send.write_all(&bytes).await.is_ok(),
+                };
+                if !ok {
+                    return;
+                }
+            }
+            let _ = send.finish();
+        });
+        Link {
+            endpoint,
+            conn,
+            incoming,
+            outgoing,
+            assembler: GameAssembler::default(),
+            traffic: Vec::new(),
+        }
+    }
+
+    fn send(&self, msg: &ClientMessage) -> Result<(), DriverError> {
+        self.push(Outgoing::Frame(msg.encode()?))
+    }
+
+    /// Sends a game message, split into parts that fit a frame.
+    fn send_game(&self, game_id: GameId, message: &[u8]) -> Result<(), DriverError> {
+        if message.len() > MAX_GAME_MESSAGE_LEN {
+            return Err(DriverError::Wire(WireError::GameMessageTooLong {
+                len: message.len(),
+                max: MAX_GAME_MESSAGE_LEN,
+            }));
+        }
+        for (part, more) in split_game_message(message) {
+            self.send(&ClientMessage::Game {
+                game_id,
+                payload: part.to_vec(),
+                more,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn push(&self, out: Outgoing) -> Result<(), DriverError> {
+        self.outgoing
+            .send(out)
+            .map_err(|_| DriverError::Disconnected("the writer stopped".into()))
+    }
+
+    async fn recv_frame(
+        &mut self,
+        wait: Duration,
+        what: &'static str,
+    ) -> Result<Vec<u8>, DriverError> {
+        match tokio::time::timeout(wait, self.incoming.recv()).await {
+            Err(_) => Err(DriverError::Timeout(wait, what)),
+            Ok(None) => Err(DriverError::Disconnected("the reader stopped".into())),
+            Ok(Some(Err(e))) => Err(DriverError::Disconnected(e)),
+            Ok(Some(Ok(frame))) => Ok(frame),
+        }
+    }
+
+    /// The next whole message: game messages split over several frames
+    /// are put together. Each frame waits at most `wait`.
+    async fn recv(
+        &mut self,
+        wait: Duration,
+        what: &'static str,
+    ) -> Result<ServerMessage, DriverError> {
+        loop {
+            let frame = self.recv_frame(wait, what).await?;
+            self.traffic.push(frame.len());
+            match ServerMessage::decode(&frame)? {
+                ServerMessage::Game {
+                    game_id,
+                    payload,
+                    more,
+                } => {
+                    if let Some((game_id, payload)) = self.assembler.push(game_id, payload, more)? {
+                        return Ok(ServerMessage::Game {
+                            game_id,
+                            payload,
+                            more: false,
+                        });
+                    }
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// Fetches a finished game's transcript in chunks. Other messages
+    /// that arrive meanwhile are returned, in order, for the caller.
+    async fn fetch_transcript(
+        &mut self,
+        game_id: GameId,
+        wait: Duration,
+    ) -> Result<(Vec<u8>, Vec<ServerMessage>), DriverError> {
+        let mut file = Vec::new();
+        let mut others = Vec::new();
+        loop {
+            self.send(&ClientMessage::FetchTranscript {
+                game_id,
+                offset: file.len() as u64,
+            })?;
+            loop {
+                match self.recv(wait, "a transcript chunk").await? {
+                    ServerMessage::TranscriptChunk {
+                        game_id: g,
+                        offset,
+                        total_len,
+                        bytes,
+                    } if g == game_id && offset == file.len() as u64 => {
+                        if total_len > MAX_TRANSCRIPT_LEN {
+                            return Err(DriverError::Unexpected(format!(
+                                "a transcript of {total_len} bytes is over the limit"
+                            )));
+                        }
+                        let done = bytes.is_empty();
+                        file.extend_from_slice(&bytes);
+                        if file.len() as u64 >= total_len {
+                            return Ok((file, others));
+                        }
+                        if done {
+                            return Err(DriverError::Unexpected(
+                                "an empty transcript chunk before the end".into(),
+                            ));
+                        }
+                        break;
+                    }
+                    e @ ServerMessage::Error { .. } => return Err(refused(e)),
+                    other => others.push(other),
+                }
+            }
+        }
+    }
+
+    fn close(&self) {
+        self.conn.close(0u32.into(), b"bye");
+        self.endpoint.close(0u32.into(), b"bye");
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// How to reach a server and log in (kept to reconnect).
+#[derive(Clone, Debug)]
+struct Access {
+    addr: SocketAddr,
+    trust: ServerTrust,
+    key_pkcs8: Vec<u8>,
+}
+
+impl Access {
+    async fn login(&self) -> Result<Link, DriverError> {
+        let conn =
+            ServerConnection::connect(self.addr, SERVER_NAME, &self.trust, &self.key_pkcs8).await?;
+        Ok(Link::start(conn.into_parts()))
+    }
+}
+
+/// A logged-in connection in the lobby: create games, then join one as a
+/// player ([`Client::join`]) or as a spectator ([`Client::watch`]).
+pub struct Client {
+    link: Link,
+    access: Access,
+    wait: Duration,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("addr", &self.access.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a player needs to take a seat: the scenario text, its secrets (the
+/// side is theirs) and the pad length of the server's games.
+#[derive(Clone, Debug)]
+pub struct SeatSetup {
+    /// The scenario TOML the game was created from.
+    pub scenario_toml: String,
+    /// The player's secrets (setups, seeds, standing orders).
+    pub secrets: Secrets,
+    /// Entries per pad epoch, as the server's genesis names it
+    /// (`hexveil_protocol::pad::DEFAULT_PAD_LEN` for the stock server).
+    pub pad_len: u32,
+}
+
+impl Client {
+    /// Connects to `addr`, checks the server by `trust` and logs in with the
+    /// Ed25519 PKCS#8 key.
+    pub async fn connect(
+        addr: SocketAddr,
+        trust: ServerTrust,
+        key_pkcs8: &[u8],
+    ) -> Result<Client, DriverError> {
+        let access = Access {
+            addr,
+            trust,
+            key_pkcs8: key_pkcs8.to_vec(),
+        };
+        let link = access.login().await?;
+        Ok(Client {
+            link,
+            access,
+            wait: DEFAULT_WAIT,
+        })
+    }
+
+    /// Sets how long each wait lasts.
+    pub fn set_wait(&mut self, wait: Duration) {
+        self.wait = wait;
+    }
+
+    /// Sends any transport message.
+    pub fn send(&self, msg: &ClientMessage) -> Result<(), DriverError> {
+        self.link.send(msg)
+    }
+
+    /// Sends bytes as they are, outside any frame (to misbehave in tests).
+    pub fn send_raw_bytes(&self, bytes: Vec<u8>) -> Result<(), DriverError> {
+        self.link.push(Outgoing::Raw(bytes))
+    }
+
+    /// Receives the next transport message.
+    pub async fn recv(&mut self) -> Result<ServerMessage, DriverError> {
+        self.link.recv(self.wait, "a server message").await
+    }
+
+    /// The public key this client logs in (and signs) with.
+    pub fn public_key(&self) -> Result<PublicKey, DriverError> {
+        Identity::from_pkcs8(&self.access.key_pkcs8)
+            .map(|i| i.public_key())
+            .map_err(|e| DriverError::Key(e.to_string()))
+    }
+
+    /// Creates a live game of `scenario_toml` between the keys of side A and
+    /// side B, with pads of `pad_len` entries; returns its id once it is
+    /// stored.
+    pub async fn create_game(
+        &mut self,
+        scenario_toml: &str,
+        players: [PublicKey; 2],
+        pad_len: u32,
+    ) -> Result<GameId, DriverError> {
+        let request = NewGame {
+            scenario_toml: scenario_toml.to_string(),
+            players,
+            mode: Mode::Live,
+            pad_len,
+        };
+        self.send(&ClientMessage::CreateGame {
+            scenario: request.encode(),
+        })?;
+        match self.recv().await? {
+            ServerMessage::GameCreated { game_id } => Ok(game_id),
+            other => Err(refused(other)),
+        }
+    }
+
+    /// Takes the seat of `setup.secrets.side` in `game_id`.
+    pub async fn join(
+        mut self,
+        game_id: GameId,
+        setup: SeatSetup,
+    ) -> Result<RemotePlayer, DriverError> {
+        let identity = Identity::from_pkcs8(&self.access.key_pkcs8)
+            .map_err(|e| DriverError::Key(e.to_string()))?;
+        let player = Player::new(
+            identity,
+            game_id,
+            &setup.scenario_toml,
+            setup.pad_len,
+            setup.secrets,
+        )?;
+        let seat = Role::Player(player.side());
+        self.send(&ClientMessage::Join {
+            game_id,
+            role: seat,
+            resume_from: 0,
+        })?;
+        match self.recv().await? {
+            ServerMessage::Joined { .. } => {}
+            other => return Err(refused(other)),
+        }
+        Ok(RemotePlayer {
+            link: self.link,
+            access: self.access,
+            wait: self.wait,
+            game_id,
+            player,
+            auto: true,
+            last_seq: None,
+            last_update: None,
+            unacked: None,
+            withheld: None,
+            queue: VecDeque::new(),
+            receipts: Vec::new(),
+            transcript: None,
+            nonce: 0,
+            reveals: 0,
+        })
+    }
+
+    /// Joins `game_id` as a spectator (public view only).
+    pub async fn watch(mut self, game_id: GameId) -> Result<Spectator, DriverError> {
+        self.send(&ClientMessage::Join {
+            game_id,
+            role: Role::Spectator,
+            resume_from: 0,
+        })?;
+        match self.recv().await? {
+            ServerMessage::Joined { .. } => {}
+            other => return Err(refused(other)),
+        }
+        Ok(Spectator {
+            link: self.link,
+            wait: self.wait,
+            game_id,
+            transcript: None,
+            last_seq: None,
+        })
+    }
+
+    /// Closes the connection.
+    pub fn close(self) {
+        self.link.close();
+    }
+}
+
+fn refused(msg: ServerMessage) -> DriverError {
+    match msg {
+        ServerMessage::Error { code, message } => DriverError::Server { code, message },
+        other => DriverError::Unexpected(format!("{other:?}")),
+    }
+}
+
+/// Something that happened in a game, as one seat sees it.
+#[derive(Clone, Debug)]
+pub enum GameEvent {
+    /// A new log entry (its machine prompt, if any, is already answered
+    /// unless answering is held: [`RemotePlayer::set_auto_answer`]).
+    Update(Update),
+    /// An entry seen before, sent again on a resume; not answered again.
+    Replayed(Update),
+    /// One of our entries is durable.
+    Receipt(Receipt),
+    /// One of our entries was refused; nothing changed.
+    Rejected(String),
+    /// The game is over: the full transcript file.
+    Transcript(Vec<u8>),
+    /// The transport refused a request (e.g. a spectator acting, a rate
+    /// limit, a session rejection of a malformed payload).
+    ServerError {
+        /// Its code.
+        code: ErrorCode,
+        /// Its message.
+        message: String,
+    },
+    /// The server removed this connection from the game (e.g. the seat was
+    /// taken over by a newer connection of the same key).
+    Left,
+    /// The answer to a ping.
+    Pong(u64),
+    /// Any other message, in words (e.g. a message of another game).
+    Other(String),
+}
+
+/// One seat of a game over QUIC: a logged-in connection and the side's
+/// protocol [`Player`].
+pub struct RemotePlayer {
+    link: Link,
+    access: Access,
+    wait: Duration,
+    game_id: GameId,
+    player: Player,
+    auto: bool,
+    last_seq: Option<u64>,
+    last_update: Option<Update>,
+    /// Our last entry sent and not yet receipted (sent again on a resume).
+    unacked: Option<SignedEnvelope>,
+    /// An answer computed but held back (answering held).
+    withheld: Option<SignedEnvelope>,
+    queue: VecDeque<GameEvent>,
+    receipts: Vec<Receipt>,
+    transcript: Option<Vec<u8>>,
+    nonce: u64,
+    /// Reveal entries seen: the log closes with the second (DESIGN 3.5).
+    reveals: u8,
+}
+
+impl std::fmt::Debug for RemotePlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemotePlayer")
+            .field("game_id", &self.game_id)
+            .field("side", &self.player.side())
+            .field("last_seq", &self.last_seq)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RemotePlayer {
+    /// The side played.
+    pub fn side(&self) -> Side {
+        self.player.side()
+    }
+
+    /// The game.
+    pub fn game_id(&self) -> GameId {
+        self.game_id
+    }
+
+    /// The protocol player (e.g. [`Player::sign`] to misbehave on purpose).
+    pub fn player_mut(&mut self) -> &mut Player {
+        &mut self.player
+    }
+
+    /// The last new update seen.
+    pub fn last_update(&self) -> Option<&Update> {
+        self.last_update.as_ref()
+    }
+
+    /// The seq of the last new update seen.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.last_seq
+    }
+
+    /// Every receipt received, in order.
+    pub fn receipts(&self) -> &[Receipt] {
+        &self.receipts
+    }
+
+    /// The transcript, once the game is over.
+    pub fn transcript(&self) -> Option<&[u8]> {
+        self.transcript.as_deref()
+    }
+
+    /// Whether the log is closed: the game ended and both sides revealed,
+    /// so the server has the transcript ([`RemotePlayer::fetch_transcript`]).
+    pub fn is_closed(&self) -> bool {
+        self.reveals >= 2
+    }
+
+    /// Fetches the finished game's transcript file from the server (and
+    /// keeps it: [`RemotePlayer::transcript`]). Game messages that arrive
+    /// meanwhile are acted on and queued for [`RemotePlayer::next_event`].
+    pub async fn fetch_transcript(&mut self) -> Result<Vec<u8>, DriverError> {
+        let (file, others) = self.link.fetch_transcript(self.game_id, self.wait).await?;
+        for m in others {
+            let e = self.on_message(m)?;
+            self.queue.push_back(e);
+        }
+        self.transcript = Some(file.clone());
+        Ok(file)
+    }
+
+    /// Whether the referee waits for this side's action now.
+    pub fn may_act(&self) -> bool {
+        self.last_update
+            .as_ref()
+            .is_some_and(|u| u.prompt == Prompt::Act)
+    }
+
+    /// Sets how long each wait lasts.
+    pub fn set_wait(&mut self, wait: Duration) {
+        self.wait = wait;
+    }
+
+    /// Answer machine prompts at once (the default), or hold each answer
+    /// back ([`RemotePlayer::withheld`]) until released: tests use this to
+    /// stall, to tamper, or to stop the world between two entries.
+    pub fn set_auto_answer(&mut self, auto: bool) {
+        self.auto = auto;
+    }
+
+    /// The answer held back, if any.
+    pub fn withheld(&self) -> Option<&SignedEnvelope> {
+        self.withheld.as_ref()
+    }
+
+    /// Takes the answer held back, without sending it.
+    pub fn take_withheld(&mut self) -> Option<SignedEnvelope> {
+        self.withheld.take()
+    }
+
+    /// Sends the answer held back, if any; true if one was sent.
+    pub fn release_withheld(&mut self) -> Result<bool, DriverError> {
+        match self.withheld.take() {
+            Some(env) => {
+                self.send_entry(env)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Declares an action (signed on top of the last head seen).
+    pub fn act(&mut self, action: Action) -> Result<SignedEnvelope, DriverError> {
+        let env = self.player.act(action);
+        self.send_entry(env.clone())?;
+        Ok(env)
+    }
+
+    /// Concedes the game.
+    pub fn concede(&mut self) -> Result<SignedEnvelope, DriverError> {
+        let env = self.player.concede();
+        self.send_entry(env.clone())?;
+        Ok(env)
+    }
+
+    /// Sends an entry the driver keeps for a resume until it is receipted.
+    fn send_entry(&mut self, env: SignedEnvelope) -> Result<(), DriverError> {
+        self.unacked = Some(env.clone());
+        self.submit(env)
+    }
+
+    /// Sends any signed envelope as it is (the driver does not keep it).
+    pub fn submit(&self, env: SignedEnvelope) -> Result<(), DriverError> {
+        self.send_game(encode(&ToServer::Submit(env)))
+    }
+
+    /// Asks for every view from `from_seq` on.
+    pub fn sync(&self, from_seq: u64) -> Result<(), DriverError> {
+        self.send_game(encode(&ToServer::Sync { from_seq }))
+    }
+
+    /// Sends raw game payload bytes.
+    pub fn send_game(&self, payload: Vec<u8>) -> Result<(), DriverError> {
+        self.link.send_game(self.game_id, &payload)
+    }
+
+    /// Sends any transport message on this connection.
+    pub fn send(&self, msg: &ClientMessage) -> Result<(), DriverError> {
+        self.link.send(msg)
+    }
+
+    /// Sends bytes as they are, outside any frame (to misbehave in tests).
+    pub fn send_raw_bytes(&self, bytes: Vec<u8>) -> Result<(), DriverError> {
+        self.link.push(Outgoing::Raw(bytes))
+    }
+
+    /// The length of every frame received since the last
+    /// [`RemotePlayer::take_traffic`], in order (G3 tests compare them).
+    pub fn take_traffic(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.link.traffic)
+    }
+
+    /// The next event: a message from the server, acted on (a machine
+    /// prompt answered). Waits at most the driver's wait.
+    pub async fn next_event(&mut self) -> Result<GameEvent, DriverError> {
+        if let Some(e) = self.queue.pop_front() {
+            return Ok(e);
+        }
+        let msg = self.link.recv(self.wait, "a game event").await?;
+        self.on_message(msg)
+    }
+
+    /// Events until one satisfies `stop`, which is returned. Every event
+    /// before it is acted on and dropped.
+    pub async fn wait_for(
+        &mut self,
+        mut stop: impl FnMut(&GameEvent) -> bool,
+    ) -> Result<GameEvent, DriverError> {
+        loop {
+            let e = self.next_event().await?;
+            if stop(&e) {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn on_message(&mut self, msg: ServerMessage) -> Result<GameEvent, DriverError> {
+        Ok(match msg {
+            ServerMessage::Game {
+                game_id, payload, ..
+            } if game_id == self.game_id => self.on_game(decode_padded(&payload)?)?,
+            ServerMessage::Error { code, message } => GameEvent::ServerError { code, message },
+            ServerMessage::Left { game_id } if game_id == self.game_id => GameEvent::Left,
+            ServerMessage::Pong { nonce } => GameEvent::Pong(nonce),
+            other => GameEvent::Other(format!("{other:?}")),
+        })
+    }
+
+    fn on_game(&mut self, msg: ToClient) -> Result<GameEvent, DriverError> {
+        Ok(match msg {
+            ToClient::Receipt(r) => {
+                if self
+                    .unacked
+                    .as_ref()
+                    .is_some_and(|e| e.envelope().seq == r.seq)
+                {
+                    self.unacked = None;
+                }
+                self.receipts.push(r);
+                GameEvent::Receipt(r)
+            }
+            ToClient::Update(u) => {
+                if self.last_seq.is_some_and(|s| u.seq <= s) {
+                    return Ok(GameEvent::Replayed(u));
+                }
+                self.last_seq = Some(u.seq);
+                if self
+                    .unacked
+                    .as_ref()
+                    .is_some_and(|e| e.envelope().seq <= u.seq)
+                {
+                    // In the log now (ours) or overtaken (refused or stale).
+                    self.unacked = None;
+                }
+                if let Some(env) = self.player.on_update(&u)? {
+                    if self.auto {
+                        self.send_entry(env)?;
+                    } else {
+                        self.withheld = Some(env);
+                    }
+                }
+                if u.entry == "reveal" {
+                    self.reveals = self.reveals.saturating_add(1);
+                }
+                self.last_update = Some(u.clone());
+                GameEvent::Update(u)
+            }
+            ToClient::Rejected { reason } => GameEvent::Rejected(reason),
+            ToClient::Transcript(t) => {
+                self.transcript = Some(t.clone());
+                GameEvent::Transcript(t)
+            }
+            ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
+        })
+    }
+
+    /// Closes the connection abruptly (the seat stays ours on the server).
+    pub fn disconnect(&self) {
+        self.link.close();
+    }
+
+    /// Connects again, logs in, takes the seat back and resumes: the
+    /// server re-sends every view; the ones already seen come back as
+    /// [`GameEvent::Replayed`], new ones are answered as usual, and our
+    /// last entry is sent again if it was never receipted and the log has
+    /// not moved past it (G6). The events are queued for
+    /// [`RemotePlayer::next_event`].
+    pub async fn reconnect(&mut self) -> Result<(), DriverError> {
+        self.link.close();
+        self.link = self.access.login().await?;
+        self.send(&ClientMessage::Join {
+            game_id: self.game_id,
+            role: Role::Player(self.side()),
+            resume_from: self.last_seq.map_or(0, |s| s + 1),
+        })?;
+        loop {
+            match self.link.recv(self.wait, "the join answer").await? {
+                ServerMessage::Joined { .. } => break,
+                e @ ServerMessage::Error { .. } => return Err(refused(e)),
+                other => {
+                    let e = self.on_message(other)?;
+                    self.queue.push_back(e);
+                }
+            }
+        }
+        // The views the join re-sends are queued before the pong of a ping
+        // sent after it: the pong marks their end.
+        self.nonce += 1;
+        let nonce = self.nonce;
+        self.send(&ClientMessage::Ping { nonce })?;
+        loop {
+            match self.link.recv(self.wait, "the resync").await? {
+                ServerMessage::Pong { nonce: n } if n == nonce => break,
+                other => {
+                    let e = self.on_message(other)?;
+                    self.queue.push_back(e);
+                }
+            }
+        }
+        if let Some(env) = self.unacked.clone() {
+            let seq = env.envelope().seq;
+            if self.last_seq.map_or(seq == 1, |s| seq == s + 1) {
+                self.submit(env)?;
+            } else {
+                self.unacked = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the connection politely.
+    pub fn close(self) {
+        self.link.close();
+    }
+}
+
+/// A spectator of a game: the public view, and the transcript at the end.
+pub struct Spectator {
+    link: Link,
+    wait: Duration,
+    game_id: GameId,
+    transcript: Option<Vec<u8>>,
+    last_seq: Option<u64>,
+}
+
+impl std::fmt::Debug for Spectator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spectator")
+            .field("game_id", &self.game_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Spectator {
+    /// Sets how long each wait lasts.
+    pub fn set_wait(&mut self, wait: Duration) {
+        self.wait = wait;
+    }
+
+    /// The next event of the public view.
+    pub async fn next_event(&mut self) -> Result<GameEvent, DriverError> {
+        Ok(match self.link.recv(self.wait, "a public update").await? {
+            ServerMessage::Game {
+                game_id, payload, ..
+            } if game_id == self.game_id => match decode_padded(&payload)? {
+                ToClient::Update(u) => {
+                    self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
+                    GameEvent::Update(u)
+                }
+                ToClient::Transcript(t) => {
+                    self.transcript = Some(t.clone());
+                    GameEvent::Transcript(t)
+                }
+                ToClient::Receipt(r) => GameEvent::Receipt(r),
+                ToClient::Rejected { reason } => GameEvent::Rejected(reason),
+                ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
+            },
+            ServerMessage::Error { code, message } => GameEvent::ServerError { code, message },
+            ServerMessage::Left { game_id } if game_id == self.game_id => GameEvent::Left,
+            ServerMessage::Pong { nonce } => GameEvent::Pong(nonce),
+            other => GameEvent::Other(format!("{other:?}")),
+        })
+    }
+
+    /// Events until one satisfies `stop`, which is returned.
+    pub async fn wait_for(
+        &mut self,
+        mut stop: impl FnMut(&GameEvent) -> bool,
+    ) -> Result<GameEvent, DriverError> {
+        loop {
+            let e = self.next_event().await?;
+            if stop(&e) {
+                return Ok(e);
+            }
+        }
+    }
+
+    /// The length of every frame received since the last call, in order.
+    pub fn take_traffic(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.link.traffic)
+    }
+
+    /// The transcript, once the game is over.
+    pub fn transcript(&self) -> Option<&[u8]> {
+        self.transcript.as_deref()
+    }
+
+    /// Fetches the finished game's transcript file (anyone may, DESIGN 5).
+    /// Public updates that arrive meanwhile are dropped.
+    pub async fn fetch_transcript(&mut self) -> Result<Vec<u8>, DriverError> {
+        let (file, _) = self.link.fetch_transcript(self.game_id, self.wait).await?;
+        self.transcript = Some(file.clone());
+        Ok(file)
+    }
+
+    /// The highest seq of a public update seen.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.last_seq
+    }
+
+    /// Sends raw game payload bytes (a spectator may not: the server says
+    /// so with an error).
+    pub fn send_game(&self, payload: Vec<u8>) -> Result<(), DriverError> {
+        self.link.send_game(self.game_id, &payload)
+    }
+
+    /// Closes the connection.
+    pub fn close(self) {
+        self.link.close();
+    }
+}

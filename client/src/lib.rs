@@ -1,0 +1,7 @@
+//! hexveil client library: the QUIC connection to a hexveil server
+//! ([`net`]) and the game driver that plays one seat or watches a game over
+//! it ([`driver`]). The `hexveil` command-line client, the demo and the
+//! end-to-end tests are built on it.
+
+pub mod driver;
+pub mod net;
