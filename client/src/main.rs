@@ -5,10 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod cli;
-// The connection layer (also used by the end-to-end tests): wider than the
-// CLI needs.
-#[allow(dead_code)]
-mod net;
 mod rules_cmd;
 
 use cli::play::{Connect, JoinArgs};

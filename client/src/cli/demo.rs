@@ -130,7 +130,7 @@ pub const DEMO_PAD_LEN: u32 = 256;
 pub async fn run() -> Result<Vec<u8>, String> {
     use super::play::{play_seat, AfterScript, Input, Output};
     use super::seat::Seat;
-    use crate::net::ServerConnection;
+    use hexveil::net::ServerConnection;
     use hexveil_protocol::identity::Identity;
     use hexveil_protocol::message::Mode;
     use hexveil_protocol::player::Player;

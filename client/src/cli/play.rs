@@ -10,7 +10,7 @@ use super::script::{Next, Script};
 use super::seat::{Seat, SeatError, SeatEvent};
 use super::secrets::{self, Origin};
 use super::{files, keys, transcript};
-use crate::net::{NetError, ServerConnection};
+use hexveil::net::{NetError, ServerConnection};
 use hexveil_core::scenario::Scenario;
 use hexveil_core::{Action, Side};
 use hexveil_protocol::identity::{Identity, PublicKey};

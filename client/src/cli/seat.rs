@@ -5,7 +5,7 @@
 //! answers depends on what the side hides (G3). Only actions are the
 //! caller's.
 
-use crate::net::{NetError, ServerConnection};
+use hexveil::net::{NetError, ServerConnection};
 use hexveil_core::{Action, Side};
 use hexveil_protocol::envelope::SignedEnvelope;
 use hexveil_protocol::message::{decode_padded, encode, ToClient, ToServer, Update};
