@@ -34,11 +34,18 @@ fn g5_demo_plays_over_quic_and_verifies_clean_then_tampering_is_named() {
     );
     assert!(text.contains("CLEAN: game"), "{text}");
     assert!(text.contains("side B revealed and audited"), "{text}");
-    // B28.531: the standing order placed the chain as the tank entered 3E5.
+    // B28.531: the standing order placed the chain as the tank entered 3E5
+    // (noted for the referee only; the demo tells it after the game).
     assert!(
-        text.contains("Daisy Chain (2 A-T factors) in 3E5 attacks ger-pz"),
+        text.contains("secretly pulls its 2-factor Daisy Chain across 3E5"),
         "{text}"
     );
+    // G4: B sees its own client open facts to the referee; A never does.
+    assert!(
+        text.contains("  B | [G4] your client opens to the referee only: ap 3E3"),
+        "{text}"
+    );
+    assert!(!text.contains("A   | [G4]"), "{text}");
     // B28.47: the Known counter in 3H5 is a Dummy.
     assert!(text.contains("in 3H5 is a Dummy"), "{text}");
 

@@ -108,6 +108,33 @@ impl Narrator {
         for e in &u.events {
             out.extend(self.event(e, reader));
         }
+        if let Reader::Player(me) = reader {
+            match &u.prompt {
+                // G4: what the owner's client reveals, to the referee only.
+                Prompt::Open(requests) => out.push(format!(
+                    "[G4] your client opens to the referee only: {}",
+                    requests
+                        .iter()
+                        .filter(|r| r.owner == me)
+                        .map(|r| format!("{} {}", r.layer, r.location))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                Prompt::Transitions(list) => out.push(format!(
+                    "[DESIGN 3.1] your client commits new contents (referee only): {}",
+                    list.iter()
+                        .map(|(r, c)| format!(
+                            "{} {} now holds {}",
+                            r.layer,
+                            r.location,
+                            self.content(c)
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                _ => {}
+            }
+        }
         if let (true, Reader::Player(_), Prompt::Act) = (self.prompts, reader, &u.prompt) {
             let when = match self.phase {
                 Some((turn, side, phase)) => {
