@@ -731,3 +731,59 @@ fn phase_name(p: Phase) -> &'static str {
         Phase::CloseCombat => "Close Combat Phase",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hexveil_core::minefield::MinefieldEvent;
+
+    fn narrator() -> Narrator {
+        Narrator::new(
+            &hexveil_protocol::rules::parse_scenario(include_str!(
+                "../../../examples/scenario.toml"
+            ))
+            .unwrap(),
+        )
+    }
+
+    fn attack(strength: Option<u8>) -> Event {
+        Event {
+            to: Visibility::Public,
+            kind: EventKind::Minefield(MinefieldEvent::ApAttack {
+                hex: "3E4".parse().unwrap(),
+                crossing: Crossing::Entry,
+                targets: vec![UnitId(0), UnitId(1)],
+                final_dr: 9,
+                strength,
+                result: strength.map(|_| hexveil_core::ift::IftResult::Nmc),
+            }),
+            cite: vec!["B28.41".into(), "R13".into()],
+        }
+    }
+
+    #[test]
+    fn r13_a_no_effect_attack_says_the_strength_stays_hidden() {
+        let mut n = narrator();
+        let lines = n.event(&attack(None), Reader::Player(Side::A));
+        assert_eq!(
+            lines,
+            vec!["[B28.41 R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader as they enter: Final DR 9, no effect (the minefield's strength stays hidden)".to_string()]
+        );
+        let lines = n.event(&attack(Some(8)), Reader::Spectator);
+        assert!(
+            lines[0].contains("8-factor minefield, result NMC"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn a_replay_marks_what_was_hidden_and_a_player_what_only_it_sees() {
+        let mut n = narrator();
+        let mut e = attack(None);
+        e.to = Visibility::Referee;
+        assert!(n.event(&e, Reader::Everything)[0].ends_with("(referee only)"));
+        e.to = Visibility::Side(Side::B);
+        assert!(n.event(&e, Reader::Everything)[0].ends_with("(side B only)"));
+        assert!(n.event(&e, Reader::Player(Side::B))[0].ends_with("(only side B sees this)"));
+    }
+}
