@@ -57,7 +57,7 @@ enum Command {
         #[arg(long)]
         scenario: PathBuf,
         /// Your side.
-        #[arg(long, value_enum, default_value = "a")]
+        #[arg(long, value_enum, ignore_case = true, default_value = "a")]
         side: SideArg,
         /// The opponent's public key (`hexveil whoami` on their key).
         #[arg(long)]
@@ -76,7 +76,7 @@ enum Command {
         #[arg(long)]
         game: String,
         /// Your side.
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, ignore_case = true)]
         side: SideArg,
         /// The scenario file the game was created from.
         #[arg(long)]

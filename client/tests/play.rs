@@ -133,7 +133,7 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
         v
     };
     let (sa, sb) = (dir.path().join("a-secrets"), dir.path().join("b-secrets"));
-    let mut ja = join(&alice, "a", "setup-a.toml", "sealed-a.toml", &sa);
+    let mut ja = join(&alice, "A", "setup-a.toml", "sealed-a.toml", &sa);
     let mut ja2 = ja.clone();
     ja.extend(["--script".to_string(), p(&script).to_string()]);
     ja2.extend(["--script".to_string(), p(&script2).to_string()]);
