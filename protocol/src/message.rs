@@ -407,7 +407,7 @@ pub fn side_of(party: Party) -> Option<Side> {
 
 /// One entry of a game's log as stored and published: the exact signed
 /// envelope and the server's receipt for it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoggedEntry {
     /// The signed envelope, bytes as signed.
     pub envelope: SignedEnvelope,

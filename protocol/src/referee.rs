@@ -1234,18 +1234,42 @@ impl Referee {
                     "the revealed pad seed does not give the pad committed at setup (G2)".into(),
                 )),
             }
-            let contents: Vec<(Layer, Location, Content)> = reveal
-                .layers
-                .iter()
-                .flat_map(|lr| {
-                    let layer = SEALED_LAYERS.into_iter().find(|l| l.name() == lr.layer);
-                    lr.contents.iter().filter_map(move |(key, bytes)| {
-                        let layer = layer?;
-                        let location = rules::parse_location(key)?;
-                        content::decode(bytes).ok().map(|c| (layer, location, c))
-                    })
-                })
-                .collect();
+            // Every revealed content must be a legal content of its layer at
+            // an eligible location, and every eligible location must be
+            // revealed: a leaf that does not decode or does not fit is an
+            // illegal setup, never silently dropped (B28.1, B28.5, G3).
+            let mut contents: Vec<(Layer, Location, Content)> = Vec::new();
+            for lr in &reveal.layers {
+                let Some(layer) = SEALED_LAYERS.into_iter().find(|l| l.name() == lr.layer) else {
+                    faults.push(fault(format!("revealed an unknown layer {:?}", lr.layer)));
+                    continue;
+                };
+                let eligible = self.eligible(side, layer);
+                let mut keys: Vec<String> = Vec::with_capacity(lr.contents.len());
+                for (key, bytes) in &lr.contents {
+                    keys.push(key.clone());
+                    let Some(location) = rules::parse_location(key) else {
+                        faults.push(fault(format!("layer {layer}: {key:?} is not a location")));
+                        continue;
+                    };
+                    match content::decode(bytes) {
+                        Ok(c) if c.fits(layer) => contents.push((layer, location, c)),
+                        Ok(c) => faults.push(fault(format!(
+                            "layer {layer} at {key}: {c:?} cannot be in this layer"
+                        ))),
+                        Err(e) => faults.push(fault(format!("layer {layer} at {key}: {e}"))),
+                    }
+                }
+                keys.sort();
+                let mut expected: Vec<String> = eligible.iter().map(|l| l.key()).collect();
+                expected.sort();
+                if keys != expected {
+                    faults.push(fault(format!(
+                        "layer {layer}: the revealed locations are not exactly the {} eligible ones (G3)",
+                        expected.len()
+                    )));
+                }
+            }
             let extra = self.extra_dummies.get(&side).copied().unwrap_or(0);
             for violation in
                 rules::check_layout(&self.scenario, &setup.public, side, &contents, extra)

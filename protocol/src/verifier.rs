@@ -22,6 +22,7 @@
 pub mod audit;
 
 use std::fmt;
+use std::io::{self, Read};
 
 use hexveil_core::Side;
 use thiserror::Error;
@@ -29,12 +30,13 @@ use thiserror::Error;
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{genesis_head, next_head, EnvelopeError};
 use crate::identity::PublicKey;
-use crate::layout::RootStatement;
-use crate::message::{side_of, Body, EndRecord, RevealBody};
+use crate::layout::{RootStatement, Salt};
+use crate::message::{side_of, Body, EndRecord, OpenedFact, RevealBody};
+use crate::note::NotesSeed;
 use crate::pad::{PadEntry, PadStatement};
 use crate::referee::{Referee, RefereeError};
 use crate::rules;
-use crate::transcript::{EntryReader, FormatError, LoggedEntry};
+use crate::transcript::{EntryReader, FormatError, LoggedEntry, StreamReader, TranscriptError};
 
 pub use audit::RevealFault;
 
@@ -250,6 +252,47 @@ pub fn verify(bytes: &[u8]) -> Verdict {
     match verify_inner(bytes) {
         Ok(s) => Verdict::Clean(s),
         Err(f) => Verdict::Fault(*f),
+    }
+}
+
+/// Verifies a transcript read from `reader` (for example a file), one entry
+/// in memory at a time. An I/O error is returned as such: it says nothing
+/// about the game.
+pub fn verify_reader<R: Read>(reader: R) -> io::Result<Verdict> {
+    let step = |r: Result<Option<LoggedEntry>, TranscriptError>| match r {
+        Ok(e) => Ok(Ok(e)),
+        Err(TranscriptError::Io(e)) => Err(e),
+        Err(TranscriptError::Format(f)) => Ok(Err(unreadable(f))),
+    };
+    let mut stream = match StreamReader::new(reader) {
+        Ok(s) => s,
+        Err(TranscriptError::Io(e)) => return Err(e),
+        Err(TranscriptError::Format(f)) => return Ok(Verdict::Fault(*unreadable(f))),
+    };
+    let mut replay = match step(stream.next_entry())? {
+        Ok(Some(first)) => match Replay::start(&first) {
+            Ok(r) => r,
+            Err(f) => return Ok(Verdict::Fault(*f)),
+        },
+        Ok(None) => {
+            return Ok(Verdict::Fault(Fault {
+                blame: Blame::Undetermined,
+                entry: None,
+                what: FaultKind::Empty,
+            }))
+        }
+        Err(f) => return Ok(Verdict::Fault(*f)),
+    };
+    loop {
+        match step(stream.next_entry())? {
+            Ok(Some(e)) => {
+                if let Err(f) = replay.step(&e) {
+                    return Ok(Verdict::Fault(*f));
+                }
+            }
+            Ok(None) => return Ok(Verdict::Clean(replay.summary())),
+            Err(f) => return Ok(Verdict::Fault(*f)),
+        }
     }
 }
 
@@ -469,6 +512,7 @@ struct SideBook {
     roots: Vec<RootStatement>,
     pads: Vec<PadStatement>,
     entries: Vec<PadEntry>,
+    notes: Vec<(u64, Salt)>,
     revealed: bool,
 }
 
@@ -506,6 +550,10 @@ impl Ledger {
                 book.roots = setup.roots.clone();
             }
             Body::Entry(e) => book.entries.push(e.clone()),
+            Body::Open(facts) => book.notes.extend(facts.iter().filter_map(|f| match f {
+                OpenedFact::Note { opening, .. } => Some((opening.seq, opening.salt)),
+                OpenedFact::Leaf(_) => None,
+            })),
             Body::Reveal(_) => book.revealed = true,
             _ => {}
         }
@@ -522,6 +570,7 @@ impl Ledger {
         let book = &self.sides[side_index(side)];
         audit::audit_layers(game_id, side, &book.roots, reveal)?;
         audit::audit_pad(game_id, side, &reveal.pad_seed, &book.pads, &book.entries)?;
+        audit::audit_notes(game_id, side, &NotesSeed(reveal.notes_seed), &book.notes)?;
         audit::check_setup_legality(reveal)?;
         let text = book
             .public_toml

@@ -474,3 +474,16 @@ fn the_writer_refuses_an_oversized_entry_and_writes_nothing_g6() {
     let bytes = w.into_inner();
     assert_eq!(Transcript::parse(&bytes).unwrap().entries.len(), 1);
 }
+
+/// Every body the message layer accepts fits in a transcript entry, so the
+/// writer never refuses an entry the referee accepted.
+#[test]
+fn an_entry_with_the_largest_body_fits_the_entry_limit() {
+    let mut g: Game = set_up_game().truncate(1);
+    let env = g.envelope(Party::A, vec![0xab; MAX_BODY_LEN]);
+    g.push_signed(env);
+    let len = hexveil_protocol::transcript::encode_entry(&g.entries[1]).len();
+    assert!(len <= MAX_ENTRY_LEN, "{len} > {MAX_ENTRY_LEN}");
+    let bytes = g.bytes();
+    assert_eq!(Transcript::parse(&bytes).unwrap().entries.len(), 2);
+}

@@ -61,6 +61,28 @@ fn an_honest_game_is_clean_every_ruling_rederived_both_sides_audited_g5() {
 }
 
 #[test]
+fn the_stream_verifier_agrees_with_the_in_memory_one_g5() {
+    let g = honest_game(1);
+    let bytes = g.bytes();
+    let from_reader = hexveil_protocol::verifier::verify_reader(bytes.as_slice()).unwrap();
+    assert_eq!(from_reader, verify(&bytes));
+    assert!(matches!(from_reader, Verdict::Clean(_)));
+    for cut in [3, HEADER_LEN, HEADER_LEN + 7, bytes.len() - 5] {
+        assert_eq!(
+            hexveil_protocol::verifier::verify_reader(&bytes[..cut]).unwrap(),
+            verify(&bytes[..cut]),
+            "cut at {cut}"
+        );
+    }
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 4;
+    assert_eq!(
+        hexveil_protocol::verifier::verify_reader(flipped.as_slice()).unwrap(),
+        verify(&flipped)
+    );
+}
+
+#[test]
 fn an_unfinished_game_is_clean_but_says_what_was_not_audited_g5() {
     let g = set_up_game();
     let Verdict::Clean(s) = verify(&g.bytes()) else {
@@ -498,4 +520,26 @@ proptest! {
         prop_assert_eq!(f.entry, expected, "flip at byte {} bit {}: {}", p, bit, f);
         prop_assert_eq!(f.blame, Blame::Undetermined, "flip at byte {} bit {}: {}", p, bit, f);
     }
+}
+
+#[test]
+fn a_false_notes_seed_is_proven_by_the_reveal_b28_531_g5() {
+    let honest = honest_game(0);
+    let notes = honest
+        .find(|p, b| {
+            p == Party::B
+                && matches!(b, Body::Open(v) if v.iter().any(|f| matches!(f, OpenedFact::Note { .. })))
+        })
+        .is_some();
+    assert!(notes, "B answers Daisy Chain opportunities with notes");
+    let g = with_reveal(Side::B, |r| r.notes_seed[0] ^= 1);
+    let f = fault(verify(&g.bytes()));
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Side(Side::B), Some(reveal_seq(&g, Side::B)))
+    );
+    assert!(matches!(
+        f.what,
+        FaultKind::Reveal(RevealFault::NoteSaltMismatch { .. })
+    ));
 }

@@ -6,6 +6,8 @@
 //!   exactly the root the player committed at setup (G1);
 //! - [`audit_pad`]: the pad seed must rebuild every committed pad root, and
 //!   every pad entry the player released must be the seed's value (G2);
+//! - [`audit_notes`]: every note opened in play is salted from the revealed
+//!   notes seed (DESIGN 3.2);
 //! - [`secret_roll_seed_from_reveal`]: a Secret dr's seed recomputed from the
 //!   roller's revealed pad seed (B28.47);
 //! - [`check_setup_legality`]: the revealed contents must be legal contents
@@ -26,8 +28,9 @@ use hexveil_core::{Hex, Layer, Side};
 use crate::beacon::{secret_roll_seed, RollSeed};
 use crate::content::{self, ContentError};
 use crate::encoding::{Digest, GameId};
-use crate::layout::{LayoutError, LayoutSeed, RootStatement, SealedLayout};
+use crate::layout::{LayoutError, LayoutSeed, RootStatement, Salt, SealedLayout};
 use crate::message::{party_of, LayerReveal, RevealBody};
+use crate::note::{note_salt, NotesSeed};
 use crate::pad::{pad_value, Pad, PadEntry, PadSeed, PadStatement, PadValue};
 
 /// What is wrong with a player's revealed secrets. Every variant is that
@@ -103,6 +106,13 @@ pub enum RevealFault {
         epoch: u32,
         /// The entry's index.
         index: u32,
+    },
+    /// A note the side opened during play is not salted from the notes seed
+    /// it revealed (DESIGN 3.2).
+    #[error("note {seq}'s salt is not derived from the revealed notes seed")]
+    NoteSaltMismatch {
+        /// The note counter.
+        seq: u64,
     },
     /// A layer name the rules do not know.
     #[error("layer {layer:?} is not a sealed layer of the rules (ap, at, booby)")]
@@ -257,6 +267,24 @@ pub fn audit_pad(
                 epoch: e.position.epoch,
                 index: e.position.index,
             });
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every note the side opened during play (Daisy Chain
+/// opportunities, B28.531) was salted from the notes seed it revealed
+/// (DESIGN 3.2): `opened` holds each note's counter and salt.
+pub fn audit_notes(
+    game_id: GameId,
+    side: Side,
+    seed: &NotesSeed,
+    opened: &[(u64, Salt)],
+) -> Result<(), RevealFault> {
+    let party = party_of(side);
+    for (seq, salt) in opened {
+        if note_salt(seed, &game_id, party, *seq) != *salt {
+            return Err(RevealFault::NoteSaltMismatch { seq: *seq });
         }
     }
     Ok(())
@@ -573,6 +601,27 @@ mod tests {
                 &[b.entry(0).unwrap()]
             ),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn notes_are_salted_from_the_revealed_seed_b28_531() {
+        let seed = NotesSeed([3; 32]);
+        let book = crate::note::NoteBook::new(GAME, Party::B, seed).unwrap();
+        let opened: Vec<(u64, Salt)> = [0u64, 4, 9]
+            .iter()
+            .map(|n| (*n, book.seal(*n, crate::note::NoteContent::NULL).1.salt))
+            .collect();
+        assert_eq!(audit_notes(GAME, Side::B, &seed, &opened), Ok(()));
+        assert_eq!(
+            audit_notes(GAME, Side::B, &NotesSeed([4; 32]), &opened),
+            Err(RevealFault::NoteSaltMismatch { seq: 0 })
+        );
+        let mut moved = opened.clone();
+        moved[2].0 = 10;
+        assert_eq!(
+            audit_notes(GAME, Side::B, &seed, &moved),
+            Err(RevealFault::NoteSaltMismatch { seq: 10 })
         );
     }
 
