@@ -384,6 +384,15 @@ fn open_ap(ctx: &mut Ctx<'_>, owner: Side, hex: Hex) -> Res<Option<crate::sealed
     }
 }
 
+/// The DR of a potential A-P attack, rolled after the owner opened the leaf
+/// and whether or not it holds mines: the number of rolls of a step then
+/// depends only on public facts (eligible locations, who moves), never on
+/// what the hex holds (G3, ruling H1 in docs/RULINGS.md). An unmined hex
+/// leaves the roll unused.
+fn potential_attack_roll(ctx: &mut Ctx<'_>, purpose: String, cite: &str) -> Res<crate::dice::Roll> {
+    ctx.roll_dr2(purpose, cite)
+}
+
 /// FP and DRM of an A-P attack: half FP and +1 DRM in Deep Snow (B28.3).
 fn ap_fp_drm(ctx: &Ctx<'_>, strength: u8) -> (u8, i16) {
     if ctx.scenario.ssr.deep_snow {
@@ -421,12 +430,16 @@ fn ap_attack_personnel(
     targets: &[UnitId],
     crossing: Crossing,
 ) -> Res<()> {
-    let Some(strength) = open_ap(ctx, owner, hex)? else {
+    if !leaf_exists(ctx, owner, Layer::AntiPersonnel, hex) {
+        return Ok(());
+    }
+    let strength = open_ap(ctx, owner, hex)?;
+    let roll = potential_attack_roll(ctx, format!("A-P minefield attack in {hex}"), "B28.41")?;
+    let Some(strength) = strength else {
         return Ok(());
     };
     reveal_ap_presence(ctx, owner, hex);
     let (fp, drm) = ap_fp_drm(ctx, strength.factors());
-    let roll = ctx.roll_dr2(format!("A-P minefield attack in {hex}"), "B28.41")?;
     let final_dr = roll.total() as i16 + drm;
     // B28.3: no TEM, FFMO/FFNAM or other FP modifier.
     let result = agreed::ift_lookup(fp, final_dr)?;
@@ -483,9 +496,17 @@ fn vehicle_attacks(
     vehicle: UnitId,
     crossing: Crossing,
 ) -> Res<()> {
-    if let Some(strength) = open_ap(ctx, owner, hex)? {
-        reveal_ap_presence(ctx, owner, hex);
-        ap_attack_vehicle(ctx, hex, vehicle, strength.factors(), crossing)?;
+    if leaf_exists(ctx, owner, Layer::AntiPersonnel, hex) {
+        let strength = open_ap(ctx, owner, hex)?;
+        let roll = potential_attack_roll(
+            ctx,
+            format!("A-P minefield attack vs vehicle {vehicle} in {hex}"),
+            "B28.42",
+        )?;
+        if let Some(strength) = strength {
+            reveal_ap_presence(ctx, owner, hex);
+            ap_attack_vehicle(ctx, hex, vehicle, strength.factors(), roll, crossing)?;
+        }
     }
     let Some(u) = ctx.state.unit(vehicle) else {
         return Ok(());
@@ -510,6 +531,7 @@ fn ap_attack_vehicle(
     hex: Hex,
     vehicle: UnitId,
     strength: u8,
+    roll: crate::dice::Roll,
     crossing: Crossing,
 ) -> Res<()> {
     let unarmored = match ctx.state.unit(vehicle).map(|u| &u.kind) {
@@ -517,10 +539,6 @@ fn ap_attack_vehicle(
         _ => return Ok(()),
     };
     let (fp, drm) = ap_fp_drm(ctx, strength);
-    let roll = ctx.roll_dr2(
-        format!("A-P minefield attack vs vehicle {vehicle} in {hex}"),
-        "B28.42",
-    )?;
     let final_dr = roll.total() as i16 + drm;
     let ift = agreed::ift_lookup(fp, final_dr)?;
     let outcome = if unarmored {
