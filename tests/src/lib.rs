@@ -150,10 +150,31 @@ pub fn server_binary() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "-p", "hexveil-server", "--bin", "hexveil-server"])
-                .status()
-                .expect("run cargo build");
+            let mut build = Command::new(env!("CARGO"));
+            build.args(["build", "-p", "hexveil-server", "--bin", "hexveil-server"]);
+            // The variables cargo sets for this test process (its manifest
+            // dir, package name...) would look like a changed environment to
+            // build scripts that watch them (ring's does) and force a rebuild
+            // of half the tree: drop them.
+            for (name, _) in std::env::vars_os() {
+                let name = name.to_string_lossy().into_owned();
+                let ours = name.starts_with("CARGO_PKG_")
+                    || name.starts_with("CARGO_BIN_")
+                    || matches!(
+                        name.as_str(),
+                        "CARGO_MANIFEST_DIR"
+                            | "CARGO_MANIFEST_PATH"
+                            | "CARGO_CRATE_NAME"
+                            | "CARGO_PRIMARY_PACKAGE"
+                            | "CARGO_TARGET_TMPDIR"
+                            | "CARGO_RUSTC_CURRENT_DIR"
+                            | "OUT_DIR"
+                    );
+                if ours {
+                    build.env_remove(&name);
+                }
+            }
+            let status = build.status().expect("run cargo build");
             assert!(status.success(), "building hexveil-server failed");
             let target = std::env::var_os("CARGO_TARGET_DIR")
                 .map(PathBuf::from)

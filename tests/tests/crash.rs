@@ -1,0 +1,178 @@
+//! Crashes and lost connections (G6): nothing acknowledged is lost when the
+//! server process is killed in the middle of an adjudication, and a player
+//! whose connection drops in the middle of the reveals resumes where it
+//! was. Both games finish with a transcript that verifies clean (G5).
+
+use std::collections::BTreeMap;
+
+use hexveil::driver::GameEvent;
+use hexveil_core::turn::Phase;
+use hexveil_core::{Action, MoveMode, Side};
+use hexveil_protocol::message::{Body, Prompt};
+use hexveil_protocol::transcript::Transcript;
+use hexveil_protocol::verifier::{verify, Verdict};
+use hexveil_tests::{
+    secrets_a, secrets_b, start_server, units, ServerProcess, Table, Who, PAD_LEN, WAIT,
+};
+
+fn fail((w, e): (Who, hexveil::driver::DriverError)) {
+    panic!("{w:?}: {e}")
+}
+
+// G6: the server process is SIGKILLed while a move into a minefield is
+// being adjudicated: the mover's action, B's openings and A's pad entry are
+// receipted, and B's pad entry for the attack roll is in flight. After a
+// restart on the same data directory both players reconnect and resume;
+// every receipted entry is in the log at its seq, the adjudication
+// completes, and the transcript verifies clean.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g6_sigkill_mid_adjudication_keeps_every_receipted_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = ServerProcess::spawn(dir.path(), "127.0.0.1:0", 60);
+    let ep = server.endpoint.clone();
+    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, false).await;
+    t.end_phase_until(Side::A, Phase::Movement).await;
+
+    // B answers its openings but holds its pad entry for the roll.
+    t.b.set_auto_answer(false);
+    let mover =
+        t.a.act(Action::Move {
+            units: vec![units::GER_SQUAD, units::GER_LEADER],
+            to: "3E4".parse().unwrap(),
+            mode: MoveMode::Normal,
+        })
+        .unwrap();
+    loop {
+        t.pump(|t| t.b.withheld().is_some())
+            .await
+            .unwrap_or_else(fail);
+        match &t.b.last_update().unwrap().prompt {
+            Prompt::Open(_) => {
+                t.b.release_withheld().unwrap();
+            }
+            Prompt::Entry { .. } => break,
+            other => panic!("B was asked {other:?} before the roll"),
+        }
+    }
+    // Everything before B's entry is receipted (the driver holds each
+    // answer until its turn, so the log cannot be ahead of the receipts).
+    let seq = t.seq();
+    t.pump(|t| {
+        t.a.receipts().last().is_some_and(|r| r.seq <= seq)
+            && t.b.receipts().last().is_some_and(|r| r.seq <= seq)
+            && t.a.last_seq() == Some(seq)
+    })
+    .await
+    .unwrap_or_else(fail);
+    assert!(
+        t.a.receipts()
+            .iter()
+            .any(|r| r.entry_hash == mover.entry_hash()),
+        "the mover's action is receipted"
+    );
+    let receipted: BTreeMap<u64, _> =
+        t.a.receipts()
+            .iter()
+            .chain(t.b.receipts())
+            .map(|r| (r.seq, r.entry_hash))
+            .collect();
+
+    // B's entry leaves; the server dies at once, before or after it is
+    // durable (either way must work).
+    t.b.set_auto_answer(true);
+    t.b.release_withheld().unwrap();
+    server.kill();
+
+    let mut server = ServerProcess::spawn(dir.path(), &ep.addr.to_string(), 60);
+    assert_eq!(
+        server.endpoint.fingerprint, ep.fingerprint,
+        "same certificate"
+    );
+    t.a.reconnect().await.unwrap();
+    t.b.reconnect().await.unwrap();
+    // The roll completes, the ruling comes, A may act again.
+    t.settle().await.unwrap_or_else(fail);
+    assert!(t.a.may_act(), "{:?}", t.a.last_update().map(|u| &u.prompt));
+    let ruling = t
+        .events_of(Who::A)
+        .filter_map(|e| match e {
+            GameEvent::Update(u) if u.entry == "ruling" && u.seq > seq => Some(u.clone()),
+            _ => None,
+        })
+        .next()
+        .expect("the move's ruling after the restart");
+    assert!(format!("{:?}", ruling.events).contains("ApAttack"));
+
+    t.a.concede().unwrap();
+    t.pump(|t| t.over()).await.unwrap_or_else(fail);
+    let file = t.transcript().await;
+    let log = Transcript::parse(&file).unwrap();
+    for (seq, hash) in &receipted {
+        let entry = &log.entries[*seq as usize];
+        assert_eq!(entry.envelope.envelope().seq, *seq);
+        assert_eq!(
+            &entry.envelope.entry_hash(),
+            hash,
+            "receipted entry {seq} kept"
+        );
+    }
+    // B's pad entry is in the log exactly once.
+    let b_entries = log
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(
+                Body::decode(&e.envelope.envelope().body),
+                Ok(Body::Entry(_))
+            )
+        })
+        .count();
+    assert!(b_entries >= 2, "A's and B's pad entries for the roll");
+    match verify(&file) {
+        Verdict::Clean(s) => assert_eq!(s.end.unwrap().winner, Some(Side::B)),
+        Verdict::Fault(f) => panic!("fault after the crash: {f}"),
+    }
+    server.kill();
+}
+
+// G6: B's connection drops after the end of the game, while A reveals; B
+// reconnects, is shown A's reveal with its own prompt, reveals, and the
+// log closes clean.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g6_a_player_disconnected_mid_reveal_resumes_and_reveals() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, ep) = start_server(dir.path(), WAIT).await;
+    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, true).await;
+    t.end_phase_until(Side::A, Phase::Movement).await;
+    t.a.concede().unwrap();
+    t.pump(|t| t.b.last_update().is_some_and(|u| u.entry == "end"))
+        .await
+        .unwrap_or_else(fail);
+    t.b.disconnect();
+    // A reveals while B is away.
+    let a_reveal =
+        t.a.wait_for(|e| matches!(e, GameEvent::Update(u) if u.entry == "reveal"))
+            .await
+            .unwrap();
+    let GameEvent::Update(a_reveal) = a_reveal else {
+        unreachable!()
+    };
+    assert!(t.a.receipts().iter().any(|r| r.seq == a_reveal.seq));
+    assert!(!t.b.is_closed());
+
+    t.b.reconnect().await.unwrap();
+    t.pump(|t| t.over()).await.unwrap_or_else(fail);
+    // B saw A's reveal after resuming, with its own reveal prompt.
+    assert!(t.events_of(Who::B).any(
+        |e| matches!(e, GameEvent::Update(u) if u.seq == a_reveal.seq && u.prompt == Prompt::Reveal)
+    ));
+    let file = t.transcript().await;
+    match verify(&file) {
+        Verdict::Clean(s) => {
+            assert_eq!(s.audited, vec![Side::A, Side::B], "{s}");
+            assert_eq!(s.end.unwrap().winner, Some(Side::B));
+        }
+        Verdict::Fault(f) => panic!("fault: {f}"),
+    }
+    server.shutdown().await;
+}
