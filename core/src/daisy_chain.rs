@@ -330,8 +330,9 @@ pub fn exposed(state: &GameState, map: &Map) -> Vec<(PlacedDaisy, UnitId)> {
             u.side != d.owner
                 && u.good_order()
                 && u.status.aboard.is_none()
-                && u.hex
-                    .is_some_and(|h| h == d.hex || map.has_los(h, map.info(h).level, d.hex, level))
+                && u.hex.is_some_and(|h| {
+                    map.same_hex(h, d.hex) || map.has_los(h, map.info(h).level, d.hex, level)
+                })
         });
         if let Some(seer) = seer {
             out.push((*d, seer.id));

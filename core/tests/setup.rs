@@ -380,3 +380,37 @@ fn b28_1_leaf_exists_agrees_with_eligible_locations_on_every_hex() {
     }
     assert!(seam_names > 0, "the example map has seam hexes");
 }
+
+/// A seam hex is one location (DESIGN 3.1): a unit placed under the other
+/// name of a seam hex is held under the canonical one, and an action naming
+/// the other name is read as the canonical hex.
+#[test]
+fn seam_hex_names_are_canonicalized_where_they_enter() {
+    let s = scenario();
+    let seam = s
+        .map
+        .all_hexes()
+        .into_iter()
+        .find(|h| s.map.names(*h).len() > 1)
+        .expect("the example map has a seam");
+    let other = *s.map.names(seam).iter().find(|n| **n != seam).unwrap();
+    assert_ne!(other, seam);
+    let mut st = state(&s);
+    let id = *st.units.keys().next().unwrap();
+    st.units.get_mut(&id).unwrap().hex = Some(other);
+    let e = Engine::with_state(s.clone(), st);
+    assert_eq!(e.state().unit(id).unwrap().hex, Some(seam));
+    let a = Action::Fire {
+        firers: vec![id],
+        target: other,
+        extra_drm: 0,
+    };
+    assert_eq!(
+        a.canonical(&s.map),
+        Action::Fire {
+            firers: vec![id],
+            target: seam,
+            extra_drm: 0
+        }
+    );
+}
