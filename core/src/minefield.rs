@@ -369,7 +369,7 @@ fn open_ap(ctx: &mut Ctx<'_>, owner: Side, hex: Hex) -> Res<Option<crate::sealed
 /// The DR of a potential A-P attack, rolled after the owner opened the leaf
 /// and whether or not it holds mines: the number of rolls of a step then
 /// depends only on public facts (eligible locations, who moves), never on
-/// what the hex holds (G3, ruling H1 in docs/RULINGS.md). An unmined hex
+/// what the hex holds (G3, ruling R28 in docs/RULINGS.md). An unmined hex
 /// leaves the roll unused.
 fn potential_attack_roll(ctx: &mut Ctx<'_>, purpose: String, cite: &str) -> Res<crate::dice::Roll> {
     ctx.roll_dr2(purpose, cite)
