@@ -143,6 +143,8 @@ fn open_opportunity(ctx: &mut Ctx<'_>, owner: Side, entered: Option<(Hex, &[Unit
     let Content::Daisy(DaisyNote::Placed { holder, hex }) = content else {
         return Ok(());
     };
+    // The note is input: held under the hex's canonical name (seam hexes).
+    let hex = ctx.scenario.map.canonical(hex);
     let factors = match placement_error(ctx, owner, holder, hex) {
         Ok(f) => f,
         Err(reason) => {
