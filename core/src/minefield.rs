@@ -235,8 +235,9 @@ pub fn request(owner: Side, layer: Layer, hex: Hex) -> FactRequest {
 }
 
 /// Whether `owner` has a sealed leaf of `layer` in `hex`: decided from
-/// public scenario data and markers only (G3, DESIGN 3.1), the same set as
-/// `setup::eligible_locations`: hexes of the owner's setup area where hidden
+/// public scenario data and markers only (G3, DESIGN 3.1) by
+/// [`crate::setup::has_leaf`], the very test `setup::eligible_locations`
+/// uses, so the leaves asked are the leaves sealed: hexes of the owner's setup area where hidden
 /// mines of that layer may lie (B28.1: not in a bridge, paved road, runway,
 /// sewer, marsh, crag, Interior Building Hex, rubble or Water Obstacle),
 /// plus hexes under the owner's Known counters (B28.45, B28.46), plus for
@@ -244,31 +245,12 @@ pub fn request(owner: Side, layer: Layer, hex: Hex) -> FactRequest {
 /// removed as a Dummy (B28.47) leaves a leaf the referee already holds with
 /// no mines in it, so it need not be asked again.
 pub fn leaf_exists(ctx: &Ctx<'_>, owner: Side, layer: Layer, hex: Hex) -> bool {
-    use crate::terrain::MinePlacement;
-    let map = &ctx.scenario.map;
-    if !map.contains(hex) {
-        return false;
-    }
-    let hex = map.canonical(hex);
-    let area = &ctx.scenario.side(owner).setup_area;
-    let in_area = map
-        .names(hex)
-        .iter()
-        .any(|n| area.boards.contains(&n.board))
-        || area.hexes.iter().any(|h| map.canonical(*h) == hex);
-    let m = ctx.state.markers(hex);
-    let known = m.known_counter == Some(owner);
-    match layer {
-        Layer::AntiPersonnel => {
-            known || (in_area && agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAp))
-        }
-        Layer::AntiTank => {
-            known
-                || m.at_in_view == Some(owner)
-                || (in_area && agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAt))
-        }
-        Layer::BoobyTrap | Layer::DaisyChain => false,
-    }
+    let m = ctx.state.markers(ctx.scenario.map.canonical(hex));
+    let marks = crate::setup::LeafMarks {
+        known_counter: m.known_counter == Some(owner),
+        at_in_view: m.at_in_view == Some(owner),
+    };
+    crate::setup::has_leaf(ctx.scenario, owner, layer, hex, marks)
 }
 
 /// Whether a unit is Infantry or Cavalry (never attacked by A-T mines,
@@ -387,7 +369,7 @@ fn open_ap(ctx: &mut Ctx<'_>, owner: Side, hex: Hex) -> Res<Option<crate::sealed
 /// The DR of a potential A-P attack, rolled after the owner opened the leaf
 /// and whether or not it holds mines: the number of rolls of a step then
 /// depends only on public facts (eligible locations, who moves), never on
-/// what the hex holds (G3, ruling H1 in docs/RULINGS.md). An unmined hex
+/// what the hex holds (G3, ruling R28 in docs/RULINGS.md). An unmined hex
 /// leaves the roll unused.
 fn potential_attack_roll(ctx: &mut Ctx<'_>, purpose: String, cite: &str) -> Res<crate::dice::Roll> {
     ctx.roll_dr2(purpose, cite)
@@ -696,17 +678,7 @@ pub(crate) mod agreed {
     use crate::ift::{self, IftResult, VehicleLineResult};
     use crate::morale::{self, AttackCause, AttackInfo};
     use crate::resolve::{Ctx, Interrupt, Res};
-    use crate::terrain::MinePlacement;
     use crate::unit::UnitId;
-
-    /// B28.1 (and Interior Building Hexes, B28.44): whether hidden mines may
-    /// lie in the hex (board helper's placement rules).
-    pub fn hidden_mines_allowed(ctx: &Ctx<'_>, hex: Hex, placement: MinePlacement) -> bool {
-        ctx.scenario
-            .map
-            .mine_placement_allowed(hex, placement)
-            .is_ok()
-    }
 
     /// The IFT result for `fp` at `final_dr`, no column shift (B28.3).
     pub fn ift_lookup(fp: u8, final_dr: i16) -> Res<IftResult> {

@@ -155,8 +155,9 @@ impl Table {
             if engine.state().phase == phase {
                 return;
             }
-            let phasing = engine.state().phasing;
-            self.act(phasing, Action::EndPhase);
+            // A3.5: the defender ends the DFPh, the phasing side the others.
+            let side = hexveil_core::turn::who_ends_phase(engine.state());
+            self.act(side, Action::EndPhase);
         }
         panic!("never reached {phase:?}");
     }
