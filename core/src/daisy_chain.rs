@@ -148,8 +148,9 @@ fn open_opportunity(ctx: &mut Ctx<'_>, owner: Side, entered: Option<(Hex, &[Unit
     let factors = match placement_error(ctx, owner, holder, hex) {
         Ok(f) => f,
         Err(reason) => {
+            // The owner is told its own note was illegal; never the enemy.
             ctx.emit(
-                Visibility::Referee,
+                Visibility::Side(owner),
                 EventKind::DaisyChain(DaisyEvent::IllegalPlacement {
                     opportunity: n,
                     reason,
@@ -168,8 +169,9 @@ fn open_opportunity(ctx: &mut Ctx<'_>, owner: Side, entered: Option<(Hex, &[Unit
         revealed: false,
         attacked: false,
     });
+    // Secret from the enemy (B28.531); its owner sees its own placement.
     ctx.emit(
-        Visibility::Referee,
+        Visibility::Side(owner),
         EventKind::DaisyChain(DaisyEvent::Placed {
             owner,
             holder,

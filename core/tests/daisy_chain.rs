@@ -129,7 +129,9 @@ fn b28_531_placement_is_secret_and_costs_no_concealment() {
     });
     let ev = daisy_events(&r);
     assert_eq!(ev.len(), 1, "{ev:?}");
-    assert_eq!(ev[0].0, Visibility::Referee);
+    // Secret from the enemy: shown to its owner (B) only, never to A.
+    assert_eq!(ev[0].0, Visibility::Side(Side::B));
+    assert!(!ev[0].0.shown_to(Side::A));
     assert!(matches!(ev[0].1, DaisyEvent::Placed { factors: 2, .. }));
     assert_eq!(r.state.daisy_chains.len(), 1);
     assert!(
@@ -151,7 +153,7 @@ fn b28_531_placement_must_be_adjacent_to_the_holder() {
     });
     let ev = daisy_events(&r);
     assert!(
-        matches!(&ev[0], (Visibility::Referee, DaisyEvent::IllegalPlacement { reason, .. }) if reason.contains("ADJACENT")),
+        matches!(&ev[0], (Visibility::Side(Side::B), DaisyEvent::IllegalPlacement { reason, .. }) if reason.contains("ADJACENT")),
         "{ev:?}"
     );
     assert!(r.state.daisy_chains.is_empty());
@@ -353,8 +355,8 @@ fn b28_531_engine_move_places_secretly_and_rolls_at_once() {
     };
     let (placed, attacks) = (find("Placed"), find("Attacks"));
     assert_eq!(
-        events[placed]["to"], "referee",
-        "placement is noted secretly"
+        events[placed]["to"], "B",
+        "placement is noted secretly: its owner (B) only"
     );
     assert_eq!(events[attacks]["to"], "public");
     assert_eq!(

@@ -48,10 +48,13 @@ pub enum Awaiting {
         /// The sides still missing.
         missing: Vec<Side>,
     },
-    /// Nothing is pending: a player may declare an action.
+    /// Nothing is pending: a player may declare an action. `actor` is the
+    /// side whose move it is (who ends the current phase: the phasing side,
+    /// or the defender in its Defensive Fire Phase); the engine decides
+    /// whether an action of either side is legal now.
     Action {
-        /// The phasing side.
-        phasing: Side,
+        /// The side to act.
+        actor: Side,
     },
     /// `owner` must open these facts, in order.
     Openings {
@@ -102,7 +105,7 @@ impl Awaiting {
     /// The party that must write the next entry, if one party must.
     pub fn party(&self) -> Option<Party> {
         match self {
-            Awaiting::Action { phasing } => Some(party_of(*phasing)),
+            Awaiting::Action { actor } => Some(party_of(*actor)),
             Awaiting::Openings { owner, .. } | Awaiting::Transitions { owner, .. } => {
                 Some(party_of(*owner))
             }
@@ -131,7 +134,7 @@ impl Awaiting {
         match self {
             Awaiting::Pads { missing } => format!("pad statement from side(s) {missing:?}"),
             Awaiting::Setups { missing } => format!("setup from side(s) {missing:?}"),
-            Awaiting::Action { phasing } => format!("an action (side {phasing} is phasing)"),
+            Awaiting::Action { actor } => format!("an action (side {actor} is to act)"),
             Awaiting::Openings { owner, requests } => {
                 let list: Vec<String> = requests.iter().map(|r| r.to_string()).collect();
                 format!("side {owner} to open {}", list.join("; "))
@@ -761,7 +764,7 @@ impl Referee {
             state.extra_dummies = self.extra_dummies.clone();
             let engine = Engine::with_state(self.scenario.clone(), state);
             self.awaiting = Awaiting::Action {
-                phasing: engine.state().phasing,
+                actor: hexveil_core::turn::who_ends_phase(engine.state()),
             };
             self.engine = Some(engine);
         } else {
@@ -1154,7 +1157,7 @@ impl Referee {
                 },
             },
             None => Awaiting::Action {
-                phasing: engine.state().phasing,
+                actor: hexveil_core::turn::who_ends_phase(engine.state()),
             },
         };
     }

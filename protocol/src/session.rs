@@ -457,7 +457,7 @@ pub fn prompt_for(awaiting: &Awaiting, side: Side) -> Prompt {
         // that two answers never race for the same place in the log.
         Awaiting::Pads { missing } if missing.first() == Some(&side) => Prompt::Pad,
         Awaiting::Setups { missing } if missing.first() == Some(&side) => Prompt::Setup,
-        Awaiting::Action { phasing } if *phasing == side => Prompt::Act,
+        Awaiting::Action { actor } if *actor == side => Prompt::Act,
         Awaiting::Openings { owner, requests } if *owner == side => Prompt::Open(requests.clone()),
         Awaiting::Entry { party, k } if *party == party_of(side) => Prompt::Entry { k: *k },
         Awaiting::Transitions { owner, list } if *owner == side => {
