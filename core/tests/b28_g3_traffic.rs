@@ -3,7 +3,7 @@
 //! content (B28.1, B28.5, B28.41, B28.42, B28.51).
 
 mod mines_common;
-use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
+use hexveil_core::dice::{DiceKind, Roll};
 use hexveil_core::event::{Event, Visibility};
 use hexveil_core::minefield::MinefieldEvent;
 use hexveil_core::sealed::FactRequest;
@@ -15,25 +15,6 @@ use hexveil_core::{Action, Engine, MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
 
-/// Dice answered from a list of faces, cycling.
-fn dice_from(faces: Vec<u8>) -> impl FnMut(&DiceSpec) -> Roll {
-    let mut i = 0usize;
-    move |spec: &DiceSpec| {
-        let mut face = || {
-            let f = faces[i % faces.len()];
-            i += 1;
-            f
-        };
-        match spec.kind {
-            DiceKind::DR => Roll::DR {
-                coloured: face(),
-                white: face(),
-            },
-            DiceKind::Percentile => Roll::Percentile { tens: 0, units: 1 },
-            _ => Roll::Dr(face()),
-        }
-    }
-}
 
 fn ap_content(k: u8) -> Content {
     match k {

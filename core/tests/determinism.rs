@@ -4,31 +4,12 @@
 //! verifier's re-run of a game (G5) depends on it.
 
 mod mines_common;
-use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
 use hexveil_core::sealed::Content;
 use hexveil_core::unit::UnitId;
 use hexveil_core::{MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
 
-fn dice_from(faces: Vec<u8>) -> impl FnMut(&DiceSpec) -> Roll {
-    let mut i = 0usize;
-    move |spec: &DiceSpec| {
-        let mut face = || {
-            let f = faces[i % faces.len()];
-            i += 1;
-            f
-        };
-        match spec.kind {
-            DiceKind::DR => Roll::DR {
-                coloured: face(),
-                white: face(),
-            },
-            DiceKind::Percentile => Roll::Percentile { tens: 0, units: 1 },
-            _ => Roll::Dr(face()),
-        }
-    }
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]

@@ -468,3 +468,24 @@ pub fn run_ctx(
         }
     }
 }
+
+/// Dice answered from a list of faces, cycling (property tests).
+pub fn dice_from(faces: Vec<u8>) -> impl FnMut(&hexveil_core::dice::DiceSpec) -> Roll {
+    use hexveil_core::dice::DiceKind;
+    let mut i = 0usize;
+    move |spec: &hexveil_core::dice::DiceSpec| {
+        let mut face = || {
+            let f = faces[i % faces.len()];
+            i += 1;
+            f
+        };
+        match spec.kind {
+            DiceKind::DR => Roll::DR {
+                coloured: face(),
+                white: face(),
+            },
+            DiceKind::Percentile => Roll::Percentile { tens: 0, units: 1 },
+            _ => Roll::Dr(face()),
+        }
+    }
+}
