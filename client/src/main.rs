@@ -1,12 +1,13 @@
-//! The `hexveil` command-line client.
+//! The `hexveil` command-line client (README.md, docs/PLAYING.md).
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-// The connection layer; the CLI subcommands that use it are not written yet.
-#[allow(dead_code)]
-mod net;
+mod cli;
 mod rules_cmd;
+
+use cli::play::{Connect, JoinArgs};
 
 /// hexveil: a referee nobody has to trust.
 #[derive(Parser)]
@@ -16,8 +17,132 @@ struct Cli {
     command: Command,
 }
 
+/// A side of the game.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SideArg {
+    /// Side A.
+    A,
+    /// Side B.
+    B,
+}
+
+impl From<SideArg> for hexveil_core::Side {
+    fn from(s: SideArg) -> Self {
+        match s {
+            SideArg::A => hexveil_core::Side::A,
+            SideArg::B => hexveil_core::Side::B,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
+    /// Make a new player key (Ed25519, PKCS#8) in FILE; never overwrites.
+    Keygen {
+        /// Where to write the key.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print the public key of a key file (hex).
+    Whoami {
+        /// The key file.
+        #[arg(long)]
+        key: PathBuf,
+    },
+    /// Create a game between you and an opponent; prints its id.
+    Create {
+        #[command(flatten)]
+        connect: Connect,
+        /// The scenario file.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// Your side.
+        #[arg(long, value_enum, ignore_case = true, default_value = "a")]
+        side: SideArg,
+        /// The opponent's public key (`hexveil whoami` on their key).
+        #[arg(long)]
+        opponent: String,
+    },
+    /// List the server's games.
+    List {
+        #[command(flatten)]
+        connect: Connect,
+    },
+    /// Take your seat in a game and play it (commands: docs/PLAYING.md).
+    Join {
+        #[command(flatten)]
+        connect: Connect,
+        /// The game id (from `create` or `list`).
+        #[arg(long)]
+        game: String,
+        /// Your side.
+        #[arg(long, value_enum, ignore_case = true)]
+        side: SideArg,
+        /// The scenario file the game was created from.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// Your public setup file.
+        #[arg(long)]
+        setup: PathBuf,
+        /// Your sealed setup file (never sent; only committed to).
+        #[arg(long)]
+        sealed: PathBuf,
+        /// A Daisy Chain standing order, HOLDER@HEX (repeatable, B28.531).
+        #[arg(long)]
+        daisy: Vec<String>,
+        /// Directory for your secrets (written before anything is sent;
+        /// reused to resume).
+        #[arg(long)]
+        secrets: PathBuf,
+        /// Read commands from this file (then from stdin).
+        #[arg(long)]
+        script: Option<PathBuf>,
+        /// Where to write the transcript at the end (default
+        /// SECRETS/transcript.hexveil).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Watch a game as a spectator (public view only).
+    Watch {
+        #[command(flatten)]
+        connect: Connect,
+        /// The game id.
+        #[arg(long)]
+        game: String,
+        /// The scenario file, to name units (else they show as id:N).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Where to write the transcript at the end.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Check command lines (a script file, or stdin) against a scenario
+    /// without connecting: each line's action or what is wrong with it.
+    Check {
+        /// The scenario file.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// The command file (default: stdin).
+        #[arg(long)]
+        script: Option<PathBuf>,
+    },
+    /// Check a transcript file offline: exit 0 clean, 1 fault, 2 unreadable.
+    Verify {
+        /// The transcript file.
+        file: PathBuf,
+    },
+    /// Verify a transcript, then print the whole game with everything revealed.
+    Replay {
+        /// The transcript file.
+        file: PathBuf,
+    },
+    /// Start a server in-process, play a short scripted game between two
+    /// bots over QUIC, verify its transcript.
+    Demo {
+        /// Where to write the transcript (default: a temporary file).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Rules oracle: reads a situation as JSON on stdin, prints the rulings
     /// as JSON (docs/RULES-ORACLE.md).
     Rules,
@@ -25,6 +150,92 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Keygen { out } => match cli::keys::keygen(&out) {
+            Ok(id) => {
+                println!("wrote {}", out.display());
+                println!("public key {}", cli::keys::public_hex(&id));
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail("keygen", e),
+        },
+        Command::Whoami { key } => match cli::keys::load(&key) {
+            Ok((_, id)) => {
+                println!("{}", cli::keys::public_hex(&id));
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail("whoami", e),
+        },
+        Command::Create {
+            connect,
+            scenario,
+            side,
+            opponent,
+        } => network("create", async move {
+            cli::play::create(&connect, &scenario, side.into(), &opponent).await
+        }),
+        Command::List { connect } => {
+            network("list", async move { cli::play::list(&connect).await })
+        }
+        Command::Join {
+            connect,
+            game,
+            side,
+            scenario,
+            setup,
+            sealed,
+            daisy,
+            secrets,
+            script,
+            out,
+        } => {
+            let j = JoinArgs {
+                game,
+                side: side.into(),
+                scenario,
+                setup,
+                sealed,
+                daisy,
+                secrets,
+                script,
+                out,
+            };
+            network("join", async move { cli::play::join(&connect, &j).await })
+        }
+        Command::Watch {
+            connect,
+            game,
+            scenario,
+            out,
+        } => network("watch", async move {
+            cli::play::watch(&connect, &game, scenario.as_deref(), out).await
+        }),
+        Command::Check { scenario, script } => cli::play::check(&scenario, script.as_deref()),
+        Command::Verify { file } => cli::transcript::verify_file(&file),
+        Command::Replay { file } => cli::transcript::replay_file(&file),
+        Command::Demo { out } => cli::demo::main(out),
         Command::Rules => rules_cmd::run(),
     }
+}
+
+/// Runs a network subcommand on a tokio runtime.
+fn network(
+    what: &str,
+    task: impl std::future::Future<Output = Result<(), cli::play::PlayError>>,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(what, format!("cannot start the async runtime: {e}")),
+    };
+    match runtime.block_on(task) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(what, e),
+    }
+}
+
+fn fail(what: &str, e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("hexveil {what}: {e}");
+    ExitCode::FAILURE
 }

@@ -111,3 +111,41 @@ pub enum Action {
     /// The actor concedes the game.
     Concede,
 }
+
+impl Action {
+    /// The same action with every hex under its canonical name on `map`
+    /// (a seam hex has two names, one location): the engine works on
+    /// canonical names only, so input is canonicalized where it enters.
+    pub fn canonical(self, map: &crate::map::Map) -> Action {
+        match self {
+            Action::Move { units, to, mode } => Action::Move {
+                units,
+                to: map.canonical(to),
+                mode,
+            },
+            Action::Rout { unit, to } => Action::Rout {
+                unit,
+                to: map.canonical(to),
+            },
+            Action::Advance { units, to } => Action::Advance {
+                units,
+                to: map.canonical(to),
+            },
+            Action::Fire {
+                firers,
+                target,
+                extra_drm,
+            } => Action::Fire {
+                firers,
+                target: map.canonical(target),
+                extra_drm,
+            },
+            Action::Ffe { hex, fp, kind } => Action::Ffe {
+                hex: map.canonical(hex),
+                fp,
+                kind,
+            },
+            other => other,
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //!
 //! An MMC of that side rolling an Original 12 on the IFT with its Inherent
 //! FP suffers Unit Replacement after the attack (one MMC of a Fire Group,
-//! by Random Selection; R7 ties all suffer it). Rulings: the new unit keeps
+//! by Random Selection; R7 ties all suffer it). Rulings (R34): the new unit keeps
 //! the old one's broken / unbroken status (the shortage is not a failed MC);
 //! a MMC with no lower quality (a crew, a `DIS` row, an underscored HS)
 //! breaks unless berserk.

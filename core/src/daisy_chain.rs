@@ -143,6 +143,8 @@ fn open_opportunity(ctx: &mut Ctx<'_>, owner: Side, entered: Option<(Hex, &[Unit
     let Content::Daisy(DaisyNote::Placed { holder, hex }) = content else {
         return Ok(());
     };
+    // The note is input: held under the hex's canonical name (seam hexes).
+    let hex = ctx.scenario.map.canonical(hex);
     let factors = match placement_error(ctx, owner, holder, hex) {
         Ok(f) => f,
         Err(reason) => {
@@ -330,8 +332,9 @@ pub fn exposed(state: &GameState, map: &Map) -> Vec<(PlacedDaisy, UnitId)> {
             u.side != d.owner
                 && u.good_order()
                 && u.status.aboard.is_none()
-                && u.hex
-                    .is_some_and(|h| h == d.hex || map.has_los(h, map.info(h).level, d.hex, level))
+                && u.hex.is_some_and(|h| {
+                    map.same_hex(h, d.hex) || map.has_los(h, map.info(h).level, d.hex, level)
+                })
         });
         if let Some(seer) = seer {
             out.push((*d, seer.id));

@@ -63,7 +63,11 @@ pub struct Engine {
 impl Engine {
     /// An engine at the start of `scenario`, from a state built for it
     /// (see [`crate::setup`]).
-    pub fn with_state(scenario: Scenario, state: GameState) -> Engine {
+    pub fn with_state(scenario: Scenario, mut state: GameState) -> Engine {
+        // Units' positions under canonical names (a seam hex is one hex).
+        for u in state.units.values_mut() {
+            u.hex = u.hex.map(|h| scenario.map.canonical(h));
+        }
         Engine {
             scenario,
             state,
@@ -95,6 +99,7 @@ impl Engine {
         if self.state.result.is_some() {
             return Err(ActionError::GameOver);
         }
+        let action = action.canonical(&self.scenario.map);
         adjudicate::check(&self.scenario, &self.state, actor, &action)?;
         self.pending = Some(Pending {
             actor,

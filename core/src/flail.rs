@@ -10,7 +10,7 @@
 //! DR <= 10 creates a TB (B28.7). No DRM applies to a flail's DR in these
 //! rules, so Final = Original.
 //!
-//! Readings: the TB runs from the hexside the tank crossed to the opposite
+//! Readings (R35): the TB runs from the hexside the tank crossed to the opposite
 //! hexside (the VCA is not tracked; straight ahead is always within it).
 //! Vehicle fire is not adjudicated by this engine, so "did not fire" always
 //! holds here.

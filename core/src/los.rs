@@ -21,7 +21,7 @@
 //!   top (ground level + height) is at or above the line there: an obstacle
 //!   as high as both ends blocks. A hex without an obstacle blocks only when
 //!   its ground (a hill) is strictly above the line.
-//! * Ruling RB2: where the line runs exactly along a hexside (an alternate
+//! * Ruling R23: where the line runs exactly along a hexside (an alternate
 //!   hex grain runs along hexspines and the hexsides between them), that
 //!   stretch is blocked only if the hexes on both sides would block; a side
 //!   off the map never blocks. A line that merely passes through a vertex
@@ -228,7 +228,7 @@ impl Map {
                 }
             }
         }
-        // RB2: a hexside stretch blocks only if both sides block.
+        // R23: a hexside stretch blocks only if both sides block.
         for (i, &(t0, t1, blocked)) in along.iter().enumerate() {
             if !blocked {
                 continue;

@@ -235,8 +235,9 @@ pub fn request(owner: Side, layer: Layer, hex: Hex) -> FactRequest {
 }
 
 /// Whether `owner` has a sealed leaf of `layer` in `hex`: decided from
-/// public scenario data and markers only (G3, DESIGN 3.1), the same set as
-/// `setup::eligible_locations`: hexes of the owner's setup area where hidden
+/// public scenario data and markers only (G3, DESIGN 3.1) by
+/// [`crate::setup::has_leaf`], the very test `setup::eligible_locations`
+/// uses, so the leaves asked are the leaves sealed: hexes of the owner's setup area where hidden
 /// mines of that layer may lie (B28.1: not in a bridge, paved road, runway,
 /// sewer, marsh, crag, Interior Building Hex, rubble or Water Obstacle),
 /// plus hexes under the owner's Known counters (B28.45, B28.46), plus for
@@ -244,31 +245,12 @@ pub fn request(owner: Side, layer: Layer, hex: Hex) -> FactRequest {
 /// removed as a Dummy (B28.47) leaves a leaf the referee already holds with
 /// no mines in it, so it need not be asked again.
 pub fn leaf_exists(ctx: &Ctx<'_>, owner: Side, layer: Layer, hex: Hex) -> bool {
-    use crate::terrain::MinePlacement;
-    let map = &ctx.scenario.map;
-    if !map.contains(hex) {
-        return false;
-    }
-    let hex = map.canonical(hex);
-    let area = &ctx.scenario.side(owner).setup_area;
-    let in_area = map
-        .names(hex)
-        .iter()
-        .any(|n| area.boards.contains(&n.board))
-        || area.hexes.iter().any(|h| map.canonical(*h) == hex);
-    let m = ctx.state.markers(hex);
-    let known = m.known_counter == Some(owner);
-    match layer {
-        Layer::AntiPersonnel => {
-            known || (in_area && agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAp))
-        }
-        Layer::AntiTank => {
-            known
-                || m.at_in_view == Some(owner)
-                || (in_area && agreed::hidden_mines_allowed(ctx, hex, MinePlacement::HiddenAt))
-        }
-        Layer::BoobyTrap | Layer::DaisyChain => false,
-    }
+    let m = ctx.state.markers(ctx.scenario.map.canonical(hex));
+    let marks = crate::setup::LeafMarks {
+        known_counter: m.known_counter == Some(owner),
+        at_in_view: m.at_in_view == Some(owner),
+    };
+    crate::setup::has_leaf(ctx.scenario, owner, layer, hex, marks)
 }
 
 /// Whether a unit is Infantry or Cavalry (never attacked by A-T mines,
@@ -384,6 +366,15 @@ fn open_ap(ctx: &mut Ctx<'_>, owner: Side, hex: Hex) -> Res<Option<crate::sealed
     }
 }
 
+/// The DR of a potential A-P attack, rolled after the owner opened the leaf
+/// and whether or not it holds mines: the number of rolls of a step then
+/// depends only on public facts (eligible locations, who moves), never on
+/// what the hex holds (G3, ruling R28 in docs/RULINGS.md). An unmined hex
+/// leaves the roll unused.
+fn potential_attack_roll(ctx: &mut Ctx<'_>, purpose: String, cite: &str) -> Res<crate::dice::Roll> {
+    ctx.roll_dr2(purpose, cite)
+}
+
 /// FP and DRM of an A-P attack: half FP and +1 DRM in Deep Snow (B28.3).
 fn ap_fp_drm(ctx: &Ctx<'_>, strength: u8) -> (u8, i16) {
     if ctx.scenario.ssr.deep_snow {
@@ -421,12 +412,16 @@ fn ap_attack_personnel(
     targets: &[UnitId],
     crossing: Crossing,
 ) -> Res<()> {
-    let Some(strength) = open_ap(ctx, owner, hex)? else {
+    if !leaf_exists(ctx, owner, Layer::AntiPersonnel, hex) {
+        return Ok(());
+    }
+    let strength = open_ap(ctx, owner, hex)?;
+    let roll = potential_attack_roll(ctx, format!("A-P minefield attack in {hex}"), "B28.41")?;
+    let Some(strength) = strength else {
         return Ok(());
     };
     reveal_ap_presence(ctx, owner, hex);
     let (fp, drm) = ap_fp_drm(ctx, strength.factors());
-    let roll = ctx.roll_dr2(format!("A-P minefield attack in {hex}"), "B28.41")?;
     let final_dr = roll.total() as i16 + drm;
     // B28.3: no TEM, FFMO/FFNAM or other FP modifier.
     let result = agreed::ift_lookup(fp, final_dr)?;
@@ -483,9 +478,17 @@ fn vehicle_attacks(
     vehicle: UnitId,
     crossing: Crossing,
 ) -> Res<()> {
-    if let Some(strength) = open_ap(ctx, owner, hex)? {
-        reveal_ap_presence(ctx, owner, hex);
-        ap_attack_vehicle(ctx, hex, vehicle, strength.factors(), crossing)?;
+    if leaf_exists(ctx, owner, Layer::AntiPersonnel, hex) {
+        let strength = open_ap(ctx, owner, hex)?;
+        let roll = potential_attack_roll(
+            ctx,
+            format!("A-P minefield attack vs vehicle {vehicle} in {hex}"),
+            "B28.42",
+        )?;
+        if let Some(strength) = strength {
+            reveal_ap_presence(ctx, owner, hex);
+            ap_attack_vehicle(ctx, hex, vehicle, strength.factors(), roll, crossing)?;
+        }
     }
     let Some(u) = ctx.state.unit(vehicle) else {
         return Ok(());
@@ -510,6 +513,7 @@ fn ap_attack_vehicle(
     hex: Hex,
     vehicle: UnitId,
     strength: u8,
+    roll: crate::dice::Roll,
     crossing: Crossing,
 ) -> Res<()> {
     let unarmored = match ctx.state.unit(vehicle).map(|u| &u.kind) {
@@ -517,10 +521,6 @@ fn ap_attack_vehicle(
         _ => return Ok(()),
     };
     let (fp, drm) = ap_fp_drm(ctx, strength);
-    let roll = ctx.roll_dr2(
-        format!("A-P minefield attack vs vehicle {vehicle} in {hex}"),
-        "B28.42",
-    )?;
     let final_dr = roll.total() as i16 + drm;
     let ift = agreed::ift_lookup(fp, final_dr)?;
     let outcome = if unarmored {
@@ -678,17 +678,7 @@ pub(crate) mod agreed {
     use crate::ift::{self, IftResult, VehicleLineResult};
     use crate::morale::{self, AttackCause, AttackInfo};
     use crate::resolve::{Ctx, Interrupt, Res};
-    use crate::terrain::MinePlacement;
     use crate::unit::UnitId;
-
-    /// B28.1 (and Interior Building Hexes, B28.44): whether hidden mines may
-    /// lie in the hex (board helper's placement rules).
-    pub fn hidden_mines_allowed(ctx: &Ctx<'_>, hex: Hex, placement: MinePlacement) -> bool {
-        ctx.scenario
-            .map
-            .mine_placement_allowed(hex, placement)
-            .is_ok()
-    }
 
     /// The IFT result for `fp` at `final_dr`, no column shift (B28.3).
     pub fn ift_lookup(fp: u8, final_dr: i16) -> Res<IftResult> {

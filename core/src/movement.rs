@@ -358,7 +358,7 @@ fn still_able(u: &Unit, kind: MoveKind) -> bool {
     }
     match &u.kind {
         UnitKind::Vehicle(v) => !v.immobilized,
-        // B28.413 reading: a router is already broken; only elimination
+        // B28.413, R29: a router is already broken; only elimination
         // stops it (a squad Reduced to a broken HS may go on).
         _ if kind == MoveKind::Rout => true,
         _ => !u.status.broken && !u.status.pinned,

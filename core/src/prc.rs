@@ -6,18 +6,18 @@
 //! an open-topped vehicle or one that counts as unarmored (B28.43). The
 //! vehicle's own crew is not a unit in this engine.
 //!
-//! Project readings (see the report / RULINGS):
+//! Project readings (docs/RULINGS.md R31-R33):
 //! - Collateral attack after an A-P attack immobilizes the vehicle: the
 //!   Vulnerable PRC take the same IFT result that attack produced (same
-//!   column, same Final DR), as Collateral Attacks use the attack's DR.
+//!   column, same Final DR), as Collateral Attacks use the attack's DR (R31).
 //! - After an A-T immobilization: the Vulnerable Passengers/Riders are
 //!   attacked on the 16 FP column with the A-T attack's Final DR (B28.52;
-//!   B28.43 limits the Collateral attack to Vulnerable PRC).
+//!   B28.43 limits the Collateral attack to Vulnerable PRC; R32).
 //! - Survival of PRC of an eliminated vehicle (B28.43, B28.52 "roll for
 //!   survival normally"): the survival numbers (D5.6/D6.9) are not in the
 //!   seeds nor in the rules data, so per R12 such a ruling is refused with
 //!   an error naming the missing data; a vehicle with no Passengers or
-//!   Riders aboard is eliminated normally.
+//!   Riders aboard is eliminated normally (R33).
 
 use crate::error::RuleError;
 use crate::event::Visibility;

@@ -1,8 +1,8 @@
 //! Searching for mines (B28.1, B28.47, B28.48; A12.152 as far as B28
 //! needs it).
 //!
-//! Project reading of A12.152 (the rule itself is not in the seeds): a Good
-//! Order, unpinned MMC of the phasing side Searches in its own MPh or APh
+//! Project reading of A12.152 (R30; the rule itself is not in the seeds):
+//! a Good Order, unpinned MMC of the phasing side Searches in its own MPh or APh
 //! (as `turn::phase_allows` has it), once per phase; it searches its own hex
 //! and every ADJACENT hex on the map; the search always succeeds as to
 //! minefields (no casualty or success dr is modelled); it counts as the

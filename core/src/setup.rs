@@ -93,14 +93,6 @@ pub fn placement_allowed(map: &Map, hex: Hex, how: MinePlacement) -> Result<(), 
         .map_err(|e| e.to_string())
 }
 
-/// The hexes of the listed boards (canonical names), in map order.
-fn board_hexes(map: &Map, boards: &[u16]) -> Vec<Hex> {
-    map.all_hexes()
-        .into_iter()
-        .filter(|h| map.names(*h).iter().any(|n| boards.contains(&n.board)))
-        .collect()
-}
-
 impl PublicSetup {
     /// Every hex under a Known Minefield counter, lines expanded (B28.45,
     /// B28.46), by canonical name. Lines off a grain are left out (see
@@ -349,58 +341,90 @@ pub fn eligible_locations(
     side: Side,
     layer: Layer,
 ) -> Vec<Location> {
-    let ob = scenario.side(side);
-    let mut out: BTreeSet<Location> = BTreeSet::new();
-    let area_hexes = || {
-        let mut hexes = board_hexes(&scenario.map, &ob.setup_area.boards);
-        hexes.extend(
-            ob.setup_area
-                .hexes
-                .iter()
-                .map(|h| scenario.map.canonical(*h)),
-        );
-        hexes.into_iter().filter(|h| scenario.map.contains(*h))
-    };
-    let known = if public.side == side {
-        public.known_hexes(&scenario.map)
-    } else {
-        BTreeSet::new()
-    };
     match layer {
-        Layer::AntiPersonnel => {
-            out.extend(
-                area_hexes()
-                    .filter(|h| {
-                        placement_allowed(&scenario.map, *h, MinePlacement::HiddenAp).is_ok()
-                    })
-                    .map(Location::Hex),
-            );
-            out.extend(known.iter().copied().map(Location::Hex));
+        Layer::AntiPersonnel | Layer::AntiTank => {
+            let map = &scenario.map;
+            let known = if public.side == side {
+                public.known_hexes(map)
+            } else {
+                BTreeSet::new()
+            };
+            let at_in_view: BTreeSet<Hex> = if public.side == side {
+                public
+                    .at_in_view
+                    .iter()
+                    .map(|h| map.canonical(*h))
+                    .collect()
+            } else {
+                BTreeSet::new()
+            };
+            map.all_hexes()
+                .into_iter()
+                .filter(|h| {
+                    let marks = LeafMarks {
+                        known_counter: known.contains(h),
+                        at_in_view: at_in_view.contains(h),
+                    };
+                    has_leaf(scenario, side, layer, *h, marks)
+                })
+                .map(Location::Hex)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect()
         }
-        Layer::AntiTank => {
-            out.extend(
-                area_hexes()
-                    .filter(|h| {
-                        placement_allowed(&scenario.map, *h, MinePlacement::HiddenAt).is_ok()
-                    })
-                    .map(Location::Hex),
-            );
-            out.extend(known.iter().copied().map(Location::Hex));
-            if public.side == side {
-                out.extend(
-                    public
-                        .at_in_view
-                        .iter()
-                        .map(|h| Location::Hex(scenario.map.canonical(*h))),
-                );
-            }
-        }
-        Layer::BoobyTrap => {
-            out.extend(ob.booby_boards().into_iter().map(Location::Board));
-        }
-        Layer::DaisyChain => {}
+        Layer::BoobyTrap => scenario
+            .side(side)
+            .booby_boards()
+            .into_iter()
+            .map(Location::Board)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+        Layer::DaisyChain => Vec::new(),
     }
-    out.into_iter().collect()
+}
+
+/// What the public record shows in one hex for one side's minefield leaves:
+/// its Known Minefield counter (B28.45), its A-T mines in full view (B28.53).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeafMarks {
+    /// The side has a Known Minefield counter in the hex.
+    pub known_counter: bool,
+    /// The side has A-T mines in full view in the hex.
+    pub at_in_view: bool,
+}
+
+/// Whether `side` has a sealed `layer` leaf for `hex`: the one test both
+/// [`eligible_locations`] (at setup) and `minefield::leaf_exists` (in play)
+/// use, so the leaves sealed and the leaves asked cannot drift apart.
+/// Public data only (G3).
+///
+/// - A-P: a Known counter, or a setup-area hex where hidden A-P mines may lie
+///   (B28.1, B28.44, B28.45).
+/// - A-T: the same for hidden A-T mines (B28.1, B28.5), or A-T mines in full
+///   view (B28.53).
+/// - Booby Traps and Daisy Chains have no hex leaves (B28.9, DESIGN 3.2).
+pub fn has_leaf(scenario: &Scenario, side: Side, layer: Layer, hex: Hex, marks: LeafMarks) -> bool {
+    let map = &scenario.map;
+    if !map.contains(hex) {
+        return false;
+    }
+    let hex = map.canonical(hex);
+    let area = &scenario.side(side).setup_area;
+    let in_area = || {
+        map.names(hex)
+            .iter()
+            .any(|n| area.boards.contains(&n.board))
+            || area.hexes.iter().any(|h| map.same_hex(*h, hex))
+    };
+    let hidden = |how: MinePlacement| in_area() && placement_allowed(map, hex, how).is_ok();
+    match layer {
+        Layer::AntiPersonnel => marks.known_counter || hidden(MinePlacement::HiddenAp),
+        Layer::AntiTank => {
+            marks.known_counter || marks.at_in_view || hidden(MinePlacement::HiddenAt)
+        }
+        Layer::BoobyTrap | Layer::DaisyChain => false,
+    }
 }
 
 /// Checks a public setup: units in the setup area, Known counters and A-T

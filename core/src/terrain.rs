@@ -110,7 +110,7 @@ pub struct Features {
     pub runway: bool,
     /// The hex stands for a sewer Location (no minefields, B28.1).
     pub sewer: bool,
-    /// Ice (no hidden minefields, B28.53 and ruling RB1).
+    /// Ice (no hidden minefields, B28.53 and ruling R22).
     pub ice: bool,
     /// A trench (B28.44: Trench movement is never attacked by mines).
     pub trench: bool,
@@ -234,7 +234,7 @@ impl fmt::Display for MinePlacement {
 /// B28.53). On refusal, the terrain (or feature) that forbids it.
 ///
 /// Hidden minefields (A-P or A-T) are forbidden in a bridge, paved road,
-/// runway, ice (ruling RB1: B28.53 counts ice among the places where A-P
+/// runway, ice (ruling R22: B28.53 counts ice among the places where A-P
 /// mines may not lie), sewer, marsh, crag, rubble or Water Obstacle hex.
 /// A-T mines in full view are allowed only on a bridge, paved road, ice or
 /// runway (B28.53; elsewhere mines are hidden, B28.1), and still not in a
@@ -346,7 +346,7 @@ mod tests {
             (HexInfo::of(Terrain::Rubble), "rubble"),
             (HexInfo::of(Terrain::StoneRubble), "stone rubble"),
             (HexInfo::of(Terrain::Water), "Water Obstacle"),
-            // B28.53 x RB1: ice is where A-P mines may not lie.
+            // B28.53 x R22: ice is where A-P mines may not lie.
             (with(|h| h.features.ice = true), "ice"),
         ];
         for (info, name) in cases {

@@ -7,7 +7,7 @@
 use crate::action::Action;
 use crate::resolve::{Ctx, Res};
 use crate::side::Side;
-use crate::state::GameResult;
+use crate::state::{GameResult, GameState};
 use crate::unit::UnitId;
 use crate::Visibility;
 use serde::{Deserialize, Serialize};
@@ -139,7 +139,8 @@ pub enum TurnEvent {
 /// | action | phase | by |
 /// |---|---|---|
 /// | `DummyDr` | Setup | either side, once (B28.47) |
-/// | `EndPhase` | any | phasing side (Setup: the side moving first) |
+/// | `EndPhase` | DFPh | non-phasing side: the defender fires, so it says when it is done (A3.5) |
+/// | `EndPhase` | any other | phasing side (Setup: the side moving first) |
 /// | `Move`, `Search`, `ClearFullViewMines`, `InfantryClearance`, `Disembark` | MPh | phasing |
 /// | `Fire` | PFPh, AFPh | phasing |
 /// | `Fire` | DFPh | non-phasing |
@@ -155,6 +156,7 @@ pub fn phase_allows(action: &Action, phase: Phase) -> Result<Who, &'static str> 
     use Phase::*;
     let who = match (action, phase) {
         (Action::Concede, _) => Who::Either,
+        (Action::EndPhase, DefensiveFire) => Who::NonPhasing,
         (Action::EndPhase, _) => Who::Phasing,
         (Action::DummyDr, Setup) => Who::Either,
         (Action::DummyDr, _) => return Err("B28.47"),
@@ -183,6 +185,17 @@ pub fn phase_allows(action: &Action, phase: Phase) -> Result<Who, &'static str> 
         (Action::Advance { .. }, _) => return Err("A3.8"),
     };
     Ok(who)
+}
+
+/// The side whose `EndPhase` ends the current phase: the non-phasing side in
+/// the Defensive Fire Phase (it is the one firing, A3.5), the phasing side
+/// otherwise (A3). Drivers and clients ask this instead of assuming the
+/// phasing side.
+pub fn who_ends_phase(state: &GameState) -> Side {
+    match phase_allows(&Action::EndPhase, state.phase) {
+        Ok(Who::NonPhasing) => state.phasing.opponent(),
+        _ => state.phasing,
+    }
 }
 
 /// Who may declare an action in a phase.

@@ -3,6 +3,7 @@
 //! B28.48, R13).
 
 mod mines_common;
+use hexveil_core::dice::DiceKind;
 use hexveil_core::event::Visibility;
 use hexveil_core::ift::IftResult;
 use hexveil_core::minefield::{Crossing, MinefieldEvent};
@@ -29,7 +30,7 @@ fn b28_41_no_effect_attack_reveals_presence_not_strength() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     // B28.412: exit leaf of the hex left, then the entry leaf.
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
@@ -74,7 +75,7 @@ fn b28_41_effective_attack_reveals_strength_and_pins() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(4, 5), dr(6, 6)],
+        &[unused_dr(), dr(4, 5), dr(6, 6)],
     );
     assert!(run.public_mines().contains(&MinefieldEvent::ApAttack {
         hex: hex("4E5"),
@@ -93,7 +94,9 @@ fn b28_41_effective_attack_reveals_strength_and_pins() {
     assert_eq!(e.state().referee_knows[&ap_b("4E5")], ap(8));
 }
 
-/// B28.1: no mines, no attack, no dice, no minefield event.
+/// B28.1: no mines, no attack, no minefield event. G3: the exit and the
+/// entry are potential attacks (both hexes are eligible), so each still rolls
+/// its DR, unused: the dice traffic is the same as with mines.
 #[test]
 fn b28_1_empty_leaf_means_no_attack() {
     let mut e = one_squad();
@@ -102,10 +105,21 @@ fn b28_1_empty_leaf_means_no_attack() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &Layout::new(),
-        &[],
+        &[unused_dr(), unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
-    assert!(run.dice.is_empty());
+    let dice: Vec<_> = run
+        .dice
+        .iter()
+        .map(|s| (s.kind, s.purpose.as_str()))
+        .collect();
+    assert_eq!(
+        dice,
+        vec![
+            (DiceKind::DR, "A-P minefield attack in 4E4"),
+            (DiceKind::DR, "A-P minefield attack in 4E5")
+        ]
+    );
     assert!(run.mine_events().is_empty());
     assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
 }
@@ -126,7 +140,7 @@ fn b28_1_forbidden_terrain_is_never_asked() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &Layout::new(),
-        &[],
+        &[unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E4")]);
 }
@@ -148,7 +162,7 @@ fn b28_411_units_already_in_the_hex_are_not_attacked() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(4, 4), dr(4, 5)],
+        &[unused_dr(), dr(4, 4), dr(4, 5)],
     );
     let attack = run
         .public_mines()
@@ -178,7 +192,7 @@ fn b28_411_concealed_unit_full_fp_keeps_concealment_when_pinned() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(4, 5), dr(6, 6)],
+        &[unused_dr(), dr(4, 5), dr(6, 6)],
     );
     assert!(run.public_mines().iter().any(|m| matches!(
         m,
@@ -203,7 +217,7 @@ fn b28_411_concealed_unit_broken_loses_concealment() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(4, 4), dr(4, 5)],
+        &[unused_dr(), dr(4, 4), dr(4, 5)],
     );
     let u = unit(&e, 1);
     assert!(u.status.broken && !u.status.concealed);
@@ -305,7 +319,7 @@ fn b28_3_deep_snow_half_fp_and_plus_one() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(4, 4)],
+        &[unused_dr(), dr(4, 4)],
     );
     let ev = run.mine_events();
     assert!(ev.iter().any(|(_, m)| matches!(
@@ -341,7 +355,7 @@ fn b28_3_no_tem_for_minefield_attacks() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(4, 5), dr(1, 1)],
+        &[unused_dr(), dr(4, 5), dr(1, 1)],
     );
     assert!(run.public_mines().iter().any(|m| matches!(
         m,
@@ -370,7 +384,7 @@ fn b28_413_routing_unit_is_attacked() {
             to: hex("4E5"),
         },
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
     assert!(run
@@ -394,7 +408,7 @@ fn b28_411_advancing_unit_is_attacked() {
             to: hex("4E5"),
         },
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     assert!(run
         .public_mines()
@@ -432,7 +446,7 @@ fn b28_44_building_hexside_attacks_only_bypass_movers() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Bypass),
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let mut e = engine(scenario(
@@ -445,7 +459,7 @@ fn b28_44_building_hexside_attacks_only_bypass_movers() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
 }
@@ -550,7 +564,7 @@ fn b28_413_reduced_router_continues() {
             to: hex("4E5"),
         },
         &lay,
-        &[dr(1, 2), dr(1, 1)],
+        &[dr(1, 2), dr(1, 1), unused_dr()],
     );
     let u = unit(&e, 1);
     assert_eq!(
@@ -573,7 +587,7 @@ fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     assert_eq!(run.public_mines().len(), 2, "presence + entry attack");
     // Next step out of the minefield: the exit attack (strength held by
@@ -583,7 +597,7 @@ fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
         Side::A,
         mv(&[1], "4E6", MoveMode::Normal),
         &lay,
-        &[dr(6, 5)],
+        &[dr(6, 5), unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E6")]);
     assert!(run.public_mines().iter().any(|m| matches!(

@@ -27,7 +27,7 @@ fn b28_42_afv_ignores_non_kia_and_a_t_comes_after_a_p() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(1, 2), d(6)],
+        &[unused_dr(), d(6), dr(1, 2), d(6)],
     );
     assert_eq!(
         run.requests,
@@ -56,7 +56,7 @@ fn b28_42_kia_immobilizes_afv_and_cancels_a_t() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(1, 1)],
+        &[unused_dr(), d(6), dr(1, 1)],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), ap_b("4E5")]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
@@ -82,7 +82,7 @@ fn b28_42_unarmored_uses_vehicle_line() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(3, 4)],
+        &[unused_dr(), d(6), dr(3, 4)],
     );
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     assert_eq!(run.requests.len(), 3, "A-T not asked after immobilization");
@@ -92,7 +92,7 @@ fn b28_42_unarmored_uses_vehicle_line() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(1, 2)],
+        &[unused_dr(), d(6), dr(1, 2)],
     );
     assert_eq!(hit(&run), Some(VehicleOutcome::BurningWreck));
     assert!(!unit(&e, 1).in_play());
@@ -111,7 +111,7 @@ fn r12_missing_vehicle_line_cell_refuses() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(3, 4)],
+        &[unused_dr(), d(6), dr(3, 4)],
     );
     match run.result {
         Err(ActionError::Refused(err)) => {
@@ -141,7 +141,7 @@ fn b28_42_afv_with_unarmored_side_and_rear_counts_as_unarmored() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(6, 6)],
+        &[unused_dr(), d(6), dr(6, 6)],
     );
     // An armored AFV would take "no effect" at DR 12; the unarmored reading
     // needs the 12 FP Kill Number.
@@ -161,7 +161,7 @@ fn b28_5_motorcycle_never_triggers_wagon_does() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &Layout::new(),
-        &[],
+        &[unused_dr(), unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let mut w = vehicle_data();
@@ -172,7 +172,7 @@ fn b28_5_motorcycle_never_triggers_wagon_does() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &Layout::new(),
-        &[d(6), d(6)],
+        &[unused_dr(), d(6), unused_dr(), d(6)],
     );
     assert_eq!(
         run.requests,
@@ -194,7 +194,7 @@ fn b28_43_vulnerable_rider_attacked_collaterally_on_immobilization() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(3, 4), dr(4, 4)],
+        &[unused_dr(), d(6), dr(3, 4), dr(4, 4)],
     );
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     let rider = unit(&e, 2);
@@ -216,7 +216,7 @@ fn b28_43_passengers_of_closed_afv_are_immune() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(1, 1)],
+        &[unused_dr(), d(6), dr(1, 1)],
     );
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     let p = unit(&e, 2);
@@ -261,7 +261,7 @@ fn b28_43_prc_survival_needs_missing_data() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), dr(1, 2)],
+        &[unused_dr(), d(6), dr(1, 2)],
     );
     assert!(
         matches!(run.result, Err(ActionError::Refused(ref e)) if e.reason.contains("prc_survival"))

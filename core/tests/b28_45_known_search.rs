@@ -19,7 +19,9 @@ fn with_markers(units: &[hexveil_core::unit::Unit], f: impl Fn(&mut GameState)) 
 }
 
 /// B28.47: a Dummy Known counter is announced and removed when a ground
-/// unit enters; no attack, no dice; later entries announce nothing.
+/// unit enters; no attack; later entries announce nothing. G3: each step
+/// still rolls the DR of its potential A-P attacks (exit 4E4, entry 4E5),
+/// unused, as for any eligible hex.
 #[test]
 fn b28_47_dummy_announced_and_removed_on_entry() {
     let mut e = with_markers(
@@ -32,9 +34,9 @@ fn b28_47_dummy_announced_and_removed_on_entry() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[],
+        &[unused_dr(), unused_dr()],
     );
-    assert!(run.dice.is_empty());
+    assert_eq!(run.dice.len(), 2);
     assert_eq!(
         run.public_mines(),
         vec![MinefieldEvent::DummyFound {
@@ -53,7 +55,8 @@ fn b28_47_dummy_announced_and_removed_on_entry() {
         Side::A,
         mv(&[2], "4E5", MoveMode::Normal),
         &lay,
-        &[],
+        // G3: the leaves are eligible still; their DRs are rolled, unused.
+        &[unused_dr(), unused_dr()],
     );
     assert_eq!(
         run.requests,
@@ -78,7 +81,7 @@ fn b28_46_b28_47_exc_line_hex_gets_dummy_marker() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[],
+        &[unused_dr(), unused_dr()],
     );
     assert!(run.public_mines().contains(&MinefieldEvent::DummyFound {
         hex: hex("4E5"),
@@ -103,7 +106,7 @@ fn b28_45_known_counter_flipped_only_when_strength_needed() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     assert_eq!(e.state().markers(hex("4E5")).ap_revealed, Some(None));
     let mut e = with_markers(&[squad(1, Side::A, "4E4")], known);
@@ -113,7 +116,7 @@ fn b28_45_known_counter_flipped_only_when_strength_needed() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(4, 6), dr(1, 1)],
+        &[unused_dr(), dr(4, 6), dr(1, 1)],
     );
     assert_eq!(
         e.state().markers(hex("4E5")).ap_revealed,
@@ -262,7 +265,7 @@ fn b28_48_attack_dr_marks_hidden_mines_as_known() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     let before = e.state().markers(hex("4E5"));
     assert_eq!(before.ap_revealed, Some(None));

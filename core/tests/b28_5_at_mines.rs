@@ -21,7 +21,9 @@ fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
 }
 
 /// Moves unit 1 from 4E4 into 4E5 holding 3 A-T factors, with the given
-/// trigger dr and attack DR (exit trigger dr 6 in the empty 4E4 first).
+/// trigger dr and attack DR. 4E4 and 4E5 are eligible for A-P mines too, so
+/// each step also rolls the DR of a potential A-P attack, unused here (G3):
+/// exit A-P DR and trigger dr 6 in the empty 4E4, then the entry A-P DR.
 fn enter_at(
     unit: hexveil_core::unit::Unit,
     deep_snow: bool,
@@ -30,7 +32,7 @@ fn enter_at(
 ) -> (Engine, Run) {
     let mut e = engine(scenario(&[unit], &[], deep_snow));
     let lay = layout(&[(at_b("4E5"), at(3))]);
-    let mut rolls = vec![d(6), d(trigger)];
+    let mut rolls = vec![unused_dr(), d(6), unused_dr(), d(trigger)];
     if let Some((a, b)) = attack {
         rolls.push(dr(a, b));
     }
@@ -132,7 +134,7 @@ fn b28_51_trigger_dr_above_factors_reveals_nothing() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &Layout::new(),
-        &[d(6), d(4)],
+        &[unused_dr(), d(6), unused_dr(), d(4)],
     );
     let kinds = |r: &Run| {
         r.dice
@@ -206,7 +208,7 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), d(1), dr(6, 6)],
+        &[unused_dr(), d(6), unused_dr(), d(1), dr(6, 6)],
     );
     assert!(run
         .public_mines()
@@ -220,7 +222,7 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), d(1), dr(6, 6)],
+        &[unused_dr(), d(6), unused_dr(), d(1), dr(6, 6)],
     );
     assert!(unit(&e, 1).status.concealed, "no Good Order enemy sees it");
 }
@@ -245,7 +247,7 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), d(2), dr(4, 4), dr(4, 4)],
+        &[unused_dr(), d(6), unused_dr(), d(2), dr(4, 4), dr(4, 4)],
     );
     assert_eq!(at_attack(&run), Some((8, VehicleOutcome::Immobilized)));
     assert!(unit(&e, 2).status.broken);
@@ -269,7 +271,7 @@ fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[],
+        &[unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E4")]);
     let sc = scenario(&[truck(1, Side::A, "4E4")], &[("4E5", road)], false);
@@ -281,7 +283,7 @@ fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), d(5)],
+        &[unused_dr(), d(6), d(5)],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), at_b("4E5")]);
 }

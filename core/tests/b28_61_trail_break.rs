@@ -31,14 +31,14 @@ fn b28_61_fully_tracked_afv_leaves_a_tb() {
         Side::A,
         mv(&[1], "4E4", MoveMode::Normal),
         &lay,
-        &[d(6), d(6)],
+        &[unused_dr(), d(6), unused_dr(), d(6)],
     );
     let run = drive(
         &mut e,
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[d(6), d(6)],
+        &[unused_dr(), d(6), unused_dr(), d(6)],
     );
     assert!(run.moves().contains(&MoveEvent::TrailBreakPlaced {
         hex: hex("4E4"),
@@ -51,14 +51,14 @@ fn b28_61_fully_tracked_afv_leaves_a_tb() {
         Side::A,
         mv(&[1], "4E4", MoveMode::VehicularBypass),
         &lay,
-        &[d(6), d(6)],
+        &[unused_dr(), d(6), unused_dr(), d(6)],
     );
     drive(
         &mut e,
         Side::A,
         mv(&[1], "4E5", MoveMode::VehicularBypass),
         &lay,
-        &[d(6), d(6)],
+        &[unused_dr(), d(6), unused_dr(), d(6)],
     );
     assert!(e.state().mines.trail_breaks.is_empty());
 }
@@ -78,7 +78,7 @@ fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
         Side::A,
         mv(&[1], "4E4", MoveMode::TrailBreak),
         &lay,
-        &[],
+        &[unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E3")]);
     let mut e = Engine::with_state(e.scenario().clone(), st);
@@ -87,7 +87,7 @@ fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
         Side::A,
         mv(&[1], "4E4", MoveMode::Normal),
         &lay,
-        &[dr(6, 6)],
+        &[unused_dr(), dr(6, 6)],
     );
     assert_eq!(run.requests, vec![ap_b("4E3"), ap_b("4E4")]);
 }
@@ -106,7 +106,7 @@ fn b28_61_exit_via_tb_is_not_attacked() {
         Side::A,
         mv(&[1], "4E5", MoveMode::Normal),
         &lay,
-        &[],
+        &[unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E5")]);
     let mut e = Engine::with_state(e0.scenario().clone(), st);
@@ -115,7 +115,7 @@ fn b28_61_exit_via_tb_is_not_attacked() {
         Side::A,
         mv(&[1], "4D4", MoveMode::Normal),
         &lay,
-        &[dr(6, 6)],
+        &[dr(6, 6), unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4D4")]);
 }

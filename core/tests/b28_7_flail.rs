@@ -30,7 +30,8 @@ fn after_clearance_entry(extra: &[Unit]) -> (hexveil_core::scenario::Scenario, G
         Side::A,
         mv(&[1], "4E4", MoveMode::FlailClearance),
         &lay,
-        &[d(6)],
+        // G3: the exit from the empty 4E3 rolls its potential A-P DR, unused.
+        &[unused_dr(), d(6)],
     );
     // B28.7: immune in the hex entered: its leaves are never asked.
     assert_eq!(run.requests, vec![ap_b("4E3"), at_b("4E3")]);
@@ -142,7 +143,7 @@ fn b28_7_declared_before_moving_and_spends_all_mp() {
         Side::A,
         mv(&[1], "4E4", MoveMode::FlailClearance),
         &Layout::new(),
-        &[d(6)],
+        &[unused_dr(), d(6)],
     );
     let run = drive(
         &mut e,
@@ -158,7 +159,7 @@ fn b28_7_declared_before_moving_and_spends_all_mp() {
         Side::A,
         mv(&[1], "4E3", MoveMode::Normal),
         &Layout::new(),
-        &[d(6), d(6)],
+        &[unused_dr(), d(6), unused_dr(), d(6)],
     );
     let run = drive(
         &mut e,
@@ -182,7 +183,7 @@ fn b28_72_woods_without_road_breaks_the_flail() {
         Side::A,
         mv(&[1], "4E4", MoveMode::Normal),
         &Layout::new(),
-        &[d(6), d(6)],
+        &[unused_dr(), d(6), unused_dr(), d(6)],
     );
     assert!(!unit(&e, 1).vehicle().unwrap().flail);
     let mut road = woods;
@@ -193,7 +194,7 @@ fn b28_72_woods_without_road_breaks_the_flail() {
         Side::A,
         mv(&[1], "4E4", MoveMode::Normal),
         &Layout::new(),
-        &[d(6), d(6)],
+        &[unused_dr(), d(6), unused_dr(), d(6)],
     );
     assert!(unit(&e, 1).vehicle().unwrap().flail);
     let _ = Engine::state;

@@ -1,13 +1,16 @@
-//! G3 traffic shape: the fact requests of a movement step depend only on
-//! public facts and public results, never on hidden content (B28.1, B28.5,
-//! B28.41, B28.42, B28.51).
+//! G3 traffic shape: the fact requests and the dice requests of a movement
+//! step depend only on public facts and public results, never on hidden
+//! content (B28.1, B28.5, B28.41, B28.42, B28.51).
 
 mod mines_common;
 use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
+use hexveil_core::event::{Event, Visibility};
 use hexveil_core::minefield::MinefieldEvent;
+use hexveil_core::sealed::FactRequest;
 use hexveil_core::sealed::{Content, Layer};
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::{Unit, UnitId};
+use hexveil_core::EventKind;
 use hexveil_core::{Action, Engine, MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
@@ -75,6 +78,110 @@ fn public_result(run: &Run) -> bool {
     }
 }
 
+/// One item of the traffic as the log orders it: a fact opened, or a roll
+/// (compared by kind only: the values are the same faces in both runs).
+#[derive(Debug, PartialEq, Eq)]
+enum Item {
+    Fact(FactRequest),
+    Roll(std::mem::Discriminant<Roll>),
+}
+
+/// The traffic of a run, in log order, up to (not including) its first
+/// public attack result (which may end the step or cancel a later A-T check:
+/// B28.412, B28.42), without the roll that produced that result (an A-T
+/// attack DR follows a successful trigger dr, B28.51); and whether the run
+/// was cut there.
+fn traffic_before_public_result(events: &[Event]) -> (Vec<Item>, bool) {
+    let mut out = Vec::new();
+    for e in events {
+        match &e.kind {
+            EventKind::Minefield(
+                MinefieldEvent::ApAttack {
+                    result: Some(_), ..
+                }
+                | MinefieldEvent::VehicleHit { .. }
+                | MinefieldEvent::AtAttack { .. },
+            ) if e.to == Visibility::Public => {
+                if matches!(out.last(), Some(Item::Roll(_))) {
+                    out.pop();
+                }
+                return (out, true);
+            }
+            EventKind::FactOpened { request, .. } => out.push(Item::Fact(*request)),
+            EventKind::Dice { roll, .. } => out.push(Item::Roll(std::mem::discriminant(roll))),
+            _ => {}
+        }
+    }
+    (out, false)
+}
+
+/// G3, B28.41: Infantry stepping into an eligible hex sees the same steps
+/// (which facts, how many dice of which kind, in which order) whether the
+/// hex is Empty or holds A-P mines whose attack has no effect.
+#[test]
+fn g3_infantry_step_traffic_same_for_empty_and_no_effect_ap() {
+    let run_with = |lay: &Layout| {
+        let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], false));
+        // Exit DR for 4E4 (unused), entry DR for 4E5: 12 vs 6 FP, no effect.
+        drive(
+            &mut e,
+            Side::A,
+            mv(&[1], "4E5", MoveMode::Normal),
+            lay,
+            &[unused_dr(), dr(6, 6)],
+        )
+    };
+    let empty = run_with(&Layout::new());
+    let mined = run_with(&layout(&[(ap_b("4E5"), ap(6))]));
+    assert!(empty.mine_events().is_empty());
+    assert!(mined
+        .public_mines()
+        .iter()
+        .any(|m| matches!(m, MinefieldEvent::ApAttack { result: None, .. })));
+    assert_eq!(mined.steps, empty.steps);
+    assert_eq!(
+        mined.steps,
+        vec![
+            Traffic::Facts(vec![ap_b("4E4")]),
+            Traffic::Dice(vec![DiceKind::DR]),
+            Traffic::Facts(vec![ap_b("4E5")]),
+            Traffic::Dice(vec![DiceKind::DR]),
+        ]
+    );
+}
+
+/// G3, B28.42, B28.51: a vehicle stepping into a hex eligible for A-T mines
+/// sees the same steps whether the hex is Empty or holds A-T mines whose
+/// trigger dr fails (dr 6 above 3 factors).
+#[test]
+fn g3_vehicle_step_traffic_same_for_empty_and_untriggered_at() {
+    let run_with = |lay: &Layout| {
+        let mut e = engine(scenario(&[truck(1, Side::A, "4E4")], &[], false));
+        // Per hex: the potential A-P DR (unused), then the A-T trigger dr.
+        drive(
+            &mut e,
+            Side::A,
+            mv(&[1], "4E5", MoveMode::Normal),
+            lay,
+            &[unused_dr(), d(6), unused_dr(), d(6)],
+        )
+    };
+    let empty = run_with(&Layout::new());
+    let mined = run_with(&layout(&[(at_b("4E5"), at(3))]));
+    assert!(empty.public_mines().is_empty());
+    assert!(mined.public_mines().is_empty());
+    assert!(mined.mine_events().contains(&(
+        Visibility::Referee,
+        MinefieldEvent::AtNotTriggered {
+            hex: hex("4E5"),
+            unit: UnitId(1),
+            factors: 3
+        }
+    )));
+    assert_eq!(mined.steps, empty.steps);
+    assert_eq!(mined.steps.len(), 8, "{:?}", mined.steps);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -104,6 +211,15 @@ proptest! {
         let mut e2 = engine(sc);
         let r_empty = drive_with(&mut e2, Side::A, mv(&[1], "4E5", MoveMode::Normal), &empty, &mut dice_from(faces));
         prop_assert!(r_empty.result.is_ok(), "{:?}", r_empty.result);
+        // G3: facts and dice, in log order, are the same until the mined
+        // run makes something public about the hex.
+        let (t_mined, cut) = traffic_before_public_result(r_mined.events());
+        let (t_empty, _) = traffic_before_public_result(r_empty.events());
+        if cut {
+            prop_assert!(t_empty.starts_with(&t_mined), "{:?} vs {:?}", t_mined, t_empty);
+        } else {
+            prop_assert_eq!(&t_mined, &t_empty);
+        }
         if r_mined.requests != r_empty.requests {
             prop_assert!(public_result(&r_mined), "requests differ without a public result: {:?} vs {:?}", r_mined.requests, r_empty.requests);
             prop_assert!(r_empty.requests.starts_with(&r_mined.requests));

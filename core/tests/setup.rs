@@ -335,3 +335,82 @@ fn b28_47_secret_dr_is_shown_to_the_roller_only() {
     // Only once.
     assert!(e.apply(Side::B, Action::DummyDr).is_err());
 }
+
+/// B28.1, B28.45, B28.53, DESIGN 3.1, G3: the leaves the engine asks in play
+/// (`leaf_exists`) are exactly the leaves sealed at setup
+/// (`eligible_locations`), for every hex of the example map under every one
+/// of its names, both sides, both minefield layers; and a seam hex is ONE
+/// location, under its canonical name.
+#[test]
+fn b28_1_leaf_exists_agrees_with_eligible_locations_on_every_hex() {
+    let s = scenario();
+    let (a, b) = setups(&s);
+    let st = state(&s);
+    let ctx = hexveil_core::resolve::Ctx::new(&s, st, Side::A, &[], &[]);
+    let mut seam_names = 0;
+    for (side, public) in [(Side::A, &a), (Side::B, &b)] {
+        for layer in [Layer::AntiPersonnel, Layer::AntiTank] {
+            let eligible = eligible_locations(&s, public, side, layer);
+            for (i, x) in eligible.iter().enumerate() {
+                let Location::Hex(hx) = x else {
+                    panic!("{x:?} is not a hex")
+                };
+                assert_eq!(*hx, s.map.canonical(*hx), "{hx} not canonical");
+                for y in &eligible[i + 1..] {
+                    if let Location::Hex(hy) = y {
+                        assert!(!s.map.same_hex(*hx, *hy), "{hx} and {hy} are one hex");
+                    }
+                }
+            }
+            let mut yes = 0;
+            for hex in s.map.all_hexes() {
+                let names = s.map.names(hex);
+                seam_names += names.len() - 1;
+                for name in names {
+                    let exists = hexveil_core::minefield::leaf_exists(&ctx, side, layer, name);
+                    let sealed = eligible.contains(&Location::Hex(s.map.canonical(name)));
+                    assert_eq!(exists, sealed, "{side} {layer:?} {name}");
+                    yes += usize::from(exists);
+                }
+            }
+            if side == Side::B {
+                assert!(yes > 0, "side B has {layer:?} leaves");
+            }
+        }
+    }
+    assert!(seam_names > 0, "the example map has seam hexes");
+}
+
+/// A seam hex is one location (DESIGN 3.1): a unit placed under the other
+/// name of a seam hex is held under the canonical one, and an action naming
+/// the other name is read as the canonical hex.
+#[test]
+fn seam_hex_names_are_canonicalized_where_they_enter() {
+    let s = scenario();
+    let seam = s
+        .map
+        .all_hexes()
+        .into_iter()
+        .find(|h| s.map.names(*h).len() > 1)
+        .expect("the example map has a seam");
+    let other = *s.map.names(seam).iter().find(|n| **n != seam).unwrap();
+    assert_ne!(other, seam);
+    let mut st = state(&s);
+    let id = *st.units.keys().next().unwrap();
+    st.units.get_mut(&id).unwrap().hex = Some(other);
+    let e = Engine::with_state(s.clone(), st);
+    assert_eq!(e.state().unit(id).unwrap().hex, Some(seam));
+    let a = Action::Fire {
+        firers: vec![id],
+        target: other,
+        extra_drm: 0,
+    };
+    assert_eq!(
+        a.canonical(&s.map),
+        Action::Fire {
+            firers: vec![id],
+            target: seam,
+            extra_drm: 0
+        }
+    );
+}

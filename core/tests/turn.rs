@@ -22,7 +22,7 @@ fn done(step: Step) -> Vec<hexveil_core::Event> {
 
 /// Ends the phase, answering Daisy Chain opportunities with Nothing.
 fn end_phase(e: &mut Engine) -> Vec<hexveil_core::Event> {
-    let side = e.state().phasing;
+    let side = hexveil_core::turn::who_ends_phase(e.state());
     let mut step = e.apply(side, Action::EndPhase).unwrap();
     loop {
         match step {
@@ -289,4 +289,38 @@ fn a19_12_disrupted_unit_surrenders_in_any_phase_when_an_enemy_shares_its_locati
     let mut e = Engine::with_state(sc.clone(), st);
     done(e.apply(Side::A, Action::EndPhase).unwrap());
     assert!(!e.state().units[&brit].status.captured);
+}
+
+/// A3, A3.5 (issue item 7): in the Defensive Fire Phase the defender fires,
+/// so the DFPh ends on the NON-phasing side's `EndPhase`; the phasing side's
+/// is refused and changes nothing. Every other phase is ended by the
+/// phasing side.
+#[test]
+fn a3_5_the_defender_ends_the_defensive_fire_phase() {
+    let sc = scenario();
+    let mut e = engine(&sc);
+    to_phase(&mut e, 1, Side::A, Phase::DefensiveFire);
+    assert_eq!(hexveil_core::turn::who_ends_phase(e.state()), Side::B);
+    assert!(matches!(
+        e.apply(Side::A, Action::EndPhase),
+        Err(ActionError::NotYourTurn {
+            actor: Side::A,
+            phasing: Side::A,
+            phase: Phase::DefensiveFire
+        })
+    ));
+    assert_eq!(e.state().phase, Phase::DefensiveFire);
+    done(e.apply(Side::B, Action::EndPhase).unwrap());
+    assert_eq!(e.state().phase, Phase::AdvancingFire);
+    assert_eq!(e.state().phasing, Side::A);
+    assert_eq!(hexveil_core::turn::who_ends_phase(e.state()), Side::A);
+    assert!(matches!(
+        e.apply(Side::B, Action::EndPhase),
+        Err(ActionError::NotYourTurn { .. })
+    ));
+    // And in B's Player Turn, A (now the defender) ends B's DFPh.
+    to_phase(&mut e, 1, Side::B, Phase::DefensiveFire);
+    assert_eq!(hexveil_core::turn::who_ends_phase(e.state()), Side::A);
+    done(e.apply(Side::A, Action::EndPhase).unwrap());
+    assert_eq!(e.state().phase, Phase::AdvancingFire);
 }

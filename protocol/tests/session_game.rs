@@ -68,6 +68,15 @@ impl Table {
     }
 
     fn with_scenario(toml: String, setup_a: &str) -> Table {
+        Table::custom(
+            toml,
+            setup_a,
+            include_str!("../../examples/sealed-b.toml"),
+            20,
+        )
+    }
+
+    fn custom(toml: String, setup_a: &str, sealed_b: &str, a_fill: u8) -> Table {
         let game_id = GameId([7; 16]);
         let a = Identity::from_seed(&[1; 32]).unwrap();
         let b = Identity::from_seed(&[2; 32]).unwrap();
@@ -85,7 +94,7 @@ impl Table {
             game_id,
             &toml,
             PAD_LEN,
-            secrets(Side::A, setup_a, SEALED_A, 20),
+            secrets(Side::A, setup_a, SEALED_A, a_fill),
         )
         .unwrap();
         let pb = Player::new(
@@ -96,7 +105,7 @@ impl Table {
             secrets(
                 Side::B,
                 include_str!("../../examples/setup-b.toml"),
-                include_str!("../../examples/sealed-b.toml"),
+                sealed_b,
                 40,
             ),
         )
@@ -146,8 +155,9 @@ impl Table {
             if engine.state().phase == phase {
                 return;
             }
-            let phasing = engine.state().phasing;
-            self.act(phasing, Action::EndPhase);
+            // A3.5: the defender ends the DFPh, the phasing side the others.
+            let side = hexveil_core::turn::who_ends_phase(engine.state());
+            self.act(side, Action::EndPhase);
         }
         panic!("never reached {phase:?}");
     }
@@ -400,4 +410,76 @@ fn g5_a_reveal_with_an_illegal_strength_is_a_proven_fault_of_its_side_b28_1() {
     let faults = t.session.faults();
     assert!(!faults.is_empty(), "the forged reveal must be a fault");
     assert!(faults.iter().all(|f| f.side == Side::B), "{faults:?}");
+}
+
+/// What the mover (A) and a spectator receive, as (count, padded sizes),
+/// from A's move into 3E4 to its ruling, and whether the mined run's attack
+/// had an effect.
+fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, bool) {
+    let mut t = Table::custom(scenario_toml(), SETUP_A, sealed_b, a_fill);
+    t.end_phase_until(hexveil_core::turn::Phase::Movement);
+    let env = t.players.get_mut(&Side::A).unwrap().act(Action::Move {
+        units: vec![hexveil_core::unit::UnitId(0)],
+        to: "3E4".parse().unwrap(),
+        mode: MoveMode::Normal,
+    });
+    let out = t.session.submit(Side::A, env, 0);
+    t.queue.extend(out);
+    let (mut to_a, mut to_spectators) = (Vec::new(), Vec::new());
+    let mut effect = false;
+    while let Some(o) = t.queue.pop_front() {
+        match o {
+            Output::ToPlayer(Side::A, msg) => {
+                to_a.push(hexveil_protocol::message::encode_padded(&msg).len());
+                if let ToClient::Update(u) = &msg {
+                    effect |= format!("{:?}", u.events).contains("result: Some");
+                    if let Some(e) = t.players.get_mut(&Side::A).unwrap().on_update(u).unwrap() {
+                        let more = t.session.submit(Side::A, e, 0);
+                        t.queue.extend(more);
+                    }
+                }
+            }
+            Output::ToPlayer(side, ToClient::Update(u)) => {
+                if let Some(e) = t.players.get_mut(&side).unwrap().on_update(&u).unwrap() {
+                    let more = t.session.submit(side, e, 0);
+                    t.queue.extend(more);
+                }
+            }
+            Output::ToSpectators(msg) => {
+                to_spectators.push(hexveil_protocol::message::encode_padded(&msg).len())
+            }
+            _ => {}
+        }
+    }
+    (to_a, to_spectators, effect)
+}
+
+#[test]
+fn g3_mover_and_spectators_receive_the_same_traffic_for_a_mined_hex_without_effect_and_an_empty_hex(
+) {
+    let mined = include_str!("../../examples/sealed-b.toml").replace(
+        "{ hex = \"3E4\", strength = 12 }",
+        "{ hex = \"3E4\", strength = 6 }",
+    );
+    let empty = include_str!("../../examples/sealed-b.toml")
+        .replace("  { hex = \"3E4\", strength = 12 },  # hidden\n", "");
+    assert_ne!(mined, empty);
+    // The dice follow from every party's pad, so look for A's pad seeds
+    // under which the A-P 6 attack in 3E4 has no effect (DR 9+ on the 6
+    // column); the search is deterministic.
+    let fill = (0u8..60)
+        .find(|f| !received_during_move(&mined, *f).2)
+        .expect("some pad gives a no-effect attack");
+    let (a_mined, s_mined, effect) = received_during_move(&mined, fill);
+    assert!(!effect);
+    let (a_empty, s_empty, _) = received_during_move(&empty, fill);
+    assert_eq!(a_mined, a_empty, "the mover's message count and sizes (G3)");
+    assert_eq!(
+        s_mined, s_empty,
+        "the spectators' message count and sizes (G3)"
+    );
+    assert!(
+        a_mined.len() >= 8,
+        "the move produced openings, rolls and a ruling"
+    );
 }

@@ -9,6 +9,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use hexveil_core::sealed::{BoobyLevel, Content as CoreContent, DaisyNote};
+use hexveil_core::unit::UnitId;
+use hexveil_core::{Action, Hex, MoveMode};
 use hexveil_protocol::beacon::{roll_seed, secret_roll_seed};
 use hexveil_protocol::dice::DiceStream;
 use hexveil_protocol::encoding::{Digest, GameId, Party};
@@ -18,6 +21,7 @@ use hexveil_protocol::layout::{
     derive_salt, leaf_data, verify_opening, verify_transition, Content, LayoutSeed, SealedLayout,
 };
 use hexveil_protocol::merkle;
+use hexveil_protocol::message::{self, Body, ToClient, ToServer};
 use hexveil_protocol::note::{NoteBook, NoteContent, NotesSeed};
 use hexveil_protocol::pad::{pad_value, verify_pad_entry, Pad, PadSeed};
 
@@ -179,6 +183,56 @@ fn computed() -> BTreeMap<String, String> {
     put(
         "secret_roll.3.dr",
         DiceStream::new(&secret).d6().to_string(),
+    );
+
+    // Postcard, worked example (PROTOCOL.md 11): a log-entry body (12), the
+    // envelope that carries it (6) inside a live message (14).
+    let body = Body::Act(Action::Move {
+        units: vec![UnitId(3), UnitId(200)],
+        to: "4E6".parse::<Hex>().unwrap(),
+        mode: MoveMode::Bypass,
+    });
+    let body_bytes = message::encode(&body);
+    assert_eq!(Body::decode(&body_bytes).unwrap(), body);
+    put("postcard.body.act_move", hex::encode(&body_bytes));
+    let env2 = Envelope {
+        version: ENVELOPE_VERSION,
+        game_id: game,
+        author: key_a.public_key(),
+        seq: 1,
+        prev_head: h1,
+        body: body_bytes,
+    };
+    let submit = message::encode(&ToServer::Submit(env2.sign(&key_a)));
+    assert!(matches!(
+        message::decode_to_server(&submit).unwrap(),
+        ToServer::Submit(e) if *e.envelope() == env2
+    ));
+    put("postcard.to_server.submit", hex::encode(&submit));
+
+    // Padding of messages to players (14, G3).
+    let padded = message::encode_padded(&ToClient::Rejected { reason: "x".into() });
+    put("padded.rejected_x.len", padded.len().to_string());
+    let used = 4 + u32::from_be_bytes(padded[..4].try_into().unwrap()) as usize;
+    assert!(padded[used..].iter().all(|b| *b == 0));
+    put("padded.rejected_x.head", hex::encode(&padded[..used]));
+
+    // Fixed-width contents (12): layout leaves and Daisy Chain notes.
+    let placed = CoreContent::Daisy(DaisyNote::Placed {
+        holder: UnitId(3),
+        hex: "4E6".parse::<Hex>().unwrap(),
+    });
+    let fixed = hexveil_protocol::content::encode(&placed);
+    assert_eq!(hexveil_protocol::content::decode(&fixed).unwrap(), placed);
+    put("content.daisy_placed", hex::encode(fixed));
+    let mut note = [0u8; 16];
+    note[..8].copy_from_slice(&fixed);
+    put("content.daisy_placed.note", hex::encode(note));
+    put(
+        "content.booby_b",
+        hex::encode(hexveil_protocol::content::encode(&CoreContent::BoobyTraps(
+            BoobyLevel::B,
+        ))),
     );
 
     // Dice from a fixed seed: the first 12 d6, then 6 d10 of the same stream.

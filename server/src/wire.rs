@@ -539,7 +539,7 @@ mod tests {
         ));
     }
 
-    /// Test vectors for the transport protocol (also in server/README.md): a
+    /// Test vectors for the transport protocol (PROTOCOL.md section 10.6): a
     /// change here is a protocol change and needs a new PROTOCOL_VERSION.
     #[test]
     fn encoding_test_vectors() {

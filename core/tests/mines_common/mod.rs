@@ -3,7 +3,7 @@
 //! answers the Engine's requests from the layout and a literal dice list.
 #![allow(dead_code)]
 
-use hexveil_core::dice::{DiceSpec, Roll};
+use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
 use hexveil_core::event::{Event, Visibility};
 use hexveil_core::map::Map;
 use hexveil_core::minefield::MinefieldEvent;
@@ -27,6 +27,14 @@ pub fn hex(name: &str) -> Hex {
 /// A two-dice roll.
 pub fn dr(coloured: u8, white: u8) -> Roll {
     Roll::DR { coloured, white }
+}
+
+/// The DR of a potential A-P attack in a hex that holds no A-P mines: the
+/// rules roll it all the same so that the dice traffic never depends on
+/// hidden content, and leave it unused (G3). Snake eyes, so that a test
+/// would see a drastic result if the engine ever used it.
+pub fn unused_dr() -> Roll {
+    dr(1, 1)
 }
 
 /// A one-die roll.
@@ -260,6 +268,19 @@ pub struct Run {
     pub requests: Vec<FactRequest>,
     /// Every dice request, in order.
     pub dice: Vec<DiceSpec>,
+    /// Every step the engine returned before Done, in order: what the
+    /// opponent's client sees of the traffic (G3).
+    pub steps: Vec<Traffic>,
+}
+
+/// One request step of the engine, as far as its shape goes: which facts, or
+/// how many dice of which kind (G3 compares these).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Traffic {
+    /// A NeedFacts step.
+    Facts(Vec<FactRequest>),
+    /// A NeedDice step: the kinds of the dice asked.
+    Dice(Vec<DiceKind>),
 }
 
 impl Run {
@@ -314,6 +335,7 @@ pub fn drive_with(
 ) -> Run {
     let mut requests = Vec::new();
     let mut dice = Vec::new();
+    let mut steps = Vec::new();
     let mut step = e.apply(side, action);
     loop {
         match step {
@@ -322,6 +344,7 @@ pub fn drive_with(
                     result: Err(err),
                     requests,
                     dice,
+                    steps,
                 }
             }
             Ok(Step::Done(events)) => {
@@ -329,10 +352,12 @@ pub fn drive_with(
                     result: Ok(events),
                     requests,
                     dice,
+                    steps,
                 }
             }
             Ok(Step::NeedFacts(r)) => {
                 requests.extend(r.iter().copied());
+                steps.push(Traffic::Facts(r.clone()));
                 let facts = r
                     .iter()
                     .map(|q| Fact {
@@ -344,6 +369,7 @@ pub fn drive_with(
             }
             Ok(Step::NeedDice(specs)) => {
                 let rolls = specs.iter().map(&mut *next_die).collect();
+                steps.push(Traffic::Dice(specs.iter().map(|s| s.kind).collect()));
                 dice.extend(specs);
                 step = e.provide_dice(rolls);
             }

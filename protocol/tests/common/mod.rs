@@ -160,10 +160,12 @@ impl Table {
         matches!(self.session.referee().awaiting(), Awaiting::Action { .. })
     }
 
-    /// The phasing side ends its phase.
+    /// The side that may end the phase ends it (A3.5: the defender in the
+    /// DFPh, the phasing side otherwise).
     pub fn end_phase(&mut self) {
-        let phasing = self.session.referee().engine().unwrap().state().phasing;
-        self.act(phasing, Action::EndPhase);
+        let engine = self.session.referee().engine().unwrap();
+        let side = hexveil_core::turn::who_ends_phase(engine.state());
+        self.act(side, Action::EndPhase);
     }
 
     /// Ends phases until `phase`.

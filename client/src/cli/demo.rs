@@ -1,0 +1,340 @@
+//! `hexveil demo`: a short scripted game between two bots, on the embedded
+//! demo scenario (examples/demo/), showing hidden and Known A-P mines, a
+//! Dummy, A-T mines hidden on a dirt road and in full view, a Daisy Chain
+//! pulled across as a tank enters (B28.531, B28.51) and the Booby Traps
+//! that every Task Check's Original DR 11/12 is checked against (B28.9).
+//! The narrative is printed as each side sees it; then the transcript is
+//! written and verified (G5). Dice are real: each run differs.
+
+use super::command::Parser;
+use super::script::Script;
+use super::transcript::judge;
+use hexveil_core::Side;
+use hexveil_protocol::player::Secrets;
+use std::collections::BTreeMap;
+
+/// The demo scenario.
+pub const SCENARIO: &str = include_str!("../../../examples/demo/scenario.toml");
+/// Side A's public setup.
+pub const SETUP_A: &str = include_str!("../../../examples/demo/setup-a.toml");
+/// Side A's sealed setup (nothing hidden).
+pub const SEALED_A: &str = include_str!("../../../examples/demo/sealed-a.toml");
+/// Side B's public setup.
+pub const SETUP_B: &str = include_str!("../../../examples/demo/setup-b.toml");
+/// Side B's sealed setup.
+pub const SEALED_B: &str = include_str!("../../../examples/demo/sealed-b.toml");
+/// Side A's commands.
+pub const SCRIPT_A: &str = include_str!("../../../examples/demo/script-a.txt");
+/// Side B's commands.
+pub const SCRIPT_B: &str = include_str!("../../../examples/demo/script-b.txt");
+/// B's standing Daisy Chain order: `brit-squad-1` pulls its chain across
+/// 3E5 when an enemy vehicle enters it (B28.531).
+pub const DAISY_B: &str = "brit-squad-1@3E5";
+
+/// Both sides' fresh secrets for the demo (seeds from the system RNG).
+pub fn demo_secrets(parser: &Parser<'_>) -> Result<[Secrets; 2], String> {
+    let a = Secrets::generate(Side::A, SETUP_A.into(), SEALED_A.into(), vec![])
+        .map_err(|e| e.to_string())?;
+    let b = Secrets::generate(
+        Side::B,
+        SETUP_B.into(),
+        SEALED_B.into(),
+        vec![super::play::daisy_order(parser, DAISY_B)?],
+    )
+    .map_err(|e| e.to_string())?;
+    Ok([a, b])
+}
+
+/// Prints what both sides see of each log entry, merged: lines both see
+/// once (`A+B`), the others with the side that sees them.
+#[derive(Debug, Default)]
+pub struct TwoViews {
+    pending: BTreeMap<u64, [Option<Vec<String>>; 2]>,
+}
+
+fn index(side: Side) -> usize {
+    match side {
+        Side::A => 0,
+        Side::B => 1,
+    }
+}
+
+impl TwoViews {
+    /// Takes one side's lines for entry `seq`; prints every entry both
+    /// sides have reported.
+    pub fn add(&mut self, side: Side, seq: u64, lines: Vec<String>) {
+        self.pending.entry(seq).or_default()[index(side)] = Some(lines);
+        while let Some((&seq, views)) = self.pending.iter().next() {
+            if views.iter().any(|v| v.is_none()) {
+                break;
+            }
+            let [a, b] = self.pending.remove(&seq).unwrap_or_default();
+            print_merged(&a.unwrap_or_default(), &b.unwrap_or_default());
+        }
+    }
+
+    /// Prints whatever is left.
+    pub fn flush(&mut self) {
+        for (_, [a, b]) in std::mem::take(&mut self.pending) {
+            print_merged(&a.unwrap_or_default(), &b.unwrap_or_default());
+        }
+    }
+}
+
+fn print_merged(a: &[String], b: &[String]) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                println!("A+B | {x}");
+                i += 1;
+                j += 1;
+            }
+            (Some(x), _) if !b[j..].contains(x) => {
+                println!("A   | {x}");
+                i += 1;
+            }
+            (_, Some(y)) if !a[i..].contains(y) => {
+                println!("  B | {y}");
+                j += 1;
+            }
+            (Some(x), _) => {
+                println!("A   | {x}");
+                i += 1;
+            }
+            (None, Some(y)) => {
+                println!("  B | {y}");
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+}
+
+/// Prints the verdict on a transcript and whether it is clean.
+pub fn report(bytes: &[u8], path: &std::path::Path) -> bool {
+    let (verdict, code) = judge(bytes);
+    println!();
+    println!("transcript: {} ({} bytes)", path.display(), bytes.len());
+    println!("hexveil verify {}:", path.display());
+    println!("{verdict}");
+    code == 0
+}
+
+/// Entries per pad in the demo's game (a short game needs few rolls).
+pub const DEMO_PAD_LEN: u32 = 256;
+
+/// Runs the demo: a server in-process on 127.0.0.1:0 with a fresh data
+/// directory, two bots over real QUIC, the scripted game; returns the
+/// transcript the server stored.
+pub async fn run() -> Result<Vec<u8>, String> {
+    use super::play::{play_seat, AfterScript, Input, Output};
+    use super::seat::Seat;
+    use hexveil::net::ServerConnection;
+    use hexveil_protocol::identity::Identity;
+    use hexveil_protocol::message::Mode;
+    use hexveil_protocol::player::Player;
+    use hexveil_server::config::ServerSettings;
+    use hexveil_server::live_game::{LiveGameFactory, NewGame};
+    use hexveil_server::secrets::ServerSecrets;
+    use hexveil_server::tls::ServerTrust;
+    use hexveil_server::Server;
+    use std::sync::Arc;
+
+    let s = |e: &dyn std::fmt::Display| e.to_string();
+    let scenario = hexveil_protocol::rules::parse_scenario(SCENARIO)?;
+    let parser = Parser::new(&scenario);
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a data directory: {e}"))?;
+    let (server_secrets, _) = ServerSecrets::load_or_create(dir.path()).map_err(|e| s(&e))?;
+    let settings = ServerSettings::new(
+        dir.path().to_owned(),
+        "127.0.0.1:0".parse().map_err(|e| s(&e))?,
+    );
+    let server = Server::start(
+        settings,
+        Arc::new(LiveGameFactory::new(Arc::new(server_secrets))),
+    )
+    .await
+    .map_err(|e| format!("the server did not start: {e}"))?;
+    println!(
+        "server listening on {} (QUIC), certificate fingerprint {}",
+        server.local_addr(),
+        server.fingerprint()
+    );
+    let trust = ServerTrust::Pinned(server.fingerprint());
+    let docs = [
+        Identity::generate_pkcs8().map_err(|e| s(&e))?,
+        Identity::generate_pkcs8().map_err(|e| s(&e))?,
+    ];
+    let mut conns = Vec::new();
+    let mut ids = Vec::new();
+    for d in &docs {
+        conns.push(
+            ServerConnection::connect(server.local_addr(), "localhost", &trust, d)
+                .await
+                .map_err(|e| format!("cannot connect: {e}"))?,
+        );
+        ids.push(Identity::from_pkcs8(d).map_err(|e| s(&e))?);
+    }
+    let players = [ids[0].public_key(), ids[1].public_key()];
+    println!(
+        "side A's bot key {}\nside B's bot key {}",
+        players[0], players[1]
+    );
+    let game = conns[0]
+        .create_game(
+            NewGame {
+                scenario_toml: SCENARIO.into(),
+                players,
+                mode: Mode::Live,
+                pad_len: DEMO_PAD_LEN,
+            }
+            .encode(),
+        )
+        .await
+        .map_err(|e| format!("cannot create the game: {e}"))?;
+    println!("game {game} created: \"{}\"", scenario.name);
+    let [sa, sb] = demo_secrets(&parser)?;
+    let mut seats = Vec::new();
+    for ((conn, id), secrets) in conns.into_iter().zip(ids).zip([sa, sb]) {
+        let player = Player::new(id, game, SCENARIO, DEMO_PAD_LEN, secrets).map_err(|e| s(&e))?;
+        seats.push(
+            Seat::join(conn, game, player)
+                .await
+                .map_err(|e| format!("cannot join: {e}"))?,
+        );
+    }
+    let mut seat_b = seats.pop().ok_or("no seat B")?;
+    let mut seat_a = seats.pop().ok_or("no seat A")?;
+    println!();
+    println!("A+B | what both sides see;  A   | side A only;  B | side B only");
+    println!();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let tx_b = tx.clone();
+    let play_a = async {
+        let out = Output::Channel(tx);
+        let input = Input::Script {
+            script: Script::new(SCRIPT_A),
+            then: AfterScript::Concede,
+        };
+        play_seat(&mut seat_a, &scenario, input, &out).await
+    };
+    let play_b = async {
+        let out = Output::Channel(tx_b);
+        let input = Input::Script {
+            script: Script::new(SCRIPT_B),
+            then: AfterScript::Concede,
+        };
+        play_seat(&mut seat_b, &scenario, input, &out).await
+    };
+    let printer = async {
+        let mut views = TwoViews::default();
+        while let Some((side, seq, lines)) = rx.recv().await {
+            views.add(side, seq, lines);
+        }
+        views.flush();
+    };
+    let game_play = async {
+        let (a, b, ()) = tokio::join!(play_a, play_b, printer);
+        (a, b)
+    };
+    let (a, b) = tokio::time::timeout(std::time::Duration::from_secs(120), game_play)
+        .await
+        .map_err(|_| "the demo game did not finish within 2 minutes".to_string())?;
+    a.map_err(|e| format!("side A: {e}"))?;
+    b.map_err(|e| format!("side B: {e}"))?;
+    let transcript = seat_a
+        .transcript()
+        .await
+        .map_err(|e| format!("cannot fetch the transcript: {e}"))?;
+    seat_a.close().await;
+    seat_b.close().await;
+    server.shutdown().await;
+    Ok(transcript)
+}
+
+/// What only the referee saw during play, now revealed by the transcript:
+/// the hidden events and the mines and traps nobody set off.
+pub fn hidden_story(bytes: &[u8]) -> Vec<String> {
+    let Ok(t) = hexveil_protocol::transcript::Transcript::parse(bytes) else {
+        return Vec::new();
+    };
+    let lines = super::transcript::replay_lines(&t);
+    let mut out: Vec<String> = lines
+        .iter()
+        .filter(|l| l.contains("(referee only)") || l.contains("(side "))
+        .map(|l| l.trim().to_string())
+        .collect();
+    let task_checks = lines
+        .iter()
+        .filter(|l| l.contains("takes a Task Check"))
+        .count();
+    let booby = lines.iter().any(|l| l.contains("BOOBY TRAP:"));
+    if !booby {
+        out.push(format!(
+            "[B28.9] side B's Booby Traps (level C on board 3) stayed hidden: {} Task Check{} taken, none with an Original DR that sets them off (level C needs a 12)",
+            task_checks,
+            if task_checks == 1 { " was" } else { "s were" }
+        ));
+    }
+    out.extend(
+        lines
+            .iter()
+            .filter(|l| l.trim_start().starts_with("side ") && !l.ends_with("all empty"))
+            .map(|l| format!("revealed at the end: {}", l.trim())),
+    );
+    out
+}
+
+/// `hexveil demo [--out FILE]`.
+pub fn main(out: Option<std::path::PathBuf>) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    println!("hexveil demo: side A (German) attacks into side B's (British) mined ground.");
+    println!("B hides (sealed, committed before play, never sent to A):");
+    for l in SEALED_B.lines().filter(|l| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#') && !t.starts_with("side")
+    }) {
+        println!("    {l}");
+    }
+    println!("    and a standing order: {DAISY_B} (pull the Daisy Chain across 3E5 when a vehicle enters)");
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("hexveil demo: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let bytes = match runtime.block_on(run()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hexveil demo: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let path = out.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("hexveil-demo-{}.transcript", std::process::id()))
+    });
+    if let Err(e) = super::files::write_durably(&path, &bytes, true) {
+        eprintln!("hexveil demo: {e}");
+        return ExitCode::FAILURE;
+    }
+    println!();
+    println!("What only the referee knew during play (the transcript reveals it now):");
+    for l in hidden_story(&bytes) {
+        println!("    {l}");
+    }
+    let clean = report(&bytes, &path);
+    println!(
+        "replay it with everything revealed: hexveil replay {}",
+        path.display()
+    );
+    if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,14 @@
+//! The `hexveil` subcommands: keys, secrets on disk, the command language,
+//! narration, scripted and interactive play over QUIC, verify, replay and
+//! the demo.
+
+pub mod command;
+pub mod demo;
+pub mod files;
+pub mod keys;
+pub mod narrate;
+pub mod play;
+pub mod script;
+pub mod seat;
+pub mod secrets;
+pub mod transcript;

@@ -1,0 +1,789 @@
+//! Words for what happened: one [`Narrator`] turns each [`Update`] a
+//! player or spectator receives (and each event of a replay) into lines a
+//! player understands, each led by the rules it applies, e.g.
+//! `[B28.41 R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader: DR 9, no effect (strength stays hidden)`.
+//! Unit names come from the scenario (file order is the unit id).
+
+use hexveil_core::action::FfeKind;
+use hexveil_core::booby_trap::BoobyTrapEvent;
+use hexveil_core::daisy_chain::DaisyEvent;
+use hexveil_core::fire::FireEvent;
+use hexveil_core::flail::FlailOutcome;
+use hexveil_core::minefield::{Crossing, FoundBy, MinefieldEvent, VehicleOutcome};
+use hexveil_core::morale::MoraleEvent;
+use hexveil_core::movement::{MoveEvent, MoveKind};
+use hexveil_core::scenario::Scenario;
+use hexveil_core::sealed::{BoobyLevel, Content, DaisyNote};
+use hexveil_core::turn::{Phase, TurnEvent};
+use hexveil_core::unit::UnitId;
+use hexveil_core::{Action, Event, EventKind, MoveMode, Side, Visibility};
+use hexveil_protocol::message::{Prompt, Update};
+use std::collections::BTreeMap;
+
+/// Who is reading: a player of one side, a spectator, or a replay reader
+/// who sees everything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// A player (sees its own side's private events).
+    Player(Side),
+    /// A spectator (public events only).
+    Spectator,
+    /// A replay after the game (every event, with its audience marked).
+    Everything,
+}
+
+/// Turns updates and events into text, with unit names from the scenario.
+#[derive(Clone, Debug)]
+pub struct Narrator {
+    names: BTreeMap<UnitId, String>,
+    /// Game turn, phasing side and phase, as last announced.
+    pub phase: Option<(u16, Side, Phase)>,
+    /// Show machine entries (pads, openings, pad entries, rolls) too.
+    pub verbose: bool,
+    /// Say when the reader is to act.
+    pub prompts: bool,
+}
+
+impl Narrator {
+    /// A narrator for a game of `scenario`.
+    pub fn new(scenario: &Scenario) -> Narrator {
+        let names = scenario
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (UnitId(i as u16), u.name.clone()))
+            .collect();
+        Narrator {
+            names,
+            phase: None,
+            verbose: false,
+            prompts: true,
+        }
+    }
+
+    /// A unit's name (a Replacement is named after its predecessor, with
+    /// the `id:N` a command uses for it; an unknown id shows as `id:N`).
+    pub fn name(&self, id: UnitId) -> String {
+        self.names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("id:{}", id.0))
+    }
+
+    fn names_of(&self, ids: &[UnitId]) -> String {
+        ids.iter()
+            .map(|u| self.name(*u))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The lines for one update as `reader` sees it.
+    pub fn update(&mut self, u: &Update, reader: Reader) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(action) = &u.action {
+            let who = u
+                .entry
+                .strip_prefix("side ")
+                .and_then(|s| s.chars().next())
+                .map(|c| format!("side {c}"))
+                .unwrap_or_else(|| "a player".into());
+            out.push(format!("{who}: {}", self.action(action)));
+        } else if self.verbose {
+            let dice = if u.dice.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({})",
+                    u.dice
+                        .iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            out.push(format!("  log #{}: {}{dice}", u.seq, u.entry));
+        } else if let Some(words) = entry_words(&u.entry) {
+            out.push(format!("log #{}: {words}", u.seq));
+        }
+        for e in &u.events {
+            out.extend(self.event(e, reader));
+        }
+        if let Reader::Player(me) = reader {
+            match &u.prompt {
+                // G4: what the owner's client reveals, to the referee only.
+                Prompt::Open(requests) => out.push(format!(
+                    "[G4] your client opens to the referee only: {}",
+                    requests
+                        .iter()
+                        .filter(|r| r.owner == me)
+                        .map(|r| format!("{} {}", r.layer, r.location))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                Prompt::Transitions(list) => out.push(format!(
+                    "[DESIGN 3.1] your client commits new contents (referee only): {}",
+                    list.iter()
+                        .map(|(r, c)| format!(
+                            "{} {} now holds {}",
+                            r.layer,
+                            r.location,
+                            self.content(c)
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                _ => {}
+            }
+        }
+        if let (true, Reader::Player(_), Prompt::Act) = (self.prompts, reader, &u.prompt) {
+            let when = match self.phase {
+                Some((turn, side, phase)) => {
+                    format!(" (Game Turn {turn}, side {side}'s {})", phase.abbrev())
+                }
+                None => " (Setup: `end` starts the game)".into(),
+            };
+            out.push(format!(">> your move{when}"));
+        }
+        out
+    }
+
+    /// An action in words.
+    pub fn action(&self, a: &Action) -> String {
+        match a {
+            Action::Move { units, to, mode } => {
+                let how = match mode {
+                    MoveMode::Normal => String::new(),
+                    m => format!(" ({})", mode_word(*m)),
+                };
+                format!("moves {} into {to}{how}", self.names_of(units))
+            }
+            Action::Rout { unit, to } => format!("routs {} to {to}", self.name(*unit)),
+            Action::Advance { units, to } => {
+                format!("advances {} into {to}", self.names_of(units))
+            }
+            Action::Fire {
+                firers,
+                target,
+                extra_drm,
+            } => format!(
+                "{} fire at {target}{}",
+                self.names_of(firers),
+                if *extra_drm != 0 {
+                    format!(" with {extra_drm:+} DRM")
+                } else {
+                    String::new()
+                }
+            ),
+            Action::Ffe { hex, fp, kind } => format!(
+                "{} of {fp} FP on {hex}",
+                match kind {
+                    FfeKind::HeConcentration => "HE Concentration FFE",
+                    FfeKind::AerialBomb => "aerial bomb attack",
+                }
+            ),
+            Action::Search { unit } => format!("{} searches", self.name(*unit)),
+            Action::ClearFullViewMines { unit } => format!(
+                "{} spends an extra MF to remove the A-T mines in full view in its hex",
+                self.name(*unit)
+            ),
+            Action::InfantryClearance { units } => {
+                format!("{} attempt Minefield Clearance", self.names_of(units))
+            }
+            Action::Disembark { vehicle, units } => {
+                format!("{} leave {}", self.names_of(units), self.name(*vehicle))
+            }
+            Action::EndPhase => "ends the phase".into(),
+            Action::DummyDr => "makes the Secret dr for extra Dummy minefields".into(),
+            Action::Concede => "concedes".into(),
+        }
+    }
+
+    /// The lines for one event. `reader` decides whether the audience is
+    /// marked (a replay marks what was not public).
+    pub fn event(&mut self, e: &Event, reader: Reader) -> Vec<String> {
+        let text = self.event_text(e);
+        let Some(text) = text else {
+            return Vec::new();
+        };
+        let cite = if e.cite.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] ", e.cite.join(" "))
+        };
+        let audience = match (reader, e.to) {
+            (Reader::Everything, Visibility::Referee) => " (referee only)".to_string(),
+            (Reader::Everything, Visibility::Side(s)) => format!(" (side {s} only)"),
+            (Reader::Player(_), Visibility::Side(s)) => format!(" (only side {s} sees this)"),
+            _ => String::new(),
+        };
+        vec![format!("{cite}{text}{audience}")]
+    }
+
+    fn event_text(&mut self, e: &Event) -> Option<String> {
+        Some(match &e.kind {
+            EventKind::Dice { purpose, roll } => format!("{roll} for {purpose}"),
+            EventKind::FactOpened { request, content } => {
+                format!("the referee opened {}: {}", request, self.content(content))
+            }
+            EventKind::Transition {
+                request,
+                new_content,
+            } => format!("{request} must now hold {}", self.content(new_content)),
+            EventKind::Void { reason } => {
+                format!("the action is void: no effect, its rolls are spent ({reason})")
+            }
+            EventKind::Move(m) => self.movement(m),
+            EventKind::Minefield(m) => self.minefield(m),
+            EventKind::Fire(f) => self.fire(f),
+            EventKind::Morale(m) => self.morale(m),
+            EventKind::BoobyTrap(b) => self.booby(b),
+            EventKind::DaisyChain(d) => self.daisy(d),
+            EventKind::Turn(t) => self.turn(t),
+        })
+    }
+
+    /// A sealed content in words.
+    pub fn content(&self, c: &Content) -> String {
+        match c {
+            Content::Empty => "nothing".into(),
+            Content::ApMines(s) => format!("{}-factor A-P mines", s.factors()),
+            Content::Dummy => "a Dummy".into(),
+            Content::AtMines(f) => format!("{} A-T mine factors", f.get()),
+            Content::BoobyTraps(l) => format!("Booby Traps level {}", level(*l)),
+            Content::Daisy(DaisyNote::Nothing) => "no Daisy Chain placement".into(),
+            Content::Daisy(DaisyNote::Placed { holder, hex }) => {
+                format!("{}'s Daisy Chain placed in {hex}", self.name(*holder))
+            }
+        }
+    }
+
+    fn movement(&self, m: &MoveEvent) -> String {
+        match m {
+            MoveEvent::Moved {
+                kind,
+                units,
+                from,
+                to,
+                mode,
+            } => {
+                let verb = match kind {
+                    MoveKind::Move => "move",
+                    MoveKind::Rout => "rout",
+                    MoveKind::Advance => "advance",
+                    MoveKind::Disembark => "disembark",
+                };
+                let how = match mode {
+                    MoveMode::Normal => String::new(),
+                    m => format!(" ({})", mode_word(*m)),
+                };
+                format!("{} {verb} from {from} into {to}{how}", self.names_of(units))
+            }
+            MoveEvent::Stayed { units, hex, .. } => format!(
+                "{} stay in {hex}: the exit attack stopped them",
+                self.names_of(units)
+            ),
+            MoveEvent::Disembarked {
+                vehicle,
+                units,
+                hex,
+            } => format!(
+                "{} leave {} in {hex}",
+                self.names_of(units),
+                self.name(*vehicle)
+            ),
+            MoveEvent::TrailBreakPlaced { hex, ends } => format!(
+                "a Trail Break now crosses the minefield in {hex} (between {} and {})",
+                ends[0], ends[1]
+            ),
+            MoveEvent::FlailEntered { unit, hex } => {
+                format!("{} enters {hex} flailing for mines", self.name(*unit))
+            }
+            MoveEvent::FlailBroken { unit, hex } => {
+                format!("{}'s flail is destroyed entering {hex}", self.name(*unit))
+            }
+        }
+    }
+
+    fn minefield(&self, m: &MinefieldEvent) -> String {
+        match m {
+            MinefieldEvent::ApPresent { hex, owner } => format!(
+                "{hex} holds side {owner}'s A-P mines: it is now marked as a Known minefield"
+            ),
+            MinefieldEvent::ApAttack {
+                hex,
+                crossing,
+                targets,
+                final_dr,
+                strength,
+                result,
+            } => {
+                let which = match crossing {
+                    Crossing::Exit => "as they leave",
+                    Crossing::Entry => "as they enter",
+                };
+                let what = match (strength, result) {
+                    (Some(s), Some(r)) => format!("{s}-factor minefield, result {r}"),
+                    (Some(s), None) => format!("{s}-factor minefield, no effect"),
+                    (None, Some(r)) => format!("result {r}"),
+                    (None, None) => "no effect (the minefield's strength stays hidden)".into(),
+                };
+                format!(
+                    "A-P minefield in {hex} attacks {} {which}: Final DR {final_dr}, {what}",
+                    self.names_of(targets)
+                )
+            }
+            MinefieldEvent::ApAttackSealed { hex, strength, fp } => format!(
+                "the no-effect attack in {hex} was made by {strength}-factor mines on the {fp} FP column"
+            ),
+            MinefieldEvent::VehicleHit { unit, hex, outcome } => format!(
+                "the mines in {hex} hit {}: {}",
+                self.name(*unit),
+                vehicle_outcome(*outcome)
+            ),
+            MinefieldEvent::DummyFound {
+                hex,
+                owner,
+                by,
+                marked,
+            } => format!(
+                "side {owner}'s Known Minefield counter in {hex} is a Dummy, found by {}{}",
+                match by {
+                    FoundBy::Entry => "entering it",
+                    FoundBy::Search => "Search",
+                },
+                if *marked {
+                    "; a Dummy marker now marks the hex"
+                } else {
+                    "; the counter is removed"
+                }
+            ),
+            MinefieldEvent::SearchFound { hex, owner, layer } => format!(
+                "Search finds side {owner}'s {} mines in {hex}",
+                match layer {
+                    hexveil_core::Layer::AntiTank => "A-T",
+                    _ => "A-P",
+                }
+            ),
+            MinefieldEvent::AtAttack {
+                hex,
+                unit,
+                factors,
+                trigger_dr,
+                final_dr,
+                aerial_af,
+                outcome,
+            } => format!(
+                "{factors} A-T mine factors in {hex} go off under {}: trigger dr {trigger_dr}, Final DR {final_dr}{}: {}",
+                self.name(*unit),
+                aerial_af
+                    .map(|a| format!(" (Aerial AF {a})"))
+                    .unwrap_or_default(),
+                vehicle_outcome(*outcome)
+            ),
+            MinefieldEvent::AtNotTriggered { hex, unit, factors } => format!(
+                "the trigger dr under {} in {hex} set off nothing ({factors} A-T factors there)",
+                self.name(*unit)
+            ),
+            MinefieldEvent::ConcealmentLost { unit } => {
+                format!("{} loses its concealment to the mines", self.name(*unit))
+            }
+            MinefieldEvent::FullViewClearanceDeclared { unit, hex } => format!(
+                "{} will remove the A-T mines in full view in {hex} at the end of the MPh",
+                self.name(*unit)
+            ),
+            MinefieldEvent::FullViewMinesRemoved { hex, unit } => format!(
+                "{} removed the A-T mines in full view in {hex}",
+                self.name(*unit)
+            ),
+            MinefieldEvent::FullViewClearanceFailed { hex, unit } => format!(
+                "{} could not remove the A-T mines in {hex}",
+                self.name(*unit)
+            ),
+            MinefieldEvent::FfeChanged {
+                hex,
+                request,
+                before,
+                after,
+            } => format!(
+                "the FFE in {hex} changed {request} from {} to {}",
+                self.content(before),
+                self.content(after)
+            ),
+            MinefieldEvent::Flail(f) => format!(
+                "{}'s Mine Clearance in {}{}: {}",
+                self.name(f.unit),
+                f.hex,
+                f.original_dr
+                    .map(|d| format!(" (Original DR {d})"))
+                    .unwrap_or_default(),
+                match f.outcome {
+                    FlailOutcome::TrailBreak => "a Trail Break is made",
+                    FlailOutcome::FlailBroken => "the flail breaks",
+                    FlailOutcome::Destroyed => "the tank is destroyed",
+                    FlailOutcome::Immobilized => "the tank is Immobilized",
+                    FlailOutcome::NotAttempted => "not attempted",
+                }
+            ),
+            MinefieldEvent::Clearance {
+                hex,
+                units,
+                final_dr,
+                sapper_drm,
+                cleared,
+            } => format!(
+                "{} try to clear the mines in {hex}: Final DR {final_dr}{}, {}",
+                self.names_of(units),
+                if *sapper_drm != 0 {
+                    format!(" (Sapper DRM {sapper_drm:+})")
+                } else {
+                    String::new()
+                },
+                if *cleared {
+                    "a Trail Break is made"
+                } else {
+                    "no success"
+                }
+            ),
+            MinefieldEvent::FfeAttack { hex, fp, original } => {
+                format!("the {fp} FP attack on {hex} rolls {original} against mines")
+            }
+        }
+    }
+
+    fn fire(&self, f: &FireEvent) -> String {
+        match f {
+            FireEvent::Attack {
+                firers,
+                target,
+                fp,
+                column,
+                original,
+                tem,
+                leadership,
+                extra_drm,
+                final_dr,
+                result,
+                ..
+            } => format!(
+                "{} fire {fp} FP at {target} on the {column} column: Original DR {original}, TEM {tem:+}, leadership {leadership:+}, other {extra_drm:+}, Final DR {final_dr}: {result}",
+                self.names_of(firers)
+            ),
+            FireEvent::Cowered { shift } => format!("the Fire Group cowers ({shift} columns)"),
+            FireEvent::AmmunitionShortage { unit } => {
+                format!("{} runs short of ammunition", self.name(*unit))
+            }
+        }
+    }
+
+    fn morale(&mut self, m: &MoraleEvent) -> String {
+        match m {
+            MoraleEvent::IftResult {
+                result,
+                hex,
+                targets,
+                ..
+            } => format!(
+                "{result} applies to {}{}",
+                self.names_of(targets),
+                hex.map(|h| format!(" in {h}")).unwrap_or_default()
+            ),
+            MoraleEvent::MoraleCheck {
+                unit,
+                why,
+                morale_level,
+                original,
+                final_dr,
+                passed,
+                casualty_mc,
+                ..
+            } => format!(
+                "{} takes a Morale Check ({why}) against {morale_level}: Original DR {original}, Final DR {final_dr}: {}{}",
+                self.name(*unit),
+                if *passed { "passed" } else { "failed" },
+                if *casualty_mc { ", Casualty MC" } else { "" }
+            ),
+            MoraleEvent::TaskCheck {
+                unit,
+                why,
+                morale_level,
+                original,
+                final_dr,
+                passed,
+                booby_trap_only,
+                ..
+            } => format!(
+                "{} takes a Task Check ({why}) against {morale_level}: Original DR {original}, Final DR {final_dr}: {}{}",
+                self.name(*unit),
+                if *passed { "passed" } else { "failed: pinned" },
+                if *booby_trap_only {
+                    " (for Booby Traps only)"
+                } else {
+                    ""
+                }
+            ),
+            MoraleEvent::Broken { unit } => format!("{} breaks", self.name(*unit)),
+            MoraleEvent::Pinned { unit } => format!("{} is pinned", self.name(*unit)),
+            MoraleEvent::Disrupted { unit } => format!("{} is Disrupted", self.name(*unit)),
+            MoraleEvent::CasualtyReduced { unit, from, to } => format!(
+                "{} is Casualty Reduced from {from} to {to}",
+                self.name(*unit)
+            ),
+            MoraleEvent::Eliminated { unit, what, why } => {
+                format!("{} ({what}) is eliminated: {why}", self.name(*unit))
+            }
+            MoraleEvent::Replaced { old, from, new, to } => {
+                let old_name = self.name(*old);
+                for (i, (id, what)) in new.iter().zip(to).enumerate() {
+                    let suffix = if new.len() > 1 {
+                        format!("-{}", i + 1)
+                    } else {
+                        String::new()
+                    };
+                    self.names
+                        .insert(*id, format!("{old_name}{suffix} ({what}, id:{})", id.0));
+                }
+                format!(
+                    "{old_name} ({from}) is Replaced by {}",
+                    self.names_of(new)
+                )
+            }
+            MoraleEvent::ConcealmentLost { unit } => {
+                format!("{} loses its concealment", self.name(*unit))
+            }
+            MoraleEvent::RandomSelection {
+                why,
+                candidates,
+                rolls,
+                selected,
+            } => format!(
+                "Random Selection for {why}: {} roll {}; selected {}",
+                self.names_of(candidates),
+                rolls
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.names_of(selected)
+            ),
+        }
+    }
+
+    fn booby(&self, b: &BoobyTrapEvent) -> String {
+        match b {
+            BoobyTrapEvent::NotTriggered {
+                unit,
+                hex,
+                original_dr,
+                level: l,
+            } => format!(
+                "{}'s Task Check Original DR {original_dr} in {hex} set off no Booby Trap ({})",
+                self.name(*unit),
+                match l {
+                    Some(l) => format!("level {} there does not trigger on it", level(*l)),
+                    None => "none were bought on that board".into(),
+                }
+            ),
+            BoobyTrapEvent::Triggered {
+                owner,
+                unit,
+                hex,
+                original_dr,
+                level: l,
+            } => format!(
+                "BOOBY TRAP: {}'s Task Check Original DR {original_dr} in {hex} sets off side {owner}'s level {} Booby Traps",
+                self.name(*unit),
+                level(*l)
+            ),
+            BoobyTrapEvent::Casualty { unit } => format!(
+                "the Booby Trap Casualty Reduces {}",
+                self.name(*unit)
+            ),
+        }
+    }
+
+    fn daisy(&self, d: &DaisyEvent) -> String {
+        match d {
+            DaisyEvent::Placed {
+                owner,
+                holder,
+                hex,
+                factors,
+                opportunity,
+            } => format!(
+                "side {owner}'s {} secretly pulls its {factors}-factor Daisy Chain across {hex} (opportunity {opportunity})",
+                self.name(*holder)
+            ),
+            DaisyEvent::IllegalPlacement {
+                opportunity,
+                reason,
+            } => format!("the Daisy Chain note of opportunity {opportunity} is illegal and ignored: {reason}"),
+            DaisyEvent::Revealed { owner, hex, seen_by } => format!(
+                "side {owner}'s Daisy Chain in {hex} is revealed{}",
+                seen_by
+                    .map(|u| format!(": {} sees it", self.name(u)))
+                    .unwrap_or_default()
+            ),
+            DaisyEvent::Attacks {
+                owner,
+                hex,
+                vehicle,
+                factors,
+                immediate,
+            } => format!(
+                "side {owner}'s Daisy Chain ({factors} A-T factors) in {hex} attacks {}{}",
+                self.name(*vehicle),
+                if *immediate {
+                    ", pulled across as it entered"
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+
+    fn turn(&mut self, t: &TurnEvent) -> String {
+        match t {
+            TurnEvent::PhaseBegins {
+                turn,
+                phasing,
+                phase,
+            } => {
+                self.phase = Some((*turn, *phasing, *phase));
+                format!(
+                    "-- Game Turn {turn}, side {phasing}'s {} ({}) begins --",
+                    phase_name(*phase),
+                    phase.abbrev()
+                )
+            }
+            TurnEvent::Surrendered { unit, to } => {
+                format!("{} surrenders to side {to}", self.name(*unit))
+            }
+            TurnEvent::DummyDrMade { side } => {
+                format!("side {side} made its Secret dr for extra Dummy minefields")
+            }
+            TurnEvent::ExtraDummies { side, count } => {
+                format!("side {side} receives {count} extra Dummy minefield counters")
+            }
+            TurnEvent::Conceded { side } => format!("side {side} concedes"),
+            TurnEvent::GameOver { winner, reason } => match winner {
+                Some(w) => format!("GAME OVER: side {w} wins ({reason})"),
+                None => format!("GAME OVER: {reason}"),
+            },
+        }
+    }
+}
+
+/// The log entries a reader is told about even when they carry no event.
+fn entry_words(entry: &str) -> Option<&'static str> {
+    Some(match entry {
+        "concession" => "a side concedes",
+        "end" => {
+            "the game is over; both sides now reveal their secrets (seeds and sealed contents)"
+        }
+        "reveal" => {
+            "a side revealed its secrets; the verifier checks them against its commitments (G5)"
+        }
+        "timeout" => "a side did not answer the referee in time and loses the game (G2)",
+        _ => return None,
+    })
+}
+
+fn level(l: BoobyLevel) -> &'static str {
+    match l {
+        BoobyLevel::A => "A",
+        BoobyLevel::B => "B",
+        BoobyLevel::C => "C",
+    }
+}
+
+fn vehicle_outcome(o: VehicleOutcome) -> &'static str {
+    match o {
+        VehicleOutcome::NoEffect => "no effect",
+        VehicleOutcome::Immobilized => "Immobilized",
+        VehicleOutcome::Eliminated => "eliminated",
+        VehicleOutcome::BurningWreck => "a Burning Wreck",
+    }
+}
+
+/// The command-language word for a movement mode.
+pub fn mode_word(m: MoveMode) -> &'static str {
+    match m {
+        MoveMode::Normal => "normal",
+        MoveMode::Bypass => "bypass",
+        MoveMode::Trench => "trench",
+        MoveMode::TowerStairwell => "stairs",
+        MoveMode::TrailBreak => "tb",
+        MoveMode::VehicularBypass => "vbm",
+        MoveMode::FlailClearance => "flail",
+    }
+}
+
+fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Setup => "Setup",
+        Phase::Rally => "Rally Phase",
+        Phase::PrepFire => "Prep Fire Phase",
+        Phase::Movement => "Movement Phase",
+        Phase::DefensiveFire => "Defensive Fire Phase",
+        Phase::AdvancingFire => "Advancing Fire Phase",
+        Phase::Rout => "Rout Phase",
+        Phase::Advance => "Advance Phase",
+        Phase::CloseCombat => "Close Combat Phase",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hexveil_core::minefield::MinefieldEvent;
+
+    fn narrator() -> Narrator {
+        Narrator::new(
+            &hexveil_protocol::rules::parse_scenario(include_str!(
+                "../../../examples/scenario.toml"
+            ))
+            .unwrap(),
+        )
+    }
+
+    fn attack(strength: Option<u8>) -> Event {
+        Event {
+            to: Visibility::Public,
+            kind: EventKind::Minefield(MinefieldEvent::ApAttack {
+                hex: "3E4".parse().unwrap(),
+                crossing: Crossing::Entry,
+                targets: vec![UnitId(0), UnitId(1)],
+                final_dr: 9,
+                strength,
+                result: strength.map(|_| hexveil_core::ift::IftResult::Nmc),
+            }),
+            cite: vec!["B28.41".into(), "R13".into()],
+        }
+    }
+
+    #[test]
+    fn r13_a_no_effect_attack_says_the_strength_stays_hidden() {
+        let mut n = narrator();
+        let lines = n.event(&attack(None), Reader::Player(Side::A));
+        assert_eq!(
+            lines,
+            vec!["[B28.41 R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader as they enter: Final DR 9, no effect (the minefield's strength stays hidden)".to_string()]
+        );
+        let lines = n.event(&attack(Some(8)), Reader::Spectator);
+        assert!(
+            lines[0].contains("8-factor minefield, result NMC"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn a_replay_marks_what_was_hidden_and_a_player_what_only_it_sees() {
+        let mut n = narrator();
+        let mut e = attack(None);
+        e.to = Visibility::Referee;
+        assert!(n.event(&e, Reader::Everything)[0].ends_with("(referee only)"));
+        e.to = Visibility::Side(Side::B);
+        assert!(n.event(&e, Reader::Everything)[0].ends_with("(side B only)"));
+        assert!(n.event(&e, Reader::Player(Side::B))[0].ends_with("(only side B sees this)"));
+    }
+}

@@ -1,0 +1,556 @@
+//! The network subcommands: `create`, `list`, `join` (play one seat,
+//! interactively or from a script) and `watch` (spectate), over QUIC with
+//! the server pinned by its certificate fingerprint (DESIGN 5). Machine
+//! prompts are answered by the protocol player inside the driver; only
+//! `Prompt::Act` asks the human (or the script).
+
+use super::command::{help_text, Command, Parser};
+use super::narrate::{Narrator, Reader};
+use super::script::{Next, Script};
+use super::seat::{Seat, SeatError, SeatEvent};
+use super::secrets::{self, Origin};
+use super::{files, keys, transcript};
+use hexveil::net::{NetError, ServerConnection};
+use hexveil_core::scenario::Scenario;
+use hexveil_core::{Action, Side};
+use hexveil_protocol::identity::{Identity, PublicKey};
+use hexveil_protocol::message::{decode_padded, Mode, Prompt, ToClient};
+use hexveil_protocol::player::{DaisyOrder, Player, Secrets};
+use hexveil_server::live_game::NewGame;
+use hexveil_server::tls::{Fingerprint, ServerTrust};
+use hexveil_server::wire::{GameId, Role, ServerMessage};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use thiserror::Error;
+use tokio::sync::mpsc;
+
+/// Why a network subcommand failed.
+#[derive(Debug, Error)]
+pub enum PlayError {
+    /// The key file.
+    #[error(transparent)]
+    Key(#[from] keys::KeyError),
+    /// A file.
+    #[error(transparent)]
+    File(#[from] files::FileError),
+    /// The secrets directory.
+    #[error(transparent)]
+    Secrets(#[from] secrets::SecretsError),
+    /// The connection.
+    #[error(transparent)]
+    Net(#[from] NetError),
+    /// The seat.
+    #[error(transparent)]
+    Seat(#[from] SeatError),
+    /// Not a public key.
+    #[error("--opponent {0}: not a public key (64 hex digits, as `hexveil whoami` prints it)")]
+    PublicKey(String),
+    /// Not a fingerprint.
+    #[error("--fingerprint {0}: not 64 hex digits (the server prints its fingerprint at start)")]
+    Fingerprint(String),
+    /// Not a game id.
+    #[error("--game {0}: not a game id (32 hex digits, as `create` and `list` print them)")]
+    GameId(String),
+    /// The scenario or a setup does not parse, or a Daisy order is wrong.
+    #[error("{0}")]
+    Input(String),
+}
+
+/// Where the server is and who we are.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Connect {
+    /// The server's address, e.g. 127.0.0.1:4433.
+    #[arg(long)]
+    pub server: SocketAddr,
+    /// The server's certificate fingerprint (hex), as it prints it at start.
+    #[arg(long)]
+    pub fingerprint: String,
+    /// Your key file (`hexveil keygen`).
+    #[arg(long)]
+    pub key: PathBuf,
+}
+
+impl Connect {
+    async fn client(&self) -> Result<(ServerConnection, Identity), PlayError> {
+        let fp: Fingerprint = self
+            .fingerprint
+            .parse()
+            .map_err(|_| PlayError::Fingerprint(self.fingerprint.clone()))?;
+        let (pkcs8, id) = keys::load(&self.key)?;
+        let conn =
+            ServerConnection::connect(self.server, "localhost", &ServerTrust::Pinned(fp), &pkcs8)
+                .await?;
+        Ok((conn, id))
+    }
+}
+
+/// Parses a game id (32 hex digits).
+pub fn parse_game_id(text: &str) -> Result<GameId, PlayError> {
+    text.parse().map_err(|_| PlayError::GameId(text.into()))
+}
+
+fn game_hex(id: &GameId) -> String {
+    id.to_string()
+}
+
+/// Reads and parses a scenario file.
+pub fn load_scenario(path: &Path) -> Result<(String, Scenario), PlayError> {
+    let text = files::read_text(path)?;
+    let s = hexveil_protocol::rules::parse_scenario(&text)
+        .map_err(|e| PlayError::Input(format!("{}: {e}", path.display())))?;
+    Ok((text, s))
+}
+
+/// `hexveil create`: a game of `scenario` between our key (on `side`) and
+/// the opponent's; prints the new game's id (the last line is the id
+/// alone, for scripts).
+pub async fn create(
+    c: &Connect,
+    scenario: &Path,
+    side: Side,
+    opponent: &str,
+) -> Result<(), PlayError> {
+    let (text, s) = load_scenario(scenario)?;
+    let other: PublicKey = opponent
+        .parse()
+        .map_err(|_| PlayError::PublicKey(opponent.into()))?;
+    let (mut conn, id) = c.client().await?;
+    let players = match side {
+        Side::A => [id.public_key(), other],
+        Side::B => [other, id.public_key()],
+    };
+    let game = conn
+        .create_game(
+            NewGame {
+                scenario_toml: text,
+                players,
+                mode: Mode::Live,
+                pad_len: hexveil_protocol::pad::DEFAULT_PAD_LEN,
+            }
+            .encode(),
+        )
+        .await?;
+    println!(
+        "created game \"{}\": side A {}, side B {}",
+        s.name, players[0], players[1]
+    );
+    println!("{}", game_hex(&game));
+    conn.close().await;
+    Ok(())
+}
+
+/// `hexveil list`.
+pub async fn list(c: &Connect) -> Result<(), PlayError> {
+    let (mut conn, _) = c.client().await?;
+    let games = conn.list_games().await?;
+    {
+        {
+            if games.is_empty() {
+                println!("no games");
+            }
+            for g in games {
+                println!(
+                    "{}  side A {}  side B {}  {} spectators{}",
+                    game_hex(&g.game_id),
+                    if g.side_a_seated { "seated" } else { "open" },
+                    if g.side_b_seated { "seated" } else { "open" },
+                    g.spectators,
+                    if g.finished { "  (finished)" } else { "" }
+                );
+            }
+        }
+    }
+    conn.close().await;
+    Ok(())
+}
+
+/// Where a seat's commands come from.
+#[derive(Debug)]
+pub enum Input {
+    /// Typed on stdin.
+    Stdin,
+    /// A script; when it is used up, `then`.
+    Script {
+        /// The remaining lines.
+        script: Script,
+        /// What follows the script.
+        then: AfterScript,
+    },
+}
+
+/// What a seat does when its script is used up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterScript {
+    /// Read further commands from stdin.
+    Stdin,
+    /// Concede (the demo's bots).
+    Concede,
+}
+
+/// Where a seat's narrative goes.
+#[derive(Debug)]
+pub enum Output {
+    /// Printed, each line as it comes.
+    Print,
+    /// Sent with the side and seq (the demo merges both sides' views).
+    Channel(mpsc::UnboundedSender<(Side, u64, Vec<String>)>),
+}
+
+impl Output {
+    fn lines(&self, side: Side, seq: u64, lines: Vec<String>) {
+        match self {
+            Output::Print => {
+                for l in lines {
+                    println!("{l}");
+                }
+            }
+            Output::Channel(tx) => {
+                let _ = tx.send((side, seq, lines));
+            }
+        }
+    }
+
+    fn note(&self, side: Side, text: &str) {
+        match self {
+            Output::Print => println!("{text}"),
+            Output::Channel(_) => println!("side {side}: {text}"),
+        }
+    }
+}
+
+/// Reads one line from stdin without blocking the runtime; `None` at EOF.
+async fn read_stdin_line(prompt: String) -> Option<String> {
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        print!("{prompt}");
+        let _ = std::io::stdout().flush();
+        let mut line = String::new();
+        match std::io::stdin().read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line),
+        }
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// What the seat decided at a `Prompt::Act`.
+enum Decision {
+    Act(Action),
+    Leave,
+}
+
+async fn decide(input: &mut Input, parser: &Parser<'_>, side: Side, out: &Output) -> Decision {
+    loop {
+        match input {
+            Input::Script { script, then } => match script.next(parser) {
+                Next::Act(line, a) => {
+                    if matches!(out, Output::Print) {
+                        println!("side {side}> {line}");
+                    }
+                    return Decision::Act(a);
+                }
+                Next::Bad(line, e) => out.note(
+                    side,
+                    &format!("script line `{line}` refused, nothing sent: {e}"),
+                ),
+                Next::Help => out.note(side, &help_text()),
+                Next::Done => match then {
+                    AfterScript::Concede => return Decision::Act(Action::Concede),
+                    AfterScript::Stdin => *input = Input::Stdin,
+                },
+            },
+            Input::Stdin => {
+                let Some(line) = read_stdin_line(format!("side {side}> ")).await else {
+                    return Decision::Leave;
+                };
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match parser.parse(&line) {
+                    Ok(Command::Act(a)) => return Decision::Act(a),
+                    Ok(Command::Help) => print!("{}", help_text()),
+                    Err(e) => println!("not sent: {e}"),
+                }
+            }
+        }
+    }
+}
+
+/// Plays one seat until the log is closed (`true`) or the input ends
+/// (`false`: the seat stays ours on the server).
+pub async fn play_seat(
+    seat: &mut Seat,
+    scenario: &Scenario,
+    mut input: Input,
+    out: &Output,
+) -> Result<bool, PlayError> {
+    let side = seat.side();
+    let parser = Parser::new(scenario);
+    let mut narrator = Narrator::new(scenario);
+    let interactive = matches!(out, Output::Print);
+    let mut acting = false;
+    loop {
+        let ask = match seat.next().await? {
+            SeatEvent::Update { update: u, live } => {
+                narrator.prompts = interactive && live;
+                out.lines(side, u.seq, narrator.update(&u, Reader::Player(side)));
+                acting = live && u.prompt == Prompt::Act;
+                acting
+            }
+            SeatEvent::Rejected(reason) => {
+                out.note(side, &format!("refused, nothing changed: {reason}"));
+                acting
+            }
+            SeatEvent::Closed => return Ok(true),
+            SeatEvent::Other(text) => {
+                if text != "receipt" {
+                    out.note(side, &format!("server: {text}"));
+                }
+                false
+            }
+        };
+        if ask {
+            // `acting` stays set until the next update: a refused action
+            // (nothing changed) asks again.
+            match decide(&mut input, &parser, side, out).await {
+                Decision::Act(a) => seat.act(a).await?,
+                Decision::Leave => return Ok(false),
+            }
+        }
+    }
+}
+
+/// Everything `join` needs.
+#[derive(Clone, Debug)]
+pub struct JoinArgs {
+    /// The game.
+    pub game: String,
+    /// The side.
+    pub side: Side,
+    /// The scenario file (the one the game was created from).
+    pub scenario: PathBuf,
+    /// The public setup file.
+    pub setup: PathBuf,
+    /// The sealed setup file.
+    pub sealed: PathBuf,
+    /// Daisy Chain standing orders, `HOLDER@HEX`.
+    pub daisy: Vec<String>,
+    /// The secrets directory.
+    pub secrets: PathBuf,
+    /// A command file.
+    pub script: Option<PathBuf>,
+    /// Where to write the transcript (default DIR/transcript.hexveil).
+    pub out: Option<PathBuf>,
+}
+
+/// Parses `HOLDER@HEX` against the scenario.
+pub fn daisy_order(parser: &Parser<'_>, text: &str) -> Result<DaisyOrder, String> {
+    let (holder, hex) = text
+        .split_once('@')
+        .ok_or_else(|| format!("--daisy `{text}` is not HOLDER@HEX (e.g. brit-squad-1@3E5)"))?;
+    Ok(DaisyOrder {
+        holder: parser
+            .unit(holder)
+            .map_err(|e| format!("--daisy {text}: {e}"))?,
+        hex: parser
+            .hex(hex)
+            .map_err(|e| format!("--daisy {text}: {e}"))?,
+    })
+}
+
+/// `hexveil join`: plays one seat; the secrets are on disk before any
+/// commitment is sent.
+pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
+    let game_id = parse_game_id(&j.game)?;
+    let (scenario_toml, scenario) = load_scenario(&j.scenario)?;
+    let parser = Parser::new(&scenario);
+    let public = files::read_text(&j.setup)?;
+    let sealed = files::read_text(&j.sealed)?;
+    let orders = j
+        .daisy
+        .iter()
+        .map(|d| daisy_order(&parser, d))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(PlayError::Input)?;
+    // Check both setups before anything is stored or sent.
+    hexveil_protocol::rules::parse_public_setup(&scenario, j.side, &public)
+        .map_err(|e| PlayError::Input(format!("{}: {e}", j.setup.display())))?;
+    let sealed_setup = hexveil_core::setup::SealedSetup::from_toml(&sealed)
+        .map_err(|e| PlayError::Input(format!("{}: {e}", j.sealed.display())))?;
+    if sealed_setup.side != j.side {
+        return Err(PlayError::Input(format!(
+            "{} is side {}'s sealed setup, not side {}'s",
+            j.sealed.display(),
+            sealed_setup.side,
+            j.side
+        )));
+    }
+    let (secrets, origin) = secrets::load_or_create(&j.secrets, &j.game, j.side, || {
+        Secrets::generate(j.side, public.clone(), sealed.clone(), orders.clone())
+            .map_err(|e| e.to_string())
+    })?;
+    match origin {
+        Origin::Created => println!(
+            "secrets for side {} written to {} (keep them: you reveal them at the end)",
+            j.side,
+            j.secrets.join(secrets::FILE).display()
+        ),
+        Origin::Reloaded => println!(
+            "resuming with the secrets in {}",
+            j.secrets.join(secrets::FILE).display()
+        ),
+    }
+    let (conn, identity) = c.client().await?;
+    let player = Player::new(
+        identity,
+        game_id,
+        &scenario_toml,
+        hexveil_protocol::pad::DEFAULT_PAD_LEN,
+        secrets,
+    )
+    .map_err(|e| PlayError::Input(e.to_string()))?;
+    let mut seat = Seat::join(conn, game_id, player).await?;
+    println!(
+        "joined game {} as side {}; type `help` for commands when it is your move",
+        j.game, j.side
+    );
+    let input = match &j.script {
+        Some(p) => Input::Script {
+            script: Script::new(&files::read_text(p)?),
+            then: AfterScript::Stdin,
+        },
+        None => Input::Stdin,
+    };
+    if play_seat(&mut seat, &scenario, input, &Output::Print).await? {
+        let t = seat.transcript().await?;
+        {
+            let path = j
+                .out
+                .clone()
+                .unwrap_or_else(|| j.secrets.join("transcript.hexveil"));
+            files::write_durably(&path, &t, true)?;
+            let (verdict, _) = transcript::judge(&t);
+            println!("transcript written to {}", path.display());
+            println!("{verdict}");
+        }
+    } else {
+        println!("no more commands; leaving (the seat stays yours: join again to resume)");
+    }
+    seat.close().await;
+    Ok(())
+}
+
+/// `hexveil watch`: the public narrative of a game. With the scenario
+/// file, units are named; without it, by `id:N`.
+pub async fn watch(
+    c: &Connect,
+    game: &str,
+    scenario: Option<&Path>,
+    out: Option<PathBuf>,
+) -> Result<(), PlayError> {
+    let game_id = parse_game_id(game)?;
+    let scenario = match scenario {
+        Some(p) => load_scenario(p)?.1,
+        None => Scenario::default(),
+    };
+    let mut narrator = Narrator::new(&scenario);
+    let (mut conn, _) = c.client().await?;
+    conn.join(game_id, Role::Spectator, 0).await?;
+    println!("watching game {game} (public view, from now on)");
+    let (mut ended, mut reveals) = (false, 0);
+    while !(ended && reveals >= 2) {
+        let payload = match conn.recv().await? {
+            ServerMessage::Game { payload, .. } => payload,
+            ServerMessage::Error { message, .. } => {
+                println!("server: {message}");
+                continue;
+            }
+            _ => continue,
+        };
+        if let Ok(ToClient::Update(u)) = decode_padded(&payload) {
+            match u.entry.as_str() {
+                "end" => ended = true,
+                "reveal" => reveals += 1,
+                _ => {}
+            }
+            for l in narrator.update(&u, Reader::Spectator) {
+                println!("{l}");
+            }
+        }
+    }
+    let mut t = Err(NetError::Closed);
+    for _ in 0..50 {
+        t = conn.fetch_transcript(game_id).await;
+        if t.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let t = t?;
+    let (verdict, _) = transcript::judge(&t);
+    if let Some(path) = out {
+        files::write_durably(&path, &t, true)?;
+        println!("transcript written to {}", path.display());
+    }
+    println!("{verdict}");
+    conn.close().await;
+    Ok(())
+}
+
+/// `hexveil check`: parses every command line of a script (or stdin)
+/// against the scenario; prints each line's action in words or what is
+/// wrong with it. Exit code 1 if any line is wrong, 2 if a file cannot be
+/// read.
+pub fn check(scenario: &Path, script: Option<&Path>) -> std::process::ExitCode {
+    use std::io::Read;
+    use std::process::ExitCode;
+    let (_, s) = match load_scenario(scenario) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("hexveil check: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = match script {
+        Some(p) => match files::read_text(p) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("hexveil check: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => {
+            let mut t = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut t) {
+                eprintln!("hexveil check: cannot read stdin: {e}");
+                return ExitCode::from(2);
+            }
+            t
+        }
+    };
+    let parser = Parser::new(&s);
+    let narrator = Narrator::new(&s);
+    let mut bad = 0;
+    for (n, line) in text.lines().enumerate() {
+        let body = line.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        match parser.parse(body) {
+            Ok(Command::Act(a)) => println!("line {}: ok: {}", n + 1, narrator.action(&a)),
+            Ok(Command::Help) => println!("line {}: ok: help", n + 1),
+            Err(e) => {
+                bad += 1;
+                println!("line {}: `{body}`: {e}", n + 1);
+            }
+        }
+    }
+    if bad > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,50 @@
+//! A side's scripted commands (`join --script FILE`, the demo's bots): the
+//! lines of a command file, taken one per `Prompt::Act`.
+
+use super::command::{Command, CommandError, Parser};
+use hexveil_core::Action;
+use std::collections::VecDeque;
+
+/// What the next script line asks for.
+#[derive(Debug)]
+pub enum Next {
+    /// Declare this action (the line is kept for messages).
+    Act(String, Action),
+    /// A line that does not parse: say so, send nothing, go on.
+    Bad(String, CommandError),
+    /// `help` in a script: nothing to send.
+    Help,
+    /// The script is used up.
+    Done,
+}
+
+/// The remaining lines of a script.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    lines: VecDeque<String>,
+}
+
+impl Script {
+    /// A script from text: blank lines and `#` comments are skipped.
+    pub fn new(text: &str) -> Script {
+        Script {
+            lines: text
+                .lines()
+                .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+                .filter(|l| !l.is_empty())
+                .collect(),
+        }
+    }
+
+    /// The next line, parsed.
+    pub fn next(&mut self, parser: &Parser<'_>) -> Next {
+        let Some(line) = self.lines.pop_front() else {
+            return Next::Done;
+        };
+        match parser.parse(&line) {
+            Ok(Command::Act(a)) => Next::Act(line, a),
+            Ok(Command::Help) => Next::Help,
+            Err(e) => Next::Bad(line, e),
+        }
+    }
+}

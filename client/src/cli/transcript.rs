@@ -1,0 +1,268 @@
+//! `hexveil verify FILE` and `hexveil replay FILE`: a game's transcript
+//! checked offline (G5), and the whole game told with everything revealed.
+
+use super::narrate::{Narrator, Reader};
+use hexveil_protocol::content;
+use hexveil_protocol::message::{side_of, Body, OpenedFact};
+use hexveil_protocol::referee::Referee;
+use hexveil_protocol::transcript::{FormatError, Transcript};
+use hexveil_protocol::verifier::{verify, FaultKind, Verdict};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Exit code of a clean transcript.
+pub const CLEAN: u8 = 0;
+/// Exit code of a transcript with a fault.
+pub const FAULT: u8 = 1;
+/// Exit code of a file that cannot be read or is no transcript at all.
+pub const UNREADABLE: u8 = 2;
+
+/// The verdict on `bytes` and the exit code that goes with it: 0 clean,
+/// 1 a fault (the side, server or nobody to blame, and the entry), 2 not a
+/// transcript file at all.
+pub fn judge(bytes: &[u8]) -> (Verdict, u8) {
+    let verdict = verify(bytes);
+    let code = match verdict.fault() {
+        None => CLEAN,
+        Some(f) => match &f.what {
+            FaultKind::Unreadable(
+                FormatError::TooShort { .. }
+                | FormatError::BadMagic { .. }
+                | FormatError::UnsupportedVersion { .. },
+            )
+            | FaultKind::Empty => UNREADABLE,
+            _ => FAULT,
+        },
+    };
+    (verdict, code)
+}
+
+/// `hexveil verify FILE`.
+pub fn verify_file(path: &Path) -> ExitCode {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hexveil verify: cannot read {}: {e}", path.display());
+            return ExitCode::from(UNREADABLE);
+        }
+    };
+    let (verdict, code) = judge(&bytes);
+    println!("{verdict}");
+    ExitCode::from(code)
+}
+
+/// `hexveil replay FILE`: verifies, then prints every entry with
+/// everything revealed (referee-only events, openings, rolls, seeds).
+pub fn replay_file(path: &Path) -> ExitCode {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hexveil replay: cannot read {}: {e}", path.display());
+            return ExitCode::from(UNREADABLE);
+        }
+    };
+    let (verdict, code) = judge(&bytes);
+    println!("verdict: {verdict}");
+    if code == UNREADABLE {
+        return ExitCode::from(code);
+    }
+    let transcript = match Transcript::parse(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            println!("(cannot replay past the damage: {e})");
+            return ExitCode::from(code);
+        }
+    };
+    for line in replay_lines(&transcript) {
+        println!("{line}");
+    }
+    ExitCode::from(code)
+}
+
+/// Every entry of a transcript in words, everything revealed. Stops at
+/// the first entry the referee refuses (the verdict names it).
+pub fn replay_lines(t: &Transcript) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some((first, rest)) = t.entries.split_first() else {
+        return out;
+    };
+    let (mut referee, _) = match Referee::new(&first.envelope) {
+        Ok(r) => r,
+        Err(e) => {
+            out.push(format!("entry 0 is not a genesis the referee accepts: {e}"));
+            return out;
+        }
+    };
+    let g = referee.genesis().clone();
+    let mut narrator = Narrator::new(referee.scenario());
+    out.push(format!(
+        "#0 server: genesis of game {} \"{}\" ({} turns); side A key {}, side B key {}, server key {}, scenario hash {}",
+        referee.game_id(),
+        referee.scenario().name,
+        referee.scenario().turns,
+        g.players[0],
+        g.players[1],
+        g.server,
+        g.scenario_hash
+    ));
+    for entry in rest {
+        let seq = entry.envelope.envelope().seq;
+        let accepted = match referee.accept(&entry.envelope) {
+            Ok(a) => a,
+            Err(e) => {
+                out.push(format!("#{seq} refused by the referee: {e} (replay stops)"));
+                break;
+            }
+        };
+        let who = match side_of(accepted.author) {
+            Some(s) => format!("side {s}"),
+            None => "server".into(),
+        };
+        let head = format!("#{seq} {who}:");
+        match &accepted.body {
+            Body::Genesis(_) => out.push(format!("{head} a second genesis")),
+            Body::Pad(p) => out.push(format!("{head} pad statement {p:?}")),
+            Body::Setup(s) => {
+                out.push(format!(
+                    "{head} setup with {} sealed layer roots",
+                    s.roots.len()
+                ));
+                for r in &s.roots {
+                    out.push(format!("    root {r}"));
+                }
+                for l in s.public_setup_toml.lines() {
+                    let l = l.trim();
+                    if !l.is_empty() && !l.starts_with('#') {
+                        out.push(format!("    | {l}"));
+                    }
+                }
+            }
+            Body::Act(a) => out.push(format!("{head} {}", narrator.action(a))),
+            Body::Open(list) => {
+                out.push(format!("{head} opens {} facts to the referee", list.len()));
+                for f in list {
+                    out.push(format!("    {}", opened(&narrator, f)));
+                }
+            }
+            Body::Entry(e) => out.push(format!("{head} pad entry {:?} = {}", e.position, e.value)),
+            Body::Transitions(list) => {
+                out.push(format!("{head} commits {} transitions", list.len()));
+                for t in list {
+                    out.push(format!(
+                        "    {} v{}: {} -> {}",
+                        t.old.location,
+                        t.old.version,
+                        content_words(&narrator, &t.old.content),
+                        content_words(&narrator, &t.new_content),
+                    ));
+                }
+            }
+            Body::Roll(r) => out.push(format!(
+                "{head} roll {} for action #{}: {}{}",
+                r.k,
+                r.action_seq,
+                r.dice
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if accepted.secret_dice {
+                    " (a Secret roll)"
+                } else {
+                    ""
+                }
+            )),
+            Body::Ruling(r) => {
+                out.push(format!("{head} ruling on action #{}", r.action_seq));
+                for e in &r.events {
+                    for l in narrator.event(e, Reader::Everything) {
+                        out.push(format!("    {l}"));
+                    }
+                }
+            }
+            Body::Timeout { party, request } => out.push(format!(
+                "{head} {party} did not answer in time ({request}) and loses"
+            )),
+            Body::Concede => out.push(format!("{head} concedes")),
+            Body::End(e) => out.push(format!(
+                "{head} the game is over: {} ({})",
+                match e.winner {
+                    Some(w) => format!("side {w} wins"),
+                    None => "no winner named".into(),
+                },
+                e.reason
+            )),
+            Body::Reveal(r) => {
+                out.push(format!(
+                    "{head} reveals its secrets: notes seed {}, pad seed {}",
+                    hex::encode(r.notes_seed),
+                    r.pad_seed
+                ));
+                for l in &r.layers {
+                    let held: Vec<String> = l
+                        .contents
+                        .iter()
+                        .filter_map(|(loc, c)| match content::decode(c) {
+                            Ok(hexveil_core::Content::Empty) => None,
+                            Ok(c) => Some(format!("{loc}: {}", narrator_content(&narrator, &c))),
+                            Err(_) => Some(format!("{loc}: undecodable content")),
+                        })
+                        .collect();
+                    out.push(format!(
+                        "    {who} layer {} (seed {}, {} locations): {}",
+                        l.layer,
+                        hex::encode(l.seed),
+                        l.contents.len(),
+                        if held.is_empty() {
+                            "all empty".to_string()
+                        } else {
+                            held.join("; ")
+                        }
+                    ));
+                }
+            }
+        }
+        for f in &accepted.faults {
+            out.push(format!(
+                "    FAULT proven against side {} (entry {}): {}",
+                f.side, f.seq, f.what
+            ));
+        }
+    }
+    out
+}
+
+fn opened(n: &Narrator, f: &OpenedFact) -> String {
+    match f {
+        OpenedFact::Leaf(o) => format!(
+            "{} v{}: {}",
+            o.location,
+            o.version,
+            content_words(n, &o.content)
+        ),
+        OpenedFact::Note {
+            commitment,
+            opening,
+        } => {
+            let mut c = [0u8; content::CONTENT_LEN];
+            c.copy_from_slice(&opening.content.0[..content::CONTENT_LEN]);
+            format!(
+                "Daisy Chain note {} of {}: {}",
+                commitment.seq,
+                commitment.side,
+                content_words(n, &c)
+            )
+        }
+    }
+}
+
+fn content_words(n: &Narrator, c: &[u8; content::CONTENT_LEN]) -> String {
+    match content::decode(c) {
+        Ok(c) => narrator_content(n, &c),
+        Err(e) => format!("undecodable content ({e})"),
+    }
+}
+
+fn narrator_content(n: &Narrator, c: &hexveil_core::Content) -> String {
+    n.content(c)
+}

@@ -1,0 +1,141 @@
+//! The `hexveil` binary as a user runs it: the demo over real QUIC with a
+//! clean verdict (G5), `verify` on tampered and foreign files, `keygen`
+//! that never overwrites a key, and command lines refused with a clear
+//! message and nothing sent.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn hexveil(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hexveil"))
+        .args(args)
+        .output()
+        .expect("the hexveil binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn examples() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"))
+}
+
+#[test]
+fn g5_demo_plays_over_quic_and_verifies_clean_then_tampering_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("demo.transcript");
+    let out = hexveil(&["demo", "--out", file.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "demo failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("CLEAN: game"), "{text}");
+    assert!(text.contains("side B revealed and audited"), "{text}");
+    // B28.531: the standing order placed the chain as the tank entered 3E5
+    // (noted for the referee only; the demo tells it after the game).
+    assert!(
+        text.contains("secretly pulls its 2-factor Daisy Chain across 3E5"),
+        "{text}"
+    );
+    // G4: B sees its own client open facts to the referee; A never does.
+    assert!(
+        text.contains("  B | [G4] your client opens to the referee only: ap 3E3"),
+        "{text}"
+    );
+    assert!(!text.contains("A   | [G4]"), "{text}");
+    // B28.47: the Known counter in 3H5 is a Dummy.
+    assert!(text.contains("in 3H5 is a Dummy"), "{text}");
+
+    // The file on disk verifies clean: exit 0.
+    let ok = hexveil(&["verify", file.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
+    assert!(stdout(&ok).starts_with("CLEAN"));
+
+    // One byte changed in the middle of the file: exit 1, the entry named.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x01;
+    let tampered = dir.path().join("tampered.transcript");
+    std::fs::write(&tampered, &bytes).unwrap();
+    let bad = hexveil(&["verify", tampered.to_str().unwrap()]);
+    let verdict = stdout(&bad);
+    assert_eq!(bad.status.code(), Some(1), "{verdict}");
+    assert!(verdict.starts_with("FAULT:"), "{verdict}");
+    assert!(
+        verdict.contains(", entry "),
+        "the entry is named: {verdict}"
+    );
+
+    // Not a transcript at all: exit 2.
+    let junk = dir.path().join("junk");
+    std::fs::write(&junk, b"hello").unwrap();
+    assert_eq!(
+        hexveil(&["verify", junk.to_str().unwrap()]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        hexveil(&["verify", dir.path().join("missing").to_str().unwrap()])
+            .status
+            .code(),
+        Some(2)
+    );
+
+    // Replay shows what was referee-only during play.
+    let replay = hexveil(&["replay", file.to_str().unwrap()]);
+    let story = stdout(&replay);
+    assert!(replay.status.success(), "{story}");
+    assert!(story.contains("secretly pulls its 2-factor Daisy Chain across 3E5"));
+    assert!(story.contains("(referee only)"));
+}
+
+#[test]
+fn keygen_refuses_to_overwrite_and_whoami_reads_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("me.pk8");
+    let k = key.to_str().unwrap();
+    let first = hexveil(&["keygen", "--out", k]);
+    assert!(first.status.success());
+    let before = std::fs::read(&key).unwrap();
+    let who = stdout(&hexveil(&["whoami", "--key", k]));
+    assert_eq!(who.trim().len(), 64, "{who}");
+    assert!(stdout(&first).contains(who.trim()));
+
+    let second = hexveil(&["keygen", "--out", k]);
+    assert!(!second.status.success());
+    assert!(String::from_utf8_lossy(&second.stderr).contains("refusing to overwrite"));
+    assert_eq!(std::fs::read(&key).unwrap(), before, "the old key is kept");
+}
+
+#[test]
+fn bad_command_lines_are_refused_with_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.txt");
+    std::fs::write(
+        &script,
+        "end\nmove ger-squad-1 3E4\nmove ger-squadd-1 3E4\nmove ger-pz\nfire ger-squad-1 3E4 lots\nfly ger-pz 3E5\nmove ger-pz 3E5 sideways\n",
+    )
+    .unwrap();
+    let scenario = examples().join("scenario.toml");
+    let out = hexveil(&[
+        "check",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("line 1: ok: ends the phase"), "{text}");
+    assert!(
+        text.contains("line 2: ok: moves ger-squad-1 into 3E4"),
+        "{text}"
+    );
+    assert!(text.contains("no unit named `ger-squadd-1`"), "{text}");
+    assert!(text.contains("`move` needs a hex"), "{text}");
+    assert!(text.contains("`lots` is not a valid DRM"), "{text}");
+    assert!(text.contains("unknown command `fly`"), "{text}");
+    assert!(text.contains("`sideways` is not a movement mode"), "{text}");
+}

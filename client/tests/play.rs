@@ -1,0 +1,190 @@
+//! Two terminals play a game: a real server (in this test's process) on
+//! loopback, and the `hexveil` binary run as each player would run it
+//! (`keygen`, `whoami`, `create`, `list`, `join --script`). A bad command
+//! line is refused before anything is sent; a player leaves and resumes
+//! with the secrets on disk; an action the rules refuse comes back refused
+//! and changes nothing (G6); both players end with the same clean
+//! transcript (G5).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use hexveil_server::config::ServerSettings;
+use hexveil_server::live_game::LiveGameFactory;
+use hexveil_server::secrets::ServerSecrets;
+use hexveil_server::Server;
+use tokio::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_hexveil");
+
+fn examples(name: &str) -> String {
+    format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+async fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .expect("the hexveil binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("server");
+    let (secrets, _) = ServerSecrets::load_or_create(&data).unwrap();
+    let server = Server::start(
+        ServerSettings::new(data.clone(), "127.0.0.1:0".parse().unwrap()),
+        Arc::new(LiveGameFactory::new(Arc::new(secrets))),
+    )
+    .await
+    .unwrap();
+    let addr = server.local_addr().to_string();
+    let fp = server.fingerprint().to_string();
+    let conn = |key: &Path| {
+        vec![
+            "--server".to_string(),
+            addr.clone(),
+            "--fingerprint".to_string(),
+            fp.clone(),
+            "--key".to_string(),
+            p(key).to_string(),
+        ]
+    };
+
+    let (alice, bob) = (dir.path().join("alice.pk8"), dir.path().join("bob.pk8"));
+    assert!(run(&["keygen", "--out", p(&alice)]).await.0);
+    assert!(run(&["keygen", "--out", p(&bob)]).await.0);
+    let (_, bob_key, _) = run(&["whoami", "--key", p(&bob)]).await;
+
+    let mut create = vec!["create".to_string()];
+    create.extend(conn(&alice));
+    create.extend(
+        [
+            "--scenario",
+            &examples("scenario.toml"),
+            "--side",
+            "a",
+            "--opponent",
+            bob_key.trim(),
+        ]
+        .map(String::from),
+    );
+    let create: Vec<&str> = create.iter().map(String::as_str).collect();
+    let (ok, out, err) = run(&create).await;
+    assert!(ok, "create failed: {out}{err}");
+    let game = out.lines().last().unwrap().trim().to_string();
+    assert_eq!(game.len(), 32, "{out}");
+
+    let mut list = vec!["list".to_string()];
+    list.extend(conn(&bob));
+    let list: Vec<&str> = list.iter().map(String::as_str).collect();
+    let (ok, out, _) = run(&list).await;
+    assert!(ok && out.contains(&game), "{out}");
+
+    // A plays part of its turn and leaves at a prompt (its input ends),
+    // then joins again with the same secrets and finishes.
+    let script = dir.path().join("a.txt");
+    std::fs::write(
+        &script,
+        "end\nend\nend\n\
+         move ger-squad-1,ger-leader 4E4\n\
+         move nobody 4E4            # refused here: no such unit\n",
+    )
+    .unwrap();
+    let script2 = dir.path().join("a2.txt");
+    std::fs::write(
+        &script2,
+        "fire ger-squad-1 4E3       # refused by the referee: no Fire in the MPh (A3.3)\n\
+         concede\n",
+    )
+    .unwrap();
+    let join = |key: &Path, side: &str, setup: &str, sealed: &str, secrets: &Path| {
+        let mut v = vec!["join".to_string()];
+        v.extend(conn(key));
+        v.extend(
+            [
+                "--game",
+                &game,
+                "--side",
+                side,
+                "--scenario",
+                &examples("scenario.toml"),
+                "--setup",
+                &examples(setup),
+                "--sealed",
+                &examples(sealed),
+                "--secrets",
+                p(secrets),
+            ]
+            .map(String::from),
+        );
+        v
+    };
+    let (sa, sb) = (dir.path().join("a-secrets"), dir.path().join("b-secrets"));
+    let mut ja = join(&alice, "A", "setup-a.toml", "sealed-a.toml", &sa);
+    let mut ja2 = ja.clone();
+    ja.extend(["--script".to_string(), p(&script).to_string()]);
+    ja2.extend(["--script".to_string(), p(&script2).to_string()]);
+    let mut jb = join(&bob, "b", "setup-b.toml", "sealed-b.toml", &sb);
+    jb.extend(["--daisy".to_string(), "brit-squad-1@3E5".to_string()]);
+    let ja: Vec<&str> = ja.iter().map(String::as_str).collect();
+    let ja2: Vec<&str> = ja2.iter().map(String::as_str).collect();
+    let jb: Vec<&str> = jb.iter().map(String::as_str).collect();
+    let a_runs = async {
+        let first = run(&ja).await;
+        let second = run(&ja2).await;
+        (first, second)
+    };
+    let (((a1_ok, a1_out, a1_err), (a_ok, a_out, a_err)), (b_ok, b_out, b_err)) =
+        tokio::time::timeout(std::time::Duration::from_secs(60), async {
+            tokio::join!(a_runs, run(&jb))
+        })
+        .await
+        .expect("the game ends");
+    assert!(a1_ok, "A: {a1_out}{a1_err}");
+    assert!(a1_out.contains("no more commands; leaving"), "{a1_out}");
+    assert!(
+        a1_out.contains("refused, nothing sent: no unit named `nobody`"),
+        "{a1_out}"
+    );
+    assert!(
+        a1_out.contains("moves ger-squad-1, ger-leader into 4E4"),
+        "{a1_out}"
+    );
+    // G6: the second run reloads the same secrets and answers no old prompt.
+    assert!(a_ok, "A: {a_out}{a_err}");
+    assert!(a_out.contains("resuming with the secrets"), "{a_out}");
+    assert!(b_ok, "B: {b_out}{b_err}");
+    assert!(a_out.contains("refused, nothing changed:"), "{a_out}");
+    assert_eq!(
+        a_out.matches("refused, nothing changed").count(),
+        1,
+        "only the Fire is refused: {a_out}"
+    );
+    for (out, secrets) in [(&a_out, &sa), (&b_out, &sb)] {
+        assert!(out.contains("CLEAN: game"), "{out}");
+        assert!(out.contains("side B wins (side A conceded)"), "{out}");
+        assert!(secrets.join("secrets.json").exists());
+        let t = secrets.join("transcript.hexveil");
+        let (ok, verdict, _) = run(&["verify", p(&t)]).await;
+        assert!(ok, "{verdict}");
+    }
+    assert_eq!(
+        std::fs::read(sa.join("transcript.hexveil")).unwrap(),
+        std::fs::read(sb.join("transcript.hexveil")).unwrap(),
+        "both players hold the same log"
+    );
+    server.shutdown().await;
+}
