@@ -112,9 +112,6 @@ fn shown(t: &Table, from: usize) -> Vec<String> {
 // open hex next to it in another, gives the mover and a spectator the same
 // messages, by count and size.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the engine to roll the A-P DR for every potential attack, mined or not \
-            (the lead's change, not on main yet): today the empty step lacks the roll's \
-            4 messages (10 vs 6)"]
 async fn g3_no_effect_mined_step_and_empty_step_look_the_same_on_the_wire() {
     let (mined, empty) = two_open_neighbours();
     let sealed_b = SEALED_B.replace(
