@@ -634,7 +634,9 @@ impl RemotePlayer {
         Ok(file)
     }
 
-    /// Whether the referee waits for this side's action now.
+    /// Whether the referee's last prompt asks this side for an action. (In
+    /// the Defensive Fire Phase the referee prompts the phasing side, but
+    /// only the defender may end it, A3.5: ask `turn::phase_allows`.)
     pub fn may_act(&self) -> bool {
         self.last_update
             .as_ref()
