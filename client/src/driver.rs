@@ -233,15 +233,42 @@ impl Link {
         }
     }
 
-    /// Fetches a finished game's transcript in chunks. Other messages
-    /// that arrive meanwhile are returned, in order, for the caller.
-    async fn fetch_transcript(
+    /// Fetches a finished game's transcript, waiting (at most `wait`) for
+    /// the server to store it: the last update of a game can reach a seat
+    /// just before the server has written the file ([`ErrorCode::NotFinished`]).
+    /// Other messages that arrive meanwhile are returned, in order.
+    async fn fetch_finished_transcript(
         &mut self,
         game_id: GameId,
         wait: Duration,
     ) -> Result<(Vec<u8>, Vec<ServerMessage>), DriverError> {
-        let mut file = Vec::new();
+        const RETRY: Duration = Duration::from_millis(50);
         let mut others = Vec::new();
+        let mut waited = Duration::ZERO;
+        loop {
+            match self.fetch_transcript(game_id, wait, &mut others).await {
+                Ok(file) => return Ok((file, others)),
+                Err(DriverError::Server {
+                    code: ErrorCode::NotFinished,
+                    ..
+                }) if waited < wait => {
+                    tokio::time::sleep(RETRY).await;
+                    waited += RETRY;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Fetches a finished game's transcript in chunks; other messages that
+    /// arrive meanwhile go to `others`, in order.
+    async fn fetch_transcript(
+        &mut self,
+        game_id: GameId,
+        wait: Duration,
+        others: &mut Vec<ServerMessage>,
+    ) -> Result<Vec<u8>, DriverError> {
+        let mut file = Vec::new();
         loop {
             self.send(&ClientMessage::FetchTranscript {
                 game_id,
@@ -263,7 +290,7 @@ impl Link {
                         let done = bytes.is_empty();
                         file.extend_from_slice(&bytes);
                         if file.len() as u64 >= total_len {
-                            return Ok((file, others));
+                            return Ok(file);
                         }
                         if done {
                             return Err(DriverError::Unexpected(
@@ -595,7 +622,10 @@ impl RemotePlayer {
     /// keeps it: [`RemotePlayer::transcript`]). Game messages that arrive
     /// meanwhile are acted on and queued for [`RemotePlayer::next_event`].
     pub async fn fetch_transcript(&mut self) -> Result<Vec<u8>, DriverError> {
-        let (file, others) = self.link.fetch_transcript(self.game_id, self.wait).await?;
+        let (file, others) = self
+            .link
+            .fetch_finished_transcript(self.game_id, self.wait)
+            .await?;
         for m in others {
             let e = self.on_message(m)?;
             self.queue.push_back(e);
@@ -604,7 +634,9 @@ impl RemotePlayer {
         Ok(file)
     }
 
-    /// Whether the referee waits for this side's action now.
+    /// Whether the referee's last prompt asks this side for an action. (In
+    /// the Defensive Fire Phase the referee prompts the phasing side, but
+    /// only the defender may end it, A3.5: ask `turn::phase_allows`.)
     pub fn may_act(&self) -> bool {
         self.last_update
             .as_ref()
@@ -913,7 +945,10 @@ impl Spectator {
     /// Fetches the finished game's transcript file (anyone may, DESIGN 5).
     /// Public updates that arrive meanwhile are dropped.
     pub async fn fetch_transcript(&mut self) -> Result<Vec<u8>, DriverError> {
-        let (file, _) = self.link.fetch_transcript(self.game_id, self.wait).await?;
+        let (file, _) = self
+            .link
+            .fetch_finished_transcript(self.game_id, self.wait)
+            .await?;
         self.transcript = Some(file.clone());
         Ok(file)
     }

@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup, Spectator};
-use hexveil_core::turn::{Phase, TurnEvent};
+use hexveil_core::turn::{phase_allows, Phase, TurnEvent, Who as WhoActs};
 use hexveil_core::{Action, EventKind, Side};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::Update;
@@ -439,23 +439,35 @@ impl Table {
         }
     }
 
-    /// The side that may act now, if any.
-    pub fn phasing(&self) -> Option<Side> {
-        if self.a.may_act() {
-            Some(Side::A)
-        } else if self.b.may_act() {
-            Some(Side::B)
-        } else {
-            None
+    /// The side whose `EndPhase` ends the current phase: the defender in
+    /// the Defensive Fire Phase (A3.5), the phasing side otherwise
+    /// (`turn::phase_allows`, from the public phase events).
+    pub fn ender(&self) -> Side {
+        let Some((_, phasing, phase)) = self.phase else {
+            // Before the first phase event: the side the referee prompts.
+            return if self.b.may_act() { Side::B } else { Side::A };
+        };
+        match phase_allows(&Action::EndPhase, phase) {
+            Ok(WhoActs::NonPhasing) => phasing.opponent(),
+            _ => phasing,
         }
     }
 
     /// `side` declares `action`; pumps until the game is quiet again.
     pub async fn act(&mut self, side: Side, action: Action) {
-        self.seat(side).act(action).expect("send the action");
-        self.settle_after_next()
-            .await
-            .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+        self.seat(side)
+            .act(action.clone())
+            .expect("send the action");
+        if let Err((w, e)) = self.settle_after_next().await {
+            let tail: Vec<String> = self
+                .log
+                .iter()
+                .rev()
+                .take(8)
+                .map(|(w, e)| format!("{w:?}: {}", brief(e)))
+                .collect();
+            panic!("{w:?}: {e} after side {side} declared {action:?}; last events, newest first: {tail:#?}");
+        }
     }
 
     /// The phasing side ends phases until `phase` of side `phasing` begins.
@@ -464,7 +476,7 @@ impl Table {
             if matches!(self.phase, Some((_, s, p)) if s == phasing && p == phase) {
                 return;
             }
-            let side = self.phasing().expect("someone may act");
+            let side = self.ender();
             self.act(side, Action::EndPhase).await;
         }
         panic!("never reached {phase:?} of side {phasing}");
@@ -487,6 +499,17 @@ impl Table {
                 _ => None,
             })
             .collect()
+    }
+}
+
+/// One line about an event, for failure messages.
+pub fn brief(e: &GameEvent) -> String {
+    match e {
+        GameEvent::Update(u) | GameEvent::Replayed(u) => {
+            format!("#{} {} -> {:?}; {:?}", u.seq, u.entry, u.prompt, u.events)
+        }
+        GameEvent::Receipt(r) => format!("receipt #{}", r.seq),
+        other => format!("{other:?}"),
     }
 }
 

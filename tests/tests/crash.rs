@@ -19,25 +19,36 @@ fn fail((w, e): (Who, hexveil::driver::DriverError)) {
     panic!("{w:?}: {e}")
 }
 
-// G6: the server process is SIGKILLed while a move into a minefield is
-// being adjudicated: the mover's action, B's openings and A's pad entry are
-// receipted, and B's pad entry for the attack roll is in flight. After a
-// restart on the same data directory both players reconnect and resume;
-// every receipted entry is in the log at its seq, the adjudication
-// completes, and the transcript verifies clean.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn g6_sigkill_mid_adjudication_keeps_every_receipted_entry() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = ServerProcess::spawn(dir.path(), "127.0.0.1:0", 60);
-    let ep = server.endpoint.clone();
-    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, false).await;
-    t.end_phase_until(Side::A, Phase::Movement).await;
+/// How B's pad entry for the roll stands when the server is killed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InFlight {
+    /// Still held by B: sent only after the restart.
+    Held,
+    /// Sent just before the kill: durable or not, by luck of the race.
+    Racing,
+}
 
-    // B answers its openings but holds its pad entry for the roll.
+/// A moves `mover` into 3E4 (hidden A-P 12, B28.41); B answers its
+/// openings and holds its pad entry for the attack roll; the server is
+/// SIGKILLed with that entry held or in flight; a new server process is
+/// started on the same data directory and address; both players reconnect
+/// and resume; the roll and the ruling complete. Returns the new server and
+/// every (seq, entry hash) receipted before the kill.
+async fn kill_mid_roll(
+    t: &mut Table,
+    mut server: ServerProcess,
+    data_dir: &std::path::Path,
+    mover: hexveil_core::unit::UnitId,
+    entry: InFlight,
+) -> (
+    ServerProcess,
+    BTreeMap<u64, hexveil_protocol::encoding::Digest>,
+) {
+    let ep = server.endpoint.clone();
     t.b.set_auto_answer(false);
-    let mover =
+    let action =
         t.a.act(Action::Move {
-            units: vec![units::GER_SQUAD, units::GER_LEADER],
+            units: vec![mover],
             to: "3E4".parse().unwrap(),
             mode: MoveMode::Normal,
         })
@@ -54,54 +65,80 @@ async fn g6_sigkill_mid_adjudication_keeps_every_receipted_entry() {
             other => panic!("B was asked {other:?} before the roll"),
         }
     }
-    // Everything before B's entry is receipted (the driver holds each
-    // answer until its turn, so the log cannot be ahead of the receipts).
+    // Both seats have seen the log up to A's pad entry; every entry of
+    // theirs in it is receipted (a receipt comes before the update).
     let seq = t.seq();
-    t.pump(|t| {
-        t.a.receipts().last().is_some_and(|r| r.seq <= seq)
-            && t.b.receipts().last().is_some_and(|r| r.seq <= seq)
-            && t.a.last_seq() == Some(seq)
-    })
-    .await
-    .unwrap_or_else(fail);
+    t.pump(|t| t.a.last_seq() == Some(seq) && t.b.last_seq() == Some(seq))
+        .await
+        .unwrap_or_else(fail);
     assert!(
         t.a.receipts()
             .iter()
-            .any(|r| r.entry_hash == mover.entry_hash()),
+            .any(|r| r.entry_hash == action.entry_hash()),
         "the mover's action is receipted"
     );
-    let receipted: BTreeMap<u64, _> =
+    let receipted =
         t.a.receipts()
             .iter()
             .chain(t.b.receipts())
             .map(|r| (r.seq, r.entry_hash))
             .collect();
 
-    // B's entry leaves; the server dies at once, before or after it is
-    // durable (either way must work).
     t.b.set_auto_answer(true);
-    t.b.release_withheld().unwrap();
+    if entry == InFlight::Racing {
+        t.b.release_withheld().unwrap();
+    }
     server.kill();
 
-    let mut server = ServerProcess::spawn(dir.path(), &ep.addr.to_string(), 60);
+    let server = ServerProcess::spawn(data_dir, &ep.addr.to_string(), 60);
     assert_eq!(
         server.endpoint.fingerprint, ep.fingerprint,
         "same certificate"
     );
     t.a.reconnect().await.unwrap();
     t.b.reconnect().await.unwrap();
+    if entry == InFlight::Held {
+        assert!(t.b.release_withheld().unwrap(), "B still held its entry");
+    }
     // The roll completes, the ruling comes, A may act again.
     t.settle().await.unwrap_or_else(fail);
     assert!(t.a.may_act(), "{:?}", t.a.last_update().map(|u| &u.prompt));
     let ruling = t
         .events_of(Who::A)
-        .filter_map(|e| match e {
+        .find_map(|e| match e {
             GameEvent::Update(u) if u.entry == "ruling" && u.seq > seq => Some(u.clone()),
             _ => None,
         })
-        .next()
         .expect("the move's ruling after the restart");
     assert!(format!("{:?}", ruling.events).contains("ApAttack"));
+    (server, receipted)
+}
+
+// G6: the server process is SIGKILLed twice while a move into a minefield
+// is being adjudicated: the mover's action, B's openings and A's pad entry
+// are receipted, and B's pad entry for the attack roll is first held (sent
+// after the restart), then in flight at the kill (durable or not). After
+// each restart on the same data directory both players reconnect and
+// resume; every receipted entry is in the log at its seq, each
+// adjudication completes, and the transcript verifies clean.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g6_sigkill_mid_adjudication_keeps_every_receipted_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn(dir.path(), "127.0.0.1:0", 60);
+    let ep = server.endpoint.clone();
+    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, false).await;
+    t.end_phase_until(Side::A, Phase::Movement).await;
+    let (server, mut receipted) =
+        kill_mid_roll(&mut t, server, dir.path(), units::GER_SQUAD, InFlight::Held).await;
+    let (mut server, more) = kill_mid_roll(
+        &mut t,
+        server,
+        dir.path(),
+        units::GER_LEADER,
+        InFlight::Racing,
+    )
+    .await;
+    receipted.extend(more);
 
     t.a.concede().unwrap();
     t.pump(|t| t.over()).await.unwrap_or_else(fail);

@@ -65,7 +65,7 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
     // Every remaining phase of every Game Turn, to the end of the game.
     let mut actions = 0;
     while !t.over() {
-        let side = t.phasing().expect("a side may act until the game is over");
+        let side = t.ender();
         t.act(side, Action::EndPhase).await;
         actions += 1;
         assert!(actions < 400, "the game never ended: {:?}", t.phase);
