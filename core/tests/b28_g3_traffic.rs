@@ -15,7 +15,6 @@ use hexveil_core::{Action, Engine, MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
 
-
 fn ap_content(k: u8) -> Content {
     match k {
         0 => Content::Empty,

@@ -10,7 +10,6 @@ use hexveil_core::{MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
 
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 

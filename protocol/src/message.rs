@@ -299,6 +299,10 @@ pub struct Update {
     pub entry: String,
     /// The action, if the entry declared one (actions are public).
     pub action: Option<Action>,
+    /// The game's parameters, on the genesis entry (seq 0) only, so a
+    /// player who did not create the game can check the scenario hash,
+    /// the keys, the pad length and the answer timeout before committing.
+    pub genesis: Option<Box<Genesis>>,
     /// Events this party may see.
     pub events: Vec<Event>,
     /// Dice published by the entry, if it was a roll.

@@ -138,6 +138,10 @@ pub struct Player {
     orders: Vec<DaisyOrder>,
     /// The last prompt answered, so a repeated update is not answered twice.
     answered: Option<u64>,
+    /// SHA-256 of the scenario text this player set up for.
+    scenario_hash: Digest,
+    /// The pad length this player's pad was built with.
+    pad_len: u32,
 }
 
 impl std::fmt::Debug for Player {
@@ -214,6 +218,8 @@ impl Player {
             head: None,
             last_enemy_action: None,
             answered: None,
+            scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
+            pad_len,
         })
     }
 
@@ -230,6 +236,21 @@ impl Player {
     /// Takes an update from the server; returns the entry that answers its
     /// prompt, if the prompt is a machine answer (anything but an action).
     pub fn on_update(&mut self, update: &Update) -> Result<Option<SignedEnvelope>, PlayerError> {
+        if let Some(genesis) = &update.genesis {
+            // Commit nothing to a game set up on another scenario or pad.
+            if genesis.scenario_hash != self.scenario_hash {
+                return Err(PlayerError::CannotAnswer(
+                    "the game's scenario is not the one this player set up for (its hash differs)"
+                        .into(),
+                ));
+            }
+            if genesis.pad_len != self.pad_len {
+                return Err(PlayerError::CannotAnswer(format!(
+                    "the game uses pads of {} entries, this player built {}",
+                    genesis.pad_len, self.pad_len
+                )));
+            }
+        }
         self.head = Some((update.seq, update.head));
         if let Some(action) = &update.action {
             if !update.entry.starts_with(&format!("side {} ", self.side)) {

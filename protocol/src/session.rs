@@ -430,11 +430,16 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
         Body::Act(a) => Some(a.clone()),
         _ => None,
     };
+    let genesis = match &accepted.body {
+        Body::Genesis(g) => Some(Box::new(g.clone())),
+        _ => None,
+    };
     Update {
         seq: accepted.appended.seq,
         head: accepted.appended.new_head,
         entry,
         action,
+        genesis,
         events,
         dice: if dice_visible {
             accepted.dice.clone()

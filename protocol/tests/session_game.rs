@@ -483,3 +483,39 @@ fn g3_mover_and_spectators_receive_the_same_traffic_for_a_mined_hex_without_effe
         "the move produced openings, rolls and a ruling"
     );
 }
+
+#[test]
+fn g1_a_player_commits_nothing_to_a_game_on_another_scenario() {
+    // The genesis update carries the scenario hash; a player who set up for
+    // another text refuses before sending anything.
+    let game_id = GameId([7; 16]);
+    let server = Identity::from_seed(&[3; 32]).unwrap();
+    let a = Identity::from_seed(&[1; 32]).unwrap();
+    let b = Identity::from_seed(&[2; 32]).unwrap();
+    let params = GameParams {
+        scenario_toml: scenario_toml(),
+        players: [a.public_key(), b.public_key()],
+        mode: Mode::Live,
+        pad_len: PAD_LEN,
+        answer_timeout_ms: 30_000,
+    };
+    let (_session, out) = Session::create(game_id, params, server, PadSeed([9; 32]), 0).unwrap();
+    let other_text = scenario_toml().replace("turns = 5", "turns = 4");
+    let mut pa = Player::new(
+        a,
+        game_id,
+        &other_text,
+        PAD_LEN,
+        secrets(Side::A, SETUP_A, SEALED_A, 20),
+    )
+    .unwrap();
+    let update = out
+        .iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::A, ToClient::Update(u)) => Some(u.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(update.genesis.is_some());
+    assert!(pa.on_update(&update).is_err());
+}

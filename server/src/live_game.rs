@@ -116,10 +116,22 @@ impl LiveGame {
         if !self.finished && self.session.is_closed() {
             self.finished = true;
             match self.transcript() {
-                Ok(transcript) => out.push(Effect::Finish {
-                    result: encode(&self.session.referee().result()),
-                    transcript,
-                }),
+                // Stored right after the last entry and before the closing
+                // updates go out, so a player told the log is closed can
+                // fetch the transcript at once.
+                Ok(transcript) => {
+                    let at = out
+                        .iter()
+                        .rposition(|e| matches!(e, Effect::Append(_)))
+                        .map_or(0, |i| i + 1);
+                    out.insert(
+                        at,
+                        Effect::Finish {
+                            result: encode(&self.session.referee().result()),
+                            transcript,
+                        },
+                    );
+                }
                 Err(e) => tracing::error!(error = %e, "could not write the transcript"),
             }
         }
