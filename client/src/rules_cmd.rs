@@ -15,7 +15,22 @@ pub fn run() -> ExitCode {
     match hexveil_core::oracle::run(&input) {
         Ok(out) => {
             println!("{out}");
-            ExitCode::SUCCESS
+            // Data the situation lacks (Aerial AF, R4; a table cell, R12):
+            // the rulings are printed, and the exit code says the input was
+            // incomplete.
+            let missing = serde_json::from_str::<serde_json::Value>(&out)
+                .ok()
+                .and_then(|v| v.get("input_errors").cloned())
+                .and_then(|v| v.as_array().cloned())
+                .unwrap_or_default();
+            if missing.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                for m in &missing {
+                    eprintln!("hexveil rules: {}", m.as_str().unwrap_or_default());
+                }
+                ExitCode::from(1)
+            }
         }
         Err(e) => {
             eprintln!("hexveil rules: {e}");

@@ -60,3 +60,15 @@ fn bad_input_exits_non_zero_with_a_message() {
     assert_eq!(code, 1);
     assert!(err.contains("not a rules question"), "{err}");
 }
+
+#[test]
+fn missing_aerial_af_is_an_input_error_r4() {
+    // R4: an AFV without Aerial AF is refused before any fact is asked; the
+    // rulings are still printed, but the exit code says the input lacked data.
+    let (code, out, err) = rules(&example("error-missing-aerial-af"));
+    assert_eq!(code, 1);
+    assert!(err.contains("Aerial AF") && err.contains("R4"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["input_errors"].as_array().map(|a| a.len()), Some(1));
+    assert!(!err.contains("panicked"));
+}

@@ -492,6 +492,10 @@ pub fn run(input: &str) -> Result<String, OracleError> {
     let mut dice_pos = 0usize;
     let mut used_facts = std::collections::BTreeSet::new();
     let mut rulings = Vec::new();
+    // Refusals for data the situation lacks (a vehicle's Aerial AF, R4; a
+    // rules-data cell, R12) are input errors: reported at the top level so
+    // the command exits non-zero.
+    let mut input_errors: Vec<String> = Vec::new();
     for (index, entry) in q.actions.into_iter().enumerate() {
         let bad = |why: String| OracleError::BadAction { index, why };
         let side = parse_side("side", &entry.side).map_err(|e| bad(e.to_string()))?;
@@ -563,6 +567,11 @@ pub fn run(input: &str) -> Result<String, OracleError> {
                 return Err(OracleError::Engine(ActionError::Provide(p)));
             }
             Err(e) => {
+                if let ActionError::Refused(r) = &e {
+                    if r.cite.iter().any(|c| c == "R4" || c == "R12") {
+                        input_errors.push(e.to_string());
+                    }
+                }
                 ruling.insert("refused".into(), json!(e.to_string()));
             }
             Ok(events) => {
@@ -625,6 +634,9 @@ pub fn run(input: &str) -> Result<String, OracleError> {
         out.insert("layouts".into(), Value::Object(layouts));
     }
     out.insert("rulings".into(), Value::Array(rulings));
+    if !input_errors.is_empty() {
+        out.insert("input_errors".into(), json!(input_errors));
+    }
     let unused: Vec<usize> = (0..q.facts.len())
         .filter(|i| !used_facts.contains(i))
         .collect();
