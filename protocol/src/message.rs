@@ -286,6 +286,12 @@ pub enum Prompt {
     Reveal,
     /// Nothing is wanted from you; wait.
     Wait,
+    /// Commit your pad of this epoch: the pads committed so far run out
+    /// (DESIGN 3.4 renewal).
+    RenewPad {
+        /// The epoch.
+        epoch: u32,
+    },
 }
 
 /// What a party is shown after an entry.

@@ -129,6 +129,8 @@ pub struct Player {
     sealed: SealedSetup,
     layouts: BTreeMap<Layer, SealedLayout>,
     pad: Pad,
+    /// Pads of epochs after 0 (renewal).
+    later_pads: BTreeMap<u32, Pad>,
     notes: NoteBook,
     /// The last (seq, head) seen: the next entry goes on top of it.
     head: Option<(u64, Digest)>,
@@ -214,6 +216,7 @@ impl Player {
             sealed,
             layouts,
             pad,
+            later_pads: BTreeMap::new(),
             notes,
             head: None,
             last_enemy_action: None,
@@ -265,14 +268,19 @@ impl Player {
             Prompt::Setup => Some(Body::Setup(self.setup_body())),
             Prompt::Open(requests) => Some(Body::Open(self.open(requests)?)),
             Prompt::Entry { k } => {
-                let index = u32::try_from(*k)
-                    .map_err(|_| PlayerError::CannotAnswer(format!("roll {k} is past the pad")))?;
+                let position = crate::pad::PadSchedule {
+                    n: self.pad_len,
+                    ..crate::pad::PadSchedule::default()
+                }
+                .position(*k)
+                .map_err(|e| PlayerError::CannotAnswer(e.to_string()))?;
                 let entry = self
-                    .pad
-                    .entry(index)
+                    .pad_for(position.epoch)?
+                    .entry(position.index)
                     .map_err(|e| PlayerError::CannotAnswer(e.to_string()))?;
                 Some(Body::Entry(entry))
             }
+            Prompt::RenewPad { epoch } => Some(Body::Pad(self.pad_for(*epoch)?.statement())),
             Prompt::Transitions(list) => Some(Body::Transitions(self.transitions(list)?)),
             Prompt::Reveal => Some(Body::Reveal(self.reveal())),
             Prompt::Act | Prompt::Wait => None,
@@ -306,6 +314,26 @@ impl Player {
             body: encode(body),
         }
         .sign(&self.identity)
+    }
+
+    /// This player's pad of an epoch (epoch 0 built at the start, later
+    /// ones from the same seed when renewal asks for them).
+    fn pad_for(&mut self, epoch: u32) -> Result<&Pad, PlayerError> {
+        if epoch == 0 {
+            return Ok(&self.pad);
+        }
+        if !self.later_pads.contains_key(&epoch) {
+            let pad = Pad::new(
+                PadSeed(self.secrets.pad_seed),
+                self.game_id,
+                party_of(self.side),
+                epoch,
+                self.pad_len,
+            )
+            .map_err(|e| PlayerError::Layout(e.to_string()))?;
+            self.later_pads.insert(epoch, pad);
+        }
+        Ok(&self.later_pads[&epoch])
     }
 
     fn setup_body(&self) -> SetupBody {

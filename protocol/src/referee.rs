@@ -43,6 +43,14 @@ pub enum Awaiting {
         /// The sides still missing.
         missing: Vec<Side>,
     },
+    /// The pads run out at this epoch: these parties (in order, one at a
+    /// time) must commit their next pad before the pending roll goes on.
+    Renewal {
+        /// The epoch to commit.
+        epoch: u32,
+        /// The parties still missing, A, B, then the server.
+        missing: Vec<Party>,
+    },
     /// These players have not sent their setup yet.
     Setups {
         /// The sides still missing.
@@ -110,6 +118,7 @@ impl Awaiting {
                 Some(party_of(*owner))
             }
             Awaiting::Entry { party, .. } => Some(*party),
+            Awaiting::Renewal { missing, .. } => missing.first().copied(),
             Awaiting::ServerRoll { .. } | Awaiting::Ruling { .. } | Awaiting::End { .. } => {
                 Some(Party::Server)
             }
@@ -125,7 +134,10 @@ impl Awaiting {
     pub fn is_machine_answer(&self) -> bool {
         matches!(
             self,
-            Awaiting::Openings { .. } | Awaiting::Entry { .. } | Awaiting::Transitions { .. }
+            Awaiting::Openings { .. }
+                | Awaiting::Entry { .. }
+                | Awaiting::Transitions { .. }
+                | Awaiting::Renewal { .. }
         )
     }
 
@@ -140,6 +152,9 @@ impl Awaiting {
                 format!("side {owner} to open {}", list.join("; "))
             }
             Awaiting::Entry { party, k } => format!("{party}'s pad entry for roll {k}"),
+            Awaiting::Renewal { epoch, missing } => {
+                format!("pad epoch {epoch} from {missing:?}")
+            }
             Awaiting::ServerRoll { k } => format!("the server's entry for roll {k}"),
             Awaiting::Ruling { .. } => "the server's ruling".into(),
             Awaiting::Transitions { owner, list } => {
@@ -300,7 +315,11 @@ pub struct Referee {
     players: [PublicKey; 2],
     server: PublicKey,
     scenario: hexveil_core::scenario::Scenario,
-    pads: BTreeMap<Side, PadStatement>,
+    /// Every party's pad statements, by epoch (the server's epoch 0 is in
+    /// the genesis).
+    pads: BTreeMap<Party, Vec<PadStatement>>,
+    /// The dice a roll waits for while the pads are renewed.
+    renewal_specs: Option<Vec<DiceSpec>>,
     /// Extra Dummies each side got from its Secret dr (B28.47).
     extra_dummies: BTreeMap<Side, u8>,
     /// Sides whose Secret dr for extra Dummies is still to be made.
@@ -367,6 +386,7 @@ impl Referee {
             vec![genesis.players[0], genesis.players[1], genesis.server],
         );
         let appended = log.append(genesis_env)?;
+        let server_pad = genesis.server_pad;
         let referee = Referee {
             game_id: env.game_id,
             players: genesis.players,
@@ -374,7 +394,8 @@ impl Referee {
             genesis,
             log,
             scenario,
-            pads: BTreeMap::new(),
+            pads: [(Party::Server, vec![server_pad])].into_iter().collect(),
+            renewal_specs: None,
             extra_dummies: BTreeMap::new(),
             dummy_rolls_due: Vec::new(),
             setups: BTreeMap::new(),
@@ -452,7 +473,7 @@ impl Referee {
     pub fn pad(&self, party: Party) -> Option<&PadStatement> {
         match side_of(party) {
             None => Some(&self.genesis.server_pad),
-            Some(side) => self.pads.get(&side),
+            Some(side) => self.pads.get(&party_of(side)).and_then(|v| v.first()),
         }
     }
 
@@ -602,6 +623,33 @@ impl Referee {
                     return Err(self.out_of_turn(author, body));
                 }
                 self.accept_pad(side, seq, entry_hash, pad)?;
+                Ok((Vec::new(), false))
+            }
+            (Awaiting::Renewal { epoch, missing }, Body::Pad(pad)) => {
+                if missing.first() != Some(&author) {
+                    return Err(self.out_of_turn(author, body));
+                }
+                if pad.game_id != self.game_id
+                    || pad.party != author
+                    || pad.epoch != *epoch
+                    || pad.n != self.genesis.pad_len
+                {
+                    return Err(RefereeError::BadRoll(format!(
+                        "{author}'s pad statement is not epoch {epoch} of this game with {} entries",
+                        self.genesis.pad_len
+                    )));
+                }
+                self.pads.entry(author).or_default().push(*pad);
+                let missing: Vec<Party> = missing[1..].to_vec();
+                if missing.is_empty() {
+                    let specs = self.renewal_specs.take().expect("a renewal serves a roll");
+                    self.start_round(specs)?;
+                } else {
+                    self.awaiting = Awaiting::Renewal {
+                        epoch: *epoch,
+                        missing,
+                    };
+                }
                 Ok((Vec::new(), false))
             }
             (Awaiting::Setups { missing }, Body::Setup(setup)) => {
@@ -790,13 +838,13 @@ impl Referee {
                 reason: "pad statement does not fit the game".into(),
             });
         }
-        self.pads.insert(side, *pad);
+        self.pads.insert(party_of(side), vec![*pad]);
         if rules::may_roll_for_dummies(&self.scenario, side) {
             self.dummy_rolls_due.push((side, seq, hash));
         }
         let missing: Vec<Side> = [Side::A, Side::B]
             .into_iter()
-            .filter(|s| !self.pads.contains_key(s))
+            .filter(|s| !self.pads.contains_key(&party_of(*s)))
             .collect();
         if missing.is_empty() {
             self.dummy_rolls_due.sort_by_key(|(s, _, _)| *s);
@@ -1003,12 +1051,21 @@ impl Referee {
         let position = schedule
             .position(k)
             .map_err(|e| RefereeError::BadRoll(e.to_string()))?;
-        if position.epoch != 0 {
-            return Err(RefereeError::BadRoll(format!(
-                "roll {k} is past the {} entries of the pads committed at setup",
-                self.genesis.pad_len
-            )));
+        // The pads of this epoch must all be committed before any entry of
+        // it is released: renew first, then roll (DESIGN 3.4).
+        let missing: Vec<Party> = Party::ALL
+            .into_iter()
+            .filter(|p| self.pads.get(p).map_or(0, Vec::len) <= position.epoch as usize)
+            .collect();
+        if !missing.is_empty() {
+            self.renewal_specs = Some(specs);
+            self.awaiting = Awaiting::Renewal {
+                epoch: position.epoch,
+                missing,
+            };
+            return Ok(());
         }
+        let epoch = position.epoch as usize;
         let request = RollRequest {
             game_id: self.game_id,
             k,
@@ -1021,9 +1078,9 @@ impl Referee {
             },
         };
         let statements = [
-            self.pads[&Side::A],
-            self.pads[&Side::B],
-            self.genesis.server_pad,
+            self.pads[&Party::A][epoch],
+            self.pads[&Party::B][epoch],
+            self.pads[&Party::Server][epoch],
         ];
         let beacon = BeaconRound::new(request, position, statements)
             .map_err(|e| RefereeError::BadRoll(e.to_string()))?;
@@ -1224,18 +1281,20 @@ impl Referee {
                     Err(e) => faults.push(fault(format!("layer {layer}: {e}"))),
                 }
             }
-            let committed = self.pads.get(&side).map(|p| p.root);
-            match Pad::new(
-                reveal.pad_seed,
-                self.game_id,
-                party,
-                0,
-                self.genesis.pad_len,
-            ) {
-                Ok(pad) if Some(pad.statement().root) == committed => {}
-                _ => faults.push(fault(
-                    "the revealed pad seed does not give the pad committed at setup (G2)".into(),
-                )),
+            for committed in self.pads.get(&party).map(Vec::as_slice).unwrap_or(&[]) {
+                match Pad::new(
+                    reveal.pad_seed,
+                    self.game_id,
+                    party,
+                    committed.epoch,
+                    committed.n,
+                ) {
+                    Ok(pad) if pad.statement().root == committed.root => {}
+                    _ => faults.push(fault(format!(
+                        "the revealed pad seed does not give the pad of epoch {} (G2)",
+                        committed.epoch
+                    ))),
+                }
             }
             // Every revealed content must be a legal content of its layer at
             // an eligible location, and every eligible location must be

@@ -77,6 +77,9 @@ pub struct Session {
     referee: Referee,
     server: Identity,
     server_pad: Pad,
+    server_pad_seed: crate::pad::PadSeed,
+    /// The server's pads of epochs after 0, built when renewal needs them.
+    later_pads: std::collections::BTreeMap<u32, Pad>,
     log: Vec<LoggedEntry>,
     /// Who owes a machine answer, and by when (ms).
     deadline: Option<(Party, u64)>,
@@ -129,6 +132,8 @@ impl Session {
             referee,
             server,
             server_pad,
+            server_pad_seed,
+            later_pads: Default::default(),
             log: Vec::new(),
             deadline: None,
             timeout_ms: params.answer_timeout_ms,
@@ -189,6 +194,8 @@ impl Session {
             referee,
             server,
             server_pad,
+            server_pad_seed,
+            later_pads: Default::default(),
             log: kept,
             deadline: None,
             timeout_ms: genesis.answer_timeout_ms,
@@ -296,11 +303,20 @@ impl Session {
     fn run_server(&mut self, now_ms: u64, out: &mut Vec<Output>) {
         loop {
             let body = match self.referee.awaiting().clone() {
+                Awaiting::Renewal { epoch, missing } if missing.first() == Some(&Party::Server) => {
+                    match self.server_pad_for(epoch) {
+                        Some(pad) => Body::Pad(pad.statement()),
+                        None => return,
+                    }
+                }
                 Awaiting::ServerRoll { .. } => {
                     let Some(position) = self.referee.round_position() else {
                         return;
                     };
-                    let entry = match self.server_pad.entry(position.index) {
+                    let Some(pad) = self.server_pad_for(position.epoch) else {
+                        return;
+                    };
+                    let entry = match pad.entry(position.index) {
                         Ok(e) => e,
                         Err(_) => return,
                     };
@@ -320,6 +336,25 @@ impl Session {
                 return;
             }
         }
+    }
+
+    /// The server's pad of an epoch (built from its seed when first needed).
+    fn server_pad_for(&mut self, epoch: u32) -> Option<&Pad> {
+        if epoch == 0 {
+            return Some(&self.server_pad);
+        }
+        if !self.later_pads.contains_key(&epoch) {
+            let pad = Pad::new(
+                self.server_pad_seed,
+                self.referee.game_id(),
+                Party::Server,
+                epoch,
+                self.referee.genesis().pad_len,
+            )
+            .ok()?;
+            self.later_pads.insert(epoch, pad);
+        }
+        self.later_pads.get(&epoch)
     }
 
     /// Signs, accepts and records a server entry; false if refused (a bug:
@@ -469,6 +504,9 @@ pub fn prompt_for(awaiting: &Awaiting, side: Side) -> Prompt {
             Prompt::Transitions(list.clone())
         }
         Awaiting::Reveals { missing } if missing.first() == Some(&side) => Prompt::Reveal,
+        Awaiting::Renewal { epoch, missing } if missing.first() == Some(&party_of(side)) => {
+            Prompt::RenewPad { epoch: *epoch }
+        }
         _ => Prompt::Wait,
     }
 }

@@ -77,6 +77,10 @@ impl Table {
     }
 
     fn custom(toml: String, setup_a: &str, sealed_b: &str, a_fill: u8) -> Table {
+        Table::with_pads(toml, setup_a, sealed_b, a_fill, PAD_LEN)
+    }
+
+    fn with_pads(toml: String, setup_a: &str, sealed_b: &str, a_fill: u8, pad_len: u32) -> Table {
         let game_id = GameId([7; 16]);
         let a = Identity::from_seed(&[1; 32]).unwrap();
         let b = Identity::from_seed(&[2; 32]).unwrap();
@@ -85,7 +89,7 @@ impl Table {
             scenario_toml: toml.clone(),
             players: [a.public_key(), b.public_key()],
             mode: Mode::Live,
-            pad_len: PAD_LEN,
+            pad_len,
             answer_timeout_ms: 30_000,
         };
         let (session, out) = Session::create(game_id, params, server, PadSeed([9; 32]), 0).unwrap();
@@ -93,7 +97,7 @@ impl Table {
             a,
             game_id,
             &toml,
-            PAD_LEN,
+            pad_len,
             secrets(Side::A, setup_a, SEALED_A, a_fill),
         )
         .unwrap();
@@ -101,7 +105,7 @@ impl Table {
             b,
             game_id,
             &toml,
-            PAD_LEN,
+            pad_len,
             secrets(
                 Side::B,
                 include_str!("../../examples/setup-b.toml"),
@@ -518,4 +522,67 @@ fn g1_a_player_commits_nothing_to_a_game_on_another_scenario() {
         .unwrap();
     assert!(update.genesis.is_some());
     assert!(pa.on_update(&update).is_err());
+}
+
+#[test]
+fn g2_pads_are_renewed_when_they_run_out_mid_action() {
+    // Pads of 2 entries: the Secret dr for Dummies takes roll 0, the move's
+    // rolls cross into epoch 1 and 2; every party commits its next pad
+    // before any entry of that epoch is released (DESIGN 3.4).
+    let mut t = Table::with_pads(
+        scenario_toml(),
+        SETUP_A,
+        include_str!("../../examples/sealed-b.toml"),
+        20,
+        2,
+    );
+    t.end_phase_until(hexveil_core::turn::Phase::Movement);
+    t.act(
+        Side::A,
+        Action::Move {
+            units: vec![hexveil_core::unit::UnitId(0), hexveil_core::unit::UnitId(1)],
+            to: "3E4".parse().unwrap(),
+            mode: MoveMode::Normal,
+        },
+    );
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+    let renewals = t
+        .session
+        .log()
+        .iter()
+        .filter(|e| {
+            matches!(
+                hexveil_protocol::message::Body::decode(&e.envelope.envelope().body),
+                Ok(hexveil_protocol::message::Body::Pad(p)) if p.epoch > 0
+            )
+        })
+        .count();
+    assert!(
+        renewals >= 3,
+        "A, B and the server renewed at least once: {renewals}"
+    );
+    let env = t.players.get_mut(&Side::A).unwrap().concede();
+    let out = t.session.submit(Side::A, env, 0);
+    t.queue.extend(out);
+    t.run();
+    assert!(t.session.is_closed());
+    assert_eq!(t.session.faults(), &[], "reveals prove every epoch's pad");
+    let file = hexveil_protocol::transcript::Transcript {
+        entries: t.session.log().to_vec(),
+    }
+    .to_bytes()
+    .unwrap();
+    let verdict = hexveil_protocol::verifier::verify(&file);
+    assert!(verdict.fault().is_none(), "{verdict:?}");
+    let restored = Session::restore(
+        t.session.log().to_vec(),
+        Identity::from_seed(&[3; 32]).unwrap(),
+        PadSeed([9; 32]),
+        0,
+    )
+    .unwrap();
+    assert!(restored.is_closed());
 }
