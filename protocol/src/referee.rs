@@ -25,7 +25,6 @@ use crate::message::{
 use crate::note;
 use crate::pad::{Pad, PadSchedule, PadStatement};
 use crate::rules::{self, PublicSetup};
-use hexveil_core::sealed::DaisyNote;
 use hexveil_core::{
     Action, Content, DiceKind, DiceSpec, Engine, Event, EventKind, Fact, FactRequest, Layer,
     Location, Roll, Side, Step,
@@ -839,7 +838,7 @@ impl Referee {
             });
         }
         self.pads.insert(party_of(side), vec![*pad]);
-        if rules::may_roll_for_dummies(&self.scenario, side) {
+        if hexveil_core::setup::may_make_dummy_dr(&self.scenario, side) {
             self.dummy_rolls_due.push((side, seq, hash));
         }
         let missing: Vec<Side> = [Side::A, Side::B]
@@ -1021,9 +1020,6 @@ impl Referee {
                     request.layer
                 )));
             }
-            if let Content::Daisy(DaisyNote::Placed { .. }) = content {
-                // Legality of the placement is the engine's to judge.
-            }
             self.facts_got.push(Fact {
                 request: *request,
                 content,
@@ -1175,7 +1171,6 @@ impl Referee {
     }
 
     fn after_ruling(&mut self, events: &[Event]) {
-        let actor = self.current.map(|c| c.actor);
         self.transitions_due = events
             .iter()
             .filter_map(|e| match &e.kind {
@@ -1186,7 +1181,6 @@ impl Referee {
                 _ => None,
             })
             .collect();
-        let _ = actor;
         self.next_transitions();
     }
 

@@ -111,12 +111,3 @@ pub fn check_layout(
         Err(violations) => violations.iter().map(|v| v.to_string()).collect(),
     }
 }
-
-/// Whether `side` is entitled to the Secret dr for extra Dummies (B28.47).
-pub fn may_roll_for_dummies(scenario: &Scenario, side: Side) -> bool {
-    let ob = scenario.side(side);
-    match ob.dummy_allotment {
-        Some(n) => n >= 1,
-        None => ob.known_factors + ob.known_at_factors >= 24,
-    }
-}

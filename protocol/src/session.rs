@@ -442,12 +442,10 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
         Body::Ruling(r) => r.events.iter().filter(shown).cloned().collect(),
         _ => Vec::new(),
     };
-    let dice_visible = match (accepted.secret_dice, side, referee_round_roller(accepted)) {
-        (false, _, _) => true,
-        (true, Some(s), Some(roller)) => s == roller,
-        _ => false,
-    };
+    // A Secret dr is completed by its roller's own entry: only the roller
+    // sees its dice (B28.47).
     let author_side = side_of(accepted.author);
+    let dice_visible = !accepted.secret_dice || (side.is_some() && side == author_side);
     let entry = match &accepted.body {
         Body::Act(action) => format!(
             "side {} declares {action:?}",
@@ -483,11 +481,6 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
         },
         prompt,
     }
-}
-
-/// The roller of a Secret dr completed by this entry: its author.
-fn referee_round_roller(accepted: &Accepted) -> Option<Side> {
-    side_of(accepted.author)
 }
 
 /// What the referee needs from `side` now.
