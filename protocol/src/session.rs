@@ -372,23 +372,28 @@ impl Session {
     /// What an escrow agent answers to what the referee awaits now, if it
     /// awaits the server for an escrowed owner (DESIGN 3.6).
     fn escrow_answer(&mut self) -> Option<Result<Body, KeeperError>> {
-        match self.referee.awaiting().clone() {
+        let awaiting = self.referee.awaiting().clone();
+        let owner = match &awaiting {
             Awaiting::Openings {
                 owner,
-                requests,
                 escrowed: true,
-            } => Some(match self.escrows.get_mut(&owner) {
-                Some(keeper) => keeper.open(&requests).map(Body::Open),
-                None => Err(KeeperError::NoEscrow(owner)),
-            }),
-            Awaiting::Transitions {
+                ..
+            }
+            | Awaiting::Transitions {
                 owner,
-                list,
                 escrowed: true,
-            } => Some(match self.escrows.get_mut(&owner) {
-                Some(keeper) => keeper.transitions(&list).map(Body::Transitions),
-                None => Err(KeeperError::NoEscrow(owner)),
-            }),
+                ..
+            } => *owner,
+            _ => return None,
+        };
+        let Some(keeper) = self.escrows.get_mut(&owner) else {
+            return Some(Err(KeeperError::NoEscrow(owner)));
+        };
+        match awaiting {
+            Awaiting::Openings { requests, .. } => Some(keeper.open(&requests).map(Body::Open)),
+            Awaiting::Transitions { list, .. } => {
+                Some(keeper.transitions(&list).map(Body::Transitions))
+            }
             _ => None,
         }
     }

@@ -9,7 +9,7 @@ use common::{Game, Table, SEALED_B};
 use hexveil_core::Side;
 use hexveil_protocol::encoding::Party;
 use hexveil_protocol::identity::Identity;
-use hexveil_protocol::message::{Body, EscrowBody, Mode, ToClient};
+use hexveil_protocol::message::{encode, Body, EscrowBody, Mode, SetupBody, ToClient};
 use hexveil_protocol::pad::PadSeed;
 use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{Output, Session};
@@ -128,55 +128,45 @@ fn refusal(out: &[Output]) -> &str {
 fn g4_a_live_setup_carrying_an_escrow_is_refused() {
     // Secrets sent to the server in a Live game would weaken the owner's
     // own G4 without its game having agreed to it.
-    let (mut session, prefix, body) = before_b_setup(Mode::Live);
+    let reason = refusal_of_setup(Mode::Live, |s| {
+        s.escrow = Some(EscrowBody {
+            layers: Vec::new(),
+            notes_seed: [1; 32],
+            daisy_orders: Vec::new(),
+        })
+    });
+    assert!(reason.contains("this game is Live"), "{reason}");
+}
+
+/// B's honest setup of a `mode` game, changed by `edit`, sent in its
+/// place: the session's refusal.
+fn refusal_of_setup(mode: Mode, edit: impl FnOnce(&mut SetupBody)) -> String {
+    let (mut session, prefix, body) = before_b_setup(mode);
     let Body::Setup(mut setup) = body else {
         unreachable!()
     };
-    setup.escrow = Some(EscrowBody {
-        layers: Vec::new(),
-        notes_seed: [1; 32],
-        daisy_orders: Vec::new(),
-    });
-    let env = prefix.envelope(
-        Party::B,
-        hexveil_protocol::message::encode(&Body::Setup(setup)),
-    );
+    edit(&mut setup);
+    let env = prefix.envelope(Party::B, encode(&Body::Setup(setup)));
     let head = session.referee().log().head();
     let out = session.submit(Side::B, env, 0);
-    assert!(refusal(&out).contains("this game is Live"), "{out:?}");
     assert_eq!(session.referee().log().head(), head, "nothing changed");
+    refusal(&out).to_string()
 }
 
 #[test]
 fn design_3_6_an_escrow_game_setup_without_its_escrow_is_refused() {
-    let (mut session, prefix, body) = before_b_setup(Mode::Escrow);
-    let Body::Setup(mut setup) = body else {
-        unreachable!()
-    };
-    setup.escrow = None;
-    let env = prefix.envelope(
-        Party::B,
-        hexveil_protocol::message::encode(&Body::Setup(setup)),
-    );
-    let out = session.submit(Side::B, env, 0);
-    assert!(refusal(&out).contains("must carry"), "{out:?}");
+    let reason = refusal_of_setup(Mode::Escrow, |s| s.escrow = None);
+    assert!(reason.contains("must carry"), "{reason}");
 }
 
 #[test]
 fn g1_an_escrow_that_does_not_match_the_roots_is_refused() {
     // The escrow must be the secrets behind the committed roots: a wrong
     // seed re-seals to another root, so the server could not answer.
-    let (mut session, prefix, body) = before_b_setup(Mode::Escrow);
-    let Body::Setup(mut setup) = body else {
-        unreachable!()
-    };
-    setup.escrow.as_mut().unwrap().layers[0].seed[0] ^= 1;
-    let env = prefix.envelope(
-        Party::B,
-        hexveil_protocol::message::encode(&Body::Setup(setup)),
-    );
-    let out = session.submit(Side::B, env, 0);
-    assert!(refusal(&out).contains("(G1)"), "{out:?}");
+    let reason = refusal_of_setup(Mode::Escrow, |s| {
+        s.escrow.as_mut().unwrap().layers[0].seed[0] ^= 1
+    });
+    assert!(reason.contains("(G1)"), "{reason}");
 }
 
 #[test]
