@@ -38,8 +38,8 @@ use hexveil_server::frame::{read_frame, write_frame, FrameError};
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::ServerTrust;
 use hexveil_server::wire::{
-    split_game_message, ClientMessage, ErrorCode, GameAssembler, GameId, Role, ServerMessage,
-    WireError, MAX_GAME_MESSAGE_LEN,
+    split_game_message, ClientMessage, ErrorCode, GameAssembler, GameId, GameSummary, Role,
+    ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
 };
 use thiserror::Error;
 use tokio::sync::mpsc;
@@ -428,9 +428,14 @@ impl Client {
         }
     }
 
-    /// Takes the seat of `setup.secrets.side` in `game_id`.
+    /// Takes the seat of `setup.secrets.side` in `game_id` and catches up
+    /// with the game so far: the server re-sends every view, each is fed to
+    /// the new [`Player`] (so its layouts and notes follow the log) and
+    /// queued for [`RemotePlayer::next_event`], but only the last view's
+    /// prompt is current, so only its machine answer is sent (a seat taken
+    /// again with the same secrets answers no old prompt, G6).
     pub async fn join(
-        mut self,
+        self,
         game_id: GameId,
         setup: SeatSetup,
     ) -> Result<RemotePlayer, DriverError> {
@@ -444,17 +449,7 @@ impl Client {
             setup.mode,
             setup.secrets,
         )?;
-        let seat = Role::Player(player.side());
-        self.send(&ClientMessage::Join {
-            game_id,
-            role: seat,
-            resume_from: 0,
-        })?;
-        match self.recv().await? {
-            ServerMessage::Joined { .. } => {}
-            other => return Err(refused(other)),
-        }
-        Ok(RemotePlayer {
+        let mut seat = RemotePlayer {
             link: self.link,
             access: self.access,
             wait: self.wait,
@@ -465,12 +460,24 @@ impl Client {
             last_update: None,
             unacked: None,
             withheld: None,
+            catch_up: None,
             queue: VecDeque::new(),
             receipts: Vec::new(),
             transcript: None,
             nonce: 0,
             reveals: 0,
-        })
+        };
+        seat.take_seat().await?;
+        Ok(seat)
+    }
+
+    /// The games on the server.
+    pub async fn list_games(&mut self) -> Result<Vec<GameSummary>, DriverError> {
+        self.send(&ClientMessage::ListGames)?;
+        match self.recv().await? {
+            ServerMessage::Games { games } => Ok(games),
+            other => Err(refused(other)),
+        }
     }
 
     /// Joins `game_id` as a spectator (public view only).
@@ -510,7 +517,9 @@ fn refused(msg: ServerMessage) -> DriverError {
 #[derive(Clone, Debug)]
 pub enum GameEvent {
     /// A new log entry (its machine prompt, if any, is already answered
-    /// unless answering is held: [`RemotePlayer::set_auto_answer`]).
+    /// unless answering is held: [`RemotePlayer::set_auto_answer`]). Of the
+    /// views re-sent when a seat is taken only the last is current: it is
+    /// the one whose seq is [`RemotePlayer::last_seq`] once they are queued.
     Update(Update),
     /// An entry seen before, sent again on a resume; not answered again.
     Replayed(Update),
@@ -552,6 +561,9 @@ pub struct RemotePlayer {
     unacked: Option<SignedEnvelope>,
     /// An answer computed but held back (answering held).
     withheld: Option<SignedEnvelope>,
+    /// While the views re-sent on taking the seat are replayed: the answer
+    /// to the latest one (only the last view's prompt is current).
+    catch_up: Option<Option<SignedEnvelope>>,
     queue: VecDeque<GameEvent>,
     receipts: Vec<Receipt>,
     transcript: Option<Vec<u8>>,
@@ -610,6 +622,12 @@ impl RemotePlayer {
     /// so the server has the transcript ([`RemotePlayer::fetch_transcript`]).
     pub fn is_closed(&self) -> bool {
         self.reveals >= 2
+    }
+
+    /// How many events are received and acted on but not yet handed out by
+    /// [`RemotePlayer::next_event`] (e.g. the views re-sent on a join).
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
     }
 
     /// Fetches the finished game's transcript file from the server (and
@@ -682,6 +700,17 @@ impl RemotePlayer {
         let env = self.player.concede();
         self.send_entry(env.clone())?;
         Ok(env)
+    }
+
+    /// A machine answer: sent at once, or held back
+    /// ([`RemotePlayer::set_auto_answer`]).
+    fn answer(&mut self, env: SignedEnvelope) -> Result<(), DriverError> {
+        if self.auto {
+            self.send_entry(env)
+        } else {
+            self.withheld = Some(env);
+            Ok(())
+        }
     }
 
     /// Sends an entry the driver keeps for a resume until it is receipted.
@@ -783,12 +812,11 @@ impl RemotePlayer {
                     // In the log now (ours) or overtaken (refused or stale).
                     self.unacked = None;
                 }
-                if let Some(env) = self.player.on_update(&u)? {
-                    if self.auto {
-                        self.send_entry(env)?;
-                    } else {
-                        self.withheld = Some(env);
-                    }
+                let answer = self.player.on_update(&u)?;
+                match (&mut self.catch_up, answer) {
+                    (Some(latest), answer) => *latest = answer,
+                    (None, Some(env)) => self.answer(env)?,
+                    (None, None) => {}
                 }
                 if u.entry == "reveal" {
                     self.reveals = self.reveals.saturating_add(1);
@@ -811,43 +839,53 @@ impl RemotePlayer {
     }
 
     /// Connects again, logs in, takes the seat back and resumes: the
-    /// server re-sends every view; the ones already seen come back as
-    /// [`GameEvent::Replayed`], new ones are answered as usual, and our
-    /// last entry is sent again if it was never receipted and the log has
-    /// not moved past it (G6). The events are queued for
-    /// [`RemotePlayer::next_event`].
+    /// server re-sends every view after the last one seen (earlier ones
+    /// come back as [`GameEvent::Replayed`]); new ones are fed to the player
+    /// and the last one's prompt is answered, and our last entry is sent
+    /// again if it was never receipted and the log has not moved past it
+    /// (G6). The events are queued for [`RemotePlayer::next_event`].
     pub async fn reconnect(&mut self) -> Result<(), DriverError> {
         self.link.close();
         self.link = self.access.login().await?;
+        self.take_seat().await
+    }
+
+    /// Joins the game as this side, resuming after the last view seen, and
+    /// catches up: every message the server sends until the pong of a ping
+    /// sent after the join (the views the join re-sends come before it) is
+    /// acted on and queued; of the machine answers only the last view's is
+    /// sent (the log moved past every earlier prompt).
+    async fn take_seat(&mut self) -> Result<(), DriverError> {
         self.send(&ClientMessage::Join {
             game_id: self.game_id,
             role: Role::Player(self.side()),
             resume_from: self.last_seq.map_or(0, |s| s + 1),
         })?;
+        let mut burst = Vec::new();
         loop {
             match self.link.recv(self.wait, "the join answer").await? {
                 ServerMessage::Joined { .. } => break,
                 e @ ServerMessage::Error { .. } => return Err(refused(e)),
-                other => {
-                    let e = self.on_message(other)?;
-                    self.queue.push_back(e);
-                }
+                other => burst.push(other),
             }
         }
-        // The views the join re-sends are queued before the pong of a ping
-        // sent after it: the pong marks their end.
         self.nonce += 1;
         let nonce = self.nonce;
         self.send(&ClientMessage::Ping { nonce })?;
         loop {
             match self.link.recv(self.wait, "the resync").await? {
                 ServerMessage::Pong { nonce: n } if n == nonce => break,
-                other => {
-                    let e = self.on_message(other)?;
-                    self.queue.push_back(e);
-                }
+                other => burst.push(other),
             }
         }
+        self.catch_up = Some(None);
+        let replayed: Result<(), DriverError> = burst.into_iter().try_for_each(|m| {
+            let e = self.on_message(m)?;
+            self.queue.push_back(e);
+            Ok(())
+        });
+        let latest = self.catch_up.take().flatten();
+        replayed?;
         if let Some(env) = self.unacked.clone() {
             let seq = env.envelope().seq;
             if self.last_seq.map_or(seq == 1, |s| seq == s + 1) {
@@ -855,6 +893,9 @@ impl RemotePlayer {
             } else {
                 self.unacked = None;
             }
+        }
+        if let Some(env) = latest {
+            self.answer(env)?;
         }
         Ok(())
     }
