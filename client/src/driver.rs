@@ -44,7 +44,10 @@ use hexveil_server::wire::{
 use thiserror::Error;
 use tokio::sync::mpsc;
 
-use crate::net::{ConnectionParts, NetError, ServerConnection, MAX_TRANSCRIPT_LEN};
+use crate::net::{NetError, ServerConnection};
+
+/// Largest transcript the driver fetches.
+pub const MAX_TRANSCRIPT_LEN: u64 = 256 * 1024 * 1024;
 
 /// How long any single wait of the driver lasts unless set otherwise.
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(20);
@@ -109,15 +112,15 @@ struct Link {
 }
 
 impl Link {
-    fn start(parts: ConnectionParts) -> Link {
-        let ConnectionParts {
+    fn start(conn: ServerConnection) -> Link {
+        let ServerConnection {
             endpoint,
             conn,
             mut send,
             mut recv,
             limits,
             ..
-        } = parts;
+        } = conn;
         let (in_tx, incoming) = mpsc::unbounded_channel();
         let (outgoing, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
         tokio::spawn(async move {
@@ -330,7 +333,7 @@ impl Access {
     async fn login(&self) -> Result<Link, DriverError> {
         let conn =
             ServerConnection::connect(self.addr, SERVER_NAME, &self.trust, &self.key_pkcs8).await?;
-        Ok(Link::start(conn.into_parts()))
+        Ok(Link::start(conn))
     }
 }
 
@@ -401,6 +404,23 @@ impl Client {
     /// Sends bytes as they are, outside any frame (to misbehave in tests).
     pub fn send_raw_bytes(&self, bytes: Vec<u8>) -> Result<(), DriverError> {
         self.link.push(Outgoing::Raw(bytes))
+    }
+
+    /// Sends a whole game message to `game_id` (up to 8 MiB), in parts
+    /// that fit a frame.
+    pub fn send_game(&self, game_id: GameId, message: &[u8]) -> Result<(), DriverError> {
+        self.link.send_game(game_id, message)
+    }
+
+    /// Fetches a finished game's transcript file (anyone may, DESIGN 5),
+    /// waiting for the server to store it; other messages that arrive
+    /// meanwhile are dropped.
+    pub async fn fetch_transcript(&mut self, game_id: GameId) -> Result<Vec<u8>, DriverError> {
+        let (file, _) = self
+            .link
+            .fetch_finished_transcript(game_id, self.wait)
+            .await?;
+        Ok(file)
     }
 
     /// Receives the next transport message.
@@ -1002,5 +1022,128 @@ impl Spectator {
     /// Closes the connection.
     pub fn close(self) {
         self.link.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use hexveil_server::config::ServerSettings;
+    use hexveil_server::relay::RelayFactory;
+    use hexveil_server::Server;
+
+    fn new_key() -> Vec<u8> {
+        Identity::generate_pkcs8().unwrap()
+    }
+
+    async fn client(server: &Server) -> Client {
+        let trust = ServerTrust::Pinned(server.fingerprint());
+        Client::connect(server.local_addr(), trust, &new_key())
+            .await
+            .unwrap()
+    }
+
+    fn new_game(players: [PublicKey; 2]) -> NewGame {
+        NewGame {
+            scenario_toml: "s".into(),
+            players,
+            mode: Mode::Live,
+            pad_len: 2,
+            answer_timeout_secs: None,
+        }
+    }
+
+    async fn join(c: &mut Client, game_id: GameId, side: Side) -> ServerMessage {
+        c.send(&ClientMessage::Join {
+            game_id,
+            role: Role::Player(side),
+            resume_from: 0,
+        })
+        .unwrap();
+        c.recv().await.unwrap()
+    }
+
+    /// The lobby, seats and the relay through the driver's connection:
+    /// ping, create, list, a seat held by another key, a game message
+    /// longer than one frame (split and put together again), the
+    /// transcript after the end.
+    #[tokio::test]
+    async fn pinned_login_lobby_and_relay() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = ServerSettings::new(dir.path().to_owned(), "127.0.0.1:0".parse().unwrap());
+        let server = Server::start(settings, Arc::new(RelayFactory))
+            .await
+            .unwrap();
+        let (mut a, mut b) = (client(&server).await, client(&server).await);
+        a.send(&ClientMessage::Ping { nonce: 7 }).unwrap();
+        assert_eq!(a.recv().await.unwrap(), ServerMessage::Pong { nonce: 7 });
+        let players = [a.public_key().unwrap(), b.public_key().unwrap()];
+        let game_id = a.create_game(&new_game(players)).await.unwrap();
+        for (c, side) in [(&mut a, Side::A), (&mut b, Side::B)] {
+            assert!(matches!(
+                join(c, game_id, side).await,
+                ServerMessage::Joined { .. }
+            ));
+            // The relay's welcome.
+            assert!(matches!(
+                c.recv().await.unwrap(),
+                ServerMessage::Game { .. }
+            ));
+        }
+        let games = b.list_games().await.unwrap();
+        assert!(games
+            .iter()
+            .any(|g| g.game_id == game_id && g.side_a_seated && g.side_b_seated));
+        // A seat held by another key: the server refuses.
+        let mut c = client(&server).await;
+        assert!(matches!(
+            join(&mut c, game_id, Side::A).await,
+            ServerMessage::Error {
+                code: ErrorCode::Rejected,
+                ..
+            }
+        ));
+        // A message longer than one frame travels in parts and arrives whole.
+        let long: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        a.send_game(game_id, &long).unwrap();
+        assert_eq!(
+            b.recv().await.unwrap(),
+            ServerMessage::Game {
+                game_id,
+                payload: long,
+                more: false,
+            }
+        );
+        assert_eq!(
+            a.recv().await.unwrap(),
+            ServerMessage::Game {
+                game_id,
+                payload: b"ack 2".to_vec(),
+                more: false,
+            }
+        );
+        // After the end, anyone fetches the transcript.
+        b.send_game(game_id, b"to a").unwrap();
+        let ack = b.recv().await.unwrap();
+        assert!(
+            matches!(ack, ServerMessage::Game { ref payload, .. } if payload.starts_with(b"ack"))
+        );
+        assert_eq!(
+            a.recv().await.unwrap(),
+            ServerMessage::Game {
+                game_id,
+                payload: b"to a".to_vec(),
+                more: false,
+            }
+        );
+        a.send_game(game_id, b"finish").unwrap();
+        let transcript = c.fetch_transcript(game_id).await.unwrap();
+        assert!(transcript.ends_with(b"to a"), "{transcript:?}");
+        a.close();
+        b.close();
+        c.close();
+        server.shutdown().await;
     }
 }
