@@ -526,6 +526,30 @@ impl Client {
     }
 }
 
+/// A transport message as a seat or a spectator of one game takes it.
+enum Incoming {
+    /// One of the game's own messages, decoded.
+    Game(ToClient),
+    /// Anything else, as an event by itself.
+    Event(GameEvent),
+}
+
+impl Incoming {
+    fn of(msg: ServerMessage, game: GameId) -> Result<Incoming, DriverError> {
+        Ok(match msg {
+            ServerMessage::Game {
+                game_id, payload, ..
+            } if game_id == game => Incoming::Game(decode_padded(&payload)?),
+            ServerMessage::Error { code, message } => {
+                Incoming::Event(GameEvent::ServerError { code, message })
+            }
+            ServerMessage::Left { game_id } if game_id == game => Incoming::Event(GameEvent::Left),
+            ServerMessage::Pong { nonce } => Incoming::Event(GameEvent::Pong(nonce)),
+            other => Incoming::Event(GameEvent::Other(format!("{other:?}"))),
+        })
+    }
+}
+
 fn refused(msg: ServerMessage) -> DriverError {
     match msg {
         ServerMessage::Error { code, message } => DriverError::Server { code, message },
@@ -795,15 +819,10 @@ impl RemotePlayer {
     }
 
     fn on_message(&mut self, msg: ServerMessage) -> Result<GameEvent, DriverError> {
-        Ok(match msg {
-            ServerMessage::Game {
-                game_id, payload, ..
-            } if game_id == self.game_id => self.on_game(decode_padded(&payload)?)?,
-            ServerMessage::Error { code, message } => GameEvent::ServerError { code, message },
-            ServerMessage::Left { game_id } if game_id == self.game_id => GameEvent::Left,
-            ServerMessage::Pong { nonce } => GameEvent::Pong(nonce),
-            other => GameEvent::Other(format!("{other:?}")),
-        })
+        match Incoming::of(msg, self.game_id)? {
+            Incoming::Game(m) => self.on_game(m),
+            Incoming::Event(e) => Ok(e),
+        }
     }
 
     fn on_game(&mut self, msg: ToClient) -> Result<GameEvent, DriverError> {
@@ -951,10 +970,9 @@ impl Spectator {
 
     /// The next event of the public view.
     pub async fn next_event(&mut self) -> Result<GameEvent, DriverError> {
-        Ok(match self.link.recv(self.wait, "a public update").await? {
-            ServerMessage::Game {
-                game_id, payload, ..
-            } if game_id == self.game_id => match decode_padded(&payload)? {
+        let msg = self.link.recv(self.wait, "a public update").await?;
+        Ok(match Incoming::of(msg, self.game_id)? {
+            Incoming::Game(m) => match m {
                 ToClient::Update(u) => {
                     self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
                     GameEvent::Update(u)
@@ -967,10 +985,7 @@ impl Spectator {
                 ToClient::Rejected { reason } => GameEvent::Rejected(reason),
                 ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
             },
-            ServerMessage::Error { code, message } => GameEvent::ServerError { code, message },
-            ServerMessage::Left { game_id } if game_id == self.game_id => GameEvent::Left,
-            ServerMessage::Pong { nonce } => GameEvent::Pong(nonce),
-            other => GameEvent::Other(format!("{other:?}")),
+            Incoming::Event(e) => e,
         })
     }
 
