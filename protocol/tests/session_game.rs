@@ -6,8 +6,8 @@
 mod common;
 
 use common::{ids, params, secrets, Setup, Table, GAME, SEALED_A, SEALED_B, SERVER_PAD, SETUP_A};
-use hexveil_core::{Action, MoveMode, Side};
-use hexveil_fixtures::scenario_toml;
+use hexveil_core::{Action, Side};
+use hexveil_fixtures::{move_into, scenario_toml, step_into_the_minefield, units};
 use hexveil_protocol::encoding::Party;
 use hexveil_protocol::message::{Prompt, ToClient};
 use hexveil_protocol::player::Player;
@@ -86,11 +86,11 @@ fn g2_a_party_that_does_not_answer_loses() {
     let mut t = Table::open(example());
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
     // A declares a move; B's machine is "offline": we drop what B would send.
-    let env = t.players.get_mut(&Side::A).unwrap().act(Action::Move {
-        units: vec![hexveil_core::unit::UnitId(0)],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
-    });
+    let env = t
+        .players
+        .get_mut(&Side::A)
+        .unwrap()
+        .act(move_into(&[units::GER_SQUAD], "3E4"));
     let out = t.session.submit(Side::A, env, 0);
     // Deliver only to A.
     for o in out {
@@ -128,14 +128,7 @@ fn b28_412_owner_opens_exit_then_entry_hex_and_mover_sees_presence_only_g4() {
     let mut t = Table::open(example());
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
     let before = t.seen[&Side::B].len();
-    t.act(
-        Side::A,
-        Action::Move {
-            units: vec![hexveil_core::unit::UnitId(0), hexveil_core::unit::UnitId(1)],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        },
-    );
+    t.act(Side::A, step_into_the_minefield());
     let asked: Vec<String> = t.seen[&Side::B][before..]
         .iter()
         .filter_map(|u| match &u.prompt {
@@ -189,14 +182,7 @@ fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
     });
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
     let truck = hexveil_core::unit::UnitId(6);
-    t.act(
-        Side::A,
-        Action::Move {
-            units: vec![truck],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        },
-    );
+    t.act(Side::A, move_into(&[truck], "3E4"));
     let ruling = t.seen[&Side::A].last().unwrap();
     assert!(
         matches!(ruling.events.as_slice(), [hexveil_core::Event { kind: hexveil_core::EventKind::Void { reason }, .. }] if reason.contains("Vehicle line") || reason.contains("R12")),
@@ -259,11 +245,11 @@ fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, 
         ..example()
     });
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
-    let env = t.players.get_mut(&Side::A).unwrap().act(Action::Move {
-        units: vec![hexveil_core::unit::UnitId(0)],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
-    });
+    let env = t
+        .players
+        .get_mut(&Side::A)
+        .unwrap()
+        .act(move_into(&[units::GER_SQUAD], "3E4"));
     let out = t.session.submit(Side::A, env, 0);
     t.queue.extend(out);
     let (mut to_a, mut to_spectators) = (Vec::new(), Vec::new());

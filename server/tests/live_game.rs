@@ -245,23 +245,9 @@ async fn a_real_game_over_quic_closes_and_verifies() {
 
     // G6: another key cannot take side B's seat.
     let mut intruder = RawClient::logged_in(addr, fp, &new_key()).await;
-    intruder
-        .send(&ClientMessage::Join {
-            game_id,
-            role: Role::Player(Side::B),
-            resume_from: 0,
-        })
-        .await;
-    let refused = intruder.recv().await;
-    assert!(
-        matches!(
-            &refused,
-            ServerMessage::Error {
-                code: ErrorCode::Rejected,
-                ..
-            }
-        ),
-        "{refused:?}"
+    assert_eq!(
+        intruder.join_refusal(game_id, Role::Player(Side::B)).await,
+        Some(ErrorCode::Rejected)
     );
 
     let mut spectator = RawClient::logged_in(addr, fp, &new_key()).await;
@@ -302,13 +288,7 @@ async fn a_real_game_over_quic_closes_and_verifies() {
     // Anyone can fetch the same transcript over the wire.
     let mut fetched = Vec::new();
     loop {
-        intruder
-            .send(&ClientMessage::FetchTranscript {
-                game_id,
-                offset: fetched.len() as u64,
-            })
-            .await;
-        match intruder.recv().await {
+        match intruder.fetch_chunk(game_id, fetched.len() as u64).await {
             ServerMessage::TranscriptChunk {
                 total_len, bytes, ..
             } => {

@@ -32,8 +32,8 @@ pub const WAIT: Duration = Duration::from_secs(20);
 // The example game (scenario, setups, fixed-seed secrets, unit ids) is the
 // one every test suite shares.
 pub use hexveil_fixtures::{
-    scenario_toml, secrets, secrets_a, secrets_b, units, PAD_LEN, SEALED_A, SEALED_B, SETUP_A,
-    SETUP_B,
+    move_into, noise, scenario_toml, secrets, secrets_a, secrets_b, step_into_the_minefield, units,
+    PAD_LEN, SEALED_A, SEALED_B, SETUP_A, SETUP_B,
 };
 
 /// A fresh Ed25519 key, PKCS#8.
@@ -284,6 +284,14 @@ impl Table {
         match side {
             Side::A => &mut self.a,
             Side::B => &mut self.b,
+        }
+    }
+
+    /// The seat of `side`, to look at.
+    pub fn seat_ref(&self, side: Side) -> &RemotePlayer {
+        match side {
+            Side::A => &self.a,
+            Side::B => &self.b,
         }
     }
 

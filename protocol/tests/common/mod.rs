@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use hexveil_core::{Action, MoveMode, Side};
+use hexveil_core::{Action, Side};
 use hexveil_protocol::encoding::{GameId, Party};
 use hexveil_protocol::envelope::{
     next_head, Appended, Envelope, LogState, Receipt, SignedEnvelope, ENVELOPE_VERSION,
@@ -226,14 +226,7 @@ impl Table {
     /// beacon rolls and a ruling.
     pub fn step_into_the_minefield(&mut self) {
         self.end_phase_until(hexveil_core::turn::Phase::Movement);
-        self.act(
-            Side::A,
-            Action::Move {
-                units: vec![hexveil_core::unit::UnitId(0), hexveil_core::unit::UnitId(1)],
-                to: "3E4".parse().unwrap(),
-                mode: MoveMode::Normal,
-            },
-        );
+        self.act(Side::A, hexveil_fixtures::step_into_the_minefield());
     }
 
     /// Side A concedes; the server ends the game; both sides reveal.
