@@ -62,8 +62,7 @@ fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
     let mut t = Table::open(example());
     let head = t.session.referee().log().head();
     // B is not phasing: its action is refused by the engine.
-    let env = t.players.get_mut(&Side::B).unwrap().act(Action::EndPhase);
-    let out = t.session.submit(Side::B, env, 0);
+    let out = t.declare(Side::B, Action::EndPhase);
     assert!(matches!(
         out.as_slice(),
         [Output::ToPlayer(Side::B, ToClient::Rejected { .. })]
@@ -86,12 +85,7 @@ fn g2_a_party_that_does_not_answer_loses() {
     let mut t = Table::open(example());
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
     // A declares a move; B's machine is "offline": we drop what B would send.
-    let env = t
-        .players
-        .get_mut(&Side::A)
-        .unwrap()
-        .act(move_into(&[units::GER_SQUAD], "3E4"));
-    let out = t.session.submit(Side::A, env, 0);
+    let out = t.declare(Side::A, move_into(&[units::GER_SQUAD], "3E4"));
     // Deliver only to A.
     for o in out {
         if let Output::ToPlayer(Side::A, ToClient::Update(u)) = o {
@@ -245,12 +239,7 @@ fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, 
         ..example()
     });
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
-    let env = t
-        .players
-        .get_mut(&Side::A)
-        .unwrap()
-        .act(move_into(&[units::GER_SQUAD], "3E4"));
-    let out = t.session.submit(Side::A, env, 0);
+    let out = t.declare(Side::A, move_into(&[units::GER_SQUAD], "3E4"));
     t.queue.extend(out);
     let (mut to_a, mut to_spectators) = (Vec::new(), Vec::new());
     let mut effect = false;

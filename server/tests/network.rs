@@ -91,15 +91,10 @@ async fn gigabyte_frame_rejected_other_game_undisturbed() {
     let server = start(settings(dir.path())).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
 
-    let mut x = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g1 = x.create_game().await;
-    x.join(g1, Role::Player(Side::A)).await;
+    let (mut x, _g1) = RawClient::hosting(addr, fp).await;
 
-    let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
-    let mut z = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g2 = y.create_game().await;
-    y.join(g2, Role::Player(Side::A)).await;
-    z.join(g2, Role::Player(Side::B)).await;
+    let (mut y, g2) = RawClient::hosting(addr, fp).await;
+    let mut z = RawClient::opponent(addr, fp, g2).await;
 
     x.send_raw(&(1u32 << 30).to_be_bytes()).await;
     let answer = x.recv().await;
@@ -375,9 +370,7 @@ async fn finished_transcript_can_be_fetched() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(settings(dir.path())).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
-    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g = p.create_game().await;
-    p.join(g, Role::Player(Side::A)).await;
+    let (mut p, g) = RawClient::hosting(addr, fp).await;
     let mut viewer = RawClient::logged_in(addr, fp, &new_key()).await;
     assert_eq!(
         error_code(&viewer.fetch_chunk(g, 0).await),
@@ -442,11 +435,8 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
     s.rate_limit.burst = NonZeroU32::new(100_000).unwrap();
     let server = start(s).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
-    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
-    let mut sleeper = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g = p.create_game().await;
-    p.join(g, Role::Player(Side::A)).await;
-    sleeper.join(g, Role::Player(Side::B)).await;
+    let (mut p, g) = RawClient::hosting(addr, fp).await;
+    let sleeper = RawClient::opponent(addr, fp, g).await;
     // From here on the sleeper reads nothing.
     let chunk = vec![0x5a; 32 * 1024];
     let mut sent = 0u32;
@@ -470,9 +460,7 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
         "{code:?} after {sent} messages"
     );
     // Another game on other connections is unaffected.
-    let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g2 = y.create_game().await;
-    y.join(g2, Role::Player(Side::A)).await;
+    let (mut y, _g2) = RawClient::hosting(addr, fp).await;
     y.assert_alive(5).await;
     server.shutdown().await;
 }
@@ -502,11 +490,8 @@ async fn long_game_messages_travel_in_parts() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(settings(dir.path())).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
-    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
-    let mut q = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g = p.create_game().await;
-    p.join(g, Role::Player(Side::A)).await;
-    q.join(g, Role::Player(Side::B)).await;
+    let (mut p, g) = RawClient::hosting(addr, fp).await;
+    let mut q = RawClient::opponent(addr, fp, g).await;
 
     let long: Vec<u8> = noise(11, 600_000);
     for (part, more) in split_game_message(&long) {
@@ -568,9 +553,7 @@ async fn closed_connection_leaves_its_games() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(settings(dir.path())).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
-    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g = p.create_game().await;
-    p.join(g, Role::Player(Side::A)).await;
+    let (p, g) = RawClient::hosting(addr, fp).await;
     let mut watcher = RawClient::logged_in(addr, fp, &new_key()).await;
     let seated = |m: ServerMessage| match m {
         ServerMessage::Games { games } => games.iter().any(|s| s.game_id == g && s.side_a_seated),

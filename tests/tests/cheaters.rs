@@ -47,6 +47,30 @@ async fn refusal(t: &mut Table, who: Who) -> (Option<ErrorCode>, String) {
         .expect("found")
 }
 
+/// Opens a game on `ep` (with a spectator if `watch`), brings side A to its
+/// Movement Phase, holds back `staller`'s machine answers and declares A's
+/// `action` (a move into B's minefields); pumps until `staller` has an
+/// answer held back, and takes it (it is not sent).
+async fn stall_a_move(
+    ep: &Endpoint,
+    watch: bool,
+    action: Action,
+    staller: Side,
+) -> (Table, SignedEnvelope) {
+    let mut t = Table::open(ep, secrets_a(), secrets_b(), PAD_LEN, watch).await;
+    t.end_phase_until(Side::A, Phase::Movement).await;
+    t.seat(staller).set_auto_answer(false);
+    t.a.act(action).unwrap();
+    t.pump(|t| t.seat_ref(staller).withheld().is_some())
+        .await
+        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    let held = t
+        .seat(staller)
+        .take_withheld()
+        .expect("an answer held back");
+    (t, held)
+}
+
 /// An envelope as `signer` would sign it, claiming `author`.
 fn envelope(
     game: hexveil_server::wire::GameId,
@@ -212,14 +236,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
 async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), WAIT).await;
-    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, false).await;
-    t.end_phase_until(Side::A, Phase::Movement).await;
-    t.b.set_auto_answer(false);
-    t.a.act(step_into_the_minefield()).unwrap();
-    t.pump(|t| t.b.withheld().is_some())
-        .await
-        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
-    let honest = t.b.take_withheld().unwrap();
+    let (mut t, honest) = stall_a_move(&ep, false, step_into_the_minefield(), Side::B).await;
     let Ok(Body::Open(facts)) = Body::decode(&honest.envelope().body) else {
         panic!("B's first answer to a move is an opening")
     };
@@ -271,22 +288,6 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     server.shutdown().await;
 }
 
-/// Opens a watched game on `ep` (whose server's answer timeout is short),
-/// brings side A to its Movement Phase, holds back `staller`'s machine
-/// answers and moves A's squad into 3E4 (hidden A-P 12); pumps until
-/// `staller` has an answer held back, which is dropped: it is never sent.
-async fn stall_a_move(ep: &Endpoint, staller: Side) -> Table {
-    let mut t = Table::open(ep, secrets_a(), secrets_b(), PAD_LEN, true).await;
-    t.end_phase_until(Side::A, Phase::Movement).await;
-    t.seat(staller).set_auto_answer(false);
-    t.a.act(move_into(&[units::GER_SQUAD], "3E4")).unwrap();
-    t.pump(|t| t.seat_ref(staller).withheld().is_some())
-        .await
-        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
-    let _never_sent = t.seat(staller).take_withheld();
-    t
-}
-
 /// Pumps until `staller` sees the server's timeout entry (G2), then lets
 /// its machine answer again (it still reveals at the end) and plays the
 /// game out.
@@ -311,7 +312,8 @@ async fn play_out_after_timeout(t: &mut Table, staller: Side, who: Who) {
 async fn g2_withheld_opening_loses_the_game_for_the_owner() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), Duration::from_secs(2)).await;
-    let mut t = stall_a_move(&ep, Side::B).await;
+    let squad_steps = move_into(&[units::GER_SQUAD], "3E4");
+    let (mut t, _never_sent) = stall_a_move(&ep, true, squad_steps, Side::B).await;
     assert!(matches!(t.b.last_update().unwrap().prompt, Prompt::Open(_)));
     // B's machine still publishes its secrets at the end.
     play_out_after_timeout(&mut t, Side::B, Who::B).await;
@@ -327,7 +329,8 @@ async fn g2_withheld_opening_loses_the_game_for_the_owner() {
 async fn g2_withheld_pad_entry_loses_the_game_for_the_staller() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), Duration::from_secs(2)).await;
-    let mut t = stall_a_move(&ep, Side::A).await;
+    let squad_steps = move_into(&[units::GER_SQUAD], "3E4");
+    let (mut t, _never_sent) = stall_a_move(&ep, true, squad_steps, Side::A).await;
     assert!(
         matches!(t.a.last_update().unwrap().prompt, Prompt::Entry { .. }),
         "{:?}",

@@ -185,6 +185,13 @@ impl Table {
         self.queue.extend(out);
     }
 
+    /// `side`'s machine signs `action` and submits it; what the session
+    /// sends back, not delivered.
+    pub fn declare(&mut self, side: Side, action: Action) -> Vec<Output> {
+        let env = self.players.get_mut(&side).unwrap().act(action);
+        self.session.submit(side, env, 0)
+    }
+
     /// The last update `side` received.
     pub fn last(&self, side: Side) -> &Update {
         self.seen[&side].last().expect("the side received updates")
@@ -192,8 +199,8 @@ impl Table {
 
     /// `side` declares `action`; the machines answer everything it causes.
     pub fn act(&mut self, side: Side, action: Action) {
-        let env = self.players.get_mut(&side).unwrap().act(action);
-        self.send(side, env);
+        let out = self.declare(side, action);
+        self.queue.extend(out);
         self.run();
         assert_eq!(self.rejections, vec![], "honest entries are accepted");
     }

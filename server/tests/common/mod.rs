@@ -14,7 +14,7 @@ use hexveil_server::login::{exporter, Challenge, LoginKey};
 use hexveil_server::relay::RelayFactory;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
 use hexveil_server::wire::{
-    ClientMessage, ErrorCode, GameId, Role, ServerMessage, PROTOCOL_VERSION,
+    ClientMessage, ErrorCode, GameId, Role, ServerMessage, Side, PROTOCOL_VERSION,
 };
 use hexveil_server::Server;
 use ring::rand::SystemRandom;
@@ -134,6 +134,22 @@ impl RawClient {
             matches!(answer, ServerMessage::LoginOk { .. }),
             "{answer:?}"
         );
+        c
+    }
+
+    /// A client with a fresh key that created a relay game and took its
+    /// side A.
+    pub async fn hosting(addr: SocketAddr, fp: Fingerprint) -> (Self, GameId) {
+        let mut c = Self::logged_in(addr, fp, &new_key()).await;
+        let game = c.create_game().await;
+        c.join(game, Role::Player(Side::A)).await;
+        (c, game)
+    }
+
+    /// A client with a fresh key in `game`'s side B.
+    pub async fn opponent(addr: SocketAddr, fp: Fingerprint, game: GameId) -> Self {
+        let mut c = Self::logged_in(addr, fp, &new_key()).await;
+        c.join(game, Role::Player(Side::B)).await;
         c
     }
 
