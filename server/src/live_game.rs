@@ -181,9 +181,26 @@ impl GameSession for LiveGame {
                 }
                 Ok(self.resync(side, resume_from, Recipient::Connection(who.connection)))
             }
-            // Spectators see what happens from now on (public view).
+            // Anyone may watch; the shell sends a late spectator its part of
+            // `spectator_history` (DESIGN 5).
             Role::Spectator => Ok(Vec::new()),
         }
+    }
+
+    fn spectator_history(&self) -> Vec<Vec<u8>> {
+        if !self.at_start.is_empty() {
+            // Created but not started: nothing has been sent yet.
+            return Vec::new();
+        }
+        // `Session::record` sends spectators exactly one update per log
+        // entry, the public view (`view(.., None)`), and `public_resync`
+        // rebuilds that same update for every entry, in log order; so this
+        // is what spectators were sent, padded the same way (G3).
+        self.session
+            .public_resync()
+            .iter()
+            .map(encode_padded)
+            .collect()
     }
 
     fn handle(
