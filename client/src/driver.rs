@@ -361,6 +361,10 @@ pub struct SeatSetup {
     /// Entries per pad epoch, as the server's genesis names it
     /// (`hexveil_protocol::pad::DEFAULT_PAD_LEN` for the stock server).
     pub pad_len: u32,
+    /// The mode the player agrees to: Escrow gives the server its secrets
+    /// (DESIGN 3.6); a game of the other mode is refused before anything
+    /// is committed.
+    pub mode: Mode,
 }
 
 impl Client {
@@ -411,21 +415,10 @@ impl Client {
             .map_err(|e| DriverError::Key(e.to_string()))
     }
 
-    /// Creates a live game of `scenario_toml` between the keys of side A and
-    /// side B, with pads of `pad_len` entries; returns its id once it is
-    /// stored.
-    pub async fn create_game(
-        &mut self,
-        scenario_toml: &str,
-        players: [PublicKey; 2],
-        pad_len: u32,
-    ) -> Result<GameId, DriverError> {
-        let request = NewGame {
-            scenario_toml: scenario_toml.to_string(),
-            players,
-            mode: Mode::Live,
-            pad_len,
-        };
+    /// Creates the game `request` describes (scenario, both players' keys,
+    /// Live or Escrow mode, pad length, answer timeout); returns its id once
+    /// it is stored.
+    pub async fn create_game(&mut self, request: &NewGame) -> Result<GameId, DriverError> {
         self.send(&ClientMessage::CreateGame {
             scenario: request.encode(),
         })?;
@@ -448,6 +441,7 @@ impl Client {
             game_id,
             &setup.scenario_toml,
             setup.pad_len,
+            setup.mode,
             setup.secrets,
         )?;
         let seat = Role::Player(player.side());

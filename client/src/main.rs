@@ -62,6 +62,15 @@ enum Command {
         /// The opponent's public key (`hexveil whoami` on their key).
         #[arg(long)]
         opponent: String,
+        /// Play by correspondence: each side escrows its hidden setup with
+        /// the server at setup, and the server answers for it (DESIGN 3.6;
+        /// the server then sees the hidden setups, the dice stay safe).
+        #[arg(long)]
+        escrow: bool,
+        /// Seconds a player may take to answer a request (default: the
+        /// server's; days for correspondence play).
+        #[arg(long)]
+        answer_timeout_secs: Option<u64>,
     },
     /// List the server's games.
     List {
@@ -101,6 +110,10 @@ enum Command {
         /// SECRETS/transcript.hexveil).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Agree to an Escrow game (created with `create --escrow`): your
+        /// hidden setup goes to the server at setup (DESIGN 3.6).
+        #[arg(long)]
+        escrow: bool,
     },
     /// Watch a game as a spectator (public view only).
     Watch {
@@ -170,8 +183,14 @@ fn main() -> ExitCode {
             scenario,
             side,
             opponent,
+            escrow,
+            answer_timeout_secs,
         } => network("create", async move {
-            cli::play::create(&connect, &scenario, side.into(), &opponent).await
+            let terms = cli::play::Terms {
+                escrow,
+                answer_timeout_secs,
+            };
+            cli::play::create(&connect, &scenario, side.into(), &opponent, terms).await
         }),
         Command::List { connect } => {
             network("list", async move { cli::play::list(&connect).await })
@@ -187,8 +206,10 @@ fn main() -> ExitCode {
             secrets,
             script,
             out,
+            escrow,
         } => {
             let j = JoinArgs {
+                escrow,
                 game,
                 side: side.into(),
                 scenario,

@@ -20,6 +20,7 @@ pub mod dice;
 pub mod encoding;
 pub mod envelope;
 pub mod identity;
+pub mod keeper;
 pub mod layout;
 pub mod merkle;
 pub mod message;

@@ -133,6 +133,28 @@ pub struct SetupBody {
     /// One root per sealed layer (`ap`, `at`, `booby`) that has eligible
     /// locations, each over exactly those locations.
     pub roots: Vec<RootStatement>,
+    /// In an Escrow game, the owner's secrets for the referee (DESIGN 3.6);
+    /// `None` in a Live game.
+    pub escrow: Option<EscrowBody>,
+}
+
+/// What an owner gives the referee at setup in an Escrow game (DESIGN 3.6),
+/// so that the server answers openings, transitions and Daisy Chain notes
+/// for it. It holds no pad seed: the owner still releases its own pad
+/// entries, so the dice stay out of the server's hands (G2).
+///
+/// It is part of the Setup entry, which no party's view shows during the
+/// game (only the entry's name is), and the transcript publishes it after
+/// the end, as the reveal would.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EscrowBody {
+    /// Every sealed layer with its seed and setup contents, exactly as the
+    /// end-of-game reveal gives them.
+    pub layers: Vec<LayerReveal>,
+    /// The notes seed (Daisy Chain notes).
+    pub notes_seed: [u8; 32],
+    /// The Daisy Chain standing orders the server carries out (B28.531).
+    pub daisy_orders: Vec<crate::keeper::DaisyOrder>,
 }
 
 /// An opened sealed fact, answering one request.

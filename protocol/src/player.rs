@@ -3,41 +3,28 @@
 //! statement, setup, openings, pad entries, transitions, Daisy Chain notes
 //! from standing orders, the final reveal), so that neither the size, the
 //! count nor the timing of its answers depends on what it hides (G3,
-//! DESIGN 3.2). Actions are the human's (or a bot's) to choose:
-//! [`Player::act`].
+//! DESIGN 3.2). Openings and transitions come from its [`Keeper`], the same
+//! code the server runs for an owner who escrowed its secrets (DESIGN 3.6).
+//! Actions are the human's (or a bot's) to choose: [`Player::act`].
 //!
 //! The CLI, the demo's bots and the end-to-end tests all use this type.
 
-use crate::content::{self, CONTENT_LEN};
+use crate::content;
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::Identity;
-use crate::layout::{LayoutSeed, SealedLayout};
+use crate::keeper::{DaisyOrder, Keeper, KeeperError};
 use crate::message::{
-    encode, party_of, Body, LayerReveal, OpenedFact, Prompt, RevealBody, SetupBody, Update,
+    encode, party_of, Body, EscrowBody, LayerReveal, Mode, Prompt, RevealBody, SetupBody, Update,
 };
-use crate::note::{NoteBook, NoteContent, NotesSeed, NOTE_LEN};
+use crate::note::NotesSeed;
 use crate::pad::{Pad, PadSeed};
 use crate::referee::SEALED_LAYERS;
-use crate::rules::{self, PublicSetup};
-use hexveil_core::hex::Hex;
-use hexveil_core::scenario::Scenario;
-use hexveil_core::sealed::DaisyNote;
+use crate::rules;
 use hexveil_core::setup::SealedSetup;
-use hexveil_core::unit::UnitId;
-use hexveil_core::{Action, Content, FactRequest, Layer, Location, Side};
+use hexveil_core::{Action, Side};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// A standing order for a Daisy Chain (B28.531): when an enemy vehicle
-/// moves into `hex`, `holder` pulls its chain across that hex.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DaisyOrder {
-    /// The Infantry unit holding the Daisy Chain.
-    pub holder: UnitId,
-    /// The hex to watch.
-    pub hex: Hex,
-}
 
 /// Everything a player must keep to play and to prove its play; written to
 /// disk by the client before any commitment is sent.
@@ -88,6 +75,10 @@ impl Secrets {
     }
 }
 
+fn cannot(e: KeeperError) -> PlayerError {
+    PlayerError::CannotAnswer(e.to_string())
+}
+
 /// 32 bytes from the system's random generator (ring `SystemRandom`).
 pub fn random32() -> Result<[u8; 32], PlayerError> {
     use ring::rand::SecureRandom;
@@ -124,20 +115,19 @@ pub struct Player {
     side: Side,
     game_id: GameId,
     secrets: Secrets,
-    scenario: Scenario,
-    public: PublicSetup,
-    sealed: SealedSetup,
-    layouts: BTreeMap<Layer, SealedLayout>,
+    /// Live or Escrow: what this player agreed to (DESIGN 3.6).
+    mode: Mode,
+    /// The sealed layouts, notes and standing orders; answers openings and
+    /// transitions in a Live game.
+    keeper: Keeper,
+    /// Every sealed layer's seed and setup contents: the end-of-game reveal,
+    /// and the escrow of an Escrow game.
+    layers: Vec<LayerReveal>,
     pad: Pad,
     /// Pads of epochs after 0 (renewal).
     later_pads: BTreeMap<u32, Pad>,
-    notes: NoteBook,
     /// The last (seq, head) seen: the next entry goes on top of it.
     head: Option<(u64, Digest)>,
-    /// The last enemy action seen, for standing orders.
-    last_enemy_action: Option<Action>,
-    /// Standing orders not yet carried out.
-    orders: Vec<DaisyOrder>,
     /// The last prompt answered, so a repeated update is not answered twice.
     answered: Option<u64>,
     /// SHA-256 of the scenario text this player set up for.
@@ -156,12 +146,16 @@ impl std::fmt::Debug for Player {
 }
 
 impl Player {
-    /// A player of `side` in game `game_id` of `scenario_toml`.
+    /// A player of `side` in game `game_id` of `scenario_toml`, in a game
+    /// of `mode` with pads of `pad_len` entries: the terms this player
+    /// agreed to, checked against the game's genesis before anything is
+    /// committed.
     pub fn new(
         identity: Identity,
         game_id: GameId,
         scenario_toml: &str,
         pad_len: u32,
+        mode: Mode,
         secrets: Secrets,
     ) -> Result<Player, PlayerError> {
         let side = secrets.side;
@@ -177,7 +171,7 @@ impl Player {
                 sealed.side
             )));
         }
-        let mut layouts = BTreeMap::new();
+        let mut layers = Vec::new();
         for layer in SEALED_LAYERS {
             let eligible = rules::eligible_locations(&scenario, &public, side, layer);
             if eligible.is_empty() {
@@ -187,39 +181,42 @@ impl Player {
                 .layout_seeds
                 .get(layer.name())
                 .ok_or_else(|| PlayerError::Layout(format!("no seed for layer {layer}")))?;
-            let contents = eligible
-                .iter()
-                .map(|loc| {
-                    (
-                        loc.key(),
-                        content::encode(&sealed.content(&scenario.map, layer, *loc)),
-                    )
-                })
-                .collect();
-            let layout =
-                SealedLayout::seal(game_id, party, layer.name(), contents, LayoutSeed(*seed))
-                    .map_err(|e| PlayerError::Layout(e.to_string()))?;
-            layouts.insert(layer, layout);
+            layers.push(LayerReveal {
+                layer: layer.name().to_string(),
+                seed: *seed,
+                contents: eligible
+                    .iter()
+                    .map(|loc| {
+                        (
+                            loc.key(),
+                            content::encode(&sealed.content(&scenario.map, layer, *loc)),
+                        )
+                    })
+                    .collect(),
+            });
         }
+        let keeper = Keeper::new(
+            game_id,
+            &scenario,
+            side,
+            &layers,
+            NotesSeed(secrets.notes_seed),
+            secrets.daisy_orders.clone(),
+        )
+        .map_err(|e| PlayerError::Layout(e.to_string()))?;
         let pad = Pad::new(PadSeed(secrets.pad_seed), game_id, party, 0, pad_len)
-            .map_err(|e| PlayerError::Layout(e.to_string()))?;
-        let notes = NoteBook::new(game_id, party, NotesSeed(secrets.notes_seed))
             .map_err(|e| PlayerError::Layout(e.to_string()))?;
         Ok(Player {
             identity,
             side,
             game_id,
-            orders: secrets.daisy_orders.clone(),
             secrets,
-            scenario,
-            public,
-            sealed,
-            layouts,
+            mode,
+            keeper,
+            layers,
             pad,
             later_pads: BTreeMap::new(),
-            notes,
             head: None,
-            last_enemy_action: None,
             answered: None,
             scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
             pad_len,
@@ -253,12 +250,22 @@ impl Player {
                     genesis.pad_len, self.pad_len
                 )));
             }
+            // Escrow weakens hiding from the server (G4): only by consent.
+            if genesis.mode != self.mode {
+                return Err(PlayerError::CannotAnswer(format!(
+                    "the game is in {:?} mode, this player agreed to {:?}",
+                    genesis.mode, self.mode
+                )));
+            }
         }
         self.head = Some((update.seq, update.head));
         if let Some(action) = &update.action {
-            if !update.entry.starts_with(&format!("side {} ", self.side)) {
-                self.last_enemy_action = Some(action.clone());
-            }
+            let actor = if update.entry.starts_with(&format!("side {} ", self.side)) {
+                self.side
+            } else {
+                self.side.opponent()
+            };
+            self.keeper.observe(actor, action);
         }
         if self.answered == Some(update.seq) {
             return Ok(None);
@@ -266,7 +273,7 @@ impl Player {
         let body = match &update.prompt {
             Prompt::Pad => Some(Body::Pad(self.pad.statement())),
             Prompt::Setup => Some(Body::Setup(self.setup_body())),
-            Prompt::Open(requests) => Some(Body::Open(self.open(requests)?)),
+            Prompt::Open(requests) => Some(Body::Open(self.keeper.open(requests).map_err(cannot)?)),
             Prompt::Entry { k } => {
                 let position = crate::pad::PadSchedule {
                     n: self.pad_len,
@@ -281,7 +288,9 @@ impl Player {
                 Some(Body::Entry(entry))
             }
             Prompt::RenewPad { epoch } => Some(Body::Pad(self.pad_for(*epoch)?.statement())),
-            Prompt::Transitions(list) => Some(Body::Transitions(self.transitions(list)?)),
+            Prompt::Transitions(list) => Some(Body::Transitions(
+                self.keeper.transitions(list).map_err(cannot)?,
+            )),
             Prompt::Reveal => Some(Body::Reveal(self.reveal())),
             Prompt::Act | Prompt::Wait => None,
         };
@@ -339,112 +348,18 @@ impl Player {
     fn setup_body(&self) -> SetupBody {
         SetupBody {
             public_setup_toml: self.secrets.public_setup_toml.clone(),
-            roots: self.layouts.values().map(|l| l.statement()).collect(),
+            roots: self.keeper.roots(),
+            escrow: (self.mode == Mode::Escrow).then(|| EscrowBody {
+                layers: self.layers.clone(),
+                notes_seed: self.secrets.notes_seed,
+                daisy_orders: self.secrets.daisy_orders.clone(),
+            }),
         }
-    }
-
-    fn open(&mut self, requests: &[FactRequest]) -> Result<Vec<OpenedFact>, PlayerError> {
-        requests
-            .iter()
-            .map(|r| {
-                if r.owner != self.side {
-                    return Err(PlayerError::CannotAnswer(format!("{r} is not ours")));
-                }
-                match (r.layer, r.location) {
-                    (Layer::DaisyChain, Location::Opportunity(n)) => {
-                        let content = Content::Daisy(self.daisy_decision());
-                        let mut bytes = [0u8; NOTE_LEN];
-                        bytes[..CONTENT_LEN].copy_from_slice(&content::encode(&content));
-                        let (commitment, opening) =
-                            self.notes.seal(u64::from(n), NoteContent(bytes));
-                        Ok(OpenedFact::Note {
-                            commitment,
-                            opening,
-                        })
-                    }
-                    (layer, location) => {
-                        let layout = self.layouts.get(&layer).ok_or_else(|| {
-                            PlayerError::CannotAnswer(format!("no layout for {layer}"))
-                        })?;
-                        layout
-                            .open(&location.key())
-                            .map(OpenedFact::Leaf)
-                            .map_err(|e| PlayerError::CannotAnswer(e.to_string()))
-                    }
-                }
-            })
-            .collect()
-    }
-
-    /// The standing orders' answer at a Daisy Chain opportunity: place on
-    /// the first enemy vehicle moving into a watched hex (B28.531).
-    fn daisy_decision(&mut self) -> DaisyNote {
-        let Some(Action::Move { units, to, .. }) = &self.last_enemy_action else {
-            return DaisyNote::Nothing;
-        };
-        let vehicle_moving = units.iter().any(|u| {
-            self.scenario
-                .units
-                .get(u.0 as usize)
-                .is_some_and(|u| u.vehicle().is_some())
-        });
-        let Some(i) = self.orders.iter().position(|o| o.hex == *to) else {
-            return DaisyNote::Nothing;
-        };
-        if !vehicle_moving {
-            return DaisyNote::Nothing;
-        }
-        let order = self.orders.remove(i);
-        DaisyNote::Placed {
-            holder: order.holder,
-            hex: order.hex,
-        }
-    }
-
-    fn transitions(
-        &mut self,
-        list: &[(FactRequest, Content)],
-    ) -> Result<Vec<crate::layout::Transition>, PlayerError> {
-        list.iter()
-            .map(|(r, new)| {
-                let layout = self.layouts.get_mut(&r.layer).ok_or_else(|| {
-                    PlayerError::CannotAnswer(format!("no layout for {}", r.layer))
-                })?;
-                layout
-                    .transition(&r.location.key(), content::encode(new))
-                    .map_err(|e| PlayerError::CannotAnswer(e.to_string()))
-            })
-            .collect()
     }
 
     fn reveal(&self) -> RevealBody {
-        let layers = self
-            .layouts
-            .keys()
-            .map(|layer| {
-                let eligible =
-                    rules::eligible_locations(&self.scenario, &self.public, self.side, *layer);
-                LayerReveal {
-                    layer: layer.name().to_string(),
-                    seed: self.secrets.layout_seeds[layer.name()],
-                    contents: eligible
-                        .iter()
-                        .map(|loc| {
-                            (
-                                loc.key(),
-                                content::encode(&self.sealed.content(
-                                    &self.scenario.map,
-                                    *layer,
-                                    *loc,
-                                )),
-                            )
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
         RevealBody {
-            layers,
+            layers: self.layers.clone(),
             notes_seed: self.secrets.notes_seed,
             pad_seed: PadSeed(self.secrets.pad_seed),
         }

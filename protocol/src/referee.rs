@@ -19,8 +19,8 @@ use crate::envelope::{Appended, EnvelopeError, LogState, SignedEnvelope};
 use crate::identity::PublicKey;
 use crate::layout::{self, RootStatement, SealedLayout};
 use crate::message::{
-    party_of, side_of, Body, EndRecord, Genesis, Mode, OpenedFact, RevealBody, RollRecord,
-    SetupBody, MESSAGE_VERSION,
+    party_of, side_of, Body, EndRecord, EscrowBody, Genesis, LayerReveal, Mode, OpenedFact,
+    RevealBody, RollRecord, SetupBody, MESSAGE_VERSION,
 };
 use crate::note;
 use crate::pad::{Pad, PadSchedule, PadStatement};
@@ -63,12 +63,15 @@ pub enum Awaiting {
         /// The side to act.
         actor: Side,
     },
-    /// `owner` must open these facts, in order.
+    /// `owner` must open these facts, in order (or the server, holding the
+    /// owner's escrow, DESIGN 3.6).
     Openings {
         /// The owner.
         owner: Side,
         /// The facts.
         requests: Vec<FactRequest>,
+        /// Whether the server answers for the owner (Escrow mode).
+        escrowed: bool,
     },
     /// `party` must release its pad entry for roll `k`.
     Entry {
@@ -87,12 +90,15 @@ pub enum Awaiting {
         /// The events the ruling must hold.
         events: Vec<Event>,
     },
-    /// `owner` must commit these new contents, in order.
+    /// `owner` must commit these new contents, in order (or the server,
+    /// holding the owner's escrow, DESIGN 3.6).
     Transitions {
         /// The owner.
         owner: Side,
         /// The facts and their new contents.
         list: Vec<(FactRequest, Content)>,
+        /// Whether the server answers for the owner (Escrow mode).
+        escrowed: bool,
     },
     /// The server must write the end of the game.
     End {
@@ -113,9 +119,16 @@ impl Awaiting {
     pub fn party(&self) -> Option<Party> {
         match self {
             Awaiting::Action { actor } => Some(party_of(*actor)),
-            Awaiting::Openings { owner, .. } | Awaiting::Transitions { owner, .. } => {
-                Some(party_of(*owner))
+            Awaiting::Openings {
+                owner, escrowed, ..
             }
+            | Awaiting::Transitions {
+                owner, escrowed, ..
+            } => Some(if *escrowed {
+                Party::Server
+            } else {
+                party_of(*owner)
+            }),
             Awaiting::Entry { party, .. } => Some(*party),
             Awaiting::Renewal { missing, .. } => missing.first().copied(),
             Awaiting::ServerRoll { .. } | Awaiting::Ruling { .. } | Awaiting::End { .. } => {
@@ -146,9 +159,18 @@ impl Awaiting {
             Awaiting::Pads { missing } => format!("pad statement from side(s) {missing:?}"),
             Awaiting::Setups { missing } => format!("setup from side(s) {missing:?}"),
             Awaiting::Action { actor } => format!("an action (side {actor} is to act)"),
-            Awaiting::Openings { owner, requests } => {
+            Awaiting::Openings {
+                owner,
+                requests,
+                escrowed,
+            } => {
                 let list: Vec<String> = requests.iter().map(|r| r.to_string()).collect();
-                format!("side {owner} to open {}", list.join("; "))
+                let by = if *escrowed {
+                    "the server (escrow) for "
+                } else {
+                    ""
+                };
+                format!("{by}side {owner} to open {}", list.join("; "))
             }
             Awaiting::Entry { party, k } => format!("{party}'s pad entry for roll {k}"),
             Awaiting::Renewal { epoch, missing } => {
@@ -156,8 +178,17 @@ impl Awaiting {
             }
             Awaiting::ServerRoll { k } => format!("the server's entry for roll {k}"),
             Awaiting::Ruling { .. } => "the server's ruling".into(),
-            Awaiting::Transitions { owner, list } => {
-                format!("side {owner} to commit {} transition(s)", list.len())
+            Awaiting::Transitions {
+                owner,
+                list,
+                escrowed,
+            } => {
+                let by = if *escrowed {
+                    "the server (escrow) for "
+                } else {
+                    ""
+                };
+                format!("{by}side {owner} to commit {} transition(s)", list.len())
             }
             Awaiting::End { .. } => "the server's end record".into(),
             Awaiting::Reveals { missing } => format!("the reveal of side(s) {missing:?}"),
@@ -207,6 +238,15 @@ pub enum RefereeError {
         side: Side,
         /// What is wrong.
         reason: String,
+    },
+    /// A setup's escrow is missing, not allowed, or does not match the
+    /// roots or the rules (DESIGN 3.6); every problem is named.
+    #[error("side {side}'s escrow is refused: {}", problems.join("; "))]
+    BadEscrow {
+        /// Whose setup.
+        side: Side,
+        /// Every problem found.
+        problems: Vec<String>,
     },
     /// An opening that does not prove what was asked (G1).
     #[error("opening {index} for {request}: {reason}")]
@@ -657,6 +697,7 @@ impl Referee {
                     return Err(self.out_of_turn(author, body));
                 }
                 self.accept_setup(side, setup)?;
+                self.accept_escrow(side, setup.escrow.as_ref())?;
                 Ok((Vec::new(), false))
             }
             (Awaiting::Action { .. }, Body::Act(action)) => {
@@ -664,9 +705,13 @@ impl Referee {
                 self.accept_action(side, seq, entry_hash, action)?;
                 Ok((Vec::new(), false))
             }
-            (Awaiting::Openings { owner, requests }, Body::Open(openings)) => {
-                let escrow = self.genesis.mode == Mode::Escrow && author == Party::Server;
-                if author != party_of(*owner) && !escrow {
+            (
+                Awaiting::Openings {
+                    owner, requests, ..
+                },
+                Body::Open(openings),
+            ) => {
+                if Some(author) != self.awaiting.party() {
                     return Err(self.out_of_turn(author, body));
                 }
                 self.accept_openings(*owner, requests, openings)?;
@@ -691,9 +736,8 @@ impl Referee {
                 self.after_ruling(events);
                 Ok((Vec::new(), false))
             }
-            (Awaiting::Transitions { owner, list }, Body::Transitions(ts)) => {
-                let escrow = self.genesis.mode == Mode::Escrow && author == Party::Server;
-                if author != party_of(*owner) && !escrow {
+            (Awaiting::Transitions { owner, list, .. }, Body::Transitions(ts)) => {
+                if Some(author) != self.awaiting.party() {
                     return Err(self.out_of_turn(author, body));
                 }
                 self.accept_transitions(*owner, list, ts)?;
@@ -941,9 +985,51 @@ impl Referee {
             self.awaiting = Awaiting::Openings {
                 owner: first.owner,
                 requests,
+                escrowed: self.escrowed(),
             };
             return Ok(());
         }
+    }
+
+    /// The escrow of a setup (DESIGN 3.6): required in an Escrow game and
+    /// checked at once (it re-seals to the roots just committed and is a
+    /// legal setup), refused in a Live game, where it would hand the owner's
+    /// secrets to the server against G4.
+    fn accept_escrow(
+        &mut self,
+        side: Side,
+        escrow: Option<&EscrowBody>,
+    ) -> Result<(), RefereeError> {
+        match (self.escrowed(), escrow) {
+            (false, None) => Ok(()),
+            (false, Some(_)) => Err(RefereeError::BadEscrow {
+                side,
+                problems: vec![
+                    "this game is Live: a setup must not carry an escrow, which would give the server the owner's secrets (G4)".into(),
+                ],
+            }),
+            (true, None) => Err(RefereeError::BadEscrow {
+                side,
+                problems: vec![
+                    "this game is in Escrow mode: the setup must carry the owner's escrow (DESIGN 3.6)".into(),
+                ],
+            }),
+            (true, Some(escrow)) => {
+                let setup = self.setups.get(&side).expect("the setup was just accepted");
+                let problems = self.layer_problems(side, setup, &escrow.layers);
+                if problems.is_empty() {
+                    Ok(())
+                } else {
+                    Err(RefereeError::BadEscrow { side, problems })
+                }
+            }
+        }
+    }
+
+    /// Whether owners' secrets are in the server's escrow (DESIGN 3.6):
+    /// then the server, not the owner, answers openings and transitions.
+    fn escrowed(&self) -> bool {
+        self.genesis.mode == Mode::Escrow
     }
 
     fn is_eligible(&self, request: &FactRequest) -> bool {
@@ -1195,6 +1281,7 @@ impl Referee {
             self.awaiting = Awaiting::Transitions {
                 owner: first.owner,
                 list,
+                escrowed: self.escrowed(),
             };
             return;
         }
@@ -1251,30 +1338,9 @@ impl Referee {
     /// Anything wrong is a fault of that side; the entry stays in the log.
     fn accept_reveal(&mut self, side: Side, seq: u64, reveal: &RevealBody) {
         let party = party_of(side);
-        let fault = |what: String| Fault { side, seq, what };
-        let mut faults = Vec::new();
-        let setup = self.setups.get(&side).cloned();
-        if let Some(setup) = setup {
-            for (layer, root) in &setup.setup_roots {
-                let Some(lr) = reveal.layers.iter().find(|l| l.layer == layer.name()) else {
-                    faults.push(fault(format!("layer {layer} was not revealed")));
-                    continue;
-                };
-                let sealed = SealedLayout::seal(
-                    self.game_id,
-                    party,
-                    layer.name(),
-                    lr.contents.clone(),
-                    crate::layout::LayoutSeed(lr.seed),
-                );
-                match sealed {
-                    Ok(sealed) if sealed.statement().root == root.root => {}
-                    Ok(_) => faults.push(fault(format!(
-                        "layer {layer}: the revealed contents and seed do not give the root committed at setup (G1)"
-                    ))),
-                    Err(e) => faults.push(fault(format!("layer {layer}: {e}"))),
-                }
-            }
+        let mut problems = Vec::new();
+        if let Some(setup) = self.setups.get(&side) {
+            problems = self.layer_problems(side, setup, &reveal.layers);
             for committed in self.pads.get(&party).map(Vec::as_slice).unwrap_or(&[]) {
                 match Pad::new(
                     reveal.pad_seed,
@@ -1284,57 +1350,93 @@ impl Referee {
                     committed.n,
                 ) {
                     Ok(pad) if pad.statement().root == committed.root => {}
-                    _ => faults.push(fault(format!(
+                    _ => problems.push(format!(
                         "the revealed pad seed does not give the pad of epoch {} (G2)",
                         committed.epoch
-                    ))),
+                    )),
                 }
-            }
-            // Every revealed content must be a legal content of its layer at
-            // an eligible location, and every eligible location must be
-            // revealed: a leaf that does not decode or does not fit is an
-            // illegal setup, never silently dropped (B28.1, B28.5, G3).
-            let mut contents: Vec<(Layer, Location, Content)> = Vec::new();
-            for lr in &reveal.layers {
-                let Some(layer) = SEALED_LAYERS.into_iter().find(|l| l.name() == lr.layer) else {
-                    faults.push(fault(format!("revealed an unknown layer {:?}", lr.layer)));
-                    continue;
-                };
-                let eligible = self.eligible(side, layer);
-                let mut keys: Vec<String> = Vec::with_capacity(lr.contents.len());
-                for (key, bytes) in &lr.contents {
-                    keys.push(key.clone());
-                    let Some(location) = rules::parse_location(key) else {
-                        faults.push(fault(format!("layer {layer}: {key:?} is not a location")));
-                        continue;
-                    };
-                    match content::decode(bytes) {
-                        Ok(c) if c.fits(layer) => contents.push((layer, location, c)),
-                        Ok(c) => faults.push(fault(format!(
-                            "layer {layer} at {key}: {c:?} cannot be in this layer"
-                        ))),
-                        Err(e) => faults.push(fault(format!("layer {layer} at {key}: {e}"))),
-                    }
-                }
-                keys.sort();
-                let mut expected: Vec<String> = eligible.iter().map(|l| l.key()).collect();
-                expected.sort();
-                if keys != expected {
-                    faults.push(fault(format!(
-                        "layer {layer}: the revealed locations are not exactly the {} eligible ones (G3)",
-                        expected.len()
-                    )));
-                }
-            }
-            let extra = self.extra_dummies.get(&side).copied().unwrap_or(0);
-            for violation in
-                rules::check_layout(&self.scenario, &setup.public, side, &contents, extra)
-            {
-                faults.push(fault(format!("illegal setup: {violation}")));
             }
         }
         self.reveals.insert(side, reveal.clone());
-        self.faults.extend(faults);
+        self.faults
+            .extend(problems.into_iter().map(|what| Fault { side, seq, what }));
+    }
+
+    /// What is wrong with `side`'s sealed layers given as seeds and setup
+    /// contents (an end-of-game reveal, or an escrow at setup), against the
+    /// roots of its setup: every committed layer is given and re-seals to
+    /// its root (G1); every content decodes, fits its layer and sits at an
+    /// eligible location, every eligible location is given (G3); and the
+    /// whole is a legal setup for the OB (B28.1, B28.45-47, B28.5, B28.9).
+    fn layer_problems(&self, side: Side, setup: &SideSetup, layers: &[LayerReveal]) -> Vec<String> {
+        let party = party_of(side);
+        let mut problems = Vec::new();
+        for (layer, root) in &setup.setup_roots {
+            let Some(lr) = layers.iter().find(|l| l.layer == layer.name()) else {
+                problems.push(format!("layer {layer} was not given"));
+                continue;
+            };
+            let sealed = SealedLayout::seal(
+                self.game_id,
+                party,
+                layer.name(),
+                lr.contents.clone(),
+                crate::layout::LayoutSeed(lr.seed),
+            );
+            match sealed {
+                Ok(sealed) if sealed.statement().root == root.root => {}
+                Ok(_) => problems.push(format!(
+                    "layer {layer}: the contents and seed do not give the root committed at setup (G1)"
+                )),
+                Err(e) => problems.push(format!("layer {layer}: {e}")),
+            }
+        }
+        // A leaf that does not decode or does not fit is an illegal setup,
+        // never silently dropped (B28.1, B28.5, G3).
+        let mut contents: Vec<(Layer, Location, Content)> = Vec::new();
+        let mut seen = Vec::new();
+        for lr in layers {
+            let Some(layer) = SEALED_LAYERS.into_iter().find(|l| l.name() == lr.layer) else {
+                problems.push(format!("unknown layer {:?}", lr.layer));
+                continue;
+            };
+            if seen.contains(&layer) {
+                problems.push(format!("layer {layer} is given twice"));
+                continue;
+            }
+            seen.push(layer);
+            let eligible = self.eligible(side, layer);
+            let mut keys: Vec<String> = Vec::with_capacity(lr.contents.len());
+            for (key, bytes) in &lr.contents {
+                keys.push(key.clone());
+                let Some(location) = rules::parse_location(key) else {
+                    problems.push(format!("layer {layer}: {key:?} is not a location"));
+                    continue;
+                };
+                match content::decode(bytes) {
+                    Ok(c) if c.fits(layer) => contents.push((layer, location, c)),
+                    Ok(c) => problems.push(format!(
+                        "layer {layer} at {key}: {c:?} cannot be in this layer"
+                    )),
+                    Err(e) => problems.push(format!("layer {layer} at {key}: {e}")),
+                }
+            }
+            keys.sort();
+            let mut expected: Vec<String> = eligible.iter().map(|l| l.key()).collect();
+            expected.sort();
+            if keys != expected {
+                problems.push(format!(
+                    "layer {layer}: the locations given are not exactly the {} eligible ones (G3)",
+                    expected.len()
+                ));
+            }
+        }
+        let extra = self.extra_dummies.get(&side).copied().unwrap_or(0);
+        for violation in rules::check_layout(&self.scenario, &setup.public, side, &contents, extra)
+        {
+            problems.push(format!("illegal setup: {violation}"));
+        }
+        problems
     }
 }
 

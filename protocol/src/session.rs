@@ -15,13 +15,16 @@ use crate::encoding::Digest;
 use crate::encoding::{GameId, Party};
 use crate::envelope::{Envelope, Receipt, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::{Identity, PublicKey};
+use crate::keeper::{Keeper, KeeperError};
 use crate::message::{
-    encode, party_of, side_of, Body, Genesis, LoggedEntry, Mode, Prompt, ToClient, Update,
-    MESSAGE_VERSION,
+    encode, party_of, side_of, Body, Genesis, LoggedEntry, Mode, Prompt, SetupBody, ToClient,
+    Update, MESSAGE_VERSION,
 };
+use crate::note::NotesSeed;
 use crate::pad::Pad;
 use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
 use hexveil_core::{Event, Side, Visibility};
+use std::collections::BTreeMap;
 
 /// Parameters of a new game.
 #[derive(Clone, Debug)]
@@ -84,6 +87,9 @@ pub struct Session {
     /// Who owes a machine answer, and by when (ms).
     deadline: Option<(Party, u64)>,
     timeout_ms: u64,
+    /// The escrow agents: the keepers of the owners who escrowed their
+    /// secrets at setup (Escrow mode, DESIGN 3.6).
+    escrows: BTreeMap<Side, Keeper>,
 }
 
 impl std::fmt::Debug for Session {
@@ -137,6 +143,7 @@ impl Session {
             log: Vec::new(),
             deadline: None,
             timeout_ms: params.answer_timeout_ms,
+            escrows: BTreeMap::new(),
         };
         let mut out = Vec::new();
         session.record(env, accepted, now_ms, &mut out);
@@ -144,20 +151,24 @@ impl Session {
     }
 
     /// Rebuilds a session from its stored log after a restart: every entry
-    /// is replayed through the referee, and the server's own entries must
-    /// come out identical (they are deterministic).
+    /// is replayed through the referee, and the escrow agents' answers must
+    /// come out identical (they are deterministic). The server then writes
+    /// whatever it still owed when the log was cut (a roll, a ruling, an
+    /// escrowed opening, the end): those are the returned outputs, to be
+    /// made durable and sent like any others, so a crash between a player's
+    /// entry and the server's answer never stalls the game (G6).
     pub fn restore(
         log: Vec<LoggedEntry>,
         server: Identity,
         server_pad_seed: crate::pad::PadSeed,
         now_ms: u64,
-    ) -> Result<Session, SessionError> {
+    ) -> Result<(Session, Vec<Output>), SessionError> {
         let mut entries = log.into_iter();
         let first = entries.next().ok_or(SessionError::Replay {
             seq: 0,
             reason: "the log is empty".into(),
         })?;
-        let (mut referee, _) = Referee::new(&first.envelope)?;
+        let (referee, _) = Referee::new(&first.envelope)?;
         if referee.genesis().server != server.public_key() {
             return Err(SessionError::Replay {
                 seq: 0,
@@ -179,29 +190,42 @@ impl Session {
                 reason: "the server pad seed does not match the genesis".into(),
             });
         }
-        let mut kept = vec![first];
-        for entry in entries {
-            let seq = entry.envelope.envelope().seq;
-            referee
-                .accept(&entry.envelope)
-                .map_err(|e| SessionError::Replay {
-                    seq,
-                    reason: e.to_string(),
-                })?;
-            kept.push(entry);
-        }
         let mut session = Session {
             referee,
             server,
             server_pad,
             server_pad_seed,
             later_pads: Default::default(),
-            log: kept,
+            log: vec![first],
             deadline: None,
             timeout_ms: genesis.answer_timeout_ms,
+            escrows: BTreeMap::new(),
         };
+        for entry in entries {
+            let seq = entry.envelope.envelope().seq;
+            let replay = |reason: String| SessionError::Replay { seq, reason };
+            // The escrow agents answer again where they answered before: the
+            // same answers from the same secrets, which also brings them to
+            // the state they had (orders carried out, leaves changed).
+            if let Some(answer) = session.escrow_answer() {
+                let answer = answer.map_err(|e| replay(format!("escrow: {e}")))?;
+                if Body::decode(&entry.envelope.envelope().body).ok() != Some(answer) {
+                    return Err(replay(
+                        "the escrow agent's answer differs from the stored one".into(),
+                    ));
+                }
+            }
+            let accepted = session
+                .referee
+                .accept(&entry.envelope)
+                .map_err(|e| replay(e.to_string()))?;
+            session.follow(&accepted);
+            session.log.push(entry);
+        }
         session.set_deadline(now_ms);
-        Ok(session)
+        let mut out = Vec::new();
+        session.run_server(now_ms, &mut out);
+        Ok((session, out))
     }
 
     /// The referee (read-only).
@@ -325,6 +349,13 @@ impl Session {
                         Err(_) => return,
                     }
                 }
+                Awaiting::Openings { escrowed: true, .. }
+                | Awaiting::Transitions { escrowed: true, .. } => match self.escrow_answer() {
+                    Some(Ok(body)) => body,
+                    // Cannot happen: an escrow is accepted only if its
+                    // keeper can be built, and it holds every layer.
+                    _ => return,
+                },
                 Awaiting::Ruling { events } => Body::Ruling(crate::message::RulingRecord {
                     action_seq: self.referee.current_seq().unwrap_or_default(),
                     events,
@@ -335,6 +366,71 @@ impl Session {
             if !self.write_server(body, now_ms, out) {
                 return;
             }
+        }
+    }
+
+    /// What an escrow agent answers to what the referee awaits now, if it
+    /// awaits the server for an escrowed owner (DESIGN 3.6).
+    fn escrow_answer(&mut self) -> Option<Result<Body, KeeperError>> {
+        let awaiting = self.referee.awaiting().clone();
+        let owner = match &awaiting {
+            Awaiting::Openings {
+                owner,
+                escrowed: true,
+                ..
+            }
+            | Awaiting::Transitions {
+                owner,
+                escrowed: true,
+                ..
+            } => *owner,
+            _ => return None,
+        };
+        let Some(keeper) = self.escrows.get_mut(&owner) else {
+            return Some(Err(KeeperError::NoEscrow(owner)));
+        };
+        match awaiting {
+            Awaiting::Openings { requests, .. } => Some(keeper.open(&requests).map(Body::Open)),
+            Awaiting::Transitions { list, .. } => {
+                Some(keeper.transitions(&list).map(Body::Transitions))
+            }
+            _ => None,
+        }
+    }
+
+    /// Keeps the escrow agents up to date with an accepted entry: a setup's
+    /// escrow starts one, an action is seen by every one (standing orders
+    /// react to enemy moves, B28.531).
+    fn follow(&mut self, accepted: &Accepted) {
+        match &accepted.body {
+            Body::Setup(SetupBody {
+                escrow: Some(escrow),
+                ..
+            }) => {
+                let Some(side) = side_of(accepted.author) else {
+                    return;
+                };
+                // The referee accepted the escrow only after re-sealing
+                // every layer from it, so the keeper builds.
+                if let Ok(keeper) = Keeper::new(
+                    self.referee.game_id(),
+                    self.referee.scenario(),
+                    side,
+                    &escrow.layers,
+                    NotesSeed(escrow.notes_seed),
+                    escrow.daisy_orders.clone(),
+                ) {
+                    self.escrows.insert(side, keeper);
+                }
+            }
+            Body::Act(action) => {
+                if let Some(actor) = side_of(accepted.author) {
+                    for keeper in self.escrows.values_mut() {
+                        keeper.observe(actor, action);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -391,6 +487,7 @@ impl Session {
             envelope: env,
             receipt,
         };
+        self.follow(&accepted);
         self.log.push(entry.clone());
         out.push(Output::Persist(entry));
         if let Some(side) = side_of(accepted.author) {
@@ -491,11 +588,17 @@ pub fn prompt_for(awaiting: &Awaiting, side: Side) -> Prompt {
         Awaiting::Pads { missing } if missing.first() == Some(&side) => Prompt::Pad,
         Awaiting::Setups { missing } if missing.first() == Some(&side) => Prompt::Setup,
         Awaiting::Action { actor } if *actor == side => Prompt::Act,
-        Awaiting::Openings { owner, requests } if *owner == side => Prompt::Open(requests.clone()),
+        Awaiting::Openings {
+            owner,
+            requests,
+            escrowed: false,
+        } if *owner == side => Prompt::Open(requests.clone()),
         Awaiting::Entry { party, k } if *party == party_of(side) => Prompt::Entry { k: *k },
-        Awaiting::Transitions { owner, list } if *owner == side => {
-            Prompt::Transitions(list.clone())
-        }
+        Awaiting::Transitions {
+            owner,
+            list,
+            escrowed: false,
+        } if *owner == side => Prompt::Transitions(list.clone()),
         Awaiting::Reveals { missing } if missing.first() == Some(&side) => Prompt::Reveal,
         Awaiting::Renewal { epoch, missing } if missing.first() == Some(&party_of(side)) => {
             Prompt::RenewPad { epoch: *epoch }

@@ -13,10 +13,12 @@ use hexveil_protocol::content::{self, CONTENT_LEN};
 use hexveil_protocol::encoding::{tag, Digest, GameId, Party, TupleDecoder, TupleEncoder};
 use hexveil_protocol::envelope::{Envelope, Receipt, SignedEnvelope};
 use hexveil_protocol::identity::{Identity, PublicKey, Signature};
+use hexveil_protocol::keeper::DaisyOrder;
 use hexveil_protocol::layout::{LayoutSeed, RootStatement, SealedLayout, Transition};
 use hexveil_protocol::message::{
-    decode_padded, decode_to_server, encode, encode_padded, Body, EndRecord, Genesis, LayerReveal,
-    Mode, OpenedFact, RevealBody, SetupBody, ToClient, ToServer, MAX_BODY_LEN, PAD_BUCKET,
+    decode_padded, decode_to_server, encode, encode_padded, Body, EndRecord, EscrowBody, Genesis,
+    LayerReveal, Mode, OpenedFact, RevealBody, SetupBody, ToClient, ToServer, MAX_BODY_LEN,
+    PAD_BUCKET,
 };
 use hexveil_protocol::note::{NoteBook, NoteContent, NotesSeed};
 use hexveil_protocol::pad::{Pad, PadSeed};
@@ -237,19 +239,46 @@ fn body_strategy() -> impl Strategy<Value = Body> {
         Just(Body::Pad(pad_st)),
         (
             ".{0,40}",
-            prop::collection::vec(("[a-z]{1,8}", any::<u64>()), 0..4)
+            prop::collection::vec(("[a-z]{1,8}", any::<u64>()), 0..4),
+            prop::option::of((
+                prop::collection::vec(("[a-z]{1,8}", any::<[u8; 32]>(), any::<[u8; 8]>()), 0..3),
+                any::<[u8; 32]>(),
+                prop::collection::vec((any::<u16>(), any::<u8>()), 0..3),
+            ))
         )
-            .prop_map(move |(public_setup_toml, layers)| Body::Setup(SetupBody {
-                public_setup_toml,
-                roots: layers
-                    .into_iter()
-                    .map(|(layer, n)| RootStatement {
-                        layer,
-                        n_leaves: n,
-                        ..root.clone()
-                    })
-                    .collect(),
-            })),
+            .prop_map(
+                move |(public_setup_toml, layers, escrow)| Body::Setup(SetupBody {
+                    public_setup_toml,
+                    roots: layers
+                        .into_iter()
+                        .map(|(layer, n)| RootStatement {
+                            layer,
+                            n_leaves: n,
+                            ..root.clone()
+                        })
+                        .collect(),
+                    // DESIGN 3.6: an Escrow game's setup carries the owner's
+                    // secrets; its decoder must round-trip them too.
+                    escrow: escrow.map(|(layers, notes_seed, orders)| EscrowBody {
+                        layers: layers
+                            .into_iter()
+                            .map(|(layer, seed, content)| LayerReveal {
+                                layer,
+                                seed,
+                                contents: vec![("3E4".into(), content)],
+                            })
+                            .collect(),
+                        notes_seed,
+                        daisy_orders: orders
+                            .into_iter()
+                            .map(|(u, c)| DaisyOrder {
+                                holder: UnitId(u),
+                                hex: format!("3E{}", 1 + c % 9).parse().unwrap(),
+                            })
+                            .collect(),
+                    }),
+                })
+            ),
         prop::sample::select(entries).prop_map(Body::Entry),
         (
             prop::sample::subsequence(openings.clone(), 0..4),

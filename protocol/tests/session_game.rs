@@ -6,9 +6,10 @@
 use hexveil_core::{Action, MoveMode, Side};
 use hexveil_protocol::encoding::{GameId, Party};
 use hexveil_protocol::identity::Identity;
+use hexveil_protocol::keeper::DaisyOrder;
 use hexveil_protocol::message::{Mode, Prompt, ToClient, Update};
 use hexveil_protocol::pad::PadSeed;
-use hexveil_protocol::player::{DaisyOrder, Player, Secrets};
+use hexveil_protocol::player::{Player, Secrets};
 use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{GameParams, Output, Session};
 use std::collections::{BTreeMap, VecDeque};
@@ -98,6 +99,7 @@ impl Table {
             game_id,
             &toml,
             pad_len,
+            Mode::Live,
             secrets(Side::A, setup_a, SEALED_A, a_fill),
         )
         .unwrap();
@@ -106,6 +108,7 @@ impl Table {
             game_id,
             &toml,
             pad_len,
+            Mode::Live,
             secrets(
                 Side::B,
                 include_str!("../../examples/setup-b.toml"),
@@ -211,13 +214,14 @@ fn g5_a_whole_game_replays_and_closes_clean() {
     assert_eq!(t.session.referee().result().unwrap().winner, Some(Side::B));
     assert_eq!(t.last[&Side::A].prompt, Prompt::Wait);
     // G6: restoring from the durable log gives the same referee state.
-    let restored = Session::restore(
+    let (restored, owed) = Session::restore(
         t.session.log().to_vec(),
         Identity::from_seed(&[3; 32]).unwrap(),
         PadSeed([9; 32]),
         0,
     )
     .unwrap();
+    assert!(owed.is_empty(), "a closed log owes nothing");
     assert!(restored.is_closed());
     assert_eq!(
         restored.referee().log().head(),
@@ -510,6 +514,7 @@ fn g1_a_player_commits_nothing_to_a_game_on_another_scenario() {
         game_id,
         &other_text,
         PAD_LEN,
+        Mode::Live,
         secrets(Side::A, SETUP_A, SEALED_A, 20),
     )
     .unwrap();
@@ -577,12 +582,13 @@ fn g2_pads_are_renewed_when_they_run_out_mid_action() {
     .unwrap();
     let verdict = hexveil_protocol::verifier::verify(&file);
     assert!(verdict.fault().is_none(), "{verdict:?}");
-    let restored = Session::restore(
+    let (restored, owed) = Session::restore(
         t.session.log().to_vec(),
         Identity::from_seed(&[3; 32]).unwrap(),
         PadSeed([9; 32]),
         0,
     )
     .unwrap();
+    assert!(owed.is_empty(), "a closed log owes nothing");
     assert!(restored.is_closed());
 }

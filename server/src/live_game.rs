@@ -27,6 +27,10 @@ use crate::wire::{PublicKey, Role, Side};
 /// Largest pad a new game may ask for (entries per pad epoch).
 pub const MAX_PAD_LEN: u32 = 1 << 16;
 
+/// Longest answer timeout a new game may ask for: 30 days, for play by
+/// correspondence (DESIGN 3.6).
+pub const MAX_ANSWER_TIMEOUT_SECS: u64 = 30 * 24 * 3600;
+
 /// What a client sends, postcard-encoded, as the scenario bytes of
 /// `CreateGame` to start a real game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +44,11 @@ pub struct NewGame {
     pub mode: Mode,
     /// Entries per pad (at most [`MAX_PAD_LEN`]).
     pub pad_len: u32,
+    /// How long a party may take to answer a machine request, in seconds
+    /// (1 to [`MAX_ANSWER_TIMEOUT_SECS`]); `None` takes the server's
+    /// configured `answer_timeout_secs`. A correspondence game asks for
+    /// days.
+    pub answer_timeout_secs: Option<u64>,
 }
 
 impl NewGame {
@@ -64,6 +73,13 @@ impl NewGame {
                 "pad_len {} must be between 1 and {MAX_PAD_LEN}",
                 g.pad_len
             )));
+        }
+        if let Some(t) = g.answer_timeout_secs {
+            if t == 0 || t > MAX_ANSWER_TIMEOUT_SECS {
+                return Err(Rejection(format!(
+                    "answer_timeout_secs {t} must be between 1 and {MAX_ANSWER_TIMEOUT_SECS}"
+                )));
+            }
         }
         Ok(g)
     }
@@ -245,7 +261,10 @@ impl SessionFactory for LiveGameFactory {
             players: req.players,
             mode: req.mode,
             pad_len: req.pad_len,
-            answer_timeout_ms: ctx.answer_timeout.as_millis() as u64,
+            answer_timeout_ms: match req.answer_timeout_secs {
+                Some(secs) => secs * 1000,
+                None => ctx.answer_timeout.as_millis() as u64,
+            },
         };
         let (session, at_start) = Session::create(
             ctx.game_id,
@@ -273,7 +292,7 @@ impl SessionFactory for LiveGameFactory {
             .enumerate()
             .map(|(i, e)| decode_entry(e).map_err(|err| Rejection(format!("event {i}: {err}"))))
             .collect::<Result<Vec<_>, _>>()?;
-        let session = Session::restore(
+        let (session, owed) = Session::restore(
             log,
             self.secrets.transcript_identity(),
             self.secrets.pad_seed(&ctx.game_id),
@@ -281,9 +300,10 @@ impl SessionFactory for LiveGameFactory {
         )
         .map_err(|e| Rejection(e.to_string()))?;
         let finished = session.is_closed();
+        // What the server owed when it stopped is written at start.
         Ok(Box::new(LiveGame {
             session,
-            at_start: Vec::new(),
+            at_start: owed,
             finished,
         }))
     }

@@ -12,10 +12,11 @@ use std::time::Duration;
 use common::*;
 use hexveil_core::Side;
 use hexveil_protocol::identity::Identity;
+use hexveil_protocol::keeper::DaisyOrder;
 use hexveil_protocol::message::{
     decode_padded, encode, Mode, Prompt, ToClient, ToServer, PAD_BUCKET,
 };
-use hexveil_protocol::player::{DaisyOrder, Player, Secrets};
+use hexveil_protocol::player::{Player, Secrets};
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_server::live_game::{LiveGameFactory, NewGame};
 use hexveil_server::login::LoginKey;
@@ -207,6 +208,7 @@ fn players(game_id: GameId, docs: &[Vec<u8>; 2], toml: &str) -> [Player; 2] {
             game_id,
             toml,
             PAD_LEN,
+            Mode::Live,
             secrets(Side::A, SETUP_A, "side = \"A\"\n", 20),
         )
         .unwrap(),
@@ -215,6 +217,7 @@ fn players(game_id: GameId, docs: &[Vec<u8>; 2], toml: &str) -> [Player; 2] {
             game_id,
             toml,
             PAD_LEN,
+            Mode::Live,
             secrets(
                 Side::B,
                 include_str!("../../examples/setup-b.toml"),
@@ -244,6 +247,7 @@ async fn create(client: &mut RawClient, toml: &str, logins: &[LoginKey; 2]) -> G
                 players: [logins[0].public_key(), logins[1].public_key()],
                 mode: Mode::Live,
                 pad_len: PAD_LEN,
+                answer_timeout_secs: None,
             }
             .encode(),
         })

@@ -17,10 +17,11 @@ use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup, S
 use hexveil_core::turn::{phase_allows, Phase, TurnEvent, Who as WhoActs};
 use hexveil_core::{Action, EventKind, Side};
 use hexveil_protocol::identity::Identity;
-use hexveil_protocol::message::Update;
-use hexveil_protocol::player::{DaisyOrder, Secrets};
+use hexveil_protocol::keeper::DaisyOrder;
+use hexveil_protocol::message::{Mode, Update};
+use hexveil_protocol::player::Secrets;
 use hexveil_server::config::ServerSettings;
-use hexveil_server::live_game::LiveGameFactory;
+use hexveil_server::live_game::{LiveGameFactory, NewGame};
 use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
 use hexveil_server::wire::GameId;
@@ -279,10 +280,12 @@ impl Table {
     /// fresh keys, and plays the machine answers (pads, setups) until side
     /// A may act.
     pub async fn open(ep: &Endpoint, a: Secrets, b: Secrets, pad_len: u32, watch: bool) -> Table {
-        Table::open_with_keys(ep, &new_key(), &new_key(), a, b, pad_len, watch).await
+        Table::open_with_keys(ep, &new_key(), &new_key(), a, b, pad_len, Mode::Live, watch).await
     }
 
-    /// As [`Table::open`] with given keys.
+    /// As [`Table::open`] with given keys, in a game of `mode` (both
+    /// players agree to it).
+    #[allow(clippy::too_many_arguments)]
     pub async fn open_with_keys(
         ep: &Endpoint,
         key_a: &[u8],
@@ -290,6 +293,7 @@ impl Table {
         a: Secrets,
         b: Secrets,
         pad_len: u32,
+        mode: Mode,
         watch: bool,
     ) -> Table {
         let scenario = scenario_toml();
@@ -300,7 +304,13 @@ impl Table {
             cb.public_key().expect("B's key"),
         ];
         let game_id = ca
-            .create_game(&scenario, players, pad_len)
+            .create_game(&NewGame {
+                scenario_toml: scenario.clone(),
+                players,
+                mode,
+                pad_len,
+                answer_timeout_secs: None,
+            })
             .await
             .expect("create the game");
         let spectator = if watch {
@@ -312,6 +322,7 @@ impl Table {
             scenario_toml: scenario.clone(),
             secrets,
             pad_len,
+            mode,
         };
         let pa = ca.join(game_id, seat(a)).await.expect("A joins");
         let pb = cb.join(game_id, seat(b)).await.expect("B joins");

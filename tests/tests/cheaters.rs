@@ -16,7 +16,7 @@ use hexveil_core::{Action, MoveMode, Side};
 use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use hexveil_protocol::identity::Identity;
-use hexveil_protocol::message::{encode, Body, OpenedFact, Prompt, ToServer};
+use hexveil_protocol::message::{encode, Body, Mode, OpenedFact, Prompt, ToServer};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_server::wire::{ErrorCode, ServerMessage};
@@ -111,6 +111,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
         secrets_a(),
         secrets_b(),
         PAD_LEN,
+        Mode::Live,
         true,
     )
     .await;

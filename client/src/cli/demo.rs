@@ -188,6 +188,7 @@ pub async fn run() -> Result<Vec<u8>, String> {
                 players,
                 mode: Mode::Live,
                 pad_len: DEMO_PAD_LEN,
+                answer_timeout_secs: None,
             }
             .encode(),
         )
@@ -197,7 +198,8 @@ pub async fn run() -> Result<Vec<u8>, String> {
     let [sa, sb] = demo_secrets(&parser)?;
     let mut seats = Vec::new();
     for ((conn, id), secrets) in conns.into_iter().zip(ids).zip([sa, sb]) {
-        let player = Player::new(id, game, SCENARIO, DEMO_PAD_LEN, secrets).map_err(|e| s(&e))?;
+        let player = Player::new(id, game, SCENARIO, DEMO_PAD_LEN, Mode::Live, secrets)
+            .map_err(|e| s(&e))?;
         seats.push(
             Seat::join(conn, game, player)
                 .await

@@ -14,8 +14,9 @@ use hexveil::net::{NetError, ServerConnection};
 use hexveil_core::scenario::Scenario;
 use hexveil_core::{Action, Side};
 use hexveil_protocol::identity::{Identity, PublicKey};
+use hexveil_protocol::keeper::DaisyOrder;
 use hexveil_protocol::message::{decode_padded, Mode, Prompt, ToClient};
-use hexveil_protocol::player::{DaisyOrder, Player, Secrets};
+use hexveil_protocol::player::{Player, Secrets};
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
 use hexveil_server::wire::{GameId, Role, ServerMessage};
@@ -102,6 +103,25 @@ pub fn load_scenario(path: &Path) -> Result<(String, Scenario), PlayError> {
     Ok((text, s))
 }
 
+/// The mode a player asks for or agrees to.
+fn mode(escrow: bool) -> Mode {
+    if escrow {
+        Mode::Escrow
+    } else {
+        Mode::Live
+    }
+}
+
+/// How a new game is to be played: `hexveil create`'s options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Terms {
+    /// An Escrow game (DESIGN 3.6): each owner gives the server its secrets
+    /// at setup, so nobody has to be online to answer for hidden things.
+    pub escrow: bool,
+    /// The answer timeout in seconds (`None`: the server's).
+    pub answer_timeout_secs: Option<u64>,
+}
+
 /// `hexveil create`: a game of `scenario` between our key (on `side`) and
 /// the opponent's; prints the new game's id (the last line is the id
 /// alone, for scripts).
@@ -110,6 +130,7 @@ pub async fn create(
     scenario: &Path,
     side: Side,
     opponent: &str,
+    terms: Terms,
 ) -> Result<(), PlayError> {
     let (text, s) = load_scenario(scenario)?;
     let other: PublicKey = opponent
@@ -125,8 +146,9 @@ pub async fn create(
             NewGame {
                 scenario_toml: text,
                 players,
-                mode: Mode::Live,
+                mode: mode(terms.escrow),
                 pad_len: hexveil_protocol::pad::DEFAULT_PAD_LEN,
+                answer_timeout_secs: terms.answer_timeout_secs,
             }
             .encode(),
         )
@@ -135,6 +157,11 @@ pub async fn create(
         "created game \"{}\": side A {}, side B {}",
         s.name, players[0], players[1]
     );
+    if terms.escrow {
+        println!(
+            "Escrow mode: each side gives the server its hidden setup when it sets up, and the server answers for it (both join with --escrow)"
+        );
+    }
     println!("{}", game_hex(&game));
     conn.close().await;
     Ok(())
@@ -344,6 +371,8 @@ pub struct JoinArgs {
     pub script: Option<PathBuf>,
     /// Where to write the transcript (default DIR/transcript.hexveil).
     pub out: Option<PathBuf>,
+    /// Whether the player agrees to an Escrow game (DESIGN 3.6).
+    pub escrow: bool,
 }
 
 /// Parses `HOLDER@HEX` against the scenario.
@@ -409,6 +438,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         game_id,
         &scenario_toml,
         hexveil_protocol::pad::DEFAULT_PAD_LEN,
+        mode(j.escrow),
         secrets,
     )
     .map_err(|e| PlayError::Input(e.to_string()))?;

@@ -14,9 +14,10 @@ use hexveil_protocol::envelope::{
     next_head, Appended, Envelope, LogState, Receipt, SignedEnvelope, ENVELOPE_VERSION,
 };
 use hexveil_protocol::identity::Identity;
-use hexveil_protocol::message::{self, Body, ToClient};
+use hexveil_protocol::keeper::DaisyOrder;
+use hexveil_protocol::message::{self, Body, Mode, ToClient};
 use hexveil_protocol::pad::PadSeed;
-use hexveil_protocol::player::{DaisyOrder, Player, Secrets};
+use hexveil_protocol::player::{Player, Secrets};
 use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{GameParams, Output, Session};
 use hexveil_protocol::transcript::{LoggedEntry, Transcript};
@@ -88,18 +89,33 @@ pub struct Table {
     /// The players.
     pub players: BTreeMap<Side, Player>,
     queue: VecDeque<Output>,
+    /// Entries the session refused, with its reason.
+    pub rejections: Vec<(Side, String)>,
 }
 
 impl Table {
     /// Genesis, pads, the Secret dr for Dummies and both setups; B seals
     /// `sealed_b`.
     pub fn new(turns: u32, sealed_b: &str) -> Table {
+        Table::with_mode(turns, sealed_b, Mode::Live)
+    }
+
+    /// As [`Table::new`], in a game of `mode` (both players agree to it).
+    pub fn with_mode(turns: u32, sealed_b: &str, mode: Mode) -> Table {
+        let t = Table::start(turns, sealed_b, mode);
+        assert_eq!(t.rejections, vec![], "an honest setup is accepted");
+        t
+    }
+
+    /// As [`Table::with_mode`], keeping refusals in [`Table::rejections`]
+    /// instead of failing (a side whose setup is refused stays unset).
+    pub fn start(turns: u32, sealed_b: &str, mode: Mode) -> Table {
         let [a, b, server] = ids();
         let toml = scenario_toml(turns);
         let params = GameParams {
             scenario_toml: toml.clone(),
             players: [a.public_key(), b.public_key()],
-            mode: hexveil_protocol::message::Mode::Live,
+            mode,
             pad_len: PAD_LEN,
             answer_timeout_ms: 30_000,
         };
@@ -109,6 +125,7 @@ impl Table {
             GAME,
             &toml,
             PAD_LEN,
+            mode,
             secrets(Side::A, SETUP_A, SEALED_A, 20),
         )
         .unwrap();
@@ -117,6 +134,7 @@ impl Table {
             GAME,
             &toml,
             PAD_LEN,
+            mode,
             secrets(Side::B, SETUP_B, sealed_b, 40),
         )
         .unwrap();
@@ -124,6 +142,7 @@ impl Table {
             session,
             players: [(Side::A, pa), (Side::B, pb)].into_iter().collect(),
             queue: out.into(),
+            rejections: Vec::new(),
         };
         t.run();
         t
@@ -140,7 +159,7 @@ impl Table {
                     }
                 }
                 Output::ToPlayer(side, ToClient::Rejected { reason }) => {
-                    panic!("side {side}'s entry was refused: {reason}")
+                    self.rejections.push((side, reason));
                 }
                 _ => {}
             }
@@ -153,6 +172,7 @@ impl Table {
         let out = self.session.submit(side, env, 0);
         self.queue.extend(out);
         self.run();
+        assert_eq!(self.rejections, vec![], "honest entries are accepted");
     }
 
     /// Whether the referee waits for an action (the game is on).
