@@ -204,19 +204,25 @@ impl GameSession for LiveGame {
     }
 
     fn spectator_history(&self) -> Vec<Vec<u8>> {
-        if !self.at_start.is_empty() {
-            // Created but not started: nothing has been sent yet.
-            return Vec::new();
-        }
         // `Session::record` sends spectators exactly one update per log
         // entry, the public view (`view(.., None)`), and `public_resync`
         // rebuilds that same update for every entry, in log order; so this
-        // is what spectators were sent, padded the same way (G3).
-        self.session
+        // is what spectators were sent, padded the same way (G3), but for
+        // the entries whose outputs wait for `start` (a new game's genesis,
+        // what a restored game still owed): those are not sent yet.
+        let pending = self
+            .at_start
+            .iter()
+            .filter(|o| matches!(o, Output::ToSpectators(_)))
+            .count();
+        let mut history: Vec<Vec<u8>> = self
+            .session
             .public_resync()
             .iter()
             .map(encode_padded)
-            .collect()
+            .collect();
+        history.truncate(history.len().saturating_sub(pending));
+        history
     }
 
     fn handle(

@@ -435,10 +435,7 @@ impl GameTask {
         origin: Origin,
     ) -> Result<(), StoreError> {
         match origin {
-            Origin::Created => {
-                let effects = self.session.start(unix_millis());
-                self.apply(effects).await?;
-            }
+            Origin::Created => {}
             // What spectators were sent before the restart is not known:
             // the whole public history is held for one delay (DESIGN 5), so
             // no entry reaches a spectator sooner than the delay after its
@@ -455,6 +452,10 @@ impl GameTask {
             Origin::Restored | Origin::Finished => {
                 self.public_sent = self.session.spectator_history().len();
             }
+        }
+        if origin != Origin::Finished {
+            let effects = self.session.start(unix_millis());
+            self.apply(effects).await?;
         }
         self.refresh_deadline();
         loop {
@@ -1184,6 +1185,89 @@ mod tests {
         assert!(late.join(&game, Role::Spectator).await);
         play(&mut a, &game, &["m3"]).await;
         assert_eq!(public(&mut late, 3).await, bytes(&["m1", "m2", "m3"]));
+    }
+
+    /// A restored session that still owes one public message, written at
+    /// start (like a live game cut between a player's entry and the
+    /// server's answer).
+    struct Owing {
+        sent: Vec<Vec<u8>>,
+        owed: Option<Vec<u8>>,
+    }
+
+    impl GameSession for Owing {
+        fn start(&mut self, _: u64) -> Vec<Effect> {
+            let Some(owed) = self.owed.take() else {
+                return Vec::new();
+            };
+            self.sent.push(owed.clone());
+            vec![
+                Effect::Append(owed.clone()),
+                Effect::Send {
+                    to: Recipient::Spectators,
+                    payload: owed,
+                },
+            ]
+        }
+        fn admit(&mut self, _: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
+            Ok(Vec::new())
+        }
+        fn spectator_history(&self) -> Vec<Vec<u8>> {
+            self.sent.clone()
+        }
+        fn handle(&mut self, _: &Participant, _: &[u8], _: u64) -> Result<Vec<Effect>, Rejection> {
+            Err(Rejection("no moves".into()))
+        }
+    }
+
+    struct OwingFactory;
+
+    impl SessionFactory for OwingFactory {
+        fn create(&self, _: &SessionContext, _: &[u8]) -> Result<Box<dyn GameSession>, Rejection> {
+            Err(Rejection("restore only".into()))
+        }
+        fn restore(
+            &self,
+            _: &SessionContext,
+            _: &[u8],
+            events: &[Vec<u8>],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(Owing {
+                sent: events
+                    .iter()
+                    .filter(|e| !e.starts_with(b"seat "))
+                    .cloned()
+                    .collect(),
+                owed: Some(b"owed".to_vec()),
+            }))
+        }
+    }
+
+    // G6, DESIGN 5: a restored game writes what it still owed at start,
+    // and a late spectator's history counts it exactly once.
+    #[tokio::test]
+    async fn design5_restored_game_writes_what_it_owed_and_counts_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = {
+            let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+            let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+            let game = lobby.commands(id).unwrap();
+            let mut a = client(1, 64);
+            assert!(a.join(&game, Role::Player(Side::A)).await);
+            assert_eq!(a.next_payload().await, b"welcome 1");
+            play(&mut a, &game, &["m1"]).await;
+            id
+        };
+        let lobby = lobby_with(Arc::new(OwingFactory), sqlite(&dir), settings(600, 0));
+        assert_eq!(lobby.restore_unfinished().await.unwrap(), 1);
+        let game = lobby.commands(id).unwrap();
+        let mut late = client(3, 64);
+        assert!(late.join(&game, Role::Spectator).await);
+        assert!(matches!(late.next().await, ServerMessage::Joined { .. }));
+        assert_eq!(public(&mut late, 2).await, bytes(&["m1", "owed"]));
+        assert!(late.rx.try_recv().is_err(), "nothing twice");
+        let stored = lobby.store().load_events(id).await.unwrap();
+        assert_eq!(stored.last().unwrap().bytes, b"owed", "written durably");
     }
 
     /// A session that gives side B the answer timeout after side A moved.

@@ -104,8 +104,10 @@ pub struct SessionContext {
 /// A game's state machine, owned by one task of the shell. Calls never block
 /// and do no I/O.
 pub trait GameSession: Send + 'static {
-    /// A newly created game starts (not called on restore); e.g. to append
-    /// its genesis record.
+    /// A game's task starts: a newly created game, e.g. to append its
+    /// genesis record, or an unfinished game restored at server start, e.g.
+    /// to write what it still owed when the server stopped. Not called for
+    /// a finished game reopened for a late joiner.
     fn start(&mut self, _now_ms: u64) -> Vec<Effect> {
         Vec::new()
     }

@@ -13,14 +13,15 @@ use std::time::Duration;
 use hexveil::driver::{GameEvent, Spectator};
 use hexveil_core::turn::Phase;
 use hexveil_core::{Action, MoveMode, Side};
-use hexveil_protocol::message::Update;
+use hexveil_protocol::message::{Mode, Update};
 use hexveil_server::config::ServerSettings;
 use hexveil_server::live_game::LiveGameFactory;
 use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::wire::{ClientMessage, ErrorCode, ServerMessage};
 use hexveil_server::Server;
 use hexveil_tests::{
-    secrets_a, secrets_b, units, Endpoint, ServerProcess, Table, Who, PAD_LEN, WAIT,
+    new_key, secrets_a, secrets_b, start_server, units, Endpoint, ServerProcess, Table, Who,
+    PAD_LEN, WAIT,
 };
 
 fn fail((w, e): (Who, hexveil::driver::DriverError)) -> ! {
@@ -193,5 +194,40 @@ async fn design5_late_spectator_with_a_delay_gets_no_duplicate_and_no_gap() {
     let late_saw = updates_until(&mut late, last).await;
     assert_whole(&late_saw, last);
     assert_eq!(late_saw, early);
+    server.shutdown().await;
+}
+
+// DESIGN 5 and 3.6: in escrow mode, where the server writes the openings
+// itself, a spectator who joins mid-game (and one after the end) still gets
+// exactly the early spectator's public updates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn design5_escrow_game_late_spectator_sees_what_an_early_one_saw() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, ep) = start_server(dir.path(), WAIT).await;
+    let mut t = Table::open_with_keys(
+        &ep,
+        &new_key(),
+        &new_key(),
+        secrets_a(),
+        secrets_b(),
+        PAD_LEN,
+        Mode::Escrow,
+        true,
+    )
+    .await;
+    t.end_phase_until(Side::A, Phase::Movement).await;
+    t.act(Side::A, into_the_minefield()).await;
+    let mut mid = ep.client().await.watch(t.game_id).await.unwrap();
+    concede_and_finish(&mut t).await;
+    let early = early_updates(&t);
+    let last = t.a.last_seq().unwrap();
+    assert_whole(&early, last);
+    assert!(
+        early.iter().any(|u| u.entry == "openings"),
+        "the escrow agent's openings are in the history"
+    );
+    assert_eq!(updates_until(&mut mid, last).await, early);
+    let mut after = ep.client().await.watch(t.game_id).await.unwrap();
+    assert_eq!(updates_until(&mut after, last).await, early);
     server.shutdown().await;
 }
