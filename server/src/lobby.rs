@@ -697,6 +697,10 @@ impl GameTask {
     /// that the task forwards after the history, in order. A spectator that
     /// lets that queue fill up is too slow and dropped, like any other.
     fn send_public_history(&mut self, id: ConnectionId) {
+        if self.public_sent == 0 {
+            // Nothing released yet: no need to rebuild the history.
+            return;
+        }
         let mut history = self.session.spectator_history();
         let expected = self.public_sent + self.delayed.len();
         if history.len() != expected {
