@@ -385,7 +385,7 @@ pub const CATCH_UP_QUEUE: usize = 256;
 /// for room (this task only waits on that one connection), then forwards
 /// what the game sent it meanwhile and afterwards, in order, until the game
 /// drops the queue or the connection closes.
-async fn catch_up(
+async fn forward_backlog(
     history: Vec<ServerMessage>,
     mut live: mpsc::Receiver<ServerMessage>,
     outbox: mpsc::Sender<ServerMessage>,
@@ -567,6 +567,29 @@ impl GameTask {
                 if participant.role == Role::Spectator {
                     self.send_public_history(participant.connection);
                 }
+                // What the session sends this connection alone after its
+                // last durable write (a resuming player's resync) is its
+                // backlog; everything else goes out as usual, in order, so
+                // nothing is sent before what precedes it is durable (G6).
+                let id = participant.connection;
+                let mut effects = effects;
+                let durable = effects
+                    .iter()
+                    .rposition(|e| !matches!(e, Effect::Send { .. }))
+                    .map_or(0, |i| i + 1);
+                let tail = effects.split_off(durable);
+                self.apply(effects).await?;
+                let (backlog, effects): (Vec<_>, Vec<_>) = tail.into_iter().partition(
+                    |e| matches!(e, Effect::Send { to: Recipient::Connection(c), .. } if *c == id),
+                );
+                let backlog = backlog
+                    .into_iter()
+                    .filter_map(|e| match e {
+                        Effect::Send { payload, .. } => Some(payload),
+                        _ => None,
+                    })
+                    .collect();
+                self.catch_up(id, backlog);
                 self.apply(effects).await?;
                 Ok(true)
             }
@@ -688,14 +711,9 @@ impl GameTask {
     }
 
     /// Sends a spectator who just joined what the other spectators have
-    /// already been sent: the history up to where the delay queue starts.
-    /// The queued rest reaches it as it matures (DESIGN 5).
-    ///
-    /// A long history would not fit the connection's outbox at once (and a
-    /// game never waits on a connection), so it goes through a catch-up
-    /// task of its own ([`catch_up`]): the member's outbox becomes a queue
-    /// that the task forwards after the history, in order. A spectator that
-    /// lets that queue fill up is too slow and dropped, like any other.
+    /// already been sent: the history up to where the delay queue starts,
+    /// as a backlog ([`GameTask::catch_up`]). The queued rest reaches it as
+    /// it matures (DESIGN 5).
     fn send_public_history(&mut self, id: ConnectionId) {
         if self.public_sent == 0 {
             // Nothing released yet: no need to rebuild the history.
@@ -713,8 +731,19 @@ impl GameTask {
             );
         }
         history.truncate(self.public_sent);
+        self.catch_up(id, history);
+    }
+
+    /// Sends a connection that just joined its backlog (a late spectator's
+    /// history, a resuming player's resync). What fits the connection's
+    /// outbox is sent at once; a longer backlog goes through a catch-up
+    /// task of its own ([`forward_backlog`]), since a game never waits on a
+    /// connection: the member's outbox becomes a queue that the task
+    /// forwards after the backlog, in order. A client that lets that queue
+    /// fill up is too slow and dropped, like any other.
+    fn catch_up(&mut self, id: ConnectionId, backlog: Vec<Vec<u8>>) {
         let mut parts = Vec::new();
-        for message in &history {
+        for message in &backlog {
             if message.len() > MAX_GAME_MESSAGE_LEN {
                 error!(game_id = %self.game_id, len = message.len(), "session produced an oversized message; dropped");
                 continue;
@@ -730,12 +759,16 @@ impl GameTask {
         let Some(member) = self.members.get_mut(&id) else {
             return;
         };
-        if parts.is_empty() {
+        if parts.len() <= member.link.outbox.capacity() {
+            // It fits: sent at once, as any other message.
+            for part in parts {
+                self.send_to(id, part);
+            }
             return;
         }
         let (queue, live) = mpsc::channel(CATCH_UP_QUEUE);
         let outbox = std::mem::replace(&mut member.link.outbox, queue);
-        tokio::spawn(catch_up(parts, live, outbox));
+        tokio::spawn(forward_backlog(parts, live, outbox));
     }
 
     /// Deliver without waiting; a full outbox means the client reads too
@@ -1087,6 +1120,64 @@ mod tests {
         all.push("live");
         assert_eq!(public(&mut late, 21).await, bytes(&all));
         assert_eq!(lobby.list()[0].spectators, 1, "still watching");
+    }
+
+    /// A session whose every admission resyncs `n` messages to the joining
+    /// connection, like a player resuming a long game from seq 0.
+    #[derive(Debug)]
+    struct LongResync(usize);
+
+    impl GameSession for LongResync {
+        fn admit(&mut self, who: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
+            Ok((0..self.0)
+                .map(|i| Effect::Send {
+                    to: Recipient::Connection(who.connection),
+                    payload: format!("r{i}").into_bytes(),
+                })
+                .collect())
+        }
+
+        fn handle(&mut self, _: &Participant, _: &[u8], _: u64) -> Result<Vec<Effect>, Rejection> {
+            Err(Rejection("nothing to handle".into()))
+        }
+
+        fn spectator_history(&self) -> Vec<Vec<u8>> {
+            Vec::new()
+        }
+    }
+
+    struct LongResyncFactory;
+
+    impl SessionFactory for LongResyncFactory {
+        fn create(&self, _: &SessionContext, _: &[u8]) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(LongResync(3 * CATCH_UP_QUEUE)))
+        }
+
+        fn restore(
+            &self,
+            _: &SessionContext,
+            _: &[u8],
+            _: &[Vec<u8>],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(LongResync(3 * CATCH_UP_QUEUE)))
+        }
+    }
+
+    // G6 / DESIGN 5: a player resuming a long game gets its whole resync,
+    // longer than its connection's outbox, in order, and keeps its seat.
+    #[tokio::test]
+    async fn g6_a_resync_longer_than_the_outbox_arrives_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(LongResyncFactory), sqlite(&dir), settings(600, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 8);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert!(matches!(a.next().await, ServerMessage::Joined { .. }));
+        for i in 0..3 * CATCH_UP_QUEUE {
+            assert_eq!(a.next_payload().await, format!("r{i}").into_bytes());
+        }
+        assert!(lobby.list()[0].side_a_seated, "still seated");
     }
 
     // DESIGN 5: once the game has finished its transcript is public, so
