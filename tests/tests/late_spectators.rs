@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use hexveil::driver::{GameEvent, Spectator};
 use hexveil_core::turn::Phase;
-use hexveil_core::{Action, MoveMode, Side};
+use hexveil_core::Side;
 use hexveil_protocol::message::{Mode, Update};
 use hexveil_server::config::ServerSettings;
 use hexveil_server::live_game::LiveGameFactory;
@@ -20,8 +20,8 @@ use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::wire::{ClientMessage, ErrorCode, ServerMessage};
 use hexveil_server::Server;
 use hexveil_tests::{
-    new_key, secrets_a, secrets_b, start_server, units, Endpoint, ServerProcess, Table, Who,
-    PAD_LEN, WAIT,
+    new_key, secrets_a, secrets_b, start_server, step_into_the_minefield, Endpoint, ServerProcess,
+    Table, Who, PAD_LEN, WAIT,
 };
 
 fn fail((w, e): (Who, hexveil::driver::DriverError)) -> ! {
@@ -62,15 +62,6 @@ fn assert_whole(updates: &[Update], last: u64) {
     assert_eq!(seqs, (0..=last).collect::<Vec<_>>());
 }
 
-/// B28.41: side A's squad and leader step into 3E4, where B hid A-P 12.
-fn into_the_minefield() -> Action {
-    Action::Move {
-        units: vec![units::GER_SQUAD, units::GER_LEADER],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
-    }
-}
-
 /// Side A concedes; pumps until both players and the early spectator have
 /// seen the log close.
 async fn concede_and_finish(t: &mut Table) {
@@ -104,7 +95,7 @@ async fn design5_g3_late_spectators_see_what_an_early_one_saw_binary_server() {
 
     // Mid-game.
     let mut mid = ep.client().await.watch(t.game_id).await.unwrap();
-    t.act(Side::A, into_the_minefield()).await;
+    t.act(Side::A, step_into_the_minefield()).await;
     concede_and_finish(&mut t).await;
     let file = t.transcript().await;
     let early = early_updates(&t);
@@ -184,7 +175,7 @@ async fn design5_late_spectator_with_a_delay_gets_no_duplicate_and_no_gap() {
     let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, true).await;
     t.end_phase_until(Side::A, Phase::Movement).await;
     // Joins right after the move is declared, while its entries are held.
-    t.seat(Side::A).act(into_the_minefield()).unwrap();
+    t.seat(Side::A).act(step_into_the_minefield()).unwrap();
     let mut late = ep.client().await.watch(t.game_id).await.unwrap();
     t.settle_after_next().await.unwrap_or_else(|e| fail(e));
     concede_and_finish(&mut t).await;
@@ -216,7 +207,7 @@ async fn design5_escrow_game_late_spectator_sees_what_an_early_one_saw() {
     )
     .await;
     t.end_phase_until(Side::A, Phase::Movement).await;
-    t.act(Side::A, into_the_minefield()).await;
+    t.act(Side::A, step_into_the_minefield()).await;
     let mut mid = ep.client().await.watch(t.game_id).await.unwrap();
     concede_and_finish(&mut t).await;
     let early = early_updates(&t);

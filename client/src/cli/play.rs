@@ -515,7 +515,7 @@ pub async fn watch(
     };
     let mut narrator = Narrator::new(&scenario);
     let mut spectator = c.client().await?.watch(game_id).await?;
-    println!("watching game {game} (public view, from now on)");
+    println!("watching game {game} (public view: what happened so far, then as it happens)");
     let (mut ended, mut reveals) = (false, 0);
     while !(ended && reveals >= 2) {
         match spectator.next_event().await? {
