@@ -637,13 +637,26 @@ impl Referee {
                 return Ok((Vec::new(), false));
             }
             (Body::Timeout { party, .. }, Party::Server) if open_game => {
-                if !self.awaiting.is_machine_answer() || self.awaiting.party() != Some(*party) {
-                    return Err(RefereeError::BadTimeout {
-                        party: *party,
-                        awaiting: self.awaiting.describe(),
-                    });
-                }
-                let side = side_of(*party).expect("machine answers come from players");
+                // Only a player can lose by timeout (G2). The server owes
+                // machine answers too (its pad at a renewal, the escrow
+                // agent's openings and transitions, DESIGN 3.6), but a
+                // timeout naming it would end the game against no side:
+                // refused, like any other timeout naming a party that owes
+                // nothing.
+                let side = match side_of(*party) {
+                    Some(side)
+                        if self.awaiting.is_machine_answer()
+                            && self.awaiting.party() == Some(*party) =>
+                    {
+                        side
+                    }
+                    _ => {
+                        return Err(RefereeError::BadTimeout {
+                            party: *party,
+                            awaiting: self.awaiting.describe(),
+                        })
+                    }
+                };
                 self.end_with(EndRecord {
                     winner: Some(side.opponent()),
                     reason: format!(
@@ -1016,7 +1029,20 @@ impl Referee {
             }),
             (true, Some(escrow)) => {
                 let setup = self.setups.get(&side).expect("the setup was just accepted");
-                let problems = self.layer_problems(side, setup, &escrow.layers);
+                let mut problems = self.layer_problems(side, setup, &escrow.layers);
+                problems.extend(crate::keeper::order_problems(
+                    &self.scenario,
+                    side,
+                    &escrow.daisy_orders,
+                ));
+                // The server runs an agent built from this escrow: one that
+                // cannot be built would leave the game waiting on the
+                // server for ever, with no side to blame (G2).
+                if let Err(e) =
+                    crate::keeper::Keeper::from_escrow(self.game_id, &self.scenario, side, escrow)
+                {
+                    problems.push(format!("no escrow agent can be built from it: {e}"));
+                }
                 if problems.is_empty() {
                     Ok(())
                 } else {

@@ -1,0 +1,324 @@
+//! Escrow mode (DESIGN 3.6) under attack: a server that departs from the
+//! owner's escrow, a player that sends an escrow the agent cannot run, a
+//! client talked into escrowing in a Live game, and every path by which an
+//! escrow could reach anyone but the server before the log closes.
+
+mod common;
+
+use common::{Game, Table, GAME, PAD_LEN, SEALED_B};
+use hexveil_core::sealed::DaisyNote;
+use hexveil_core::unit::UnitId;
+use hexveil_core::{Content, Layer, Side};
+use hexveil_protocol::content;
+use hexveil_protocol::encoding::{Digest, Party};
+use hexveil_protocol::identity::Identity;
+use hexveil_protocol::keeper::DaisyOrder;
+use hexveil_protocol::message::{
+    encode, encode_padded, Body, LayerReveal, Mode, OpenedFact, Prompt, SetupBody, ToClient, Update,
+};
+use hexveil_protocol::note::{NoteBook, NoteContent, NotesSeed, NOTE_LEN};
+use hexveil_protocol::pad::PadSeed;
+use hexveil_protocol::player::{Player, Secrets};
+use hexveil_protocol::session::{GameParams, Output, Session};
+use hexveil_protocol::verifier::{verify, Blame, Verdict};
+
+/// B's notes seed in the common test games (fill 40 + 10).
+const NOTES_B: [u8; 32] = [50; 32];
+/// B's `ap` layout seed in the common test games (fill 40).
+const AP_SEED_B: [u8; 32] = [40; 32];
+
+/// An Escrow game in which A stepped into B's minefield; the index of the
+/// first server-written openings that answer a Daisy Chain opportunity.
+fn escrow_game_with_a_note() -> (Game, usize) {
+    let mut t = Table::with_mode(5, SEALED_B, Mode::Escrow);
+    t.step_into_the_minefield();
+    let g = t.game();
+    let i = g
+        .find(|p, b| {
+            p == Party::Server
+                && matches!(b, Body::Open(f) if f.iter().any(|o| matches!(o, OpenedFact::Note { .. })))
+        })
+        .expect("A's step is an opportunity for B's Daisy Chain (B28.531)");
+    (g, i)
+}
+
+#[test]
+fn g1_g5_design_3_6_a_server_note_that_departs_from_the_standing_orders_is_the_servers_fault() {
+    // The server holds B's notes seed, so it can seal any note. B's
+    // standing orders say nothing for an infantry step (a Daisy Chain is
+    // pulled across a vehicle, B28.531); a server that places B's chain
+    // anyway (or, colluding with A, suppresses a placement B ordered)
+    // changes a sealed fact (G1). The escrow is in the transcript, so the
+    // verifier re-runs the escrow agent and must name the server (G5).
+    let (g, i) = escrow_game_with_a_note();
+    let Body::Open(mut facts) = g.body(i) else {
+        unreachable!()
+    };
+    let book = NoteBook::new(GAME, Party::B, NotesSeed(NOTES_B)).unwrap();
+    for f in &mut facts {
+        if let OpenedFact::Note { opening, .. } = f {
+            let placed = Content::Daisy(DaisyNote::Placed {
+                holder: UnitId(4),
+                hex: "3E5".parse().unwrap(),
+            });
+            let mut bytes = [0u8; NOTE_LEN];
+            bytes[..content::CONTENT_LEN].copy_from_slice(&content::encode(&placed));
+            assert_ne!(opening.content.0, bytes, "the honest note is a null one");
+            let (commitment, opening) = book.seal(opening.seq, NoteContent(bytes));
+            *f = OpenedFact::Note {
+                commitment,
+                opening,
+            };
+        }
+    }
+    let mut forged = g.truncate(i);
+    forged.push(Party::Server, &Body::Open(facts));
+    match verify(&forged.bytes()) {
+        Verdict::Fault(f) => {
+            assert_eq!(f.blame, Blame::Server, "{f}");
+            assert_eq!(f.entry, Some(i as u64), "{f}");
+        }
+        Verdict::Clean(s) => panic!("a forged escrow answer passed: {s}"),
+    }
+    // The honest log verifies clean up to the same point.
+    assert!(verify(&g.truncate(i + 1).bytes()).fault().is_none());
+    // A server restored from the forged log refuses it too (G6).
+    let restored = Session::restore(
+        forged.entries.clone(),
+        Identity::from_seed(&[3; 32]).unwrap(),
+        PadSeed([9; 32]),
+        0,
+    );
+    assert!(restored.is_err());
+}
+
+#[test]
+fn g2_g6_a_server_timeout_naming_the_server_is_refused_by_the_verifier_without_panic() {
+    // While the referee awaits the escrow agent's openings, the server is
+    // the party that owes the answer; a Timeout naming the server would
+    // end the game against no side. The verifier must refuse it (the
+    // server's fault), never panic (it reads untrusted files).
+    let (g, i) = escrow_game_with_a_note();
+    let mut forged = g.truncate(i);
+    forged.push(
+        Party::Server,
+        &Body::Timeout {
+            party: Party::Server,
+            request: "the escrow agent".into(),
+        },
+    );
+    let verdict = std::panic::catch_unwind(|| verify(&forged.bytes()))
+        .expect("the verifier never panics on any input");
+    let f = verdict.fault().expect("a timeout of the server is refused");
+    assert_eq!(f.blame, Blame::Server, "{f}");
+    assert_eq!(f.entry, Some(i as u64), "{f}");
+}
+
+#[test]
+fn g3_design_3_6_no_view_resync_or_refusal_carries_an_escrow_before_the_end() {
+    // The escrow rides in B's Setup entry; until the log closes only the
+    // server may see it. Every view a player or a spectator can get
+    // (replayed from the log) and the refusal of a bad escrow must be
+    // free of B's seeds.
+    let mut t = Table::with_mode(5, SEALED_B, Mode::Escrow);
+    t.step_into_the_minefield();
+    let has = |bytes: &[u8], secret: &[u8; 32]| bytes.windows(32).any(|w| w == secret);
+    let mut views: Vec<ToClient> = t.session.public_resync();
+    views.extend(t.session.resync(Side::A, 0));
+    views.extend(t.session.resync(Side::B, 0));
+    assert!(views.len() > 10, "the whole game is replayed");
+    for v in &views {
+        let bytes = encode_padded(v);
+        assert!(!has(&bytes, &AP_SEED_B), "{v:?}");
+        assert!(!has(&bytes, &NOTES_B), "{v:?}");
+    }
+    // The escrow is really there, in the server's log.
+    let g = t.game();
+    let setup = g.find(|p, b| p == Party::B && b.name() == "setup").unwrap();
+    assert!(has(&g.entries[setup].envelope.envelope().body, &AP_SEED_B));
+    assert!(!t.session.is_closed(), "no transcript exists yet");
+}
+
+/// The session restored up to `side`'s setup in an Escrow game, with that
+/// setup's body.
+fn before_setup(side: Side) -> (Session, Game, SetupBody) {
+    let t = Table::with_mode(5, SEALED_B, Mode::Escrow);
+    let g = t.game();
+    let party = if side == Side::A { Party::A } else { Party::B };
+    let i = g
+        .find(|p, b| p == party && b.name() == "setup")
+        .expect("the side set up");
+    let Body::Setup(body) = g.body(i) else {
+        unreachable!()
+    };
+    let prefix = g.truncate(i);
+    let (session, _) = Session::restore(
+        prefix.entries.clone(),
+        Identity::from_seed(&[3; 32]).unwrap(),
+        PadSeed([9; 32]),
+        0,
+    )
+    .unwrap();
+    (session, prefix, body)
+}
+
+/// `side`'s honest Escrow setup changed by `edit`: the session's refusal
+/// (and a check that nothing changed).
+fn refused(side: Side, edit: impl FnOnce(&mut SetupBody)) -> String {
+    let (mut session, prefix, mut setup) = before_setup(side);
+    edit(&mut setup);
+    let party = if side == Side::A { Party::A } else { Party::B };
+    let env = prefix.envelope(party, encode(&Body::Setup(setup)));
+    let head = session.referee().log().head();
+    let out = session.submit(side, env, 0);
+    assert_eq!(session.referee().log().head(), head, "nothing changed (G6)");
+    match out.as_slice() {
+        [Output::ToPlayer(s, ToClient::Rejected { reason })] if *s == side => reason.clone(),
+        other => panic!("expected one refusal to side {side}, got {other:?}"),
+    }
+}
+
+#[test]
+fn g6_design_3_6_an_escrow_the_agent_cannot_run_is_refused_at_setup() {
+    // Side A may not set Booby Traps here (B28.9: only B, the defender),
+    // so it seals no `booby` layer. An escrow giving that layer with no
+    // location at all passes the layer checks (its locations are exactly
+    // the zero eligible ones) but no agent can be sealed from it: accepted,
+    // the server would have no agent for A and the game would wait for it
+    // forever with no one to blame (G2). It must be refused when sent.
+    let (_, _, setup) = before_setup(Side::A);
+    assert!(
+        !setup.roots.iter().any(|r| r.layer == "booby"),
+        "A seals no booby layer"
+    );
+    let reason = refused(Side::A, |s| {
+        s.escrow.as_mut().unwrap().layers.push(LayerReveal {
+            layer: "booby".into(),
+            seed: [1; 32],
+            contents: Vec::new(),
+        })
+    });
+    assert!(reason.contains("escrow is refused"), "{reason}");
+    assert!(reason.contains("booby"), "{reason}");
+}
+
+#[test]
+fn b28_531_design_3_6_standing_orders_for_no_unit_or_no_hex_are_refused() {
+    // A standing order must name a unit of the scenario and a hex of the
+    // map, once; anything else is refused at setup, naming every problem,
+    // and changes nothing.
+    let reason = refused(Side::B, |s| {
+        s.escrow.as_mut().unwrap().daisy_orders = vec![
+            // No unit 900.
+            DaisyOrder {
+                holder: UnitId(900),
+                hex: "3E5".parse().unwrap(),
+            },
+            // Off the map.
+            DaisyOrder {
+                holder: UnitId(4),
+                hex: "9Z9".parse().unwrap(),
+            },
+        ]
+    });
+    assert!(reason.contains("900"), "{reason}");
+    assert!(reason.contains("9Z9"), "{reason}");
+    let twice = refused(Side::B, |s| {
+        let order = DaisyOrder {
+            holder: UnitId(4),
+            hex: "3E5".parse().unwrap(),
+        };
+        s.escrow.as_mut().unwrap().daisy_orders = vec![order, order];
+    });
+    assert!(twice.contains("twice"), "{twice}");
+}
+
+#[test]
+fn design_3_6_daisy_chain_layer_is_never_a_sealed_layout() {
+    // The escrow's layers are the sealed layouts only; a "daisy" layer is
+    // unknown there (Daisy Chains are notes, DESIGN 3.2).
+    let reason = refused(Side::B, |s| {
+        s.escrow.as_mut().unwrap().layers.push(LayerReveal {
+            layer: Layer::DaisyChain.name().into(),
+            seed: [1; 32],
+            contents: Vec::new(),
+        })
+    });
+    assert!(reason.contains("daisy"), "{reason}");
+}
+
+fn escrow_player() -> (Player, String) {
+    let [_, b, _] = common::ids();
+    let toml = common::scenario_toml(5);
+    let secrets = Secrets {
+        side: Side::B,
+        public_setup_toml: common::SETUP_B.into(),
+        sealed_setup_toml: SEALED_B.into(),
+        layout_seeds: ["ap", "at", "booby"]
+            .iter()
+            .map(|l| (l.to_string(), [7; 32]))
+            .collect(),
+        notes_seed: [8; 32],
+        pad_seed: [9; 32],
+        daisy_orders: Vec::new(),
+    };
+    let p = Player::new(b, GAME, &toml, PAD_LEN, Mode::Escrow, secrets).unwrap();
+    (p, toml)
+}
+
+fn setup_prompt(seq: u64) -> Update {
+    Update {
+        seq,
+        head: Digest::ZERO,
+        entry: "setup".into(),
+        action: None,
+        genesis: None,
+        events: Vec::new(),
+        dice: Vec::new(),
+        prompt: Prompt::Setup,
+    }
+}
+
+#[test]
+fn g4_design_3_6_a_player_that_refused_a_live_genesis_never_sends_its_escrow() {
+    // The player agreed to Escrow; the game is Live. It refuses the
+    // genesis; if its driver carries on (a reconnect resumes after the
+    // genesis), a later Setup prompt must not get the escrow out of it:
+    // in a Live game the server must never see the owner's secrets (G4).
+    let (mut p, toml) = escrow_player();
+    let [a, b, server] = common::ids();
+    let (_, out) = Session::create(
+        GAME,
+        GameParams {
+            scenario_toml: toml,
+            players: [a.public_key(), b.public_key()],
+            mode: Mode::Live,
+            pad_len: PAD_LEN,
+            answer_timeout_ms: 1000,
+        },
+        server,
+        PadSeed([9; 32]),
+        0,
+    )
+    .unwrap();
+    let genesis = out
+        .iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::B, ToClient::Update(u)) => Some(u.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(p.on_update(&genesis).is_err(), "a Live genesis is refused");
+    assert!(
+        p.on_update(&setup_prompt(3)).is_err(),
+        "nothing is answered in a game whose terms were refused"
+    );
+}
+
+#[test]
+fn g4_design_3_6_a_player_commits_no_setup_before_it_checked_the_genesis() {
+    // A player that never saw the genesis (resumed past it) cannot know
+    // the game's mode: it must not send a setup, least of all its escrow.
+    let (mut p, _) = escrow_player();
+    assert!(p.on_update(&setup_prompt(3)).is_err());
+}
