@@ -322,3 +322,191 @@ fn g4_design_3_6_a_player_commits_no_setup_before_it_checked_the_genesis() {
     let (mut p, _) = escrow_player();
     assert!(p.on_update(&setup_prompt(3)).is_err());
 }
+
+/// A small table for games the common one cannot set up: A's tank starts
+/// next to the road in 3E5 where B's standing order waits (B28.531).
+struct Run {
+    session: Session,
+    players: std::collections::BTreeMap<Side, Player>,
+}
+
+impl Run {
+    fn escrow_with_tank_at(tank: &str) -> Run {
+        let [a, b, server] = common::ids();
+        let toml = common::scenario_toml(5);
+        let setup_a = format!(
+            "side = \"A\"\n[positions]\nger-squad-1 = \"3E3\"\nger-leader = \"3E3\"\nger-pz = \"{tank}\"\n"
+        );
+        let secrets = |side, public: &str, sealed: &str, fill: u8| Secrets {
+            side,
+            public_setup_toml: public.into(),
+            sealed_setup_toml: sealed.into(),
+            layout_seeds: ["ap", "at", "booby"]
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
+                .collect(),
+            notes_seed: [fill + 10; 32],
+            pad_seed: [fill + 11; 32],
+            daisy_orders: if side == Side::B {
+                vec![DaisyOrder {
+                    holder: UnitId(4),
+                    hex: "3E5".parse().unwrap(),
+                }]
+            } else {
+                Vec::new()
+            },
+        };
+        let (session, out) = Session::create(
+            GAME,
+            GameParams {
+                scenario_toml: toml.clone(),
+                players: [a.public_key(), b.public_key()],
+                mode: Mode::Escrow,
+                pad_len: PAD_LEN,
+                answer_timeout_ms: 30_000,
+            },
+            server,
+            PadSeed([9; 32]),
+            0,
+        )
+        .unwrap();
+        let pa = Player::new(
+            a,
+            GAME,
+            &toml,
+            PAD_LEN,
+            Mode::Escrow,
+            secrets(Side::A, &setup_a, "side = \"A\"\n", 20),
+        )
+        .unwrap();
+        let pb = Player::new(
+            b,
+            GAME,
+            &toml,
+            PAD_LEN,
+            Mode::Escrow,
+            secrets(Side::B, common::SETUP_B, SEALED_B, 40),
+        )
+        .unwrap();
+        let mut run = Run {
+            session,
+            players: [(Side::A, pa), (Side::B, pb)].into_iter().collect(),
+        };
+        run.pump(out);
+        run
+    }
+
+    /// Delivers outputs to the players' machines until nothing is owed.
+    fn pump(&mut self, out: Vec<Output>) -> Vec<Update> {
+        let mut queue: std::collections::VecDeque<Output> = out.into();
+        let mut seen_by_b = Vec::new();
+        while let Some(o) = queue.pop_front() {
+            match o {
+                Output::ToPlayer(side, ToClient::Update(u)) => {
+                    if side == Side::B {
+                        seen_by_b.push(u.clone());
+                    }
+                    let p = self.players.get_mut(&side).unwrap();
+                    if let Some(env) = p.on_update(&u).unwrap() {
+                        queue.extend(self.session.submit(side, env, 0));
+                    }
+                }
+                Output::ToPlayer(side, ToClient::Rejected { reason }) => {
+                    panic!("side {side}'s honest entry refused: {reason}")
+                }
+                _ => {}
+            }
+        }
+        seen_by_b
+    }
+
+    fn act(&mut self, side: Side, action: hexveil_core::Action) -> Vec<Update> {
+        let env = self.players.get_mut(&side).unwrap().act(action);
+        let out = self.session.submit(side, env, 0);
+        self.pump(out)
+    }
+}
+
+#[test]
+fn g6_b28_531_a_restore_cut_anywhere_around_a_daisy_placement_continues_identically() {
+    // A's tank drives into 3E5: B's escrow agent places B's Daisy Chain
+    // by its standing order, the chain attacks at once, and B's hidden
+    // A-T mine in 3E5 is opened too. Cut the log after every entry from
+    // the move on, restore, and hand the restored server the players'
+    // later entries: it must write exactly the entries the live server
+    // wrote (its agents, orders carried out and leaves changed, are in the
+    // same state), and the log must verify clean.
+    let scenario = hexveil_protocol::rules::parse_scenario(&common::scenario_toml(5)).unwrap();
+    let road: hexveil_core::hex::Hex = "3E5".parse().unwrap();
+    let tank = ["3D5", "3D6", "3F6", "3E6"]
+        .into_iter()
+        .find(|h| scenario.map.adjacent(h.parse().unwrap(), road))
+        .expect("a hex next to the road");
+    let mut run = Run::escrow_with_tank_at(tank);
+    for _ in 0..40 {
+        let engine = run.session.referee().engine().unwrap();
+        if engine.state().phase == hexveil_core::turn::Phase::Movement {
+            break;
+        }
+        let side = hexveil_core::turn::who_ends_phase(engine.state());
+        run.act(side, hexveil_core::Action::EndPhase);
+    }
+    let before = run.session.log().len();
+    let seen = run.act(
+        Side::A,
+        hexveil_core::Action::Move {
+            units: vec![UnitId(2)],
+            to: road,
+            mode: hexveil_core::MoveMode::Normal,
+        },
+    );
+    let placed = seen.iter().flat_map(|u| &u.events).any(|e| {
+        matches!(
+            e.kind,
+            hexveil_core::EventKind::DaisyChain(
+                hexveil_core::daisy_chain::DaisyEvent::Placed { .. }
+            )
+        )
+    });
+    assert!(placed, "B's standing order placed its chain: {seen:#?}");
+    let log = run.session.log().to_vec();
+    assert!(verify(
+        &hexveil_protocol::transcript::Transcript {
+            entries: log.clone()
+        }
+        .to_bytes()
+        .unwrap()
+    )
+    .fault()
+    .is_none());
+    let server_key = common::ids()[2].public_key();
+    for cut in before..log.len() {
+        let (mut restored, owed) = Session::restore(
+            log[..cut].to_vec(),
+            Identity::from_seed(&[3; 32]).unwrap(),
+            PadSeed([9; 32]),
+            0,
+        )
+        .unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        drop(owed);
+        for entry in &log[restored.log().len()..] {
+            let env = entry.envelope.envelope();
+            if env.author == server_key {
+                continue;
+            }
+            let side = if env.author == common::ids()[0].public_key() {
+                Side::A
+            } else {
+                Side::B
+            };
+            let out = restored.submit(side, entry.envelope.clone(), 0);
+            assert!(
+                !out.iter()
+                    .any(|o| matches!(o, Output::ToPlayer(_, ToClient::Rejected { .. }))),
+                "cut at {cut}: {out:?}"
+            );
+        }
+        assert_eq!(restored.log(), log.as_slice(), "cut at {cut}");
+    }
+}
