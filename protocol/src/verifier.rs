@@ -468,13 +468,17 @@ impl Replay {
         )?;
         let env = entry.envelope.envelope();
         let author = self.referee.party_of_key(&env.author);
-        self.escrows
-            .check(self.referee.awaiting(), author, &env.body)
-            .map_err(|e| fault(Blame::Server, seq, FaultKind::Escrow(e)))?;
+        // The agent answers for the state before the entry; the referee's
+        // refusal (a bad signature proves nothing against anyone) is
+        // reported first, then a departure from the escrow.
+        let escrowed = self
+            .escrows
+            .check(self.referee.awaiting(), author, &env.body);
         let accepted = self
             .referee
             .accept(&entry.envelope)
             .map_err(|e| refusal(seq, author, e))?;
+        escrowed.map_err(|e| fault(Blame::Server, seq, FaultKind::Escrow(e)))?;
         // The referee accepted any escrow only after building its agent.
         self.escrows
             .follow(&self.referee, &accepted)

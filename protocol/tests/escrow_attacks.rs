@@ -42,15 +42,10 @@ fn escrow_game_with_a_note() -> (Game, usize) {
     (g, i)
 }
 
-#[test]
-fn g1_g5_design_3_6_a_server_note_that_departs_from_the_standing_orders_is_the_servers_fault() {
-    // The server holds B's notes seed, so it can seal any note. B's
-    // standing orders say nothing for an infantry step (a Daisy Chain is
-    // pulled across a vehicle, B28.531); a server that places B's chain
-    // anyway (or, colluding with A, suppresses a placement B ordered)
-    // changes a sealed fact (G1). The escrow is in the transcript, so the
-    // verifier re-runs the escrow agent and must name the server (G5).
-    let (g, i) = escrow_game_with_a_note();
+/// The server's openings at entry `i` with B's null Daisy Chain note
+/// replaced by a placement in 3E5, sealed with B's notes seed (which the
+/// server holds in an Escrow game).
+fn with_a_placed_note(g: &Game, i: usize) -> Vec<OpenedFact> {
     let Body::Open(mut facts) = g.body(i) else {
         unreachable!()
     };
@@ -71,6 +66,19 @@ fn g1_g5_design_3_6_a_server_note_that_departs_from_the_standing_orders_is_the_s
             };
         }
     }
+    facts
+}
+
+#[test]
+fn g1_g5_design_3_6_a_server_note_that_departs_from_the_standing_orders_is_the_servers_fault() {
+    // The server holds B's notes seed, so it can seal any note. B's
+    // standing orders say nothing for an infantry step (a Daisy Chain is
+    // pulled across a vehicle, B28.531); a server that places B's chain
+    // anyway (or, colluding with A, suppresses a placement B ordered)
+    // changes a sealed fact (G1). The escrow is in the transcript, so the
+    // verifier re-runs the escrow agent and must name the server (G5).
+    let (g, i) = escrow_game_with_a_note();
+    let facts = with_a_placed_note(&g, i);
     let mut forged = g.truncate(i);
     forged.push(Party::Server, &Body::Open(facts));
     match verify(&forged.bytes()) {
@@ -509,4 +517,70 @@ fn g6_b28_531_a_restore_cut_anywhere_around_a_daisy_placement_continues_identica
         }
         assert_eq!(restored.log(), log.as_slice(), "cut at {cut}");
     }
+}
+
+/// The index of the first openings entry after A's step into B's minefield
+/// in a game of `mode`, and the log.
+fn first_openings(mode: Mode) -> (Game, usize) {
+    let mut t = Table::with_mode(5, SEALED_B, mode);
+    t.step_into_the_minefield();
+    let g = t.game();
+    let i = g.find(|_, b| b.name() == "openings").unwrap();
+    (g, i)
+}
+
+#[test]
+fn g4_g5_design_3_6_a_server_opening_in_a_live_game_is_the_servers_fault() {
+    // In a Live game only the owner opens (lazy reveal, G4): the same
+    // openings written by the server are out of turn, and the verifier
+    // blames the server that wrote and receipted them.
+    let (g, i) = first_openings(Mode::Live);
+    let body = g.body(i);
+    let mut forged = g.truncate(i);
+    forged.push(Party::Server, &body);
+    let f = verify(&forged.bytes()).fault().cloned().expect("refused");
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(i as u64)), "{f}");
+    assert!(f.to_string().contains("may not send"), "{f}");
+}
+
+#[test]
+fn design_3_6_in_an_escrow_game_only_the_server_opens_for_the_owner() {
+    // The escrowed owner's own openings (the very ones the agent wrote,
+    // signed by the owner) are out of turn: the referee awaits the server.
+    let (g, i) = first_openings(Mode::Escrow);
+    let body = g.body(i);
+    let mut forged = g.truncate(i);
+    forged.push(Party::B, &body);
+    let f = verify(&forged.bytes()).fault().cloned().expect("refused");
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Side(Side::B), Some(i as u64)),
+        "{f}"
+    );
+}
+
+#[test]
+fn g5_a_departed_escrow_answer_with_a_bad_signature_proves_nothing() {
+    // An entry whose signature does not verify proves nothing about its
+    // claimed author, even where the escrow agent would answer otherwise:
+    // the signature is judged first.
+    let (g, i) = escrow_game_with_a_note();
+    let facts = with_a_placed_note(&g, i);
+    let mut forged = g.truncate(i);
+    let env = hexveil_protocol::envelope::Envelope {
+        version: hexveil_protocol::envelope::ENVELOPE_VERSION,
+        game_id: GAME,
+        author: forged.ids[2].public_key(),
+        seq: forged.log.next_seq(),
+        prev_head: forged.log.head(),
+        body: encode(&Body::Open(facts)),
+    }
+    .sign(&forged.ids[0]);
+    forged.push_unchecked(env);
+    let f = verify(&forged.bytes()).fault().cloned().expect("refused");
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Undetermined, Some(i as u64)),
+        "{f}"
+    );
 }
