@@ -1037,16 +1037,26 @@ impl Referee {
                 ));
                 // The server runs an agent built from this escrow: one that
                 // cannot be built would leave the game waiting on the
-                // server for ever, with no side to blame (G2).
-                if let Err(e) =
-                    crate::keeper::Keeper::from_escrow(self.game_id, &self.scenario, side, escrow)
-                {
-                    problems.push(format!("no escrow agent can be built from it: {e}"));
+                // server for ever, with no side to blame (G2). Built only
+                // from an escrow that passed every other check, so a bogus
+                // one costs no sealing beyond its legal size.
+                if problems.is_empty() {
+                    if let Err(e) = crate::keeper::Keeper::from_escrow(
+                        self.game_id,
+                        &self.scenario,
+                        side,
+                        escrow,
+                    ) {
+                        problems.push(format!("no escrow agent can be built from it: {e}"));
+                    }
                 }
                 if problems.is_empty() {
                     Ok(())
                 } else {
-                    Err(RefereeError::BadEscrow { side, problems })
+                    Err(RefereeError::BadEscrow {
+                        side,
+                        problems: listed(problems),
+                    })
                 }
             }
         }
@@ -1464,6 +1474,30 @@ impl Referee {
         }
         problems
     }
+}
+
+/// The most problems a refusal lists; the rest are counted. A refusal is
+/// one message to its sender, which must fit a frame (G6: a clear error,
+/// never one too big to send).
+pub const MAX_LISTED_PROBLEMS: usize = 16;
+
+/// `problems`, at most [`MAX_LISTED_PROBLEMS`] of them, each cut to a
+/// line's length, then how many more there were.
+fn listed(problems: Vec<String>) -> Vec<String> {
+    const LINE: usize = 200;
+    let more = problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
+    let mut out: Vec<String> = problems
+        .into_iter()
+        .take(MAX_LISTED_PROBLEMS)
+        .map(|p| match p.char_indices().nth(LINE) {
+            Some((cut, _)) => format!("{}...", &p[..cut]),
+            None => p,
+        })
+        .collect();
+    if more > 0 {
+        out.push(format!("and {more} more problem(s)"));
+    }
+    out
 }
 
 /// A refusal of the engine after facts or dice were given ends the action

@@ -584,3 +584,20 @@ fn g5_a_departed_escrow_answer_with_a_bad_signature_proves_nothing() {
         "{f}"
     );
 }
+
+#[test]
+fn g6_design_3_6_a_huge_bad_escrow_gets_a_short_clear_refusal() {
+    // Thousands of bogus locations (and one absurdly long name) each make
+    // a problem; the refusal names the first ones and counts the rest, so
+    // it always fits one message to its sender, and nothing changes.
+    let reason = refused(Side::B, |s| {
+        let ap = &mut s.escrow.as_mut().unwrap().layers[0];
+        ap.contents
+            .extend((0..5000).map(|i| (format!("nowhere-{i}"), [0u8; 8])));
+        ap.contents.push(("x".repeat(100_000), [0u8; 8]));
+    });
+    assert!(reason.len() < 8 * 1024, "{} bytes", reason.len());
+    assert!(reason.contains("escrow is refused"), "{reason}");
+    assert!(reason.contains("nowhere-0"), "{reason}");
+    assert!(reason.contains("more problem"), "{reason}");
+}
