@@ -177,6 +177,14 @@ impl Player {
                 sealed.side
             )));
         }
+        // Orders that cannot mean anything (no such unit, a hex off the
+        // map, the same order twice) are refused here rather than by the
+        // referee at setup, when the escrow would be refused (B28.531,
+        // DESIGN 3.6).
+        let problems = crate::keeper::order_problems(&scenario, side, &secrets.daisy_orders);
+        if !problems.is_empty() {
+            return Err(PlayerError::Setup(problems.join("; ")));
+        }
         let mut layers = Vec::new();
         for layer in SEALED_LAYERS {
             let eligible = rules::eligible_locations(&scenario, &public, side, layer);

@@ -601,3 +601,19 @@ fn g6_design_3_6_a_huge_bad_escrow_gets_a_short_clear_refusal() {
     assert!(reason.contains("nowhere-0"), "{reason}");
     assert!(reason.contains("more problem"), "{reason}");
 }
+
+#[test]
+fn b28_531_design_3_6_a_player_with_meaningless_standing_orders_is_not_made() {
+    // The referee refuses an escrow whose orders name no unit or no hex;
+    // the player's own machine says so before anything is committed.
+    let [_, b, _] = common::ids();
+    let toml = common::scenario_toml(5);
+    let (p, _) = escrow_player();
+    let mut secrets = p.secrets().clone();
+    secrets.daisy_orders = vec![DaisyOrder {
+        holder: UnitId(4),
+        hex: "9Z9".parse().unwrap(),
+    }];
+    let e = Player::new(b, GAME, &toml, PAD_LEN, Mode::Escrow, secrets).unwrap_err();
+    assert!(e.to_string().contains("9Z9"), "{e}");
+}
