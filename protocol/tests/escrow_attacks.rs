@@ -340,10 +340,16 @@ struct Run {
 
 impl Run {
     fn escrow_with_tank_at(tank: &str) -> Run {
+        Run::escrow_with_a_at("3E3", tank)
+    }
+
+    /// An Escrow game with A's squad and leader in `infantry` and its tank
+    /// in `tank`.
+    fn escrow_with_a_at(infantry: &str, tank: &str) -> Run {
         let [a, b, server] = common::ids();
         let toml = common::scenario_toml(5);
         let setup_a = format!(
-            "side = \"A\"\n[positions]\nger-squad-1 = \"3E3\"\nger-leader = \"3E3\"\nger-pz = \"{tank}\"\n"
+            "side = \"A\"\n[positions]\nger-squad-1 = \"{infantry}\"\nger-leader = \"{infantry}\"\nger-pz = \"{tank}\"\n"
         );
         let secrets = |side, public: &str, sealed: &str, fill: u8| Secrets {
             side,
@@ -429,6 +435,19 @@ impl Run {
         seen_by_b
     }
 
+    /// Ends phases until `phase` of Game Turn `turn`.
+    fn until(&mut self, turn: u16, phase: hexveil_core::turn::Phase) {
+        for _ in 0..80 {
+            let engine = self.session.referee().engine().unwrap();
+            if engine.state().phase == phase && engine.state().turn == turn {
+                return;
+            }
+            let side = hexveil_core::turn::who_ends_phase(engine.state());
+            self.act(side, hexveil_core::Action::EndPhase);
+        }
+        panic!("never reached turn {turn} {phase:?}");
+    }
+
     fn act(&mut self, side: Side, action: hexveil_core::Action) -> Vec<Update> {
         let env = self.players.get_mut(&side).unwrap().act(action);
         let out = self.session.submit(side, env, 0);
@@ -488,22 +507,28 @@ fn g6_b28_531_a_restore_cut_anywhere_around_a_daisy_placement_continues_identica
     )
     .fault()
     .is_none());
-    let server_key = common::ids()[2].public_key();
-    for cut in before..log.len() {
-        let (mut restored, owed) = Session::restore(
+    restores_identically(&log, before);
+}
+
+/// Cuts `log` after every entry from `from` on, restores the server from
+/// the cut and hands it the players' later entries: it must write exactly
+/// the rest of the log (G6).
+fn restores_identically(log: &[hexveil_protocol::transcript::LoggedEntry], from: usize) {
+    let [a, _, server] = common::ids();
+    for cut in from..log.len() {
+        let (mut restored, _) = Session::restore(
             log[..cut].to_vec(),
             Identity::from_seed(&[3; 32]).unwrap(),
             PadSeed([9; 32]),
             0,
         )
         .unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
-        drop(owed);
         for entry in &log[restored.log().len()..] {
             let env = entry.envelope.envelope();
-            if env.author == server_key {
+            if env.author == server.public_key() {
                 continue;
             }
-            let side = if env.author == common::ids()[0].public_key() {
+            let side = if env.author == a.public_key() {
                 Side::A
             } else {
                 Side::B
@@ -515,7 +540,7 @@ fn g6_b28_531_a_restore_cut_anywhere_around_a_daisy_placement_continues_identica
                 "cut at {cut}: {out:?}"
             );
         }
-        assert_eq!(restored.log(), log.as_slice(), "cut at {cut}");
+        assert_eq!(restored.log(), log, "cut at {cut}");
     }
 }
 
@@ -616,4 +641,52 @@ fn b28_531_design_3_6_a_player_with_meaningless_standing_orders_is_not_made() {
     }];
     let e = Player::new(b, GAME, &toml, PAD_LEN, Mode::Escrow, secrets).unwrap_err();
     assert!(e.to_string().contains("9Z9"), "{e}");
+}
+
+#[test]
+fn g6_b28_62_a_restore_cut_anywhere_between_escrowed_transitions_continues_identically() {
+    // A fires FFE at 3E4, where B hid A-P 12, again and again (B28.62):
+    // every attack that can change mines makes B's escrow agent commit
+    // the leaf's new content, real or null, so each transition builds on
+    // the one before (the leaf's version moves on). A server restored from
+    // a cut anywhere between them must be in the same state and write
+    // exactly what the live one wrote.
+    let mut run = Run::escrow_with_a_at("3E3", "4E6");
+    run.until(1, hexveil_core::turn::Phase::PrepFire);
+    let before = run.session.log().len();
+    for _ in 0..4 {
+        run.act(
+            Side::A,
+            hexveil_core::Action::Ffe {
+                hex: "3E4".parse().unwrap(),
+                fp: 36,
+                kind: hexveil_core::action::FfeKind::HeConcentration,
+            },
+        );
+    }
+    let log = run.session.log().to_vec();
+    let g = Game::from_log(log.clone());
+    let versions: Vec<u32> = (before..log.len())
+        .filter(|i| author(&g, *i) == Party::Server)
+        .filter_map(|i| match g.body(i) {
+            Body::Transitions(ts) => Some(ts),
+            _ => None,
+        })
+        .flatten()
+        .filter(|t| t.old.location == "3E4")
+        .map(|t| t.old.version)
+        .collect();
+    // Four leaves of 3E4 (A-P and A-T, each side's), each committed once
+    // per attack that could change mines, on top of the one before.
+    assert!(
+        versions.contains(&0) && versions.contains(&1),
+        "the agent committed 3E4 again and again: {versions:?}"
+    );
+    assert!(verify(&g.bytes()).fault().is_none());
+    restores_identically(&log, before);
+}
+
+fn author(g: &Game, i: usize) -> Party {
+    let a = g.entries[i].envelope.envelope().author;
+    Party::ALL[g.ids.iter().position(|id| id.public_key() == a).unwrap()]
 }
