@@ -78,6 +78,10 @@ pub struct Keeper {
     /// Units of the scenario that are vehicles (a Daisy Chain is pulled
     /// only across a vehicle, B28.531).
     vehicles: BTreeSet<UnitId>,
+    /// The map, to compare hexes by their canonical names: a seam hex has
+    /// two names, and an enemy must not dodge a standing order by naming
+    /// its move's hex by the other board.
+    map: hexveil_core::map::Map,
     /// The last enemy action observed, for standing orders.
     last_enemy_action: Option<Action>,
 }
@@ -153,12 +157,20 @@ impl Keeper {
             .filter(|(_, u)| u.vehicle().is_some())
             .filter_map(|(i, _)| u16::try_from(i).ok().map(UnitId))
             .collect();
+        let orders = orders
+            .into_iter()
+            .map(|o| DaisyOrder {
+                holder: o.holder,
+                hex: scenario.map.canonical(o.hex),
+            })
+            .collect();
         Ok(Keeper {
             side,
             layouts,
             notes,
             orders,
             vehicles,
+            map: scenario.map.clone(),
             last_enemy_action: None,
         })
     }
@@ -173,7 +185,7 @@ impl Keeper {
         self.layouts.values().map(SealedLayout::statement).collect()
     }
 
-    /// The standing orders not yet carried out.
+    /// The standing orders not yet carried out (hexes by canonical name).
     pub fn orders(&self) -> &[DaisyOrder] {
         &self.orders
     }
@@ -258,7 +270,8 @@ impl Keeper {
         if !units.iter().any(|u| self.vehicles.contains(u)) {
             return DaisyNote::Nothing;
         }
-        let Some(i) = self.orders.iter().position(|o| o.hex == *to) else {
+        let to = self.map.canonical(*to);
+        let Some(i) = self.orders.iter().position(|o| o.hex == to) else {
             return DaisyNote::Nothing;
         };
         let order = self.orders.remove(i);
@@ -288,13 +301,13 @@ pub fn order_problems(scenario: &Scenario, side: Side, orders: &[DaisyOrder]) ->
                 order.holder
             ));
         }
-        if scenario.map.pos(order.hex).is_none() {
+        if scenario.map.names(order.hex).is_empty() {
             problems.push(format!(
                 "side {side}'s standing order for hex {}: not a hex of the map",
                 order.hex
             ));
         }
-        if !seen.insert((order.holder, order.hex)) {
+        if !seen.insert((order.holder, scenario.map.canonical(order.hex))) {
             problems.push(format!(
                 "side {side}'s standing order for unit {} in {} is given twice",
                 order.holder, order.hex

@@ -346,6 +346,11 @@ impl Run {
     /// An Escrow game with A's squad and leader in `infantry` and its tank
     /// in `tank`.
     fn escrow_with_a_at(infantry: &str, tank: &str) -> Run {
+        Run::escrow_with_order(infantry, tank, "3E5".parse().unwrap())
+    }
+
+    /// As [`Run::escrow_with_a_at`], with B's standing order on `watch`.
+    fn escrow_with_order(infantry: &str, tank: &str, watch: hexveil_core::hex::Hex) -> Run {
         let [a, b, server] = common::ids();
         let toml = common::scenario_toml(5);
         let setup_a = format!(
@@ -365,7 +370,7 @@ impl Run {
             daisy_orders: if side == Side::B {
                 vec![DaisyOrder {
                     holder: UnitId(4),
-                    hex: "3E5".parse().unwrap(),
+                    hex: watch,
                 }]
             } else {
                 Vec::new()
@@ -689,4 +694,75 @@ fn g6_b28_62_a_restore_cut_anywhere_between_escrowed_transitions_continues_ident
 fn author(g: &Game, i: usize) -> Party {
     let a = g.entries[i].envelope.envelope().author;
     Party::ALL[g.ids.iter().position(|id| id.public_key() == a).unwrap()]
+}
+
+/// B's Daisy Chain notes the server wrote from entry `from` on, decoded.
+fn notes_of_b(g: &Game, from: usize) -> Vec<DaisyNote> {
+    (from..g.entries.len())
+        .filter(|i| author(g, *i) == Party::Server)
+        .filter_map(|i| match g.body(i) {
+            Body::Open(f) => Some(f),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|f| match f {
+            OpenedFact::Note {
+                commitment,
+                opening,
+            } if commitment.side == Party::B => {
+                let mut fixed = [0u8; content::CONTENT_LEN];
+                fixed.copy_from_slice(&opening.content.0[..content::CONTENT_LEN]);
+                match content::decode(&fixed).unwrap() {
+                    Content::Daisy(n) => Some(n),
+                    other => panic!("{other:?}"),
+                }
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn b28_531_a_standing_order_on_a_seam_hex_fires_whichever_name_the_enemy_uses() {
+    // A seam hex has a name on each board. B's order names it one way; A's
+    // tank drives in naming it the other way. The order must fire (the
+    // escrow agent and a Live owner's machine run the same keeper), or
+    // any enemy could dodge every standing order on a board edge.
+    let scenario = hexveil_protocol::rules::parse_scenario(&common::scenario_toml(5)).unwrap();
+    let map = &scenario.map;
+    let (seam, tank) = map
+        .all_hexes()
+        .into_iter()
+        .filter(|h| map.names(*h).len() == 2)
+        .find_map(|seam| {
+            let tank = map
+                .all_hexes()
+                .into_iter()
+                .find(|t| t.board == 4 && map.names(*t).len() == 1 && map.adjacent(*t, seam))?;
+            Some((seam, tank))
+        })
+        .expect("boards 4 and 3 share a seam");
+    let names = map.names(seam);
+    let (watched, driven) = (names[1], names[0]);
+    assert_ne!(watched, driven);
+    let mut run = Run::escrow_with_order("3E3", &tank.to_string(), watched);
+    run.until(1, hexveil_core::turn::Phase::Movement);
+    let before = run.session.log().len();
+    run.act(
+        Side::A,
+        hexveil_core::Action::Move {
+            units: vec![UnitId(2)],
+            to: driven,
+            mode: hexveil_core::MoveMode::Normal,
+        },
+    );
+    let g = Game::from_log(run.session.log().to_vec());
+    let notes = notes_of_b(&g, before);
+    assert!(
+        notes
+            .iter()
+            .any(|n| matches!(n, DaisyNote::Placed { hex, .. } if map.same_hex(*hex, seam))),
+        "B's order on {watched} fired for a move into {driven}: {notes:?}"
+    );
+    assert!(verify(&g.bytes()).fault().is_none());
 }
