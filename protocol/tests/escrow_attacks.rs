@@ -26,6 +26,8 @@ use hexveil_protocol::verifier::{verify, Blame, Verdict};
 const NOTES_B: [u8; 32] = [50; 32];
 /// B's `ap` layout seed in the common test games (fill 40).
 const AP_SEED_B: [u8; 32] = [40; 32];
+/// B's pad seed in the common test games (fill 40 + 11).
+const PAD_SEED_B: [u8; 32] = [51; 32];
 
 /// An Escrow game in which A stepped into B's minefield; the index of the
 /// first server-written openings that answer a Daisy Chain opportunity.
@@ -123,11 +125,12 @@ fn g2_g6_a_server_timeout_naming_the_server_is_refused_by_the_verifier_without_p
 }
 
 #[test]
-fn g3_design_3_6_no_view_resync_or_refusal_carries_an_escrow_before_the_end() {
+fn g2_g3_design_3_6_no_view_or_resync_carries_an_escrow_and_no_escrow_carries_a_pad_seed() {
     // The escrow rides in B's Setup entry; until the log closes only the
-    // server may see it. Every view a player or a spectator can get
-    // (replayed from the log) and the refusal of a bad escrow must be
-    // free of B's seeds.
+    // server may see it (a refusal goes to its sender only, and the
+    // transcript is stored only when the log closes). Every view a player
+    // or a spectator can get, replayed from the log, must be free of B's
+    // seeds.
     let mut t = Table::with_mode(5, SEALED_B, Mode::Escrow);
     t.step_into_the_minefield();
     let has = |bytes: &[u8], secret: &[u8; 32]| bytes.windows(32).any(|w| w == secret);
@@ -140,10 +143,13 @@ fn g3_design_3_6_no_view_resync_or_refusal_carries_an_escrow_before_the_end() {
         assert!(!has(&bytes, &AP_SEED_B), "{v:?}");
         assert!(!has(&bytes, &NOTES_B), "{v:?}");
     }
-    // The escrow is really there, in the server's log.
+    // The escrow is really there, in the server's log; B's pad seed is
+    // not (G2: the server never holds a player's dice).
     let g = t.game();
     let setup = g.find(|p, b| p == Party::B && b.name() == "setup").unwrap();
-    assert!(has(&g.entries[setup].envelope.envelope().body, &AP_SEED_B));
+    let body = &g.entries[setup].envelope.envelope().body;
+    assert!(has(body, &AP_SEED_B));
+    assert!(!has(body, &PAD_SEED_B));
     assert!(!t.session.is_closed(), "no transcript exists yet");
 }
 
