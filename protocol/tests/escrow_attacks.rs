@@ -772,3 +772,21 @@ fn b28_531_a_standing_order_on_a_seam_hex_fires_whichever_name_the_enemy_uses() 
     );
     assert!(verify(&g.bytes()).fault().is_none());
 }
+
+#[test]
+fn g6_design_3_6_an_escrow_with_a_repeated_or_unknown_layer_is_refused() {
+    let twice = refused(Side::B, |s| {
+        let e = s.escrow.as_mut().unwrap();
+        let first = e.layers[0].clone();
+        e.layers.push(first);
+    });
+    assert!(twice.contains("given twice"), "{twice}");
+    let unknown = refused(Side::B, |s| {
+        s.escrow.as_mut().unwrap().layers.push(LayerReveal {
+            layer: "mines".into(),
+            seed: [1; 32],
+            contents: vec![("3E4".into(), [0u8; 8])],
+        })
+    });
+    assert!(unknown.contains("unknown layer"), "{unknown}");
+}
