@@ -419,10 +419,11 @@ impl EscrowAgents {
     }
 
     /// Checks an entry by `author` with `body_bytes`, about to be given to
-    /// the referee that awaits `awaiting`: if it is the server's answer for
-    /// an escrowed owner, it must be byte for byte the agent's answer
-    /// (encodings and signatures are deterministic). Anything else is
-    /// left to the referee.
+    /// the referee that awaits `awaiting`: if it is the server's openings
+    /// or transitions for an escrowed owner, it must be exactly the agent's
+    /// answer (the agent is deterministic, so an honest server's answer is
+    /// the same). The agent moves on as it answers. Anything else (a body
+    /// that does not decode, an entry out of turn) is left to the referee.
     pub fn check(
         &mut self,
         awaiting: &Awaiting,
