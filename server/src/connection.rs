@@ -500,13 +500,26 @@ impl Session {
                 ))
                 .await;
         }
-        let Some(game) = self.ctx.lobby.commands(game_id) else {
-            return self
-                .reply(ServerMessage::error(
-                    ErrorCode::UnknownGame,
-                    format!("no game {game_id} on this server"),
-                ))
-                .await;
+        // A finished game is brought back from its log for a late
+        // spectator (DESIGN 5).
+        let game = match self.ctx.lobby.open_game(game_id).await {
+            Ok(Some(game)) => game,
+            Ok(None) => {
+                return self
+                    .reply(ServerMessage::error(
+                        ErrorCode::UnknownGame,
+                        format!("no game {game_id} on this server"),
+                    ))
+                    .await
+            }
+            Err(e) => {
+                return self
+                    .reply(ServerMessage::error(
+                        ErrorCode::Internal,
+                        format!("game {game_id} could not be opened: {e}"),
+                    ))
+                    .await
+            }
         };
         let (tx, rx) = oneshot::channel();
         let cmd = GameCommand::Join {

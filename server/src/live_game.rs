@@ -197,9 +197,32 @@ impl GameSession for LiveGame {
                 }
                 Ok(self.resync(side, resume_from, Recipient::Connection(who.connection)))
             }
-            // Spectators see what happens from now on (public view).
+            // Anyone may watch; the shell sends a late spectator its part of
+            // `spectator_history` (DESIGN 5).
             Role::Spectator => Ok(Vec::new()),
         }
+    }
+
+    fn spectator_history(&self) -> Vec<Vec<u8>> {
+        // `Session::record` sends spectators exactly one update per log
+        // entry, the public view (`view(.., None)`), and `public_resync`
+        // rebuilds that same update for every entry, in log order; so this
+        // is what spectators were sent, padded the same way (G3), but for
+        // the entries whose outputs wait for `start` (a new game's genesis,
+        // what a restored game still owed): those are not sent yet.
+        let pending = self
+            .at_start
+            .iter()
+            .filter(|o| matches!(o, Output::ToSpectators(_)))
+            .count();
+        let mut history: Vec<Vec<u8>> = self
+            .session
+            .public_resync()
+            .iter()
+            .map(encode_padded)
+            .collect();
+        history.truncate(history.len().saturating_sub(pending));
+        history
     }
 
     fn handle(

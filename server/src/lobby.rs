@@ -7,6 +7,17 @@
 //! and is dropped from the game and closed. A connection waits on a game only
 //! with a timeout ([`GAME_SEND_TIMEOUT`]), so a stuck game delays only its own
 //! players. Slow or silent clients therefore never stall another game.
+//!
+//! Spectators (DESIGN 5) get the public view late by the spectator delay: a
+//! game task holds [`Recipient::Spectators`] messages in a queue until they
+//! mature, and counts those that have left it. A spectator who joins is sent
+//! that many from the front of [`GameSession::spectator_history`] (what the
+//! spectators already present have seen), then the queue's rest as it
+//! matures, like everyone else: no message twice, none missing, in order.
+//! Once the game has finished its transcript is public (anyone may fetch
+//! it), so the queue is flushed and nothing is held back any more; a
+//! finished game whose task has ended is brought back from its log when
+//! someone joins it ([`Lobby::open_game`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -182,7 +193,7 @@ impl Lobby {
             let ctx = self.context(game_id);
             match self.factory.restore(&ctx, &game.metadata, &events) {
                 Ok(session) => {
-                    self.spawn_game(game_id, session, next_seq, false);
+                    self.spawn_game(game_id, session, next_seq, Origin::Restored);
                     restored += 1;
                 }
                 Err(r) => error!(%game_id, reason = %r.0, "could not restore game; left out"),
@@ -202,7 +213,7 @@ impl Lobby {
             .create(&self.context(game_id), &scenario)
             .map_err(|r| LobbyError::Rejected(r.0))?;
         self.store.create_game(game_id, scenario).await?;
-        self.spawn_game(game_id, session, 0, true);
+        self.spawn_game(game_id, session, 0, Origin::Created);
         info!(%game_id, "game created");
         Ok(game_id)
     }
@@ -243,15 +254,66 @@ impl Lobby {
             .map(|e| e.commands.clone())
     }
 
+    /// The command channel of a game someone asks to join: a live game's,
+    /// or, for a finished game no task holds any more, a new task's with the
+    /// game rebuilt from its stored log (so a late spectator still gets the
+    /// whole public history, DESIGN 5; the transcript is fetched with
+    /// `FetchTranscript`). `None` if no such game is stored, or it is
+    /// unfinished and not live (its restore failed at start).
+    pub async fn open_game(
+        &self,
+        game_id: GameId,
+    ) -> Result<Option<mpsc::Sender<GameCommand>>, LobbyError> {
+        if let Some(commands) = self.commands(game_id) {
+            return Ok(Some(commands));
+        }
+        let game = match self.store.load_game(game_id).await {
+            Ok(game) => game,
+            Err(StoreError::UnknownGame(_)) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        if game.result.is_none() {
+            return Ok(None);
+        }
+        let events: Vec<Vec<u8>> = self
+            .store
+            .load_events(game_id)
+            .await?
+            .into_iter()
+            .map(|e| e.bytes)
+            .collect();
+        let next_seq = events.len() as u64;
+        let session = self
+            .factory
+            .restore(&self.context(game_id), &game.metadata, &events)
+            .map_err(|r| LobbyError::Rejected(r.0))?;
+        Ok(Some(self.spawn_game(
+            game_id,
+            session,
+            next_seq,
+            Origin::Finished,
+        )))
+    }
+
+    /// Starts the task of a game, unless one is already live (a finished
+    /// game two connections reopened at once): then `session` is dropped
+    /// and the live task's channel returned.
     fn spawn_game(
         &self,
         game_id: GameId,
         session: Box<dyn GameSession>,
         next_seq: u64,
-        fresh: bool,
-    ) {
+        origin: Origin,
+    ) -> mpsc::Sender<GameCommand> {
+        let mut games = self.games.lock().expect("lobby lock poisoned");
+        if let Some(live) = games.get(&game_id).filter(|e| !e.commands.is_closed()) {
+            return live.commands.clone();
+        }
         let (tx, rx) = mpsc::channel(GAME_QUEUE);
         let status = Arc::new(GameStatus::default());
+        status
+            .finished
+            .store(origin == Origin::Finished, Ordering::Relaxed);
         let task = GameTask {
             game_id,
             session,
@@ -260,21 +322,34 @@ impl Lobby {
             members: HashMap::new(),
             seats: [None, None],
             delayed: VecDeque::new(),
+            public_sent: 0,
             settings: self.settings,
             status: status.clone(),
             deadline: None,
             departures: Vec::new(),
             registry: self.games.clone(),
         };
-        self.games.lock().expect("lobby lock poisoned").insert(
+        games.insert(
             game_id,
             GameEntry {
-                commands: tx,
+                commands: tx.clone(),
                 status,
             },
         );
-        tokio::spawn(task.run(rx, fresh));
+        tokio::spawn(task.run(rx, origin));
+        tx
     }
+}
+
+/// How a game task's session came to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// Just created: [`GameSession::start`] is called first.
+    Created,
+    /// An unfinished game rebuilt from its log at server start.
+    Restored,
+    /// A finished game rebuilt from its log for someone who joined it.
+    Finished,
 }
 
 struct Member {
@@ -289,12 +364,42 @@ struct GameTask {
     next_seq: u64,
     members: HashMap<ConnectionId, Member>,
     seats: [Option<ConnectionId>; 2],
+    /// Spectator messages not yet sent, each with the time it may go.
     delayed: VecDeque<(Instant, Vec<u8>)>,
+    /// How many spectator messages have left `delayed` (sent to the
+    /// spectators present then). Always `public_sent + delayed.len()` =
+    /// the length of the session's `spectator_history`.
+    public_sent: usize,
     settings: GameSettings,
     status: Arc<GameStatus>,
     deadline: Option<Instant>,
     departures: Vec<Participant>,
     registry: Registry,
+}
+
+/// Messages a late spectator's catch-up queue holds at most while its
+/// history is still being written (see [`GameTask::send_public_history`]).
+pub const CATCH_UP_QUEUE: usize = 256;
+
+/// Writes a late spectator's history into its connection's outbox, waiting
+/// for room (this task only waits on that one connection), then forwards
+/// what the game sent it meanwhile and afterwards, in order, until the game
+/// drops the queue or the connection closes.
+async fn forward_backlog(
+    history: Vec<ServerMessage>,
+    mut live: mpsc::Receiver<ServerMessage>,
+    outbox: mpsc::Sender<ServerMessage>,
+) {
+    for message in history {
+        if outbox.send(message).await.is_err() {
+            return;
+        }
+    }
+    while let Some(message) = live.recv().await {
+        if outbox.send(message).await.is_err() {
+            return;
+        }
+    }
 }
 
 fn seat(side: Side) -> usize {
@@ -305,12 +410,19 @@ fn seat(side: Side) -> usize {
 }
 
 impl GameTask {
-    async fn run(mut self, rx: mpsc::Receiver<GameCommand>, fresh: bool) {
-        let outcome = self.serve(rx, fresh).await;
-        self.registry
-            .lock()
-            .expect("lobby lock poisoned")
-            .remove(&self.game_id);
+    async fn run(mut self, rx: mpsc::Receiver<GameCommand>, origin: Origin) {
+        let outcome = self.serve(rx, origin).await;
+        {
+            // Only this task's own entry: a finished game may have been
+            // reopened by a newer task in the meantime.
+            let mut games = self.registry.lock().expect("lobby lock poisoned");
+            if games
+                .get(&self.game_id)
+                .is_some_and(|e| Arc::ptr_eq(&e.status, &self.status))
+            {
+                games.remove(&self.game_id);
+            }
+        }
         match outcome {
             Ok(()) => info!(game_id = %self.game_id, "game task ended"),
             Err(e) => self.fail(e),
@@ -320,9 +432,28 @@ impl GameTask {
     async fn serve(
         &mut self,
         mut rx: mpsc::Receiver<GameCommand>,
-        fresh: bool,
+        origin: Origin,
     ) -> Result<(), StoreError> {
-        if fresh {
+        match origin {
+            Origin::Created => {}
+            // What spectators were sent before the restart is not known:
+            // the whole public history is held for one delay (DESIGN 5), so
+            // no entry reaches a spectator sooner than the delay after its
+            // restart, however recent it was.
+            Origin::Restored if !self.settings.spectator_delay.is_zero() => {
+                let at = Instant::now() + self.settings.spectator_delay;
+                self.delayed = self
+                    .session
+                    .spectator_history()
+                    .into_iter()
+                    .map(|m| (at, m))
+                    .collect();
+            }
+            Origin::Restored | Origin::Finished => {
+                self.public_sent = self.session.spectator_history().len();
+            }
+        }
+        if origin != Origin::Finished {
             let effects = self.session.start(unix_millis());
             self.apply(effects).await?;
         }
@@ -433,6 +564,32 @@ impl GameTask {
                 });
                 self.members
                     .insert(participant.connection, Member { participant, link });
+                if participant.role == Role::Spectator {
+                    self.send_public_history(participant.connection);
+                }
+                // What the session sends this connection alone after its
+                // last durable write (a resuming player's resync) is its
+                // backlog; everything else goes out as usual, in order, so
+                // nothing is sent before what precedes it is durable (G6).
+                let id = participant.connection;
+                let mut effects = effects;
+                let durable = effects
+                    .iter()
+                    .rposition(|e| !matches!(e, Effect::Send { .. }))
+                    .map_or(0, |i| i + 1);
+                let tail = effects.split_off(durable);
+                self.apply(effects).await?;
+                let (backlog, effects): (Vec<_>, Vec<_>) = tail.into_iter().partition(
+                    |e| matches!(e, Effect::Send { to: Recipient::Connection(c), .. } if *c == id),
+                );
+                let backlog = backlog
+                    .into_iter()
+                    .filter_map(|e| match e {
+                        Effect::Send { payload, .. } => Some(payload),
+                        _ => None,
+                    })
+                    .collect();
+                self.catch_up(id, backlog);
                 self.apply(effects).await?;
                 Ok(true)
             }
@@ -470,6 +627,9 @@ impl GameTask {
                         .await?;
                     self.status.finished.store(true, Ordering::Relaxed);
                     info!(game_id = %self.game_id, "game finished");
+                    // The transcript is public from now on: holding back the
+                    // public view would hide nothing (DESIGN 5).
+                    self.release_delayed(None);
                 }
             }
         }
@@ -477,22 +637,22 @@ impl GameTask {
     }
 
     fn send(&mut self, to: Recipient, payload: Vec<u8>) {
-        if payload.len() > MAX_GAME_MESSAGE_LEN {
-            error!(game_id = %self.game_id, len = payload.len(), "session produced an oversized message; dropped");
-            return;
-        }
         let targets: Vec<ConnectionId> = match to {
             Recipient::Connection(c) => vec![c],
             Recipient::Player(side) => self.seats[seat(side)].into_iter().collect(),
             Recipient::Players => self.seats.iter().flatten().copied().collect(),
             Recipient::Spectators => {
-                if self.settings.spectator_delay.is_zero() {
-                    self.spectator_ids()
-                } else {
+                let held = !self.settings.spectator_delay.is_zero()
+                    && !self.status.finished.load(Ordering::Relaxed);
+                if held {
                     self.delayed
                         .push_back((Instant::now() + self.settings.spectator_delay, payload));
-                    return;
+                } else {
+                    // Behind anything still queued, to keep the order.
+                    self.delayed.push_back((Instant::now(), payload));
+                    self.release_delayed(None);
                 }
+                return;
             }
         };
         for t in targets {
@@ -502,6 +662,10 @@ impl GameTask {
 
     /// Send one game message to one connection, in parts if it is long.
     fn send_message(&mut self, id: ConnectionId, message: &[u8]) {
+        if message.len() > MAX_GAME_MESSAGE_LEN {
+            error!(game_id = %self.game_id, len = message.len(), "session produced an oversized message; dropped");
+            return;
+        }
         for (part, more) in split_game_message(message) {
             if !self.members.contains_key(&id) {
                 // Dropped as too slow part-way: send nothing more.
@@ -526,17 +690,85 @@ impl GameTask {
             .collect()
     }
 
+    /// Sends the spectators every queued message that has matured.
     fn deliver_delayed(&mut self) {
-        let now = Instant::now();
+        self.release_delayed(Some(Instant::now()));
+    }
+
+    /// Sends the spectators the queued messages due by `until` (all of
+    /// them if `None`), in order, counting them in `public_sent`.
+    fn release_delayed(&mut self, until: Option<Instant>) {
         while let Some((t, _)) = self.delayed.front() {
-            if *t > now {
+            if until.is_some_and(|until| *t > until) {
                 break;
             }
             let (_, payload) = self.delayed.pop_front().expect("front exists");
+            self.public_sent += 1;
             for id in self.spectator_ids() {
                 self.send_message(id, &payload);
             }
         }
+    }
+
+    /// Sends a spectator who just joined what the other spectators have
+    /// already been sent: the history up to where the delay queue starts,
+    /// as a backlog ([`GameTask::catch_up`]). The queued rest reaches it as
+    /// it matures (DESIGN 5).
+    fn send_public_history(&mut self, id: ConnectionId) {
+        if self.public_sent == 0 {
+            // Nothing released yet: no need to rebuild the history.
+            return;
+        }
+        let mut history = self.session.spectator_history();
+        let expected = self.public_sent + self.delayed.len();
+        if history.len() != expected {
+            // A session breaking its contract; send what is safe to send.
+            error!(
+                game_id = %self.game_id,
+                history = history.len(),
+                expected,
+                "spectator history does not match the messages sent"
+            );
+        }
+        history.truncate(self.public_sent);
+        self.catch_up(id, history);
+    }
+
+    /// Sends a connection that just joined its backlog (a late spectator's
+    /// history, a resuming player's resync). What fits the connection's
+    /// outbox is sent at once; a longer backlog goes through a catch-up
+    /// task of its own ([`forward_backlog`]), since a game never waits on a
+    /// connection: the member's outbox becomes a queue that the task
+    /// forwards after the backlog, in order. A client that lets that queue
+    /// fill up is too slow and dropped, like any other.
+    fn catch_up(&mut self, id: ConnectionId, backlog: Vec<Vec<u8>>) {
+        let mut parts = Vec::new();
+        for message in &backlog {
+            if message.len() > MAX_GAME_MESSAGE_LEN {
+                error!(game_id = %self.game_id, len = message.len(), "session produced an oversized message; dropped");
+                continue;
+            }
+            parts.extend(split_game_message(message).into_iter().map(|(part, more)| {
+                ServerMessage::Game {
+                    game_id: self.game_id,
+                    payload: part.to_vec(),
+                    more,
+                }
+            }));
+        }
+        let Some(member) = self.members.get_mut(&id) else {
+            return;
+        };
+        if parts.len() <= member.link.outbox.capacity() {
+            // It fits: sent at once, as any other message.
+            for part in parts {
+                self.send_to(id, part);
+            }
+            return;
+        }
+        let (queue, live) = mpsc::channel(CATCH_UP_QUEUE);
+        let outbox = std::mem::replace(&mut member.link.outbox, queue);
+        tokio::spawn(forward_backlog(parts, live, outbox));
     }
 
     /// Deliver without waiting; a full outbox means the client reads too
@@ -763,6 +995,376 @@ mod tests {
         assert_eq!(s.next_payload().await, b"public move");
     }
 
+    /// Waits until `cond` holds of the lobby (bounded by [`WAIT`]).
+    async fn until(lobby: &Lobby, what: &str, cond: impl Fn(&Lobby) -> bool) {
+        tokio::time::timeout(WAIT, async {
+            while !cond(lobby) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{what} within the test bound"));
+    }
+
+    /// Player A on a new relay game says each of `moves`, waiting for each
+    /// acknowledgement.
+    async fn play(a: &mut Client, game: &mpsc::Sender<GameCommand>, moves: &[&str]) {
+        for m in moves {
+            a.say(game, m.as_bytes()).await;
+            assert!(a.next_payload().await.starts_with(b"ack "));
+        }
+    }
+
+    /// The next `n` game payloads of `c` (after its `Joined`, skipping the
+    /// relay's `welcome`).
+    async fn public(c: &mut Client, n: usize) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        while out.len() < n {
+            let p = c.next_payload().await;
+            if !p.starts_with(b"welcome ") {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    fn bytes(moves: &[&str]) -> Vec<Vec<u8>> {
+        moves.iter().map(|m| m.as_bytes().to_vec()).collect()
+    }
+
+    // DESIGN 5: with no delay, a spectator who joins mid-game is sent the
+    // public history and then follows live: the same sequence as a
+    // spectator present from the start, nothing twice.
+    #[tokio::test]
+    async fn design5_late_spectator_gets_history_then_live_like_an_early_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        let mut early = client(2, 64);
+        let mut late = client(3, 64);
+        assert!(early.join(&game, Role::Spectator).await);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert_eq!(a.next_payload().await, b"welcome 1");
+        play(&mut a, &game, &["m1", "m2", "m3"]).await;
+        assert!(late.join(&game, Role::Spectator).await);
+        assert!(matches!(late.next().await, ServerMessage::Joined { .. }));
+        play(&mut a, &game, &["m4", "m5"]).await;
+        let all = bytes(&["m1", "m2", "m3", "m4", "m5"]);
+        assert_eq!(public(&mut early, 5).await, all);
+        assert_eq!(public(&mut late, 5).await, all);
+        for c in [&mut early, &mut late] {
+            let extra = c.rx.try_recv();
+            assert!(extra.is_err(), "nothing after the last move: {extra:?}");
+        }
+    }
+
+    // DESIGN 5: with a delay, a late spectator is sent at once exactly what
+    // the spectators present already have (the matured part), and the
+    // still-delayed rest when it matures: no duplicate, no gap, in order.
+    #[tokio::test]
+    async fn design5_late_spectator_gets_matured_history_then_the_queued_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 4));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        let mut early = client(2, 64);
+        let mut late = client(3, 64);
+        assert!(early.join(&game, Role::Spectator).await);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert_eq!(a.next_payload().await, b"welcome 1");
+        play(&mut a, &game, &["m1", "m2", "m3"]).await;
+        // m1..m3 matured: the early spectator has them.
+        assert_eq!(public(&mut early, 3).await, bytes(&["m1", "m2", "m3"]));
+        // m4 and m5 are held for the delay when the late one joins.
+        play(&mut a, &game, &["m4", "m5"]).await;
+        assert!(late.join(&game, Role::Spectator).await);
+        assert!(matches!(late.next().await, ServerMessage::Joined { .. }));
+        assert_eq!(public(&mut late, 3).await, bytes(&["m1", "m2", "m3"]));
+        assert!(
+            early.rx.try_recv().is_err(),
+            "m4 is still held: the history stopped where the queue starts"
+        );
+        assert_eq!(public(&mut early, 2).await, bytes(&["m4", "m5"]));
+        assert_eq!(public(&mut late, 2).await, bytes(&["m4", "m5"]));
+        // Nothing twice: after one more move, each gets exactly that move.
+        play(&mut a, &game, &["m6"]).await;
+        assert_eq!(public(&mut early, 1).await, bytes(&["m6"]));
+        assert_eq!(public(&mut late, 1).await, bytes(&["m6"]));
+        assert!(late.rx.try_recv().is_err());
+    }
+
+    // DESIGN 5 / G6: a long history does not fit a connection's outbox at
+    // once; the late spectator still gets all of it, in order, without being
+    // dropped as too slow, and then the live moves.
+    #[tokio::test]
+    async fn design5_long_history_reaches_a_small_outbox_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert_eq!(a.next_payload().await, b"welcome 1");
+        let moves: Vec<String> = (0..20).map(|i| format!("m{i}")).collect();
+        let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+        play(&mut a, &game, &moves).await;
+        // Room for 4 messages: Joined, then 3 of the 20.
+        let mut late = client(3, 4);
+        assert!(late.join(&game, Role::Spectator).await);
+        assert!(matches!(late.next().await, ServerMessage::Joined { .. }));
+        play(&mut a, &game, &["live"]).await;
+        let mut all = moves.clone();
+        all.push("live");
+        assert_eq!(public(&mut late, 21).await, bytes(&all));
+        assert_eq!(lobby.list()[0].spectators, 1, "still watching");
+    }
+
+    /// A session whose every admission resyncs `n` messages to the joining
+    /// connection, like a player resuming a long game from seq 0.
+    #[derive(Debug)]
+    struct LongResync(usize);
+
+    impl GameSession for LongResync {
+        fn admit(&mut self, who: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
+            Ok((0..self.0)
+                .map(|i| Effect::Send {
+                    to: Recipient::Connection(who.connection),
+                    payload: format!("r{i}").into_bytes(),
+                })
+                .collect())
+        }
+
+        fn handle(&mut self, _: &Participant, _: &[u8], _: u64) -> Result<Vec<Effect>, Rejection> {
+            Err(Rejection("nothing to handle".into()))
+        }
+
+        fn spectator_history(&self) -> Vec<Vec<u8>> {
+            Vec::new()
+        }
+    }
+
+    struct LongResyncFactory;
+
+    impl SessionFactory for LongResyncFactory {
+        fn create(&self, _: &SessionContext, _: &[u8]) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(LongResync(3 * CATCH_UP_QUEUE)))
+        }
+
+        fn restore(
+            &self,
+            _: &SessionContext,
+            _: &[u8],
+            _: &[Vec<u8>],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(LongResync(3 * CATCH_UP_QUEUE)))
+        }
+    }
+
+    // G6 / DESIGN 5: a player resuming a long game gets its whole resync,
+    // longer than its connection's outbox, in order, and keeps its seat.
+    #[tokio::test]
+    async fn g6_a_resync_longer_than_the_outbox_arrives_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(LongResyncFactory), sqlite(&dir), settings(600, 0));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 8);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert!(matches!(a.next().await, ServerMessage::Joined { .. }));
+        for i in 0..3 * CATCH_UP_QUEUE {
+            assert_eq!(a.next_payload().await, format!("r{i}").into_bytes());
+        }
+        assert!(lobby.list()[0].side_a_seated, "still seated");
+    }
+
+    // DESIGN 5: once the game has finished its transcript is public, so
+    // the delay queue is flushed: the spectator gets every move at once.
+    #[tokio::test]
+    async fn design5_finish_releases_the_delayed_public_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 600));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        let mut s = client(2, 64);
+        assert!(s.join(&game, Role::Spectator).await);
+        assert!(matches!(s.next().await, ServerMessage::Joined { .. }));
+        assert_eq!(s.next_payload().await, b"welcome 0");
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert_eq!(a.next_payload().await, b"welcome 1");
+        play(&mut a, &game, &["m1", "m2"]).await;
+        assert!(s.rx.try_recv().is_err(), "held for the delay");
+        a.say(&game, b"finish").await;
+        // A ten-minute delay: only the finish can release them in time.
+        assert_eq!(public(&mut s, 2).await, bytes(&["m1", "m2"]));
+        assert!(lobby.store().load_transcript(id).await.unwrap().is_some());
+    }
+
+    // DESIGN 5: a spectator who joins a finished game, after its task has
+    // ended, gets the whole public history at once (the game is brought
+    // back from its log), and the transcript can be fetched; it still
+    // cannot act (G6).
+    #[tokio::test]
+    async fn design5_spectator_of_a_finished_game_gets_history_and_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 600));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert_eq!(a.next_payload().await, b"welcome 1");
+        play(&mut a, &game, &["m1", "m2"]).await;
+        a.say(&game, b"finish").await;
+        game.send(GameCommand::Leave { from: a.id }).await.unwrap();
+        until(&lobby, "the finished game's task ends", |l| {
+            l.commands(id).is_none()
+        })
+        .await;
+        let game = lobby.open_game(id).await.unwrap().expect("reopened");
+        let mut late = client(3, 64);
+        assert!(late.join(&game, Role::Spectator).await);
+        assert!(matches!(late.next().await, ServerMessage::Joined { .. }));
+        assert_eq!(public(&mut late, 2).await, bytes(&["m1", "m2"]));
+        assert!(lobby.list()[0].finished);
+        let t = lobby.store().load_transcript(id).await.unwrap().unwrap();
+        assert!(t.ends_with(b"m2"));
+        // G6: a spectator's payload changes nothing.
+        late.say(&game, b"m3").await;
+        loop {
+            match late.next().await {
+                ServerMessage::Game { payload, .. } if payload.starts_with(b"welcome ") => {}
+                ServerMessage::Error { code, .. } => {
+                    assert_eq!(code, ErrorCode::Rejected);
+                    break;
+                }
+                other => panic!("expected a refusal, got {other:?}"),
+            }
+        }
+        // Once it leaves, the reopened task ends again.
+        game.send(GameCommand::Leave { from: late.id })
+            .await
+            .unwrap();
+        until(&lobby, "the reopened task ends", |l| {
+            l.commands(id).is_none()
+        })
+        .await;
+        // An unknown game is not invented.
+        assert!(lobby.open_game(GameId([9; 16])).await.unwrap().is_none());
+    }
+
+    // DESIGN 5: after a restart, a game rebuilt from its log still gives a
+    // late spectator the whole public history (delay 0), then live moves.
+    #[tokio::test]
+    async fn design5_restored_game_gives_late_spectators_the_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = {
+            let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+            let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+            let game = lobby.commands(id).unwrap();
+            let mut a = client(1, 64);
+            assert!(a.join(&game, Role::Player(Side::A)).await);
+            assert_eq!(a.next_payload().await, b"welcome 1");
+            play(&mut a, &game, &["m1", "m2"]).await;
+            id
+        };
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+        assert_eq!(lobby.restore_unfinished().await.unwrap(), 1);
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        let mut late = client(3, 64);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert_eq!(a.next_payload().await, b"welcome 3");
+        assert!(late.join(&game, Role::Spectator).await);
+        play(&mut a, &game, &["m3"]).await;
+        assert_eq!(public(&mut late, 3).await, bytes(&["m1", "m2", "m3"]));
+    }
+
+    /// A restored session that still owes one public message, written at
+    /// start (like a live game cut between a player's entry and the
+    /// server's answer).
+    struct Owing {
+        sent: Vec<Vec<u8>>,
+        owed: Option<Vec<u8>>,
+    }
+
+    impl GameSession for Owing {
+        fn start(&mut self, _: u64) -> Vec<Effect> {
+            let Some(owed) = self.owed.take() else {
+                return Vec::new();
+            };
+            self.sent.push(owed.clone());
+            vec![
+                Effect::Append(owed.clone()),
+                Effect::Send {
+                    to: Recipient::Spectators,
+                    payload: owed,
+                },
+            ]
+        }
+        fn admit(&mut self, _: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
+            Ok(Vec::new())
+        }
+        fn spectator_history(&self) -> Vec<Vec<u8>> {
+            self.sent.clone()
+        }
+        fn handle(&mut self, _: &Participant, _: &[u8], _: u64) -> Result<Vec<Effect>, Rejection> {
+            Err(Rejection("no moves".into()))
+        }
+    }
+
+    struct OwingFactory;
+
+    impl SessionFactory for OwingFactory {
+        fn create(&self, _: &SessionContext, _: &[u8]) -> Result<Box<dyn GameSession>, Rejection> {
+            Err(Rejection("restore only".into()))
+        }
+        fn restore(
+            &self,
+            _: &SessionContext,
+            _: &[u8],
+            events: &[Vec<u8>],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            Ok(Box::new(Owing {
+                sent: events
+                    .iter()
+                    .filter(|e| !e.starts_with(b"seat "))
+                    .cloned()
+                    .collect(),
+                owed: Some(b"owed".to_vec()),
+            }))
+        }
+    }
+
+    // G6, DESIGN 5: a restored game writes what it still owed at start,
+    // and a late spectator's history counts it exactly once.
+    #[tokio::test]
+    async fn design5_restored_game_writes_what_it_owed_and_counts_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = {
+            let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
+            let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+            let game = lobby.commands(id).unwrap();
+            let mut a = client(1, 64);
+            assert!(a.join(&game, Role::Player(Side::A)).await);
+            assert_eq!(a.next_payload().await, b"welcome 1");
+            play(&mut a, &game, &["m1"]).await;
+            id
+        };
+        let lobby = lobby_with(Arc::new(OwingFactory), sqlite(&dir), settings(600, 0));
+        assert_eq!(lobby.restore_unfinished().await.unwrap(), 1);
+        let game = lobby.commands(id).unwrap();
+        let mut late = client(3, 64);
+        assert!(late.join(&game, Role::Spectator).await);
+        assert!(matches!(late.next().await, ServerMessage::Joined { .. }));
+        assert_eq!(public(&mut late, 2).await, bytes(&["m1", "owed"]));
+        assert!(late.rx.try_recv().is_err(), "nothing twice");
+        let stored = lobby.store().load_events(id).await.unwrap();
+        assert_eq!(stored.last().unwrap().bytes, b"owed", "written durably");
+    }
+
     /// A session that gives side B the answer timeout after side A moved.
     struct Turns {
         timeout_ms: u64,
@@ -772,6 +1374,9 @@ mod tests {
     impl GameSession for Turns {
         fn admit(&mut self, _: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
             Ok(Vec::new())
+        }
+        fn spectator_history(&self) -> Vec<Vec<u8>> {
+            Vec::new()
         }
         fn handle(
             &mut self,

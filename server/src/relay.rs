@@ -92,6 +92,17 @@ impl GameSession for RelaySession {
         Ok(out)
     }
 
+    /// The relayed payloads: every logged event but the seat events
+    /// (a payload that itself starts with `seat ` is not supported: a
+    /// restore would read it as a seating).
+    fn spectator_history(&self) -> Vec<Vec<u8>> {
+        self.log
+            .iter()
+            .filter(|e| !e.starts_with(b"seat "))
+            .cloned()
+            .collect()
+    }
+
     fn handle(
         &mut self,
         from: &Participant,

@@ -12,7 +12,11 @@
 //!   a session acknowledges an action by emitting its `Append` *before* the
 //!   `Send` that acknowledges it (G6: nothing acknowledged is lost).
 //! - [`Effect::Send`] delivers a payload to a recipient; messages to
-//!   [`Recipient::Spectators`] are held back by the configured spectator delay.
+//!   [`Recipient::Spectators`] are held back by the configured spectator
+//!   delay (until the game finishes: then the transcript is public and
+//!   nothing is held back any more). A spectator who joins late is sent
+//!   the part of [`GameSession::spectator_history`] the other spectators
+//!   already have.
 //! - [`Effect::Finish`] stores the result and transcript and marks the game
 //!   finished.
 //!
@@ -54,7 +58,8 @@ pub enum Recipient {
     Player(Side),
     /// Both seated players.
     Players,
-    /// Every spectator, after the spectator delay.
+    /// Every spectator, after the spectator delay (none once the game has
+    /// finished).
     Spectators,
 }
 
@@ -99,8 +104,10 @@ pub struct SessionContext {
 /// A game's state machine, owned by one task of the shell. Calls never block
 /// and do no I/O.
 pub trait GameSession: Send + 'static {
-    /// A newly created game starts (not called on restore); e.g. to append
-    /// its genesis record.
+    /// A game's task starts: a newly created game, e.g. to append its
+    /// genesis record, or an unfinished game restored at server start, e.g.
+    /// to write what it still owed when the server stopped. Not called for
+    /// a finished game reopened for a late joiner.
     fn start(&mut self, _now_ms: u64) -> Vec<Effect> {
         Vec::new()
     }
@@ -118,6 +125,20 @@ pub trait GameSession: Send + 'static {
         resume_from: u64,
         now_ms: u64,
     ) -> Result<Vec<Effect>, Rejection>;
+
+    /// Every message this session has addressed to
+    /// [`Recipient::Spectators`] so far, in order, byte for byte as sent,
+    /// including those sent before a restart (a restored session rebuilds
+    /// them from its log). Public view only, padded like every other
+    /// message (G3).
+    ///
+    /// This is the one way a spectator who joins late gets the game's past
+    /// (DESIGN 5): the shell counts the spectator messages that have left
+    /// its delay queue, sends the joining spectator that many from the front
+    /// of this list, and the still-delayed rest reach it from the queue as
+    /// they mature, so nothing is sent twice or skipped. The list must
+    /// therefore only ever grow at the end, in the order of the `Send`s.
+    fn spectator_history(&self) -> Vec<Vec<u8>>;
 
     /// A seated player sent a payload. The shell itself refuses payloads
     /// from spectators and from connections that did not join.
