@@ -38,13 +38,16 @@ use hexveil_server::frame::{read_frame, write_frame, FrameError};
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::ServerTrust;
 use hexveil_server::wire::{
-    split_game_message, ClientMessage, ErrorCode, GameAssembler, GameId, Role, ServerMessage,
-    WireError, MAX_GAME_MESSAGE_LEN,
+    split_game_message, ClientMessage, ErrorCode, GameAssembler, GameId, GameSummary, Role,
+    ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
 };
 use thiserror::Error;
 use tokio::sync::mpsc;
 
-use crate::net::{ConnectionParts, NetError, ServerConnection, MAX_TRANSCRIPT_LEN};
+use crate::net::{NetError, ServerConnection};
+
+/// Largest transcript the driver fetches.
+pub const MAX_TRANSCRIPT_LEN: u64 = 256 * 1024 * 1024;
 
 /// How long any single wait of the driver lasts unless set otherwise.
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(20);
@@ -109,15 +112,15 @@ struct Link {
 }
 
 impl Link {
-    fn start(parts: ConnectionParts) -> Link {
-        let ConnectionParts {
+    fn start(conn: ServerConnection) -> Link {
+        let ServerConnection {
             endpoint,
             conn,
             mut send,
             mut recv,
             limits,
             ..
-        } = parts;
+        } = conn;
         let (in_tx, incoming) = mpsc::unbounded_channel();
         let (outgoing, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
         tokio::spawn(async move {
@@ -330,7 +333,7 @@ impl Access {
     async fn login(&self) -> Result<Link, DriverError> {
         let conn =
             ServerConnection::connect(self.addr, SERVER_NAME, &self.trust, &self.key_pkcs8).await?;
-        Ok(Link::start(conn.into_parts()))
+        Ok(Link::start(conn))
     }
 }
 
@@ -403,6 +406,23 @@ impl Client {
         self.link.push(Outgoing::Raw(bytes))
     }
 
+    /// Sends a whole game message to `game_id` (up to 8 MiB), in parts
+    /// that fit a frame.
+    pub fn send_game(&self, game_id: GameId, message: &[u8]) -> Result<(), DriverError> {
+        self.link.send_game(game_id, message)
+    }
+
+    /// Fetches a finished game's transcript file (anyone may, DESIGN 5),
+    /// waiting for the server to store it; other messages that arrive
+    /// meanwhile are dropped.
+    pub async fn fetch_transcript(&mut self, game_id: GameId) -> Result<Vec<u8>, DriverError> {
+        let (file, _) = self
+            .link
+            .fetch_finished_transcript(game_id, self.wait)
+            .await?;
+        Ok(file)
+    }
+
     /// Receives the next transport message.
     pub async fn recv(&mut self) -> Result<ServerMessage, DriverError> {
         self.link.recv(self.wait, "a server message").await
@@ -428,9 +448,14 @@ impl Client {
         }
     }
 
-    /// Takes the seat of `setup.secrets.side` in `game_id`.
+    /// Takes the seat of `setup.secrets.side` in `game_id` and catches up
+    /// with the game so far: the server re-sends every view, each is fed to
+    /// the new [`Player`] (so its layouts and notes follow the log) and
+    /// queued for [`RemotePlayer::next_event`], but only the last view's
+    /// prompt is current, so only its machine answer is sent (a seat taken
+    /// again with the same secrets answers no old prompt, G6).
     pub async fn join(
-        mut self,
+        self,
         game_id: GameId,
         setup: SeatSetup,
     ) -> Result<RemotePlayer, DriverError> {
@@ -444,17 +469,7 @@ impl Client {
             setup.mode,
             setup.secrets,
         )?;
-        let seat = Role::Player(player.side());
-        self.send(&ClientMessage::Join {
-            game_id,
-            role: seat,
-            resume_from: 0,
-        })?;
-        match self.recv().await? {
-            ServerMessage::Joined { .. } => {}
-            other => return Err(refused(other)),
-        }
-        Ok(RemotePlayer {
+        let mut seat = RemotePlayer {
             link: self.link,
             access: self.access,
             wait: self.wait,
@@ -465,12 +480,24 @@ impl Client {
             last_update: None,
             unacked: None,
             withheld: None,
+            catch_up: None,
             queue: VecDeque::new(),
             receipts: Vec::new(),
             transcript: None,
             nonce: 0,
             reveals: 0,
-        })
+        };
+        seat.take_seat().await?;
+        Ok(seat)
+    }
+
+    /// The games on the server.
+    pub async fn list_games(&mut self) -> Result<Vec<GameSummary>, DriverError> {
+        self.send(&ClientMessage::ListGames)?;
+        match self.recv().await? {
+            ServerMessage::Games { games } => Ok(games),
+            other => Err(refused(other)),
+        }
     }
 
     /// Joins `game_id` as a spectator (public view only).
@@ -499,6 +526,30 @@ impl Client {
     }
 }
 
+/// A transport message as a seat or a spectator of one game takes it.
+enum Incoming {
+    /// One of the game's own messages, decoded.
+    Game(ToClient),
+    /// Anything else, as an event by itself.
+    Event(GameEvent),
+}
+
+impl Incoming {
+    fn of(msg: ServerMessage, game: GameId) -> Result<Incoming, DriverError> {
+        Ok(match msg {
+            ServerMessage::Game {
+                game_id, payload, ..
+            } if game_id == game => Incoming::Game(decode_padded(&payload)?),
+            ServerMessage::Error { code, message } => {
+                Incoming::Event(GameEvent::ServerError { code, message })
+            }
+            ServerMessage::Left { game_id } if game_id == game => Incoming::Event(GameEvent::Left),
+            ServerMessage::Pong { nonce } => Incoming::Event(GameEvent::Pong(nonce)),
+            other => Incoming::Event(GameEvent::Other(format!("{other:?}"))),
+        })
+    }
+}
+
 fn refused(msg: ServerMessage) -> DriverError {
     match msg {
         ServerMessage::Error { code, message } => DriverError::Server { code, message },
@@ -510,7 +561,9 @@ fn refused(msg: ServerMessage) -> DriverError {
 #[derive(Clone, Debug)]
 pub enum GameEvent {
     /// A new log entry (its machine prompt, if any, is already answered
-    /// unless answering is held: [`RemotePlayer::set_auto_answer`]).
+    /// unless answering is held: [`RemotePlayer::set_auto_answer`]). Of the
+    /// views re-sent when a seat is taken only the last is current: it is
+    /// the one whose seq is [`RemotePlayer::last_seq`] once they are queued.
     Update(Update),
     /// An entry seen before, sent again on a resume; not answered again.
     Replayed(Update),
@@ -552,6 +605,9 @@ pub struct RemotePlayer {
     unacked: Option<SignedEnvelope>,
     /// An answer computed but held back (answering held).
     withheld: Option<SignedEnvelope>,
+    /// While the views re-sent on taking the seat are replayed: the answer
+    /// to the latest one (only the last view's prompt is current).
+    catch_up: Option<Option<SignedEnvelope>>,
     queue: VecDeque<GameEvent>,
     receipts: Vec<Receipt>,
     transcript: Option<Vec<u8>>,
@@ -610,6 +666,12 @@ impl RemotePlayer {
     /// so the server has the transcript ([`RemotePlayer::fetch_transcript`]).
     pub fn is_closed(&self) -> bool {
         self.reveals >= 2
+    }
+
+    /// How many events are received and acted on but not yet handed out by
+    /// [`RemotePlayer::next_event`] (e.g. the views re-sent on a join).
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
     }
 
     /// Fetches the finished game's transcript file from the server (and
@@ -684,6 +746,17 @@ impl RemotePlayer {
         Ok(env)
     }
 
+    /// A machine answer: sent at once, or held back
+    /// ([`RemotePlayer::set_auto_answer`]).
+    fn answer(&mut self, env: SignedEnvelope) -> Result<(), DriverError> {
+        if self.auto {
+            self.send_entry(env)
+        } else {
+            self.withheld = Some(env);
+            Ok(())
+        }
+    }
+
     /// Sends an entry the driver keeps for a resume until it is receipted.
     fn send_entry(&mut self, env: SignedEnvelope) -> Result<(), DriverError> {
         self.unacked = Some(env.clone());
@@ -746,15 +819,10 @@ impl RemotePlayer {
     }
 
     fn on_message(&mut self, msg: ServerMessage) -> Result<GameEvent, DriverError> {
-        Ok(match msg {
-            ServerMessage::Game {
-                game_id, payload, ..
-            } if game_id == self.game_id => self.on_game(decode_padded(&payload)?)?,
-            ServerMessage::Error { code, message } => GameEvent::ServerError { code, message },
-            ServerMessage::Left { game_id } if game_id == self.game_id => GameEvent::Left,
-            ServerMessage::Pong { nonce } => GameEvent::Pong(nonce),
-            other => GameEvent::Other(format!("{other:?}")),
-        })
+        match Incoming::of(msg, self.game_id)? {
+            Incoming::Game(m) => self.on_game(m),
+            Incoming::Event(e) => Ok(e),
+        }
     }
 
     fn on_game(&mut self, msg: ToClient) -> Result<GameEvent, DriverError> {
@@ -783,12 +851,11 @@ impl RemotePlayer {
                     // In the log now (ours) or overtaken (refused or stale).
                     self.unacked = None;
                 }
-                if let Some(env) = self.player.on_update(&u)? {
-                    if self.auto {
-                        self.send_entry(env)?;
-                    } else {
-                        self.withheld = Some(env);
-                    }
+                let answer = self.player.on_update(&u)?;
+                match (&mut self.catch_up, answer) {
+                    (Some(latest), answer) => *latest = answer,
+                    (None, Some(env)) => self.answer(env)?,
+                    (None, None) => {}
                 }
                 if u.entry == "reveal" {
                     self.reveals = self.reveals.saturating_add(1);
@@ -811,43 +878,53 @@ impl RemotePlayer {
     }
 
     /// Connects again, logs in, takes the seat back and resumes: the
-    /// server re-sends every view; the ones already seen come back as
-    /// [`GameEvent::Replayed`], new ones are answered as usual, and our
-    /// last entry is sent again if it was never receipted and the log has
-    /// not moved past it (G6). The events are queued for
-    /// [`RemotePlayer::next_event`].
+    /// server re-sends every view after the last one seen (earlier ones
+    /// come back as [`GameEvent::Replayed`]); new ones are fed to the player
+    /// and the last one's prompt is answered, and our last entry is sent
+    /// again if it was never receipted and the log has not moved past it
+    /// (G6). The events are queued for [`RemotePlayer::next_event`].
     pub async fn reconnect(&mut self) -> Result<(), DriverError> {
         self.link.close();
         self.link = self.access.login().await?;
+        self.take_seat().await
+    }
+
+    /// Joins the game as this side, resuming after the last view seen, and
+    /// catches up: every message the server sends until the pong of a ping
+    /// sent after the join (the views the join re-sends come before it) is
+    /// acted on and queued; of the machine answers only the last view's is
+    /// sent (the log moved past every earlier prompt).
+    async fn take_seat(&mut self) -> Result<(), DriverError> {
         self.send(&ClientMessage::Join {
             game_id: self.game_id,
             role: Role::Player(self.side()),
             resume_from: self.last_seq.map_or(0, |s| s + 1),
         })?;
+        let mut burst = Vec::new();
         loop {
             match self.link.recv(self.wait, "the join answer").await? {
                 ServerMessage::Joined { .. } => break,
                 e @ ServerMessage::Error { .. } => return Err(refused(e)),
-                other => {
-                    let e = self.on_message(other)?;
-                    self.queue.push_back(e);
-                }
+                other => burst.push(other),
             }
         }
-        // The views the join re-sends are queued before the pong of a ping
-        // sent after it: the pong marks their end.
         self.nonce += 1;
         let nonce = self.nonce;
         self.send(&ClientMessage::Ping { nonce })?;
         loop {
             match self.link.recv(self.wait, "the resync").await? {
                 ServerMessage::Pong { nonce: n } if n == nonce => break,
-                other => {
-                    let e = self.on_message(other)?;
-                    self.queue.push_back(e);
-                }
+                other => burst.push(other),
             }
         }
+        self.catch_up = Some(None);
+        let replayed: Result<(), DriverError> = burst.into_iter().try_for_each(|m| {
+            let e = self.on_message(m)?;
+            self.queue.push_back(e);
+            Ok(())
+        });
+        let latest = self.catch_up.take().flatten();
+        replayed?;
         if let Some(env) = self.unacked.clone() {
             let seq = env.envelope().seq;
             if self.last_seq.map_or(seq == 1, |s| seq == s + 1) {
@@ -855,6 +932,9 @@ impl RemotePlayer {
             } else {
                 self.unacked = None;
             }
+        }
+        if let Some(env) = latest {
+            self.answer(env)?;
         }
         Ok(())
     }
@@ -890,10 +970,9 @@ impl Spectator {
 
     /// The next event of the public view.
     pub async fn next_event(&mut self) -> Result<GameEvent, DriverError> {
-        Ok(match self.link.recv(self.wait, "a public update").await? {
-            ServerMessage::Game {
-                game_id, payload, ..
-            } if game_id == self.game_id => match decode_padded(&payload)? {
+        let msg = self.link.recv(self.wait, "a public update").await?;
+        Ok(match Incoming::of(msg, self.game_id)? {
+            Incoming::Game(m) => match m {
                 ToClient::Update(u) => {
                     self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
                     GameEvent::Update(u)
@@ -906,10 +985,7 @@ impl Spectator {
                 ToClient::Rejected { reason } => GameEvent::Rejected(reason),
                 ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
             },
-            ServerMessage::Error { code, message } => GameEvent::ServerError { code, message },
-            ServerMessage::Left { game_id } if game_id == self.game_id => GameEvent::Left,
-            ServerMessage::Pong { nonce } => GameEvent::Pong(nonce),
-            other => GameEvent::Other(format!("{other:?}")),
+            Incoming::Event(e) => e,
         })
     }
 
@@ -961,5 +1037,128 @@ impl Spectator {
     /// Closes the connection.
     pub fn close(self) {
         self.link.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use hexveil_server::config::ServerSettings;
+    use hexveil_server::relay::RelayFactory;
+    use hexveil_server::Server;
+
+    fn new_key() -> Vec<u8> {
+        Identity::generate_pkcs8().unwrap()
+    }
+
+    async fn client(server: &Server) -> Client {
+        let trust = ServerTrust::Pinned(server.fingerprint());
+        Client::connect(server.local_addr(), trust, &new_key())
+            .await
+            .unwrap()
+    }
+
+    fn new_game(players: [PublicKey; 2]) -> NewGame {
+        NewGame {
+            scenario_toml: "s".into(),
+            players,
+            mode: Mode::Live,
+            pad_len: 2,
+            answer_timeout_secs: None,
+        }
+    }
+
+    async fn join(c: &mut Client, game_id: GameId, side: Side) -> ServerMessage {
+        c.send(&ClientMessage::Join {
+            game_id,
+            role: Role::Player(side),
+            resume_from: 0,
+        })
+        .unwrap();
+        c.recv().await.unwrap()
+    }
+
+    /// The lobby, seats and the relay through the driver's connection:
+    /// ping, create, list, a seat held by another key, a game message
+    /// longer than one frame (split and put together again), the
+    /// transcript after the end.
+    #[tokio::test]
+    async fn pinned_login_lobby_and_relay() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = ServerSettings::new(dir.path().to_owned(), "127.0.0.1:0".parse().unwrap());
+        let server = Server::start(settings, Arc::new(RelayFactory))
+            .await
+            .unwrap();
+        let (mut a, mut b) = (client(&server).await, client(&server).await);
+        a.send(&ClientMessage::Ping { nonce: 7 }).unwrap();
+        assert_eq!(a.recv().await.unwrap(), ServerMessage::Pong { nonce: 7 });
+        let players = [a.public_key().unwrap(), b.public_key().unwrap()];
+        let game_id = a.create_game(&new_game(players)).await.unwrap();
+        for (c, side) in [(&mut a, Side::A), (&mut b, Side::B)] {
+            assert!(matches!(
+                join(c, game_id, side).await,
+                ServerMessage::Joined { .. }
+            ));
+            // The relay's welcome.
+            assert!(matches!(
+                c.recv().await.unwrap(),
+                ServerMessage::Game { .. }
+            ));
+        }
+        let games = b.list_games().await.unwrap();
+        assert!(games
+            .iter()
+            .any(|g| g.game_id == game_id && g.side_a_seated && g.side_b_seated));
+        // A seat held by another key: the server refuses.
+        let mut c = client(&server).await;
+        assert!(matches!(
+            join(&mut c, game_id, Side::A).await,
+            ServerMessage::Error {
+                code: ErrorCode::Rejected,
+                ..
+            }
+        ));
+        // A message longer than one frame travels in parts and arrives whole.
+        let long: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        a.send_game(game_id, &long).unwrap();
+        assert_eq!(
+            b.recv().await.unwrap(),
+            ServerMessage::Game {
+                game_id,
+                payload: long,
+                more: false,
+            }
+        );
+        assert_eq!(
+            a.recv().await.unwrap(),
+            ServerMessage::Game {
+                game_id,
+                payload: b"ack 2".to_vec(),
+                more: false,
+            }
+        );
+        // After the end, anyone fetches the transcript.
+        b.send_game(game_id, b"to a").unwrap();
+        let ack = b.recv().await.unwrap();
+        assert!(
+            matches!(ack, ServerMessage::Game { ref payload, .. } if payload.starts_with(b"ack"))
+        );
+        assert_eq!(
+            a.recv().await.unwrap(),
+            ServerMessage::Game {
+                game_id,
+                payload: b"to a".to_vec(),
+                more: false,
+            }
+        );
+        a.send_game(game_id, b"finish").unwrap();
+        let transcript = c.fetch_transcript(game_id).await.unwrap();
+        assert!(transcript.ends_with(b"to a"), "{transcript:?}");
+        a.close();
+        b.close();
+        c.close();
+        server.shutdown().await;
     }
 }

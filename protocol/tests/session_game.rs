@@ -3,194 +3,33 @@
 //! sealed layouts, moves into mined hexes answered by openings and beacon
 //! rolls, a concession, reveals, and a clean close (G1, G2, G5).
 
-use hexveil_core::{Action, MoveMode, Side};
-use hexveil_protocol::encoding::{GameId, Party};
-use hexveil_protocol::identity::Identity;
-use hexveil_protocol::keeper::DaisyOrder;
-use hexveil_protocol::message::{Mode, Prompt, ToClient, Update};
-use hexveil_protocol::pad::PadSeed;
-use hexveil_protocol::player::{Player, Secrets};
+mod common;
+
+use common::{ids, params, secrets, Setup, Table, GAME, SEALED_A, SEALED_B, SERVER_PAD, SETUP_A};
+use hexveil_core::{Action, Side};
+use hexveil_fixtures::{move_into, scenario_toml, step_into_the_minefield, units};
+use hexveil_protocol::encoding::Party;
+use hexveil_protocol::message::{Prompt, ToClient};
+use hexveil_protocol::player::Player;
 use hexveil_protocol::referee::Awaiting;
-use hexveil_protocol::session::{GameParams, Output, Session};
-use std::collections::{BTreeMap, VecDeque};
+use hexveil_protocol::session::{Output, Session};
 
-const PAD_LEN: u32 = 256;
-
-fn scenario_toml() -> String {
-    // The example scenario, with side A allowed to set up on board 3 too so
-    // that its first step is into B's minefields.
-    include_str!("../../examples/scenario.toml").replace(
-        "setup_area = { boards = [4] }",
-        "setup_area = { boards = [3, 4] }",
-    )
-}
-
-const SETUP_A: &str = r#"
-side = "A"
-[positions]
-ger-squad-1 = "3E3"
-ger-leader = "3E3"
-ger-pz = "4E6"
-"#;
-
-const SEALED_A: &str = "side = \"A\"\n";
-
-fn secrets(side: Side, public: &str, sealed: &str, fill: u8) -> Secrets {
-    Secrets {
-        side,
-        public_setup_toml: public.to_string(),
-        sealed_setup_toml: sealed.to_string(),
-        layout_seeds: ["ap", "at", "booby"]
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
-            .collect(),
-        notes_seed: [fill + 10; 32],
-        pad_seed: [fill + 11; 32],
-        daisy_orders: vec![DaisyOrder {
-            holder: hexveil_core::unit::UnitId(4),
-            hex: "3E5".parse().unwrap(),
-        }],
-    }
-}
-
-/// Drives the session and both players until nothing is pending.
-struct Table {
-    session: Session,
-    players: BTreeMap<Side, Player>,
-    last: BTreeMap<Side, Update>,
-    seen: BTreeMap<Side, Vec<Update>>,
-    queue: VecDeque<Output>,
-}
-
-impl Table {
-    fn new() -> Table {
-        Table::with_scenario(scenario_toml(), SETUP_A)
-    }
-
-    fn with_scenario(toml: String, setup_a: &str) -> Table {
-        Table::custom(
-            toml,
-            setup_a,
-            include_str!("../../examples/sealed-b.toml"),
-            20,
-        )
-    }
-
-    fn custom(toml: String, setup_a: &str, sealed_b: &str, a_fill: u8) -> Table {
-        Table::with_pads(toml, setup_a, sealed_b, a_fill, PAD_LEN)
-    }
-
-    fn with_pads(toml: String, setup_a: &str, sealed_b: &str, a_fill: u8, pad_len: u32) -> Table {
-        let game_id = GameId([7; 16]);
-        let a = Identity::from_seed(&[1; 32]).unwrap();
-        let b = Identity::from_seed(&[2; 32]).unwrap();
-        let server = Identity::from_seed(&[3; 32]).unwrap();
-        let params = GameParams {
-            scenario_toml: toml.clone(),
-            players: [a.public_key(), b.public_key()],
-            mode: Mode::Live,
-            pad_len,
-            answer_timeout_ms: 30_000,
-        };
-        let (session, out) = Session::create(game_id, params, server, PadSeed([9; 32]), 0).unwrap();
-        let pa = Player::new(
-            a,
-            game_id,
-            &toml,
-            pad_len,
-            Mode::Live,
-            secrets(Side::A, setup_a, SEALED_A, a_fill),
-        )
-        .unwrap();
-        let pb = Player::new(
-            b,
-            game_id,
-            &toml,
-            pad_len,
-            Mode::Live,
-            secrets(
-                Side::B,
-                include_str!("../../examples/setup-b.toml"),
-                sealed_b,
-                40,
-            ),
-        )
-        .unwrap();
-        let mut t = Table {
-            session,
-            players: [(Side::A, pa), (Side::B, pb)].into_iter().collect(),
-            last: BTreeMap::new(),
-            seen: BTreeMap::new(),
-            queue: out.into(),
-        };
-        t.run();
-        t
-    }
-
-    fn run(&mut self) {
-        while let Some(o) = self.queue.pop_front() {
-            match o {
-                Output::Persist(_) | Output::ToSpectators(_) => {}
-                Output::ToPlayer(side, ToClient::Update(u)) => {
-                    self.last.insert(side, u.clone());
-                    self.seen.entry(side).or_default().push(u.clone());
-                    let answer = self.players.get_mut(&side).unwrap().on_update(&u).unwrap();
-                    if let Some(env) = answer {
-                        let out = self.session.submit(side, env, 0);
-                        self.queue.extend(out);
-                    }
-                }
-                Output::ToPlayer(side, ToClient::Rejected { reason }) => {
-                    panic!("side {side}'s entry was refused: {reason}")
-                }
-                Output::ToPlayer(_, _) => {}
-            }
-        }
-    }
-
-    fn act(&mut self, side: Side, action: Action) {
-        let env = self.players.get_mut(&side).unwrap().act(action);
-        let out = self.session.submit(side, env, 0);
-        self.queue.extend(out);
-        self.run();
-    }
-
-    fn end_phase_until(&mut self, phase: hexveil_core::turn::Phase) {
-        for _ in 0..20 {
-            let engine = self.session.referee().engine().unwrap();
-            if engine.state().phase == phase {
-                return;
-            }
-            // A3.5: the defender ends the DFPh, the phasing side the others.
-            let side = hexveil_core::turn::who_ends_phase(engine.state());
-            self.act(side, Action::EndPhase);
-        }
-        panic!("never reached {phase:?}");
-    }
+/// The example game, B sealing the example's minefields.
+fn example() -> Setup {
+    Setup::example(5, SEALED_B)
 }
 
 #[test]
 fn g5_a_whole_game_replays_and_closes_clean() {
-    let mut t = Table::new();
+    let mut t = Table::open(example());
     // Pads, the Secret dr for B's extra Dummies (B28.47) and both setups are
     // answered by the players' machines.
     assert!(matches!(
         t.session.referee().awaiting(),
         Awaiting::Action { .. }
     ));
-    t.end_phase_until(hexveil_core::turn::Phase::Movement);
     // A's squad and leader walk from 3E3 (not mined) into 3E4 (hidden A-P 12).
-    let squad = hexveil_core::unit::UnitId(0);
-    let leader = hexveil_core::unit::UnitId(1);
-    t.act(
-        Side::A,
-        Action::Move {
-            units: vec![squad, leader],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        },
-    );
+    t.step_into_the_minefield();
     assert!(matches!(
         t.session.referee().awaiting(),
         Awaiting::Action { .. }
@@ -201,26 +40,15 @@ fn g5_a_whole_game_replays_and_closes_clean() {
         "the move produced openings, rolls and a ruling"
     );
     // A concedes; the server ends the game; both players reveal.
-    let env = t.players.get_mut(&Side::A).unwrap().concede();
-    let out = t.session.submit(Side::A, env, 0);
-    t.queue.extend(out);
-    t.run();
-    assert!(
-        t.session.is_closed(),
-        "awaiting {:?}",
-        t.session.referee().awaiting()
-    );
+    t.concede();
+    assert_eq!(t.rejections, vec![], "honest reveals are accepted");
     assert_eq!(t.session.faults(), &[], "honest reveals prove no fault");
     assert_eq!(t.session.referee().result().unwrap().winner, Some(Side::B));
-    assert_eq!(t.last[&Side::A].prompt, Prompt::Wait);
+    assert_eq!(t.last(Side::A).prompt, Prompt::Wait);
     // G6: restoring from the durable log gives the same referee state.
-    let (restored, owed) = Session::restore(
-        t.session.log().to_vec(),
-        Identity::from_seed(&[3; 32]).unwrap(),
-        PadSeed([9; 32]),
-        0,
-    )
-    .unwrap();
+    let [_, _, server] = ids();
+    let (restored, owed) =
+        Session::restore(t.session.log().to_vec(), server, SERVER_PAD, 0).unwrap();
     assert!(owed.is_empty(), "a closed log owes nothing");
     assert!(restored.is_closed());
     assert_eq!(
@@ -231,11 +59,10 @@ fn g5_a_whole_game_replays_and_closes_clean() {
 
 #[test]
 fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
-    let mut t = Table::new();
+    let mut t = Table::open(example());
     let head = t.session.referee().log().head();
     // B is not phasing: its action is refused by the engine.
-    let env = t.players.get_mut(&Side::B).unwrap().act(Action::EndPhase);
-    let out = t.session.submit(Side::B, env, 0);
+    let out = t.declare(Side::B, Action::EndPhase);
     assert!(matches!(
         out.as_slice(),
         [Output::ToPlayer(Side::B, ToClient::Rejected { .. })]
@@ -243,9 +70,9 @@ fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
     assert_eq!(t.session.referee().log().head(), head);
     // A replayed entry is refused as a replay.
     let env = t.players.get_mut(&Side::A).unwrap().act(Action::EndPhase);
-    let out = t.session.submit(Side::A, env.clone(), 0);
-    t.queue.extend(out);
+    t.send(Side::A, env.clone());
     t.run();
+    assert_eq!(t.rejections, vec![], "the first time it is accepted");
     let out = t.session.submit(Side::A, env, 0);
     assert!(
         matches!(out.as_slice(), [Output::ToPlayer(Side::A, ToClient::Rejected { reason })] if reason.contains("replay") || reason.contains("seq")),
@@ -255,15 +82,10 @@ fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
 
 #[test]
 fn g2_a_party_that_does_not_answer_loses() {
-    let mut t = Table::new();
+    let mut t = Table::open(example());
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
     // A declares a move; B's machine is "offline": we drop what B would send.
-    let env = t.players.get_mut(&Side::A).unwrap().act(Action::Move {
-        units: vec![hexveil_core::unit::UnitId(0)],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
-    });
-    let out = t.session.submit(Side::A, env, 0);
+    let out = t.declare(Side::A, move_into(&[units::GER_SQUAD], "3E4"));
     // Deliver only to A.
     for o in out {
         if let Output::ToPlayer(Side::A, ToClient::Update(u)) = o {
@@ -297,17 +119,10 @@ fn g2_a_party_that_does_not_answer_loses() {
 
 #[test]
 fn b28_412_owner_opens_exit_then_entry_hex_and_mover_sees_presence_only_g4() {
-    let mut t = Table::new();
+    let mut t = Table::open(example());
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
     let before = t.seen[&Side::B].len();
-    t.act(
-        Side::A,
-        Action::Move {
-            units: vec![hexveil_core::unit::UnitId(0), hexveil_core::unit::UnitId(1)],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        },
-    );
+    t.act(Side::A, step_into_the_minefield());
     let asked: Vec<String> = t.seen[&Side::B][before..]
         .iter()
         .filter_map(|u| match &u.prompt {
@@ -353,21 +168,15 @@ fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
     // (R12), so the engine refuses after the leaf was opened and the DR
     // rolled. The action must end as a logged void ruling, rolls spent,
     // nothing moved, and nobody left waiting.
-    let mut t = Table::with_scenario(
-        scenario_toml()
+    let mut t = Table::open(Setup {
+        scenario_toml: scenario_toml()
             + "\n[[units]]\nname = \"ger-truck\"\nside = \"A\"\nkind = \"vehicle\"\n[units.vehicle]\nprinted_mp = 10\n",
-        &SETUP_A.replace("ger-pz = \"4E6\"", "ger-pz = \"4E6\"\nger-truck = \"3E3\""),
-    );
+        setup_a: SETUP_A.replace("ger-pz = \"4E6\"", "ger-pz = \"4E6\"\nger-truck = \"3E3\""),
+        ..example()
+    });
     t.end_phase_until(hexveil_core::turn::Phase::Movement);
     let truck = hexveil_core::unit::UnitId(6);
-    t.act(
-        Side::A,
-        Action::Move {
-            units: vec![truck],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        },
-    );
+    t.act(Side::A, move_into(&[truck], "3E4"));
     let ruling = t.seen[&Side::A].last().unwrap();
     assert!(
         matches!(ruling.events.as_slice(), [hexveil_core::Event { kind: hexveil_core::EventKind::Void { reason }, .. }] if reason.contains("Vehicle line") || reason.contains("R12")),
@@ -388,7 +197,7 @@ fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
 
 #[test]
 fn g5_a_reveal_with_an_illegal_strength_is_a_proven_fault_of_its_side_b28_1() {
-    let mut t = Table::new();
+    let mut t = Table::open(example());
     let env = t.players.get_mut(&Side::A).unwrap().concede();
     let out = t.session.submit(Side::A, env, 0);
     // Deliver everything, but intercept B's reveal and forge one content.
@@ -424,14 +233,13 @@ fn g5_a_reveal_with_an_illegal_strength_is_a_proven_fault_of_its_side_b28_1() {
 /// from A's move into 3E4 to its ruling, and whether the mined run's attack
 /// had an effect.
 fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, bool) {
-    let mut t = Table::custom(scenario_toml(), SETUP_A, sealed_b, a_fill);
-    t.end_phase_until(hexveil_core::turn::Phase::Movement);
-    let env = t.players.get_mut(&Side::A).unwrap().act(Action::Move {
-        units: vec![hexveil_core::unit::UnitId(0)],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
+    let mut t = Table::open(Setup {
+        sealed_b: sealed_b.to_string(),
+        a_fill,
+        ..example()
     });
-    let out = t.session.submit(Side::A, env, 0);
+    t.end_phase_until(hexveil_core::turn::Phase::Movement);
+    let out = t.declare(Side::A, move_into(&[units::GER_SQUAD], "3E4"));
     t.queue.extend(out);
     let (mut to_a, mut to_spectators) = (Vec::new(), Vec::new());
     let mut effect = false;
@@ -465,12 +273,11 @@ fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, 
 #[test]
 fn g3_mover_and_spectators_receive_the_same_traffic_for_a_mined_hex_without_effect_and_an_empty_hex(
 ) {
-    let mined = include_str!("../../examples/sealed-b.toml").replace(
+    let mined = SEALED_B.replace(
         "{ hex = \"3E4\", strength = 12 }",
         "{ hex = \"3E4\", strength = 6 }",
     );
-    let empty = include_str!("../../examples/sealed-b.toml")
-        .replace("  { hex = \"3E4\", strength = 12 },  # hidden\n", "");
+    let empty = SEALED_B.replace("  { hex = \"3E4\", strength = 12 },  # hidden\n", "");
     assert_ne!(mined, empty);
     // The dice follow from every party's pad, so look for A's pad seeds
     // under which the A-P 6 attack in 3E4 has no effect (DR 9+ on the 6
@@ -496,25 +303,16 @@ fn g3_mover_and_spectators_receive_the_same_traffic_for_a_mined_hex_without_effe
 fn g1_a_player_commits_nothing_to_a_game_on_another_scenario() {
     // The genesis update carries the scenario hash; a player who set up for
     // another text refuses before sending anything.
-    let game_id = GameId([7; 16]);
-    let server = Identity::from_seed(&[3; 32]).unwrap();
-    let a = Identity::from_seed(&[1; 32]).unwrap();
-    let b = Identity::from_seed(&[2; 32]).unwrap();
-    let params = GameParams {
-        scenario_toml: scenario_toml(),
-        players: [a.public_key(), b.public_key()],
-        mode: Mode::Live,
-        pad_len: PAD_LEN,
-        answer_timeout_ms: 30_000,
-    };
-    let (_session, out) = Session::create(game_id, params, server, PadSeed([9; 32]), 0).unwrap();
-    let other_text = scenario_toml().replace("turns = 5", "turns = 4");
+    let setup = example();
+    let [a, _, server] = ids();
+    let (_session, out) = Session::create(GAME, params(&setup), server, SERVER_PAD, 0).unwrap();
+    let other_text = setup.scenario_toml.replace("turns = 5", "turns = 4");
     let mut pa = Player::new(
         a,
-        game_id,
+        GAME,
         &other_text,
-        PAD_LEN,
-        Mode::Live,
+        setup.pad_len,
+        setup.mode,
         secrets(Side::A, SETUP_A, SEALED_A, 20),
     )
     .unwrap();
@@ -534,22 +332,11 @@ fn g2_pads_are_renewed_when_they_run_out_mid_action() {
     // Pads of 2 entries: the Secret dr for Dummies takes roll 0, the move's
     // rolls cross into epoch 1 and 2; every party commits its next pad
     // before any entry of that epoch is released (DESIGN 3.4).
-    let mut t = Table::with_pads(
-        scenario_toml(),
-        SETUP_A,
-        include_str!("../../examples/sealed-b.toml"),
-        20,
-        2,
-    );
-    t.end_phase_until(hexveil_core::turn::Phase::Movement);
-    t.act(
-        Side::A,
-        Action::Move {
-            units: vec![hexveil_core::unit::UnitId(0), hexveil_core::unit::UnitId(1)],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        },
-    );
+    let mut t = Table::open(Setup {
+        pad_len: 2,
+        ..example()
+    });
+    t.step_into_the_minefield();
     assert!(matches!(
         t.session.referee().awaiting(),
         Awaiting::Action { .. }
@@ -569,11 +356,8 @@ fn g2_pads_are_renewed_when_they_run_out_mid_action() {
         renewals >= 3,
         "A, B and the server renewed at least once: {renewals}"
     );
-    let env = t.players.get_mut(&Side::A).unwrap().concede();
-    let out = t.session.submit(Side::A, env, 0);
-    t.queue.extend(out);
-    t.run();
-    assert!(t.session.is_closed());
+    t.concede();
+    assert_eq!(t.rejections, vec![], "honest reveals are accepted");
     assert_eq!(t.session.faults(), &[], "reveals prove every epoch's pad");
     let file = hexveil_protocol::transcript::Transcript {
         entries: t.session.log().to_vec(),
@@ -582,13 +366,9 @@ fn g2_pads_are_renewed_when_they_run_out_mid_action() {
     .unwrap();
     let verdict = hexveil_protocol::verifier::verify(&file);
     assert!(verdict.fault().is_none(), "{verdict:?}");
-    let (restored, owed) = Session::restore(
-        t.session.log().to_vec(),
-        Identity::from_seed(&[3; 32]).unwrap(),
-        PadSeed([9; 32]),
-        0,
-    )
-    .unwrap();
+    let [_, _, server] = ids();
+    let (restored, owed) =
+        Session::restore(t.session.log().to_vec(), server, SERVER_PAD, 0).unwrap();
     assert!(owed.is_empty(), "a closed log owes nothing");
     assert!(restored.is_closed());
 }

@@ -11,55 +11,18 @@ use std::time::Duration;
 
 use common::*;
 use hexveil_core::Side;
+use hexveil_fixtures::{scenario_toml, secrets_a, secrets_b, PAD_LEN};
 use hexveil_protocol::identity::Identity;
-use hexveil_protocol::keeper::DaisyOrder;
 use hexveil_protocol::message::{
     decode_padded, encode, Mode, Prompt, ToClient, ToServer, PAD_BUCKET,
 };
-use hexveil_protocol::player::{Player, Secrets};
+use hexveil_protocol::player::Player;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_server::live_game::{LiveGameFactory, NewGame};
 use hexveil_server::login::LoginKey;
 use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::wire::{ClientMessage, ErrorCode, GameAssembler, GameId, Role, ServerMessage};
 use hexveil_server::Server;
-
-const PAD_LEN: u32 = 256;
-
-fn scenario_toml() -> String {
-    // The example scenario, with side A allowed to set up on board 3 too.
-    include_str!("../../examples/scenario.toml").replace(
-        "setup_area = { boards = [4] }",
-        "setup_area = { boards = [3, 4] }",
-    )
-}
-
-const SETUP_A: &str = r#"
-side = "A"
-[positions]
-ger-squad-1 = "3E3"
-ger-leader = "3E3"
-ger-pz = "4E6"
-"#;
-
-fn secrets(side: Side, public: &str, sealed: &str, fill: u8) -> Secrets {
-    Secrets {
-        side,
-        public_setup_toml: public.to_string(),
-        sealed_setup_toml: sealed.to_string(),
-        layout_seeds: ["ap", "at", "booby"]
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
-            .collect(),
-        notes_seed: [fill + 10; 32],
-        pad_seed: [fill + 11; 32],
-        daisy_orders: vec![DaisyOrder {
-            holder: hexveil_core::unit::UnitId(4),
-            hex: "3E5".parse().unwrap(),
-        }],
-    }
-}
 
 struct Seat {
     client: RawClient,
@@ -209,7 +172,7 @@ fn players(game_id: GameId, docs: &[Vec<u8>; 2], toml: &str) -> [Player; 2] {
             toml,
             PAD_LEN,
             Mode::Live,
-            secrets(Side::A, SETUP_A, "side = \"A\"\n", 20),
+            secrets_a(),
         )
         .unwrap(),
         Player::new(
@@ -218,12 +181,7 @@ fn players(game_id: GameId, docs: &[Vec<u8>; 2], toml: &str) -> [Player; 2] {
             toml,
             PAD_LEN,
             Mode::Live,
-            secrets(
-                Side::B,
-                include_str!("../../examples/setup-b.toml"),
-                include_str!("../../examples/sealed-b.toml"),
-                40,
-            ),
+            secrets_b(),
         )
         .unwrap(),
     ]
@@ -287,23 +245,9 @@ async fn a_real_game_over_quic_closes_and_verifies() {
 
     // G6: another key cannot take side B's seat.
     let mut intruder = RawClient::logged_in(addr, fp, &new_key()).await;
-    intruder
-        .send(&ClientMessage::Join {
-            game_id,
-            role: Role::Player(Side::B),
-            resume_from: 0,
-        })
-        .await;
-    let refused = intruder.recv().await;
-    assert!(
-        matches!(
-            &refused,
-            ServerMessage::Error {
-                code: ErrorCode::Rejected,
-                ..
-            }
-        ),
-        "{refused:?}"
+    assert_eq!(
+        intruder.join_refusal(game_id, Role::Player(Side::B)).await,
+        Some(ErrorCode::Rejected)
     );
 
     let mut spectator = RawClient::logged_in(addr, fp, &new_key()).await;
@@ -344,13 +288,7 @@ async fn a_real_game_over_quic_closes_and_verifies() {
     // Anyone can fetch the same transcript over the wire.
     let mut fetched = Vec::new();
     loop {
-        intruder
-            .send(&ClientMessage::FetchTranscript {
-                game_id,
-                offset: fetched.len() as u64,
-            })
-            .await;
-        match intruder.recv().await {
+        match intruder.fetch_chunk(game_id, fetched.len() as u64).await {
             ServerMessage::TranscriptChunk {
                 total_len, bytes, ..
             } => {

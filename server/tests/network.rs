@@ -7,17 +7,11 @@ use std::num::NonZeroU32;
 use std::time::Duration;
 
 use common::*;
+use hexveil_fixtures::noise;
 use hexveil_server::connection::close;
 use hexveil_server::login::exporter;
 use hexveil_server::tls::ServerTrust;
 use hexveil_server::wire::{ClientMessage, ErrorCode, Role, ServerMessage, Side};
-
-fn error_code(m: &ServerMessage) -> Option<ErrorCode> {
-    match m {
-        ServerMessage::Error { code, .. } => Some(*code),
-        _ => None,
-    }
-}
 
 #[tokio::test]
 async fn login_works() {
@@ -31,8 +25,7 @@ async fn login_works() {
             public_key: key.public_key()
         }
     );
-    c.send(&ClientMessage::Ping { nonce: 42 }).await;
-    assert_eq!(c.recv().await, ServerMessage::Pong { nonce: 42 });
+    c.assert_alive(42).await;
     server.shutdown().await;
 }
 
@@ -86,8 +79,7 @@ async fn login_replayed_on_another_connection_fails() {
     assert_eq!(c.closed_code().await, Some(close::LOGIN_FAILED as u64));
 
     // A is unaffected.
-    a.send(&ClientMessage::Ping { nonce: 1 }).await;
-    assert_eq!(a.recv().await, ServerMessage::Pong { nonce: 1 });
+    a.assert_alive(1).await;
     server.shutdown().await;
 }
 
@@ -99,15 +91,10 @@ async fn gigabyte_frame_rejected_other_game_undisturbed() {
     let server = start(settings(dir.path())).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
 
-    let mut x = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g1 = x.create_game().await;
-    x.join(g1, Role::Player(Side::A)).await;
+    let (mut x, _g1) = RawClient::hosting(addr, fp).await;
 
-    let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
-    let mut z = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g2 = y.create_game().await;
-    y.join(g2, Role::Player(Side::A)).await;
-    z.join(g2, Role::Player(Side::B)).await;
+    let (mut y, g2) = RawClient::hosting(addr, fp).await;
+    let mut z = RawClient::opponent(addr, fp, g2).await;
 
     x.send_raw(&(1u32 << 30).to_be_bytes()).await;
     let answer = x.recv().await;
@@ -122,12 +109,7 @@ async fn gigabyte_frame_rejected_other_game_undisturbed() {
 
     for i in 0..5u8 {
         let payload = vec![b'm', i];
-        y.send(&ClientMessage::Game {
-            game_id: g2,
-            payload: payload.clone(),
-            more: false,
-        })
-        .await;
+        y.send_game(g2, &payload).await;
         assert_eq!(
             z.recv().await,
             ServerMessage::Game {
@@ -139,19 +121,6 @@ async fn gigabyte_frame_rejected_other_game_undisturbed() {
         assert!(matches!(y.recv().await, ServerMessage::Game { .. }));
     }
     server.shutdown().await;
-}
-
-/// Deterministic "random" bytes (xorshift), so a failure reproduces.
-fn noise(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
 }
 
 // G6: random bytes in place of a frame get a clear error.
@@ -174,8 +143,7 @@ async fn random_bytes_get_a_clear_error() {
         Some(ErrorCode::Malformed),
         "{answer:?}"
     );
-    c.send(&ClientMessage::Ping { nonce: 9 }).await;
-    assert_eq!(c.recv().await, ServerMessage::Pong { nonce: 9 });
+    c.assert_alive(9).await;
 
     // Raw noise instead of a frame, before login: an error naming the problem.
     for seed in [1u64, 2, 3] {
@@ -260,43 +228,28 @@ async fn lobby_rejections_are_clear() {
 
     let mut c = RawClient::logged_in(addr, fp, &new_key()).await;
     let g = c.create_game().await;
-    c.send(&ClientMessage::Game {
-        game_id: g,
-        payload: b"x".to_vec(),
-        more: false,
-    })
-    .await;
+    c.send_game(g, b"x").await;
     assert_eq!(error_code(&c.recv().await), Some(ErrorCode::NotJoined));
     c.join(g, Role::Spectator).await;
-    c.send(&ClientMessage::Game {
-        game_id: g,
-        payload: b"x".to_vec(),
-        more: false,
-    })
-    .await;
+    c.send_game(g, b"x").await;
     assert_eq!(
         error_code(&c.recv().await),
         Some(ErrorCode::SpectatorCannotAct)
     );
-    c.send(&ClientMessage::Join {
-        game_id: hexveil_server::wire::GameId([0; 16]),
-        role: Role::Spectator,
-        resume_from: 0,
-    })
-    .await;
-    assert_eq!(error_code(&c.recv().await), Some(ErrorCode::UnknownGame));
+    assert_eq!(
+        c.join_refusal(hexveil_server::wire::GameId([0; 16]), Role::Spectator)
+            .await,
+        Some(ErrorCode::UnknownGame)
+    );
 
     // A seat held by another key is refused by the session.
     let mut p1 = RawClient::logged_in(addr, fp, &new_key()).await;
     p1.join(g, Role::Player(Side::A)).await;
     let mut p2 = RawClient::logged_in(addr, fp, &new_key()).await;
-    p2.send(&ClientMessage::Join {
-        game_id: g,
-        role: Role::Player(Side::A),
-        resume_from: 0,
-    })
-    .await;
-    assert_eq!(error_code(&p2.recv().await), Some(ErrorCode::Rejected));
+    assert_eq!(
+        p2.join_refusal(g, Role::Player(Side::A)).await,
+        Some(ErrorCode::Rejected)
+    );
 
     c.send(&ClientMessage::ListGames).await;
     match c.recv().await {
@@ -322,12 +275,7 @@ async fn storage_survives_restart() {
         let mut c = RawClient::logged_in(server.local_addr(), server.fingerprint(), &key).await;
         game = c.create_game().await;
         c.join(game, Role::Player(Side::A)).await;
-        c.send(&ClientMessage::Game {
-            game_id: game,
-            payload: b"move 1".to_vec(),
-            more: false,
-        })
-        .await;
+        c.send_game(game, b"move 1").await;
         // The relay acknowledges after the event is durable.
         assert_eq!(
             c.recv().await,
@@ -353,14 +301,10 @@ async fn storage_survives_restart() {
     );
     let mut other =
         RawClient::logged_in(server.local_addr(), server.fingerprint(), &new_key()).await;
-    other
-        .send(&ClientMessage::Join {
-            game_id: game,
-            role: Role::Player(Side::A),
-            resume_from: 0,
-        })
-        .await;
-    assert_eq!(error_code(&other.recv().await), Some(ErrorCode::Rejected));
+    assert_eq!(
+        other.join_refusal(game, Role::Player(Side::A)).await,
+        Some(ErrorCode::Rejected)
+    );
     server.shutdown().await;
 }
 
@@ -426,42 +370,18 @@ async fn finished_transcript_can_be_fetched() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(settings(dir.path())).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
-    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g = p.create_game().await;
-    p.join(g, Role::Player(Side::A)).await;
+    let (mut p, g) = RawClient::hosting(addr, fp).await;
     let mut viewer = RawClient::logged_in(addr, fp, &new_key()).await;
-    viewer
-        .send(&ClientMessage::FetchTranscript {
-            game_id: g,
-            offset: 0,
-        })
-        .await;
     assert_eq!(
-        error_code(&viewer.recv().await),
+        error_code(&viewer.fetch_chunk(g, 0).await),
         Some(ErrorCode::NotFinished)
     );
-    p.send(&ClientMessage::Game {
-        game_id: g,
-        payload: b"hello".to_vec(),
-        more: false,
-    })
-    .await;
+    p.send_game(g, b"hello").await;
     assert!(matches!(p.recv().await, ServerMessage::Game { .. }));
-    p.send(&ClientMessage::Game {
-        game_id: g,
-        payload: b"finish".to_vec(),
-        more: false,
-    })
-    .await;
+    p.send_game(g, b"finish").await;
     // The finish is stored by the game task; poll until it is visible.
     let chunk = loop {
-        viewer
-            .send(&ClientMessage::FetchTranscript {
-                game_id: g,
-                offset: 0,
-            })
-            .await;
-        match viewer.recv().await {
+        match viewer.fetch_chunk(g, 0).await {
             ServerMessage::Error {
                 code: ErrorCode::NotFinished,
                 ..
@@ -481,13 +401,10 @@ async fn finished_transcript_can_be_fetched() {
     assert_eq!((game_id, offset), (g, 0));
     assert_eq!(total_len, bytes.len() as u64);
     assert!(bytes.ends_with(b"hello"));
-    viewer
-        .send(&ClientMessage::FetchTranscript {
-            game_id: g,
-            offset: total_len + 1,
-        })
-        .await;
-    assert_eq!(error_code(&viewer.recv().await), Some(ErrorCode::BadOffset));
+    assert_eq!(
+        error_code(&viewer.fetch_chunk(g, total_len + 1).await),
+        Some(ErrorCode::BadOffset)
+    );
     server.shutdown().await;
 }
 
@@ -518,23 +435,15 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
     s.rate_limit.burst = NonZeroU32::new(100_000).unwrap();
     let server = start(s).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
-    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
-    let mut sleeper = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g = p.create_game().await;
-    p.join(g, Role::Player(Side::A)).await;
-    sleeper.join(g, Role::Player(Side::B)).await;
+    let (mut p, g) = RawClient::hosting(addr, fp).await;
+    let sleeper = RawClient::opponent(addr, fp, g).await;
     // From here on the sleeper reads nothing.
     let chunk = vec![0x5a; 32 * 1024];
     let mut sent = 0u32;
     // Keep relaying to the sleeper until the server gives up on it; every
     // message is still acknowledged to the sender without delay.
     while sent < 2000 {
-        p.send(&ClientMessage::Game {
-            game_id: g,
-            payload: chunk.clone(),
-            more: false,
-        })
-        .await;
+        p.send_game(g, &chunk).await;
         sent += 1;
         let ack = p.recv().await;
         assert!(
@@ -551,11 +460,8 @@ async fn client_that_stops_reading_is_dropped_games_go_on() {
         "{code:?} after {sent} messages"
     );
     // Another game on other connections is unaffected.
-    let mut y = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g2 = y.create_game().await;
-    y.join(g2, Role::Player(Side::A)).await;
-    y.send(&ClientMessage::Ping { nonce: 5 }).await;
-    assert_eq!(y.recv().await, ServerMessage::Pong { nonce: 5 });
+    let (mut y, _g2) = RawClient::hosting(addr, fp).await;
+    y.assert_alive(5).await;
     server.shutdown().await;
 }
 
@@ -584,11 +490,8 @@ async fn long_game_messages_travel_in_parts() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(settings(dir.path())).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
-    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
-    let mut q = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g = p.create_game().await;
-    p.join(g, Role::Player(Side::A)).await;
-    q.join(g, Role::Player(Side::B)).await;
+    let (mut p, g) = RawClient::hosting(addr, fp).await;
+    let mut q = RawClient::opponent(addr, fp, g).await;
 
     let long: Vec<u8> = noise(11, 600_000);
     for (part, more) in split_game_message(&long) {
@@ -639,10 +542,8 @@ async fn long_game_messages_travel_in_parts() {
         "{answer:?}"
     );
     // Nothing was relayed; the connection still works.
-    p.send(&ClientMessage::Ping { nonce: 3 }).await;
-    assert_eq!(p.recv().await, ServerMessage::Pong { nonce: 3 });
-    q.send(&ClientMessage::Ping { nonce: 4 }).await;
-    assert_eq!(q.recv().await, ServerMessage::Pong { nonce: 4 });
+    p.assert_alive(3).await;
+    q.assert_alive(4).await;
     server.shutdown().await;
 }
 
@@ -652,9 +553,7 @@ async fn closed_connection_leaves_its_games() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(settings(dir.path())).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
-    let mut p = RawClient::logged_in(addr, fp, &new_key()).await;
-    let g = p.create_game().await;
-    p.join(g, Role::Player(Side::A)).await;
+    let (p, g) = RawClient::hosting(addr, fp).await;
     let mut watcher = RawClient::logged_in(addr, fp, &new_key()).await;
     let seated = |m: ServerMessage| match m {
         ServerMessage::Games { games } => games.iter().any(|s| s.game_id == g && s.side_a_seated),

@@ -17,7 +17,6 @@ use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup, S
 use hexveil_core::turn::{phase_allows, Phase, TurnEvent, Who as WhoActs};
 use hexveil_core::{Action, EventKind, Side};
 use hexveil_protocol::identity::Identity;
-use hexveil_protocol::keeper::DaisyOrder;
 use hexveil_protocol::message::{Mode, Update};
 use hexveil_protocol::player::Secrets;
 use hexveil_server::config::ServerSettings;
@@ -30,70 +29,12 @@ use hexveil_server::Server;
 /// The longest any single wait lasts in these tests.
 pub const WAIT: Duration = Duration::from_secs(20);
 
-/// Pad length of in-process servers (short: pads are built per game).
-pub const PAD_LEN: u32 = 256;
-
-/// The example scenario, with side A allowed to set up on board 3 too so
-/// that its first steps are into side B's minefields.
-pub fn scenario_toml() -> String {
-    include_str!("../../examples/scenario.toml").replace(
-        "setup_area = { boards = [4] }",
-        "setup_area = { boards = [3, 4] }",
-    )
-}
-
-/// Side A's public setup: the squad and leader in 3E3 (unmined, next to the
-/// hidden A-P 12 in 3E4), the tank on board 4.
-pub const SETUP_A: &str = r#"
-side = "A"
-[positions]
-ger-squad-1 = "3E3"
-ger-leader = "3E3"
-ger-pz = "4E6"
-"#;
-
-/// Side A has no mines: its sealed setup names only the side.
-pub const SEALED_A: &str = "side = \"A\"\n";
-
-/// The example's side B public setup.
-pub const SETUP_B: &str = include_str!("../../examples/setup-b.toml");
-
-/// The example's side B sealed setup (hidden A-P 12 in 3E4, among others).
-pub const SEALED_B: &str = include_str!("../../examples/sealed-b.toml");
-
-/// Secrets with fixed seeds derived from `fill`.
-pub fn secrets(side: Side, public: &str, sealed: &str, fill: u8) -> Secrets {
-    Secrets {
-        side,
-        public_setup_toml: public.to_string(),
-        sealed_setup_toml: sealed.to_string(),
-        layout_seeds: ["ap", "at", "booby"]
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
-            .collect(),
-        notes_seed: [fill + 10; 32],
-        pad_seed: [fill + 11; 32],
-        daisy_orders: if side == Side::B {
-            vec![DaisyOrder {
-                holder: hexveil_core::unit::UnitId(4),
-                hex: "3E5".parse().expect("a hex"),
-            }]
-        } else {
-            Vec::new()
-        },
-    }
-}
-
-/// Side A's secrets for the example.
-pub fn secrets_a() -> Secrets {
-    secrets(Side::A, SETUP_A, SEALED_A, 20)
-}
-
-/// Side B's secrets for the example.
-pub fn secrets_b() -> Secrets {
-    secrets(Side::B, SETUP_B, SEALED_B, 40)
-}
+// The example game (scenario, setups, fixed-seed secrets, unit ids) is the
+// one every test suite shares.
+pub use hexveil_fixtures::{
+    move_into, noise, scenario_toml, secrets, secrets_a, secrets_b, step_into_the_minefield, units,
+    PAD_LEN, SEALED_A, SEALED_B, SETUP_A, SETUP_B,
+};
 
 /// A fresh Ed25519 key, PKCS#8.
 pub fn new_key() -> Vec<u8> {
@@ -346,6 +287,14 @@ impl Table {
         }
     }
 
+    /// The seat of `side`, to look at.
+    pub fn seat_ref(&self, side: Side) -> &RemotePlayer {
+        match side {
+            Side::A => &self.a,
+            Side::B => &self.b,
+        }
+    }
+
     /// Whether both players have seen the log close (the end and both
     /// reveals), and the spectator (if any) has seen its last entry.
     pub fn over(&self) -> bool {
@@ -527,15 +476,4 @@ pub fn brief(e: &GameEvent) -> String {
 /// Text of every event of an update (for assertions on what was shown).
 pub fn events_text(u: &Update) -> String {
     format!("{:?}", u.events)
-}
-
-/// The unit ids of the example scenario.
-pub mod units {
-    use hexveil_core::unit::UnitId;
-    /// ger-squad-1.
-    pub const GER_SQUAD: UnitId = UnitId(0);
-    /// ger-leader.
-    pub const GER_LEADER: UnitId = UnitId(1);
-    /// ger-pz.
-    pub const GER_PZ: UnitId = UnitId(2);
 }

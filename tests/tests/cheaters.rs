@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use hexveil::driver::GameEvent;
 use hexveil_core::turn::Phase;
-use hexveil_core::{Action, MoveMode, Side};
+use hexveil_core::{Action, Side};
 use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use hexveil_protocol::identity::Identity;
@@ -21,7 +21,8 @@ use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_server::wire::{ErrorCode, ServerMessage};
 use hexveil_tests::{
-    new_key, secrets_a, secrets_b, start_server, units, Table, Who, PAD_LEN, WAIT,
+    move_into, new_key, noise, secrets_a, secrets_b, start_server, step_into_the_minefield, units,
+    Endpoint, Table, Who, PAD_LEN, WAIT,
 };
 
 /// Pumps until `who` gets a refusal from now on; returns it.
@@ -44,6 +45,30 @@ async fn refusal(t: &mut Table, who: Who) -> (Option<ErrorCode>, String) {
             _ => None,
         })
         .expect("found")
+}
+
+/// Opens a game on `ep` (with a spectator if `watch`), brings side A to its
+/// Movement Phase, holds back `staller`'s machine answers and declares A's
+/// `action` (a move into B's minefields); pumps until `staller` has an
+/// answer held back, and takes it (it is not sent).
+async fn stall_a_move(
+    ep: &Endpoint,
+    watch: bool,
+    action: Action,
+    staller: Side,
+) -> (Table, SignedEnvelope) {
+    let mut t = Table::open(ep, secrets_a(), secrets_b(), PAD_LEN, watch).await;
+    t.end_phase_until(Side::A, Phase::Movement).await;
+    t.seat(staller).set_auto_answer(false);
+    t.a.act(action).unwrap();
+    t.pump(|t| t.seat_ref(staller).withheld().is_some())
+        .await
+        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    let held = t
+        .seat(staller)
+        .take_withheld()
+        .expect("an answer held back");
+    (t, held)
 }
 
 /// An envelope as `signer` would sign it, claiming `author`.
@@ -211,19 +236,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
 async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), WAIT).await;
-    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, false).await;
-    t.end_phase_until(Side::A, Phase::Movement).await;
-    t.b.set_auto_answer(false);
-    t.a.act(Action::Move {
-        units: vec![units::GER_SQUAD, units::GER_LEADER],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
-    })
-    .unwrap();
-    t.pump(|t| t.b.withheld().is_some())
-        .await
-        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
-    let honest = t.b.take_withheld().unwrap();
+    let (mut t, honest) = stall_a_move(&ep, false, step_into_the_minefield(), Side::B).await;
     let Ok(Body::Open(facts)) = Body::decode(&honest.envelope().body) else {
         panic!("B's first answer to a move is an opening")
     };
@@ -275,8 +288,10 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     server.shutdown().await;
 }
 
-/// Pumps until `who` sees the server's timeout entry.
-async fn until_timeout(t: &mut Table, who: Who) {
+/// Pumps until `staller` sees the server's timeout entry (G2), then lets
+/// its machine answer again (it still reveals at the end) and plays the
+/// game out.
+async fn play_out_after_timeout(t: &mut Table, staller: Side, who: Who) {
     t.pump(|t| {
         t.log
             .iter()
@@ -284,6 +299,10 @@ async fn until_timeout(t: &mut Table, who: Who) {
     })
     .await
     .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    t.seat(staller).set_auto_answer(true);
+    t.pump(|t| t.over())
+        .await
+        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
 }
 
 // G2, G6: B withholds the opening a move needs; after the answer timeout
@@ -293,26 +312,11 @@ async fn until_timeout(t: &mut Table, who: Who) {
 async fn g2_withheld_opening_loses_the_game_for_the_owner() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), Duration::from_secs(2)).await;
-    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, true).await;
-    t.end_phase_until(Side::A, Phase::Movement).await;
-    t.b.set_auto_answer(false);
-    t.a.act(Action::Move {
-        units: vec![units::GER_SQUAD],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
-    })
-    .unwrap();
-    t.pump(|t| t.b.withheld().is_some())
-        .await
-        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    let squad_steps = move_into(&[units::GER_SQUAD], "3E4");
+    let (mut t, _never_sent) = stall_a_move(&ep, true, squad_steps, Side::B).await;
     assert!(matches!(t.b.last_update().unwrap().prompt, Prompt::Open(_)));
-    let _never_sent = t.b.take_withheld();
-    until_timeout(&mut t, Who::B).await;
     // B's machine still publishes its secrets at the end.
-    t.b.set_auto_answer(true);
-    t.pump(|t| t.over())
-        .await
-        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    play_out_after_timeout(&mut t, Side::B, Who::B).await;
     let summary = finish_clean(&mut t, &[]).await;
     let end = summary.end.expect("ended");
     assert_eq!(end.winner, Some(Side::A), "{}", end.reason);
@@ -325,45 +329,17 @@ async fn g2_withheld_opening_loses_the_game_for_the_owner() {
 async fn g2_withheld_pad_entry_loses_the_game_for_the_staller() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), Duration::from_secs(2)).await;
-    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, true).await;
-    t.end_phase_until(Side::A, Phase::Movement).await;
-    t.a.set_auto_answer(false);
-    t.a.act(Action::Move {
-        units: vec![units::GER_SQUAD],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
-    })
-    .unwrap();
-    t.pump(|t| t.a.withheld().is_some())
-        .await
-        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    let squad_steps = move_into(&[units::GER_SQUAD], "3E4");
+    let (mut t, _never_sent) = stall_a_move(&ep, true, squad_steps, Side::A).await;
     assert!(
         matches!(t.a.last_update().unwrap().prompt, Prompt::Entry { .. }),
         "{:?}",
         t.a.last_update().unwrap().prompt
     );
-    let _never_sent = t.a.take_withheld();
-    until_timeout(&mut t, Who::A).await;
-    t.a.set_auto_answer(true);
-    t.pump(|t| t.over())
-        .await
-        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    play_out_after_timeout(&mut t, Side::A, Who::A).await;
     let summary = finish_clean(&mut t, &[]).await;
     assert_eq!(summary.end.expect("ended").winner, Some(Side::B));
     server.shutdown().await;
-}
-
-/// Deterministic noise (xorshift), so a failure reproduces.
-fn noise(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
 }
 
 // G6: random bytes in a frame and a frame claiming 1 GiB, each on its own
@@ -401,15 +377,7 @@ async fn g6_noise_and_a_gigabyte_frame_elsewhere_leave_a_game_undisturbed() {
     assert!(y.recv().await.is_err(), "the connection is closed");
 
     // The game goes on: A's move into the minefield resolves as usual.
-    t.act(
-        Side::A,
-        Action::Move {
-            units: vec![units::GER_SQUAD, units::GER_LEADER],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        },
-    )
-    .await;
+    t.act(Side::A, step_into_the_minefield()).await;
     // The noisy connection still works for well-formed requests.
     x.send(&hexveil_server::wire::ClientMessage::Ping { nonce: 5 })
         .unwrap();

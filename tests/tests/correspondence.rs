@@ -7,13 +7,13 @@
 
 use hexveil::driver::GameEvent;
 use hexveil_core::turn::Phase;
-use hexveil_core::{Action, MoveMode, Side};
+use hexveil_core::Side;
 use hexveil_protocol::encoding::Party;
 use hexveil_protocol::message::{Body, Mode, Prompt};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_tests::{
-    new_key, secrets_a, secrets_b, start_server, units, Table, Who, PAD_LEN, WAIT,
+    new_key, secrets_a, secrets_b, start_server, step_into_the_minefield, Table, Who, PAD_LEN, WAIT,
 };
 
 fn fail<T>((who, e): (Who, hexveil::driver::DriverError)) -> T {
@@ -39,12 +39,7 @@ async fn design_3_6_the_server_answers_for_an_offline_owner_and_the_game_verifie
 
     // B goes offline; A walks into 3E4, where B hid A-P 12 (B28.41).
     t.b.disconnect();
-    t.a.act(Action::Move {
-        units: vec![units::GER_SQUAD, units::GER_LEADER],
-        to: "3E4".parse().unwrap(),
-        mode: MoveMode::Normal,
-    })
-    .unwrap();
+    t.a.act(step_into_the_minefield()).unwrap();
     // The server opens B's exit and entry hexes by itself; the move then
     // waits for B's pad entry, which only B's machine can give (G2).
     let mut openings = 0;

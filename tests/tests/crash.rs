@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 
 use hexveil::driver::GameEvent;
 use hexveil_core::turn::Phase;
-use hexveil_core::{Action, MoveMode, Side};
+use hexveil_core::Side;
 use hexveil_protocol::message::{Body, Prompt};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_tests::{
-    secrets_a, secrets_b, start_server, units, ServerProcess, Table, Who, PAD_LEN, WAIT,
+    move_into, secrets_a, secrets_b, start_server, units, ServerProcess, Table, Who, PAD_LEN, WAIT,
 };
 
 fn fail((w, e): (Who, hexveil::driver::DriverError)) {
@@ -46,13 +46,7 @@ async fn kill_mid_roll(
 ) {
     let ep = server.endpoint.clone();
     t.b.set_auto_answer(false);
-    let action =
-        t.a.act(Action::Move {
-            units: vec![mover],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        })
-        .unwrap();
+    let action = t.a.act(move_into(&[mover], "3E4")).unwrap();
     loop {
         t.pump(|t| t.b.withheld().is_some())
             .await

@@ -7,10 +7,12 @@
 
 use hexveil::driver::GameEvent;
 use hexveil_core::turn::Phase;
-use hexveil_core::{Action, MoveMode, Side};
+use hexveil_core::{Action, Side};
 use hexveil_protocol::message::Prompt;
 use hexveil_protocol::verifier::{verify, Verdict};
-use hexveil_tests::{secrets_a, secrets_b, start_server, units, Table, Who, PAD_LEN, WAIT};
+use hexveil_tests::{
+    secrets_a, secrets_b, start_server, step_into_the_minefield, Table, Who, PAD_LEN, WAIT,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
@@ -21,15 +23,7 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
     t.end_phase_until(Side::A, Phase::Movement).await;
     let before = t.log.len();
     // B28.41: the squad and leader step into 3E4, where B hid A-P 12.
-    t.act(
-        Side::A,
-        Action::Move {
-            units: vec![units::GER_SQUAD, units::GER_LEADER],
-            to: "3E4".parse().unwrap(),
-            mode: MoveMode::Normal,
-        },
-    )
-    .await;
+    t.act(Side::A, step_into_the_minefield()).await;
     let step: Vec<_> = t.log[before..].to_vec();
     // B's machine was asked to open the exit hex, the entry hex and its
     // Daisy Chain opportunity (B28.412, B28.531), and answered by itself.

@@ -128,12 +128,10 @@ pub const DEMO_PAD_LEN: u32 = 256;
 /// directory, two bots over real QUIC, the scripted game; returns the
 /// transcript the server stored.
 pub async fn run() -> Result<Vec<u8>, String> {
-    use super::play::{play_seat, AfterScript, Input, Output};
-    use super::seat::Seat;
-    use hexveil::net::ServerConnection;
+    use super::play::{fetch_transcript, play_seat, AfterScript, Input, Output, PATIENCE};
+    use hexveil::driver::{Client, SeatSetup};
     use hexveil_protocol::identity::Identity;
     use hexveil_protocol::message::Mode;
-    use hexveil_protocol::player::Player;
     use hexveil_server::config::ServerSettings;
     use hexveil_server::live_game::{LiveGameFactory, NewGame};
     use hexveil_server::secrets::ServerSecrets;
@@ -166,42 +164,44 @@ pub async fn run() -> Result<Vec<u8>, String> {
         Identity::generate_pkcs8().map_err(|e| s(&e))?,
         Identity::generate_pkcs8().map_err(|e| s(&e))?,
     ];
-    let mut conns = Vec::new();
-    let mut ids = Vec::new();
+    let mut clients = Vec::new();
+    let mut players = Vec::new();
     for d in &docs {
-        conns.push(
-            ServerConnection::connect(server.local_addr(), "localhost", &trust, d)
-                .await
-                .map_err(|e| format!("cannot connect: {e}"))?,
-        );
-        ids.push(Identity::from_pkcs8(d).map_err(|e| s(&e))?);
+        let mut client = Client::connect(server.local_addr(), trust.clone(), d)
+            .await
+            .map_err(|e| format!("cannot connect: {e}"))?;
+        client.set_wait(PATIENCE);
+        players.push(client.public_key().map_err(|e| s(&e))?);
+        clients.push(client);
     }
-    let players = [ids[0].public_key(), ids[1].public_key()];
+    let players = [players[0], players[1]];
     println!(
         "side A's bot key {}\nside B's bot key {}",
         players[0], players[1]
     );
-    let game = conns[0]
-        .create_game(
-            NewGame {
-                scenario_toml: SCENARIO.into(),
-                players,
-                mode: Mode::Live,
-                pad_len: DEMO_PAD_LEN,
-                answer_timeout_secs: None,
-            }
-            .encode(),
-        )
+    let game = clients[0]
+        .create_game(&NewGame {
+            scenario_toml: SCENARIO.into(),
+            players,
+            mode: Mode::Live,
+            pad_len: DEMO_PAD_LEN,
+            answer_timeout_secs: None,
+        })
         .await
         .map_err(|e| format!("cannot create the game: {e}"))?;
     println!("game {game} created: \"{}\"", scenario.name);
     let [sa, sb] = demo_secrets(&parser)?;
     let mut seats = Vec::new();
-    for ((conn, id), secrets) in conns.into_iter().zip(ids).zip([sa, sb]) {
-        let player = Player::new(id, game, SCENARIO, DEMO_PAD_LEN, Mode::Live, secrets)
-            .map_err(|e| s(&e))?;
+    for (client, secrets) in clients.into_iter().zip([sa, sb]) {
+        let setup = SeatSetup {
+            scenario_toml: SCENARIO.into(),
+            secrets,
+            pad_len: DEMO_PAD_LEN,
+            mode: Mode::Live,
+        };
         seats.push(
-            Seat::join(conn, game, player)
+            client
+                .join(game, setup)
                 .await
                 .map_err(|e| format!("cannot join: {e}"))?,
         );
@@ -245,12 +245,11 @@ pub async fn run() -> Result<Vec<u8>, String> {
         .map_err(|_| "the demo game did not finish within 2 minutes".to_string())?;
     a.map_err(|e| format!("side A: {e}"))?;
     b.map_err(|e| format!("side B: {e}"))?;
-    let transcript = seat_a
-        .transcript()
+    let transcript = fetch_transcript(&mut seat_a)
         .await
         .map_err(|e| format!("cannot fetch the transcript: {e}"))?;
-    seat_a.close().await;
-    seat_b.close().await;
+    seat_a.close();
+    seat_b.close();
     server.shutdown().await;
     Ok(transcript)
 }

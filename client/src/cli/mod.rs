@@ -9,6 +9,5 @@ pub mod keys;
 pub mod narrate;
 pub mod play;
 pub mod script;
-pub mod seat;
 pub mod secrets;
 pub mod transcript;

@@ -7,19 +7,18 @@
 use super::command::{help_text, Command, Parser};
 use super::narrate::{Narrator, Reader};
 use super::script::{Next, Script};
-use super::seat::{Seat, SeatError, SeatEvent};
 use super::secrets::{self, Origin};
 use super::{files, keys, transcript};
-use hexveil::net::{NetError, ServerConnection};
+use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
 use hexveil_core::scenario::Scenario;
 use hexveil_core::{Action, Side};
-use hexveil_protocol::identity::{Identity, PublicKey};
+use hexveil_protocol::identity::PublicKey;
 use hexveil_protocol::keeper::DaisyOrder;
-use hexveil_protocol::message::{decode_padded, Mode, Prompt, ToClient};
-use hexveil_protocol::player::{Player, Secrets};
+use hexveil_protocol::message::{Mode, Prompt};
+use hexveil_protocol::player::Secrets;
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
-use hexveil_server::wire::{GameId, Role, ServerMessage};
+use hexveil_server::wire::{GameId, ServerMessage};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -38,12 +37,9 @@ pub enum PlayError {
     /// The secrets directory.
     #[error(transparent)]
     Secrets(#[from] secrets::SecretsError),
-    /// The connection.
+    /// The connection, the seat or the spectator.
     #[error(transparent)]
-    Net(#[from] NetError),
-    /// The seat.
-    #[error(transparent)]
-    Seat(#[from] SeatError),
+    Driver(#[from] DriverError),
     /// Not a public key.
     #[error("--opponent {0}: not a public key (64 hex digits, as `hexveil whoami` prints it)")]
     PublicKey(String),
@@ -72,17 +68,23 @@ pub struct Connect {
     pub key: PathBuf,
 }
 
+/// How long the CLI waits for the server: a player may think as long as
+/// they like (a dead server is noticed by the QUIC idle timeout).
+pub const PATIENCE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long a finished game's transcript may take to be stored.
+pub const TRANSCRIPT_WAIT: Duration = Duration::from_secs(5);
+
 impl Connect {
-    async fn client(&self) -> Result<(ServerConnection, Identity), PlayError> {
+    async fn client(&self) -> Result<Client, PlayError> {
         let fp: Fingerprint = self
             .fingerprint
             .parse()
             .map_err(|_| PlayError::Fingerprint(self.fingerprint.clone()))?;
-        let (pkcs8, id) = keys::load(&self.key)?;
-        let conn =
-            ServerConnection::connect(self.server, "localhost", &ServerTrust::Pinned(fp), &pkcs8)
-                .await?;
-        Ok((conn, id))
+        let (pkcs8, _) = keys::load(&self.key)?;
+        let mut client = Client::connect(self.server, ServerTrust::Pinned(fp), &pkcs8).await?;
+        client.set_wait(PATIENCE);
+        Ok(client)
     }
 }
 
@@ -136,22 +138,20 @@ pub async fn create(
     let other: PublicKey = opponent
         .parse()
         .map_err(|_| PlayError::PublicKey(opponent.into()))?;
-    let (mut conn, id) = c.client().await?;
+    let mut client = c.client().await?;
+    let ours = client.public_key()?;
     let players = match side {
-        Side::A => [id.public_key(), other],
-        Side::B => [other, id.public_key()],
+        Side::A => [ours, other],
+        Side::B => [other, ours],
     };
-    let game = conn
-        .create_game(
-            NewGame {
-                scenario_toml: text,
-                players,
-                mode: mode(terms.escrow),
-                pad_len: hexveil_protocol::pad::DEFAULT_PAD_LEN,
-                answer_timeout_secs: terms.answer_timeout_secs,
-            }
-            .encode(),
-        )
+    let game = client
+        .create_game(&NewGame {
+            scenario_toml: text,
+            players,
+            mode: mode(terms.escrow),
+            pad_len: hexveil_protocol::pad::DEFAULT_PAD_LEN,
+            answer_timeout_secs: terms.answer_timeout_secs,
+        })
         .await?;
     println!(
         "created game \"{}\": side A {}, side B {}",
@@ -163,14 +163,14 @@ pub async fn create(
         );
     }
     println!("{}", game_hex(&game));
-    conn.close().await;
+    client.close();
     Ok(())
 }
 
 /// `hexveil list`.
 pub async fn list(c: &Connect) -> Result<(), PlayError> {
-    let (mut conn, _) = c.client().await?;
-    let games = conn.list_games().await?;
+    let mut client = c.client().await?;
+    let games = client.list_games().await?;
     {
         {
             if games.is_empty() {
@@ -188,7 +188,7 @@ pub async fn list(c: &Connect) -> Result<(), PlayError> {
             }
         }
     }
-    conn.close().await;
+    client.close();
     Ok(())
 }
 
@@ -307,9 +307,10 @@ async fn decide(input: &mut Input, parser: &Parser<'_>, side: Side, out: &Output
 }
 
 /// Plays one seat until the log is closed (`true`) or the input ends
-/// (`false`: the seat stays ours on the server).
+/// (`false`: the seat stays ours on the server). The driver answers every
+/// machine prompt; only a current `Prompt::Act` asks the input.
 pub async fn play_seat(
-    seat: &mut Seat,
+    seat: &mut RemotePlayer,
     scenario: &Scenario,
     mut input: Input,
     out: &Output,
@@ -320,34 +321,59 @@ pub async fn play_seat(
     let interactive = matches!(out, Output::Print);
     let mut acting = false;
     loop {
-        let ask = match seat.next().await? {
-            SeatEvent::Update { update: u, live } => {
+        if seat.is_closed() && seat.pending_events() == 0 {
+            return Ok(true);
+        }
+        let note = |text: String| {
+            out.note(side, &format!("server: {text}"));
+            false
+        };
+        let ask = match seat.next_event().await? {
+            GameEvent::Update(u) | GameEvent::Replayed(u) => {
+                // Of the views re-sent when the seat is taken, only the
+                // last is current: the others' prompts are history.
+                let live = seat.last_seq() == Some(u.seq);
                 narrator.prompts = interactive && live;
                 out.lines(side, u.seq, narrator.update(&u, Reader::Player(side)));
                 acting = live && u.prompt == Prompt::Act;
                 acting
             }
-            SeatEvent::Rejected(reason) => {
+            GameEvent::Rejected(reason) => {
                 out.note(side, &format!("refused, nothing changed: {reason}"));
                 acting
             }
-            SeatEvent::Closed => return Ok(true),
-            SeatEvent::Other(text) => {
-                if text != "receipt" {
-                    out.note(side, &format!("server: {text}"));
+            GameEvent::Receipt(_) => false,
+            GameEvent::Transcript(_) => note("transcript".into()),
+            GameEvent::ServerError { message, .. } => note(message),
+            GameEvent::Left => note(format!(
+                "{:?}",
+                ServerMessage::Left {
+                    game_id: seat.game_id()
                 }
-                false
-            }
+            )),
+            GameEvent::Pong(nonce) => note(format!("{:?}", ServerMessage::Pong { nonce })),
+            GameEvent::Other(text) => note(text),
         };
         if ask {
             // `acting` stays set until the next update: a refused action
             // (nothing changed) asks again.
             match decide(&mut input, &parser, side, out).await {
-                Decision::Act(a) => seat.act(a).await?,
+                Decision::Act(Action::Concede) => {
+                    seat.concede()?;
+                }
+                Decision::Act(a) => {
+                    seat.act(a)?;
+                }
                 Decision::Leave => return Ok(false),
             }
         }
     }
+}
+
+/// The finished game's transcript, once the server has stored it.
+pub async fn fetch_transcript(seat: &mut RemotePlayer) -> Result<Vec<u8>, PlayError> {
+    seat.set_wait(TRANSCRIPT_WAIT);
+    Ok(seat.fetch_transcript().await?)
 }
 
 /// Everything `join` needs.
@@ -432,17 +458,18 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             j.secrets.join(secrets::FILE).display()
         ),
     }
-    let (conn, identity) = c.client().await?;
-    let player = Player::new(
-        identity,
-        game_id,
-        &scenario_toml,
-        hexveil_protocol::pad::DEFAULT_PAD_LEN,
-        mode(j.escrow),
-        secrets,
-    )
-    .map_err(|e| PlayError::Input(e.to_string()))?;
-    let mut seat = Seat::join(conn, game_id, player).await?;
+    let client = c.client().await?;
+    let mut seat = client
+        .join(
+            game_id,
+            SeatSetup {
+                scenario_toml,
+                secrets,
+                pad_len: hexveil_protocol::pad::DEFAULT_PAD_LEN,
+                mode: mode(j.escrow),
+            },
+        )
+        .await?;
     println!(
         "joined game {} as side {}; type `help` for commands when it is your move",
         j.game, j.side
@@ -455,7 +482,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         None => Input::Stdin,
     };
     if play_seat(&mut seat, &scenario, input, &Output::Print).await? {
-        let t = seat.transcript().await?;
+        let t = fetch_transcript(&mut seat).await?;
         {
             let path = j
                 .out
@@ -469,7 +496,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
     } else {
         println!("no more commands; leaving (the seat stays yours: join again to resume)");
     }
-    seat.close().await;
+    seat.close();
     Ok(())
 }
 
@@ -487,46 +514,34 @@ pub async fn watch(
         None => Scenario::default(),
     };
     let mut narrator = Narrator::new(&scenario);
-    let (mut conn, _) = c.client().await?;
-    conn.join(game_id, Role::Spectator, 0).await?;
+    let mut spectator = c.client().await?.watch(game_id).await?;
     println!("watching game {game} (public view, from now on)");
     let (mut ended, mut reveals) = (false, 0);
     while !(ended && reveals >= 2) {
-        let payload = match conn.recv().await? {
-            ServerMessage::Game { payload, .. } => payload,
-            ServerMessage::Error { message, .. } => {
-                println!("server: {message}");
-                continue;
+        match spectator.next_event().await? {
+            GameEvent::Update(u) => {
+                match u.entry.as_str() {
+                    "end" => ended = true,
+                    "reveal" => reveals += 1,
+                    _ => {}
+                }
+                for l in narrator.update(&u, Reader::Spectator) {
+                    println!("{l}");
+                }
             }
-            _ => continue,
-        };
-        if let Ok(ToClient::Update(u)) = decode_padded(&payload) {
-            match u.entry.as_str() {
-                "end" => ended = true,
-                "reveal" => reveals += 1,
-                _ => {}
-            }
-            for l in narrator.update(&u, Reader::Spectator) {
-                println!("{l}");
-            }
+            GameEvent::ServerError { message, .. } => println!("server: {message}"),
+            _ => {}
         }
     }
-    let mut t = Err(NetError::Closed);
-    for _ in 0..50 {
-        t = conn.fetch_transcript(game_id).await;
-        if t.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let t = t?;
+    spectator.set_wait(TRANSCRIPT_WAIT);
+    let t = spectator.fetch_transcript().await?;
     let (verdict, _) = transcript::judge(&t);
     if let Some(path) = out {
         files::write_durably(&path, &t, true)?;
         println!("transcript written to {}", path.display());
     }
     println!("{verdict}");
-    conn.close().await;
+    spectator.close();
     Ok(())
 }
 

@@ -8,68 +8,70 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use hexveil_core::{Action, MoveMode, Side};
+use hexveil_core::{Action, Side};
 use hexveil_protocol::encoding::{GameId, Party};
 use hexveil_protocol::envelope::{
     next_head, Appended, Envelope, LogState, Receipt, SignedEnvelope, ENVELOPE_VERSION,
 };
 use hexveil_protocol::identity::Identity;
-use hexveil_protocol::keeper::DaisyOrder;
-use hexveil_protocol::message::{self, Body, Mode, ToClient};
+use hexveil_protocol::message::{self, Body, Mode, ToClient, Update};
 use hexveil_protocol::pad::PadSeed;
 use hexveil_protocol::player::{Player, Secrets};
 use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{GameParams, Output, Session};
 use hexveil_protocol::transcript::{LoggedEntry, Transcript};
 
-/// Entries per pad epoch in the test games.
-pub const PAD_LEN: u32 = 256;
+pub use hexveil_fixtures::{
+    scenario_toml_lasting, secrets, PAD_LEN, SEALED_A, SEALED_B, SETUP_A, SETUP_B,
+};
 
 /// The game id of the test games.
 pub const GAME: GameId = GameId([7; 16]);
 
-/// The example scenario with side A allowed to set up on board 3 too (so
-/// its first step is into B's minefields) and `turns` Game Turns.
-pub fn scenario_toml(turns: u32) -> String {
-    include_str!("../../../examples/scenario.toml")
-        .replace(
-            "setup_area = { boards = [4] }",
-            "setup_area = { boards = [3, 4] }",
-        )
-        .replace("turns = 5 ", &format!("turns = {turns} "))
+/// The server's pad seed in the test games.
+pub const SERVER_PAD: PadSeed = PadSeed([9; 32]);
+
+/// How a test game is set up: the example game unless a test changes it.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// The scenario both players and the server agree on.
+    pub scenario_toml: String,
+    /// Side A's public setup.
+    pub setup_a: String,
+    /// Side B's sealed setup (its minefields).
+    pub sealed_b: String,
+    /// The seed fill of side A's secrets (its pad decides the dice too).
+    pub a_fill: u8,
+    /// Entries per pad epoch.
+    pub pad_len: u32,
+    /// Live or escrow (both players agree to it).
+    pub mode: Mode,
 }
 
-const SETUP_A: &str = r#"
-side = "A"
-[positions]
-ger-squad-1 = "3E3"
-ger-leader = "3E3"
-ger-pz = "4E6"
-"#;
+impl Setup {
+    /// The example game of `turns` Game Turns, live, in which B seals
+    /// `sealed_b`.
+    pub fn example(turns: u32, sealed_b: &str) -> Setup {
+        Setup {
+            scenario_toml: scenario_toml_lasting(turns),
+            setup_a: SETUP_A.to_string(),
+            sealed_b: sealed_b.to_string(),
+            a_fill: 20,
+            pad_len: PAD_LEN,
+            mode: Mode::Live,
+        }
+    }
+}
 
-const SEALED_A: &str = "side = \"A\"\n";
-
-/// Side B's example public setup.
-pub const SETUP_B: &str = include_str!("../../../examples/setup-b.toml");
-/// Side B's example sealed setup.
-pub const SEALED_B: &str = include_str!("../../../examples/sealed-b.toml");
-
-fn secrets(side: Side, public: &str, sealed: &str, fill: u8) -> Secrets {
-    Secrets {
-        side,
-        public_setup_toml: public.to_string(),
-        sealed_setup_toml: sealed.to_string(),
-        layout_seeds: ["ap", "at", "booby"]
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
-            .collect(),
-        notes_seed: [fill + 10; 32],
-        pad_seed: [fill + 11; 32],
-        daisy_orders: vec![DaisyOrder {
-            holder: hexveil_core::unit::UnitId(4),
-            hex: "3E5".parse().unwrap(),
-        }],
+/// The parameters the server creates the game of `setup` with.
+pub fn params(setup: &Setup) -> GameParams {
+    let [a, b, _] = ids();
+    GameParams {
+        scenario_toml: setup.scenario_toml.clone(),
+        players: [a.public_key(), b.public_key()],
+        mode: setup.mode,
+        pad_len: setup.pad_len,
+        answer_timeout_ms: 30_000,
     }
 }
 
@@ -88,9 +90,12 @@ pub struct Table {
     pub session: Session,
     /// The players.
     pub players: BTreeMap<Side, Player>,
-    queue: VecDeque<Output>,
+    /// What the session sent that is not delivered yet.
+    pub queue: VecDeque<Output>,
     /// Entries the session refused, with its reason.
     pub rejections: Vec<(Side, String)>,
+    /// Every update each side received, in order.
+    pub seen: BTreeMap<Side, Vec<Update>>,
 }
 
 impl Table {
@@ -102,7 +107,15 @@ impl Table {
 
     /// As [`Table::new`], in a game of `mode` (both players agree to it).
     pub fn with_mode(turns: u32, sealed_b: &str, mode: Mode) -> Table {
-        let t = Table::start(turns, sealed_b, mode);
+        Table::open(Setup {
+            mode,
+            ..Setup::example(turns, sealed_b)
+        })
+    }
+
+    /// As [`Table::new`], for any [`Setup`].
+    pub fn open(setup: Setup) -> Table {
+        let t = Table::start_setup(setup);
         assert_eq!(t.rejections, vec![], "an honest setup is accepted");
         t
     }
@@ -110,52 +123,51 @@ impl Table {
     /// As [`Table::with_mode`], keeping refusals in [`Table::rejections`]
     /// instead of failing (a side whose setup is refused stays unset).
     pub fn start(turns: u32, sealed_b: &str, mode: Mode) -> Table {
+        Table::start_setup(Setup {
+            mode,
+            ..Setup::example(turns, sealed_b)
+        })
+    }
+
+    /// As [`Table::open`], keeping refusals in [`Table::rejections`].
+    pub fn start_setup(setup: Setup) -> Table {
         let [a, b, server] = ids();
-        let toml = scenario_toml(turns);
-        let params = GameParams {
-            scenario_toml: toml.clone(),
-            players: [a.public_key(), b.public_key()],
-            mode,
-            pad_len: PAD_LEN,
-            answer_timeout_ms: 30_000,
+        let (session, out) = Session::create(GAME, params(&setup), server, SERVER_PAD, 0).unwrap();
+        let player = |id: Identity, secrets: Secrets| {
+            Player::new(
+                id,
+                GAME,
+                &setup.scenario_toml,
+                setup.pad_len,
+                setup.mode,
+                secrets,
+            )
+            .unwrap()
         };
-        let (session, out) = Session::create(GAME, params, server, PadSeed([9; 32]), 0).unwrap();
-        let pa = Player::new(
-            a,
-            GAME,
-            &toml,
-            PAD_LEN,
-            mode,
-            secrets(Side::A, SETUP_A, SEALED_A, 20),
-        )
-        .unwrap();
-        let pb = Player::new(
-            b,
-            GAME,
-            &toml,
-            PAD_LEN,
-            mode,
-            secrets(Side::B, SETUP_B, sealed_b, 40),
-        )
-        .unwrap();
+        let pa = player(a, secrets(Side::A, &setup.setup_a, SEALED_A, setup.a_fill));
+        let pb = player(b, secrets(Side::B, SETUP_B, &setup.sealed_b, 40));
         let mut t = Table {
             session,
             players: [(Side::A, pa), (Side::B, pb)].into_iter().collect(),
             queue: out.into(),
             rejections: Vec::new(),
+            seen: BTreeMap::new(),
         };
         t.run();
         t
     }
 
-    fn run(&mut self) {
+    /// Delivers everything queued: each update to its side's machine,
+    /// whose answer goes to the session (and what that causes is delivered
+    /// in turn); refusals are kept in [`Table::rejections`].
+    pub fn run(&mut self) {
         while let Some(o) = self.queue.pop_front() {
             match o {
                 Output::ToPlayer(side, ToClient::Update(u)) => {
                     let answer = self.players.get_mut(&side).unwrap().on_update(&u).unwrap();
+                    self.seen.entry(side).or_default().push(u);
                     if let Some(env) = answer {
-                        let out = self.session.submit(side, env, 0);
-                        self.queue.extend(out);
+                        self.send(side, env);
                     }
                 }
                 Output::ToPlayer(side, ToClient::Rejected { reason }) => {
@@ -166,10 +178,28 @@ impl Table {
         }
     }
 
+    /// Submits `env` as `side`'s entry and queues what the session sends
+    /// (delivered by [`Table::run`]).
+    pub fn send(&mut self, side: Side, env: SignedEnvelope) {
+        let out = self.session.submit(side, env, 0);
+        self.queue.extend(out);
+    }
+
+    /// `side`'s machine signs `action` and submits it; what the session
+    /// sends back, not delivered.
+    pub fn declare(&mut self, side: Side, action: Action) -> Vec<Output> {
+        let env = self.players.get_mut(&side).unwrap().act(action);
+        self.session.submit(side, env, 0)
+    }
+
+    /// The last update `side` received.
+    pub fn last(&self, side: Side) -> &Update {
+        self.seen[&side].last().expect("the side received updates")
+    }
+
     /// `side` declares `action`; the machines answer everything it causes.
     pub fn act(&mut self, side: Side, action: Action) {
-        let env = self.players.get_mut(&side).unwrap().act(action);
-        let out = self.session.submit(side, env, 0);
+        let out = self.declare(side, action);
         self.queue.extend(out);
         self.run();
         assert_eq!(self.rejections, vec![], "honest entries are accepted");
@@ -203,21 +233,13 @@ impl Table {
     /// beacon rolls and a ruling.
     pub fn step_into_the_minefield(&mut self) {
         self.end_phase_until(hexveil_core::turn::Phase::Movement);
-        self.act(
-            Side::A,
-            Action::Move {
-                units: vec![hexveil_core::unit::UnitId(0), hexveil_core::unit::UnitId(1)],
-                to: "3E4".parse().unwrap(),
-                mode: MoveMode::Normal,
-            },
-        );
+        self.act(Side::A, hexveil_fixtures::step_into_the_minefield());
     }
 
     /// Side A concedes; the server ends the game; both sides reveal.
     pub fn concede(&mut self) {
         let env = self.players.get_mut(&Side::A).unwrap().concede();
-        let out = self.session.submit(Side::A, env, 0);
-        self.queue.extend(out);
+        self.send(Side::A, env);
         self.run();
         assert!(self.session.is_closed());
     }

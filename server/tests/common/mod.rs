@@ -13,7 +13,9 @@ use hexveil_server::frame::{read_frame, write_frame, FrameLimits};
 use hexveil_server::login::{exporter, Challenge, LoginKey};
 use hexveil_server::relay::RelayFactory;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
-use hexveil_server::wire::{ClientMessage, GameId, Role, ServerMessage, PROTOCOL_VERSION};
+use hexveil_server::wire::{
+    ClientMessage, ErrorCode, GameId, Role, ServerMessage, Side, PROTOCOL_VERSION,
+};
 use hexveil_server::Server;
 use ring::rand::SystemRandom;
 use ring::signature::Ed25519KeyPair;
@@ -35,6 +37,14 @@ pub async fn start(settings: ServerSettings) -> Server {
 pub fn new_key() -> LoginKey {
     let doc = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).unwrap();
     LoginKey::from_pkcs8(doc.as_ref()).unwrap()
+}
+
+/// The error code of an error message.
+pub fn error_code(m: &ServerMessage) -> Option<ErrorCode> {
+    match m {
+        ServerMessage::Error { code, .. } => Some(*code),
+        _ => None,
+    }
 }
 
 pub struct RawClient {
@@ -127,6 +137,22 @@ impl RawClient {
         c
     }
 
+    /// A client with a fresh key that created a relay game and took its
+    /// side A.
+    pub async fn hosting(addr: SocketAddr, fp: Fingerprint) -> (Self, GameId) {
+        let mut c = Self::logged_in(addr, fp, &new_key()).await;
+        let game = c.create_game().await;
+        c.join(game, Role::Player(Side::A)).await;
+        (c, game)
+    }
+
+    /// A client with a fresh key in `game`'s side B.
+    pub async fn opponent(addr: SocketAddr, fp: Fingerprint, game: GameId) -> Self {
+        let mut c = Self::logged_in(addr, fp, &new_key()).await;
+        c.join(game, Role::Player(Side::B)).await;
+        c
+    }
+
     pub async fn create_game(&mut self) -> GameId {
         self.send(&ClientMessage::CreateGame {
             scenario: b"test scenario".to_vec(),
@@ -153,6 +179,41 @@ impl RawClient {
             } if g == game_id && r == role => {}
             other => panic!("expected Joined, got {other:?}"),
         }
+        self.recv().await
+    }
+
+    /// Sends `payload` as one whole game message of `game_id`.
+    pub async fn send_game(&mut self, game_id: GameId, payload: &[u8]) {
+        self.send(&ClientMessage::Game {
+            game_id,
+            payload: payload.to_vec(),
+            more: false,
+        })
+        .await;
+    }
+
+    /// A ping is answered with its pong: the connection is usable.
+    pub async fn assert_alive(&mut self, nonce: u64) {
+        self.send(&ClientMessage::Ping { nonce }).await;
+        assert_eq!(self.recv().await, ServerMessage::Pong { nonce });
+    }
+
+    /// Asks for a seat or a spectator's place from the start; the code of
+    /// the error that refuses it (`None` if the answer is not an error).
+    pub async fn join_refusal(&mut self, game_id: GameId, role: Role) -> Option<ErrorCode> {
+        self.send(&ClientMessage::Join {
+            game_id,
+            role,
+            resume_from: 0,
+        })
+        .await;
+        error_code(&self.recv().await)
+    }
+
+    /// Asks for the chunk of a finished game's transcript from `offset`.
+    pub async fn fetch_chunk(&mut self, game_id: GameId, offset: u64) -> ServerMessage {
+        self.send(&ClientMessage::FetchTranscript { game_id, offset })
+            .await;
         self.recv().await
     }
 
