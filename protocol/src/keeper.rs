@@ -283,23 +283,29 @@ impl Keeper {
 }
 
 /// What is wrong with `side`'s Daisy Chain standing orders (B28.531): each
-/// must name a unit of the scenario and a hex of the map, and no order may
-/// be given twice. Checked when an escrow is sent (DESIGN 3.6), so the
-/// server never keeps orders that cannot mean anything.
-///
-/// An order naming a unit that holds no chain of `side` (an enemy unit, a
-/// unit without a Daisy Chain) is not refused here: as in a Live game, the
-/// engine answers such a placement with an illegal-placement event shown to
-/// the owner only, and nothing changes on the map.
+/// must name one of `side`'s own units that holds a Daisy Chain and a hex
+/// of the map, and no order may be given twice. Checked by the referee when
+/// an escrow is sent (DESIGN 3.6) and by the owner's machine when it is
+/// made, so a mistyped order is a clear error at once rather than a chain
+/// that silently never moves.
 pub fn order_problems(scenario: &Scenario, side: Side, orders: &[DaisyOrder]) -> Vec<String> {
     let mut problems = Vec::new();
     let mut seen: BTreeSet<(UnitId, Hex)> = BTreeSet::new();
     for order in orders {
-        if scenario.units.get(usize::from(order.holder.0)).is_none() {
-            problems.push(format!(
+        match scenario.units.get(usize::from(order.holder.0)) {
+            None => problems.push(format!(
                 "side {side}'s standing order for unit {}: no such unit in the scenario",
                 order.holder
-            ));
+            )),
+            Some(u) if u.side != side => problems.push(format!(
+                "side {side}'s standing order for {}: not side {side}'s unit (B28.531)",
+                u.name
+            )),
+            Some(u) if u.daisy_chain.is_none() => problems.push(format!(
+                "side {side}'s standing order for {}: it holds no Daisy Chain (B28.531)",
+                u.name
+            )),
+            Some(_) => {}
         }
         if scenario.map.names(order.hex).is_empty() {
             problems.push(format!(

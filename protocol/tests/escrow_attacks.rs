@@ -217,12 +217,22 @@ fn g6_design_3_6_an_escrow_the_agent_cannot_run_is_refused_at_setup() {
 }
 
 #[test]
-fn b28_531_design_3_6_standing_orders_for_no_unit_or_no_hex_are_refused() {
-    // A standing order must name a unit of the scenario and a hex of the
-    // map, once; anything else is refused at setup, naming every problem,
-    // and changes nothing.
+fn b28_531_design_3_6_standing_orders_for_units_or_hexes_not_the_owners_are_refused() {
+    // A standing order must name one of the owner's own Daisy Chain
+    // holders (B28.531) and a hex of the map, once; anything else is
+    // refused at setup, naming every problem, and changes nothing.
     let reason = refused(Side::B, |s| {
         s.escrow.as_mut().unwrap().daisy_orders = vec![
+            // ger-squad-1 is A's.
+            DaisyOrder {
+                holder: UnitId(0),
+                hex: "3E5".parse().unwrap(),
+            },
+            // brit-squad-2 holds no Daisy Chain.
+            DaisyOrder {
+                holder: UnitId(5),
+                hex: "3E5".parse().unwrap(),
+            },
             // No unit 900.
             DaisyOrder {
                 holder: UnitId(900),
@@ -235,6 +245,8 @@ fn b28_531_design_3_6_standing_orders_for_no_unit_or_no_hex_are_refused() {
             },
         ]
     });
+    assert!(reason.contains("ger-squad-1"), "{reason}");
+    assert!(reason.contains("brit-squad-2"), "{reason}");
     assert!(reason.contains("900"), "{reason}");
     assert!(reason.contains("9Z9"), "{reason}");
     let twice = refused(Side::B, |s| {
@@ -263,7 +275,7 @@ fn design_3_6_daisy_chain_layer_is_never_a_sealed_layout() {
 
 fn escrow_player() -> (Player, String) {
     let [_, b, _] = common::ids();
-    let toml = common::scenario_toml(5);
+    let toml = common::scenario_toml_lasting(5);
     let secrets = Secrets {
         side: Side::B,
         public_setup_toml: common::SETUP_B.into(),
@@ -358,7 +370,7 @@ impl Run {
     /// As [`Run::escrow_with_a_at`], with B's standing order on `watch`.
     fn escrow_with_order(infantry: &str, tank: &str, watch: hexveil_core::hex::Hex) -> Run {
         let [a, b, server] = common::ids();
-        let toml = common::scenario_toml(5);
+        let toml = common::scenario_toml_lasting(5);
         let setup_a = format!(
             "side = \"A\"\n[positions]\nger-squad-1 = \"{infantry}\"\nger-leader = \"{infantry}\"\nger-pz = \"{tank}\"\n"
         );
@@ -475,7 +487,8 @@ fn g6_b28_531_a_restore_cut_anywhere_around_a_daisy_placement_continues_identica
     // later entries: it must write exactly the entries the live server
     // wrote (its agents, orders carried out and leaves changed, are in the
     // same state), and the log must verify clean.
-    let scenario = hexveil_protocol::rules::parse_scenario(&common::scenario_toml(5)).unwrap();
+    let scenario =
+        hexveil_protocol::rules::parse_scenario(&common::scenario_toml_lasting(5)).unwrap();
     let road: hexveil_core::hex::Hex = "3E5".parse().unwrap();
     let tank = ["3D5", "3D6", "3F6", "3E6"]
         .into_iter()
@@ -643,7 +656,7 @@ fn b28_531_design_3_6_a_player_with_meaningless_standing_orders_is_not_made() {
     // The referee refuses an escrow whose orders name no unit or no hex;
     // the player's own machine says so before anything is committed.
     let [_, b, _] = common::ids();
-    let toml = common::scenario_toml(5);
+    let toml = common::scenario_toml_lasting(5);
     let (p, _) = escrow_player();
     let mut secrets = p.secrets().clone();
     secrets.daisy_orders = vec![DaisyOrder {
@@ -734,7 +747,8 @@ fn b28_531_a_standing_order_on_a_seam_hex_fires_whichever_name_the_enemy_uses() 
     // tank drives in naming it the other way. The order must fire (the
     // escrow agent and a Live owner's machine run the same keeper), or
     // any enemy could dodge every standing order on a board edge.
-    let scenario = hexveil_protocol::rules::parse_scenario(&common::scenario_toml(5)).unwrap();
+    let scenario =
+        hexveil_protocol::rules::parse_scenario(&common::scenario_toml_lasting(5)).unwrap();
     let map = &scenario.map;
     let (seam, tank) = map
         .all_hexes()
