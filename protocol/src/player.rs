@@ -134,6 +134,12 @@ pub struct Player {
     scenario_hash: Digest,
     /// The pad length this player's pad was built with.
     pad_len: u32,
+    /// Whether the game's genesis was seen and its terms (scenario, pad
+    /// length, mode) found to be the ones agreed to.
+    terms_checked: bool,
+    /// Why the game's terms were refused, if they were: nothing is
+    /// answered in such a game, ever.
+    refused: Option<String>,
 }
 
 impl std::fmt::Debug for Player {
@@ -170,6 +176,14 @@ impl Player {
                 "the sealed setup is side {}'s",
                 sealed.side
             )));
+        }
+        // Orders that cannot mean anything (no such unit, a hex off the
+        // map, the same order twice) are refused here rather than by the
+        // referee at setup, when the escrow would be refused (B28.531,
+        // DESIGN 3.6).
+        let problems = crate::keeper::order_problems(&scenario, side, &secrets.daisy_orders);
+        if !problems.is_empty() {
+            return Err(PlayerError::Setup(problems.join("; ")));
         }
         let mut layers = Vec::new();
         for layer in SEALED_LAYERS {
@@ -220,6 +234,8 @@ impl Player {
             answered: None,
             scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
             pad_len,
+            terms_checked: false,
+            refused: None,
         })
     }
 
@@ -236,27 +252,17 @@ impl Player {
     /// Takes an update from the server; returns the entry that answers its
     /// prompt, if the prompt is a machine answer (anything but an action).
     pub fn on_update(&mut self, update: &Update) -> Result<Option<SignedEnvelope>, PlayerError> {
+        if let Some(why) = &self.refused {
+            return Err(PlayerError::CannotAnswer(format!(
+                "this player refused the game's terms: {why}"
+            )));
+        }
         if let Some(genesis) = &update.genesis {
-            // Commit nothing to a game set up on another scenario or pad.
-            if genesis.scenario_hash != self.scenario_hash {
-                return Err(PlayerError::CannotAnswer(
-                    "the game's scenario is not the one this player set up for (its hash differs)"
-                        .into(),
-                ));
+            if let Err(why) = self.check_terms(genesis) {
+                self.refused = Some(why.clone());
+                return Err(PlayerError::CannotAnswer(why));
             }
-            if genesis.pad_len != self.pad_len {
-                return Err(PlayerError::CannotAnswer(format!(
-                    "the game uses pads of {} entries, this player built {}",
-                    genesis.pad_len, self.pad_len
-                )));
-            }
-            // Escrow weakens hiding from the server (G4): only by consent.
-            if genesis.mode != self.mode {
-                return Err(PlayerError::CannotAnswer(format!(
-                    "the game is in {:?} mode, this player agreed to {:?}",
-                    genesis.mode, self.mode
-                )));
-            }
+            self.terms_checked = true;
         }
         self.head = Some((update.seq, update.head));
         if let Some(action) = &update.action {
@@ -272,6 +278,14 @@ impl Player {
         }
         let body = match &update.prompt {
             Prompt::Pad => Some(Body::Pad(self.pad.statement())),
+            // The setup commits the layouts and, in an Escrow game, hands
+            // the server the owner's secrets: never before the genesis
+            // showed that this is the game agreed to (G4, DESIGN 3.6).
+            Prompt::Setup if !self.terms_checked => {
+                return Err(PlayerError::CannotAnswer(
+                    "asked for a setup before the game's genesis was seen: its mode, scenario and pads are unchecked, so nothing is committed".into(),
+                ))
+            }
             Prompt::Setup => Some(Body::Setup(self.setup_body())),
             Prompt::Open(requests) => Some(Body::Open(self.keeper.open(requests).map_err(cannot)?)),
             Prompt::Entry { k } => {
@@ -298,6 +312,32 @@ impl Player {
             self.answered = Some(update.seq);
             self.sign(&b)
         }))
+    }
+
+    /// Whether a game's genesis names the terms this player agreed to: the
+    /// scenario, the pad length and the mode; if not, why.
+    fn check_terms(&self, genesis: &crate::message::Genesis) -> Result<(), String> {
+        // Commit nothing to a game set up on another scenario or pad.
+        if genesis.scenario_hash != self.scenario_hash {
+            return Err(
+                "the game's scenario is not the one this player set up for (its hash differs)"
+                    .into(),
+            );
+        }
+        if genesis.pad_len != self.pad_len {
+            return Err(format!(
+                "the game uses pads of {} entries, this player built {}",
+                genesis.pad_len, self.pad_len
+            ));
+        }
+        // Escrow weakens hiding from the server (G4): only by consent.
+        if genesis.mode != self.mode {
+            return Err(format!(
+                "the game is in {:?} mode, this player agreed to {:?}",
+                genesis.mode, self.mode
+            ));
+        }
+        Ok(())
     }
 
     /// Signs an action on top of the last head seen.

@@ -637,13 +637,26 @@ impl Referee {
                 return Ok((Vec::new(), false));
             }
             (Body::Timeout { party, .. }, Party::Server) if open_game => {
-                if !self.awaiting.is_machine_answer() || self.awaiting.party() != Some(*party) {
-                    return Err(RefereeError::BadTimeout {
-                        party: *party,
-                        awaiting: self.awaiting.describe(),
-                    });
-                }
-                let side = side_of(*party).expect("machine answers come from players");
+                // Only a player can lose by timeout (G2). The server owes
+                // machine answers too (its pad at a renewal, the escrow
+                // agent's openings and transitions, DESIGN 3.6), but a
+                // timeout naming it would end the game against no side:
+                // refused, like any other timeout naming a party that owes
+                // nothing.
+                let side = match side_of(*party) {
+                    Some(side)
+                        if self.awaiting.is_machine_answer()
+                            && self.awaiting.party() == Some(*party) =>
+                    {
+                        side
+                    }
+                    _ => {
+                        return Err(RefereeError::BadTimeout {
+                            party: *party,
+                            awaiting: self.awaiting.describe(),
+                        })
+                    }
+                };
                 self.end_with(EndRecord {
                     winner: Some(side.opponent()),
                     reason: format!(
@@ -1016,11 +1029,34 @@ impl Referee {
             }),
             (true, Some(escrow)) => {
                 let setup = self.setups.get(&side).expect("the setup was just accepted");
-                let problems = self.layer_problems(side, setup, &escrow.layers);
+                let mut problems = self.layer_problems(side, setup, &escrow.layers);
+                problems.extend(crate::keeper::order_problems(
+                    &self.scenario,
+                    side,
+                    &escrow.daisy_orders,
+                ));
+                // The server runs an agent built from this escrow: one that
+                // cannot be built would leave the game waiting on the
+                // server for ever, with no side to blame (G2). Built only
+                // from an escrow that passed every other check, so a bogus
+                // one costs no sealing beyond its legal size.
+                if problems.is_empty() {
+                    if let Err(e) = crate::keeper::Keeper::from_escrow(
+                        self.game_id,
+                        &self.scenario,
+                        side,
+                        escrow,
+                    ) {
+                        problems.push(format!("no escrow agent can be built from it: {e}"));
+                    }
+                }
                 if problems.is_empty() {
                     Ok(())
                 } else {
-                    Err(RefereeError::BadEscrow { side, problems })
+                    Err(RefereeError::BadEscrow {
+                        side,
+                        problems: listed(problems),
+                    })
                 }
             }
         }
@@ -1438,6 +1474,30 @@ impl Referee {
         }
         problems
     }
+}
+
+/// The most problems a refusal lists; the rest are counted. A refusal is
+/// one message to its sender, which must fit a frame (G6: a clear error,
+/// never one too big to send).
+pub const MAX_LISTED_PROBLEMS: usize = 16;
+
+/// `problems`, at most [`MAX_LISTED_PROBLEMS`] of them, each cut to a
+/// line's length, then how many more there were.
+fn listed(problems: Vec<String>) -> Vec<String> {
+    const LINE: usize = 200;
+    let more = problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
+    let mut out: Vec<String> = problems
+        .into_iter()
+        .take(MAX_LISTED_PROBLEMS)
+        .map(|p| match p.char_indices().nth(LINE) {
+            Some((cut, _)) => format!("{}...", &p[..cut]),
+            None => p,
+        })
+        .collect();
+    if more > 0 {
+        out.push(format!("and {more} more problem(s)"));
+    }
+    out
 }
 
 /// A refusal of the engine after facts or dice were given ends the action

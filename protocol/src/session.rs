@@ -15,16 +15,14 @@ use crate::encoding::Digest;
 use crate::encoding::{GameId, Party};
 use crate::envelope::{Envelope, Receipt, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::{Identity, PublicKey};
-use crate::keeper::{Keeper, KeeperError};
+use crate::keeper::EscrowAgents;
 use crate::message::{
-    encode, party_of, side_of, Body, Genesis, LoggedEntry, Mode, Prompt, SetupBody, ToClient,
-    Update, MESSAGE_VERSION,
+    encode, party_of, side_of, Body, Genesis, LoggedEntry, Mode, Prompt, ToClient, Update,
+    MESSAGE_VERSION,
 };
-use crate::note::NotesSeed;
 use crate::pad::Pad;
 use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
 use hexveil_core::{Event, Side, Visibility};
-use std::collections::BTreeMap;
 
 /// Parameters of a new game.
 #[derive(Clone, Debug)]
@@ -89,7 +87,7 @@ pub struct Session {
     timeout_ms: u64,
     /// The escrow agents: the keepers of the owners who escrowed their
     /// secrets at setup (Escrow mode, DESIGN 3.6).
-    escrows: BTreeMap<Side, Keeper>,
+    escrows: EscrowAgents,
 }
 
 impl std::fmt::Debug for Session {
@@ -143,7 +141,7 @@ impl Session {
             log: Vec::new(),
             deadline: None,
             timeout_ms: params.answer_timeout_ms,
-            escrows: BTreeMap::new(),
+            escrows: EscrowAgents::default(),
         };
         let mut out = Vec::new();
         session.record(env, accepted, now_ms, &mut out);
@@ -199,27 +197,29 @@ impl Session {
             log: vec![first],
             deadline: None,
             timeout_ms: genesis.answer_timeout_ms,
-            escrows: BTreeMap::new(),
+            escrows: EscrowAgents::default(),
         };
         for entry in entries {
-            let seq = entry.envelope.envelope().seq;
+            let env = entry.envelope.envelope();
+            let seq = env.seq;
             let replay = |reason: String| SessionError::Replay { seq, reason };
-            // The escrow agents answer again where they answered before: the
-            // same answers from the same secrets, which also brings them to
-            // the state they had (orders carried out, leaves changed).
-            if let Some(answer) = session.escrow_answer() {
-                let answer = answer.map_err(|e| replay(format!("escrow: {e}")))?;
-                if Body::decode(&entry.envelope.envelope().body).ok() != Some(answer) {
-                    return Err(replay(
-                        "the escrow agent's answer differs from the stored one".into(),
-                    ));
-                }
-            }
+            // The escrow agents answer again where the server answered
+            // before: the same answers from the same secrets, which also
+            // brings them to the state they had (orders carried out, leaves
+            // changed). The verifier runs the same check (G5).
+            let author = session.referee.party_of_key(&env.author);
+            session
+                .escrows
+                .check(session.referee.awaiting(), author, &env.body)
+                .map_err(|e| replay(e.to_string()))?;
             let accepted = session
                 .referee
                 .accept(&entry.envelope)
                 .map_err(|e| replay(e.to_string()))?;
-            session.follow(&accepted);
+            session
+                .escrows
+                .follow(&session.referee, &accepted)
+                .map_err(|e| replay(e.to_string()))?;
             session.log.push(entry);
         }
         session.set_deadline(now_ms);
@@ -350,12 +350,15 @@ impl Session {
                     }
                 }
                 Awaiting::Openings { escrowed: true, .. }
-                | Awaiting::Transitions { escrowed: true, .. } => match self.escrow_answer() {
-                    Some(Ok(body)) => body,
-                    // Cannot happen: an escrow is accepted only if its
-                    // keeper can be built, and it holds every layer.
-                    _ => return,
-                },
+                | Awaiting::Transitions { escrowed: true, .. } => {
+                    match self.escrows.answer(self.referee.awaiting()) {
+                        Some(Ok(body)) => body,
+                        // Cannot happen: an escrow is accepted only if its
+                        // agent builds (DESIGN 3.6), and it holds every
+                        // committed layer.
+                        _ => return,
+                    }
+                }
                 Awaiting::Ruling { events } => Body::Ruling(crate::message::RulingRecord {
                     action_seq: self.referee.current_seq().unwrap_or_default(),
                     events,
@@ -366,71 +369,6 @@ impl Session {
             if !self.write_server(body, now_ms, out) {
                 return;
             }
-        }
-    }
-
-    /// What an escrow agent answers to what the referee awaits now, if it
-    /// awaits the server for an escrowed owner (DESIGN 3.6).
-    fn escrow_answer(&mut self) -> Option<Result<Body, KeeperError>> {
-        let awaiting = self.referee.awaiting().clone();
-        let owner = match &awaiting {
-            Awaiting::Openings {
-                owner,
-                escrowed: true,
-                ..
-            }
-            | Awaiting::Transitions {
-                owner,
-                escrowed: true,
-                ..
-            } => *owner,
-            _ => return None,
-        };
-        let Some(keeper) = self.escrows.get_mut(&owner) else {
-            return Some(Err(KeeperError::NoEscrow(owner)));
-        };
-        match awaiting {
-            Awaiting::Openings { requests, .. } => Some(keeper.open(&requests).map(Body::Open)),
-            Awaiting::Transitions { list, .. } => {
-                Some(keeper.transitions(&list).map(Body::Transitions))
-            }
-            _ => None,
-        }
-    }
-
-    /// Keeps the escrow agents up to date with an accepted entry: a setup's
-    /// escrow starts one, an action is seen by every one (standing orders
-    /// react to enemy moves, B28.531).
-    fn follow(&mut self, accepted: &Accepted) {
-        match &accepted.body {
-            Body::Setup(SetupBody {
-                escrow: Some(escrow),
-                ..
-            }) => {
-                let Some(side) = side_of(accepted.author) else {
-                    return;
-                };
-                // The referee accepted the escrow only after re-sealing
-                // every layer from it, so the keeper builds.
-                if let Ok(keeper) = Keeper::new(
-                    self.referee.game_id(),
-                    self.referee.scenario(),
-                    side,
-                    &escrow.layers,
-                    NotesSeed(escrow.notes_seed),
-                    escrow.daisy_orders.clone(),
-                ) {
-                    self.escrows.insert(side, keeper);
-                }
-            }
-            Body::Act(action) => {
-                if let Some(actor) = side_of(accepted.author) {
-                    for keeper in self.escrows.values_mut() {
-                        keeper.observe(actor, action);
-                    }
-                }
-            }
-            _ => {}
         }
     }
 
@@ -487,7 +425,10 @@ impl Session {
             envelope: env,
             receipt,
         };
-        self.follow(&accepted);
+        // The referee accepted any escrow only after building its agent
+        // from it, so following cannot fail here.
+        let followed = self.escrows.follow(&self.referee, &accepted);
+        debug_assert!(followed.is_ok(), "{followed:?}");
         self.log.push(entry.clone());
         out.push(Output::Persist(entry));
         if let Some(side) = side_of(accepted.author) {

@@ -14,6 +14,10 @@
 //!    signature, seq and head, who may write what now, every opening against
 //!    its root, every pad entry and roll, and every ruling re-derived by the
 //!    rules engine (G1, G2, G5, G6);
+//!    In an Escrow game (DESIGN 3.6) every opening and transition the
+//!    server wrote for an owner is first checked against what the owner's
+//!    escrow, re-run by the same [`EscrowAgents`] the server runs, gives:
+//!    a server that departs from it is at fault (G1, G5);
 //! 3. at each reveal, [`audit`]: the revealed seeds and contents rebuild
 //!    every committed root and pad, the leaves are exactly the eligible
 //!    locations, and the layout is a legal setup (G1, G2, G5); then the
@@ -30,6 +34,7 @@ use thiserror::Error;
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{genesis_head, next_head, EnvelopeError};
 use crate::identity::PublicKey;
+use crate::keeper::{EscrowAgents, EscrowError};
 use crate::layout::{RootStatement, Salt};
 use crate::message::{side_of, Body, EndRecord, OpenedFact, RevealBody};
 use crate::note::NotesSeed;
@@ -125,6 +130,10 @@ pub enum FaultKind {
     /// the rules of setup (G1, G5).
     #[error("reveal audit: {0}")]
     Reveal(RevealFault),
+    /// In an Escrow game, the server wrote an opening or transition for an
+    /// owner that is not what the owner's escrow gives (DESIGN 3.6, G1).
+    #[error("escrow: {0}")]
+    Escrow(EscrowError),
     /// A fault the referee's reveal check proved (G5), in its words.
     #[error("proven by the reveal: {0}")]
     ProvenByReveal(String),
@@ -387,6 +396,7 @@ pub fn refusal(seq: u64, author: Option<Party>, e: RefereeError) -> Box<Fault> {
 #[derive(Debug)]
 pub struct Replay {
     referee: Referee,
+    escrows: EscrowAgents,
     server: PublicKey,
     ledger: Ledger,
     rulings: u64,
@@ -437,6 +447,7 @@ impl Replay {
             Referee::new(&first.envelope).map_err(|e| refusal(0, Some(Party::Server), e))?;
         Ok(Replay {
             referee,
+            escrows: EscrowAgents::default(),
             server: genesis.server,
             ledger: Ledger::default(),
             rulings: 0,
@@ -455,11 +466,23 @@ impl Replay {
             &self.referee.log().head(),
             entry,
         )?;
-        let author = self.referee.party_of_key(&entry.envelope.envelope().author);
+        let env = entry.envelope.envelope();
+        let author = self.referee.party_of_key(&env.author);
+        // The agent answers for the state before the entry; the referee's
+        // refusal (a bad signature proves nothing against anyone) is
+        // reported first, then a departure from the escrow.
+        let escrowed = self
+            .escrows
+            .check(self.referee.awaiting(), author, &env.body);
         let accepted = self
             .referee
             .accept(&entry.envelope)
             .map_err(|e| refusal(seq, author, e))?;
+        escrowed.map_err(|e| fault(Blame::Server, seq, FaultKind::Escrow(e)))?;
+        // The referee accepted any escrow only after building its agent.
+        self.escrows
+            .follow(&self.referee, &accepted)
+            .map_err(|e| fault(blame_of(accepted.author), seq, FaultKind::Escrow(e)))?;
         match &accepted.body {
             Body::Ruling(_) => self.rulings += 1,
             Body::Roll(_) => self.rolls += 1,
