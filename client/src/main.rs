@@ -155,6 +155,10 @@ enum Command {
         /// Where to write the transcript (default: a temporary file).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Play it in Escrow mode (correspondence play, DESIGN 3.6): the
+        /// server answers for the hidden setups.
+        #[arg(long)]
+        escrow: bool,
     },
     /// Rules oracle: reads a situation as JSON on stdin, prints the rulings
     /// as JSON (docs/RULES-ORACLE.md).
@@ -233,7 +237,7 @@ fn main() -> ExitCode {
         Command::Check { scenario, script } => cli::play::check(&scenario, script.as_deref()),
         Command::Verify { file } => cli::transcript::verify_file(&file),
         Command::Replay { file } => cli::transcript::replay_file(&file),
-        Command::Demo { out } => cli::demo::main(out),
+        Command::Demo { out, escrow } => cli::demo::main(out, escrow),
         Command::Rules => rules_cmd::run(),
     }
 }

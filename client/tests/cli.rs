@@ -21,6 +21,35 @@ fn examples() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"))
 }
 
+// DESIGN 3.6: the same scripted game in Escrow mode. The server's escrow
+// agent opens B's hexes and carries out its Daisy Chain standing order
+// (B28.531), so B's client is never asked to open anything; the transcript
+// verifies clean (G1, G5).
+#[test]
+fn design_3_6_demo_in_escrow_mode_verifies_clean_with_the_server_answering_for_b() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("escrow.transcript");
+    let out = hexveil(&["demo", "--escrow", "--out", file.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "demo failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("Escrow mode (DESIGN 3.6)"), "{text}");
+    assert!(text.contains("CLEAN: game"), "{text}");
+    assert!(
+        text.contains("secretly pulls its 2-factor Daisy Chain across 3E5"),
+        "the escrow agent carried out the standing order: {text}"
+    );
+    assert!(
+        !text.contains("[G4] your client opens"),
+        "no client was asked to open: {text}"
+    );
+    let ok = hexveil(&["verify", file.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
+}
+
 #[test]
 fn g5_demo_plays_over_quic_and_verifies_clean_then_tampering_is_named() {
     let dir = tempfile::tempdir().unwrap();

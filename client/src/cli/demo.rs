@@ -125,13 +125,13 @@ pub fn report(bytes: &[u8], path: &std::path::Path) -> bool {
 pub const DEMO_PAD_LEN: u32 = 256;
 
 /// Runs the demo: a server in-process on 127.0.0.1:0 with a fresh data
-/// directory, two bots over real QUIC, the scripted game; returns the
-/// transcript the server stored.
-pub async fn run() -> Result<Vec<u8>, String> {
+/// directory, two bots over real QUIC, the scripted game in `mode` (Live,
+/// or Escrow: the bots escrow their setups and the server answers for
+/// them, DESIGN 3.6); returns the transcript the server stored.
+pub async fn run(mode: hexveil_protocol::message::Mode) -> Result<Vec<u8>, String> {
     use super::play::{fetch_transcript, play_seat, AfterScript, Input, Output, PATIENCE};
     use hexveil::driver::{Client, SeatSetup};
     use hexveil_protocol::identity::Identity;
-    use hexveil_protocol::message::Mode;
     use hexveil_server::config::ServerSettings;
     use hexveil_server::live_game::{LiveGameFactory, NewGame};
     use hexveil_server::secrets::ServerSecrets;
@@ -183,7 +183,7 @@ pub async fn run() -> Result<Vec<u8>, String> {
         .create_game(&NewGame {
             scenario_toml: SCENARIO.into(),
             players,
-            mode: Mode::Live,
+            mode,
             pad_len: DEMO_PAD_LEN,
             answer_timeout_secs: None,
         })
@@ -197,7 +197,7 @@ pub async fn run() -> Result<Vec<u8>, String> {
             scenario_toml: SCENARIO.into(),
             secrets,
             pad_len: DEMO_PAD_LEN,
-            mode: Mode::Live,
+            mode,
         };
         seats.push(
             client
@@ -287,8 +287,9 @@ pub fn hidden_story(bytes: &[u8]) -> Vec<String> {
     out
 }
 
-/// `hexveil demo [--out FILE]`.
-pub fn main(out: Option<std::path::PathBuf>) -> std::process::ExitCode {
+/// `hexveil demo [--out FILE] [--escrow]`.
+pub fn main(out: Option<std::path::PathBuf>, escrow: bool) -> std::process::ExitCode {
+    use hexveil_protocol::message::Mode;
     use std::process::ExitCode;
     println!("hexveil demo: side A (German) attacks into side B's (British) mined ground.");
     println!("B hides (sealed, committed before play, never sent to A):");
@@ -299,6 +300,12 @@ pub fn main(out: Option<std::path::PathBuf>) -> std::process::ExitCode {
         println!("    {l}");
     }
     println!("    and a standing order: {DAISY_B} (pull the Daisy Chain across 3E5 when a vehicle enters)");
+    let mode = if escrow {
+        println!("Escrow mode (DESIGN 3.6): each bot gives the server its hidden setup and standing orders when it sets up; the server checks them at once and opens B's hexes for it. The bots still release their own pad entries, so the dice stay out of the server's hands.");
+        Mode::Escrow
+    } else {
+        Mode::Live
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -309,7 +316,7 @@ pub fn main(out: Option<std::path::PathBuf>) -> std::process::ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let bytes = match runtime.block_on(run()) {
+    let bytes = match runtime.block_on(run(mode)) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hexveil demo: {e}");
