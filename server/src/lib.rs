@@ -18,6 +18,7 @@
 //!   directory; [`durable_file`]: crash-safe writes of such files.
 //! - [`config`]: flags, TOML file, logging.
 
+pub mod at_rest;
 pub mod config;
 pub mod connection;
 pub mod durable_file;

@@ -18,6 +18,7 @@ use hexveil_protocol::session::{GameParams, Output, Session};
 use hexveil_protocol::transcript::{decode_entry, encode_entry, TranscriptWriter};
 use serde::{Deserialize, Serialize};
 
+use crate::at_rest::StorageKey;
 use crate::secrets::ServerSecrets;
 use crate::session::{
     Effect, GameSession, Participant, Recipient, Rejection, SessionContext, SessionFactory,
@@ -104,6 +105,8 @@ pub struct LiveGame {
     session: Session,
     at_start: Vec<Output>,
     finished: bool,
+    /// Seals every entry before it goes to the store (`at_rest`).
+    at_rest: StorageKey,
 }
 
 fn side_index(side: Side) -> usize {
@@ -118,7 +121,10 @@ impl LiveGame {
         let mut out: Vec<Effect> = outputs
             .into_iter()
             .map(|o| match o {
-                Output::Persist(entry) => Effect::Append(encode_entry(&entry)),
+                Output::Persist(entry) => Effect::Append(
+                    self.at_rest
+                        .seal(entry.envelope.envelope().seq, &encode_entry(&entry)),
+                ),
                 Output::ToPlayer(side, msg) => Effect::Send {
                     to: Recipient::Player(side),
                     payload: encode_padded(&msg),
@@ -284,6 +290,7 @@ impl SessionFactory for LiveGameFactory {
             session,
             at_start,
             finished: false,
+            at_rest: self.secrets.storage_key(ctx.game_id),
         }))
     }
 
@@ -293,10 +300,16 @@ impl SessionFactory for LiveGameFactory {
         _scenario: &[u8],
         events: &[Vec<u8>],
     ) -> Result<Box<dyn GameSession>, Rejection> {
+        let at_rest = self.secrets.storage_key(ctx.game_id);
         let log = events
             .iter()
-            .enumerate()
-            .map(|(i, e)| decode_entry(e).map_err(|err| Rejection(format!("event {i}: {err}"))))
+            .zip(0u64..)
+            .map(|(e, seq)| {
+                let bytes = at_rest
+                    .open(seq, e)
+                    .map_err(|err| Rejection(err.to_string()))?;
+                decode_entry(&bytes).map_err(|err| Rejection(format!("event {seq}: {err}")))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let (session, owed) = Session::restore(
             log,
@@ -311,6 +324,7 @@ impl SessionFactory for LiveGameFactory {
             session,
             at_start: owed,
             finished,
+            at_rest,
         }))
     }
 }

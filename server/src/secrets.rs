@@ -7,7 +7,9 @@
 //! label and the game id) means no per-game secret has to be stored: a
 //! restart recomputes the same seed for [`hexveil_protocol`]'s session
 //! restore. The seed is published at game end like every seed; how it was
-//! derived is never needed to verify a game.
+//! derived is never needed to verify a game. Each game's storage key
+//! ([`crate::at_rest`]) is derived from the same master under another
+//! label; it is never published.
 
 use std::path::Path;
 
@@ -16,6 +18,7 @@ use hexveil_protocol::{GameId, Identity, PadSeed, PublicKey};
 use ring::rand::{SecureRandom, SystemRandom};
 use thiserror::Error;
 
+use crate::at_rest::StorageKey;
 use crate::durable_file::{self, FileError};
 
 /// File holding the transcript key (Ed25519 PKCS#8).
@@ -125,6 +128,13 @@ impl ServerSecrets {
     /// The transcript key's public half, for verifiers.
     pub fn transcript_public_key(&self) -> PublicKey {
         self.transcript_public
+    }
+
+    /// The key that seals a game's log entries in the store
+    /// ([`crate::at_rest`]): the same for the same game id on every start,
+    /// another for every game.
+    pub fn storage_key(&self, game_id: GameId) -> StorageKey {
+        StorageKey::derive(&self.pad_master, game_id)
     }
 
     /// The server's pad seed for a game: the same for the same game id on

@@ -16,6 +16,20 @@ use hexveil_tests::{
     new_key, secrets_a, secrets_b, start_server, step_into_the_minefield, Table, Who, PAD_LEN, WAIT,
 };
 
+/// Every file below `dir`.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
 fn fail<T>((who, e): (Who, hexveil::driver::DriverError)) -> T {
     panic!("{who:?}: {e}")
 }
@@ -60,6 +74,23 @@ async fn design_3_6_the_server_answers_for_an_offline_owner_and_the_game_verifie
     t.b.reconnect().await.unwrap();
     t.settle().await.unwrap_or_else(fail);
     assert!(t.a.may_act(), "A's move was ruled and A may act again");
+
+    // DESIGN 3.6, the escrow "encrypted to the server": mid-game, nothing in
+    // the data directory (database, WAL, anything) holds B's escrowed seeds
+    // in the clear; the log entries are sealed at rest (server/src/at_rest.rs).
+    let b_secrets = secrets_b();
+    let mut secrets: Vec<[u8; 32]> = b_secrets.layout_seeds.values().copied().collect();
+    secrets.push(b_secrets.notes_seed);
+    for file in files_under(dir.path()) {
+        let bytes = std::fs::read(&file).unwrap();
+        for seed in &secrets {
+            assert!(
+                !bytes.windows(32).any(|w| w == seed),
+                "{} holds an escrowed seed in the clear",
+                file.display()
+            );
+        }
+    }
 
     // A concedes; both reveal; the log closes.
     t.a.concede().unwrap();
