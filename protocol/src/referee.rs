@@ -131,18 +131,19 @@ impl Awaiting {
             }),
             Awaiting::Entry { party, .. } => Some(*party),
             Awaiting::Renewal { missing, .. } => missing.first().copied(),
+            // Either side may reveal; the first missing one is prompted and
+            // is the one a deadline runs against.
+            Awaiting::Reveals { missing } => missing.first().map(|s| party_of(*s)),
             Awaiting::ServerRoll { .. } | Awaiting::Ruling { .. } | Awaiting::End { .. } => {
                 Some(Party::Server)
             }
-            Awaiting::Pads { .. }
-            | Awaiting::Setups { .. }
-            | Awaiting::Reveals { .. }
-            | Awaiting::Closed => None,
+            Awaiting::Pads { .. } | Awaiting::Setups { .. } | Awaiting::Closed => None,
         }
     }
 
     /// Whether a party owes a machine answer (openings, pad entry,
-    /// transitions) that a timeout may punish (G2).
+    /// transitions, a pad renewal, its reveal) that a timeout may punish
+    /// (G2, G5).
     pub fn is_machine_answer(&self) -> bool {
         matches!(
             self,
@@ -150,6 +151,7 @@ impl Awaiting {
                 | Awaiting::Entry { .. }
                 | Awaiting::Transitions { .. }
                 | Awaiting::Renewal { .. }
+                | Awaiting::Reveals { .. }
         )
     }
 
@@ -636,6 +638,12 @@ impl Referee {
                 });
                 return Ok((Vec::new(), false));
             }
+            (Body::Timeout { party, .. }, Party::Server)
+                if matches!(self.awaiting, Awaiting::Reveals { .. }) =>
+            {
+                self.reveal_timeout(*party, seq)?;
+                return Ok((Vec::new(), false));
+            }
             (Body::Timeout { party, .. }, Party::Server) if open_game => {
                 // Only a player can lose by timeout (G2). The server owes
                 // machine answers too (its pad at a renewal, the escrow
@@ -794,6 +802,36 @@ impl Referee {
             }
             _ => Err(self.out_of_turn(author, body)),
         }
+    }
+
+    /// A side that does not reveal in time cannot be audited: the log
+    /// closes without its secrets, and the transcript proves the omission
+    /// against it (G5). The result stands.
+    fn reveal_timeout(&mut self, party: Party, seq: u64) -> Result<(), RefereeError> {
+        let bad = || RefereeError::BadTimeout {
+            party,
+            awaiting: self.awaiting.describe(),
+        };
+        let Awaiting::Reveals { missing } = &self.awaiting else {
+            return Err(bad());
+        };
+        let side = side_of(party)
+            .filter(|s| missing.first() == Some(s))
+            .ok_or_else(bad)?;
+        let rest: Vec<Side> = missing.iter().copied().filter(|s| *s != side).collect();
+        self.faults.push(Fault {
+            side,
+            seq,
+            what: format!(
+                "side {side} did not reveal its secrets within the answer timeout: its setup cannot be audited (G5)"
+            ),
+        });
+        self.awaiting = if rest.is_empty() {
+            Awaiting::Closed
+        } else {
+            Awaiting::Reveals { missing: rest }
+        };
+        Ok(())
     }
 
     fn end_with(&mut self, result: EndRecord) {

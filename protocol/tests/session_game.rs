@@ -372,3 +372,43 @@ fn g2_pads_are_renewed_when_they_run_out_mid_action() {
     assert!(owed.is_empty(), "a closed log owes nothing");
     assert!(restored.is_closed());
 }
+
+#[test]
+fn g5_a_side_that_does_not_reveal_in_time_is_a_proven_fault_and_the_log_closes() {
+    // A concedes; A's machine reveals, B's is "offline" after the end. Past
+    // the answer timeout the server writes B's timeout: the log closes
+    // without B's secrets, the result stands, and the transcript proves the
+    // omission against B (its setup cannot be audited).
+    let mut t = Table::open(example());
+    let env = t.players.get_mut(&Side::A).unwrap().concede();
+    let mut queue: std::collections::VecDeque<Output> = t.session.submit(Side::A, env, 0).into();
+    while let Some(o) = queue.pop_front() {
+        if let Output::ToPlayer(Side::A, ToClient::Update(u)) = o {
+            if let Some(e) = t.players.get_mut(&Side::A).unwrap().on_update(&u).unwrap() {
+                queue.extend(t.session.submit(Side::A, e, 0));
+            }
+        }
+    }
+    assert_eq!(
+        t.session.referee().awaiting(),
+        &Awaiting::Reveals {
+            missing: vec![Side::B]
+        }
+    );
+    assert!(t.session.tick(29_999).is_empty(), "not yet late");
+    assert!(!t.session.tick(30_000).is_empty());
+    assert!(t.session.is_closed());
+    assert_eq!(
+        t.session.referee().result().map(|r| r.winner),
+        Some(Some(Side::B)),
+        "the result stands"
+    );
+    let [fault] = t.session.faults() else {
+        panic!("one fault expected: {:?}", t.session.faults())
+    };
+    assert_eq!(fault.side, Side::B);
+    assert!(fault.what.contains("did not reveal"), "{}", fault.what);
+    let verdict = hexveil_protocol::verifier::verify(&t.game().bytes());
+    let f = verdict.fault().expect("the omission is proven");
+    assert_eq!(f.blame, hexveil_protocol::verifier::Blame::Side(Side::B));
+}
