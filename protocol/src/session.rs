@@ -264,7 +264,7 @@ impl Session {
             Err(e) => out.push(Output::ToPlayer(
                 from,
                 ToClient::Rejected {
-                    reason: e.to_string(),
+                    reason: bounded(e.to_string()),
                 },
             )),
         }
@@ -469,6 +469,24 @@ impl Session {
     }
 }
 
+/// The longest refusal reason sent, in bytes: a refusal is one message to
+/// its sender and must fit a frame even when the error echoes a long input
+/// (a setup TOML line, say), G6.
+pub const MAX_REASON_LEN: usize = 4096;
+
+/// `reason`, cut at a character boundary to at most [`MAX_REASON_LEN`]
+/// bytes, saying so.
+fn bounded(reason: String) -> String {
+    if reason.len() <= MAX_REASON_LEN {
+        return reason;
+    }
+    let mut cut = MAX_REASON_LEN - 32;
+    while !reason.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} ... (cut, {} bytes)", &reason[..cut], reason.len())
+}
+
 /// What `side` (or a spectator, `None`) may see of one accepted entry, with
 /// what the referee needs from it now.
 pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Update {
@@ -545,5 +563,20 @@ pub fn prompt_for(awaiting: &Awaiting, side: Side) -> Prompt {
             Prompt::RenewPad { epoch: *epoch }
         }
         _ => Prompt::Wait,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn g6_a_long_refusal_is_cut_to_fit_one_message() {
+        let long = "é".repeat(10_000);
+        let cut = bounded(long.clone());
+        assert!(cut.len() <= MAX_REASON_LEN, "{}", cut.len());
+        assert!(cut.ends_with("(cut, 20000 bytes)"), "{cut}");
+        assert!(long.starts_with(cut.split(" ... ").next().unwrap()));
+        assert_eq!(bounded("short".into()), "short");
     }
 }
