@@ -8,9 +8,7 @@ mod common;
 use common::{Game, Table, SEALED_B};
 use hexveil_core::Side;
 use hexveil_protocol::encoding::Party;
-use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{encode, Body, EscrowBody, Mode, SetupBody, ToClient};
-use hexveil_protocol::pad::PadSeed;
 use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{Output, Session};
 use hexveil_protocol::verifier::verify;
@@ -107,13 +105,7 @@ fn before_b_setup(mode: Mode) -> (Session, Game, Body) {
         .expect("B set up");
     let body = g.body(i);
     let prefix = g.truncate(i);
-    let (session, _) = Session::restore(
-        prefix.entries.clone(),
-        Identity::from_seed(&[3; 32]).unwrap(),
-        PadSeed([9; 32]),
-        0,
-    )
-    .unwrap();
+    let (session, _) = common::restore(&prefix.entries).unwrap();
     (session, prefix, body)
 }
 
@@ -181,13 +173,7 @@ fn g6_an_escrow_game_restored_anywhere_writes_what_the_server_owed() {
     let g = t.game();
     let mut checked = 0;
     for cut in before..g.entries.len() {
-        let (_, owed) = Session::restore(
-            g.entries[..cut].to_vec(),
-            Identity::from_seed(&[3; 32]).unwrap(),
-            PadSeed([9; 32]),
-            0,
-        )
-        .unwrap();
+        let (_, owed) = common::restore(&g.entries[..cut]).unwrap();
         let written: Vec<_> = owed
             .iter()
             .filter_map(|o| match o {

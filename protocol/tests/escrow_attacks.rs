@@ -11,7 +11,6 @@ use hexveil_core::unit::UnitId;
 use hexveil_core::{Content, Layer, Side};
 use hexveil_protocol::content;
 use hexveil_protocol::encoding::{Digest, Party};
-use hexveil_protocol::identity::Identity;
 use hexveil_protocol::keeper::DaisyOrder;
 use hexveil_protocol::message::{
     encode, encode_padded, Body, LayerReveal, Mode, OpenedFact, Prompt, SetupBody, ToClient, Update,
@@ -93,12 +92,7 @@ fn g1_g5_design_3_6_a_server_note_that_departs_from_the_standing_orders_is_the_s
     // The honest log verifies clean up to the same point.
     assert!(verify(&g.truncate(i + 1).bytes()).fault().is_none());
     // A server restored from the forged log refuses it too (G6).
-    let restored = Session::restore(
-        forged.entries.clone(),
-        Identity::from_seed(&[3; 32]).unwrap(),
-        PadSeed([9; 32]),
-        0,
-    );
+    let restored = common::restore(&forged.entries);
     assert!(restored.is_err());
 }
 
@@ -166,13 +160,7 @@ fn before_setup(side: Side) -> (Session, Game, SetupBody) {
         unreachable!()
     };
     let prefix = g.truncate(i);
-    let (session, _) = Session::restore(
-        prefix.entries.clone(),
-        Identity::from_seed(&[3; 32]).unwrap(),
-        PadSeed([9; 32]),
-        0,
-    )
-    .unwrap();
+    let (session, _) = common::restore(&prefix.entries).unwrap();
     (session, prefix, body)
 }
 
@@ -374,26 +362,6 @@ impl Run {
         let setup_a = format!(
             "side = \"A\"\n[positions]\nger-squad-1 = \"{infantry}\"\nger-leader = \"{infantry}\"\nger-pz = \"{tank}\"\n"
         );
-        let secrets = |side, public: &str, sealed: &str, fill: u8| Secrets {
-            side,
-            public_setup_toml: public.into(),
-            sealed_setup_toml: sealed.into(),
-            layout_seeds: ["ap", "at", "booby"]
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (l.to_string(), [fill + i as u8; 32]))
-                .collect(),
-            notes_seed: [fill + 10; 32],
-            pad_seed: [fill + 11; 32],
-            daisy_orders: if side == Side::B {
-                vec![DaisyOrder {
-                    holder: UnitId(4),
-                    hex: watch,
-                }]
-            } else {
-                Vec::new()
-            },
-        };
         let (session, out) = Session::create(
             GAME,
             GameParams {
@@ -414,7 +382,7 @@ impl Run {
             &toml,
             PAD_LEN,
             Mode::Escrow,
-            secrets(Side::A, &setup_a, "side = \"A\"\n", 20),
+            hexveil_fixtures::secrets(Side::A, &setup_a, "side = \"A\"\n", 20),
         )
         .unwrap();
         let pb = Player::new(
@@ -423,7 +391,13 @@ impl Run {
             &toml,
             PAD_LEN,
             Mode::Escrow,
-            secrets(Side::B, common::SETUP_B, SEALED_B, 40),
+            Secrets {
+                daisy_orders: vec![DaisyOrder {
+                    holder: UnitId(4),
+                    hex: watch,
+                }],
+                ..hexveil_fixtures::secrets(Side::B, common::SETUP_B, SEALED_B, 40)
+            },
         )
         .unwrap();
         let mut run = Run {
@@ -540,13 +514,8 @@ fn g6_b28_531_a_restore_cut_anywhere_around_a_daisy_placement_continues_identica
 fn restores_identically(log: &[hexveil_protocol::transcript::LoggedEntry], from: usize) {
     let [a, _, server] = common::ids();
     for cut in from..log.len() {
-        let (mut restored, _) = Session::restore(
-            log[..cut].to_vec(),
-            Identity::from_seed(&[3; 32]).unwrap(),
-            PadSeed([9; 32]),
-            0,
-        )
-        .unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        let (mut restored, _) =
+            common::restore(&log[..cut]).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
         for entry in &log[restored.log().len()..] {
             let env = entry.envelope.envelope();
             if env.author == server.public_key() {

@@ -871,6 +871,19 @@ mod tests {
         Lobby::new(factory, StoreHandle::spawn(store).unwrap(), s)
     }
 
+    /// A relay game on a fresh SQLite store with a spectator delay of
+    /// `delay` seconds: the store's directory, the lobby, the game's id and
+    /// its command channel.
+    async fn relay_game(
+        delay: u64,
+    ) -> (tempfile::TempDir, Lobby, GameId, mpsc::Sender<GameCommand>) {
+        let dir = tempfile::tempdir().unwrap();
+        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, delay));
+        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let game = lobby.commands(id).unwrap();
+        (dir, lobby, id, game)
+    }
+
     fn sqlite(dir: &tempfile::TempDir) -> Box<dyn GameStore> {
         Box::new(SqliteStore::open(dir.path()).unwrap())
     }
@@ -943,10 +956,7 @@ mod tests {
     // DESIGN 5: one slow reader is dropped; its game and the other player go on.
     #[tokio::test]
     async fn slow_reader_is_dropped_game_goes_on() {
-        let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, lobby, _id, game) = relay_game(0).await;
         let mut fast = client(1, 64);
         // Room for Joined and the welcome only; it never reads afterwards.
         let mut slow = client(2, 2);
@@ -978,10 +988,7 @@ mod tests {
     // DESIGN 5: spectators see the public view late by the configured delay.
     #[tokio::test]
     async fn spectators_get_messages_after_the_delay() {
-        let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 3));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, _lobby, _id, game) = relay_game(3).await;
         let mut p = client(1, 64);
         let mut s = client(2, 64);
         assert!(p.join(&game, Role::Player(Side::A)).await);
@@ -1037,10 +1044,7 @@ mod tests {
     // spectator present from the start, nothing twice.
     #[tokio::test]
     async fn design5_late_spectator_gets_history_then_live_like_an_early_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, _lobby, _id, game) = relay_game(0).await;
         let mut a = client(1, 64);
         let mut early = client(2, 64);
         let mut late = client(3, 64);
@@ -1065,10 +1069,7 @@ mod tests {
     // still-delayed rest when it matures: no duplicate, no gap, in order.
     #[tokio::test]
     async fn design5_late_spectator_gets_matured_history_then_the_queued_rest() {
-        let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 4));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, _lobby, _id, game) = relay_game(4).await;
         let mut a = client(1, 64);
         let mut early = client(2, 64);
         let mut late = client(3, 64);
@@ -1101,10 +1102,7 @@ mod tests {
     // dropped as too slow, and then the live moves.
     #[tokio::test]
     async fn design5_long_history_reaches_a_small_outbox_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, lobby, _id, game) = relay_game(0).await;
         let mut a = client(1, 64);
         assert!(a.join(&game, Role::Player(Side::A)).await);
         assert_eq!(a.next_payload().await, b"welcome 1");
@@ -1184,10 +1182,7 @@ mod tests {
     // the delay queue is flushed: the spectator gets every move at once.
     #[tokio::test]
     async fn design5_finish_releases_the_delayed_public_view() {
-        let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 600));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, lobby, id, game) = relay_game(600).await;
         let mut a = client(1, 64);
         let mut s = client(2, 64);
         assert!(s.join(&game, Role::Spectator).await);
@@ -1209,10 +1204,7 @@ mod tests {
     // cannot act (G6).
     #[tokio::test]
     async fn design5_spectator_of_a_finished_game_gets_history_and_transcript() {
-        let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 600));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, lobby, id, game) = relay_game(600).await;
         let mut a = client(1, 64);
         assert!(a.join(&game, Role::Player(Side::A)).await);
         assert_eq!(a.next_payload().await, b"welcome 1");
@@ -1449,10 +1441,7 @@ mod tests {
     // G5/G6: the finished game's result and transcript are stored.
     #[tokio::test]
     async fn finish_is_stored() {
-        let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, lobby, id, game) = relay_game(0).await;
         let mut a = client(1, 64);
         assert!(a.join(&game, Role::Player(Side::A)).await);
         assert_eq!(a.next_payload().await, b"welcome 1");

@@ -224,6 +224,13 @@ impl Table {
         Table::open_with_keys(ep, &new_key(), &new_key(), a, b, pad_len, Mode::Live, watch).await
     }
 
+    /// As [`Table::open`] with the example secrets and pads of [`PAD_LEN`],
+    /// in a game of `mode` (both players agree to it).
+    pub async fn open_in(ep: &Endpoint, mode: Mode, watch: bool) -> Table {
+        let (a, b) = (secrets_a(), secrets_b());
+        Table::open_with_keys(ep, &new_key(), &new_key(), a, b, PAD_LEN, mode, watch).await
+    }
+
     /// As [`Table::open`] with given keys, in a game of `mode` (both
     /// players agree to it).
     #[allow(clippy::too_many_arguments)]

@@ -12,9 +12,7 @@ use hexveil_protocol::encoding::Party;
 use hexveil_protocol::message::{Body, Mode, Prompt};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
-use hexveil_tests::{
-    new_key, secrets_a, secrets_b, start_server, step_into_the_minefield, Table, Who, PAD_LEN, WAIT,
-};
+use hexveil_tests::{secrets_b, start_server, step_into_the_minefield, Table, Who, WAIT};
 
 /// Every file below `dir`.
 fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
@@ -38,17 +36,7 @@ fn fail<T>((who, e): (Who, hexveil::driver::DriverError)) -> T {
 async fn design_3_6_the_server_answers_for_an_offline_owner_and_the_game_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), WAIT).await;
-    let mut t = Table::open_with_keys(
-        &ep,
-        &new_key(),
-        &new_key(),
-        secrets_a(),
-        secrets_b(),
-        PAD_LEN,
-        Mode::Escrow,
-        true,
-    )
-    .await;
+    let mut t = Table::open_in(&ep, Mode::Escrow, true).await;
     t.end_phase_until(Side::A, Phase::Movement).await;
 
     // B goes offline; A walks into 3E4, where B hid A-P 12 (B28.41).

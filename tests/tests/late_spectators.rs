@@ -20,8 +20,8 @@ use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::wire::{ClientMessage, ErrorCode, ServerMessage};
 use hexveil_server::Server;
 use hexveil_tests::{
-    new_key, secrets_a, secrets_b, start_server, step_into_the_minefield, Endpoint, ServerProcess,
-    Table, Who, PAD_LEN, WAIT,
+    secrets_a, secrets_b, start_server, step_into_the_minefield, Endpoint, ServerProcess, Table,
+    Who, PAD_LEN, WAIT,
 };
 
 fn fail((w, e): (Who, hexveil::driver::DriverError)) -> ! {
@@ -195,17 +195,7 @@ async fn design5_late_spectator_with_a_delay_gets_no_duplicate_and_no_gap() {
 async fn design5_escrow_game_late_spectator_sees_what_an_early_one_saw() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), WAIT).await;
-    let mut t = Table::open_with_keys(
-        &ep,
-        &new_key(),
-        &new_key(),
-        secrets_a(),
-        secrets_b(),
-        PAD_LEN,
-        Mode::Escrow,
-        true,
-    )
-    .await;
+    let mut t = Table::open_in(&ep, Mode::Escrow, true).await;
     t.end_phase_until(Side::A, Phase::Movement).await;
     t.act(Side::A, step_into_the_minefield()).await;
     let mut mid = ep.client().await.watch(t.game_id).await.unwrap();

@@ -18,7 +18,7 @@ use hexveil_protocol::message::{self, Body, Mode, ToClient, Update};
 use hexveil_protocol::pad::PadSeed;
 use hexveil_protocol::player::{Player, Secrets};
 use hexveil_protocol::referee::Awaiting;
-use hexveil_protocol::session::{GameParams, Output, Session};
+use hexveil_protocol::session::{GameParams, Output, Session, SessionError};
 use hexveil_protocol::transcript::{LoggedEntry, Transcript};
 
 pub use hexveil_fixtures::{
@@ -82,6 +82,13 @@ pub fn ids() -> [Identity; 3] {
         Identity::from_seed(&[2; 32]).unwrap(),
         Identity::from_seed(&[3; 32]).unwrap(),
     ]
+}
+
+/// The server's session restored from `log` (the test games' server key
+/// and pad seed), with the entries it still owed.
+pub fn restore(log: &[LoggedEntry]) -> Result<(Session, Vec<Output>), SessionError> {
+    let [_, _, server] = ids();
+    Session::restore(log.to_vec(), server, SERVER_PAD, 0)
 }
 
 /// A live session and both players' machines.
