@@ -484,7 +484,6 @@ impl Client {
             queue: VecDeque::new(),
             receipts: Vec::new(),
             transcript: None,
-            nonce: 0,
             reveals: 0,
         };
         seat.take_seat().await?;
@@ -611,7 +610,6 @@ pub struct RemotePlayer {
     queue: VecDeque<GameEvent>,
     receipts: Vec<Receipt>,
     transcript: Option<Vec<u8>>,
-    nonce: u64,
     /// Reveal entries seen: the log closes with the second (DESIGN 3.5).
     reveals: u8,
 }
@@ -901,21 +899,23 @@ impl RemotePlayer {
             resume_from: self.last_seq.map_or(0, |s| s + 1),
         })?;
         let mut burst = Vec::new();
-        loop {
+        let resync = loop {
             match self.link.recv(self.wait, "the join answer").await? {
-                ServerMessage::Joined { .. } => break,
+                ServerMessage::Joined { resync, .. } => break resync,
                 e @ ServerMessage::Error { .. } => return Err(refused(e)),
                 other => burst.push(other),
             }
-        }
-        self.nonce += 1;
-        let nonce = self.nonce;
-        self.send(&ClientMessage::Ping { nonce })?;
-        loop {
-            match self.link.recv(self.wait, "the resync").await? {
-                ServerMessage::Pong { nonce: n } if n == nonce => break,
-                other => burst.push(other),
+        };
+        // The server says how many game messages re-send the past: views
+        // of entries already in the log, whose prompts were answered
+        // before (or are answered now only if still current).
+        let mut past = 0;
+        while past < resync {
+            let m = self.link.recv(self.wait, "the resync").await?;
+            if matches!(&m, ServerMessage::Game { game_id, .. } if *game_id == self.game_id) {
+                past += 1;
             }
+            burst.push(m);
         }
         self.catch_up = Some(None);
         let replayed: Result<(), DriverError> = burst.into_iter().try_for_each(|m| {

@@ -378,7 +378,7 @@ struct GameTask {
 }
 
 /// Messages a late spectator's catch-up queue holds at most while its
-/// history is still being written (see [`GameTask::send_public_history`]).
+/// history is still being written (see [`GameTask::catch_up`]).
 pub const CATCH_UP_QUEUE: usize = 256;
 
 /// Writes a late spectator's history into its connection's outbox, waiting
@@ -558,39 +558,46 @@ impl GameTask {
                     }
                     self.seats[seat(side)] = Some(participant.connection);
                 }
-                let _ = link.outbox.try_send(ServerMessage::Joined {
-                    game_id: self.game_id,
-                    role: participant.role,
-                });
-                self.members
-                    .insert(participant.connection, Member { participant, link });
-                if participant.role == Role::Spectator {
-                    self.send_public_history(participant.connection);
-                }
+                let id = participant.connection;
+                let history = match participant.role {
+                    Role::Spectator => self.public_history(),
+                    Role::Player(_) => Vec::new(),
+                };
                 // What the session sends this connection alone after its
                 // last durable write (a resuming player's resync) is its
                 // backlog; everything else goes out as usual, in order, so
                 // nothing is sent before what precedes it is durable (G6).
-                let id = participant.connection;
-                let mut effects = effects;
-                let durable = effects
+                let mut head = effects;
+                let durable = head
                     .iter()
                     .rposition(|e| !matches!(e, Effect::Send { .. }))
                     .map_or(0, |i| i + 1);
-                let tail = effects.split_off(durable);
-                self.apply(effects).await?;
-                let (backlog, effects): (Vec<_>, Vec<_>) = tail.into_iter().partition(
+                let tail = head.split_off(durable);
+                let (backlog, rest): (Vec<_>, Vec<_>) = tail.into_iter().partition(
                     |e| matches!(e, Effect::Send { to: Recipient::Connection(c), .. } if *c == id),
                 );
-                let backlog = backlog
+                let backlog: Vec<Vec<u8>> = backlog
                     .into_iter()
                     .filter_map(|e| match e {
                         Effect::Send { payload, .. } => Some(payload),
                         _ => None,
                     })
                     .collect();
+                // Everything the admission sends this connection, before any
+                // live traffic: the client knows where its resync ends.
+                let to_us = |e: &&Effect| matches!(e, Effect::Send { to: Recipient::Connection(c), .. } if *c == id);
+                let resync = history.len() + backlog.len() + head.iter().filter(to_us).count();
+                let _ = link.outbox.try_send(ServerMessage::Joined {
+                    game_id: self.game_id,
+                    role: participant.role,
+                    resync: u32::try_from(resync).unwrap_or(u32::MAX),
+                });
+                self.members
+                    .insert(participant.connection, Member { participant, link });
+                self.catch_up(id, history);
+                self.apply(head).await?;
                 self.catch_up(id, backlog);
-                self.apply(effects).await?;
+                self.apply(rest).await?;
                 Ok(true)
             }
         }
@@ -710,14 +717,13 @@ impl GameTask {
         }
     }
 
-    /// Sends a spectator who just joined what the other spectators have
-    /// already been sent: the history up to where the delay queue starts,
-    /// as a backlog ([`GameTask::catch_up`]). The queued rest reaches it as
-    /// it matures (DESIGN 5).
-    fn send_public_history(&mut self, id: ConnectionId) {
+    /// What a spectator who joins now is sent first: what the other
+    /// spectators have already been sent, the history up to where the delay
+    /// queue starts. The queued rest reaches it as it matures (DESIGN 5).
+    fn public_history(&self) -> Vec<Vec<u8>> {
         if self.public_sent == 0 {
             // Nothing released yet: no need to rebuild the history.
-            return;
+            return Vec::new();
         }
         let mut history = self.session.spectator_history();
         let expected = self.public_sent + self.delayed.len();
@@ -731,7 +737,7 @@ impl GameTask {
             );
         }
         history.truncate(self.public_sent);
-        self.catch_up(id, history);
+        history
     }
 
     /// Sends a connection that just joined its backlog (a late spectator's
@@ -1171,7 +1177,13 @@ mod tests {
         let game = lobby.commands(id).unwrap();
         let mut a = client(1, 8);
         assert!(a.join(&game, Role::Player(Side::A)).await);
-        assert!(matches!(a.next().await, ServerMessage::Joined { .. }));
+        // PROTOCOL 10.4: Joined says how long the resync is.
+        match a.next().await {
+            ServerMessage::Joined { resync, .. } => {
+                assert_eq!(resync as usize, 3 * CATCH_UP_QUEUE)
+            }
+            other => panic!("expected Joined, got {other:?}"),
+        }
         for i in 0..3 * CATCH_UP_QUEUE {
             assert_eq!(a.next_payload().await, format!("r{i}").into_bytes());
         }

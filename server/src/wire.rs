@@ -231,6 +231,11 @@ pub enum ServerMessage {
         game_id: GameId,
         /// The role granted.
         role: Role,
+        /// How many game messages follow as this connection's resync (its
+        /// views of entries already in the log, a spectator's public
+        /// history) before any live traffic: the client knows where the
+        /// past ends and may answer only what is current.
+        resync: u32,
     },
     /// The connection left a game.
     Left {

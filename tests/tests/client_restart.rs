@@ -10,6 +10,7 @@ use hexveil_core::turn::Phase;
 use hexveil_core::{Action, Side};
 use hexveil_protocol::message::Mode;
 use hexveil_protocol::verifier::{verify, Verdict};
+use hexveil_server::connection::OUTBOX_CAPACITY;
 use hexveil_tests::{
     new_key, scenario_toml, secrets_a, secrets_b, start_server, Table, Who, PAD_LEN, WAIT,
 };
@@ -66,8 +67,16 @@ async fn g6_b28_62_a_client_restarted_from_its_secrets_builds_on_what_it_committ
     .await;
     t.end_phase_until(Side::A, Phase::PrepFire).await;
     // The dice are real (the server's pad is fresh each run): fire until
-    // an attack changes what 3E4 may hold and B commits its leaves.
+    // an attack changes what 3E4 may hold and B commits its leaves, and
+    // until the log is longer than a connection's outbox, so B's resync
+    // goes through the server's catch-up path.
     fire_until_b_commits(&mut t).await;
+    while t.seq() <= 2 * OUTBOX_CAPACITY as u64 {
+        // At a human pace: A's machine sends five frames per attack, and
+        // the server allows 50 a second per connection.
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        t.act(Side::A, ffe_on_3e4()).await;
+    }
 
     // B's client process dies; a new one starts from the secrets file.
     let game = t.game_id;
@@ -97,6 +106,9 @@ async fn g6_b28_62_a_client_restarted_from_its_secrets_builds_on_what_it_committ
     t.pump(|t| t.over())
         .await
         .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    // The restarted machine answered only what was current: the server's
+    // `Joined` says how long the resync is, so no prompt of the past was
+    // answered again (PROTOCOL 10.4, G6).
     assert_eq!(t.rejections(Who::B), Vec::<String>::new());
     let file = t.transcript().await;
     match verify(&file) {

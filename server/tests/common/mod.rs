@@ -173,10 +173,12 @@ impl RawClient {
         })
         .await;
         match self.recv().await {
+            // The relay's welcome is part of the resync (PROTOCOL 10.4).
             ServerMessage::Joined {
                 game_id: g,
                 role: r,
-            } if g == game_id && r == role => {}
+                resync,
+            } if g == game_id && r == role && resync >= 1 => {}
             other => panic!("expected Joined, got {other:?}"),
         }
         self.recv().await
