@@ -21,8 +21,10 @@
 //! moved on when it answered them); an entry that was sent but never
 //! receipted is sent again if the log has not moved past it (G6).
 
+use hexveil_server::rate::{RateLimit, TokenBucket};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use std::time::Duration;
 
 use hexveil_core::{Action, Side};
@@ -100,6 +102,19 @@ enum Outgoing {
     Raw(Vec<u8>),
 }
 
+/// How fast the driver sends frames: 40 a second, bursts of 80, below the
+/// server's default limit (`RateLimit::default()`: 50, bursts of 100), so a
+/// fast bot never has a frame dropped. A server configured lower than this
+/// drops frames beyond its own limit and says so.
+pub const CLIENT_PACE: RateLimit = RateLimit {
+    frames_per_second: NonZeroU32::new(40).expect("non-zero"),
+    burst: NonZeroU32::new(80).expect("non-zero"),
+};
+
+/// How long the writer waits before trying again when it is ahead of
+/// [`CLIENT_PACE`] (one frame's worth).
+const CLIENT_PACE_STEP: Duration = Duration::from_millis(25);
+
 /// A logged-in connection split into a reader and a writer task.
 struct Link {
     endpoint: quinn::Endpoint,
@@ -145,9 +160,18 @@ impl Link {
             }
         });
         tokio::spawn(async move {
+            let mut pace = TokenBucket::new(CLIENT_PACE, std::time::Instant::now());
             while let Some(out) = out_rx.recv().await {
                 let ok = match out {
-                    Outgoing::Frame(bytes) => write_frame(&mut send, &bytes, &limits).await.is_ok(),
+                    Outgoing::Frame(bytes) => {
+                        // Below the server's limit: a frame waits for its
+                        // turn instead of being dropped (a dropped machine
+                        // answer would cost the game by timeout, G2).
+                        while pace.try_take(std::time::Instant::now()).is_err() {
+                            tokio::time::sleep(CLIENT_PACE_STEP).await;
+                        }
+                        write_frame(&mut send, &bytes, &limits).await.is_ok()
+                    }
                     Outgoing::Raw(bytes) => send.write_all(&bytes).await.is_ok(),
                 };
                 if !ok {
