@@ -24,6 +24,32 @@ use crate::pad::Pad;
 use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
 use hexveil_core::{Event, Side, Visibility};
 
+/// What side A, side B and the spectators were shown of one entry.
+#[derive(Clone, Debug)]
+struct EntryViews {
+    a: Update,
+    b: Update,
+    public: Update,
+}
+
+impl EntryViews {
+    fn of(referee: &Referee, accepted: &Accepted) -> EntryViews {
+        EntryViews {
+            a: view(referee, accepted, Some(Side::A)),
+            b: view(referee, accepted, Some(Side::B)),
+            public: view(referee, accepted, None),
+        }
+    }
+
+    fn seen_by(&self, side: Option<Side>) -> &Update {
+        match side {
+            Some(Side::A) => &self.a,
+            Some(Side::B) => &self.b,
+            None => &self.public,
+        }
+    }
+}
+
 /// Parameters of a new game.
 #[derive(Clone, Debug)]
 pub struct GameParams {
@@ -82,6 +108,9 @@ pub struct Session {
     /// The server's pads of epochs after 0, built when renewal needs them.
     later_pads: std::collections::BTreeMap<u32, Pad>,
     log: Vec<LoggedEntry>,
+    /// What each party was shown of each entry, in log order: a resync is
+    /// a lookup, not a replay of the log (a join never stalls the game).
+    views: Vec<EntryViews>,
     /// Who owes a machine answer, and by when (ms).
     deadline: Option<(Party, u64)>,
     timeout_ms: u64,
@@ -139,6 +168,7 @@ impl Session {
             server_pad_seed,
             later_pads: Default::default(),
             log: Vec::new(),
+            views: Vec::new(),
             deadline: None,
             timeout_ms: params.answer_timeout_ms,
             escrows: EscrowAgents::default(),
@@ -166,7 +196,7 @@ impl Session {
             seq: 0,
             reason: "the log is empty".into(),
         })?;
-        let (referee, _) = Referee::new(&first.envelope)?;
+        let (referee, genesis_entry) = Referee::new(&first.envelope)?;
         if referee.genesis().server != server.public_key() {
             return Err(SessionError::Replay {
                 seq: 0,
@@ -195,10 +225,14 @@ impl Session {
             server_pad_seed,
             later_pads: Default::default(),
             log: vec![first],
+            views: Vec::new(),
             deadline: None,
             timeout_ms: genesis.answer_timeout_ms,
             escrows: EscrowAgents::default(),
         };
+        session
+            .views
+            .push(EntryViews::of(&session.referee, &genesis_entry));
         for entry in entries {
             let env = entry.envelope.envelope();
             let seq = env.seq;
@@ -220,6 +254,9 @@ impl Session {
                 .escrows
                 .follow(&session.referee, &accepted)
                 .map_err(|e| replay(e.to_string()))?;
+            session
+                .views
+                .push(EntryViews::of(&session.referee, &accepted));
             session.log.push(entry);
         }
         session.set_deadline(now_ms);
@@ -290,37 +327,24 @@ impl Session {
         self.deadline.map(|(_, t)| t)
     }
 
-    /// What `side` may see of every entry from `from_seq` on, to resume
-    /// after a reconnection.
+    /// What `side` was shown of every entry from `from_seq` on, to resume
+    /// after a reconnection (each with the prompt it carried then).
     pub fn resync(&self, side: Side, from_seq: u64) -> Vec<ToClient> {
-        self.replay_views(Some(side), from_seq)
+        self.views_from(Some(side), from_seq)
     }
 
     /// The public view of every entry so far, for a spectator who joins.
     pub fn public_resync(&self) -> Vec<ToClient> {
-        self.replay_views(None, 0)
+        self.views_from(None, 0)
     }
 
-    fn replay_views(&self, side: Option<Side>, from_seq: u64) -> Vec<ToClient> {
-        let mut out = Vec::new();
-        let Some((first, rest)) = self.log.split_first() else {
-            return out;
-        };
-        let Ok((mut replay, accepted)) = Referee::new(&first.envelope) else {
-            return out;
-        };
-        if from_seq == 0 {
-            out.push(ToClient::Update(view(&replay, &accepted, side)));
-        }
-        for entry in rest {
-            let Ok(accepted) = replay.accept(&entry.envelope) else {
-                return out;
-            };
-            if entry.envelope.envelope().seq >= from_seq {
-                out.push(ToClient::Update(view(&replay, &accepted, side)));
-            }
-        }
-        out
+    fn views_from(&self, side: Option<Side>, from_seq: u64) -> Vec<ToClient> {
+        let from = usize::try_from(from_seq).unwrap_or(usize::MAX);
+        self.views
+            .iter()
+            .skip(from)
+            .map(|v| ToClient::Update(v.seen_by(side).clone()))
+            .collect()
     }
 
     /// Writes the server's own entries while the referee awaits them.
@@ -434,17 +458,17 @@ impl Session {
         if let Some(side) = side_of(accepted.author) {
             out.push(Output::ToPlayer(side, ToClient::Receipt(receipt)));
         }
+        let views = EntryViews::of(&self.referee, &accepted);
         for side in [Side::A, Side::B] {
             out.push(Output::ToPlayer(
                 side,
-                ToClient::Update(view(&self.referee, &accepted, Some(side))),
+                ToClient::Update(views.seen_by(Some(side)).clone()),
             ));
         }
-        out.push(Output::ToSpectators(ToClient::Update(view(
-            &self.referee,
-            &accepted,
-            None,
-        ))));
+        out.push(Output::ToSpectators(ToClient::Update(
+            views.seen_by(None).clone(),
+        )));
+        self.views.push(views);
         self.set_deadline(now_ms);
     }
 

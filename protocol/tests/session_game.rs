@@ -9,7 +9,7 @@ use common::{ids, params, secrets, Setup, Table, GAME, SEALED_A, SEALED_B, SERVE
 use hexveil_core::{Action, Side};
 use hexveil_fixtures::{move_into, scenario_toml, step_into_the_minefield, units};
 use hexveil_protocol::encoding::Party;
-use hexveil_protocol::message::{Prompt, ToClient};
+use hexveil_protocol::message::{Prompt, ToClient, Update};
 use hexveil_protocol::player::Player;
 use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{Output, Session};
@@ -411,4 +411,37 @@ fn g5_a_side_that_does_not_reveal_in_time_is_a_proven_fault_and_the_log_closes()
     let verdict = hexveil_protocol::verifier::verify(&t.game().bytes());
     let f = verdict.fault().expect("the omission is proven");
     assert_eq!(f.blame, hexveil_protocol::verifier::Blame::Side(Side::B));
+}
+
+#[test]
+fn g6_a_resync_shows_each_side_exactly_what_it_was_shown_live_also_after_a_restore() {
+    // A resuming player is re-sent its own views, with the prompts they
+    // carried then (its machine rebuilds its state from them); a restored
+    // server gives the same resync as the live one.
+    let mut t = Table::open(example());
+    t.step_into_the_minefield();
+    let (restored, _) = common::restore(t.session.log()).unwrap();
+    for side in [Side::A, Side::B] {
+        let live: Vec<Update> = t.seen[&side].clone();
+        let updates = |msgs: Vec<ToClient>| -> Vec<Update> {
+            msgs.into_iter()
+                .map(|m| match m {
+                    ToClient::Update(u) => u,
+                    other => panic!("a resync holds updates only: {other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(updates(t.session.resync(side, 0)), live, "side {side}");
+        assert_eq!(updates(restored.resync(side, 0)), live, "side {side}");
+        let from = 7;
+        assert_eq!(
+            updates(t.session.resync(side, from)),
+            live[from as usize..].to_vec()
+        );
+    }
+    assert_eq!(
+        t.session.public_resync().len(),
+        t.session.log().len(),
+        "one public update per entry"
+    );
 }
