@@ -39,34 +39,66 @@ fn p(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("server");
-    let (secrets, _) = ServerSecrets::load_or_create(&data).unwrap();
-    let server = Server::start(
-        ServerSettings::new(data.clone(), "127.0.0.1:0".parse().unwrap()),
-        Arc::new(LiveGameFactory::new(Arc::new(secrets))),
-    )
-    .await
-    .unwrap();
-    let addr = server.local_addr().to_string();
-    let fp = server.fingerprint().to_string();
-    let conn = |key: &Path| {
-        vec![
-            "--server".to_string(),
-            addr.clone(),
-            "--fingerprint".to_string(),
-            fp.clone(),
-            "--key".to_string(),
-            p(key).to_string(),
-        ]
-    };
+/// A server in this process on loopback, and the connection options a
+/// player passes to the binary.
+struct Lab {
+    server: Server,
+    addr: String,
+    fingerprint: String,
+}
 
-    let (alice, bob) = (dir.path().join("alice.pk8"), dir.path().join("bob.pk8"));
+impl Lab {
+    async fn start(dir: &Path) -> Lab {
+        let data = dir.join("server");
+        let (secrets, _) = ServerSecrets::load_or_create(&data).unwrap();
+        let server = Server::start(
+            ServerSettings::new(data.clone(), "127.0.0.1:0".parse().unwrap()),
+            Arc::new(LiveGameFactory::new(Arc::new(secrets))),
+        )
+        .await
+        .unwrap();
+        Lab {
+            addr: server.local_addr().to_string(),
+            fingerprint: server.fingerprint().to_string(),
+            server,
+        }
+    }
+
+    /// `--server ADDR --fingerprint FP --key KEY`.
+    fn conn(&self, key: &Path) -> Vec<String> {
+        [
+            "--server",
+            &self.addr,
+            "--fingerprint",
+            &self.fingerprint,
+            "--key",
+            p(key),
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+}
+
+/// Alice's and Bob's new key files in `dir`, and Bob's public key.
+async fn two_players(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, String) {
+    let (alice, bob) = (dir.join("alice.pk8"), dir.join("bob.pk8"));
     assert!(run(&["keygen", "--out", p(&alice)]).await.0);
     assert!(run(&["keygen", "--out", p(&bob)]).await.0);
     let (_, bob_key, _) = run(&["whoami", "--key", p(&bob)]).await;
+    (alice, bob, bob_key.trim().to_string())
+}
+
+/// `args` as the `&str`s `run` takes.
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path()).await;
+    let conn = |key: &Path| lab.conn(key);
+    let (alice, bob, bob_key) = two_players(dir.path()).await;
 
     let mut create = vec!["create".to_string()];
     create.extend(conn(&alice));
@@ -77,7 +109,7 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
             "--side",
             "a",
             "--opponent",
-            bob_key.trim(),
+            &bob_key,
         ]
         .map(String::from),
     );
@@ -186,5 +218,115 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
         std::fs::read(sb.join("transcript.hexveil")).unwrap(),
         "both players hold the same log"
     );
-    server.shutdown().await;
+    lab.server.shutdown().await;
+}
+
+// DESIGN 3.6 from the command line: `create --escrow` makes an Escrow game
+// with its own answer timeout; a player who joins without `--escrow` is
+// refused before anything is committed (its hidden setup never leaves
+// its machine unless it agrees); with `--escrow` both play, the server
+// answers for B's minefields, and both end with the same clean transcript.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn design_3_6_an_escrow_game_from_the_cli_needs_each_players_consent() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path()).await;
+    let (alice, bob, bob_key) = two_players(dir.path()).await;
+    let scenario = examples("scenario.toml");
+    let mut create = vec!["create".to_string()];
+    create.extend(lab.conn(&alice));
+    create.extend(
+        [
+            "--scenario",
+            &scenario,
+            "--opponent",
+            &bob_key,
+            "--escrow",
+            "--answer-timeout-secs",
+            "86400",
+        ]
+        .map(String::from),
+    );
+    let (ok, out, err) = run(&strs(&create)).await;
+    assert!(ok, "create failed: {out}{err}");
+    assert!(out.contains("Escrow mode"), "{out}");
+    let game = out.lines().last().unwrap().trim().to_string();
+
+    let join = |key: &Path, side: &str, setup: &str, sealed: &str, script: &Path, escrow: bool| {
+        let mut v = vec!["join".to_string()];
+        v.extend(lab.conn(key));
+        v.extend(
+            [
+                "--game",
+                &game,
+                "--side",
+                side,
+                "--scenario",
+                &scenario,
+                "--setup",
+                &examples(setup),
+                "--sealed",
+                &examples(sealed),
+                "--secrets",
+                p(&dir.path().join(format!("{side}-secrets"))),
+                "--script",
+                p(script),
+            ]
+            .map(String::from),
+        );
+        if escrow {
+            v.push("--escrow".into());
+        }
+        v
+    };
+    let (script_a, script_b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    // In its Prep Fire Phase A fires FFE at 3E4, where B hid A-P 12
+    // (B28.62): B's leaves there are opened and committed anew, by the
+    // server for B. Then A concedes; B only waits.
+    std::fs::write(&script_a, "end\nend\nffe 3E4 36 he\nconcede\n").unwrap();
+    std::fs::write(&script_b, "").unwrap();
+    let setup_a = "setup-a.toml";
+
+    // Without --escrow, B's client refuses the game and commits nothing.
+    let (ok, out, err) = run(&strs(&join(
+        &bob,
+        "B",
+        "setup-b.toml",
+        "sealed-b.toml",
+        &script_b,
+        false,
+    )))
+    .await;
+    assert!(!ok, "{out}");
+    assert!(
+        format!("{out}{err}").contains("Escrow mode, this player agreed to Live"),
+        "{out}{err}"
+    );
+
+    let ja = join(&alice, "A", setup_a, "sealed-a.toml", &script_a, true);
+    let jb = join(&bob, "B", "setup-b.toml", "sealed-b.toml", &script_b, true);
+    let (ja, jb) = (strs(&ja), strs(&jb));
+    let ((a_ok, a_out, a_err), (b_ok, b_out, b_err)) =
+        tokio::time::timeout(std::time::Duration::from_secs(60), async {
+            tokio::join!(run(&ja), run(&jb))
+        })
+        .await
+        .expect("the game ends");
+    assert!(a_ok, "A: {a_out}{a_err}");
+    assert!(b_ok, "B: {b_out}{b_err}");
+    assert!(
+        !a_out.contains("refused"),
+        "A's commands were all accepted: {a_out}"
+    );
+    assert!(
+        a_out.contains("FFE") || a_out.contains("B28.62"),
+        "the FFE was adjudicated: {a_out}"
+    );
+    assert!(
+        !b_out.contains("[G4] your client opens"),
+        "B's client is never asked to open: {b_out}"
+    );
+    for out in [&a_out, &b_out] {
+        assert!(out.contains("CLEAN: game"), "{out}");
+    }
+    lab.server.shutdown().await;
 }
