@@ -337,7 +337,17 @@ impl Link {
         self.conn.close(0u32.into(), b"bye");
         self.endpoint.close(0u32.into(), b"bye");
     }
+
+    /// Closes the connection and waits (briefly) until the server has been
+    /// told, so it frees the seat at once rather than at its idle timeout.
+    async fn close_and_wait(self) {
+        self.close();
+        let _ = tokio::time::timeout(CLOSE_WAIT, self.endpoint.wait_idle()).await;
+    }
 }
+
+/// How long closing waits for the close to reach the server.
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
 
 impl Drop for Link {
     fn drop(&mut self) {
@@ -543,9 +553,10 @@ impl Client {
         })
     }
 
-    /// Closes the connection.
-    pub fn close(self) {
-        self.link.close();
+    /// Closes the connection; returns once the server has been told (or
+    /// after a short wait), so it frees the seat at once.
+    pub async fn close(self) {
+        self.link.close_and_wait().await;
     }
 }
 
@@ -963,9 +974,10 @@ impl RemotePlayer {
         Ok(())
     }
 
-    /// Closes the connection politely.
-    pub fn close(self) {
-        self.link.close();
+    /// Closes the connection; returns once the server has been told (or
+    /// after a short wait), so it frees the seat at once.
+    pub async fn close(self) {
+        self.link.close_and_wait().await;
     }
 }
 
@@ -1058,9 +1070,10 @@ impl Spectator {
         self.link.send_game(self.game_id, &payload)
     }
 
-    /// Closes the connection.
-    pub fn close(self) {
-        self.link.close();
+    /// Closes the connection; returns once the server has been told (or
+    /// after a short wait), so it frees the seat at once.
+    pub async fn close(self) {
+        self.link.close_and_wait().await;
     }
 }
 
@@ -1180,9 +1193,14 @@ mod tests {
         a.send_game(game_id, b"finish").unwrap();
         let transcript = c.fetch_transcript(game_id).await.unwrap();
         assert!(transcript.ends_with(b"to a"), "{transcript:?}");
-        a.close();
-        b.close();
-        c.close();
+        // A closed client's seat is free at once, not at the server's idle
+        // timeout: the close reaches the server before `close` returns.
+        a.close().await;
+        let games = c.list_games().await.unwrap();
+        let game = games.iter().find(|g| g.game_id == game_id).unwrap();
+        assert!(!game.side_a_seated, "{game:?}");
+        b.close().await;
+        c.close().await;
         server.shutdown().await;
     }
 }

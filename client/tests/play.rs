@@ -174,8 +174,15 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
     let ja: Vec<&str> = ja.iter().map(String::as_str).collect();
     let ja2: Vec<&str> = ja2.iter().map(String::as_str).collect();
     let jb: Vec<&str> = jb.iter().map(String::as_str).collect();
+    let mut list_a = vec!["list".to_string()];
+    list_a.extend(conn(&alice));
+    let list_a = strs(&list_a);
     let a_runs = async {
         let first = run(&ja).await;
+        // A's client has exited: its seat is open at once (its close
+        // reached the server before it exited), not after the idle timeout.
+        let (_, listed, _) = run(&list_a).await;
+        assert!(listed.contains("side A open"), "{listed}");
         let second = run(&ja2).await;
         (first, second)
     };

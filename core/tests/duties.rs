@@ -9,30 +9,36 @@ const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 
 /// `shared/rules/DUTIES.md`: beside the project root (`<root>/../shared`),
 /// else beside any further ancestor (a git worktree nests the root deeper).
-fn duties_text() -> String {
+/// Without it (a fresh clone of this repository alone) the check cannot
+/// run: it is skipped with a notice, except under CI (`CI` set), which
+/// always has `shared/` beside the clone and must check.
+fn duties_text() -> Option<String> {
     let primary = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/rules/DUTIES.md"
     ));
     let mut tried = vec![primary.clone()];
     if let Ok(t) = std::fs::read_to_string(&primary) {
-        return t;
+        return Some(t);
     }
     for dir in Path::new(MANIFEST).ancestors().skip(1) {
         let p = dir.join("shared/rules/DUTIES.md");
         if let Ok(t) = std::fs::read_to_string(&p) {
-            return t;
+            return Some(t);
         }
         tried.push(p);
     }
-    panic!(
-        "DUTIES.md not found; looked for it at: {}",
-        tried
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+    let looked = tried
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "DUTIES.md not found under CI; looked for it at: {looked}"
     );
+    eprintln!("duty coverage NOT checked: DUTIES.md not found (looked at: {looked})");
+    None
 }
 
 /// The rule ids (first column) of the tables under the `###` headings that
@@ -131,7 +137,9 @@ fn cites_matches_whole_ids_only() {
 
 #[test]
 fn every_b28_and_a19_duty_is_cited_by_a_test() {
-    let text = duties_text();
+    let Some(text) = duties_text() else {
+        return;
+    };
     let ids = duty_ids(&text);
     assert!(
         ids.iter().any(|i| i.starts_with("B28.")) && ids.iter().any(|i| i.starts_with("A19.")),

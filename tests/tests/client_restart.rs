@@ -95,7 +95,7 @@ async fn g6_b28_62_a_client_restarted_from_its_secrets_builds_on_what_it_committ
             .await
             .expect("B takes its seat again"),
     );
-    old.close();
+    old.close().await;
 
     // The same leaves change again: the new machine's transitions must
     // follow the versions the old one committed, or the referee refuses

@@ -75,7 +75,7 @@ async fn listed(ep: &Endpoint, game: hexveil_server::wire::GameId) -> bool {
     c.send(&ClientMessage::ListGames).unwrap();
     loop {
         if let ServerMessage::Games { games } = c.recv().await.unwrap() {
-            c.close();
+            c.close().await;
             return games.iter().any(|g| g.game_id == game);
         }
     }
@@ -113,11 +113,11 @@ async fn design5_g3_late_spectators_see_what_an_early_one_saw_binary_server() {
     let Table {
         a, b, spectator, ..
     } = t;
-    a.close();
-    b.close();
-    spectator.unwrap().close();
-    mid.close();
-    after.close();
+    a.close().await;
+    b.close().await;
+    spectator.unwrap().close().await;
+    mid.close().await;
+    after.close().await;
     tokio::time::timeout(WAIT, async {
         while listed(&ep, game_id).await {
             tokio::time::sleep(Duration::from_millis(50)).await;

@@ -248,8 +248,8 @@ pub async fn run(mode: hexveil_protocol::message::Mode) -> Result<Vec<u8>, Strin
     let transcript = fetch_transcript(&mut seat_a)
         .await
         .map_err(|e| format!("cannot fetch the transcript: {e}"))?;
-    seat_a.close();
-    seat_b.close();
+    seat_a.close().await;
+    seat_b.close().await;
     server.shutdown().await;
     Ok(transcript)
 }

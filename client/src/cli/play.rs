@@ -163,7 +163,7 @@ pub async fn create(
         );
     }
     println!("{}", game_hex(&game));
-    client.close();
+    client.close().await;
     Ok(())
 }
 
@@ -171,24 +171,20 @@ pub async fn create(
 pub async fn list(c: &Connect) -> Result<(), PlayError> {
     let mut client = c.client().await?;
     let games = client.list_games().await?;
-    {
-        {
-            if games.is_empty() {
-                println!("no games");
-            }
-            for g in games {
-                println!(
-                    "{}  side A {}  side B {}  {} spectators{}",
-                    game_hex(&g.game_id),
-                    if g.side_a_seated { "seated" } else { "open" },
-                    if g.side_b_seated { "seated" } else { "open" },
-                    g.spectators,
-                    if g.finished { "  (finished)" } else { "" }
-                );
-            }
-        }
+    if games.is_empty() {
+        println!("no games");
     }
-    client.close();
+    for g in games {
+        println!(
+            "{}  side A {}  side B {}  {} spectators{}",
+            game_hex(&g.game_id),
+            if g.side_a_seated { "seated" } else { "open" },
+            if g.side_b_seated { "seated" } else { "open" },
+            g.spectators,
+            if g.finished { "  (finished)" } else { "" }
+        );
+    }
+    client.close().await;
     Ok(())
 }
 
@@ -496,7 +492,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
     } else {
         println!("no more commands; leaving (the seat stays yours: join again to resume)");
     }
-    seat.close();
+    seat.close().await;
     Ok(())
 }
 
@@ -541,7 +537,7 @@ pub async fn watch(
         println!("transcript written to {}", path.display());
     }
     println!("{verdict}");
-    spectator.close();
+    spectator.close().await;
     Ok(())
 }
 
