@@ -167,6 +167,13 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
     let (sa, sb) = (dir.path().join("a-secrets"), dir.path().join("b-secrets"));
     let mut ja = join(&alice, "A", "setup-a.toml", "sealed-a.toml", &sa);
     let mut ja2 = ja.clone();
+    // On resume A passes an edited copy of its public setup: the stored one
+    // (what A committed to) is used, and the client says so.
+    let edited = dir.path().join("setup-a-edited.toml");
+    let text = std::fs::read_to_string(examples("setup-a.toml")).unwrap();
+    std::fs::write(&edited, format!("{text}\n# edited after joining\n")).unwrap();
+    let setup_at = ja2.iter().position(|a| a == "--setup").unwrap() + 1;
+    ja2[setup_at] = p(&edited).to_string();
     ja.extend(["--script".to_string(), p(&script).to_string()]);
     ja2.extend(["--script".to_string(), p(&script2).to_string()]);
     let mut jb = join(&bob, "b", "setup-b.toml", "sealed-b.toml", &sb);
@@ -205,6 +212,10 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
     // G6: the second run reloads the same secrets and answers no old prompt.
     assert!(a_ok, "A: {a_out}{a_err}");
     assert!(a_out.contains("resuming with the secrets"), "{a_out}");
+    assert!(
+        a_out.contains("note: --setup differs from the file given at the first join"),
+        "{a_out}"
+    );
     assert!(b_ok, "B: {b_out}{b_err}");
     assert!(a_out.contains("refused, nothing changed:"), "{a_out}");
     assert_eq!(

@@ -449,10 +449,29 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             j.side,
             j.secrets.join(secrets::FILE).display()
         ),
-        Origin::Reloaded => println!(
-            "resuming with the secrets in {}",
-            j.secrets.join(secrets::FILE).display()
-        ),
+        Origin::Reloaded => {
+            println!(
+                "resuming with the secrets in {}",
+                j.secrets.join(secrets::FILE).display()
+            );
+            // What was committed cannot change: say so if the files given
+            // now differ from the ones stored at the first join.
+            for (what, given, stored) in [
+                ("--setup", &public, &secrets.public_setup_toml),
+                ("--sealed", &sealed, &secrets.sealed_setup_toml),
+            ] {
+                if given != stored {
+                    println!(
+                        "note: {what} differs from the file given at the first join; the stored one is used (it is what you committed to)"
+                    );
+                }
+            }
+            if orders != secrets.daisy_orders {
+                println!(
+                    "note: --daisy differs from the standing orders given at the first join; the stored ones are used"
+                );
+            }
+        }
     }
     let client = c.client().await?;
     let mut seat = client
