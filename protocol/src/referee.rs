@@ -30,6 +30,7 @@ use hexveil_core::{
     Location, Roll, Side, Step,
 };
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The sealed layers every player commits at setup, in this order.
 pub const SEALED_LAYERS: [Layer; 3] = [Layer::AntiPersonnel, Layer::AntiTank, Layer::BoobyTrap];
@@ -348,14 +349,21 @@ struct SideSetup {
 }
 
 /// The referee of one game.
+///
+/// [`Referee::accept`] works on a clone and keeps it only if the entry is
+/// accepted (G6), so cloning must be cheap: what never changes after the
+/// genesis or the setups (the genesis, the scenario, the setups and the
+/// eligible locations) is shared behind an [`Arc`] and written, during setup
+/// only, through [`Arc::make_mut`], which copies it if a clone shares it.
+/// A clone therefore behaves exactly as a deep copy.
 #[derive(Clone, Debug)]
 pub struct Referee {
     game_id: GameId,
-    genesis: Genesis,
+    genesis: Arc<Genesis>,
     log: LogState,
     players: [PublicKey; 2],
     server: PublicKey,
-    scenario: hexveil_core::scenario::Scenario,
+    scenario: Arc<hexveil_core::scenario::Scenario>,
     /// Every party's pad statements, by epoch (the server's epoch 0 is in
     /// the genesis).
     pads: BTreeMap<Party, Vec<PadStatement>>,
@@ -365,10 +373,10 @@ pub struct Referee {
     extra_dummies: BTreeMap<Side, u8>,
     /// Sides whose Secret dr for extra Dummies is still to be made.
     dummy_rolls_due: Vec<(Side, u64, Digest)>,
-    setups: BTreeMap<Side, SideSetup>,
+    setups: Arc<BTreeMap<Side, SideSetup>>,
     /// Current roots (moved by transitions).
     roots: BTreeMap<(Side, Layer), RootStatement>,
-    eligible: BTreeMap<(Side, Layer), Vec<Location>>,
+    eligible: Arc<BTreeMap<(Side, Layer), Vec<Location>>>,
     engine: Option<Engine>,
     awaiting: Awaiting,
     current: Option<Current>,
@@ -432,16 +440,16 @@ impl Referee {
             game_id: env.game_id,
             players: genesis.players,
             server: genesis.server,
-            genesis,
+            genesis: Arc::new(genesis),
             log,
-            scenario,
+            scenario: Arc::new(scenario),
             pads: [(Party::Server, vec![server_pad])].into_iter().collect(),
             renewal_specs: None,
             extra_dummies: BTreeMap::new(),
             dummy_rolls_due: Vec::new(),
-            setups: BTreeMap::new(),
+            setups: Arc::default(),
             roots: BTreeMap::new(),
-            eligible: BTreeMap::new(),
+            eligible: Arc::default(),
             engine: None,
             awaiting: Awaiting::Pads {
                 missing: vec![Side::A, Side::B],
@@ -586,17 +594,18 @@ impl Referee {
 
     /// Accepts the next entry of the log, or refuses it changing nothing.
     pub fn accept(&mut self, env: &SignedEnvelope) -> Result<Accepted, RefereeError> {
-        self.log.check(env)?;
+        // The envelope's checks, its signature verified once.
+        let mut log = self.log.clone();
+        let appended = log.append(env)?;
         let author = self
             .party_of_key(&env.envelope().author)
             .ok_or(EnvelopeError::UnknownAuthor(env.envelope().author))?;
         let body = Body::decode(&env.envelope().body)?;
-        let seq = env.envelope().seq;
-        let entry_hash = env.entry_hash();
-        // Work on a copy: any error leaves the referee as it was (G6).
+        // Work on a copy (a shallow one, see [`Referee`]): any error leaves
+        // the referee as it was (G6).
         let mut next = self.clone();
-        let (dice, secret_dice) = next.apply(author, seq, entry_hash, &body)?;
-        let appended = next.log.append(env)?;
+        let (dice, secret_dice) = next.apply(author, appended.seq, appended.entry_hash, &body)?;
+        next.log = log;
         let faults = next.faults[self.faults.len()..].to_vec();
         *self = next;
         Ok(Accepted {
@@ -876,7 +885,7 @@ impl Referee {
                     setup_roots.insert(layer, root.clone());
                 }
             }
-            self.eligible.insert((side, layer), eligible);
+            Arc::make_mut(&mut self.eligible).insert((side, layer), eligible);
         }
         if setup.roots.len() != setup_roots.len() {
             return Err(bad("roots for unknown or repeated layers".into()));
@@ -884,7 +893,7 @@ impl Referee {
         for (layer, root) in &setup_roots {
             self.roots.insert((side, *layer), root.clone());
         }
-        self.setups.insert(
+        Arc::make_mut(&mut self.setups).insert(
             side,
             SideSetup {
                 public,
@@ -904,7 +913,10 @@ impl Referee {
             let mut state = rules::initial_state(&self.scenario, &publics)
                 .map_err(|e| bad(format!("setups do not combine: {e}")))?;
             state.extra_dummies = self.extra_dummies.clone();
-            let engine = Engine::with_state(self.scenario.clone(), state);
+            let engine = Engine::with_state(
+                hexveil_core::scenario::Scenario::clone(&self.scenario),
+                state,
+            );
             self.awaiting = Awaiting::Action {
                 actor: hexveil_core::turn::who_ends_phase(engine.state()),
             };

@@ -461,41 +461,7 @@ fn g6_b28_531_a_restore_cut_anywhere_around_a_daisy_placement_continues_identica
     // later entries: it must write exactly the entries the live server
     // wrote (its agents, orders carried out and leaves changed, are in the
     // same state), and the log must verify clean.
-    let scenario =
-        hexveil_protocol::rules::parse_scenario(&common::scenario_toml_lasting(5)).unwrap();
-    let road: hexveil_core::hex::Hex = "3E5".parse().unwrap();
-    let tank = ["3D5", "3D6", "3F6", "3E6"]
-        .into_iter()
-        .find(|h| scenario.map.adjacent(h.parse().unwrap(), road))
-        .expect("a hex next to the road");
-    let mut run = Run::escrow_with_tank_at(tank);
-    for _ in 0..40 {
-        let engine = run.session.referee().engine().unwrap();
-        if engine.state().phase == hexveil_core::turn::Phase::Movement {
-            break;
-        }
-        let side = hexveil_core::turn::who_ends_phase(engine.state());
-        run.act(side, hexveil_core::Action::EndPhase);
-    }
-    let before = run.session.log().len();
-    let seen = run.act(
-        Side::A,
-        hexveil_core::Action::Move {
-            units: vec![UnitId(2)],
-            to: road,
-            mode: hexveil_core::MoveMode::Normal,
-        },
-    );
-    let placed = seen.iter().flat_map(|u| &u.events).any(|e| {
-        matches!(
-            e.kind,
-            hexveil_core::EventKind::DaisyChain(
-                hexveil_core::daisy_chain::DaisyEvent::Placed { .. }
-            )
-        )
-    });
-    assert!(placed, "B's standing order placed its chain: {seen:#?}");
-    let log = run.session.log().to_vec();
+    let (log, before) = escrowed_daisy_chain_placed_on_a_tank();
     assert!(verify(
         &hexveil_protocol::transcript::Transcript {
             entries: log.clone()
@@ -644,20 +610,7 @@ fn g6_b28_62_a_restore_cut_anywhere_between_escrowed_transitions_continues_ident
     // the one before (the leaf's version moves on). A server restored from
     // a cut anywhere between them must be in the same state and write
     // exactly what the live one wrote.
-    let mut run = Run::escrow_with_a_at("3E3", "4E6");
-    run.until(1, hexveil_core::turn::Phase::PrepFire);
-    let before = run.session.log().len();
-    for _ in 0..4 {
-        run.act(
-            Side::A,
-            hexveil_core::Action::Ffe {
-                hex: "3E4".parse().unwrap(),
-                fp: 36,
-                kind: hexveil_core::action::FfeKind::HeConcentration,
-            },
-        );
-    }
-    let log = run.session.log().to_vec();
+    let (log, before) = escrowed_ffe_at_3e4();
     let g = Game::from_log(log.clone());
     let versions: Vec<u32> = (before..log.len())
         .filter(|i| author(&g, *i) == Party::Server)
@@ -677,6 +630,89 @@ fn g6_b28_62_a_restore_cut_anywhere_between_escrowed_transitions_continues_ident
     );
     assert!(verify(&g.bytes()).fault().is_none());
     restores_identically(&log, before);
+}
+
+/// An Escrow game in which A's tank drives into 3E5, where B's escrow
+/// agent places B's Daisy Chain by its standing order (B28.531) and B's
+/// A-T mine is opened too; the log and where the move begins.
+fn escrowed_daisy_chain_placed_on_a_tank() -> (Vec<hexveil_protocol::transcript::LoggedEntry>, usize)
+{
+    let scenario =
+        hexveil_protocol::rules::parse_scenario(&common::scenario_toml_lasting(5)).unwrap();
+    let road: hexveil_core::hex::Hex = "3E5".parse().unwrap();
+    let tank = ["3D5", "3D6", "3F6", "3E6"]
+        .into_iter()
+        .find(|h| scenario.map.adjacent(h.parse().unwrap(), road))
+        .expect("a hex next to the road");
+    let mut run = Run::escrow_with_tank_at(tank);
+    for _ in 0..40 {
+        let engine = run.session.referee().engine().unwrap();
+        if engine.state().phase == hexveil_core::turn::Phase::Movement {
+            break;
+        }
+        let side = hexveil_core::turn::who_ends_phase(engine.state());
+        run.act(side, hexveil_core::Action::EndPhase);
+    }
+    let before = run.session.log().len();
+    let seen = run.act(
+        Side::A,
+        hexveil_core::Action::Move {
+            units: vec![UnitId(2)],
+            to: road,
+            mode: hexveil_core::MoveMode::Normal,
+        },
+    );
+    let placed = seen.iter().flat_map(|u| &u.events).any(|e| {
+        matches!(
+            e.kind,
+            hexveil_core::EventKind::DaisyChain(
+                hexveil_core::daisy_chain::DaisyEvent::Placed { .. }
+            )
+        )
+    });
+    assert!(placed, "B's standing order placed its chain: {seen:#?}");
+    (run.session.log().to_vec(), before)
+}
+
+#[test]
+fn g6_b28_531_a_refused_entry_changes_nothing_around_a_daisy_placement() {
+    let (log, _) = escrowed_daisy_chain_placed_on_a_tank();
+    let (_, kinds) = common::g6_check_every_position(&Game::from_log(log));
+    for k in ["BadOpening", "BadRoll", "BadRuling"] {
+        assert!(kinds.contains(k), "no {k} refusal was exercised: {kinds:?}");
+    }
+}
+
+/// An Escrow game in which A fires FFE at 3E4 four times (B28.62), B's
+/// escrow agent committing transitions of its leaves; the log and where
+/// the attacks begin.
+fn escrowed_ffe_at_3e4() -> (Vec<hexveil_protocol::transcript::LoggedEntry>, usize) {
+    let mut run = Run::escrow_with_a_at("3E3", "4E6");
+    run.until(1, hexveil_core::turn::Phase::PrepFire);
+    let before = run.session.log().len();
+    for _ in 0..4 {
+        run.act(
+            Side::A,
+            hexveil_core::Action::Ffe {
+                hex: "3E4".parse().unwrap(),
+                fp: 36,
+                kind: hexveil_core::action::FfeKind::HeConcentration,
+            },
+        );
+    }
+    (run.session.log().to_vec(), before)
+}
+
+#[test]
+fn g6_b28_62_a_refused_entry_changes_nothing_between_escrowed_transitions() {
+    // Wrong openings, rolls, rulings and transitions at every position of
+    // a game of repeated transitions: each refusal leaves the referee as
+    // it was, and the honest entry is then accepted.
+    let (log, _) = escrowed_ffe_at_3e4();
+    let (_, kinds) = common::g6_check_every_position(&Game::from_log(log));
+    for k in ["BadOpening", "BadRoll", "BadRuling", "BadTransition"] {
+        assert!(kinds.contains(k), "no {k} refusal was exercised: {kinds:?}");
+    }
 }
 
 fn author(g: &Game, i: usize) -> Party {
