@@ -165,7 +165,31 @@ enum Command {
     Rules,
 }
 
+/// Exit status of a command whose reader went away (`hexveil replay FILE |
+/// head`): what a shell reports for a process ended by SIGPIPE.
+const BROKEN_PIPE_EXIT: i32 = 141;
+
+/// A reader that closes the pipe early (`| head`) ends the output quietly,
+/// as for any Unix tool, instead of a panic from `println!`: the workspace
+/// forbids the `unsafe` that restoring SIGPIPE would need.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(BROKEN_PIPE_EXIT);
+        }
+        default(info)
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     match Cli::parse().command {
         Command::Keygen { out } => match cli::keys::keygen(&out) {
             Ok(id) => {

@@ -168,3 +168,33 @@ fn bad_command_lines_are_refused_with_what_is_wrong() {
     assert!(text.contains("unknown command `fly`"), "{text}");
     assert!(text.contains("`sideways` is not a movement mode"), "{text}");
 }
+
+// A reader that goes away (`hexveil replay FILE | true`) ends the output
+// quietly with the shell's SIGPIPE status, not a panic.
+#[test]
+fn replay_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("demo.transcript");
+    let out = hexveil(&["demo", "--out", file.to_str().unwrap()]);
+    assert!(out.status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hexveil"))
+        .args(["replay", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away at once, before the replay (which verifies the
+    // whole file first) prints its first line.
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(status.code(), Some(141), "{err}");
+}
