@@ -303,29 +303,28 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
 /// (A19.12), in unit order.
 pub fn start_of_rout_phase(ctx: &mut Ctx<'_>) {
     let map = &ctx.scenario.map;
-    let surrendering: Vec<UnitId> = ctx
-        .state
+    let surrendering = disrupted_where(ctx, |state, id| {
+        crate::elr::disrupted_must_surrender(state, map, id)
+    });
+    surrender(ctx, surrendering);
+}
+
+/// The Disrupted units in play for which `must` holds, in unit order.
+fn disrupted_where(ctx: &Ctx<'_>, must: impl Fn(&GameState, UnitId) -> bool) -> Vec<UnitId> {
+    ctx.state
         .units
         .values()
         .filter(|u| u.in_play() && u.status.disrupted)
         .map(|u| u.id)
-        .filter(|id| crate::elr::disrupted_must_surrender(&ctx.state, map, *id))
-        .collect();
-    surrender(ctx, surrendering);
+        .filter(|id| must(&ctx.state, *id))
+        .collect()
 }
 
 /// In any phase: every Disrupted unit in the same Location as a Good Order
 /// Known enemy Personnel unit not in Melee surrenders (A19.12). Run after
 /// every action.
 pub fn surrender_in_location(ctx: &mut Ctx<'_>) {
-    let surrendering: Vec<UnitId> = ctx
-        .state
-        .units
-        .values()
-        .filter(|u| u.in_play() && u.status.disrupted)
-        .map(|u| u.id)
-        .filter(|id| crate::elr::disrupted_must_surrender_in_location(&ctx.state, *id))
-        .collect();
+    let surrendering = disrupted_where(ctx, crate::elr::disrupted_must_surrender_in_location);
     surrender(ctx, surrendering);
 }
 

@@ -4,7 +4,7 @@
 
 use hexveil_core::hex::Hex;
 use hexveil_core::scenario::Scenario;
-use hexveil_core::sealed::{ApStrength, AtFactors, Content};
+use hexveil_core::sealed::Content;
 pub use hexveil_core::setup::PublicSetup;
 use hexveil_core::setup::{self, SealedSetup};
 use hexveil_core::state::GameState;
@@ -83,29 +83,7 @@ pub fn check_layout(
     contents: &[(Layer, Location, Content)],
     extra_dummies: u8,
 ) -> Vec<String> {
-    let mut sealed = SealedSetup {
-        side,
-        ap: Vec::new(),
-        at: Vec::new(),
-        dummies: Vec::new(),
-        booby: Vec::new(),
-    };
-    for (layer, location, content) in contents {
-        match (layer, location, content) {
-            (_, _, Content::Empty) => {}
-            (Layer::AntiPersonnel, Location::Hex(h), Content::ApMines(s)) => {
-                sealed.ap.push((*h, ApStrength::factors(*s)))
-            }
-            (Layer::AntiPersonnel, Location::Hex(h), Content::Dummy) => sealed.dummies.push(*h),
-            (Layer::AntiTank, Location::Hex(h), Content::AtMines(f)) => {
-                sealed.at.push((*h, AtFactors::get(*f)))
-            }
-            (Layer::BoobyTrap, Location::Board(b), Content::BoobyTraps(level)) => {
-                sealed.booby.push((*b, *level))
-            }
-            _ => {}
-        }
-    }
+    let sealed = SealedSetup::from_contents(side, contents);
     match setup::check_layout(scenario, public, &sealed, extra_dummies) {
         Ok(()) => Vec::new(),
         Err(violations) => violations.iter().map(|v| v.to_string()).collect(),

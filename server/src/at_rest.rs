@@ -102,11 +102,14 @@ impl StorageKey {
     /// Seals the entry at `seq`. Each seq of a game is sealed once (the log
     /// is append-only), so the nonce is never reused under a key.
     pub fn seal(&self, seq: u64, entry: &[u8]) -> Vec<u8> {
-        let mut out = entry.to_vec();
-        self.key
-            .seal_in_place_append_tag(Self::nonce(seq), Aad::from(self.aad(seq)), &mut out)
+        let mut out = Vec::with_capacity(1 + entry.len() + CHACHA20_POLY1305.tag_len());
+        out.push(SEALED_VERSION);
+        out.extend_from_slice(entry);
+        let tag = self
+            .key
+            .seal_in_place_separate_tag(Self::nonce(seq), Aad::from(self.aad(seq)), &mut out[1..])
             .expect("an in-memory entry is far below ChaCha20-Poly1305's limit");
-        out.insert(0, SEALED_VERSION);
+        out.extend_from_slice(tag.as_ref());
         out
     }
 

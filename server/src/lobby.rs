@@ -573,9 +573,8 @@ impl GameTask {
                     .rposition(|e| !matches!(e, Effect::Send { .. }))
                     .map_or(0, |i| i + 1);
                 let tail = head.split_off(durable);
-                let (backlog, rest): (Vec<_>, Vec<_>) = tail.into_iter().partition(
-                    |e| matches!(e, Effect::Send { to: Recipient::Connection(c), .. } if *c == id),
-                );
+                let to_us = |e: &Effect| matches!(e, Effect::Send { to: Recipient::Connection(c), .. } if *c == id);
+                let (backlog, rest): (Vec<_>, Vec<_>) = tail.into_iter().partition(to_us);
                 let backlog: Vec<Vec<u8>> = backlog
                     .into_iter()
                     .filter_map(|e| match e {
@@ -585,8 +584,8 @@ impl GameTask {
                     .collect();
                 // Everything the admission sends this connection, before any
                 // live traffic: the client knows where its resync ends.
-                let to_us = |e: &&Effect| matches!(e, Effect::Send { to: Recipient::Connection(c), .. } if *c == id);
-                let resync = history.len() + backlog.len() + head.iter().filter(to_us).count();
+                let resync =
+                    history.len() + backlog.len() + head.iter().filter(|e| to_us(e)).count();
                 let _ = link.outbox.try_send(ServerMessage::Joined {
                     game_id: self.game_id,
                     role: participant.role,

@@ -19,7 +19,7 @@ use thiserror::Error;
 use std::collections::BTreeSet;
 
 use hexveil_core::scenario::Scenario;
-use hexveil_core::sealed::{Content, Location};
+use hexveil_core::sealed::Location;
 use hexveil_core::setup::{
     check_layout, eligible_locations, PublicSetup, SealedSetup, SetupViolation,
 };
@@ -347,13 +347,7 @@ pub fn check_setup_legality(reveal: &RevealBody) -> Result<(), RevealFault> {
 /// The sealed setup a reveal stands for, as the rules read it.
 pub fn sealed_setup_of(side: Side, reveal: &RevealBody) -> Result<SealedSetup, RevealFault> {
     check_setup_legality(reveal)?;
-    let mut sealed = SealedSetup {
-        side,
-        ap: Vec::new(),
-        at: Vec::new(),
-        dummies: Vec::new(),
-        booby: Vec::new(),
-    };
+    let mut contents = Vec::new();
     for l in &reveal.layers {
         let layer = layer_named(&l.layer).ok_or_else(|| RevealFault::UnknownLayer {
             layer: l.layer.clone(),
@@ -368,29 +362,20 @@ pub fn sealed_setup_of(side: Side, reveal: &RevealBody) -> Result<SealedSetup, R
                 location: location.clone(),
                 error,
             })?;
-            match layer {
-                Layer::BoobyTrap => {
-                    let board: u16 = location
-                        .strip_prefix("board")
-                        .and_then(|b| b.parse().ok())
-                        .ok_or_else(bad)?;
-                    if let Content::BoobyTraps(level) = c {
-                        sealed.booby.push((board, level));
-                    }
-                }
-                _ => {
-                    let hex: Hex = location.parse().map_err(|_| bad())?;
-                    match c {
-                        Content::ApMines(s) => sealed.ap.push((hex, s.factors())),
-                        Content::Dummy => sealed.dummies.push(hex),
-                        Content::AtMines(f) => sealed.at.push((hex, f.get())),
-                        _ => {}
-                    }
-                }
+            let at = match layer {
+                Layer::BoobyTrap => location
+                    .strip_prefix("board")
+                    .and_then(|b| b.parse().ok())
+                    .map(Location::Board),
+                _ => location.parse::<Hex>().ok().map(Location::Hex),
             }
+            .ok_or_else(bad)?;
+            contents.push((layer, at, c));
         }
     }
-    Ok(sealed)
+    // Every content fits its layer (checked above), so the core reading of
+    // opened leaves is the whole setup.
+    Ok(SealedSetup::from_contents(side, &contents))
 }
 
 /// Checks a revealed layout against the scenario and the side's public
