@@ -37,7 +37,26 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
             _ => None,
         })
         .collect();
-    assert_eq!(b_prompts.len(), 3, "{b_prompts:?}");
+    // The Task Checks the mines force may roll an Original DR of 11 or 12,
+    // which opens B's Booby Trap leaf for the board (B28.9, R1): the dice
+    // come from the beacon, so that fourth opening is allowed only when a
+    // published DR justifies it.
+    let (booby, mines): (Vec<&String>, Vec<&String>) =
+        b_prompts.iter().partition(|p| p.contains("BoobyTrap"));
+    assert_eq!(mines.len(), 3, "{b_prompts:?}");
+    for (want, p) in ["row: 3", "row: 4", "DaisyChain"].iter().zip(&mines) {
+        assert!(p.contains(want), "{want} expected in {p}: {b_prompts:?}");
+    }
+    let high_dr = step.iter().any(|(w, e)| match (w, e) {
+        (Who::A, GameEvent::Update(u)) => u.dice.iter().any(
+            |r| matches!(r, hexveil_core::Roll::DR { coloured, white } if coloured + white >= 11),
+        ),
+        _ => false,
+    });
+    assert!(
+        booby.len() <= 1 && (booby.is_empty() || high_dr),
+        "a Booby Trap leaf is opened only on an Original TC DR of 11 or 12 (B28.9): {b_prompts:?}"
+    );
     // The mover learns that A-P mines are there (B28.41), never an opening.
     let a_saw: String = step
         .iter()
