@@ -658,9 +658,29 @@ impl Scenario {
                 ));
             }
         }
-        for u in &mut units {
+        for (i, u) in units.iter_mut().enumerate() {
             if u.nationality.is_empty() {
                 u.nationality = sides[&u.side].nationality.clone();
+            }
+            // Any MC failed by more than the ELR, or a Casualty Reduction,
+            // needs the unit's replacement row (A19.13): say at load that
+            // it is missing, not as a void ruling mid-game (R12).
+            if let Some(inf) = u.infantry().filter(|i| i.size != InfantrySize::Crew) {
+                if crate::elr::row_of(u, inf).is_err() {
+                    return Err(invalid(
+                        format!("units[{i}].strength ({})", u.name),
+                        inf.strength,
+                        format!(
+                            "elr_replacement.csv has no row for a {:?} {} {}, so a failed MC could not replace it (A19.13, R12); use a unit of the table",
+                            u.nationality,
+                            inf.strength,
+                            match inf.size {
+                                InfantrySize::Squad => "squad",
+                                _ => "half-squad",
+                            },
+                        ),
+                    ));
+                }
             }
         }
         let first = parse_side("first", &file.first)?;

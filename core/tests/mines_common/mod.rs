@@ -71,7 +71,7 @@ pub fn squad(id: u16, side: Side, at: &str) -> Unit {
     )
 }
 
-/// A 2-6-7 half-squad.
+/// A 2-4-7 half-squad.
 pub fn half_squad(id: u16, side: Side, at: &str) -> Unit {
     base(
         id,
@@ -79,7 +79,7 @@ pub fn half_squad(id: u16, side: Side, at: &str) -> Unit {
         at,
         UnitKind::Infantry(Infantry {
             size: InfantrySize::HalfSquad,
-            strength: "2-6-7".parse().unwrap(),
+            strength: "2-4-7".parse().unwrap(),
             underscored: false,
             class: Class::FirstLine,
         }),
