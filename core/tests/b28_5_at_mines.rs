@@ -316,8 +316,8 @@ fn b28_53_full_view_mines_removed_at_end_of_mph() {
         &[],
         minefield::end_of_movement_phase,
     );
-    assert_eq!(done.requests, vec![at_b("4E5")]);
-    let (st, events) = done.result.unwrap();
+    assert_eq!(done.asked, vec![at_b("4E5")]);
+    let (st, events) = done.finished();
     assert_eq!(st.markers(hex("4E5")).at_in_view, None);
     assert_eq!(st.referee_knows[&at_b("4E5")], hexveil_core::Content::Empty);
     assert!(events
@@ -334,8 +334,8 @@ fn b28_53_full_view_mines_removed_at_end_of_mph() {
         &[],
         minefield::end_of_movement_phase,
     );
-    assert!(done.requests.is_empty());
-    let (st, _) = done.result.unwrap();
+    assert!(done.asked.is_empty());
+    let (st, _) = done.finished();
     assert_eq!(st.markers(hex("4E5")).at_in_view, Some(Side::B));
 }
 
@@ -367,11 +367,11 @@ fn b28_51_daisy_attack_uses_the_a_t_roll() {
         &[d(2), dr(5, 5)],
         |ctx| at_mine::daisy_attack(ctx, UnitId(1), hex("4E5"), 2),
     );
-    let (st2, _) = done.result.unwrap();
+    let (st2, _) = done.finished();
     assert!(!st2.unit(UnitId(1)).unwrap().in_play());
     let done = run_ctx(&sc, &st, Side::B, &Layout::new(), &[d(3)], |ctx| {
         at_mine::daisy_attack(ctx, UnitId(1), hex("4E5"), 2)
     });
-    let (st3, _) = done.result.unwrap();
+    let (st3, _) = done.finished();
     assert!(st3.unit(UnitId(1)).unwrap().in_play());
 }

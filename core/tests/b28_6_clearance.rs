@@ -54,7 +54,7 @@ fn cleared(units: Vec<hexveil_core::unit::Unit>, ids: &[u16], roll: (u8, u8)) ->
             )
         },
     );
-    let (_, ev) = done.result.unwrap();
+    let (_, ev) = done.finished();
     ev.iter()
         .find_map(|e| match &e.kind {
             EventKind::Minefield(MinefieldEvent::Clearance {

@@ -60,8 +60,8 @@ fn b28_7_clearance_dr_ten_or_less_creates_tb() {
         &[dr(4, 6)],
         flail::end_of_close_combat,
     );
-    assert!(done.requests.is_empty());
-    let (st2, ev) = done.result.unwrap();
+    assert!(done.asked.is_empty());
+    let (st2, ev) = done.finished();
     assert_eq!(outcome(&ev), Some(FlailOutcome::TrailBreak));
     assert!(trail_break::crosses(&st2, hex("4E4"), hex("4E3")));
     assert!(trail_break::crosses(&st2, hex("4E4"), hex("4E5")));
@@ -79,7 +79,7 @@ fn b28_72_original_eleven_breaks_the_flail() {
         &[dr(5, 6)],
         flail::end_of_close_combat,
     );
-    let (st2, ev) = done.result.unwrap();
+    let (st2, ev) = done.finished();
     assert_eq!(outcome(&ev), Some(FlailOutcome::FlailBroken));
     assert!(!st2.unit(UnitId(1)).unwrap().vehicle().unwrap().flail);
     assert!(st2.mines.trail_breaks.is_empty());
@@ -99,8 +99,8 @@ fn b28_71_original_twelve_destroys_on_a_t_else_immobilizes() {
         &[dr(6, 6)],
         flail::end_of_close_combat,
     );
-    assert_eq!(done.requests, vec![at_b("4E4")]);
-    let (st2, ev) = done.result.unwrap();
+    assert_eq!(done.asked, vec![at_b("4E4")]);
+    let (st2, ev) = done.finished();
     assert_eq!(outcome(&ev), Some(FlailOutcome::Destroyed));
     assert!(!st2.unit(UnitId(1)).unwrap().in_play());
     let done = run_ctx(
@@ -111,7 +111,7 @@ fn b28_71_original_twelve_destroys_on_a_t_else_immobilizes() {
         &[dr(6, 6)],
         flail::end_of_close_combat,
     );
-    let (st3, ev) = done.result.unwrap();
+    let (st3, ev) = done.finished();
     assert_eq!(outcome(&ev), Some(FlailOutcome::Immobilized));
     assert!(st3.unit(UnitId(1)).unwrap().vehicle().unwrap().immobilized);
 }
@@ -129,7 +129,7 @@ fn b28_7_no_clearance_with_own_infantry_in_the_hex() {
         &[],
         flail::end_of_close_combat,
     );
-    let (_, ev) = done.result.unwrap();
+    let (_, ev) = done.finished();
     assert_eq!(outcome(&ev), Some(FlailOutcome::NotAttempted));
 }
 

@@ -6,12 +6,8 @@ use hexveil_core::adjudicate;
 use hexveil_core::error::ActionError;
 use hexveil_core::scenario::Scenario;
 use hexveil_core::turn::{Phase, TurnEvent};
-use hexveil_core::{Action, Engine, EventKind, Hex, MoveMode, Side, Step};
+use hexveil_core::{Action, Engine, EventKind, MoveMode, Side, Step};
 use scenario_support::*;
-
-fn h(s: &str) -> Hex {
-    s.parse().unwrap()
-}
 
 fn done(step: Step) -> Vec<hexveil_core::Event> {
     match step {
@@ -113,7 +109,7 @@ fn out_of_phase_move_is_refused_with_the_rule() {
     let squad = sc.unit_named("ger-squad-1").unwrap();
     let mv = Action::Move {
         units: vec![squad],
-        to: h("4E4"),
+        to: hex("4E4"),
         mode: MoveMode::Normal,
     };
     let before = e.state().clone();
@@ -134,7 +130,7 @@ fn out_of_phase_move_is_refused_with_the_rule() {
     let brit = sc.unit_named("brit-squad-2").unwrap();
     let mv_b = Action::Move {
         units: vec![brit],
-        to: h("3D5"),
+        to: hex("3D5"),
         mode: MoveMode::Normal,
     };
     assert!(matches!(
@@ -144,7 +140,7 @@ fn out_of_phase_move_is_refused_with_the_rule() {
     // A moving B's unit.
     let mv_ab = Action::Move {
         units: vec![brit],
-        to: h("3D5"),
+        to: hex("3D5"),
         mode: MoveMode::Normal,
     };
     assert!(matches!(
@@ -163,7 +159,7 @@ fn fire_in_the_dfph_belongs_to_the_non_phasing_side() {
     let brit = sc.unit_named("brit-squad-1").unwrap();
     let fire = |u| Action::Fire {
         firers: vec![u],
-        target: h("4E5"),
+        target: hex("4E5"),
         extra_drm: 0,
     };
     assert!(matches!(
@@ -177,7 +173,7 @@ fn fire_in_the_dfph_belongs_to_the_non_phasing_side() {
     // Rout is for the RtPh only; Advance for the APh only.
     let rout = Action::Rout {
         unit: ger,
-        to: h("4E4"),
+        to: hex("4E4"),
     };
     assert!(matches!(
         adjudicate::check(&sc, &st, Side::A, &rout),
@@ -193,9 +189,9 @@ fn a19_12_disrupted_unit_adjacent_to_good_order_enemy_surrenders_at_rtph() {
     let mut st = state(&sc);
     let near = sc.unit_named("brit-squad-2").unwrap();
     let far = sc.unit_named("brit-squad-1").unwrap();
-    for (id, hex) in [(near, "4E4"), (far, "4E1")] {
+    for (id, at) in [(near, "4E4"), (far, "4E1")] {
         let u = st.units.get_mut(&id).unwrap();
-        u.hex = Some(h(hex));
+        u.hex = Some(hex(at));
         u.status.broken = true;
         u.status.disrupted = true;
     }
@@ -221,7 +217,7 @@ fn a19_12_no_surrender_to_a_concealed_enemy() {
     let mut st = state(&sc);
     let near = sc.unit_named("brit-squad-2").unwrap();
     let u = st.units.get_mut(&near).unwrap();
-    u.hex = Some(h("4E4"));
+    u.hex = Some(hex("4E4"));
     u.status.broken = true;
     u.status.disrupted = true;
     for name in ["ger-squad-1", "ger-leader"] {
@@ -273,7 +269,7 @@ fn a19_12_disrupted_unit_surrenders_in_any_phase_when_an_enemy_shares_its_locati
     let mut st = state(&sc);
     let brit = sc.unit_named("brit-squad-2").unwrap();
     let u = st.units.get_mut(&brit).unwrap();
-    u.hex = Some(h("4E5"));
+    u.hex = Some(hex("4E5"));
     u.status.broken = true;
     u.status.disrupted = true;
     st.phase = Phase::Rally;

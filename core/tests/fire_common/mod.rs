@@ -3,6 +3,10 @@
 //! literal list (no facts are ever needed by fire).
 #![allow(dead_code, clippy::too_many_arguments)]
 
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::*;
+
 use hexveil_core::dice::Roll;
 use hexveil_core::event::Event;
 use hexveil_core::map::Map;
@@ -13,23 +17,14 @@ use hexveil_core::turn::Phase;
 use hexveil_core::unit::{
     Class, Infantry, InfantrySize, Leader, Status, Trait, Unit, UnitId, UnitKind,
 };
-use hexveil_core::{Action, ActionError, Engine, EventKind, Hex, Side, Step};
+use hexveil_core::{Action, ActionError, Content, Engine, EventKind, Side};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A hex by name.
-pub fn hex(name: &str) -> Hex {
-    name.parse().expect("hex name")
-}
-
-/// A two-dice roll.
-pub fn dr(coloured: u8, white: u8) -> Roll {
-    Roll::DR { coloured, white }
-}
-
-/// A one-die roll.
-pub fn d(v: u8) -> Roll {
-    Roll::Dr(v)
-}
+/// Where the fire tests' firers stand.
+pub const FIRERS: &str = "4E2";
+/// Where the fire tests' targets stand: two hexes from [`FIRERS`], in
+/// Open Ground.
+pub const TARGET: &str = "4E4";
 
 /// An Infantry unit.
 pub fn inf(
@@ -171,40 +166,76 @@ pub fn run(
     action: Action,
     dice: &[Roll],
 ) -> Result<Vec<Event>, ActionError> {
-    let mut pos = 0;
-    let mut step = e.apply(side, action)?;
-    loop {
-        match step {
-            Step::Done(events) => {
-                assert_eq!(pos, dice.len(), "dice left over: the rules asked for fewer");
-                return Ok(events);
-            }
-            Step::NeedFacts(r) => panic!("fire asked for facts {r:?}"),
-            Step::NeedDice(specs) => {
-                let n = specs.len();
-                assert!(
-                    pos + n <= dice.len(),
-                    "rules asked for more dice: {specs:?}"
-                );
-                step = e.provide_dice(dice[pos..pos + n].to_vec())?;
-                pos += n;
-            }
-        }
+    run_with_facts(e, side, action, dice, &[])
+}
+
+/// Like [`run`], also answering every facts request from `facts`, in order
+/// (panics if asked more, or if some are left over).
+pub fn run_with_facts(
+    e: &mut Engine,
+    side: Side,
+    action: Action,
+    dice: &[Roll],
+    facts: &[Content],
+) -> Result<Vec<Event>, ActionError> {
+    let mut given = facts.iter();
+    let run = drive_engine_rolls(
+        e,
+        side,
+        action,
+        &mut |r| {
+            *given
+                .next()
+                .unwrap_or_else(|| panic!("fire asked for facts {r:?}"))
+        },
+        dice,
+    );
+    if run.result.is_ok() {
+        assert_eq!(given.len(), 0, "facts left over");
+    }
+    run.result
+}
+
+/// The fire action, with an extra DRM (a stand-in for modifiers the
+/// scenario does not model).
+pub fn fire_drm(firers: &[u16], target: &str, extra_drm: i8) -> Action {
+    Action::Fire {
+        firers: firers.iter().map(|&i| UnitId(i)).collect(),
+        target: hex(target),
+        extra_drm,
     }
 }
 
 /// The fire action.
 pub fn fire(firers: &[u16], target: &str) -> Action {
-    Action::Fire {
-        firers: firers.iter().map(|&i| UnitId(i)).collect(),
-        target: hex(target),
-        extra_drm: 0,
-    }
+    fire_drm(firers, target, 0)
 }
 
-/// The unit with this id.
-pub fn unit(e: &Engine, id: u16) -> &Unit {
-    e.state().unit(UnitId(id)).expect("unit")
+/// The Russian Fire Group of the fire tests: two 4-4-7 (ids 0 and 1, 8 FP
+/// together) in [`FIRERS`].
+pub fn russian_group() -> Vec<Unit> {
+    vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+    ]
+}
+
+/// An engine in A's PFPh: the [`russian_group`] (side A, Russian, ELR 3)
+/// facing `germans` (side B, German, ELR `elr`) on open ground.
+pub fn russians_vs(germans: Vec<Unit>, elr: u8) -> Engine {
+    let mut units = russian_group();
+    units.extend(germans);
+    engine(scenario(sides("Russian", 3, "German", elr), &units, &[]))
+}
+
+/// A German 4-6-7 1st Line squad (ELR-replaced to a 4-4-7) in [`TARGET`].
+pub fn german(id: u16) -> Unit {
+    squad(id, Side::B, "German", "4-6-7", Class::FirstLine, TARGET)
+}
+
+/// The [`russian_group`] fires at [`TARGET`], the rules using `dice`.
+pub fn group_fires(e: &mut Engine, dice: &[Roll]) -> Result<Vec<Event>, ActionError> {
+    run(e, Side::A, fire(&[0, 1], TARGET), dice)
 }
 
 /// Morale events among `events`.
@@ -227,48 +258,4 @@ pub fn fire_events(events: &[Event]) -> Vec<hexveil_core::fire::FireEvent> {
             _ => None,
         })
         .collect()
-}
-
-/// Like [`run`], also answering every facts request from `facts`, in order.
-pub fn run_with_facts(
-    e: &mut Engine,
-    side: Side,
-    action: Action,
-    dice: &[Roll],
-    facts: &[hexveil_core::Content],
-) -> Result<Vec<Event>, ActionError> {
-    let (mut pos, mut fpos) = (0, 0);
-    let mut step = e.apply(side, action)?;
-    loop {
-        match step {
-            Step::Done(events) => {
-                assert_eq!(pos, dice.len(), "dice left over");
-                assert_eq!(fpos, facts.len(), "facts left over");
-                return Ok(events);
-            }
-            Step::NeedFacts(reqs) => {
-                let answers: Vec<hexveil_core::Fact> = reqs
-                    .iter()
-                    .map(|r| {
-                        let content = facts[fpos];
-                        fpos += 1;
-                        hexveil_core::Fact {
-                            request: *r,
-                            content,
-                        }
-                    })
-                    .collect();
-                step = e.provide_facts(answers)?;
-            }
-            Step::NeedDice(specs) => {
-                let n = specs.len();
-                assert!(
-                    pos + n <= dice.len(),
-                    "rules asked for more dice: {specs:?}"
-                );
-                step = e.provide_dice(dice[pos..pos + n].to_vec())?;
-                pos += n;
-            }
-        }
-    }
 }

@@ -3,31 +3,25 @@
 //! answers the Engine's requests from the layout and a literal dice list.
 #![allow(dead_code)]
 
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::*;
+
 use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
-use hexveil_core::event::{Event, Visibility};
+use hexveil_core::event::Visibility;
 use hexveil_core::map::Map;
 use hexveil_core::minefield::MinefieldEvent;
 use hexveil_core::movement::MoveEvent;
 use hexveil_core::scenario::{Scenario, SetupArea, SideOb, Ssr};
-use hexveil_core::sealed::{ApStrength, AtFactors, Content, Fact, FactRequest, Layer, Location};
+use hexveil_core::sealed::{ApStrength, AtFactors, Content, FactRequest, Layer, Location};
 use hexveil_core::state::GameState;
 use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::{
     Class, HullArmor, Infantry, InfantrySize, Status, Unit, UnitId, UnitKind, Vehicle,
 };
-use hexveil_core::{Action, ActionError, Engine, EventKind, Hex, MoveMode, Side, Step};
+use hexveil_core::{Action, Engine, EventKind, MoveMode, Side};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// A hex by name.
-pub fn hex(name: &str) -> Hex {
-    name.parse().expect("hex name")
-}
-
-/// A two-dice roll.
-pub fn dr(coloured: u8, white: u8) -> Roll {
-    Roll::DR { coloured, white }
-}
 
 /// The DR of a potential A-P attack in a hex that holds no A-P mines: the
 /// rules roll it all the same so that the dice traffic never depends on
@@ -35,11 +29,6 @@ pub fn dr(coloured: u8, white: u8) -> Roll {
 /// would see a drastic result if the engine ever used it.
 pub fn unused_dr() -> Roll {
     dr(1, 1)
-}
-
-/// A one-die roll.
-pub fn d(v: u8) -> Roll {
-    Roll::Dr(v)
 }
 
 fn base(id: u16, side: Side, at: &str, kind: UnitKind) -> Unit {
@@ -154,9 +143,12 @@ pub fn board(units: &mut [Unit], veh: u16, prc: u16, rider: bool) {
     }
 }
 
-/// Terrain with features.
-pub fn info(terrain: Terrain) -> HexInfo {
-    HexInfo::of(terrain)
+/// Open ground with a paved road: a hex where hidden mines may not lie
+/// (B28.1).
+pub fn paved_road() -> HexInfo {
+    let mut road = HexInfo::of(Terrain::Open);
+    road.features.paved_road = true;
+    road
 }
 
 /// A scenario on board 4 with these units and terrain. (The struct update
@@ -218,7 +210,20 @@ pub fn state(sc: &Scenario, phase: Phase) -> GameState {
 
 /// An engine in side A's MPh.
 pub fn engine(sc: Scenario) -> Engine {
-    let st = state(&sc, Phase::Movement);
+    engine_where(sc, Phase::Movement, |_| {})
+}
+
+/// An engine in side A's MPh with these units on open ground (board 4, no
+/// terrain, no Deep Snow): the usual place of a minefield test.
+pub fn engine_with(units: &[Unit]) -> Engine {
+    engine(scenario(units, &[], false))
+}
+
+/// An engine in side A's `phase` whose starting state `edit` has changed
+/// (markers placed, a unit moved): the situation of the test.
+pub fn engine_where(sc: Scenario, phase: Phase, edit: impl FnOnce(&mut GameState)) -> Engine {
+    let mut st = state(&sc, phase);
+    edit(&mut st);
     Engine::with_state(sc, st)
 }
 
@@ -259,39 +264,14 @@ pub fn layout(pairs: &[(FactRequest, Content)]) -> Layout {
     pairs.iter().copied().collect()
 }
 
-/// What a driven action did.
-#[derive(Debug)]
-pub struct Run {
-    /// The events, or the refusal.
-    pub result: Result<Vec<Event>, ActionError>,
-    /// Every fact request, in order.
-    pub requests: Vec<FactRequest>,
-    /// Every dice request, in order.
-    pub dice: Vec<DiceSpec>,
-    /// Every step the engine returned before Done, in order: what the
-    /// opponent's client sees of the traffic (G3).
-    pub steps: Vec<Traffic>,
+/// What the owner's sealed setup says for `q`: the layout's content, else
+/// Empty.
+pub fn sealed(layout: &Layout, q: &FactRequest) -> Content {
+    layout.get(q).copied().unwrap_or(Content::Empty)
 }
 
-/// One request step of the engine, as far as its shape goes: which facts, or
-/// how many dice of which kind (G3 compares these).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Traffic {
-    /// A NeedFacts step.
-    Facts(Vec<FactRequest>),
-    /// A NeedDice step: the kinds of the dice asked.
-    Dice(Vec<DiceKind>),
-}
-
+/// The minefield views of a driven action's events.
 impl Run {
-    /// The events (panics on refusal).
-    pub fn events(&self) -> &[Event] {
-        match &self.result {
-            Ok(e) => e,
-            Err(e) => panic!("refused: {e}"),
-        }
-    }
-
     /// Minefield events with their visibility.
     pub fn mine_events(&self) -> Vec<(Visibility, MinefieldEvent)> {
         self.events()
@@ -333,69 +313,44 @@ pub fn drive_with(
     layout: &Layout,
     next_die: &mut dyn FnMut(&DiceSpec) -> Roll,
 ) -> Run {
-    let mut requests = Vec::new();
-    let mut dice = Vec::new();
-    let mut steps = Vec::new();
-    let mut step = e.apply(side, action);
-    loop {
-        match step {
-            Err(err) => {
-                return Run {
-                    result: Err(err),
-                    requests,
-                    dice,
-                    steps,
-                }
-            }
-            Ok(Step::Done(events)) => {
-                return Run {
-                    result: Ok(events),
-                    requests,
-                    dice,
-                    steps,
-                }
-            }
-            Ok(Step::NeedFacts(r)) => {
-                requests.extend(r.iter().copied());
-                steps.push(Traffic::Facts(r.clone()));
-                let facts = r
-                    .iter()
-                    .map(|q| Fact {
-                        request: *q,
-                        content: layout.get(q).copied().unwrap_or(Content::Empty),
-                    })
-                    .collect();
-                step = e.provide_facts(facts);
-            }
-            Ok(Step::NeedDice(specs)) => {
-                let rolls = specs.iter().map(&mut *next_die).collect();
-                steps.push(Traffic::Dice(specs.iter().map(|s| s.kind).collect()));
-                dice.extend(specs);
-                step = e.provide_dice(rolls);
-            }
-        }
-    }
+    drive_engine(e, side, action, &mut |q| sealed(layout, q), next_die)
 }
 
 /// Drives `action` with literal dice; panics if the rules ask for more dice
 /// than given or leave some unused.
 pub fn drive(e: &mut Engine, side: Side, action: Action, layout: &Layout, rolls: &[Roll]) -> Run {
-    let mut pos = 0;
-    let run = drive_with(e, side, action, layout, &mut |spec| {
-        let r = *rolls
-            .get(pos)
-            .unwrap_or_else(|| panic!("rules asked for more dice than given: {spec:?}"));
-        pos += 1;
-        r
-    });
-    if run.result.is_ok() {
-        assert_eq!(
-            pos,
-            rolls.len(),
-            "dice left over: the rules asked for fewer"
-        );
-    }
-    run
+    drive_engine_rolls(e, side, action, &mut |q| sealed(layout, q), rolls)
+}
+
+/// Side A moves `units` one hex into `to` in Normal mode, facts from
+/// `layout`, dice `rolls` (all of them used).
+pub fn step(e: &mut Engine, units: &[u16], to: &str, layout: &Layout, rolls: &[Roll]) -> Run {
+    step_by(e, units, to, MoveMode::Normal, layout, rolls)
+}
+
+/// [`step`] in another movement `mode` (Bypass, Trench, TrailBreak...).
+pub fn step_by(
+    e: &mut Engine,
+    units: &[u16],
+    to: &str,
+    mode: MoveMode,
+    layout: &Layout,
+    rolls: &[Roll],
+) -> Run {
+    drive(e, Side::A, mv(units, to, mode), layout, rolls)
+}
+
+/// The rolls of a vehicle's step between two hexes without mines, both
+/// eligible for A-P and A-T: each crossing (exit, then entry) rolls its
+/// potential A-P attack's DR, unused, and an A-T trigger dr of 6, which
+/// triggers nothing (G3).
+pub fn quiet_vehicle_step() -> Vec<Roll> {
+    vec![unused_dr(), d(6), unused_dr(), d(6)]
+}
+
+/// A Search action of `unit` (B28.1).
+pub fn search(unit: u16) -> Action {
+    Action::Search { unit: UnitId(unit) }
 }
 
 /// A Move action.
@@ -407,22 +362,9 @@ pub fn mv(units: &[u16], to: &str, mode: MoveMode) -> Action {
     }
 }
 
-/// The unit with this id.
-pub fn unit(e: &Engine, id: u16) -> &Unit {
-    e.state().unit(UnitId(id)).expect("unit")
-}
-
-/// What a rules function run directly over a [`Ctx`] did.
-pub struct CtxRun {
-    /// Final state and events, or the refusal.
-    pub result: Result<(GameState, Vec<Event>), hexveil_core::RuleError>,
-    /// Every fact request, in order.
-    pub requests: Vec<FactRequest>,
-}
-
 /// Runs a rules function (an end-of-phase hook, say) over a context the way
-/// the Engine does: replaying from `state` with the answers so far until it
-/// completes, answering facts from `layout` and dice from `rolls`.
+/// the Engine does, answering facts from `layout` and dice from `rolls`;
+/// panics if it completes with dice left over.
 pub fn run_ctx(
     sc: &Scenario,
     state: &GameState,
@@ -431,49 +373,17 @@ pub fn run_ctx(
     rolls: &[Roll],
     f: impl Fn(&mut hexveil_core::resolve::Ctx<'_>) -> hexveil_core::resolve::Res<()>,
 ) -> CtxRun {
-    use hexveil_core::resolve::{Ctx, Interrupt};
-    let mut facts: Vec<Fact> = Vec::new();
-    let mut dice_used = 0usize;
-    let mut requests = Vec::new();
-    loop {
-        let mut ctx = Ctx::new(sc, state.clone(), actor, &facts, &rolls[..dice_used]);
-        match f(&mut ctx) {
-            Ok(()) => {
-                assert_eq!(dice_used, rolls.len(), "dice left over");
-                return CtxRun {
-                    result: Ok(ctx.finish()),
-                    requests,
-                };
-            }
-            Err(Interrupt::Facts(r)) => {
-                requests.extend(r.iter().copied());
-                facts.extend(r.iter().map(|q| Fact {
-                    request: *q,
-                    content: layout.get(q).copied().unwrap_or(Content::Empty),
-                }));
-            }
-            Err(Interrupt::Dice(specs)) => {
-                dice_used += specs.len();
-                assert!(
-                    dice_used <= rolls.len(),
-                    "rules asked for more dice: {specs:?}"
-                );
-            }
-            Err(Interrupt::Refuse(e)) => {
-                return CtxRun {
-                    result: Err(e),
-                    requests,
-                }
-            }
-        }
+    let run = drive_ctx(sc, state, actor, &|q| sealed(layout, &q), rolls, &f);
+    if run.result.is_ok() {
+        assert_eq!(run.rolls_used, rolls.len(), "dice left over");
     }
+    run
 }
 
 /// Dice answered from a list of faces, cycling (property tests).
-pub fn dice_from(faces: Vec<u8>) -> impl FnMut(&hexveil_core::dice::DiceSpec) -> Roll {
-    use hexveil_core::dice::DiceKind;
+pub fn dice_from(faces: Vec<u8>) -> impl FnMut(&DiceSpec) -> Roll {
     let mut i = 0usize;
-    move |spec: &hexveil_core::dice::DiceSpec| {
+    move |spec: &DiceSpec| {
         let mut face = || {
             let f = faces[i % faces.len()];
             i += 1;
