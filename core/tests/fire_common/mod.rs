@@ -1,7 +1,7 @@
 //! Shared fixtures of the fire/A19 integration tests: a tiny scenario, unit
 //! builders, and a driver that answers the Engine's dice requests from a
 //! literal list (no facts are ever needed by fire).
-#![allow(dead_code, clippy::too_many_arguments)]
+#![allow(dead_code)]
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -26,7 +26,7 @@ pub const FIRERS: &str = "4E2";
 /// Open Ground.
 pub const TARGET: &str = "4E4";
 
-/// An Infantry unit.
+/// An Infantry unit (not underscored: see [`underscored`]).
 pub fn inf(
     id: u16,
     side: Side,
@@ -34,7 +34,6 @@ pub fn inf(
     strength: &str,
     size: InfantrySize,
     class: Class,
-    underscored: bool,
     at: &str,
 ) -> Unit {
     Unit {
@@ -45,7 +44,7 @@ pub fn inf(
         kind: UnitKind::Infantry(Infantry {
             size,
             strength: strength.parse().expect("strength"),
-            underscored,
+            underscored: false,
             class,
         }),
         traits: BTreeSet::new(),
@@ -57,16 +56,20 @@ pub fn inf(
 
 /// A squad.
 pub fn squad(id: u16, side: Side, nat: &str, strength: &str, class: Class, at: &str) -> Unit {
-    inf(
-        id,
-        side,
-        nat,
-        strength,
-        InfantrySize::Squad,
-        class,
-        false,
-        at,
-    )
+    inf(id, side, nat, strength, InfantrySize::Squad, class, at)
+}
+
+/// A crew.
+pub fn crew(id: u16, side: Side, nat: &str, strength: &str, class: Class, at: &str) -> Unit {
+    inf(id, side, nat, strength, InfantrySize::Crew, class, at)
+}
+
+/// The same Infantry with an underscored strength (SS and the like: A19.13).
+pub fn underscored(mut u: Unit) -> Unit {
+    if let UnitKind::Infantry(i) = &mut u.kind {
+        i.underscored = true;
+    }
+    u
 }
 
 /// A leader.
