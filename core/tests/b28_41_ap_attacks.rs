@@ -16,7 +16,7 @@ use hexveil_core::{Action, ActionError, Engine, MoveMode, Side};
 use mines_common::*;
 
 fn one_squad() -> Engine {
-    engine(scenario(&[squad(1, Side::A, "4E4")], &[], false))
+    engine_with(&[squad(1, Side::A, "4E4")])
 }
 
 /// B28.41, B28.1, R13: an entry attack with no effect tells everybody that
@@ -25,13 +25,7 @@ fn one_squad() -> Engine {
 fn b28_41_no_effect_attack_reveals_presence_not_strength() {
     let mut e = one_squad();
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
     // B28.412: exit leaf of the hex left, then the entry leaf.
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let public = run.public_mines();
@@ -70,10 +64,10 @@ fn b28_41_effective_attack_reveals_strength_and_pins() {
     let mut e = one_squad();
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // 8 FP, DR 9: PTC; TC DR 12 > 7: pinned.
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), dr(4, 5), dr(6, 6)],
     );
@@ -100,10 +94,10 @@ fn b28_41_effective_attack_reveals_strength_and_pins() {
 #[test]
 fn b28_1_empty_leaf_means_no_attack() {
     let mut e = one_squad();
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &Layout::new(),
         &[unused_dr(), unused_dr()],
     );
@@ -128,20 +122,13 @@ fn b28_1_empty_leaf_means_no_attack() {
 /// is never asked.
 #[test]
 fn b28_1_forbidden_terrain_is_never_asked() {
-    let mut road = HexInfo::of(Terrain::Open);
-    road.features.paved_road = true;
+    let road = paved_road();
     let mut e = engine(scenario(
         &[squad(1, Side::A, "4E4")],
         &[("4E5", road)],
         false,
     ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
 }
 
@@ -149,18 +136,14 @@ fn b28_1_forbidden_terrain_is_never_asked() {
 /// the Location is not.
 #[test]
 fn b28_411_units_already_in_the_hex_are_not_attacked() {
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E5")],
-        &[],
-        false,
-    ));
+    let mut e = engine_with(&[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E5")]);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // DR 8 on 8 FP: NMC for the mover only; MC DR 9 > 7 breaks it (not by
     // more than its ELR 3).
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), dr(4, 4), dr(4, 5)],
     );
@@ -183,14 +166,14 @@ fn b28_411_units_already_in_the_hex_are_not_attacked() {
 fn b28_411_concealed_unit_full_fp_keeps_concealment_when_pinned() {
     let mut s = squad(1, Side::A, "4E4");
     s.status.concealed = true;
-    let mut e = engine(scenario(&[s], &[], false));
+    let mut e = engine_with(&[s]);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // DR 9 on the full 8 FP column is a PTC (half FP, 4, would be no
     // effect at 9); TC 12: pinned.
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), dr(4, 5), dr(6, 6)],
     );
@@ -210,12 +193,12 @@ fn b28_411_concealed_unit_full_fp_keeps_concealment_when_pinned() {
 fn b28_411_concealed_unit_broken_loses_concealment() {
     let mut s = squad(1, Side::A, "4E4");
     s.status.concealed = true;
-    let mut e = engine(scenario(&[s], &[], false));
+    let mut e = engine_with(&[s]);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    drive(
+    step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), dr(4, 4), dr(4, 5)],
     );
@@ -229,13 +212,7 @@ fn b28_411_concealed_unit_broken_loses_concealment() {
 fn b28_412_ex_exit_then_entry_attack() {
     let mut e = one_squad();
     let lay = layout(&[(ap_b("4E4"), ap(6)), (ap_b("4E5"), ap(12))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[dr(6, 6), dr(5, 6)],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[dr(6, 6), dr(5, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let crossings: Vec<(Crossing, _)> = run
         .public_mines()
@@ -259,13 +236,7 @@ fn b28_412_exit_attack_pins_so_no_entry_attack() {
     let mut e = one_squad();
     let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(12))]);
     // Exit: DR 9 on 8 FP = PTC; TC 12 pins.
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[dr(4, 5), dr(6, 6)],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[dr(4, 5), dr(6, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
     assert_eq!(unit(&e, 1).hex, Some(hex("4E4")));
     assert!(run.moves().contains(&MoveEvent::Stayed {
@@ -280,18 +251,14 @@ fn b28_412_exit_attack_pins_so_no_entry_attack() {
 /// others go on and take the entry attack alone.
 #[test]
 fn b28_412_stack_splits_after_exit_attack() {
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E4")],
-        &[],
-        false,
-    ));
+    let mut e = engine_with(&[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E4")]);
     let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(8))]);
     // Exit DR 6 on 8: 1MC: unit 1 DR 8+1 breaks, unit 2 DR 2+1 passes.
     // Entry DR 12: no effect vs unit 2.
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1, 2], "4E5", MoveMode::Normal),
+        &[1, 2],
+        "4E5",
         &lay,
         &[dr(3, 3), dr(4, 4), dr(1, 1), dr(6, 6)],
     );
@@ -314,13 +281,7 @@ fn b28_412_stack_splits_after_exit_attack() {
 fn b28_3_deep_snow_half_fp_and_plus_one() {
     let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], true));
     let lay = layout(&[(ap_b("4E5"), ap(12))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(4, 4)],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(4, 4)]);
     let ev = run.mine_events();
     assert!(ev.iter().any(|(_, m)| matches!(
         m,
@@ -350,10 +311,10 @@ fn b28_3_no_tem_for_minefield_attacks() {
         false,
     ));
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), dr(4, 5), dr(1, 1)],
     );
@@ -372,9 +333,7 @@ fn b28_3_no_tem_for_minefield_attacks() {
 fn b28_413_routing_unit_is_attacked() {
     let mut s = squad(1, Side::A, "4E4");
     s.status.broken = true;
-    let sc = scenario(&[s], &[], false);
-    let st = state(&sc, Phase::Rout);
-    let mut e = Engine::with_state(sc, st);
+    let mut e = engine_in(scenario(&[s], &[], false), Phase::Rout);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     let run = drive(
         &mut e,
@@ -396,9 +355,10 @@ fn b28_413_routing_unit_is_attacked() {
 /// B28.411: advancing units are attacked too.
 #[test]
 fn b28_411_advancing_unit_is_attacked() {
-    let sc = scenario(&[squad(1, Side::A, "4E4")], &[], false);
-    let st = state(&sc, Phase::Advance);
-    let mut e = Engine::with_state(sc, st);
+    let mut e = engine_in(
+        scenario(&[squad(1, Side::A, "4E4")], &[], false),
+        Phase::Advance,
+    );
     let lay = layout(&[(ap_b("4E5"), ap(6))]);
     let run = drive(
         &mut e,
@@ -428,23 +388,18 @@ fn b28_44_building_hexside_attacks_only_bypass_movers() {
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     let terrain = [("4E4", bld), ("4E5", bld)];
     let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &terrain, false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[]);
     assert!(
         run.requests.is_empty(),
         "not even asked: {:?}",
         run.requests
     );
     let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &terrain, false));
-    let run = drive(
+    let run = step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Bypass),
+        &[1],
+        "4E5",
+        MoveMode::Bypass,
         &lay,
         &[unused_dr(), dr(6, 6)],
     );
@@ -454,13 +409,7 @@ fn b28_44_building_hexside_attacks_only_bypass_movers() {
         &[("4E5", bld)],
         false,
     ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
 }
 
@@ -475,35 +424,17 @@ fn b28_44_trench_and_tower_stairwell_are_not_attacked() {
         &[("4E4", tr), ("4E5", tr)],
         false,
     ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Trench),
-        &lay,
-        &[],
-    );
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
     assert!(run.requests.is_empty());
     assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
     let mut tw = HexInfo::of(Terrain::Open);
     tw.features.tower = true;
     let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[("4E5", tw)], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::TowerStairwell),
-        &lay,
-        &[],
-    );
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::TowerStairwell, &lay, &[]);
     assert!(run.requests.is_empty());
     // Trench movement needs trenches: refused before anything is asked.
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Trench),
-        &lay,
-        &[],
-    );
+    let mut e = engine_with(&[squad(1, Side::A, "4E4")]);
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
     assert!(run.requests.is_empty());
 }
@@ -512,10 +443,11 @@ fn b28_44_trench_and_tower_stairwell_are_not_attacked() {
 /// view of an enemy across a marked minefield hex still strips "?".
 #[test]
 fn b28_2_minefield_hex_does_not_block_los() {
-    let sc = scenario(&[squad(1, Side::A, "4E4")], &[], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(None);
-    let e = Engine::with_state(sc, st);
+    let e = engine_where(
+        scenario(&[squad(1, Side::A, "4E4")], &[], false),
+        Phase::Movement,
+        |st| st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(None),
+    );
     assert!(e.scenario().map.has_los(hex("4E4"), 0, hex("4E6"), 0));
 }
 
@@ -524,13 +456,7 @@ fn b28_2_minefield_hex_does_not_block_los() {
 #[test]
 fn refusals_ask_nothing() {
     let mut e = one_squad();
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E7", MoveMode::Normal),
-        &Layout::new(),
-        &[],
-    );
+    let run = step(&mut e, &[1], "4E7", &Layout::new(), &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
     assert!(run.requests.is_empty());
     let run = drive(
@@ -551,9 +477,7 @@ fn refusals_ask_nothing() {
 fn b28_413_reduced_router_continues() {
     let mut s = squad(1, Side::A, "4E4");
     s.status.broken = true;
-    let sc = scenario(&[s], &[], false);
-    let st = state(&sc, Phase::Rout);
-    let mut e = Engine::with_state(sc, st);
+    let mut e = engine_in(scenario(&[s], &[], false), Phase::Rout);
     let lay = layout(&[(ap_b("4E4"), ap(8))]);
     // Exit DR 3 on 8 FP: K/2: Casualty Reduction, then 2MC DR 2 + 2 passes.
     let run = drive(
@@ -582,23 +506,11 @@ fn b28_413_reduced_router_continues() {
 fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
     let mut e = one_squad();
     let lay = layout(&[(ap_b("4E5"), ap(6))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(run.public_mines().len(), 2, "presence + entry attack");
     // Next step out of the minefield: the exit attack (strength held by
     // the referee already: no new request for 4E5).
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E6", MoveMode::Normal),
-        &lay,
-        &[dr(6, 5), unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E6", &lay, &[dr(6, 5), unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E6")]);
     assert!(run.public_mines().iter().any(|m| matches!(
         m,

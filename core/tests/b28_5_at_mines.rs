@@ -5,10 +5,9 @@ mod mines_common;
 use hexveil_core::event::Visibility;
 use hexveil_core::minefield::{self, MinefieldEvent, VehicleOutcome};
 use hexveil_core::sealed::AtFactors;
-use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
-use hexveil_core::unit::{HullArmor, UnitId};
-use hexveil_core::{at_mine, Action, ActionError, Engine, MoveMode, Side};
+use hexveil_core::unit::{HullArmor, Unit, UnitId};
+use hexveil_core::{at_mine, Action, ActionError, Engine, Side};
 use mines_common::*;
 
 fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
@@ -24,26 +23,24 @@ fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
 /// trigger dr and attack DR. 4E4 and 4E5 are eligible for A-P mines too, so
 /// each step also rolls the DR of a potential A-P attack, unused here (G3):
 /// exit A-P DR and trigger dr 6 in the empty 4E4, then the entry A-P DR.
-fn enter_at(
-    unit: hexveil_core::unit::Unit,
-    deep_snow: bool,
-    trigger: u8,
-    attack: Option<(u8, u8)>,
-) -> (Engine, Run) {
+fn enter_at(unit: Unit, deep_snow: bool, trigger: u8, attack: Option<(u8, u8)>) -> (Engine, Run) {
     let mut e = engine(scenario(&[unit], &[], deep_snow));
     let lay = layout(&[(at_b("4E5"), at(3))]);
     let mut rolls = vec![unused_dr(), d(6), unused_dr(), d(trigger)];
     if let Some((a, b)) = attack {
         rolls.push(dr(a, b));
     }
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &rolls,
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &rolls);
     (e, run)
+}
+
+/// An engine in A's MPh with `mover` on board 4, where 4E5 is a paved road
+/// holding side B's A-T mines in full view (B28.53).
+fn full_view_mines_beside(mover: Unit) -> Engine {
+    let sc = scenario(&[mover], &[("4E5", paved_road())], false);
+    engine_where(sc, Phase::Movement, |st| {
+        st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B)
+    })
 }
 
 /// B28.52, R2: vs an AFV a 4KIA or better (Aerial AF DRM included) is a
@@ -128,11 +125,11 @@ fn b28_51_trigger_dr_above_factors_reveals_nothing() {
     )));
     assert_eq!(e.state().markers(hex("4E5")).at_revealed, None);
     // Same dice traffic with an empty hex.
-    let mut e2 = engine(scenario(&[afv(1, Side::A, "4E4", Some(1))], &[], false));
-    let run2 = drive(
+    let mut e2 = engine_with(&[afv(1, Side::A, "4E4", Some(1))]);
+    let run2 = step(
         &mut e2,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &Layout::new(),
         &[unused_dr(), d(6), unused_dr(), d(4)],
     );
@@ -161,14 +158,8 @@ fn b28_51_deep_snow_factors_minus_one_and_plus_one_drm() {
 /// A-T mines: refused before any fact is asked.
 #[test]
 fn r4_missing_aerial_af_refused_before_any_fact() {
-    let mut e = engine(scenario(&[afv(1, Side::A, "4E4", None)], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[],
-    );
+    let mut e = engine_with(&[afv(1, Side::A, "4E4", None)]);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
     match run.result {
         Err(ActionError::Refused(err)) => {
             assert!(err.reason.contains("u1") && err.reason.contains("aerial_af"));
@@ -178,20 +169,13 @@ fn r4_missing_aerial_af_refused_before_any_fact() {
     }
     assert!(run.requests.is_empty() && run.dice.is_empty());
     // Between hexes that cannot hold hidden mines (paved road), it moves.
-    let mut road = HexInfo::of(Terrain::Open);
-    road.features.paved_road = true;
+    let road = paved_road();
     let mut e = engine(scenario(
         &[afv(1, Side::A, "4E4", None)],
         &[("4E4", road), ("4E5", road)],
         false,
     ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[],
-    );
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
     assert!(run.result.is_ok() && run.requests.is_empty());
 }
 
@@ -201,12 +185,12 @@ fn r4_missing_aerial_af_refused_before_any_fact() {
 fn b28_51_concealment_lost_only_in_enemy_los() {
     let mut t = truck(1, Side::A, "4E4");
     t.status.concealed = true;
-    let mut e = engine(scenario(&[t.clone(), squad(9, Side::B, "4E8")], &[], false));
+    let mut e = engine_with(&[t.clone(), squad(9, Side::B, "4E8")]);
     let lay = layout(&[(at_b("4E5"), at(3))]);
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), d(6), unused_dr(), d(1), dr(6, 6)],
     );
@@ -216,11 +200,11 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
     assert!(!unit(&e, 1).status.concealed);
     let mut broken = squad(9, Side::B, "4E8");
     broken.status.broken = true;
-    let mut e = engine(scenario(&[t, broken], &[], false));
-    drive(
+    let mut e = engine_with(&[t, broken]);
+    step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), d(6), unused_dr(), d(1), dr(6, 6)],
     );
@@ -239,13 +223,13 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
     ];
     board(&mut units, 1, 2, true);
     board(&mut units, 1, 3, false);
-    let mut e = engine(scenario(&units, &[], false));
+    let mut e = engine_with(&units);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     // Attack DR 8 on 36+: 4MC: immobilized. Rider MC: DR 8 + 1 = 9 > 7.
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), d(6), unused_dr(), d(2), dr(4, 4), dr(4, 4)],
     );
@@ -259,32 +243,12 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
 /// mines in full view (B28.53), which a vehicle does ask.
 #[test]
 fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
-    let mut road = HexInfo::of(Terrain::Open);
-    road.features.paved_road = true;
-    let sc = scenario(&[squad(1, Side::A, "4E4")], &[("4E5", road)], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B);
-    let mut e = Engine::with_state(sc, st);
+    let mut e = full_view_mines_beside(squad(1, Side::A, "4E4"));
     let lay = layout(&[(at_b("4E5"), at(4))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
-    let sc = scenario(&[truck(1, Side::A, "4E4")], &[("4E5", road)], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B);
-    let mut e = Engine::with_state(sc, st);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), d(5)],
-    );
+    let mut e = full_view_mines_beside(truck(1, Side::A, "4E4"));
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), d(5)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), at_b("4E5")]);
 }
 
@@ -293,12 +257,8 @@ fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
 /// owner commits the emptied leaf.
 #[test]
 fn b28_53_full_view_mines_removed_at_end_of_mph() {
-    let mut road = HexInfo::of(Terrain::Open);
-    road.features.paved_road = true;
-    let sc = scenario(&[squad(1, Side::A, "4E5")], &[("4E5", road)], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B);
-    let mut e = Engine::with_state(sc.clone(), st);
+    let mut e = full_view_mines_beside(squad(1, Side::A, "4E5"));
+    let sc = e.scenario().clone();
     let run = drive(
         &mut e,
         Side::A,
@@ -343,7 +303,7 @@ fn b28_53_full_view_mines_removed_at_end_of_mph() {
 /// full view may declare it.
 #[test]
 fn b28_53_declaration_checks() {
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E5")], &[], false));
+    let mut e = engine_with(&[squad(1, Side::A, "4E5")]);
     let run = drive(
         &mut e,
         Side::A,

@@ -26,17 +26,17 @@ fn with_tb(st: &mut GameState) {
 fn b28_61_fully_tracked_afv_leaves_a_tb() {
     let mut e = mined_4e4(&[afv(1, Side::A, "4E3", Some(1))]);
     let lay = Layout::new();
-    drive(
+    step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::Normal),
+        &[1],
+        "4E4",
         &lay,
         &[unused_dr(), d(6), unused_dr(), d(6)],
     );
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), d(6), unused_dr(), d(6)],
     );
@@ -46,17 +46,19 @@ fn b28_61_fully_tracked_afv_leaves_a_tb() {
     }));
     assert!(trail_break::crosses(e.state(), hex("4E4"), hex("4E3")));
     let mut e = mined_4e4(&[afv(1, Side::A, "4E3", Some(1))]);
-    drive(
+    step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::VehicularBypass),
+        &[1],
+        "4E4",
+        MoveMode::VehicularBypass,
         &lay,
         &[unused_dr(), d(6), unused_dr(), d(6)],
     );
-    drive(
+    step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::VehicularBypass),
+        &[1],
+        "4E5",
+        MoveMode::VehicularBypass,
         &lay,
         &[unused_dr(), d(6), unused_dr(), d(6)],
     );
@@ -73,22 +75,17 @@ fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
     let mut st = e.state().clone();
     with_tb(&mut st);
     e = Engine::with_state(e.scenario().clone(), st.clone());
-    let run = drive(
+    let run = step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::TrailBreak),
+        &[1],
+        "4E4",
+        MoveMode::TrailBreak,
         &lay,
         &[unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E3")]);
     let mut e = Engine::with_state(e.scenario().clone(), st);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let run = step(&mut e, &[1], "4E4", &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E3"), ap_b("4E4")]);
 }
 
@@ -101,22 +98,10 @@ fn b28_61_exit_via_tb_is_not_attacked() {
     let mut st = e0.state().clone();
     with_tb(&mut st);
     let mut e = Engine::with_state(e0.scenario().clone(), st.clone());
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E5")]);
     let mut e = Engine::with_state(e0.scenario().clone(), st);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4D4", MoveMode::Normal),
-        &lay,
-        &[dr(6, 6), unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4D4", &lay, &[dr(6, 6), unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4D4")]);
 }
 
@@ -125,10 +110,11 @@ fn b28_61_exit_via_tb_is_not_attacked() {
 #[test]
 fn b28_61_trail_break_mode_needs_a_tb() {
     let mut e = mined_4e4(&[squad(1, Side::A, "4E3")]);
-    let run = drive(
+    let run = step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::TrailBreak),
+        &[1],
+        "4E4",
+        MoveMode::TrailBreak,
         &Layout::new(),
         &[],
     );

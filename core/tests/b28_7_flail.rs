@@ -25,10 +25,11 @@ fn after_clearance_entry(extra: &[Unit]) -> (hexveil_core::scenario::Scenario, G
     let sc = scenario(&units, &[], false);
     let mut e = engine(sc.clone());
     let lay = layout(&[(ap_b("4E4"), ap(12)), (at_b("4E4"), at(4))]);
-    let run = drive(
+    let run = step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::FlailClearance),
+        &[1],
+        "4E4",
+        MoveMode::FlailClearance,
         &lay,
         // G3: the exit from the empty 4E3 rolls its potential A-P DR, unused.
         &[unused_dr(), d(6)],
@@ -137,34 +138,30 @@ fn b28_7_no_clearance_with_own_infantry_in_the_hex() {
 /// MP is spent: no further move this turn.
 #[test]
 fn b28_7_declared_before_moving_and_spends_all_mp() {
-    let mut e = engine(scenario(&[flail_tank("4E3")], &[], false));
-    drive(
+    let mut e = engine_with(&[flail_tank("4E3")]);
+    step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::FlailClearance),
+        &[1],
+        "4E4",
+        MoveMode::FlailClearance,
         &Layout::new(),
         &[unused_dr(), d(6)],
     );
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[],
-    );
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    let mut e = engine(scenario(&[flail_tank("4E2")], &[], false));
-    drive(
+    let mut e = engine_with(&[flail_tank("4E2")]);
+    step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E3", MoveMode::Normal),
+        &[1],
+        "4E3",
         &Layout::new(),
         &[unused_dr(), d(6), unused_dr(), d(6)],
     );
-    let run = drive(
+    let run = step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::FlailClearance),
+        &[1],
+        "4E4",
+        MoveMode::FlailClearance,
         &Layout::new(),
         &[],
     );
@@ -178,10 +175,10 @@ fn b28_7_declared_before_moving_and_spends_all_mp() {
 fn b28_72_woods_without_road_breaks_the_flail() {
     let woods = HexInfo::of(Terrain::Woods);
     let mut e = engine(scenario(&[flail_tank("4E3")], &[("4E4", woods)], false));
-    drive(
+    step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::Normal),
+        &[1],
+        "4E4",
         &Layout::new(),
         &[unused_dr(), d(6), unused_dr(), d(6)],
     );
@@ -189,10 +186,10 @@ fn b28_72_woods_without_road_breaks_the_flail() {
     let mut road = woods;
     road.features.dirt_road = true;
     let mut e = engine(scenario(&[flail_tank("4E3")], &[("4E4", road)], false));
-    drive(
+    step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::Normal),
+        &[1],
+        "4E4",
         &Layout::new(),
         &[unused_dr(), d(6), unused_dr(), d(6)],
     );

@@ -101,15 +101,9 @@ fn traffic_before_public_result(events: &[Event]) -> (Vec<Item>, bool) {
 #[test]
 fn g3_infantry_step_traffic_same_for_empty_and_no_effect_ap() {
     let run_with = |lay: &Layout| {
-        let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], false));
+        let mut e = engine_with(&[squad(1, Side::A, "4E4")]);
         // Exit DR for 4E4 (unused), entry DR for 4E5: 12 vs 6 FP, no effect.
-        drive(
-            &mut e,
-            Side::A,
-            mv(&[1], "4E5", MoveMode::Normal),
-            lay,
-            &[unused_dr(), dr(6, 6)],
-        )
+        step(&mut e, &[1], "4E5", lay, &[unused_dr(), dr(6, 6)])
     };
     let empty = run_with(&Layout::new());
     let mined = run_with(&layout(&[(ap_b("4E5"), ap(6))]));
@@ -136,12 +130,12 @@ fn g3_infantry_step_traffic_same_for_empty_and_no_effect_ap() {
 #[test]
 fn g3_vehicle_step_traffic_same_for_empty_and_untriggered_at() {
     let run_with = |lay: &Layout| {
-        let mut e = engine(scenario(&[truck(1, Side::A, "4E4")], &[], false));
+        let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
         // Per hex: the potential A-P DR (unused), then the A-T trigger dr.
-        drive(
+        step(
             &mut e,
-            Side::A,
-            mv(&[1], "4E5", MoveMode::Normal),
+            &[1],
+            "4E5",
             lay,
             &[unused_dr(), d(6), unused_dr(), d(6)],
         )

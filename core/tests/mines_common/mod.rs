@@ -210,7 +210,12 @@ pub fn state(sc: &Scenario, phase: Phase) -> GameState {
 
 /// An engine in side A's MPh.
 pub fn engine(sc: Scenario) -> Engine {
-    engine_where(sc, Phase::Movement, |_| {})
+    engine_in(sc, Phase::Movement)
+}
+
+/// An engine in side A's `phase`.
+pub fn engine_in(sc: Scenario, phase: Phase) -> Engine {
+    engine_where(sc, phase, |_| {})
 }
 
 /// An engine in side A's MPh with these units on open ground (board 4, no
