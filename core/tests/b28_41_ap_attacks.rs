@@ -15,8 +15,29 @@ use hexveil_core::unit::UnitId;
 use hexveil_core::{Action, ActionError, Engine, MoveMode, Side};
 use mines_common::*;
 
+/// A's MPh: squad 1 in 4E4, on open ground.
 fn one_squad() -> Engine {
-    engine_with(&[squad(1, Side::A, "4E4")])
+    one_squad_in(&[])
+}
+
+/// A's MPh: squad 1 in 4E4, on board 4 with this terrain.
+fn one_squad_in(terrain: &[(&str, HexInfo)]) -> Engine {
+    engine(scenario(&[squad(1, Side::A, "4E4")], terrain, false))
+}
+
+/// A's RtPh: squad 1, broken, in 4E4.
+fn broken_squad_routing() -> Engine {
+    let mut s = squad(1, Side::A, "4E4");
+    s.status.broken = true;
+    engine_in(scenario(&[s], &[], false), Phase::Rout)
+}
+
+/// Unit 1 routs into `to`.
+fn rout(to: &str) -> Action {
+    Action::Rout {
+        unit: UnitId(1),
+        to: hex(to),
+    }
 }
 
 /// B28.41, B28.1, R13: an entry attack with no effect tells everybody that
@@ -123,11 +144,7 @@ fn b28_1_empty_leaf_means_no_attack() {
 #[test]
 fn b28_1_forbidden_terrain_is_never_asked() {
     let road = paved_road();
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E5", road)],
-        false,
-    ));
+    let mut e = one_squad_in(&[("4E5", road)]);
     let run = step(&mut e, &[1], "4E5", &Layout::new(), &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
 }
@@ -305,11 +322,7 @@ fn b28_3_deep_snow_half_fp_and_plus_one() {
 /// DR (DR 9 on 8 FP is a PTC; with the woods' +1 it would be no effect).
 #[test]
 fn b28_3_no_tem_for_minefield_attacks() {
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E5", HexInfo::of(Terrain::Woods))],
-        false,
-    ));
+    let mut e = one_squad_in(&[("4E5", HexInfo::of(Terrain::Woods))]);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     let run = step(
         &mut e,
@@ -331,20 +344,9 @@ fn b28_3_no_tem_for_minefield_attacks() {
 /// B28.413: a routing unit is attacked on entry like any mover.
 #[test]
 fn b28_413_routing_unit_is_attacked() {
-    let mut s = squad(1, Side::A, "4E4");
-    s.status.broken = true;
-    let mut e = engine_in(scenario(&[s], &[], false), Phase::Rout);
+    let mut e = broken_squad_routing();
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::Rout {
-            unit: UnitId(1),
-            to: hex("4E5"),
-        },
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let run = drive(&mut e, Side::A, rout("4E5"), &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
     assert!(run
         .public_mines()
@@ -387,14 +389,14 @@ fn b28_44_building_hexside_attacks_only_bypass_movers() {
     };
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     let terrain = [("4E4", bld), ("4E5", bld)];
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &terrain, false));
+    let mut e = one_squad_in(&terrain);
     let run = step(&mut e, &[1], "4E5", &lay, &[]);
     assert!(
         run.requests.is_empty(),
         "not even asked: {:?}",
         run.requests
     );
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &terrain, false));
+    let mut e = one_squad_in(&terrain);
     let run = step_by(
         &mut e,
         &[1],
@@ -404,11 +406,7 @@ fn b28_44_building_hexside_attacks_only_bypass_movers() {
         &[unused_dr(), dr(6, 6)],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E5", bld)],
-        false,
-    ));
+    let mut e = one_squad_in(&[("4E5", bld)]);
     let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
 }
@@ -419,21 +417,17 @@ fn b28_44_trench_and_tower_stairwell_are_not_attacked() {
     let mut tr = HexInfo::of(Terrain::Open);
     tr.features.trench = true;
     let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(8))]);
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E4", tr), ("4E5", tr)],
-        false,
-    ));
+    let mut e = one_squad_in(&[("4E4", tr), ("4E5", tr)]);
     let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
     assert!(run.requests.is_empty());
     assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
     let mut tw = HexInfo::of(Terrain::Open);
     tw.features.tower = true;
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[("4E5", tw)], false));
+    let mut e = one_squad_in(&[("4E5", tw)]);
     let run = step_by(&mut e, &[1], "4E5", MoveMode::TowerStairwell, &lay, &[]);
     assert!(run.requests.is_empty());
     // Trench movement needs trenches: refused before anything is asked.
-    let mut e = engine_with(&[squad(1, Side::A, "4E4")]);
+    let mut e = one_squad();
     let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
     assert!(run.requests.is_empty());
@@ -475,18 +469,13 @@ fn refusals_ask_nothing() {
 /// go on routing: it leaves and enters the next hex.
 #[test]
 fn b28_413_reduced_router_continues() {
-    let mut s = squad(1, Side::A, "4E4");
-    s.status.broken = true;
-    let mut e = engine_in(scenario(&[s], &[], false), Phase::Rout);
+    let mut e = broken_squad_routing();
     let lay = layout(&[(ap_b("4E4"), ap(8))]);
     // Exit DR 3 on 8 FP: K/2: Casualty Reduction, then 2MC DR 2 + 2 passes.
     let run = drive(
         &mut e,
         Side::A,
-        Action::Rout {
-            unit: UnitId(1),
-            to: hex("4E5"),
-        },
+        rout("4E5"),
         &lay,
         &[dr(1, 2), dr(1, 1), unused_dr()],
     );

@@ -27,7 +27,7 @@ fn b28_42_afv_ignores_non_kia_and_a_t_comes_after_a_p() {
         &[1],
         "4E5",
         &lay,
-        &[unused_dr(), d(6), dr(1, 2), d(6)],
+        &quiet_exit_then(&[dr(1, 2), d(6)]),
     );
     assert_eq!(
         run.requests,
@@ -51,7 +51,7 @@ fn b28_42_afv_ignores_non_kia_and_a_t_comes_after_a_p() {
 fn b28_42_kia_immobilizes_afv_and_cancels_a_t() {
     let mut e = engine_with(&[afv(1, Side::A, "4E4", Some(2))]);
     let lay = layout(&[(ap_b("4E5"), ap(8)), (at_b("4E5"), at(5))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), dr(1, 1)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(1, 1)]));
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), ap_b("4E5")]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     assert!(unit(&e, 1).vehicle().unwrap().immobilized);
@@ -71,11 +71,11 @@ fn b28_42_kia_immobilizes_afv_and_cancels_a_t() {
 fn b28_42_unarmored_uses_vehicle_line() {
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), dr(3, 4)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(3, 4)]));
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     assert_eq!(run.requests.len(), 3, "A-T not asked after immobilization");
     let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), dr(1, 2)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(1, 2)]));
     assert_eq!(hit(&run), Some(VehicleOutcome::BurningWreck));
     assert!(!unit(&e, 1).in_play());
     assert!(e.state().mines.burning_wrecks.contains_key(&UnitId(1)));
@@ -88,7 +88,7 @@ fn r12_missing_vehicle_line_cell_refuses() {
     let lay = layout(&[(ap_b("4E5"), ap(6))]);
     let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
     let before = e.state().clone();
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), dr(3, 4)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(3, 4)]));
     match run.result {
         Err(ActionError::Refused(err)) => {
             assert!(err.reason.contains("ift_vehicle_line.csv"), "{err}");
@@ -112,7 +112,7 @@ fn b28_42_afv_with_unarmored_side_and_rear_counts_as_unarmored() {
     v.aerial_af = Some(0);
     let lay = layout(&[(ap_b("4E5"), ap(12))]);
     let mut e = engine_with(&[vehicle(1, Side::A, "4E4", v)]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), dr(6, 6)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(6, 6)]));
     // An armored AFV would take "no effect" at DR 12; the unarmored reading
     // needs the 12 FP Kill Number.
     assert!(
@@ -137,13 +137,7 @@ fn b28_5_motorcycle_never_triggers_wagon_does() {
     let mut w = vehicle_data();
     w.wagon = true;
     let mut e = engine_with(&[vehicle(1, Side::A, "4E4", w)]);
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &Layout::new(),
-        &[unused_dr(), d(6), unused_dr(), d(6)],
-    );
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &quiet_vehicle_step());
     assert_eq!(
         run.requests,
         vec![ap_b("4E4"), at_b("4E4"), ap_b("4E5"), at_b("4E5")]
@@ -164,7 +158,7 @@ fn b28_43_vulnerable_rider_attacked_collaterally_on_immobilization() {
         &[1],
         "4E5",
         &lay,
-        &[unused_dr(), d(6), dr(3, 4), dr(4, 4)],
+        &quiet_exit_then(&[dr(3, 4), dr(4, 4)]),
     );
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     let rider = unit(&e, 2);
@@ -181,7 +175,7 @@ fn b28_43_passengers_of_closed_afv_are_immune() {
     board(&mut units, 1, 2, false);
     let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), dr(1, 1)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(1, 1)]));
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     let p = unit(&e, 2);
     assert!(p.in_play() && !p.status.broken);
@@ -220,7 +214,7 @@ fn b28_43_prc_survival_needs_missing_data() {
     board(&mut units, 1, 2, false);
     let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), dr(1, 2)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(1, 2)]));
     assert!(
         matches!(run.result, Err(ActionError::Refused(ref e)) if e.reason.contains("prc_survival"))
     );

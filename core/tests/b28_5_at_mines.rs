@@ -26,7 +26,7 @@ fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
 fn enter_at(unit: Unit, deep_snow: bool, trigger: u8, attack: Option<(u8, u8)>) -> (Engine, Run) {
     let mut e = engine(scenario(&[unit], &[], deep_snow));
     let lay = layout(&[(at_b("4E5"), at(3))]);
-    let mut rolls = vec![unused_dr(), d(6), unused_dr(), d(trigger)];
+    let mut rolls = quiet_exit_then(&[unused_dr(), d(trigger)]);
     if let Some((a, b)) = attack {
         rolls.push(dr(a, b));
     }
@@ -131,7 +131,7 @@ fn b28_51_trigger_dr_above_factors_reveals_nothing() {
         &[1],
         "4E5",
         &Layout::new(),
-        &[unused_dr(), d(6), unused_dr(), d(4)],
+        &quiet_exit_then(&[unused_dr(), d(4)]),
     );
     let kinds = |r: &Run| {
         r.dice
@@ -192,7 +192,7 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
         &[1],
         "4E5",
         &lay,
-        &[unused_dr(), d(6), unused_dr(), d(1), dr(6, 6)],
+        &quiet_exit_then(&[unused_dr(), d(1), dr(6, 6)]),
     );
     assert!(run
         .public_mines()
@@ -206,7 +206,7 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
         &[1],
         "4E5",
         &lay,
-        &[unused_dr(), d(6), unused_dr(), d(1), dr(6, 6)],
+        &quiet_exit_then(&[unused_dr(), d(1), dr(6, 6)]),
     );
     assert!(unit(&e, 1).status.concealed, "no Good Order enemy sees it");
 }
@@ -231,7 +231,7 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
         &[1],
         "4E5",
         &lay,
-        &[unused_dr(), d(6), unused_dr(), d(2), dr(4, 4), dr(4, 4)],
+        &quiet_exit_then(&[unused_dr(), d(2), dr(4, 4), dr(4, 4)]),
     );
     assert_eq!(at_attack(&run), Some((8, VehicleOutcome::Immobilized)));
     assert!(unit(&e, 2).status.broken);
@@ -248,7 +248,7 @@ fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
     let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
     let mut e = full_view_mines_beside(truck(1, Side::A, "4E4"));
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), d(6), d(5)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[d(5)]));
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), at_b("4E5")]);
 }
 

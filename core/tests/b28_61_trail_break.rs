@@ -26,20 +26,8 @@ fn with_tb(st: &mut GameState) {
 fn b28_61_fully_tracked_afv_leaves_a_tb() {
     let mut e = mined_4e4(&[afv(1, Side::A, "4E3", Some(1))]);
     let lay = Layout::new();
-    step(
-        &mut e,
-        &[1],
-        "4E4",
-        &lay,
-        &[unused_dr(), d(6), unused_dr(), d(6)],
-    );
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &[unused_dr(), d(6), unused_dr(), d(6)],
-    );
+    step(&mut e, &[1], "4E4", &lay, &quiet_vehicle_step());
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_vehicle_step());
     assert!(run.moves().contains(&MoveEvent::TrailBreakPlaced {
         hex: hex("4E4"),
         ends: [hex("4E3"), hex("4E5")]
@@ -52,7 +40,7 @@ fn b28_61_fully_tracked_afv_leaves_a_tb() {
         "4E4",
         MoveMode::VehicularBypass,
         &lay,
-        &[unused_dr(), d(6), unused_dr(), d(6)],
+        &quiet_vehicle_step(),
     );
     step_by(
         &mut e,
@@ -60,7 +48,7 @@ fn b28_61_fully_tracked_afv_leaves_a_tb() {
         "4E5",
         MoveMode::VehicularBypass,
         &lay,
-        &[unused_dr(), d(6), unused_dr(), d(6)],
+        &quiet_vehicle_step(),
     );
     assert!(e.state().mines.trail_breaks.is_empty());
 }

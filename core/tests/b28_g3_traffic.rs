@@ -132,13 +132,7 @@ fn g3_vehicle_step_traffic_same_for_empty_and_untriggered_at() {
     let run_with = |lay: &Layout| {
         let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
         // Per hex: the potential A-P DR (unused), then the A-T trigger dr.
-        step(
-            &mut e,
-            &[1],
-            "4E5",
-            lay,
-            &[unused_dr(), d(6), unused_dr(), d(6)],
-        )
+        step(&mut e, &[1], "4E5", lay, &quiet_vehicle_step())
     };
     let empty = run_with(&Layout::new());
     let mined = run_with(&layout(&[(at_b("4E5"), at(3))]));

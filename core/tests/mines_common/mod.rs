@@ -345,12 +345,20 @@ pub fn step_by(
     drive(e, Side::A, mv(units, to, mode), layout, rolls)
 }
 
-/// The rolls of a vehicle's step between two hexes without mines, both
-/// eligible for A-P and A-T: each crossing (exit, then entry) rolls its
-/// potential A-P attack's DR, unused, and an A-T trigger dr of 6, which
-/// triggers nothing (G3).
+/// The rolls of a vehicle's step out of an eligible hex without mines —
+/// its exit's potential A-P attack DR, unused, and an A-T trigger dr of 6,
+/// which triggers nothing (G3) — followed by `entry`, the rolls of the hex
+/// entered.
+pub fn quiet_exit_then(entry: &[Roll]) -> Vec<Roll> {
+    let mut rolls = vec![unused_dr(), d(6)];
+    rolls.extend_from_slice(entry);
+    rolls
+}
+
+/// The rolls of a vehicle's step between two eligible hexes without mines:
+/// a quiet exit and a quiet entry (see [`quiet_exit_then`]).
 pub fn quiet_vehicle_step() -> Vec<Roll> {
-    vec![unused_dr(), d(6), unused_dr(), d(6)]
+    quiet_exit_then(&[unused_dr(), d(6)])
 }
 
 /// A Search action of `unit` (B28.1).
