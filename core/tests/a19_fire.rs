@@ -155,6 +155,12 @@ fn a10_leadership_helps_other_units_in_the_location_and_leader_checks_first() {
     assert_eq!(checks, vec![(UnitId(3), 0, true), (UnitId(2), -1, true)]);
 }
 
+/// An engine in A's PFPh: American `units` (side A, ELR 3) and German ones
+/// (side B, ELR 5) on open ground.
+fn americans_vs(units: &[Unit]) -> hexveil_core::Engine {
+    engine(scenario(sides("American", 3, "German", 5), units, &[]))
+}
+
 #[test]
 fn a7_9_cowering_on_doubles_without_a_leader_shifts_one_column() {
     let units = vec![
@@ -162,7 +168,7 @@ fn a7_9_cowering_on_doubles_without_a_leader_shifts_one_column() {
         squad(1, Side::A, "American", "5-4-6", Class::SecondLine, FIRERS),
         german(2),
     ];
-    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
+    let mut e = americans_vs(&units);
     // 10 FP -> 8 column; doubles 2,2 = 4: cowers to 6 column: 2MC.
     let ev = group_fires(&mut e, &[dr(2, 2), dr(1, 1)]).unwrap();
     let f = fire_events(&ev);
@@ -184,7 +190,7 @@ fn a19_33_fire_group_with_inexperienced_personnel_cowers_two_columns() {
         squad(1, Side::A, "American", "5-4-6", Class::SecondLine, FIRERS),
         german(2),
     ];
-    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
+    let mut e = americans_vs(&units);
     // 10 FP, doubles 4: two columns left -> 4 FP column DR 4 = 1MC.
     let ev = group_fires(&mut e, &[dr(2, 2), dr(1, 1)]).unwrap();
     let f = fire_events(&ev);
@@ -207,7 +213,7 @@ fn a7_9_a19_3_a_leader_in_the_location_prevents_cowering() {
         leader(2, Side::A, "American", 8, 0, FIRERS),
         german(3),
     ];
-    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
+    let mut e = americans_vs(&units);
     let ev = group_fires(&mut e, &[dr(2, 2), dr(1, 1)]).unwrap();
     let f = fire_events(&ev);
     assert!(!f.iter().any(|x| matches!(x, FireEvent::Cowered { .. })));
@@ -231,13 +237,22 @@ fn russian(id: u16) -> Unit {
     squad(id, Side::B, "Russian", "4-4-7", Class::FirstLine, TARGET)
 }
 
+/// A German squad of side A in [`FIRERS`].
+fn german_firer(id: u16, strength: &str, class: Class) -> Unit {
+    squad(id, Side::A, "German", strength, class, FIRERS)
+}
+
+/// An engine in A's PFPh: German `firers` (side A, ELR 3, under
+/// Ammunition Shortage, A19.131) facing a Russian 4-4-7 (side B, ELR 5) in
+/// [`TARGET`], whose id follows the firers'.
+fn short_of_ammunition(mut firers: Vec<Unit>) -> hexveil_core::Engine {
+    firers.push(russian(firers.len() as u16));
+    engine(scenario(shortage_side("German"), &firers, &[]))
+}
+
 #[test]
 fn a19_131_original_12_with_ammunition_shortage_replaces_the_firer_after_the_attack() {
-    let units = vec![
-        squad(0, Side::A, "German", "4-6-7", Class::FirstLine, FIRERS),
-        russian(1),
-    ];
-    let mut e = engine(scenario(shortage_side("German"), &units, &[]));
+    let mut e = short_of_ammunition(vec![german_firer(0, "4-6-7", Class::FirstLine)]);
     // 4 FP DR 12: no effect; then the shortage.
     let ev = run(&mut e, Side::A, fire(&[0], TARGET), &[dr(6, 6)]).unwrap();
     assert!(fire_events(&ev).contains(&FireEvent::AmmunitionShortage { unit: UnitId(0) }));
@@ -249,35 +264,20 @@ fn a19_131_original_12_with_ammunition_shortage_replaces_the_firer_after_the_att
     );
     assert!(!unit(&e, 0).in_play());
     // The attack came first: its event precedes the shortage's.
-    let attack = ev
+    let f = fire_events(&ev);
+    let attack = f.iter().position(|x| matches!(x, FireEvent::Attack { .. }));
+    let short = f
         .iter()
-        .position(|x| {
-            matches!(
-                &x.kind,
-                hexveil_core::EventKind::Fire(FireEvent::Attack { .. })
-            )
-        })
-        .unwrap();
-    let short = ev
-        .iter()
-        .position(|x| {
-            matches!(
-                &x.kind,
-                hexveil_core::EventKind::Fire(FireEvent::AmmunitionShortage { .. })
-            )
-        })
-        .unwrap();
-    assert!(attack < short);
+        .position(|x| matches!(x, FireEvent::AmmunitionShortage { .. }));
+    assert!(attack.unwrap() < short.unwrap());
 }
 
 #[test]
 fn a19_131_fire_group_member_is_chosen_by_random_selection() {
-    let units = vec![
-        squad(0, Side::A, "German", "4-6-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "German", "4-6-7", Class::FirstLine, FIRERS),
-        russian(2),
-    ];
-    let mut e = engine(scenario(shortage_side("German"), &units, &[]));
+    let mut e = short_of_ammunition(vec![
+        german_firer(0, "4-6-7", Class::FirstLine),
+        german_firer(1, "4-6-7", Class::FirstLine),
+    ]);
     // 8 FP DR 12 no effect; Random Selection dr 2, 5: unit 1.
     group_fires(&mut e, &[dr(6, 6), d(2), d(5)]).unwrap();
     assert!(unit(&e, 0).in_play());
@@ -287,23 +287,13 @@ fn a19_131_fire_group_member_is_chosen_by_random_selection() {
 
 #[test]
 fn a19_131_mmc_without_lower_quality_breaks_unless_berserk() {
-    let units = vec![
-        squad(0, Side::A, "German", "4-3-6", Class::Conscript, FIRERS),
-        russian(1),
-    ];
-    let mut e = engine(scenario(shortage_side("German"), &units, &[]));
+    let mut e = short_of_ammunition(vec![german_firer(0, "4-3-6", Class::Conscript)]);
     run(&mut e, Side::A, fire(&[0], TARGET), &[dr(6, 6)]).unwrap();
     let u = unit(&e, 0);
     assert!(u.status.broken && !u.status.disrupted && u.in_play());
 
-    let units = vec![
-        with(
-            squad(0, Side::A, "German", "4-3-6", Class::Conscript, FIRERS),
-            Trait::Berserk,
-        ),
-        russian(1),
-    ];
-    let mut e = engine(scenario(shortage_side("German"), &units, &[]));
+    let berserk = with(german_firer(0, "4-3-6", Class::Conscript), Trait::Berserk);
+    let mut e = short_of_ammunition(vec![berserk]);
     run(&mut e, Side::A, fire(&[0], TARGET), &[dr(6, 6)]).unwrap();
     assert!(!unit(&e, 0).status.broken);
 }
@@ -513,7 +503,7 @@ fn a7_22_fire_beyond_normal_range_is_refused() {
         squad(0, Side::A, "American", "5-3-6", Class::Green, "4E1"),
         squad(1, Side::B, "German", "4-6-7", Class::FirstLine, "4E5"),
     ];
-    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
+    let mut e = americans_vs(&units);
     let err = e.apply(Side::A, fire(&[0], "4E5")).unwrap_err();
     assert!(err.to_string().contains("normal range 3"), "{err}");
     assert!(!e.is_pending());

@@ -45,8 +45,7 @@ fn rout(to: &str) -> Action {
 #[test]
 fn b28_41_no_effect_attack_reveals_presence_not_strength() {
     let mut e = one_squad();
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
+    let run = step_onto_ap(&mut e, 8, &[dr(6, 6)]);
     // B28.412: exit leaf of the hex left, then the entry leaf.
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let public = run.public_mines();
@@ -83,15 +82,8 @@ fn b28_41_no_effect_attack_reveals_presence_not_strength() {
 #[test]
 fn b28_41_effective_attack_reveals_strength_and_pins() {
     let mut e = one_squad();
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // 8 FP, DR 9: PTC; TC DR 12 > 7: pinned.
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &[unused_dr(), dr(4, 5), dr(6, 6)],
-    );
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(6, 6)]);
     assert!(run.public_mines().contains(&MinefieldEvent::ApAttack {
         hex: hex("4E5"),
         crossing: Crossing::Entry,
@@ -154,16 +146,9 @@ fn b28_1_forbidden_terrain_is_never_asked() {
 #[test]
 fn b28_411_units_already_in_the_hex_are_not_attacked() {
     let mut e = engine_with(&[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E5")]);
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // DR 8 on 8 FP: NMC for the mover only; MC DR 9 > 7 breaks it (not by
     // more than its ELR 3).
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &[unused_dr(), dr(4, 4), dr(4, 5)],
-    );
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 4), dr(4, 5)]);
     let attack = run
         .public_mines()
         .into_iter()
@@ -184,16 +169,9 @@ fn b28_411_concealed_unit_full_fp_keeps_concealment_when_pinned() {
     let mut s = squad(1, Side::A, "4E4");
     s.status.concealed = true;
     let mut e = engine_with(&[s]);
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // DR 9 on the full 8 FP column is a PTC (half FP, 4, would be no
     // effect at 9); TC 12: pinned.
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &[unused_dr(), dr(4, 5), dr(6, 6)],
-    );
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(6, 6)]);
     assert!(run.public_mines().iter().any(|m| matches!(
         m,
         MinefieldEvent::ApAttack {
@@ -211,14 +189,7 @@ fn b28_411_concealed_unit_broken_loses_concealment() {
     let mut s = squad(1, Side::A, "4E4");
     s.status.concealed = true;
     let mut e = engine_with(&[s]);
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &[unused_dr(), dr(4, 4), dr(4, 5)],
-    );
+    step_onto_ap(&mut e, 8, &[dr(4, 4), dr(4, 5)]);
     let u = unit(&e, 1);
     assert!(u.status.broken && !u.status.concealed);
 }
@@ -297,8 +268,7 @@ fn b28_412_stack_splits_after_exit_attack() {
 #[test]
 fn b28_3_deep_snow_half_fp_and_plus_one() {
     let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], true));
-    let lay = layout(&[(ap_b("4E5"), ap(12))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(4, 4)]);
+    let run = step_onto_ap(&mut e, 12, &[dr(4, 4)]);
     let ev = run.mine_events();
     assert!(ev.iter().any(|(_, m)| matches!(
         m,
@@ -323,14 +293,7 @@ fn b28_3_deep_snow_half_fp_and_plus_one() {
 #[test]
 fn b28_3_no_tem_for_minefield_attacks() {
     let mut e = one_squad_in(&[("4E5", HexInfo::of(Terrain::Woods))]);
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &[unused_dr(), dr(4, 5), dr(1, 1)],
-    );
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(1, 1)]);
     assert!(run.public_mines().iter().any(|m| matches!(
         m,
         MinefieldEvent::ApAttack {
@@ -494,11 +457,11 @@ fn b28_413_reduced_router_continues() {
 #[test]
 fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
     let mut e = one_squad();
-    let lay = layout(&[(ap_b("4E5"), ap(6))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
+    let run = step_onto_ap(&mut e, 6, &[dr(6, 6)]);
     assert_eq!(run.public_mines().len(), 2, "presence + entry attack");
     // Next step out of the minefield: the exit attack (strength held by
     // the referee already: no new request for 4E5).
+    let lay = layout(&[(ap_b("4E5"), ap(6))]);
     let run = step(&mut e, &[1], "4E6", &lay, &[dr(6, 5), unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E6")]);
     assert!(run.public_mines().iter().any(|m| matches!(

@@ -211,13 +211,13 @@ fn b28_1_only_an_mmc_searches() {
 #[test]
 fn b28_48_attack_dr_marks_hidden_mines_as_known() {
     let mut e = engine_with(&[squad(1, Side::A, "4E4")]);
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
+    step_onto_ap(&mut e, 8, &[dr(6, 6)]);
     let before = e.state().markers(hex("4E5"));
     assert_eq!(before.ap_revealed, Some(None));
     let mut st = e.state().clone();
     st.mines.moved_at.clear();
     let mut e = Engine::with_state(e.scenario().clone(), st);
+    let lay = layout(&[(ap_b("4E5"), ap(8))]);
     drive(&mut e, Side::A, search(1), &lay, &[]);
     assert_eq!(e.state().markers(hex("4E5")), before);
 }

@@ -333,6 +333,16 @@ pub fn step(e: &mut Engine, units: &[u16], to: &str, layout: &Layout, rolls: &[R
     step_by(e, units, to, MoveMode::Normal, layout, rolls)
 }
 
+/// Infantry unit 1 steps from 4E4 (no mines there) into 4E5 over side
+/// B's A-P mines of `strength`: the exit rolls its potential attack's DR,
+/// unused (G3), then the entry uses `entry`.
+pub fn step_onto_ap(e: &mut Engine, strength: u8, entry: &[Roll]) -> Run {
+    let lay = layout(&[(ap_b("4E5"), ap(strength))]);
+    let mut rolls = vec![unused_dr()];
+    rolls.extend_from_slice(entry);
+    step(e, &[1], "4E5", &lay, &rolls)
+}
+
 /// [`step`] in another movement `mode` (Bypass, Trench, TrailBreak...).
 pub fn step_by(
     e: &mut Engine,
