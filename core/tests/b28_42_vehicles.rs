@@ -22,13 +22,7 @@ fn b28_42_afv_ignores_non_kia_and_a_t_comes_after_a_p() {
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // Exit: A-T trigger dr of 4E4 (empty). Entry: A-P DR 3 (K/2: nothing to
     // an AFV), then the A-T trigger dr.
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &quiet_exit_then(&[dr(1, 2), d(6)]),
-    );
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 2), d(6)]);
     assert_eq!(
         run.requests,
         vec![ap_b("4E4"), at_b("4E4"), ap_b("4E5"), at_b("4E5")]
@@ -51,7 +45,7 @@ fn b28_42_afv_ignores_non_kia_and_a_t_comes_after_a_p() {
 fn b28_42_kia_immobilizes_afv_and_cancels_a_t() {
     let mut e = engine_with(&[afv(1, Side::A, "4E4", Some(2))]);
     let lay = layout(&[(ap_b("4E5"), ap(8)), (at_b("4E5"), at(5))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(1, 1)]));
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 1)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), ap_b("4E5")]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     assert!(unit(&e, 1).vehicle().unwrap().immobilized);
@@ -71,11 +65,11 @@ fn b28_42_kia_immobilizes_afv_and_cancels_a_t() {
 fn b28_42_unarmored_uses_vehicle_line() {
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
-    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(3, 4)]));
+    let run = vehicle_step(&mut e, &lay, &[dr(3, 4)]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     assert_eq!(run.requests.len(), 3, "A-T not asked after immobilization");
     let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
-    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(1, 2)]));
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 2)]);
     assert_eq!(hit(&run), Some(VehicleOutcome::BurningWreck));
     assert!(!unit(&e, 1).in_play());
     assert!(e.state().mines.burning_wrecks.contains_key(&UnitId(1)));
@@ -88,7 +82,7 @@ fn r12_missing_vehicle_line_cell_refuses() {
     let lay = layout(&[(ap_b("4E5"), ap(6))]);
     let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
     let before = e.state().clone();
-    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(3, 4)]));
+    let run = vehicle_step(&mut e, &lay, &[dr(3, 4)]);
     match run.result {
         Err(ActionError::Refused(err)) => {
             assert!(err.reason.contains("ift_vehicle_line.csv"), "{err}");
@@ -112,7 +106,7 @@ fn b28_42_afv_with_unarmored_side_and_rear_counts_as_unarmored() {
     v.aerial_af = Some(0);
     let lay = layout(&[(ap_b("4E5"), ap(12))]);
     let mut e = engine_with(&[vehicle(1, Side::A, "4E4", v)]);
-    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(6, 6)]));
+    let run = vehicle_step(&mut e, &lay, &[dr(6, 6)]);
     // An armored AFV would take "no effect" at DR 12; the unarmored reading
     // needs the 12 FP Kill Number.
     assert!(
@@ -153,13 +147,7 @@ fn b28_43_vulnerable_rider_attacked_collaterally_on_immobilization() {
     board(&mut units, 1, 2, true);
     let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &quiet_exit_then(&[dr(3, 4), dr(4, 4)]),
-    );
+    let run = vehicle_step(&mut e, &lay, &[dr(3, 4), dr(4, 4)]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     let rider = unit(&e, 2);
     assert!(rider.status.broken, "1MC DR 9 > 7");
@@ -175,7 +163,7 @@ fn b28_43_passengers_of_closed_afv_are_immune() {
     board(&mut units, 1, 2, false);
     let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(1, 1)]));
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 1)]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     let p = unit(&e, 2);
     assert!(p.in_play() && !p.status.broken);
@@ -214,7 +202,7 @@ fn b28_43_prc_survival_needs_missing_data() {
     board(&mut units, 1, 2, false);
     let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[dr(1, 2)]));
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 2)]);
     assert!(
         matches!(run.result, Err(ActionError::Refused(ref e)) if e.reason.contains("prc_survival"))
     );

@@ -26,11 +26,9 @@ fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
 fn enter_at(unit: Unit, deep_snow: bool, trigger: u8, attack: Option<(u8, u8)>) -> (Engine, Run) {
     let mut e = engine(scenario(&[unit], &[], deep_snow));
     let lay = layout(&[(at_b("4E5"), at(3))]);
-    let mut rolls = quiet_exit_then(&[unused_dr(), d(trigger)]);
-    if let Some((a, b)) = attack {
-        rolls.push(dr(a, b));
-    }
-    let run = step(&mut e, &[1], "4E5", &lay, &rolls);
+    let mut entry = vec![unused_dr(), d(trigger)];
+    entry.extend(attack.map(|(a, b)| dr(a, b)));
+    let run = vehicle_step(&mut e, &lay, &entry);
     (e, run)
 }
 
@@ -126,13 +124,7 @@ fn b28_51_trigger_dr_above_factors_reveals_nothing() {
     assert_eq!(e.state().markers(hex("4E5")).at_revealed, None);
     // Same dice traffic with an empty hex.
     let mut e2 = engine_with(&[afv(1, Side::A, "4E4", Some(1))]);
-    let run2 = step(
-        &mut e2,
-        &[1],
-        "4E5",
-        &Layout::new(),
-        &quiet_exit_then(&[unused_dr(), d(4)]),
-    );
+    let run2 = vehicle_step(&mut e2, &Layout::new(), &[unused_dr(), d(4)]);
     let kinds = |r: &Run| {
         r.dice
             .iter()
@@ -187,13 +179,7 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
     t.status.concealed = true;
     let mut e = engine_with(&[t.clone(), squad(9, Side::B, "4E8")]);
     let lay = layout(&[(at_b("4E5"), at(3))]);
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &quiet_exit_then(&[unused_dr(), d(1), dr(6, 6)]),
-    );
+    let run = vehicle_step(&mut e, &lay, &[unused_dr(), d(1), dr(6, 6)]);
     assert!(run
         .public_mines()
         .contains(&MinefieldEvent::ConcealmentLost { unit: UnitId(1) }));
@@ -201,13 +187,7 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
     let mut broken = squad(9, Side::B, "4E8");
     broken.status.broken = true;
     let mut e = engine_with(&[t, broken]);
-    step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &quiet_exit_then(&[unused_dr(), d(1), dr(6, 6)]),
-    );
+    vehicle_step(&mut e, &lay, &[unused_dr(), d(1), dr(6, 6)]);
     assert!(unit(&e, 1).status.concealed, "no Good Order enemy sees it");
 }
 
@@ -226,13 +206,7 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
     let mut e = engine_with(&units);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     // Attack DR 8 on 36+: 4MC: immobilized. Rider MC: DR 8 + 1 = 9 > 7.
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &lay,
-        &quiet_exit_then(&[unused_dr(), d(2), dr(4, 4), dr(4, 4)]),
-    );
+    let run = vehicle_step(&mut e, &lay, &[unused_dr(), d(2), dr(4, 4), dr(4, 4)]);
     assert_eq!(at_attack(&run), Some((8, VehicleOutcome::Immobilized)));
     assert!(unit(&e, 2).status.broken);
     assert!(!unit(&e, 3).status.broken);
@@ -248,7 +222,7 @@ fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
     let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
     let mut e = full_view_mines_beside(truck(1, Side::A, "4E4"));
-    let run = step(&mut e, &[1], "4E5", &lay, &quiet_exit_then(&[d(5)]));
+    let run = vehicle_step(&mut e, &lay, &[d(5)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), at_b("4E5")]);
 }
 

@@ -343,6 +343,13 @@ pub fn step_onto_ap(e: &mut Engine, strength: u8, entry: &[Roll]) -> Run {
     step(e, &[1], "4E5", &lay, &rolls)
 }
 
+/// Vehicle 1 steps from 4E4 (no mines there: a quiet exit, see
+/// [`quiet_exit_then`]) into 4E5 with side B's sealed `layout`; the entry
+/// uses `entry`.
+pub fn vehicle_step(e: &mut Engine, layout: &Layout, entry: &[Roll]) -> Run {
+    step(e, &[1], "4E5", layout, &quiet_exit_then(entry))
+}
+
 /// [`step`] in another movement `mode` (Bypass, Trench, TrailBreak...).
 pub fn step_by(
     e: &mut Engine,
