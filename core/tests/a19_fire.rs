@@ -161,11 +161,16 @@ fn americans_vs(units: &[Unit]) -> hexveil_core::Engine {
     engine(scenario(sides("American", 3, "German", 5), units, &[]))
 }
 
+/// An American squad of side A in [`FIRERS`].
+fn american(id: u16, strength: &str, class: Class) -> Unit {
+    squad(id, Side::A, "American", strength, class, FIRERS)
+}
+
 #[test]
 fn a7_9_cowering_on_doubles_without_a_leader_shifts_one_column() {
     let units = vec![
-        squad(0, Side::A, "American", "5-4-6", Class::SecondLine, FIRERS),
-        squad(1, Side::A, "American", "5-4-6", Class::SecondLine, FIRERS),
+        american(0, "5-4-6", Class::SecondLine),
+        american(1, "5-4-6", Class::SecondLine),
         german(2),
     ];
     let mut e = americans_vs(&units);
@@ -186,8 +191,8 @@ fn a7_9_cowering_on_doubles_without_a_leader_shifts_one_column() {
 #[test]
 fn a19_33_fire_group_with_inexperienced_personnel_cowers_two_columns() {
     let units = vec![
-        squad(0, Side::A, "American", "5-3-6", Class::Green, FIRERS),
-        squad(1, Side::A, "American", "5-4-6", Class::SecondLine, FIRERS),
+        american(0, "5-3-6", Class::Green),
+        american(1, "5-4-6", Class::SecondLine),
         german(2),
     ];
     let mut e = americans_vs(&units);
@@ -208,8 +213,8 @@ fn a19_33_fire_group_with_inexperienced_personnel_cowers_two_columns() {
 #[test]
 fn a7_9_a19_3_a_leader_in_the_location_prevents_cowering() {
     let units = vec![
-        squad(0, Side::A, "American", "5-3-6", Class::Green, FIRERS),
-        squad(1, Side::A, "American", "5-3-6", Class::Green, FIRERS),
+        american(0, "5-3-6", Class::Green),
+        american(1, "5-3-6", Class::Green),
         leader(2, Side::A, "American", 8, 0, FIRERS),
         german(3),
     ];

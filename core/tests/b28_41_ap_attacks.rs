@@ -107,13 +107,7 @@ fn b28_41_effective_attack_reveals_strength_and_pins() {
 #[test]
 fn b28_1_empty_leaf_means_no_attack() {
     let mut e = one_squad();
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &Layout::new(),
-        &[unused_dr(), unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &quiet_step());
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let dice: Vec<_> = run
         .dice

@@ -120,13 +120,7 @@ fn b28_5_motorcycle_never_triggers_wagon_does() {
     let mut m = vehicle_data();
     m.motorcycle = true;
     let mut e = engine_with(&[vehicle(1, Side::A, "4E4", m)]);
-    let run = step(
-        &mut e,
-        &[1],
-        "4E5",
-        &Layout::new(),
-        &[unused_dr(), unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &quiet_step());
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let mut w = vehicle_data();
     w.wagon = true;

@@ -29,7 +29,7 @@ fn b28_47_dummy_announced_and_removed_on_entry() {
         |st| st.markers.entry(hex("4E5")).or_default().known_counter = Some(Side::B),
     );
     let lay = layout(&[(ap_b("4E5"), Content::Dummy)]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), unused_dr()]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_step());
     assert_eq!(run.dice.len(), 2);
     assert_eq!(
         run.public_mines(),
@@ -50,7 +50,7 @@ fn b28_47_dummy_announced_and_removed_on_entry() {
         "4E5",
         &lay,
         // G3: the leaves are eligible still; their DRs are rolled, unused.
-        &[unused_dr(), unused_dr()],
+        &quiet_step(),
     );
     assert_eq!(
         run.requests,
@@ -70,7 +70,7 @@ fn b28_46_b28_47_exc_line_hex_gets_dummy_marker() {
         m.known_line = true;
     });
     let lay = layout(&[(ap_b("4E5"), Content::Dummy)]);
-    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), unused_dr()]);
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_step());
     assert!(run.public_mines().contains(&MinefieldEvent::DummyFound {
         hex: hex("4E5"),
         owner: Side::B,

@@ -372,6 +372,13 @@ pub fn quiet_exit_then(entry: &[Roll]) -> Vec<Roll> {
     rolls
 }
 
+/// The rolls of a step between two eligible hexes without A-P mines by a
+/// unit that never triggers A-T mines (Infantry, a motorcycle): each
+/// crossing rolls its potential A-P attack's DR, unused (G3).
+pub fn quiet_step() -> Vec<Roll> {
+    vec![unused_dr(), unused_dr()]
+}
+
 /// The rolls of a vehicle's step between two eligible hexes without mines:
 /// a quiet exit and a quiet entry (see [`quiet_exit_then`]).
 pub fn quiet_vehicle_step() -> Vec<Roll> {
