@@ -161,6 +161,13 @@ fn americans_vs(units: &[Unit]) -> hexveil_core::Engine {
     engine(scenario(sides("American", 3, "German", 5), units, &[]))
 }
 
+/// The fire events of an attack by the American group (ids 0 and 1) among
+/// `units` on doubles (DR 2,2), its MC rolled 1,1: Cowering's case (A7.9).
+fn fire_on_doubles(units: &[Unit]) -> Vec<FireEvent> {
+    let mut e = americans_vs(units);
+    fire_events(&group_fires(&mut e, &[dr(2, 2), dr(1, 1)]).unwrap())
+}
+
 /// An American squad of side A in [`FIRERS`].
 fn american(id: u16, strength: &str, class: Class) -> Unit {
     squad(id, Side::A, "American", strength, class, FIRERS)
@@ -173,10 +180,8 @@ fn a7_9_cowering_on_doubles_without_a_leader_shifts_one_column() {
         american(1, "5-4-6", Class::SecondLine),
         german(2),
     ];
-    let mut e = americans_vs(&units);
     // 10 FP -> 8 column; doubles 2,2 = 4: cowers to 6 column: 2MC.
-    let ev = group_fires(&mut e, &[dr(2, 2), dr(1, 1)]).unwrap();
-    let f = fire_events(&ev);
+    let f = fire_on_doubles(&units);
     assert!(f.contains(&FireEvent::Cowered { shift: -1 }));
     assert!(f.iter().any(|x| matches!(
         x,
@@ -195,10 +200,8 @@ fn a19_33_fire_group_with_inexperienced_personnel_cowers_two_columns() {
         american(1, "5-4-6", Class::SecondLine),
         german(2),
     ];
-    let mut e = americans_vs(&units);
     // 10 FP, doubles 4: two columns left -> 4 FP column DR 4 = 1MC.
-    let ev = group_fires(&mut e, &[dr(2, 2), dr(1, 1)]).unwrap();
-    let f = fire_events(&ev);
+    let f = fire_on_doubles(&units);
     assert!(f.contains(&FireEvent::Cowered { shift: -2 }));
     assert!(f.iter().any(|x| matches!(
         x,
@@ -218,9 +221,7 @@ fn a7_9_a19_3_a_leader_in_the_location_prevents_cowering() {
         leader(2, Side::A, "American", 8, 0, FIRERS),
         german(3),
     ];
-    let mut e = americans_vs(&units);
-    let ev = group_fires(&mut e, &[dr(2, 2), dr(1, 1)]).unwrap();
-    let f = fire_events(&ev);
+    let f = fire_on_doubles(&units);
     assert!(!f.iter().any(|x| matches!(x, FireEvent::Cowered { .. })));
     assert!(f.iter().any(|x| matches!(
         x,

@@ -41,6 +41,12 @@ fn full_view_mines_beside(mover: Unit) -> Engine {
     })
 }
 
+/// Infantry `unit` declares it spends the extra MF to remove A-T mines in
+/// full view (B28.53).
+fn clear_full_view(unit: u16) -> Action {
+    Action::ClearFullViewMines { unit: UnitId(unit) }
+}
+
 /// B28.52, R2: vs an AFV a 4KIA or better (Aerial AF DRM included) is a
 /// Burning Wreck.
 #[test]
@@ -233,13 +239,7 @@ fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
 fn b28_53_full_view_mines_removed_at_end_of_mph() {
     let mut e = full_view_mines_beside(squad(1, Side::A, "4E5"));
     let sc = e.scenario().clone();
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::ClearFullViewMines { unit: UnitId(1) },
-        &Layout::new(),
-        &[],
-    );
+    let run = drive(&mut e, Side::A, clear_full_view(1), &Layout::new(), &[]);
     assert!(run.requests.is_empty(), "declaring asks nothing");
     let lay = layout(&[(at_b("4E5"), at(2))]);
     let done = run_ctx(
@@ -278,13 +278,7 @@ fn b28_53_full_view_mines_removed_at_end_of_mph() {
 #[test]
 fn b28_53_declaration_checks() {
     let mut e = engine_with(&[squad(1, Side::A, "4E5")]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::ClearFullViewMines { unit: UnitId(1) },
-        &Layout::new(),
-        &[],
-    );
+    let run = drive(&mut e, Side::A, clear_full_view(1), &Layout::new(), &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
 }
 

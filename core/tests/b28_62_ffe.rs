@@ -20,16 +20,13 @@ fn ffe(fp: u8) -> Action {
 }
 
 fn transitions(run: &Run) -> Vec<(Visibility, hexveil_core::FactRequest, Content)> {
-    run.events()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Transition {
-                request,
-                new_content,
-            } => Some((e.to, *request, *new_content)),
-            _ => None,
-        })
-        .collect()
+    picked(run.events(), |e| match &e.kind {
+        EventKind::Transition {
+            request,
+            new_content,
+        } => Some((e.to, *request, *new_content)),
+        _ => None,
+    })
 }
 
 /// Side A's PFPh (FFE is resolved there, turn::phase_allows).

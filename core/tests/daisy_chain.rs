@@ -70,13 +70,10 @@ impl Setting {
 }
 
 fn daisy_events(r: &CtxRun) -> Vec<(Visibility, DaisyEvent)> {
-    r.events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::DaisyChain(d) => Some((e.to, d.clone())),
-            _ => None,
-        })
-        .collect()
+    picked(&r.events, |e| match &e.kind {
+        EventKind::DaisyChain(d) => Some((e.to, d.clone())),
+        _ => None,
+    })
 }
 
 /// The broken German squad steps into 3C5: it can see nothing (not Good

@@ -38,6 +38,12 @@ pub fn unit(e: &Engine, id: u16) -> &Unit {
     e.state().unit(UnitId(id)).expect("unit")
 }
 
+/// What `pick` takes from each of `events` it selects, in order (the
+/// events of one kind, say, with or without their visibility).
+pub fn picked<T>(events: &[Event], pick: impl Fn(&Event) -> Option<T>) -> Vec<T> {
+    events.iter().filter_map(pick).collect()
+}
+
 /// What an action driven through the Engine did.
 #[derive(Debug)]
 pub struct Run {

@@ -243,22 +243,16 @@ pub fn group_fires(e: &mut Engine, dice: &[Roll]) -> Result<Vec<Event>, ActionEr
 
 /// Morale events among `events`.
 pub fn morale_events(events: &[Event]) -> Vec<hexveil_core::morale::MoraleEvent> {
-    events
-        .iter()
-        .filter_map(|ev| match &ev.kind {
-            EventKind::Morale(m) => Some(m.clone()),
-            _ => None,
-        })
-        .collect()
+    picked(events, |ev| match &ev.kind {
+        EventKind::Morale(m) => Some(m.clone()),
+        _ => None,
+    })
 }
 
 /// Fire events among `events`.
 pub fn fire_events(events: &[Event]) -> Vec<hexveil_core::fire::FireEvent> {
-    events
-        .iter()
-        .filter_map(|ev| match &ev.kind {
-            EventKind::Fire(f) => Some(f.clone()),
-            _ => None,
-        })
-        .collect()
+    picked(events, |ev| match &ev.kind {
+        EventKind::Fire(f) => Some(f.clone()),
+        _ => None,
+    })
 }

@@ -279,13 +279,10 @@ pub fn sealed(layout: &Layout, q: &FactRequest) -> Content {
 impl Run {
     /// Minefield events with their visibility.
     pub fn mine_events(&self) -> Vec<(Visibility, MinefieldEvent)> {
-        self.events()
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::Minefield(m) => Some((e.to, m.clone())),
-                _ => None,
-            })
-            .collect()
+        picked(self.events(), |e| match &e.kind {
+            EventKind::Minefield(m) => Some((e.to, m.clone())),
+            _ => None,
+        })
     }
 
     /// Public minefield events.
@@ -299,13 +296,10 @@ impl Run {
 
     /// Movement events.
     pub fn moves(&self) -> Vec<MoveEvent> {
-        self.events()
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::Move(m) => Some(m.clone()),
-                _ => None,
-            })
-            .collect()
+        picked(self.events(), |e| match &e.kind {
+            EventKind::Move(m) => Some(m.clone()),
+            _ => None,
+        })
     }
 }
 
