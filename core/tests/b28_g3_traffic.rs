@@ -15,23 +15,6 @@ use hexveil_core::{Action, Engine, MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
 
-fn ap_content(k: u8) -> Content {
-    match k {
-        0 => Content::Empty,
-        1 => ap(6),
-        2 => ap(8),
-        _ => ap(12),
-    }
-}
-
-fn at_content(k: u8) -> Content {
-    if k == 0 {
-        Content::Empty
-    } else {
-        at(k)
-    }
-}
-
 fn mover(kind: u8) -> Unit {
     match kind {
         0 => squad(1, Side::A, "4E4"),
@@ -204,19 +187,7 @@ proptest! {
         phase in 0u8..3,
     ) {
         let sc0 = scenario(&[squad(1, Side::A, "4E5")], &[], false);
-        let mut area: Vec<_> = sc0.map.neighbors(hex("4E5"));
-        area.push(hex("4E5"));
-        for n in sc0.map.neighbors(hex("4E5")) {
-            area.extend(sc0.map.neighbors(n));
-        }
-        area.sort();
-        area.dedup();
-        let mut lay = Layout::new();
-        for (h, (a, t)) in area.iter().zip(contents.iter().cycle()) {
-            let name = h.to_string();
-            lay.insert(ap_b(&name), ap_content(*a));
-            lay.insert(at_b(&name), at_content(*t));
-        }
+        let lay = layout_around(&sc0.map, "4E5", &contents);
         let mut s = squad(1, Side::A, "4E5");
         let ph = match phase {
             0 => Phase::Movement,

@@ -269,6 +269,47 @@ pub fn layout(pairs: &[(FactRequest, Content)]) -> Layout {
     pairs.iter().copied().collect()
 }
 
+/// A-P content by code (property tests): 0 none, 1, 2, 3+ for 6, 8, 12
+/// factors.
+pub fn ap_content(k: u8) -> Content {
+    match k {
+        0 => Content::Empty,
+        1 => ap(6),
+        2 => ap(8),
+        _ => ap(12),
+    }
+}
+
+/// A-T content by code (property tests): 0 none, else that many factors.
+pub fn at_content(k: u8) -> Content {
+    if k == 0 {
+        Content::Empty
+    } else {
+        at(k)
+    }
+}
+
+/// Side B's layout over `center` and every hex up to two hexes from it,
+/// in hex order: each hex takes its A-P and A-T codes (see [`ap_content`],
+/// [`at_content`]) from the next pair of `codes`, cycling (property tests).
+pub fn layout_around(map: &Map, center: &str, codes: &[(u8, u8)]) -> Layout {
+    let c = hex(center);
+    let mut area = map.neighbors(c);
+    area.push(c);
+    for n in map.neighbors(c) {
+        area.extend(map.neighbors(n));
+    }
+    area.sort();
+    area.dedup();
+    let mut lay = Layout::new();
+    for (h, (a, t)) in area.iter().zip(codes.iter().cycle()) {
+        let name = h.to_string();
+        lay.insert(ap_b(&name), ap_content(*a));
+        lay.insert(at_b(&name), at_content(*t));
+    }
+    lay
+}
+
 /// What the owner's sealed setup says for `q`: the layout's content, else
 /// Empty.
 pub fn sealed(layout: &Layout, q: &FactRequest) -> Content {
