@@ -12,7 +12,7 @@ use hexveil_core::sealed::ApStrength;
 use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::UnitId;
-use hexveil_core::{Action, ActionError, Engine, MoveMode, Side};
+use hexveil_core::{Action, Engine, MoveMode, Side};
 use mines_common::*;
 
 /// A's MPh: squad 1 in 4E4, on open ground.
@@ -386,8 +386,7 @@ fn b28_44_trench_and_tower_stairwell_are_not_attacked() {
     // Trench movement needs trenches: refused before anything is asked.
     let mut e = one_squad();
     let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
+    run.assert_refused_asking_nothing();
 }
 
 /// B28.2: a revealed minefield does not block LOS: an A-T attack in full
@@ -408,8 +407,7 @@ fn b28_2_minefield_hex_does_not_block_los() {
 fn refusals_ask_nothing() {
     let mut e = one_squad();
     let run = step(&mut e, &[1], "4E7", &Layout::new(), &[]);
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
+    run.assert_refused_asking_nothing();
     let run = drive(
         &mut e,
         Side::B,

@@ -199,8 +199,7 @@ fn b28_1_only_an_mmc_searches() {
     });
     let mut e = engine_with(&[squad(1, Side::A, "4E5"), l]);
     let run = drive(&mut e, Side::A, search(2), &Layout::new(), &[]);
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
+    run.assert_refused_asking_nothing();
     drive(&mut e, Side::A, search(1), &Layout::new(), &[]);
     let run = drive(&mut e, Side::A, search(1), &Layout::new(), &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));

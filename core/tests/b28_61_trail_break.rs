@@ -6,7 +6,7 @@ mod mines_common;
 use hexveil_core::movement::MoveEvent;
 use hexveil_core::state::GameState;
 use hexveil_core::turn::Phase;
-use hexveil_core::{trail_break, ActionError, Engine, MoveMode, Side};
+use hexveil_core::{trail_break, Engine, MoveMode, Side};
 use mines_common::*;
 
 fn mined_4e4(units: &[hexveil_core::unit::Unit]) -> Engine {
@@ -106,6 +106,5 @@ fn b28_61_trail_break_mode_needs_a_tb() {
         &Layout::new(),
         &[],
     );
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
+    run.assert_refused_asking_nothing();
 }

@@ -133,8 +133,7 @@ fn b28_7_declared_before_moving_and_spends_all_mp() {
         &Layout::new(),
         &[],
     );
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
+    run.assert_refused_asking_nothing();
 }
 
 /// B28.72: entering a woods obstacle without a road or TB destroys the

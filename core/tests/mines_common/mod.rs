@@ -20,7 +20,7 @@ use hexveil_core::turn::Phase;
 use hexveil_core::unit::{
     Class, HullArmor, Infantry, InfantrySize, Status, Unit, UnitId, UnitKind, Vehicle,
 };
-use hexveil_core::{Action, Engine, EventKind, MoveMode, Side};
+use hexveil_core::{Action, ActionError, Engine, EventKind, MoveMode, Side};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The DR of a potential A-P attack in a hex that holds no A-P mines: the
@@ -324,6 +324,17 @@ impl Run {
             EventKind::Minefield(m) => Some((e.to, m.clone())),
             _ => None,
         })
+    }
+
+    /// Asserts the action was refused ([`ActionError::Refused`]) before any
+    /// hidden fact was asked (G3).
+    pub fn assert_refused_asking_nothing(&self) {
+        assert!(
+            matches!(self.result, Err(ActionError::Refused(_))),
+            "expected a refusal, got {:?}",
+            self.result
+        );
+        assert!(self.requests.is_empty(), "asked {:?}", self.requests);
     }
 
     /// Public minefield events.
