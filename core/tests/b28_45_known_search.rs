@@ -7,15 +7,13 @@ use hexveil_core::minefield::{FoundBy, MinefieldEvent};
 use hexveil_core::sealed::{ApStrength, AtFactors, Content, Layer};
 use hexveil_core::state::GameState;
 use hexveil_core::turn::Phase;
-use hexveil_core::unit::{Leader, UnitKind};
+use hexveil_core::unit::{Leader, Unit, UnitKind};
 use hexveil_core::{ActionError, Engine, Side};
 use mines_common::*;
 
-fn with_markers(units: &[hexveil_core::unit::Unit], f: impl Fn(&mut GameState)) -> Engine {
-    let sc = scenario(units, &[], false);
-    let mut st = state(&sc, Phase::Movement);
-    f(&mut st);
-    Engine::with_state(sc, st)
+/// A's MPh with `units` on open ground and the markers `f` places.
+fn with_markers(units: &[Unit], f: impl Fn(&mut GameState)) -> Engine {
+    engine_where(scenario(units, &[], false), Phase::Movement, f)
 }
 
 /// B28.47: a Dummy Known counter is announced and removed when a ground

@@ -6,18 +6,26 @@ mod mines_common;
 use hexveil_core::movement::MoveEvent;
 use hexveil_core::state::GameState;
 use hexveil_core::turn::Phase;
+use hexveil_core::unit::Unit;
 use hexveil_core::{trail_break, Engine, MoveMode, Side};
 use mines_common::*;
 
-fn mined_4e4(units: &[hexveil_core::unit::Unit]) -> Engine {
-    let sc = scenario(units, &[], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E4")).or_default().ap_revealed = Some(None);
-    Engine::with_state(sc, st)
+/// A's MPh with `units` on board 4, where 4E4 is marked as holding A-P
+/// mines (B28.48).
+fn mined_4e4(units: &[Unit]) -> Engine {
+    engine_where(scenario(units, &[], false), Phase::Movement, mark_4e4)
 }
 
-fn with_tb(st: &mut GameState) {
-    trail_break::place(st, hex("4E4"), hex("4E3"), hex("4E5"));
+/// [`mined_4e4`] with a TB through 4E4 from 4E3 to 4E5 (B28.61).
+fn mined_4e4_with_tb(units: &[Unit]) -> Engine {
+    engine_where(scenario(units, &[], false), Phase::Movement, |st| {
+        mark_4e4(st);
+        trail_break::place(st, hex("4E4"), hex("4E3"), hex("4E5"));
+    })
+}
+
+fn mark_4e4(st: &mut GameState) {
+    st.markers.entry(hex("4E4")).or_default().ap_revealed = Some(None);
 }
 
 /// B28.61: a fully-tracked AFV driving through a marked minefield hex
@@ -59,10 +67,7 @@ fn b28_61_fully_tracked_afv_leaves_a_tb() {
 #[test]
 fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
     let lay = layout(&[(ap_b("4E4"), ap(8))]);
-    let mut e = mined_4e4(&[squad(1, Side::A, "4E3")]);
-    let mut st = e.state().clone();
-    with_tb(&mut st);
-    e = Engine::with_state(e.scenario().clone(), st.clone());
+    let mut e = mined_4e4_with_tb(&[squad(1, Side::A, "4E3")]);
     let run = step_by(
         &mut e,
         &[1],
@@ -72,7 +77,7 @@ fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
         &[unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E3")]);
-    let mut e = Engine::with_state(e.scenario().clone(), st);
+    let mut e = mined_4e4_with_tb(&[squad(1, Side::A, "4E3")]);
     let run = step(&mut e, &[1], "4E4", &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E3"), ap_b("4E4")]);
 }
@@ -82,13 +87,10 @@ fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
 #[test]
 fn b28_61_exit_via_tb_is_not_attacked() {
     let lay = layout(&[(ap_b("4E4"), ap(8))]);
-    let e0 = mined_4e4(&[squad(1, Side::A, "4E4")]);
-    let mut st = e0.state().clone();
-    with_tb(&mut st);
-    let mut e = Engine::with_state(e0.scenario().clone(), st.clone());
+    let mut e = mined_4e4_with_tb(&[squad(1, Side::A, "4E4")]);
     let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E5")]);
-    let mut e = Engine::with_state(e0.scenario().clone(), st);
+    let mut e = mined_4e4_with_tb(&[squad(1, Side::A, "4E4")]);
     let run = step(&mut e, &[1], "4D4", &lay, &[dr(6, 6), unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4D4")]);
 }

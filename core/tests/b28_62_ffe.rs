@@ -31,9 +31,7 @@ fn transitions(run: &Run) -> Vec<(Visibility, hexveil_core::FactRequest, Content
 
 /// Side A's PFPh (FFE is resolved there, turn::phase_allows).
 fn prep_fire() -> Engine {
-    let sc = scenario(&[], &[], false);
-    let st = state(&sc, Phase::PrepFire);
-    Engine::with_state(sc, st)
+    engine_in(scenario(&[], &[], false), Phase::PrepFire)
 }
 
 fn all_four() -> Vec<hexveil_core::FactRequest> {
