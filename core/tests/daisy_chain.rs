@@ -69,6 +69,13 @@ impl Setting {
     }
 }
 
+/// The [`blind_step`] and the one Daisy Chain opportunity it gives B,
+/// answered by `n` (no dice).
+fn blind_opportunity(s: &mut Setting, n: DaisyNote) -> CtxRun {
+    let (moved, into) = blind_step(s);
+    s.run(Side::A, n, &[], &move |ctx| opportunity(ctx, &moved, into))
+}
+
 fn daisy_events(r: &CtxRun) -> Vec<(Visibility, DaisyEvent)> {
     picked(&r.events, |e| match &e.kind {
         EventKind::DaisyChain(d) => Some((e.to, d.clone())),
@@ -91,10 +98,7 @@ fn b28_531_no_ssr_no_opportunity() {
     let sc = Scenario::from_toml(&text).unwrap();
     let mut s = setting();
     s.sc = sc;
-    let (moved, into) = blind_step(&mut s);
-    let r = s.run(Side::A, DaisyNote::Nothing, &[], &move |ctx| {
-        opportunity(ctx, &moved, into)
-    });
+    let r = blind_opportunity(&mut s, DaisyNote::Nothing);
     assert!(r.asked.is_empty());
     assert_eq!(r.state.opportunities, 0);
 }
@@ -119,10 +123,8 @@ fn b28_531_every_enemy_step_is_an_opportunity_answered_by_a_note() {
 fn b28_531_placement_is_secret_and_costs_no_concealment() {
     let mut s = setting();
     s.st.units.get_mut(&s.holder).unwrap().status.concealed = true;
-    let (moved, into) = blind_step(&mut s);
-    let r = s.run(Side::A, s.placed("3E5"), &[], &move |ctx| {
-        opportunity(ctx, &moved, into)
-    });
+    let placed = s.placed("3E5");
+    let r = blind_opportunity(&mut s, placed);
     let ev = daisy_events(&r);
     assert_eq!(ev.len(), 1, "{ev:?}");
     // Secret from the enemy: shown to its owner (B) only, never to A.
@@ -139,10 +141,8 @@ fn b28_531_placement_is_secret_and_costs_no_concealment() {
 #[test]
 fn b28_531_placement_must_be_adjacent_to_the_holder() {
     let mut s = setting();
-    let (moved, into) = blind_step(&mut s);
-    let r = s.run(Side::A, s.placed("3E7"), &[], &move |ctx| {
-        opportunity(ctx, &moved, into)
-    });
+    let placed = s.placed("3E7");
+    let r = blind_opportunity(&mut s, placed);
     let ev = daisy_events(&r);
     assert!(
         matches!(&ev[0], (Visibility::Side(Side::B), DaisyEvent::IllegalPlacement { reason, .. }) if reason.contains("ADJACENT")),
@@ -158,10 +158,8 @@ fn b28_531_a_pinned_or_broken_holder_cannot_place() {
         let u = s.st.units.get_mut(&s.holder).unwrap();
         u.status.pinned = pinned;
         u.status.broken = broken;
-        let (moved, into) = blind_step(&mut s);
-        let r = s.run(Side::A, s.placed("3E5"), &[], &move |ctx| {
-            opportunity(ctx, &moved, into)
-        });
+        let placed = s.placed("3E5");
+        let r = blind_opportunity(&mut s, placed);
         assert!(
             r.state.daisy_chains.is_empty(),
             "pinned {pinned} broken {broken}"
@@ -246,10 +244,8 @@ fn b28_531_exposed_lists_an_unrevealed_chain_in_enemy_los() {
     // The verifier's audit: a chain the referee knows, not yet revealed,
     // while a Good Order enemy unit sees its hex.
     let mut s = setting();
-    let (moved, into) = blind_step(&mut s);
-    let r = s.run(Side::A, s.placed("3E5"), &[], &move |ctx| {
-        opportunity(ctx, &moved, into)
-    });
+    let placed = s.placed("3E5");
+    let r = blind_opportunity(&mut s, placed);
     let mut st = r.state.clone();
     assert!(exposed(&st, &s.sc.map).is_empty());
     let u = st.units.get_mut(&s.squad).unwrap();
