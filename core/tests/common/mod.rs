@@ -13,10 +13,11 @@ use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
 use hexveil_core::resolve::{Ctx, Interrupt, Res};
 use hexveil_core::scenario::Scenario;
 use hexveil_core::state::GameState;
-use hexveil_core::unit::{Unit, UnitId};
+use hexveil_core::unit::{Status, Unit, UnitId, UnitKind};
 use hexveil_core::{
     Action, ActionError, Content, Engine, Event, Fact, FactRequest, Hex, RuleError, Side, Step,
 };
+use std::collections::BTreeSet;
 
 /// A hex by name ("4E4").
 pub fn hex(name: &str) -> Hex {
@@ -31,6 +32,22 @@ pub fn dr(coloured: u8, white: u8) -> Roll {
 /// A one-die roll (dr).
 pub fn d(v: u8) -> Roll {
     Roll::Dr(v)
+}
+
+/// A unit named "u{id}" of `side` and `nationality` in hex `at`, Good
+/// Order, without traits: what every fixture's unit builders start from.
+pub fn new_unit(id: u16, side: Side, nationality: &str, at: &str, kind: UnitKind) -> Unit {
+    Unit {
+        id: UnitId(id),
+        name: format!("u{id}"),
+        side,
+        nationality: nationality.to_string(),
+        kind,
+        traits: BTreeSet::new(),
+        hex: Some(hex(at)),
+        status: Status::default(),
+        daisy_chain: None,
+    }
 }
 
 /// The unit with this id in the Engine's state.

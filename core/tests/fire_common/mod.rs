@@ -14,11 +14,9 @@ use hexveil_core::scenario::{Scenario, SideOb};
 use hexveil_core::state::GameState;
 use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
-use hexveil_core::unit::{
-    Class, Infantry, InfantrySize, Leader, Status, Trait, Unit, UnitId, UnitKind,
-};
+use hexveil_core::unit::{Class, Infantry, InfantrySize, Leader, Trait, Unit, UnitId, UnitKind};
 use hexveil_core::{Action, ActionError, Content, Engine, EventKind, Side};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Where the fire tests' firers stand.
 pub const FIRERS: &str = "4E2";
@@ -36,22 +34,14 @@ pub fn inf(
     class: Class,
     at: &str,
 ) -> Unit {
-    Unit {
-        id: UnitId(id),
-        name: format!("u{id}"),
-        side,
-        nationality: nat.to_string(),
-        kind: UnitKind::Infantry(Infantry {
-            size,
-            strength: strength.parse().expect("strength"),
-            underscored: false,
-            class,
-        }),
-        traits: BTreeSet::new(),
-        hex: Some(hex(at)),
-        status: Status::default(),
-        daisy_chain: None,
-    }
+    let strength = strength.parse().expect("strength");
+    let kind = UnitKind::Infantry(Infantry {
+        size,
+        strength,
+        underscored: false,
+        class,
+    });
+    new_unit(id, side, nat, at, kind)
 }
 
 /// A squad.
@@ -74,16 +64,10 @@ pub fn underscored(mut u: Unit) -> Unit {
 
 /// A leader.
 pub fn leader(id: u16, side: Side, nat: &str, morale: u8, leadership: i8, at: &str) -> Unit {
+    let kind = UnitKind::Leader(Leader { morale, leadership });
     Unit {
-        id: UnitId(id),
         name: format!("l{id}"),
-        side,
-        nationality: nat.to_string(),
-        kind: UnitKind::Leader(Leader { morale, leadership }),
-        traits: BTreeSet::new(),
-        hex: Some(hex(at)),
-        status: Status::default(),
-        daisy_chain: None,
+        ..new_unit(id, side, nat, at, kind)
     }
 }
 

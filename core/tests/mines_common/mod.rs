@@ -18,10 +18,10 @@ use hexveil_core::state::GameState;
 use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::{
-    Class, HullArmor, Infantry, InfantrySize, Status, Unit, UnitId, UnitKind, Vehicle,
+    Class, HullArmor, Infantry, InfantrySize, Unit, UnitId, UnitKind, Vehicle,
 };
 use hexveil_core::{Action, ActionError, Engine, EventKind, MoveMode, Side};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The DR of a potential A-P attack in a hex that holds no A-P mines: the
 /// rules roll it all the same so that the dice traffic never depends on
@@ -31,18 +31,9 @@ pub fn unused_dr() -> Roll {
     dr(1, 1)
 }
 
+/// A German unit of the minefield tests.
 fn base(id: u16, side: Side, at: &str, kind: UnitKind) -> Unit {
-    Unit {
-        id: UnitId(id),
-        name: format!("u{id}"),
-        side,
-        nationality: "German".into(),
-        kind,
-        traits: BTreeSet::new(),
-        hex: Some(hex(at)),
-        status: Status::default(),
-        daisy_chain: None,
-    }
+    new_unit(id, side, "German", at, kind)
 }
 
 /// A 4-6-7 1st Line squad.
