@@ -367,17 +367,13 @@ fn minefield_attack(u: Unit, result: IftResult, dice: &[hexveil_core::Roll]) -> 
         std::slice::from_ref(&u),
         &[],
     );
-    let st = state(&sc);
-    let mut ctx = Ctx::new(&sc, st, Side::A, &[], dice);
-    morale::apply_ift_result(
-        &mut ctx,
-        &[u.id],
-        result,
-        &AttackInfo::minefield(hex(TARGET)),
-    )
-    .unwrap();
-    assert!(ctx.all_answers_used());
-    let (st, _) = ctx.finish();
+    let info = AttackInfo::minefield(hex(TARGET));
+    let no_facts = |r| panic!("a minefield attack's result asked for facts {r:?}");
+    let run = drive_ctx(&sc, &state(&sc), Side::A, &no_facts, dice, &|ctx| {
+        morale::apply_ift_result(ctx, &[u.id], result, &info)
+    });
+    assert_eq!(run.rolls_used, dice.len(), "dice left over");
+    let (st, _) = run.finished();
     st.unit(u.id).unwrap().clone()
 }
 
