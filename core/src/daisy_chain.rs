@@ -234,11 +234,13 @@ fn placement_error(ctx: &Ctx<'_>, owner: Side, holder: UnitId, hex: Hex) -> Resu
 }
 
 /// The first unit of a moving stack that can set off A-T mines: a vehicle
-/// that is not a motorcycle (wagons included, B28.5).
+/// still in play that is not a motorcycle (wagons included, B28.5). A
+/// vehicle the hex's own mines just eliminated sets off nothing more.
 fn first_trigger(state: &GameState, moved: &[UnitId]) -> Option<UnitId> {
     moved.iter().copied().find(|id| {
         state
             .unit(*id)
+            .filter(|u| u.in_play())
             .and_then(|u| u.vehicle())
             .is_some_and(|v| !v.motorcycle)
     })

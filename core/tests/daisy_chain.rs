@@ -322,3 +322,28 @@ fn b28_531_engine_move_places_secretly_and_rolls_at_once() {
         .collect();
     assert!(!told_a.contains(&(placed as u64)));
 }
+
+#[test]
+fn b28_531_a_chain_placed_as_an_eliminated_vehicle_entered_waits_for_a_live_one() {
+    // The hidden A-T mines of the hex may eliminate the tank before B's
+    // opportunity (B28.51); the chain is placed, but it attacks only a
+    // vehicle still in play, so it stays unattacked for the next one.
+    let mut s = setting();
+    let pz = s.pz;
+    let tank = s.st.units.get_mut(&pz).unwrap();
+    tank.hex = Some(hex("3E5"));
+    tank.status.eliminated = true;
+    let r = s.run(Side::A, s.placed("3E5"), &[], &move |ctx| {
+        opportunity(ctx, &[pz], hex("3E5"))
+    });
+    assert!(r.result.is_ok(), "{:?}", r.result);
+    assert!(
+        !daisy_events(&r)
+            .iter()
+            .any(|(_, e)| matches!(e, DaisyEvent::Attacks { .. })),
+        "{:?}",
+        daisy_events(&r)
+    );
+    assert_eq!(r.state.daisy_chains.len(), 1);
+    assert!(!r.state.daisy_chains[0].attacked);
+}

@@ -325,8 +325,9 @@ pub struct Update {
     pub head: Digest,
     /// What the entry was, in words.
     pub entry: String,
-    /// The action, if the entry declared one (actions are public).
-    pub action: Option<Action>,
+    /// The action and the side that declared it, if the entry declared one
+    /// (actions and their authors are public).
+    pub action: Option<Declared>,
     /// The game's parameters, on the genesis entry (seq 0) only, so a
     /// player who did not create the game can check the scenario hash,
     /// the keys, the pad length and the answer timeout before committing.
@@ -337,6 +338,15 @@ pub struct Update {
     pub dice: Vec<Roll>,
     /// What the referee needs from this party now.
     pub prompt: Prompt,
+}
+
+/// An action as declared in the log: by whom, and what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declared {
+    /// The side that declared it (the signer of the entry).
+    pub by: Side,
+    /// The action.
+    pub action: Action,
 }
 
 /// Messages from a client to the server during a game.

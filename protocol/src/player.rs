@@ -265,13 +265,8 @@ impl Player {
             self.terms_checked = true;
         }
         self.head = Some((update.seq, update.head));
-        if let Some(action) = &update.action {
-            let actor = if update.entry.starts_with(&format!("side {} ", self.side)) {
-                self.side
-            } else {
-                self.side.opponent()
-            };
-            self.keeper.observe(actor, action);
+        if let Some(declared) = &update.action {
+            self.keeper.observe(declared.by, &declared.action);
         }
         if self.answered == Some(update.seq) {
             return Ok(None);

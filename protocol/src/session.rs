@@ -17,8 +17,8 @@ use crate::envelope::{Envelope, Receipt, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::{Identity, PublicKey};
 use crate::keeper::EscrowAgents;
 use crate::message::{
-    encode, party_of, side_of, Body, Genesis, LoggedEntry, Mode, Prompt, ToClient, Update,
-    MESSAGE_VERSION,
+    encode, party_of, side_of, Body, Declared, Genesis, LoggedEntry, Mode, Prompt, ToClient,
+    Update, MESSAGE_VERSION,
 };
 use crate::pad::Pad;
 use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
@@ -539,8 +539,11 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
         None => Prompt::Wait,
         Some(s) => prompt_for(referee.awaiting(), s),
     };
-    let action = match &accepted.body {
-        Body::Act(a) => Some(a.clone()),
+    let action = match (&accepted.body, author_side) {
+        (Body::Act(a), Some(by)) => Some(Declared {
+            by,
+            action: a.clone(),
+        }),
         _ => None,
     };
     let genesis = match &accepted.body {

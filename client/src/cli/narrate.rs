@@ -80,14 +80,12 @@ impl Narrator {
     /// The lines for one update as `reader` sees it.
     pub fn update(&mut self, u: &Update, reader: Reader) -> Vec<String> {
         let mut out = Vec::new();
-        if let Some(action) = &u.action {
-            let who = u
-                .entry
-                .strip_prefix("side ")
-                .and_then(|s| s.chars().next())
-                .map(|c| format!("side {c}"))
-                .unwrap_or_else(|| "a player".into());
-            out.push(format!("{who}: {}", self.action(action)));
+        if let Some(declared) = &u.action {
+            out.push(format!(
+                "side {}: {}",
+                declared.by,
+                self.action(&declared.action)
+            ));
         } else if self.verbose {
             let dice = if u.dice.is_empty() {
                 String::new()
