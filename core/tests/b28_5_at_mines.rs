@@ -286,7 +286,7 @@ fn b28_53_declaration_checks() {
 #[test]
 fn b28_51_daisy_attack_uses_the_a_t_roll() {
     let sc = scenario(&[truck(1, Side::A, "4E5")], &[], false);
-    let st = state(&sc, Phase::Movement);
+    let st = state_in(&sc, Phase::Movement);
     let done = run_ctx(
         &sc,
         &st,

@@ -108,7 +108,7 @@ fn b28_62_six_eliminated_by_k_and_kia_clears_all() {
 #[test]
 fn b28_47_dummy_immune_and_b28_45_known_counter_becomes_dummy() {
     let sc = scenario(&[], &[], false);
-    let mut st = state(&sc, Phase::PrepFire);
+    let mut st = state_in(&sc, Phase::PrepFire);
     st.markers.entry(hex("4E5")).or_default().known_counter = Some(Side::B);
     let mut e = Engine::with_state(sc.clone(), st.clone());
     let lay = layout(&[(ap_b("4E5"), Content::Dummy)]);

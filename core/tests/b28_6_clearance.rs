@@ -36,7 +36,7 @@ fn b28_6_infantry_clearance_refused_without_b24_74_data() {
 
 fn cleared(units: Vec<hexveil_core::unit::Unit>, ids: &[u16], roll: (u8, u8)) -> (bool, i16) {
     let sc = scenario(&units, &[], false);
-    let st = state(&sc, Phase::Movement);
+    let st = state_in(&sc, Phase::Movement);
     let ids: Vec<UnitId> = ids.iter().map(|i| UnitId(*i)).collect();
     let done = run_ctx(
         &sc,

@@ -11,7 +11,7 @@ use hexveil_core::sealed::{Content, Layer};
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::{Unit, UnitId};
 use hexveil_core::EventKind;
-use hexveil_core::{Action, Engine, MoveMode, Side};
+use hexveil_core::{Action, MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
 
@@ -198,8 +198,7 @@ proptest! {
             }
         };
         let sc = scenario(&[s], &[], false);
-        let st = state(&sc, ph);
-        let mut e = Engine::with_state(sc.clone(), st);
+        let mut e = engine_in(sc.clone(), ph);
         let mut dice = dice_from(faces);
         for d in dirs {
             let here = unit(&e, 1).hex.unwrap();

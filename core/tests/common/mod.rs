@@ -13,6 +13,7 @@ use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
 use hexveil_core::resolve::{Ctx, Interrupt, Res};
 use hexveil_core::scenario::Scenario;
 use hexveil_core::state::GameState;
+use hexveil_core::turn::Phase;
 use hexveil_core::unit::{Status, Unit, UnitId, UnitKind};
 use hexveil_core::{
     Action, ActionError, Content, Engine, Event, Fact, FactRequest, Hex, RuleError, Side, Step,
@@ -48,6 +49,16 @@ pub fn new_unit(id: u16, side: Side, nationality: &str, at: &str, kind: UnitKind
         status: Status::default(),
         daisy_chain: None,
     }
+}
+
+/// The state at the start of `sc` without setup files
+/// (`setup::initial_state`: every unit where the scenario puts it), moved to
+/// side A's `phase` of turn 1.
+pub fn state_in(sc: &Scenario, phase: Phase) -> GameState {
+    let mut st = hexveil_core::setup::initial_state(sc, &[]).expect("scenario sets up");
+    st.phasing = Side::A;
+    st.phase = phase;
+    st
 }
 
 /// The unit with this id in the Engine's state.

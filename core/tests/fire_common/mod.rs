@@ -129,13 +129,9 @@ pub fn scenario(
     }
 }
 
-/// The state at the start of the scenario (the scenario helper's
-/// `setup::initial_state`, no setup files), moved to A's Prep Fire Phase.
+/// The state at the start of the scenario in A's Prep Fire Phase.
 pub fn state(sc: &Scenario) -> GameState {
-    let mut st = hexveil_core::setup::initial_state(sc, &[]).expect("scenario sets up");
-    st.phasing = Side::A;
-    st.phase = Phase::PrepFire;
-    st
+    state_in(sc, Phase::PrepFire)
 }
 
 /// An engine over the scenario.

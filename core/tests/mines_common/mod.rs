@@ -181,24 +181,6 @@ pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) ->
     }
 }
 
-/// The state: side A's `phase` of turn 1.
-pub fn state(sc: &Scenario, phase: Phase) -> GameState {
-    GameState {
-        turn: 1,
-        phasing: Side::A,
-        phase,
-        units: sc.units.iter().map(|u| (u.id, u.clone())).collect(),
-        elr: sc.sides.iter().map(|(s, ob)| (*s, ob.elr)).collect(),
-        markers: BTreeMap::new(),
-        referee_knows: BTreeMap::new(),
-        mines: Default::default(),
-        extra_dummies: Default::default(),
-        daisy_chains: Vec::new(),
-        opportunities: 0,
-        result: None,
-    }
-}
-
 /// An engine in side A's MPh.
 pub fn engine(sc: Scenario) -> Engine {
     engine_in(sc, Phase::Movement)
@@ -218,7 +200,7 @@ pub fn engine_with(units: &[Unit]) -> Engine {
 /// An engine in side A's `phase` whose starting state `edit` has changed
 /// (markers placed, a unit moved): the situation of the test.
 pub fn engine_where(sc: Scenario, phase: Phase, edit: impl FnOnce(&mut GameState)) -> Engine {
-    let mut st = state(&sc, phase);
+    let mut st = state_in(&sc, phase);
     edit(&mut st);
     Engine::with_state(sc, st)
 }
