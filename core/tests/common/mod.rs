@@ -10,9 +10,11 @@
 #![allow(dead_code)]
 
 use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
+use hexveil_core::map::Map;
 use hexveil_core::resolve::{Ctx, Interrupt, Res};
 use hexveil_core::scenario::Scenario;
 use hexveil_core::state::GameState;
+use hexveil_core::terrain::HexInfo;
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::{Status, Unit, UnitId, UnitKind};
 use hexveil_core::{
@@ -49,6 +51,13 @@ pub fn new_unit(id: u16, side: Side, nationality: &str, at: &str, kind: UnitKind
         status: Status::default(),
         daisy_chain: None,
     }
+}
+
+/// Board 4 alone, Open Ground but for the hexes listed.
+pub fn board_4<'a>(terrain: impl IntoIterator<Item = (&'a str, HexInfo)>) -> Map {
+    terrain
+        .into_iter()
+        .fold(Map::new([4]), |map, (h, info)| map.with_hex(hex(h), info))
 }
 
 /// The state at the start of `sc` without setup files

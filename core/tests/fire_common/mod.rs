@@ -9,7 +9,6 @@ pub use common::*;
 
 use hexveil_core::dice::Roll;
 use hexveil_core::event::Event;
-use hexveil_core::map::Map;
 use hexveil_core::scenario::{Scenario, SideOb};
 use hexveil_core::state::GameState;
 use hexveil_core::terrain::{HexInfo, Terrain};
@@ -105,23 +104,9 @@ pub fn scenario(
     units: &[Unit],
     terrain: &[(&str, Terrain)],
 ) -> Scenario {
-    let mut hexes = BTreeMap::new();
-    for (h, t) in terrain {
-        hexes.insert(
-            hex(h),
-            HexInfo {
-                terrain: *t,
-                ..HexInfo::default()
-            },
-        );
-    }
     Scenario {
         name: "fire test".into(),
-        map: Map {
-            boards: vec![4],
-            hexes,
-            ..Map::default()
-        },
+        map: board_4(terrain.iter().map(|&(h, t)| (h, HexInfo::of(t)))),
         sides,
         units: units.to_vec(),
         first_phasing: Some(Side::A),

@@ -146,10 +146,6 @@ pub fn paved_road() -> HexInfo {
 /// keeps it building when the scenario gains fields.)
 #[allow(clippy::needless_update)]
 pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) -> Scenario {
-    let mut map = Map::new([4]);
-    for (h, i) in terrain {
-        map = map.with_hex(hex(h), *i);
-    }
     let mut sides = BTreeMap::new();
     for s in [Side::A, Side::B] {
         sides.insert(
@@ -169,7 +165,7 @@ pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) ->
     }
     Scenario {
         name: "mines test".into(),
-        map,
+        map: board_4(terrain.iter().copied()),
         ssr: Ssr {
             deep_snow,
             ..Ssr::default()
