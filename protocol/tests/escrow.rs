@@ -63,7 +63,22 @@ fn g3_an_escrow_game_has_the_same_entries_as_a_live_game() {
     let mut escrow = Table::with_mode(5, SEALED_B, Mode::Escrow);
     live.step_into_the_minefield();
     escrow.step_into_the_minefield();
-    assert_eq!(shape(&live.game()), shape(&escrow.game()));
+    // Each roll is bound to the hash of the action it serves (beacon.rs), so
+    // the two logs roll different dice once their histories differ (the
+    // escrowed setups are other bytes), and what follows a roll may differ
+    // by the dice alone. Up to the first roll of the move nothing does.
+    let (live, escrow) = (shape(&live.game()), shape(&escrow.game()));
+    let first_roll_of_the_move = |s: &[&str]| {
+        let opened = s.iter().position(|e| *e == "openings").expect("an opening");
+        opened
+            + s[opened..]
+                .iter()
+                .position(|e| *e == "roll")
+                .expect("a roll")
+    };
+    let cut = first_roll_of_the_move(&live);
+    assert_eq!(cut, first_roll_of_the_move(&escrow), "{live:?}\n{escrow:?}");
+    assert_eq!(live[..=cut], escrow[..=cut]);
 }
 
 #[test]

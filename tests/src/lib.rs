@@ -457,13 +457,24 @@ impl Table {
             .map(|(_, e)| e)
     }
 
-    /// Every rejection reason `who` received.
+    /// Every rejection reason `who` received: refused entries, server
+    /// errors, and actions the engine refused only after their facts or
+    /// dice were used (a Void ruling, e.g. a rules-data cell missing, R12),
+    /// which an honest game on complete data never has.
     pub fn rejections(&self, who: Who) -> Vec<String> {
         self.events_of(who)
-            .filter_map(|e| match e {
-                GameEvent::Rejected(r) => Some(r.clone()),
-                GameEvent::ServerError { message, .. } => Some(message.clone()),
-                _ => None,
+            .flat_map(|e| match e {
+                GameEvent::Rejected(r) => vec![r.clone()],
+                GameEvent::ServerError { message, .. } => vec![message.clone()],
+                GameEvent::Update(u) => u
+                    .events
+                    .iter()
+                    .filter_map(|e| match &e.kind {
+                        EventKind::Void { reason } => Some(format!("void ruling: {reason}")),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => vec![],
             })
             .collect()
     }

@@ -6,8 +6,9 @@
 //! the end, which the offline verifier finds clean (G5).
 
 use hexveil::driver::GameEvent;
+use hexveil_core::morale::MoraleEvent;
 use hexveil_core::turn::Phase;
-use hexveil_core::{Action, Side};
+use hexveil_core::{Action, EventKind, Side};
 use hexveil_protocol::message::Prompt;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_tests::{
@@ -48,9 +49,9 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
         assert!(p.contains(want), "{want} expected in {p}: {b_prompts:?}");
     }
     let high_dr = step.iter().any(|(w, e)| match (w, e) {
-        (Who::A, GameEvent::Update(u)) => u.dice.iter().any(
-            |r| matches!(r, hexveil_core::Roll::DR { coloured, white } if coloured + white >= 11),
-        ),
+        (Who::A, GameEvent::Update(u)) => u.events.iter().any(|e| {
+            matches!(&e.kind, EventKind::Morale(MoraleEvent::TaskCheck { original, .. }) if *original >= 11)
+        }),
         _ => false,
     });
     assert!(
