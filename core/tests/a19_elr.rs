@@ -5,21 +5,24 @@ mod fire_common;
 use fire_common::*;
 use hexveil_core::morale::MoraleEvent;
 use hexveil_core::scenario::SideOb;
-use hexveil_core::unit::{Class, InfantrySize, Trait, UnitId, UnitKind};
+use hexveil_core::unit::{Class, InfantrySize, Trait, Unit, UnitId, UnitKind};
 use hexveil_core::Side;
 
-const FIRERS: &str = "4E2";
-const TARGET: &str = "4E4";
+/// German unit 2 in the target hex: an underscored 6-5-8 Elite squad.
+fn elite_658() -> Unit {
+    underscored(squad(2, Side::B, "German", "6-5-8", Class::Elite, TARGET))
+}
 
-/// Russians (A, ELR 3) with two 4-4-7 at 4E2 (ids 0, 1); the given German
-/// (B, ELR `elr`) units at 4E4.
-fn setup(elr: u8, germans: Vec<hexveil_core::unit::Unit>) -> hexveil_core::Engine {
-    let mut units = vec![
-        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-    ];
-    units.extend(germans);
-    engine(scenario(sides("Russian", 3, "German", elr), &units, &[]))
+/// German unit 2 in the target hex: an underscored 3-4-8 Elite half-squad.
+fn elite_348_hs() -> Unit {
+    let hs = InfantrySize::HalfSquad;
+    underscored(inf(2, Side::B, "German", "3-4-8", hs, Class::Elite, TARGET))
+}
+
+/// German unit 2 in the target hex: a 4-3-6 Conscript squad (no lower
+/// quality to be Replaced by, A19.12).
+fn conscript() -> Unit {
+    squad(2, Side::B, "German", "4-3-6", Class::Conscript, TARGET)
 }
 
 /// IFT DR 4 (1,3) on the 8 FP column: 2MC.
@@ -27,25 +30,9 @@ const TWO_MC: fn() -> hexveil_core::Roll = || dr(1, 3);
 
 #[test]
 fn a19_1_failure_not_beyond_elr_only_breaks() {
-    let mut e = setup(
-        3,
-        vec![squad(
-            2,
-            Side::B,
-            "German",
-            "4-6-7",
-            Class::FirstLine,
-            TARGET,
-        )],
-    );
+    let mut e = russians_vs(vec![german(2)], 3);
     // MC 8 + 2 = 10 vs ML 7: failed by 3, not more than ELR 3.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(4, 4)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[TWO_MC(), dr(4, 4)]).unwrap();
     let u = unit(&e, 2);
     assert!(u.status.broken && u.in_play());
     assert_eq!(e.state().units.len(), 3, "no new unit");
@@ -54,25 +41,9 @@ fn a19_1_failure_not_beyond_elr_only_breaks() {
 
 #[test]
 fn a19_1_a19_13_fire_breaks_squad_beyond_elr_and_replaces_it() {
-    let mut e = setup(
-        3,
-        vec![squad(
-            2,
-            Side::B,
-            "German",
-            "4-6-7",
-            Class::FirstLine,
-            TARGET,
-        )],
-    );
+    let mut e = russians_vs(vec![german(2)], 3);
     // MC 10 + 2 = 12 vs ML 7: failed by 5 > ELR 3 -> Replaced by a broken 4-4-7.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 5)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[TWO_MC(), dr(5, 5)]).unwrap();
     let old = unit(&e, 2);
     assert!(!old.in_play());
     let new = unit(&e, 3);
@@ -89,72 +60,26 @@ fn a19_1_a19_13_fire_breaks_squad_beyond_elr_and_replaces_it() {
 #[test]
 fn a19_1_elr_is_the_obs_current_value() {
     // The same failure by 5 with ELR 5 only breaks the squad.
-    let mut e = setup(
-        5,
-        vec![squad(
-            2,
-            Side::B,
-            "German",
-            "4-6-7",
-            Class::FirstLine,
-            TARGET,
-        )],
-    );
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 5)],
-    )
-    .unwrap();
+    let mut e = russians_vs(vec![german(2)], 5);
+    group_fires(&mut e, &[TWO_MC(), dr(5, 5)]).unwrap();
     assert!(unit(&e, 2).in_play() && unit(&e, 2).status.broken);
     assert_eq!(e.state().units.len(), 3);
 }
 
 #[test]
 fn a19_13_underscored_squad_is_replaced_by_two_broken_half_squads() {
-    let ss = inf(
-        2,
-        Side::B,
-        "German",
-        "6-5-8",
-        InfantrySize::Squad,
-        Class::Elite,
-        true,
-        TARGET,
-    );
-    let mut e = setup(5, vec![ss]);
+    let ss = elite_658();
+    let mut e = russians_vs(vec![ss], 5);
     // Even with ELR 5: MC 12 (6,5 -> 11 + 2 = 13) vs 8 fails by 5 -> not beyond 5.
     // Use 6,6? That is a Casualty MC; take 5,6 = 11 + 2 = 13: by 5, not > 5.
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 6)],
-    )
-    .unwrap();
+    group_fires(&mut e, &[TWO_MC(), dr(5, 6)]).unwrap();
     assert!(
         unit(&e, 2).in_play(),
         "failed by exactly the ELR: only broken"
     );
-    let ss = inf(
-        2,
-        Side::B,
-        "German",
-        "6-5-8",
-        InfantrySize::Squad,
-        Class::Elite,
-        true,
-        TARGET,
-    );
-    let mut e = setup(2, vec![ss]);
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 6)],
-    )
-    .unwrap();
+    let ss = elite_658();
+    let mut e = russians_vs(vec![ss], 2);
+    let ev = group_fires(&mut e, &[TWO_MC(), dr(5, 6)]).unwrap();
     assert!(!unit(&e, 2).in_play());
     for id in [3, 4] {
         let hs = unit(&e, id);
@@ -168,25 +93,10 @@ fn a19_13_underscored_squad_is_replaced_by_two_broken_half_squads() {
 
 #[test]
 fn a19_13_r11_underscored_half_squad_is_disrupted_instead() {
-    let hs = inf(
-        2,
-        Side::B,
-        "German",
-        "3-4-8",
-        InfantrySize::HalfSquad,
-        Class::Elite,
-        true,
-        TARGET,
-    );
-    let mut e = setup(2, vec![hs]);
+    let hs = elite_348_hs();
+    let mut e = russians_vs(vec![hs], 2);
     // 11 + 2 = 13 vs 8: by 5 > ELR 2.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 6)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[TWO_MC(), dr(5, 6)]).unwrap();
     let u = unit(&e, 2);
     assert!(u.in_play() && u.status.broken && u.status.disrupted);
     assert_eq!(
@@ -200,16 +110,10 @@ fn a19_13_r11_underscored_half_squad_is_disrupted_instead() {
 
 #[test]
 fn a19_12_no_lower_unit_breaks_and_disrupts() {
-    let c = squad(2, Side::B, "German", "4-3-6", Class::Conscript, TARGET);
-    let mut e = setup(1, vec![c]);
+    let c = conscript();
+    let mut e = russians_vs(vec![c], 1);
     // 4 + 2 + ... MC (4,4) 8 + 2 = 10 vs 6: by 4 > 1.
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(4, 4)],
-    )
-    .unwrap();
+    group_fires(&mut e, &[TWO_MC(), dr(4, 4)]).unwrap();
     let u = unit(&e, 2);
     assert!(u.status.broken && u.status.disrupted && u.in_play());
     assert!(
@@ -222,54 +126,18 @@ fn a19_12_no_lower_unit_breaks_and_disrupts() {
 fn a19_12_exempt_units_are_only_broken() {
     // SS opposed by Russians, Fanatic, Japanese: never Disrupted.
     let cases = vec![
-        with(
-            inf(
-                2,
-                Side::B,
-                "German",
-                "3-4-8",
-                InfantrySize::HalfSquad,
-                Class::Elite,
-                true,
-                TARGET,
-            ),
-            Trait::Ss,
-        ),
-        with(
-            squad(2, Side::B, "German", "4-3-6", Class::Conscript, TARGET),
-            Trait::Fanatic,
-        ),
-        with(
-            squad(2, Side::B, "German", "4-3-6", Class::Conscript, TARGET),
-            Trait::Partisan,
-        ),
+        with(elite_348_hs(), Trait::Ss),
+        with(conscript(), Trait::Fanatic),
+        with(conscript(), Trait::Partisan),
     ];
     for u in cases {
-        let mut e = setup(0, vec![u]);
-        run(
-            &mut e,
-            Side::A,
-            fire(&[0, 1], TARGET),
-            &[TWO_MC(), dr(5, 6)],
-        )
-        .unwrap();
+        let mut e = russians_vs(vec![u], 0);
+        group_fires(&mut e, &[TWO_MC(), dr(5, 6)]).unwrap();
         let u = unit(&e, 2);
         assert!(u.status.broken && !u.status.disrupted, "{}", u.label());
     }
     // SS not opposed by Russians are Disrupted.
-    let ss = with(
-        inf(
-            2,
-            Side::B,
-            "German",
-            "3-4-8",
-            InfantrySize::HalfSquad,
-            Class::Elite,
-            true,
-            TARGET,
-        ),
-        Trait::Ss,
-    );
+    let ss = with(elite_348_hs(), Trait::Ss);
     let units = vec![
         squad(0, Side::A, "American", "6-6-6", Class::FirstLine, FIRERS),
         ss,
@@ -282,52 +150,22 @@ fn a19_12_exempt_units_are_only_broken() {
 
 #[test]
 fn a19_11_crews_heroes_and_broken_units_are_never_replaced() {
-    let crew = inf(
-        2,
-        Side::B,
-        "German",
-        "2-2-8",
-        InfantrySize::Crew,
-        Class::Elite,
-        false,
-        TARGET,
-    );
-    let mut e = setup(0, vec![crew]);
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 6)],
-    )
-    .unwrap();
+    let crew = crew(2, Side::B, "German", "2-2-8", Class::Elite, TARGET);
+    let mut e = russians_vs(vec![crew], 0);
+    group_fires(&mut e, &[TWO_MC(), dr(5, 6)]).unwrap();
     assert!(unit(&e, 2).in_play() && unit(&e, 2).status.broken);
     assert_eq!(e.state().units.len(), 3);
 
-    let hero = with(
-        squad(2, Side::B, "German", "4-6-7", Class::FirstLine, TARGET),
-        Trait::Hero,
-    );
-    let mut e = setup(0, vec![hero]);
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 6)],
-    )
-    .unwrap();
+    let hero = with(german(2), Trait::Hero);
+    let mut e = russians_vs(vec![hero], 0);
+    group_fires(&mut e, &[TWO_MC(), dr(5, 6)]).unwrap();
     assert!(unit(&e, 2).in_play() && unit(&e, 2).status.broken);
 
     // An already broken unit failing an MC is Casualty Reduced (A10.3), not Replaced.
-    let mut broken = squad(2, Side::B, "German", "4-6-7", Class::FirstLine, TARGET);
+    let mut broken = german(2);
     broken.status.broken = true;
-    let mut e = setup(0, vec![broken]);
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 6)],
-    )
-    .unwrap();
+    let mut e = russians_vs(vec![broken], 0);
+    group_fires(&mut e, &[TWO_MC(), dr(5, 6)]).unwrap();
     assert_eq!(unit(&e, 2).label(), "2-4-7 HS");
     assert_eq!(e.state().units.len(), 3);
 }
@@ -335,67 +173,33 @@ fn a19_11_crews_heroes_and_broken_units_are_never_replaced() {
 #[test]
 fn a19_13_leaders_step_down_the_ladder() {
     let l = leader(2, Side::B, "German", 9, -2, TARGET);
-    let mut e = setup(0, vec![l]);
+    let mut e = russians_vs(vec![l], 0);
     // MC 5 + 2 = 7... need > 9 + 0: (5,5) = 10 + 2 = 12 vs 9: by 3 > 0.
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 5)],
-    )
-    .unwrap();
+    group_fires(&mut e, &[TWO_MC(), dr(5, 5)]).unwrap();
     let new = unit(&e, 3);
     assert_eq!(new.label(), "9-1 leader");
     assert!(new.status.broken);
     assert!(!unit(&e, 2).in_play());
     // A 6+1 has no lower leader: broken and Disrupted (A19.12).
     let l = leader(2, Side::B, "German", 6, 1, TARGET);
-    let mut e = setup(0, vec![l]);
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(3, 3)],
-    )
-    .unwrap();
+    let mut e = russians_vs(vec![l], 0);
+    group_fires(&mut e, &[TWO_MC(), dr(3, 3)]).unwrap();
     let u = unit(&e, 2);
     assert!(u.status.broken && u.status.disrupted);
     // A leader off the ladder is an R12 refusal naming it; nothing changes.
     let l = leader(2, Side::B, "German", 10, -3, TARGET);
-    let mut e = setup(0, vec![l]);
+    let mut e = russians_vs(vec![l], 0);
     let before = e.state().clone();
-    let err = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(6, 5)],
-    )
-    .unwrap_err();
+    let err = group_fires(&mut e, &[TWO_MC(), dr(6, 5)]).unwrap_err();
     assert!(err.to_string().contains("10-3"), "{err}");
     assert_eq!(e.state(), &before);
 }
 
 #[test]
 fn a19_13_casualty_mc_beyond_elr_reduces_squad_to_a_lesser_broken_hs() {
-    let mut e = setup(
-        3,
-        vec![squad(
-            2,
-            Side::B,
-            "German",
-            "4-6-7",
-            Class::FirstLine,
-            TARGET,
-        )],
-    );
+    let mut e = russians_vs(vec![german(2)], 3);
     // Original 12 (A10.31): 12 + 2 = 14 vs 7, by 7 > 3: 4-6-7 -> 2-4-7 -> 2-3-7 broken.
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(6, 6)],
-    )
-    .unwrap();
+    group_fires(&mut e, &[TWO_MC(), dr(6, 6)]).unwrap();
     let new = unit(&e, 3);
     assert_eq!(new.label(), "2-3-7 HS");
     assert!(new.status.broken);
@@ -404,25 +208,9 @@ fn a19_13_casualty_mc_beyond_elr_reduces_squad_to_a_lesser_broken_hs() {
 
 #[test]
 fn a10_31_casualty_mc_within_elr_reduces_and_breaks() {
-    let mut e = setup(
-        5,
-        vec![squad(
-            2,
-            Side::B,
-            "German",
-            "4-6-7",
-            Class::FirstLine,
-            TARGET,
-        )],
-    );
+    let mut e = russians_vs(vec![german(2)], 5);
     // NMC: 8 FP DR 8 (3,5) = NMC. Original 12 vs 7: by 5, not > 5.
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(3, 5), dr(6, 6)],
-    )
-    .unwrap();
+    group_fires(&mut e, &[dr(3, 5), dr(6, 6)]).unwrap();
     let u = unit(&e, 2);
     assert_eq!(u.label(), "2-4-7 HS");
     assert!(u.status.broken);
@@ -431,21 +219,9 @@ fn a10_31_casualty_mc_within_elr_reduces_and_breaks() {
 
 #[test]
 fn a19_132_ssr_elr_of_4_or_less_replaces_underscored_squads_normally() {
-    let ss = inf(
-        2,
-        Side::B,
-        "German",
-        "6-5-8",
-        InfantrySize::Squad,
-        Class::Elite,
-        true,
-        TARGET,
-    );
-    let units = vec![
-        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        ss,
-    ];
+    let ss = elite_658();
+    let mut units = russian_group();
+    units.extend([ss]);
     let mut s = sides("Russian", 3, "German", 3);
     s.insert(
         Side::B,
@@ -458,13 +234,7 @@ fn a19_132_ssr_elr_of_4_or_less_replaces_underscored_squads_normally() {
     );
     let mut e = engine(scenario(s, &units, &[]));
     // 11 + 2 = 13 vs 8: by 5 > 3.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 6)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[TWO_MC(), dr(5, 6)]).unwrap();
     let new = unit(&e, 3);
     assert_eq!(new.label(), "4-4-7 squad", "A19.132: 6-5-8 -> 4-4-7");
     assert!(new.status.broken);
@@ -475,20 +245,8 @@ fn a19_132_ssr_elr_of_4_or_less_replaces_underscored_squads_normally() {
 #[test]
 fn a19_13_replacement_ids_are_deterministic_max_plus_one() {
     // Two German squads replaced by the same attack get ids 4 then 5.
-    let mut e = setup(
-        0,
-        vec![
-            squad(2, Side::B, "German", "4-6-7", Class::FirstLine, TARGET),
-            squad(3, Side::B, "German", "4-6-7", Class::FirstLine, TARGET),
-        ],
-    );
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[TWO_MC(), dr(5, 5), dr(4, 5)],
-    )
-    .unwrap();
+    let mut e = russians_vs(vec![german(2), german(3)], 0);
+    group_fires(&mut e, &[TWO_MC(), dr(5, 5), dr(4, 5)]).unwrap();
     assert_eq!(unit(&e, 4).name, "u2>4-4-7");
     assert_eq!(unit(&e, 5).name, "u3>4-4-7");
     assert!(matches!(unit(&e, 5).kind, UnitKind::Infantry(_)));

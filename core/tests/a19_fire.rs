@@ -11,44 +11,14 @@ use hexveil_core::resolve::{Ctx, Interrupt};
 use hexveil_core::scenario::SideOb;
 use hexveil_core::terrain::Terrain;
 use hexveil_core::unit::{Class, InfantrySize, Trait, Unit, UnitId};
-use hexveil_core::{Action, Side};
-
-const FIRERS: &str = "4E2";
-const TARGET: &str = "4E4";
-
-fn russians_vs(germans: Vec<Unit>, elr: u8) -> hexveil_core::Engine {
-    let mut units = vec![
-        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-    ];
-    units.extend(germans);
-    engine(scenario(sides("Russian", 3, "German", elr), &units, &[]))
-}
-
-fn german(id: u16) -> Unit {
-    squad(id, Side::B, "German", "4-6-7", Class::FirstLine, TARGET)
-}
-
-fn fire_drm(firers: &[u16], target: &str, extra_drm: i8) -> Action {
-    Action::Fire {
-        firers: firers.iter().map(|&i| UnitId(i)).collect(),
-        target: hex(target),
-        extra_drm,
-    }
-}
+use hexveil_core::Side;
 
 #[test]
 fn a7_302_r7_k_result_reduces_by_random_selection_then_everyone_takes_the_mc() {
     let mut e = russians_vs(vec![german(2), german(3)], 5);
     // 8 FP DR 3 = K/2; Random Selection dr 5 vs 2 -> unit 2 Reduced; then
     // both (the Reduced HS too) take a 2MC: 2+2 and 4+2, both pass.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(1, 2), d(5), d(2), dr(1, 1), dr(2, 2)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[dr(1, 2), d(5), d(2), dr(1, 1), dr(2, 2)]).unwrap();
     assert_eq!(unit(&e, 2).label(), "2-4-7 HS");
     assert_eq!(unit(&e, 3).label(), "4-6-7 squad");
     let checks: Vec<UnitId> = morale_events(&ev)
@@ -68,13 +38,7 @@ fn a7_302_r7_k_result_reduces_by_random_selection_then_everyone_takes_the_mc() {
 #[test]
 fn r7_k_result_ties_at_the_cut_reduce_every_tied_unit() {
     let mut e = russians_vs(vec![german(2), german(3)], 5);
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(1, 2), d(4), d(4), dr(1, 1), dr(2, 1)],
-    )
-    .unwrap();
+    group_fires(&mut e, &[dr(1, 2), d(4), d(4), dr(1, 1), dr(2, 1)]).unwrap();
     assert_eq!(unit(&e, 2).label(), "2-4-7 HS");
     assert_eq!(unit(&e, 3).label(), "2-4-7 HS");
 }
@@ -109,13 +73,7 @@ fn a7_301_kia_of_more_than_the_targets_eliminates_all_without_rolling() {
 fn a7_305_ptc_pins_and_never_breaks() {
     let mut e = russians_vs(vec![german(2)], 5);
     // 8 FP DR 9 = PTC; TC 4+4 = 8 > 7: pinned.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(3, 6), dr(4, 4)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[dr(3, 6), dr(4, 4)]).unwrap();
     let u = unit(&e, 2);
     assert!(u.status.pinned && !u.status.broken);
     assert!(morale_events(&ev).contains(&MoraleEvent::Pinned { unit: UnitId(2) }));
@@ -124,13 +82,7 @@ fn a7_305_ptc_pins_and_never_breaks() {
 #[test]
 fn b28_9_ptc_immune_units_roll_only_for_booby_traps() {
     let mut e = russians_vs(vec![with(german(2), Trait::Berserk)], 5);
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(3, 6), dr(6, 5)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[dr(3, 6), dr(6, 5)]).unwrap();
     assert!(!unit(&e, 2).status.pinned);
     assert!(morale_events(&ev).iter().any(|m| matches!(
         m,
@@ -146,7 +98,7 @@ fn b28_9_ptc_immune_units_roll_only_for_booby_traps() {
 fn a7_3_no_effect_is_a_public_event_too() {
     let mut e = russians_vs(vec![german(2)], 5);
     // 8 FP DR 11: no effect.
-    let ev = run(&mut e, Side::A, fire(&[0, 1], TARGET), &[dr(5, 6)]).unwrap();
+    let ev = group_fires(&mut e, &[dr(5, 6)]).unwrap();
     assert!(morale_events(&ev).iter().any(|m| matches!(
         m,
         MoraleEvent::IftResult {
@@ -159,24 +111,15 @@ fn a7_3_no_effect_is_a_public_event_too() {
 
 #[test]
 fn a7_3_tem_of_the_target_hex_is_added() {
-    let units = vec![
-        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        german(2),
-    ];
+    let mut units = russian_group();
+    units.extend([german(2)]);
     let mut e = engine(scenario(
         sides("Russian", 3, "German", 5),
         &units,
         &[(TARGET, Terrain::StoneBuilding)],
     ));
     // DR 4 + 3 = 7 on 8 FP = 1MC.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(1, 3), dr(1, 2)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[dr(1, 3), dr(1, 2)]).unwrap();
     assert!(fire_events(&ev).iter().any(|f| matches!(
         f,
         FireEvent::Attack {
@@ -196,13 +139,7 @@ fn a10_leadership_helps_other_units_in_the_location_and_leader_checks_first() {
         5,
     );
     // 8 FP DR 8 = NMC. Leader first (no own leadership), then the squad at -1.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(3, 5), dr(4, 4), dr(4, 4)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[dr(3, 5), dr(4, 4), dr(4, 4)]).unwrap();
     let checks: Vec<(UnitId, i8, bool)> = morale_events(&ev)
         .iter()
         .filter_map(|m| match m {
@@ -218,23 +155,33 @@ fn a10_leadership_helps_other_units_in_the_location_and_leader_checks_first() {
     assert_eq!(checks, vec![(UnitId(3), 0, true), (UnitId(2), -1, true)]);
 }
 
+/// An engine in A's PFPh: American `units` (side A, ELR 3) and German ones
+/// (side B, ELR 5) on open ground.
+fn americans_vs(units: &[Unit]) -> hexveil_core::Engine {
+    engine(scenario(sides("American", 3, "German", 5), units, &[]))
+}
+
+/// The fire events of an attack by the American group (ids 0 and 1) among
+/// `units` on doubles (DR 2,2), its MC rolled 1,1: Cowering's case (A7.9).
+fn fire_on_doubles(units: &[Unit]) -> Vec<FireEvent> {
+    let mut e = americans_vs(units);
+    fire_events(&group_fires(&mut e, &[dr(2, 2), dr(1, 1)]).unwrap())
+}
+
+/// An American squad of side A in [`FIRERS`].
+fn american(id: u16, strength: &str, class: Class) -> Unit {
+    squad(id, Side::A, "American", strength, class, FIRERS)
+}
+
 #[test]
 fn a7_9_cowering_on_doubles_without_a_leader_shifts_one_column() {
     let units = vec![
-        squad(0, Side::A, "American", "5-4-6", Class::SecondLine, FIRERS),
-        squad(1, Side::A, "American", "5-4-6", Class::SecondLine, FIRERS),
+        american(0, "5-4-6", Class::SecondLine),
+        american(1, "5-4-6", Class::SecondLine),
         german(2),
     ];
-    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
     // 10 FP -> 8 column; doubles 2,2 = 4: cowers to 6 column: 2MC.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(2, 2), dr(1, 1)],
-    )
-    .unwrap();
-    let f = fire_events(&ev);
+    let f = fire_on_doubles(&units);
     assert!(f.contains(&FireEvent::Cowered { shift: -1 }));
     assert!(f.iter().any(|x| matches!(
         x,
@@ -249,20 +196,12 @@ fn a7_9_cowering_on_doubles_without_a_leader_shifts_one_column() {
 #[test]
 fn a19_33_fire_group_with_inexperienced_personnel_cowers_two_columns() {
     let units = vec![
-        squad(0, Side::A, "American", "5-3-6", Class::Green, FIRERS),
-        squad(1, Side::A, "American", "5-4-6", Class::SecondLine, FIRERS),
+        american(0, "5-3-6", Class::Green),
+        american(1, "5-4-6", Class::SecondLine),
         german(2),
     ];
-    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
     // 10 FP, doubles 4: two columns left -> 4 FP column DR 4 = 1MC.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(2, 2), dr(1, 1)],
-    )
-    .unwrap();
-    let f = fire_events(&ev);
+    let f = fire_on_doubles(&units);
     assert!(f.contains(&FireEvent::Cowered { shift: -2 }));
     assert!(f.iter().any(|x| matches!(
         x,
@@ -277,20 +216,12 @@ fn a19_33_fire_group_with_inexperienced_personnel_cowers_two_columns() {
 #[test]
 fn a7_9_a19_3_a_leader_in_the_location_prevents_cowering() {
     let units = vec![
-        squad(0, Side::A, "American", "5-3-6", Class::Green, FIRERS),
-        squad(1, Side::A, "American", "5-3-6", Class::Green, FIRERS),
+        american(0, "5-3-6", Class::Green),
+        american(1, "5-3-6", Class::Green),
         leader(2, Side::A, "American", 8, 0, FIRERS),
         german(3),
     ];
-    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(2, 2), dr(1, 1)],
-    )
-    .unwrap();
-    let f = fire_events(&ev);
+    let f = fire_on_doubles(&units);
     assert!(!f.iter().any(|x| matches!(x, FireEvent::Cowered { .. })));
     assert!(f.iter().any(|x| matches!(
         x,
@@ -312,13 +243,22 @@ fn russian(id: u16) -> Unit {
     squad(id, Side::B, "Russian", "4-4-7", Class::FirstLine, TARGET)
 }
 
+/// A German squad of side A in [`FIRERS`].
+fn german_firer(id: u16, strength: &str, class: Class) -> Unit {
+    squad(id, Side::A, "German", strength, class, FIRERS)
+}
+
+/// An engine in A's PFPh: German `firers` (side A, ELR 3, under
+/// Ammunition Shortage, A19.131) facing a Russian 4-4-7 (side B, ELR 5) in
+/// [`TARGET`], whose id follows the firers'.
+fn short_of_ammunition(mut firers: Vec<Unit>) -> hexveil_core::Engine {
+    firers.push(russian(firers.len() as u16));
+    engine(scenario(shortage_side("German"), &firers, &[]))
+}
+
 #[test]
 fn a19_131_original_12_with_ammunition_shortage_replaces_the_firer_after_the_attack() {
-    let units = vec![
-        squad(0, Side::A, "German", "4-6-7", Class::FirstLine, FIRERS),
-        russian(1),
-    ];
-    let mut e = engine(scenario(shortage_side("German"), &units, &[]));
+    let mut e = short_of_ammunition(vec![german_firer(0, "4-6-7", Class::FirstLine)]);
     // 4 FP DR 12: no effect; then the shortage.
     let ev = run(&mut e, Side::A, fire(&[0], TARGET), &[dr(6, 6)]).unwrap();
     assert!(fire_events(&ev).contains(&FireEvent::AmmunitionShortage { unit: UnitId(0) }));
@@ -330,43 +270,22 @@ fn a19_131_original_12_with_ammunition_shortage_replaces_the_firer_after_the_att
     );
     assert!(!unit(&e, 0).in_play());
     // The attack came first: its event precedes the shortage's.
-    let attack = ev
+    let f = fire_events(&ev);
+    let attack = f.iter().position(|x| matches!(x, FireEvent::Attack { .. }));
+    let short = f
         .iter()
-        .position(|x| {
-            matches!(
-                &x.kind,
-                hexveil_core::EventKind::Fire(FireEvent::Attack { .. })
-            )
-        })
-        .unwrap();
-    let short = ev
-        .iter()
-        .position(|x| {
-            matches!(
-                &x.kind,
-                hexveil_core::EventKind::Fire(FireEvent::AmmunitionShortage { .. })
-            )
-        })
-        .unwrap();
-    assert!(attack < short);
+        .position(|x| matches!(x, FireEvent::AmmunitionShortage { .. }));
+    assert!(attack.unwrap() < short.unwrap());
 }
 
 #[test]
 fn a19_131_fire_group_member_is_chosen_by_random_selection() {
-    let units = vec![
-        squad(0, Side::A, "German", "4-6-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "German", "4-6-7", Class::FirstLine, FIRERS),
-        russian(2),
-    ];
-    let mut e = engine(scenario(shortage_side("German"), &units, &[]));
+    let mut e = short_of_ammunition(vec![
+        german_firer(0, "4-6-7", Class::FirstLine),
+        german_firer(1, "4-6-7", Class::FirstLine),
+    ]);
     // 8 FP DR 12 no effect; Random Selection dr 2, 5: unit 1.
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(6, 6), d(2), d(5)],
-    )
-    .unwrap();
+    group_fires(&mut e, &[dr(6, 6), d(2), d(5)]).unwrap();
     assert!(unit(&e, 0).in_play());
     assert!(!unit(&e, 1).in_play());
     assert_eq!(unit(&e, 3).label(), "4-4-7 squad");
@@ -374,23 +293,13 @@ fn a19_131_fire_group_member_is_chosen_by_random_selection() {
 
 #[test]
 fn a19_131_mmc_without_lower_quality_breaks_unless_berserk() {
-    let units = vec![
-        squad(0, Side::A, "German", "4-3-6", Class::Conscript, FIRERS),
-        russian(1),
-    ];
-    let mut e = engine(scenario(shortage_side("German"), &units, &[]));
+    let mut e = short_of_ammunition(vec![german_firer(0, "4-3-6", Class::Conscript)]);
     run(&mut e, Side::A, fire(&[0], TARGET), &[dr(6, 6)]).unwrap();
     let u = unit(&e, 0);
     assert!(u.status.broken && !u.status.disrupted && u.in_play());
 
-    let units = vec![
-        with(
-            squad(0, Side::A, "German", "4-3-6", Class::Conscript, FIRERS),
-            Trait::Berserk,
-        ),
-        russian(1),
-    ];
-    let mut e = engine(scenario(shortage_side("German"), &units, &[]));
+    let berserk = with(german_firer(0, "4-3-6", Class::Conscript), Trait::Berserk);
+    let mut e = short_of_ammunition(vec![berserk]);
     run(&mut e, Side::A, fire(&[0], TARGET), &[dr(6, 6)]).unwrap();
     assert!(!unit(&e, 0).status.broken);
 }
@@ -446,13 +355,7 @@ fn a12_14_fire_that_pins_a_concealed_unit_reveals_it() {
     let mut g = german(2);
     g.status.concealed = true;
     let mut e = russians_vs(vec![g], 5);
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(3, 6), dr(4, 4)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[dr(3, 6), dr(4, 4)]).unwrap();
     assert!(!unit(&e, 2).status.concealed);
     assert!(morale_events(&ev).contains(&MoraleEvent::ConcealmentLost { unit: UnitId(2) }));
 }
@@ -464,17 +367,13 @@ fn minefield_attack(u: Unit, result: IftResult, dice: &[hexveil_core::Roll]) -> 
         std::slice::from_ref(&u),
         &[],
     );
-    let st = state(&sc);
-    let mut ctx = Ctx::new(&sc, st, Side::A, &[], dice);
-    morale::apply_ift_result(
-        &mut ctx,
-        &[u.id],
-        result,
-        &AttackInfo::minefield(hex(TARGET)),
-    )
-    .unwrap();
-    assert!(ctx.all_answers_used());
-    let (st, _) = ctx.finish();
+    let info = AttackInfo::minefield(hex(TARGET));
+    let no_facts = |r| panic!("a minefield attack's result asked for facts {r:?}");
+    let run = drive_ctx(&sc, &state(&sc), Side::A, &no_facts, dice, &|ctx| {
+        morale::apply_ift_result(ctx, &[u.id], result, &info)
+    });
+    assert_eq!(run.rolls_used, dice.len(), "dice left over");
+    let (st, _) = run.finished();
     st.unit(u.id).unwrap().clone()
 }
 
@@ -567,13 +466,7 @@ fn a10_a_leader_broken_by_the_same_attack_lends_no_leadership() {
     );
     // NMC: the leader fails first (5+5 = 10 > 8, by 2 <= ELR 5) and breaks;
     // the squad then checks without the -1.
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(3, 5), dr(5, 5), dr(4, 4)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[dr(3, 5), dr(5, 5), dr(4, 4)]).unwrap();
     assert!(unit(&e, 3).status.broken);
     let squad_check = morale_events(&ev).into_iter().find_map(|m| match m {
         MoraleEvent::MoraleCheck {
@@ -590,12 +483,9 @@ fn a10_a_leader_broken_by_the_same_attack_lends_no_leadership() {
 
 #[test]
 fn a7_21_point_blank_fire_doubles_fp_against_an_adjacent_location() {
-    let units = vec![
-        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(2, Side::B, "German", "4-6-7", Class::FirstLine, "4E3"),
-    ];
-    let mut e = engine(scenario(sides("Russian", 3, "German", 5), &units, &[]));
+    let mut adjacent = german(2);
+    adjacent.hex = Some(hex("4E3"));
+    let mut e = russians_vs(vec![adjacent], 5);
     // 16 FP DR 4 = K/3 (8 FP would be 2MC); lone target: Reduced, then 3MC 1+1+3 = 5 passes.
     let ev = run(&mut e, Side::A, fire(&[0, 1], "4E3"), &[dr(1, 3), dr(1, 1)]).unwrap();
     assert!(fire_events(&ev).iter().any(|f| matches!(
@@ -615,7 +505,7 @@ fn a7_22_fire_beyond_normal_range_is_refused() {
         squad(0, Side::A, "American", "5-3-6", Class::Green, "4E1"),
         squad(1, Side::B, "German", "4-6-7", Class::FirstLine, "4E5"),
     ];
-    let mut e = engine(scenario(sides("American", 3, "German", 5), &units, &[]));
+    let mut e = americans_vs(&units);
     let err = e.apply(Side::A, fire(&[0], "4E5")).unwrap_err();
     assert!(err.to_string().contains("normal range 3"), "{err}");
     assert!(!e.is_pending());
@@ -646,13 +536,7 @@ fn a10_3_broken_unit_failing_an_mc_is_casualty_reduced_citing_a10_3() {
     let mut e = russians_vs(vec![g], 0);
     // 8 FP DR 4 = 2MC; MC 6 + 2 = 8 > 7 fails by 1 > ELR 0, but a broken
     // unit is Reduced (A10.3), never Replaced (A19.11).
-    let ev = run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(1, 3), dr(3, 3)],
-    )
-    .unwrap();
+    let ev = group_fires(&mut e, &[dr(1, 3), dr(3, 3)]).unwrap();
     let cr = ev
         .iter()
         .find(|x| {
@@ -672,21 +556,20 @@ fn a10_3_broken_unit_failing_an_mc_is_casualty_reduced_citing_a10_3() {
     );
 }
 
-fn booby_trapped(units: &[Unit]) -> hexveil_core::Engine {
+/// The [`russian_group`] facing `target` (ELR 5) on board 4, where side A
+/// may place Booby Traps (B28.9).
+fn booby_trapped(target: Unit) -> hexveil_core::Engine {
     let mut s = sides("Russian", 3, "German", 5);
     s.get_mut(&Side::A).unwrap().booby_trap_boards = vec![4];
-    engine(scenario(s, units, &[]))
+    let mut units = russian_group();
+    units.push(target);
+    engine(scenario(s, &units, &[]))
 }
 
 #[test]
 fn b28_9_a_ptc_from_fire_gives_its_original_dr_to_the_booby_trap_hook() {
     use hexveil_core::sealed::{BoobyLevel, Content};
-    let units = vec![
-        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        german(2),
-    ];
-    let mut e = booby_trapped(&units);
+    let mut e = booby_trapped(german(2));
     // 8 FP DR 9 = PTC; TC Original 12: pinned, and Level C (12) goes off:
     // the lone German squad is Casualty Reduced.
     let ev = run_with_facts(
@@ -708,12 +591,7 @@ fn b28_9_a_ptc_from_fire_gives_its_original_dr_to_the_booby_trap_hook() {
 #[test]
 fn b28_9_ptc_immune_unit_still_sets_off_booby_traps() {
     use hexveil_core::sealed::{BoobyLevel, Content};
-    let units = vec![
-        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        with(german(2), Trait::Berserk),
-    ];
-    let mut e = booby_trapped(&units);
+    let mut e = booby_trapped(with(german(2), Trait::Berserk));
     run_with_facts(
         &mut e,
         Side::A,
@@ -733,20 +611,9 @@ fn b28_9_ptc_immune_unit_still_sets_off_booby_traps() {
 
 #[test]
 fn b28_9_a_tc_below_11_never_opens_the_booby_trap_leaf() {
-    let units = vec![
-        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
-        german(2),
-    ];
-    let mut e = booby_trapped(&units);
+    let mut e = booby_trapped(german(2));
     // run() panics if facts are asked.
-    run(
-        &mut e,
-        Side::A,
-        fire(&[0, 1], TARGET),
-        &[dr(3, 6), dr(5, 5)],
-    )
-    .unwrap();
+    group_fires(&mut e, &[dr(3, 6), dr(5, 5)]).unwrap();
     assert!(unit(&e, 2).status.pinned);
     assert!(e.state().referee_knows.is_empty());
 }

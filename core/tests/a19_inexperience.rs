@@ -6,7 +6,7 @@ use fire_common::*;
 use hexveil_core::elr;
 use hexveil_core::inexperience::*;
 use hexveil_core::terrain::Terrain;
-use hexveil_core::unit::{Class, InfantrySize, Trait, Unit, UnitId};
+use hexveil_core::unit::{Class, Trait, Unit, UnitId};
 use hexveil_core::Side;
 
 const H: &str = "4E3";
@@ -29,16 +29,7 @@ fn first_line(id: u16) -> Unit {
 
 #[test]
 fn a19_2_green_and_conscript_are_inexperienced_smc_and_crews_never() {
-    let crew = inf(
-        2,
-        Side::A,
-        "American",
-        "2-2-6",
-        InfantrySize::Crew,
-        Class::Green,
-        false,
-        H,
-    );
+    let crew = crew(2, Side::A, "American", "2-2-6", Class::Green, H);
     let s = st(&[
         green(0),
         conscript(1),

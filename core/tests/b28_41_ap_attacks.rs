@@ -12,11 +12,32 @@ use hexveil_core::sealed::ApStrength;
 use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::UnitId;
-use hexveil_core::{Action, ActionError, Engine, MoveMode, Side};
+use hexveil_core::{Action, Engine, MoveMode, Side};
 use mines_common::*;
 
+/// A's MPh: squad 1 in 4E4, on open ground.
 fn one_squad() -> Engine {
-    engine(scenario(&[squad(1, Side::A, "4E4")], &[], false))
+    one_squad_in(&[])
+}
+
+/// A's MPh: squad 1 in 4E4, on board 4 with this terrain.
+fn one_squad_in(terrain: &[(&str, HexInfo)]) -> Engine {
+    engine(scenario(&[squad(1, Side::A, "4E4")], terrain, false))
+}
+
+/// A's RtPh: squad 1, broken, in 4E4.
+fn broken_squad_routing() -> Engine {
+    let mut s = squad(1, Side::A, "4E4");
+    s.status.broken = true;
+    engine_in(scenario(&[s], &[], false), Phase::Rout)
+}
+
+/// Unit 1 routs into `to`.
+fn rout(to: &str) -> Action {
+    Action::Rout {
+        unit: UnitId(1),
+        to: hex(to),
+    }
 }
 
 /// B28.41, B28.1, R13: an entry attack with no effect tells everybody that
@@ -24,14 +45,7 @@ fn one_squad() -> Engine {
 #[test]
 fn b28_41_no_effect_attack_reveals_presence_not_strength() {
     let mut e = one_squad();
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let run = step_onto_ap(&mut e, 8, &[dr(6, 6)]);
     // B28.412: exit leaf of the hex left, then the entry leaf.
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let public = run.public_mines();
@@ -68,15 +82,8 @@ fn b28_41_no_effect_attack_reveals_presence_not_strength() {
 #[test]
 fn b28_41_effective_attack_reveals_strength_and_pins() {
     let mut e = one_squad();
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // 8 FP, DR 9: PTC; TC DR 12 > 7: pinned.
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(4, 5), dr(6, 6)],
-    );
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(6, 6)]);
     assert!(run.public_mines().contains(&MinefieldEvent::ApAttack {
         hex: hex("4E5"),
         crossing: Crossing::Entry,
@@ -100,13 +107,7 @@ fn b28_41_effective_attack_reveals_strength_and_pins() {
 #[test]
 fn b28_1_empty_leaf_means_no_attack() {
     let mut e = one_squad();
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[unused_dr(), unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &quiet_step());
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let dice: Vec<_> = run
         .dice
@@ -128,20 +129,9 @@ fn b28_1_empty_leaf_means_no_attack() {
 /// is never asked.
 #[test]
 fn b28_1_forbidden_terrain_is_never_asked() {
-    let mut road = HexInfo::of(Terrain::Open);
-    road.features.paved_road = true;
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E5", road)],
-        false,
-    ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[unused_dr()],
-    );
+    let road = paved_road();
+    let mut e = one_squad_in(&[("4E5", road)]);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
 }
 
@@ -149,21 +139,10 @@ fn b28_1_forbidden_terrain_is_never_asked() {
 /// the Location is not.
 #[test]
 fn b28_411_units_already_in_the_hex_are_not_attacked() {
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E5")],
-        &[],
-        false,
-    ));
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    let mut e = engine_with(&[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E5")]);
     // DR 8 on 8 FP: NMC for the mover only; MC DR 9 > 7 breaks it (not by
     // more than its ELR 3).
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(4, 4), dr(4, 5)],
-    );
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 4), dr(4, 5)]);
     let attack = run
         .public_mines()
         .into_iter()
@@ -183,17 +162,10 @@ fn b28_411_units_already_in_the_hex_are_not_attacked() {
 fn b28_411_concealed_unit_full_fp_keeps_concealment_when_pinned() {
     let mut s = squad(1, Side::A, "4E4");
     s.status.concealed = true;
-    let mut e = engine(scenario(&[s], &[], false));
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    let mut e = engine_with(&[s]);
     // DR 9 on the full 8 FP column is a PTC (half FP, 4, would be no
     // effect at 9); TC 12: pinned.
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(4, 5), dr(6, 6)],
-    );
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(6, 6)]);
     assert!(run.public_mines().iter().any(|m| matches!(
         m,
         MinefieldEvent::ApAttack {
@@ -210,15 +182,8 @@ fn b28_411_concealed_unit_full_fp_keeps_concealment_when_pinned() {
 fn b28_411_concealed_unit_broken_loses_concealment() {
     let mut s = squad(1, Side::A, "4E4");
     s.status.concealed = true;
-    let mut e = engine(scenario(&[s], &[], false));
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(4, 4), dr(4, 5)],
-    );
+    let mut e = engine_with(&[s]);
+    step_onto_ap(&mut e, 8, &[dr(4, 4), dr(4, 5)]);
     let u = unit(&e, 1);
     assert!(u.status.broken && !u.status.concealed);
 }
@@ -229,13 +194,7 @@ fn b28_411_concealed_unit_broken_loses_concealment() {
 fn b28_412_ex_exit_then_entry_attack() {
     let mut e = one_squad();
     let lay = layout(&[(ap_b("4E4"), ap(6)), (ap_b("4E5"), ap(12))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[dr(6, 6), dr(5, 6)],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[dr(6, 6), dr(5, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let crossings: Vec<(Crossing, _)> = run
         .public_mines()
@@ -259,13 +218,7 @@ fn b28_412_exit_attack_pins_so_no_entry_attack() {
     let mut e = one_squad();
     let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(12))]);
     // Exit: DR 9 on 8 FP = PTC; TC 12 pins.
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[dr(4, 5), dr(6, 6)],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[dr(4, 5), dr(6, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
     assert_eq!(unit(&e, 1).hex, Some(hex("4E4")));
     assert!(run.moves().contains(&MoveEvent::Stayed {
@@ -280,18 +233,14 @@ fn b28_412_exit_attack_pins_so_no_entry_attack() {
 /// others go on and take the entry attack alone.
 #[test]
 fn b28_412_stack_splits_after_exit_attack() {
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E4")],
-        &[],
-        false,
-    ));
+    let mut e = engine_with(&[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E4")]);
     let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(8))]);
     // Exit DR 6 on 8: 1MC: unit 1 DR 8+1 breaks, unit 2 DR 2+1 passes.
     // Entry DR 12: no effect vs unit 2.
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[1, 2], "4E5", MoveMode::Normal),
+        &[1, 2],
+        "4E5",
         &lay,
         &[dr(3, 3), dr(4, 4), dr(1, 1), dr(6, 6)],
     );
@@ -313,14 +262,7 @@ fn b28_412_stack_splits_after_exit_attack() {
 #[test]
 fn b28_3_deep_snow_half_fp_and_plus_one() {
     let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], true));
-    let lay = layout(&[(ap_b("4E5"), ap(12))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(4, 4)],
-    );
+    let run = step_onto_ap(&mut e, 12, &[dr(4, 4)]);
     let ev = run.mine_events();
     assert!(ev.iter().any(|(_, m)| matches!(
         m,
@@ -344,19 +286,8 @@ fn b28_3_deep_snow_half_fp_and_plus_one() {
 /// DR (DR 9 on 8 FP is a PTC; with the woods' +1 it would be no effect).
 #[test]
 fn b28_3_no_tem_for_minefield_attacks() {
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E5", HexInfo::of(Terrain::Woods))],
-        false,
-    ));
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(4, 5), dr(1, 1)],
-    );
+    let mut e = one_squad_in(&[("4E5", HexInfo::of(Terrain::Woods))]);
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(1, 1)]);
     assert!(run.public_mines().iter().any(|m| matches!(
         m,
         MinefieldEvent::ApAttack {
@@ -370,22 +301,9 @@ fn b28_3_no_tem_for_minefield_attacks() {
 /// B28.413: a routing unit is attacked on entry like any mover.
 #[test]
 fn b28_413_routing_unit_is_attacked() {
-    let mut s = squad(1, Side::A, "4E4");
-    s.status.broken = true;
-    let sc = scenario(&[s], &[], false);
-    let st = state(&sc, Phase::Rout);
-    let mut e = Engine::with_state(sc, st);
+    let mut e = broken_squad_routing();
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::Rout {
-            unit: UnitId(1),
-            to: hex("4E5"),
-        },
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let run = drive(&mut e, Side::A, rout("4E5"), &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
     assert!(run
         .public_mines()
@@ -396,9 +314,10 @@ fn b28_413_routing_unit_is_attacked() {
 /// B28.411: advancing units are attacked too.
 #[test]
 fn b28_411_advancing_unit_is_attacked() {
-    let sc = scenario(&[squad(1, Side::A, "4E4")], &[], false);
-    let st = state(&sc, Phase::Advance);
-    let mut e = Engine::with_state(sc, st);
+    let mut e = engine_in(
+        scenario(&[squad(1, Side::A, "4E4")], &[], false),
+        Phase::Advance,
+    );
     let lay = layout(&[(ap_b("4E5"), ap(6))]);
     let run = drive(
         &mut e,
@@ -427,40 +346,25 @@ fn b28_44_building_hexside_attacks_only_bypass_movers() {
     };
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     let terrain = [("4E4", bld), ("4E5", bld)];
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &terrain, false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[],
-    );
+    let mut e = one_squad_in(&terrain);
+    let run = step(&mut e, &[1], "4E5", &lay, &[]);
     assert!(
         run.requests.is_empty(),
         "not even asked: {:?}",
         run.requests
     );
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &terrain, false));
-    let run = drive(
+    let mut e = one_squad_in(&terrain);
+    let run = step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Bypass),
+        &[1],
+        "4E5",
+        MoveMode::Bypass,
         &lay,
         &[unused_dr(), dr(6, 6)],
     );
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E5", bld)],
-        false,
-    ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let mut e = one_squad_in(&[("4E5", bld)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
 }
 
@@ -470,52 +374,30 @@ fn b28_44_trench_and_tower_stairwell_are_not_attacked() {
     let mut tr = HexInfo::of(Terrain::Open);
     tr.features.trench = true;
     let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(8))]);
-    let mut e = engine(scenario(
-        &[squad(1, Side::A, "4E4")],
-        &[("4E4", tr), ("4E5", tr)],
-        false,
-    ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Trench),
-        &lay,
-        &[],
-    );
+    let mut e = one_squad_in(&[("4E4", tr), ("4E5", tr)]);
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
     assert!(run.requests.is_empty());
     assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
     let mut tw = HexInfo::of(Terrain::Open);
     tw.features.tower = true;
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[("4E5", tw)], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::TowerStairwell),
-        &lay,
-        &[],
-    );
+    let mut e = one_squad_in(&[("4E5", tw)]);
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::TowerStairwell, &lay, &[]);
     assert!(run.requests.is_empty());
     // Trench movement needs trenches: refused before anything is asked.
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Trench),
-        &lay,
-        &[],
-    );
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
+    let mut e = one_squad();
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
+    run.assert_refused_asking_nothing();
 }
 
 /// B28.2: a revealed minefield does not block LOS: an A-T attack in full
 /// view of an enemy across a marked minefield hex still strips "?".
 #[test]
 fn b28_2_minefield_hex_does_not_block_los() {
-    let sc = scenario(&[squad(1, Side::A, "4E4")], &[], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(None);
-    let e = Engine::with_state(sc, st);
+    let e = engine_where(
+        scenario(&[squad(1, Side::A, "4E4")], &[], false),
+        Phase::Movement,
+        |st| st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(None),
+    );
     assert!(e.scenario().map.has_los(hex("4E4"), 0, hex("4E6"), 0));
 }
 
@@ -524,15 +406,8 @@ fn b28_2_minefield_hex_does_not_block_los() {
 #[test]
 fn refusals_ask_nothing() {
     let mut e = one_squad();
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E7", MoveMode::Normal),
-        &Layout::new(),
-        &[],
-    );
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
+    let run = step(&mut e, &[1], "4E7", &Layout::new(), &[]);
+    run.assert_refused_asking_nothing();
     let run = drive(
         &mut e,
         Side::B,
@@ -549,20 +424,13 @@ fn refusals_ask_nothing() {
 /// go on routing: it leaves and enters the next hex.
 #[test]
 fn b28_413_reduced_router_continues() {
-    let mut s = squad(1, Side::A, "4E4");
-    s.status.broken = true;
-    let sc = scenario(&[s], &[], false);
-    let st = state(&sc, Phase::Rout);
-    let mut e = Engine::with_state(sc, st);
+    let mut e = broken_squad_routing();
     let lay = layout(&[(ap_b("4E4"), ap(8))]);
     // Exit DR 3 on 8 FP: K/2: Casualty Reduction, then 2MC DR 2 + 2 passes.
     let run = drive(
         &mut e,
         Side::A,
-        Action::Rout {
-            unit: UnitId(1),
-            to: hex("4E5"),
-        },
+        rout("4E5"),
         &lay,
         &[dr(1, 2), dr(1, 1), unused_dr()],
     );
@@ -581,24 +449,12 @@ fn b28_413_reduced_router_continues() {
 #[test]
 fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
     let mut e = one_squad();
-    let lay = layout(&[(ap_b("4E5"), ap(6))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let run = step_onto_ap(&mut e, 6, &[dr(6, 6)]);
     assert_eq!(run.public_mines().len(), 2, "presence + entry attack");
     // Next step out of the minefield: the exit attack (strength held by
     // the referee already: no new request for 4E5).
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E6", MoveMode::Normal),
-        &lay,
-        &[dr(6, 5), unused_dr()],
-    );
+    let lay = layout(&[(ap_b("4E5"), ap(6))]);
+    let run = step(&mut e, &[1], "4E6", &lay, &[dr(6, 5), unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E6")]);
     assert!(run.public_mines().iter().any(|m| matches!(
         m,

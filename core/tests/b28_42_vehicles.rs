@@ -4,7 +4,7 @@ mod mines_common;
 use hexveil_core::ift::IftResult;
 use hexveil_core::minefield::{MinefieldEvent, VehicleOutcome};
 use hexveil_core::unit::{HullArmor, UnitId};
-use hexveil_core::{Action, ActionError, MoveMode, Side};
+use hexveil_core::{Action, ActionError, Side};
 use mines_common::*;
 
 fn hit(run: &Run) -> Option<VehicleOutcome> {
@@ -18,17 +18,11 @@ fn hit(run: &Run) -> Option<VehicleOutcome> {
 /// stays sealed, R13), and then the A-T layer is asked (A-P before A-T).
 #[test]
 fn b28_42_afv_ignores_non_kia_and_a_t_comes_after_a_p() {
-    let mut e = engine(scenario(&[afv(1, Side::A, "4E4", Some(2))], &[], false));
+    let mut e = engine_with(&[afv(1, Side::A, "4E4", Some(2))]);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     // Exit: A-T trigger dr of 4E4 (empty). Entry: A-P DR 3 (K/2: nothing to
     // an AFV), then the A-T trigger dr.
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(1, 2), d(6)],
-    );
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 2), d(6)]);
     assert_eq!(
         run.requests,
         vec![ap_b("4E4"), at_b("4E4"), ap_b("4E5"), at_b("4E5")]
@@ -49,15 +43,9 @@ fn b28_42_afv_ignores_non_kia_and_a_t_comes_after_a_p() {
 /// A-T leaf of the hex is never asked.
 #[test]
 fn b28_42_kia_immobilizes_afv_and_cancels_a_t() {
-    let mut e = engine(scenario(&[afv(1, Side::A, "4E4", Some(2))], &[], false));
+    let mut e = engine_with(&[afv(1, Side::A, "4E4", Some(2))]);
     let lay = layout(&[(ap_b("4E5"), ap(8)), (at_b("4E5"), at(5))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(1, 1)],
-    );
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 1)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), ap_b("4E5")]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     assert!(unit(&e, 1).vehicle().unwrap().immobilized);
@@ -76,24 +64,12 @@ fn b28_42_kia_immobilizes_afv_and_cancels_a_t() {
 #[test]
 fn b28_42_unarmored_uses_vehicle_line() {
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let mut e = engine(scenario(&[truck(1, Side::A, "4E4")], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(3, 4)],
-    );
+    let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
+    let run = vehicle_step(&mut e, &lay, &[dr(3, 4)]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     assert_eq!(run.requests.len(), 3, "A-T not asked after immobilization");
-    let mut e = engine(scenario(&[truck(1, Side::A, "4E4")], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(1, 2)],
-    );
+    let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 2)]);
     assert_eq!(hit(&run), Some(VehicleOutcome::BurningWreck));
     assert!(!unit(&e, 1).in_play());
     assert!(e.state().mines.burning_wrecks.contains_key(&UnitId(1)));
@@ -104,15 +80,9 @@ fn b28_42_unarmored_uses_vehicle_line() {
 #[test]
 fn r12_missing_vehicle_line_cell_refuses() {
     let lay = layout(&[(ap_b("4E5"), ap(6))]);
-    let mut e = engine(scenario(&[truck(1, Side::A, "4E4")], &[], false));
+    let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
     let before = e.state().clone();
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(3, 4)],
-    );
+    let run = vehicle_step(&mut e, &lay, &[dr(3, 4)]);
     match run.result {
         Err(ActionError::Refused(err)) => {
             assert!(err.reason.contains("ift_vehicle_line.csv"), "{err}");
@@ -135,14 +105,8 @@ fn b28_42_afv_with_unarmored_side_and_rear_counts_as_unarmored() {
     });
     v.aerial_af = Some(0);
     let lay = layout(&[(ap_b("4E5"), ap(12))]);
-    let mut e = engine(scenario(&[vehicle(1, Side::A, "4E4", v)], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(6, 6)],
-    );
+    let mut e = engine_with(&[vehicle(1, Side::A, "4E4", v)]);
+    let run = vehicle_step(&mut e, &lay, &[dr(6, 6)]);
     // An armored AFV would take "no effect" at DR 12; the unarmored reading
     // needs the 12 FP Kill Number.
     assert!(
@@ -155,25 +119,13 @@ fn b28_42_afv_with_unarmored_side_and_rear_counts_as_unarmored() {
 fn b28_5_motorcycle_never_triggers_wagon_does() {
     let mut m = vehicle_data();
     m.motorcycle = true;
-    let mut e = engine(scenario(&[vehicle(1, Side::A, "4E4", m)], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[unused_dr(), unused_dr()],
-    );
+    let mut e = engine_with(&[vehicle(1, Side::A, "4E4", m)]);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &quiet_step());
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
     let mut w = vehicle_data();
     w.wagon = true;
-    let mut e = engine(scenario(&[vehicle(1, Side::A, "4E4", w)], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[unused_dr(), d(6), unused_dr(), d(6)],
-    );
+    let mut e = engine_with(&[vehicle(1, Side::A, "4E4", w)]);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &quiet_vehicle_step());
     assert_eq!(
         run.requests,
         vec![ap_b("4E4"), at_b("4E4"), ap_b("4E5"), at_b("4E5")]
@@ -187,15 +139,9 @@ fn b28_5_motorcycle_never_triggers_wagon_does() {
 fn b28_43_vulnerable_rider_attacked_collaterally_on_immobilization() {
     let mut units = vec![truck(1, Side::A, "4E4"), squad(2, Side::A, "4E4")];
     board(&mut units, 1, 2, true);
-    let mut e = engine(scenario(&units, &[], false));
+    let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(3, 4), dr(4, 4)],
-    );
+    let run = vehicle_step(&mut e, &lay, &[dr(3, 4), dr(4, 4)]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     let rider = unit(&e, 2);
     assert!(rider.status.broken, "1MC DR 9 > 7");
@@ -209,15 +155,9 @@ fn b28_43_vulnerable_rider_attacked_collaterally_on_immobilization() {
 fn b28_43_passengers_of_closed_afv_are_immune() {
     let mut units = vec![afv(1, Side::A, "4E4", Some(2)), squad(2, Side::A, "4E4")];
     board(&mut units, 1, 2, false);
-    let mut e = engine(scenario(&units, &[], false));
+    let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(1, 1)],
-    );
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 1)]);
     assert_eq!(hit(&run), Some(VehicleOutcome::Immobilized));
     let p = unit(&e, 2);
     assert!(p.in_play() && !p.status.broken);
@@ -228,7 +168,7 @@ fn b28_43_passengers_of_closed_afv_are_immune() {
 fn b28_43_disembarking_prc_attacked_as_entering() {
     let mut units = vec![truck(1, Side::A, "4E5"), squad(2, Side::A, "4E5")];
     board(&mut units, 1, 2, false);
-    let mut e = engine(scenario(&units, &[], false));
+    let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
     let run = drive(
         &mut e,
@@ -254,15 +194,9 @@ fn b28_43_disembarking_prc_attacked_as_entering() {
 fn b28_43_prc_survival_needs_missing_data() {
     let mut units = vec![truck(1, Side::A, "4E4"), squad(2, Side::A, "4E4")];
     board(&mut units, 1, 2, false);
-    let mut e = engine(scenario(&units, &[], false));
+    let mut e = engine_with(&units);
     let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), dr(1, 2)],
-    );
+    let run = vehicle_step(&mut e, &lay, &[dr(1, 2)]);
     assert!(
         matches!(run.result, Err(ActionError::Refused(ref e)) if e.reason.contains("prc_survival"))
     );

@@ -7,15 +7,13 @@ use hexveil_core::minefield::{FoundBy, MinefieldEvent};
 use hexveil_core::sealed::{ApStrength, AtFactors, Content, Layer};
 use hexveil_core::state::GameState;
 use hexveil_core::turn::Phase;
-use hexveil_core::unit::{Leader, UnitId, UnitKind};
-use hexveil_core::{Action, ActionError, Engine, MoveMode, Side};
+use hexveil_core::unit::{Leader, Unit, UnitKind};
+use hexveil_core::{ActionError, Engine, Side};
 use mines_common::*;
 
-fn with_markers(units: &[hexveil_core::unit::Unit], f: impl Fn(&mut GameState)) -> Engine {
-    let sc = scenario(units, &[], false);
-    let mut st = state(&sc, Phase::Movement);
-    f(&mut st);
-    Engine::with_state(sc, st)
+/// A's MPh with `units` on open ground and the markers `f` places.
+fn with_markers(units: &[Unit], f: impl Fn(&mut GameState)) -> Engine {
+    engine_where(scenario(units, &[], false), Phase::Movement, f)
 }
 
 /// B28.47: a Dummy Known counter is announced and removed when a ground
@@ -29,13 +27,7 @@ fn b28_47_dummy_announced_and_removed_on_entry() {
         |st| st.markers.entry(hex("4E5")).or_default().known_counter = Some(Side::B),
     );
     let lay = layout(&[(ap_b("4E5"), Content::Dummy)]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_step());
     assert_eq!(run.dice.len(), 2);
     assert_eq!(
         run.public_mines(),
@@ -50,13 +42,13 @@ fn b28_47_dummy_announced_and_removed_on_entry() {
     assert_eq!(m.known_counter, None);
     assert!(!m.dummy_marker);
     // The referee holds the leaf: not asked again, nothing announced again.
-    let run = drive(
+    let run = step(
         &mut e,
-        Side::A,
-        mv(&[2], "4E5", MoveMode::Normal),
+        &[2],
+        "4E5",
         &lay,
         // G3: the leaves are eligible still; their DRs are rolled, unused.
-        &[unused_dr(), unused_dr()],
+        &quiet_step(),
     );
     assert_eq!(
         run.requests,
@@ -76,13 +68,7 @@ fn b28_46_b28_47_exc_line_hex_gets_dummy_marker() {
         m.known_line = true;
     });
     let lay = layout(&[(ap_b("4E5"), Content::Dummy)]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_step());
     assert!(run.public_mines().contains(&MinefieldEvent::DummyFound {
         hex: hex("4E5"),
         owner: Side::B,
@@ -101,20 +87,14 @@ fn b28_45_known_counter_flipped_only_when_strength_needed() {
     };
     let lay = layout(&[(ap_b("4E5"), ap(12))]);
     let mut e = with_markers(&[squad(1, Side::A, "4E4")], known);
-    drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(e.state().markers(hex("4E5")).ap_revealed, Some(None));
     let mut e = with_markers(&[squad(1, Side::A, "4E4")], known);
     // DR 10 on 12 FP: PTC; TC 2 passes.
-    drive(
+    step(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
+        &[1],
+        "4E5",
         &lay,
         &[unused_dr(), dr(4, 6), dr(1, 1)],
     );
@@ -139,15 +119,9 @@ fn b28_45_ex_twenty_four_known_factors() {
 /// both enemy layers there and makes presence (not strength) public.
 #[test]
 fn b28_1_search_reveals_presence_not_strength() {
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E5")], &[], false));
+    let mut e = engine_with(&[squad(1, Side::A, "4E5")]);
     let lay = layout(&[(ap_b("4E6"), ap(12)), (at_b("4E4"), at(2))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::Search { unit: UnitId(1) },
-        &lay,
-        &[],
-    );
+    let run = drive(&mut e, Side::A, search(1), &lay, &[]);
     let mut hexes: Vec<_> = e.scenario().map.neighbors(hex("4E5"));
     hexes.push(hex("4E5"));
     hexes.sort();
@@ -195,13 +169,7 @@ fn b28_47_search_finds_dummies() {
         m.known_line = true;
     });
     let lay = layout(&[(ap_b("4E6"), Content::Dummy)]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::Search { unit: UnitId(1) },
-        &lay,
-        &[],
-    );
+    let run = drive(&mut e, Side::A, search(1), &lay, &[]);
     let found = run.public_mines();
     assert!(found.contains(&MinefieldEvent::DummyFound {
         hex: hex("4E6"),
@@ -227,30 +195,11 @@ fn b28_1_only_an_mmc_searches() {
         morale: 8,
         leadership: -1,
     });
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E5"), l], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::Search { unit: UnitId(2) },
-        &Layout::new(),
-        &[],
-    );
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
-    drive(
-        &mut e,
-        Side::A,
-        Action::Search { unit: UnitId(1) },
-        &Layout::new(),
-        &[],
-    );
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::Search { unit: UnitId(1) },
-        &Layout::new(),
-        &[],
-    );
+    let mut e = engine_with(&[squad(1, Side::A, "4E5"), l]);
+    let run = drive(&mut e, Side::A, search(2), &Layout::new(), &[]);
+    run.assert_refused_asking_nothing();
+    drive(&mut e, Side::A, search(1), &Layout::new(), &[]);
+    let run = drive(&mut e, Side::A, search(1), &Layout::new(), &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
 }
 
@@ -258,26 +207,14 @@ fn b28_1_only_an_mmc_searches() {
 /// only); a later Search of it adds nothing new to the public markers.
 #[test]
 fn b28_48_attack_dr_marks_hidden_mines_as_known() {
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], false));
-    let lay = layout(&[(ap_b("4E5"), ap(8))]);
-    drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let mut e = engine_with(&[squad(1, Side::A, "4E4")]);
+    step_onto_ap(&mut e, 8, &[dr(6, 6)]);
     let before = e.state().markers(hex("4E5"));
     assert_eq!(before.ap_revealed, Some(None));
     let mut st = e.state().clone();
     st.mines.moved_at.clear();
     let mut e = Engine::with_state(e.scenario().clone(), st);
-    drive(
-        &mut e,
-        Side::A,
-        Action::Search { unit: UnitId(1) },
-        &lay,
-        &[],
-    );
+    let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    drive(&mut e, Side::A, search(1), &lay, &[]);
     assert_eq!(e.state().markers(hex("4E5")), before);
 }

@@ -5,10 +5,9 @@ mod mines_common;
 use hexveil_core::event::Visibility;
 use hexveil_core::minefield::{self, MinefieldEvent, VehicleOutcome};
 use hexveil_core::sealed::AtFactors;
-use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
-use hexveil_core::unit::{HullArmor, UnitId};
-use hexveil_core::{at_mine, Action, ActionError, Engine, MoveMode, Side};
+use hexveil_core::unit::{HullArmor, Unit, UnitId};
+use hexveil_core::{at_mine, Action, ActionError, Engine, Side};
 use mines_common::*;
 
 fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
@@ -24,26 +23,28 @@ fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
 /// trigger dr and attack DR. 4E4 and 4E5 are eligible for A-P mines too, so
 /// each step also rolls the DR of a potential A-P attack, unused here (G3):
 /// exit A-P DR and trigger dr 6 in the empty 4E4, then the entry A-P DR.
-fn enter_at(
-    unit: hexveil_core::unit::Unit,
-    deep_snow: bool,
-    trigger: u8,
-    attack: Option<(u8, u8)>,
-) -> (Engine, Run) {
+fn enter_at(unit: Unit, deep_snow: bool, trigger: u8, attack: Option<(u8, u8)>) -> (Engine, Run) {
     let mut e = engine(scenario(&[unit], &[], deep_snow));
     let lay = layout(&[(at_b("4E5"), at(3))]);
-    let mut rolls = vec![unused_dr(), d(6), unused_dr(), d(trigger)];
-    if let Some((a, b)) = attack {
-        rolls.push(dr(a, b));
-    }
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &rolls,
-    );
+    let mut entry = vec![unused_dr(), d(trigger)];
+    entry.extend(attack.map(|(a, b)| dr(a, b)));
+    let run = vehicle_step(&mut e, &lay, &entry);
     (e, run)
+}
+
+/// An engine in A's MPh with `mover` on board 4, where 4E5 is a paved road
+/// holding side B's A-T mines in full view (B28.53).
+fn full_view_mines_beside(mover: Unit) -> Engine {
+    let sc = scenario(&[mover], &[("4E5", paved_road())], false);
+    engine_where(sc, Phase::Movement, |st| {
+        st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B)
+    })
+}
+
+/// Infantry `unit` declares it spends the extra MF to remove A-T mines in
+/// full view (B28.53).
+fn clear_full_view(unit: u16) -> Action {
+    Action::ClearFullViewMines { unit: UnitId(unit) }
 }
 
 /// B28.52, R2: vs an AFV a 4KIA or better (Aerial AF DRM included) is a
@@ -128,14 +129,8 @@ fn b28_51_trigger_dr_above_factors_reveals_nothing() {
     )));
     assert_eq!(e.state().markers(hex("4E5")).at_revealed, None);
     // Same dice traffic with an empty hex.
-    let mut e2 = engine(scenario(&[afv(1, Side::A, "4E4", Some(1))], &[], false));
-    let run2 = drive(
-        &mut e2,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[unused_dr(), d(6), unused_dr(), d(4)],
-    );
+    let mut e2 = engine_with(&[afv(1, Side::A, "4E4", Some(1))]);
+    let run2 = vehicle_step(&mut e2, &Layout::new(), &[unused_dr(), d(4)]);
     let kinds = |r: &Run| {
         r.dice
             .iter()
@@ -161,14 +156,8 @@ fn b28_51_deep_snow_factors_minus_one_and_plus_one_drm() {
 /// A-T mines: refused before any fact is asked.
 #[test]
 fn r4_missing_aerial_af_refused_before_any_fact() {
-    let mut e = engine(scenario(&[afv(1, Side::A, "4E4", None)], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[],
-    );
+    let mut e = engine_with(&[afv(1, Side::A, "4E4", None)]);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
     match run.result {
         Err(ActionError::Refused(err)) => {
             assert!(err.reason.contains("u1") && err.reason.contains("aerial_af"));
@@ -178,20 +167,13 @@ fn r4_missing_aerial_af_refused_before_any_fact() {
     }
     assert!(run.requests.is_empty() && run.dice.is_empty());
     // Between hexes that cannot hold hidden mines (paved road), it moves.
-    let mut road = HexInfo::of(Terrain::Open);
-    road.features.paved_road = true;
+    let road = paved_road();
     let mut e = engine(scenario(
         &[afv(1, Side::A, "4E4", None)],
         &[("4E4", road), ("4E5", road)],
         false,
     ));
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &Layout::new(),
-        &[],
-    );
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
     assert!(run.result.is_ok() && run.requests.is_empty());
 }
 
@@ -201,29 +183,17 @@ fn r4_missing_aerial_af_refused_before_any_fact() {
 fn b28_51_concealment_lost_only_in_enemy_los() {
     let mut t = truck(1, Side::A, "4E4");
     t.status.concealed = true;
-    let mut e = engine(scenario(&[t.clone(), squad(9, Side::B, "4E8")], &[], false));
+    let mut e = engine_with(&[t.clone(), squad(9, Side::B, "4E8")]);
     let lay = layout(&[(at_b("4E5"), at(3))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), unused_dr(), d(1), dr(6, 6)],
-    );
+    let run = vehicle_step(&mut e, &lay, &[unused_dr(), d(1), dr(6, 6)]);
     assert!(run
         .public_mines()
         .contains(&MinefieldEvent::ConcealmentLost { unit: UnitId(1) }));
     assert!(!unit(&e, 1).status.concealed);
     let mut broken = squad(9, Side::B, "4E8");
     broken.status.broken = true;
-    let mut e = engine(scenario(&[t, broken], &[], false));
-    drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), unused_dr(), d(1), dr(6, 6)],
-    );
+    let mut e = engine_with(&[t, broken]);
+    vehicle_step(&mut e, &lay, &[unused_dr(), d(1), dr(6, 6)]);
     assert!(unit(&e, 1).status.concealed, "no Good Order enemy sees it");
 }
 
@@ -239,16 +209,10 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
     ];
     board(&mut units, 1, 2, true);
     board(&mut units, 1, 3, false);
-    let mut e = engine(scenario(&units, &[], false));
+    let mut e = engine_with(&units);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     // Attack DR 8 on 36+: 4MC: immobilized. Rider MC: DR 8 + 1 = 9 > 7.
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), unused_dr(), d(2), dr(4, 4), dr(4, 4)],
-    );
+    let run = vehicle_step(&mut e, &lay, &[unused_dr(), d(2), dr(4, 4), dr(4, 4)]);
     assert_eq!(at_attack(&run), Some((8, VehicleOutcome::Immobilized)));
     assert!(unit(&e, 2).status.broken);
     assert!(!unit(&e, 3).status.broken);
@@ -259,32 +223,12 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
 /// mines in full view (B28.53), which a vehicle does ask.
 #[test]
 fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
-    let mut road = HexInfo::of(Terrain::Open);
-    road.features.paved_road = true;
-    let sc = scenario(&[squad(1, Side::A, "4E4")], &[("4E5", road)], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B);
-    let mut e = Engine::with_state(sc, st);
+    let mut e = full_view_mines_beside(squad(1, Side::A, "4E4"));
     let lay = layout(&[(at_b("4E5"), at(4))]);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr()],
-    );
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4")]);
-    let sc = scenario(&[truck(1, Side::A, "4E4")], &[("4E5", road)], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B);
-    let mut e = Engine::with_state(sc, st);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), d(5)],
-    );
+    let mut e = full_view_mines_beside(truck(1, Side::A, "4E4"));
+    let run = vehicle_step(&mut e, &lay, &[d(5)]);
     assert_eq!(run.requests, vec![ap_b("4E4"), at_b("4E4"), at_b("4E5")]);
 }
 
@@ -293,19 +237,9 @@ fn b28_5_infantry_ignores_a_t_mines_in_full_view() {
 /// owner commits the emptied leaf.
 #[test]
 fn b28_53_full_view_mines_removed_at_end_of_mph() {
-    let mut road = HexInfo::of(Terrain::Open);
-    road.features.paved_road = true;
-    let sc = scenario(&[squad(1, Side::A, "4E5")], &[("4E5", road)], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B);
-    let mut e = Engine::with_state(sc.clone(), st);
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::ClearFullViewMines { unit: UnitId(1) },
-        &Layout::new(),
-        &[],
-    );
+    let mut e = full_view_mines_beside(squad(1, Side::A, "4E5"));
+    let sc = e.scenario().clone();
+    let run = drive(&mut e, Side::A, clear_full_view(1), &Layout::new(), &[]);
     assert!(run.requests.is_empty(), "declaring asks nothing");
     let lay = layout(&[(at_b("4E5"), at(2))]);
     let done = run_ctx(
@@ -316,8 +250,8 @@ fn b28_53_full_view_mines_removed_at_end_of_mph() {
         &[],
         minefield::end_of_movement_phase,
     );
-    assert_eq!(done.requests, vec![at_b("4E5")]);
-    let (st, events) = done.result.unwrap();
+    assert_eq!(done.asked, vec![at_b("4E5")]);
+    let (st, events) = done.finished();
     assert_eq!(st.markers(hex("4E5")).at_in_view, None);
     assert_eq!(st.referee_knows[&at_b("4E5")], hexveil_core::Content::Empty);
     assert!(events
@@ -334,8 +268,8 @@ fn b28_53_full_view_mines_removed_at_end_of_mph() {
         &[],
         minefield::end_of_movement_phase,
     );
-    assert!(done.requests.is_empty());
-    let (st, _) = done.result.unwrap();
+    assert!(done.asked.is_empty());
+    let (st, _) = done.finished();
     assert_eq!(st.markers(hex("4E5")).at_in_view, Some(Side::B));
 }
 
@@ -343,14 +277,8 @@ fn b28_53_full_view_mines_removed_at_end_of_mph() {
 /// full view may declare it.
 #[test]
 fn b28_53_declaration_checks() {
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E5")], &[], false));
-    let run = drive(
-        &mut e,
-        Side::A,
-        Action::ClearFullViewMines { unit: UnitId(1) },
-        &Layout::new(),
-        &[],
-    );
+    let mut e = engine_with(&[squad(1, Side::A, "4E5")]);
+    let run = drive(&mut e, Side::A, clear_full_view(1), &Layout::new(), &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
 }
 
@@ -358,7 +286,7 @@ fn b28_53_declaration_checks() {
 #[test]
 fn b28_51_daisy_attack_uses_the_a_t_roll() {
     let sc = scenario(&[truck(1, Side::A, "4E5")], &[], false);
-    let st = state(&sc, Phase::Movement);
+    let st = state_in(&sc, Phase::Movement);
     let done = run_ctx(
         &sc,
         &st,
@@ -367,11 +295,11 @@ fn b28_51_daisy_attack_uses_the_a_t_roll() {
         &[d(2), dr(5, 5)],
         |ctx| at_mine::daisy_attack(ctx, UnitId(1), hex("4E5"), 2),
     );
-    let (st2, _) = done.result.unwrap();
+    let (st2, _) = done.finished();
     assert!(!st2.unit(UnitId(1)).unwrap().in_play());
     let done = run_ctx(&sc, &st, Side::B, &Layout::new(), &[d(3)], |ctx| {
         at_mine::daisy_attack(ctx, UnitId(1), hex("4E5"), 2)
     });
-    let (st3, _) = done.result.unwrap();
+    let (st3, _) = done.finished();
     assert!(st3.unit(UnitId(1)).unwrap().in_play());
 }

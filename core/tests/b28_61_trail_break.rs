@@ -6,18 +6,26 @@ mod mines_common;
 use hexveil_core::movement::MoveEvent;
 use hexveil_core::state::GameState;
 use hexveil_core::turn::Phase;
-use hexveil_core::{trail_break, ActionError, Engine, MoveMode, Side};
+use hexveil_core::unit::Unit;
+use hexveil_core::{trail_break, Engine, MoveMode, Side};
 use mines_common::*;
 
-fn mined_4e4(units: &[hexveil_core::unit::Unit]) -> Engine {
-    let sc = scenario(units, &[], false);
-    let mut st = state(&sc, Phase::Movement);
-    st.markers.entry(hex("4E4")).or_default().ap_revealed = Some(None);
-    Engine::with_state(sc, st)
+/// A's MPh with `units` on board 4, where 4E4 is marked as holding A-P
+/// mines (B28.48).
+fn mined_4e4(units: &[Unit]) -> Engine {
+    engine_where(scenario(units, &[], false), Phase::Movement, mark_4e4)
 }
 
-fn with_tb(st: &mut GameState) {
-    trail_break::place(st, hex("4E4"), hex("4E3"), hex("4E5"));
+/// [`mined_4e4`] with a TB through 4E4 from 4E3 to 4E5 (B28.61).
+fn mined_4e4_with_tb(units: &[Unit]) -> Engine {
+    engine_where(scenario(units, &[], false), Phase::Movement, |st| {
+        mark_4e4(st);
+        trail_break::place(st, hex("4E4"), hex("4E3"), hex("4E5"));
+    })
+}
+
+fn mark_4e4(st: &mut GameState) {
+    st.markers.entry(hex("4E4")).or_default().ap_revealed = Some(None);
 }
 
 /// B28.61: a fully-tracked AFV driving through a marked minefield hex
@@ -26,39 +34,29 @@ fn with_tb(st: &mut GameState) {
 fn b28_61_fully_tracked_afv_leaves_a_tb() {
     let mut e = mined_4e4(&[afv(1, Side::A, "4E3", Some(1))]);
     let lay = Layout::new();
-    drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), unused_dr(), d(6)],
-    );
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), d(6), unused_dr(), d(6)],
-    );
+    step(&mut e, &[1], "4E4", &lay, &quiet_vehicle_step());
+    let run = step(&mut e, &[1], "4E5", &lay, &quiet_vehicle_step());
     assert!(run.moves().contains(&MoveEvent::TrailBreakPlaced {
         hex: hex("4E4"),
         ends: [hex("4E3"), hex("4E5")]
     }));
     assert!(trail_break::crosses(e.state(), hex("4E4"), hex("4E3")));
     let mut e = mined_4e4(&[afv(1, Side::A, "4E3", Some(1))]);
-    drive(
+    step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::VehicularBypass),
+        &[1],
+        "4E4",
+        MoveMode::VehicularBypass,
         &lay,
-        &[unused_dr(), d(6), unused_dr(), d(6)],
+        &quiet_vehicle_step(),
     );
-    drive(
+    step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::VehicularBypass),
+        &[1],
+        "4E5",
+        MoveMode::VehicularBypass,
         &lay,
-        &[unused_dr(), d(6), unused_dr(), d(6)],
+        &quiet_vehicle_step(),
     );
     assert!(e.state().mines.trail_breaks.is_empty());
 }
@@ -69,26 +67,18 @@ fn b28_61_fully_tracked_afv_leaves_a_tb() {
 #[test]
 fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
     let lay = layout(&[(ap_b("4E4"), ap(8))]);
-    let mut e = mined_4e4(&[squad(1, Side::A, "4E3")]);
-    let mut st = e.state().clone();
-    with_tb(&mut st);
-    e = Engine::with_state(e.scenario().clone(), st.clone());
-    let run = drive(
+    let mut e = mined_4e4_with_tb(&[squad(1, Side::A, "4E3")]);
+    let run = step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::TrailBreak),
+        &[1],
+        "4E4",
+        MoveMode::TrailBreak,
         &lay,
         &[unused_dr()],
     );
     assert_eq!(run.requests, vec![ap_b("4E3")]);
-    let mut e = Engine::with_state(e.scenario().clone(), st);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::Normal),
-        &lay,
-        &[unused_dr(), dr(6, 6)],
-    );
+    let mut e = mined_4e4_with_tb(&[squad(1, Side::A, "4E3")]);
+    let run = step(&mut e, &[1], "4E4", &lay, &[unused_dr(), dr(6, 6)]);
     assert_eq!(run.requests, vec![ap_b("4E3"), ap_b("4E4")]);
 }
 
@@ -97,26 +87,11 @@ fn b28_61_ex_doubled_cost_entry_is_free_of_attack() {
 #[test]
 fn b28_61_exit_via_tb_is_not_attacked() {
     let lay = layout(&[(ap_b("4E4"), ap(8))]);
-    let e0 = mined_4e4(&[squad(1, Side::A, "4E4")]);
-    let mut st = e0.state().clone();
-    with_tb(&mut st);
-    let mut e = Engine::with_state(e0.scenario().clone(), st.clone());
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4E5", MoveMode::Normal),
-        &lay,
-        &[unused_dr()],
-    );
+    let mut e = mined_4e4_with_tb(&[squad(1, Side::A, "4E4")]);
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E5")]);
-    let mut e = Engine::with_state(e0.scenario().clone(), st);
-    let run = drive(
-        &mut e,
-        Side::A,
-        mv(&[1], "4D4", MoveMode::Normal),
-        &lay,
-        &[dr(6, 6), unused_dr()],
-    );
+    let mut e = mined_4e4_with_tb(&[squad(1, Side::A, "4E4")]);
+    let run = step(&mut e, &[1], "4D4", &lay, &[dr(6, 6), unused_dr()]);
     assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4D4")]);
 }
 
@@ -125,13 +100,13 @@ fn b28_61_exit_via_tb_is_not_attacked() {
 #[test]
 fn b28_61_trail_break_mode_needs_a_tb() {
     let mut e = mined_4e4(&[squad(1, Side::A, "4E3")]);
-    let run = drive(
+    let run = step_by(
         &mut e,
-        Side::A,
-        mv(&[1], "4E4", MoveMode::TrailBreak),
+        &[1],
+        "4E4",
+        MoveMode::TrailBreak,
         &Layout::new(),
         &[],
     );
-    assert!(matches!(run.result, Err(ActionError::Refused(_))));
-    assert!(run.requests.is_empty());
+    run.assert_refused_asking_nothing();
 }

@@ -20,23 +20,18 @@ fn ffe(fp: u8) -> Action {
 }
 
 fn transitions(run: &Run) -> Vec<(Visibility, hexveil_core::FactRequest, Content)> {
-    run.events()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Transition {
-                request,
-                new_content,
-            } => Some((e.to, *request, *new_content)),
-            _ => None,
-        })
-        .collect()
+    picked(run.events(), |e| match &e.kind {
+        EventKind::Transition {
+            request,
+            new_content,
+        } => Some((e.to, *request, *new_content)),
+        _ => None,
+    })
 }
 
 /// Side A's PFPh (FFE is resolved there, turn::phase_allows).
 fn prep_fire() -> Engine {
-    let sc = scenario(&[], &[], false);
-    let st = state(&sc, Phase::PrepFire);
-    Engine::with_state(sc, st)
+    engine_in(scenario(&[], &[], false), Phase::PrepFire)
 }
 
 fn all_four() -> Vec<hexveil_core::FactRequest> {
@@ -113,7 +108,7 @@ fn b28_62_six_eliminated_by_k_and_kia_clears_all() {
 #[test]
 fn b28_47_dummy_immune_and_b28_45_known_counter_becomes_dummy() {
     let sc = scenario(&[], &[], false);
-    let mut st = state(&sc, Phase::PrepFire);
+    let mut st = state_in(&sc, Phase::PrepFire);
     st.markers.entry(hex("4E5")).or_default().known_counter = Some(Side::B);
     let mut e = Engine::with_state(sc.clone(), st.clone());
     let lay = layout(&[(ap_b("4E5"), Content::Dummy)]);

@@ -13,7 +13,7 @@ use mines_common::*;
 /// naming the table and item; nothing asked.
 #[test]
 fn b28_6_infantry_clearance_refused_without_b24_74_data() {
-    let mut e = engine(scenario(&[squad(1, Side::A, "4E5")], &[], false));
+    let mut e = engine_with(&[squad(1, Side::A, "4E5")]);
     let run = drive(
         &mut e,
         Side::A,
@@ -36,7 +36,7 @@ fn b28_6_infantry_clearance_refused_without_b24_74_data() {
 
 fn cleared(units: Vec<hexveil_core::unit::Unit>, ids: &[u16], roll: (u8, u8)) -> (bool, i16) {
     let sc = scenario(&units, &[], false);
-    let st = state(&sc, Phase::Movement);
+    let st = state_in(&sc, Phase::Movement);
     let ids: Vec<UnitId> = ids.iter().map(|i| UnitId(*i)).collect();
     let done = run_ctx(
         &sc,
@@ -54,7 +54,7 @@ fn cleared(units: Vec<hexveil_core::unit::Unit>, ids: &[u16], roll: (u8, u8)) ->
             )
         },
     );
-    let (_, ev) = done.result.unwrap();
+    let (_, ev) = done.finished();
     ev.iter()
         .find_map(|e| match &e.kind {
             EventKind::Minefield(MinefieldEvent::Clearance {
@@ -101,17 +101,11 @@ fn effect_on_mines(a: &Action) -> &'static str {
 /// (FFE, full-view clearance) never turn an empty leaf into a mined one.
 #[test]
 fn b28_8_no_action_lays_mines() {
-    let acts = [
-        Action::EndPhase,
-        Action::Concede,
-        Action::Search { unit: UnitId(1) },
-    ];
+    let acts = [Action::EndPhase, Action::Concede, search(1)];
     assert!(acts.iter().all(|a| effect_on_mines(a) != "lays"));
     // FFE with K and KIA over empty leaves: every transition stays Empty.
     for roll in [dr(1, 1), dr(1, 2)] {
-        let sc = scenario(&[], &[], false);
-        let st = state(&sc, Phase::PrepFire);
-        let mut e = hexveil_core::Engine::with_state(sc, st);
+        let mut e = engine_in(scenario(&[], &[], false), Phase::PrepFire);
         let run = drive(
             &mut e,
             Side::A,

@@ -11,26 +11,9 @@ use hexveil_core::sealed::{Content, Layer};
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::{Unit, UnitId};
 use hexveil_core::EventKind;
-use hexveil_core::{Action, Engine, MoveMode, Side};
+use hexveil_core::{Action, MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
-
-fn ap_content(k: u8) -> Content {
-    match k {
-        0 => Content::Empty,
-        1 => ap(6),
-        2 => ap(8),
-        _ => ap(12),
-    }
-}
-
-fn at_content(k: u8) -> Content {
-    if k == 0 {
-        Content::Empty
-    } else {
-        at(k)
-    }
-}
 
 fn mover(kind: u8) -> Unit {
     match kind {
@@ -101,15 +84,9 @@ fn traffic_before_public_result(events: &[Event]) -> (Vec<Item>, bool) {
 #[test]
 fn g3_infantry_step_traffic_same_for_empty_and_no_effect_ap() {
     let run_with = |lay: &Layout| {
-        let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], false));
+        let mut e = engine_with(&[squad(1, Side::A, "4E4")]);
         // Exit DR for 4E4 (unused), entry DR for 4E5: 12 vs 6 FP, no effect.
-        drive(
-            &mut e,
-            Side::A,
-            mv(&[1], "4E5", MoveMode::Normal),
-            lay,
-            &[unused_dr(), dr(6, 6)],
-        )
+        step(&mut e, &[1], "4E5", lay, &[unused_dr(), dr(6, 6)])
     };
     let empty = run_with(&Layout::new());
     let mined = run_with(&layout(&[(ap_b("4E5"), ap(6))]));
@@ -136,15 +113,9 @@ fn g3_infantry_step_traffic_same_for_empty_and_no_effect_ap() {
 #[test]
 fn g3_vehicle_step_traffic_same_for_empty_and_untriggered_at() {
     let run_with = |lay: &Layout| {
-        let mut e = engine(scenario(&[truck(1, Side::A, "4E4")], &[], false));
+        let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
         // Per hex: the potential A-P DR (unused), then the A-T trigger dr.
-        drive(
-            &mut e,
-            Side::A,
-            mv(&[1], "4E5", MoveMode::Normal),
-            lay,
-            &[unused_dr(), d(6), unused_dr(), d(6)],
-        )
+        step(&mut e, &[1], "4E5", lay, &quiet_vehicle_step())
     };
     let empty = run_with(&Layout::new());
     let mined = run_with(&layout(&[(at_b("4E5"), at(3))]));
@@ -216,19 +187,7 @@ proptest! {
         phase in 0u8..3,
     ) {
         let sc0 = scenario(&[squad(1, Side::A, "4E5")], &[], false);
-        let mut area: Vec<_> = sc0.map.neighbors(hex("4E5"));
-        area.push(hex("4E5"));
-        for n in sc0.map.neighbors(hex("4E5")) {
-            area.extend(sc0.map.neighbors(n));
-        }
-        area.sort();
-        area.dedup();
-        let mut lay = Layout::new();
-        for (h, (a, t)) in area.iter().zip(contents.iter().cycle()) {
-            let name = h.to_string();
-            lay.insert(ap_b(&name), ap_content(*a));
-            lay.insert(at_b(&name), at_content(*t));
-        }
+        let lay = layout_around(&sc0.map, "4E5", &contents);
         let mut s = squad(1, Side::A, "4E5");
         let ph = match phase {
             0 => Phase::Movement,
@@ -239,8 +198,7 @@ proptest! {
             }
         };
         let sc = scenario(&[s], &[], false);
-        let st = state(&sc, ph);
-        let mut e = Engine::with_state(sc.clone(), st);
+        let mut e = engine_in(sc.clone(), ph);
         let mut dice = dice_from(faces);
         for d in dirs {
             let here = unit(&e, 1).hex.unwrap();

@@ -7,31 +7,27 @@ use hexveil_core::scenario::Scenario;
 use hexveil_core::sealed::BoobyLevel;
 use hexveil_core::state::GameState;
 use hexveil_core::unit::UnitId;
-use hexveil_core::{Content, EventKind, Hex, Layer, Location, Roll, Side, Visibility};
+use hexveil_core::{Content, EventKind, Layer, Location, Roll, Side, Visibility};
 use scenario_support::*;
-
-fn h(s: &str) -> Hex {
-    s.parse().unwrap()
-}
 
 /// The German squad in 3E3 on B's board 3, where B may have Booby Traps.
 fn setting(sc: &Scenario) -> (GameState, UnitId) {
     let mut st = state(sc);
     let ger = sc.unit_named("ger-squad-1").unwrap();
-    st.units.get_mut(&ger).unwrap().hex = Some(h("3E3"));
+    st.units.get_mut(&ger).unwrap().hex = Some(hex("3E3"));
     (st, ger)
 }
 
-fn run(level: Option<BoobyLevel>, dr: u8, dice: &[Roll]) -> Run {
+fn run(level: Option<BoobyLevel>, dr: u8, dice: &[Roll]) -> CtxRun {
     let sc = scenario();
     let (st, ger) = setting(&sc);
     let content = level.map_or(Content::Empty, Content::BoobyTraps);
-    drive(&sc, &st, Side::A, &|_| content, dice, &move |ctx| {
+    drive_ctx(&sc, &st, Side::A, &|_| content, dice, &move |ctx| {
         after_task_check(ctx, ger, dr)
     })
 }
 
-fn triggered(r: &Run) -> bool {
+fn triggered(r: &CtxRun) -> bool {
     r.events.iter().any(|e| {
         matches!(
             e.kind,
@@ -107,8 +103,8 @@ fn b28_9_no_leaf_on_a_board_without_permission() {
     let sc = scenario();
     let mut st = state(&sc);
     let brit = sc.unit_named("brit-squad-1").unwrap();
-    st.units.get_mut(&brit).unwrap().hex = Some(h("4E2"));
-    let r = drive(&sc, &st, Side::A, &|_| Content::Empty, &[], &move |ctx| {
+    st.units.get_mut(&brit).unwrap().hex = Some(hex("4E2"));
+    let r = drive_ctx(&sc, &st, Side::A, &|_| Content::Empty, &[], &move |ctx| {
         after_task_check(ctx, brit, 12)
     });
     assert!(r.asked.is_empty());
@@ -119,9 +115,9 @@ fn b28_9_random_selection_may_hit_the_placers_own_unit() {
     let sc = scenario();
     let (mut st, ger) = setting(&sc);
     let brit = sc.unit_named("brit-squad-2").unwrap();
-    st.units.get_mut(&brit).unwrap().hex = Some(h("3E3"));
+    st.units.get_mut(&brit).unwrap().hex = Some(hex("3E3"));
     // One dr per candidate in unit order: German 1, British 6 -> British.
-    let r = drive(
+    let r = drive_ctx(
         &sc,
         &st,
         Side::A,
@@ -151,7 +147,7 @@ fn b28_9_ptc_immune_infantry_takes_the_ptc_for_booby_traps_only() {
         .unwrap()
         .traits
         .insert(hexveil_core::unit::Trait::Berserk);
-    let r = drive(
+    let r = drive_ctx(
         &sc,
         &st,
         Side::A,

@@ -6,6 +6,7 @@ mod scenario_support;
 use hexveil_core::daisy_chain::{
     exposed, fire_phase_opportunity, opportunity, vehicle_entered, DaisyEvent,
 };
+use hexveil_core::resolve::{Ctx, Res};
 use hexveil_core::scenario::Scenario;
 use hexveil_core::sealed::DaisyNote;
 use hexveil_core::state::GameState;
@@ -13,10 +14,6 @@ use hexveil_core::turn::Phase;
 use hexveil_core::unit::UnitId;
 use hexveil_core::{Content, EventKind, Hex, Layer, Location, Roll, Side, Visibility};
 use scenario_support::*;
-
-fn h(s: &str) -> Hex {
-    s.parse().unwrap()
-}
 
 struct Setting {
     sc: Scenario,
@@ -50,27 +47,49 @@ fn setting() -> Setting {
     }
 }
 
-fn note(n: DaisyNote) -> impl Fn(hexveil_core::FactRequest) -> Content {
-    move |_| Content::Daisy(n)
+impl Setting {
+    /// B's sealed note: the British holder places its chain in `at`.
+    fn placed(&self, at: &str) -> DaisyNote {
+        DaisyNote::Placed {
+            holder: self.holder,
+            hex: hex(at),
+        }
+    }
+
+    /// Runs `f` for `actor` over this setting, B's sealed note `n`
+    /// answering every Daisy Chain request, dice from `dice`.
+    fn run(
+        &self,
+        actor: Side,
+        n: DaisyNote,
+        dice: &[Roll],
+        f: &dyn Fn(&mut Ctx) -> Res<()>,
+    ) -> CtxRun {
+        drive_ctx(&self.sc, &self.st, actor, &|_| Content::Daisy(n), dice, f)
+    }
 }
 
-fn daisy_events(r: &Run) -> Vec<(Visibility, DaisyEvent)> {
-    r.events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::DaisyChain(d) => Some((e.to, d.clone())),
-            _ => None,
-        })
-        .collect()
+/// The [`blind_step`] and the one Daisy Chain opportunity it gives B,
+/// answered by `n` (no dice).
+fn blind_opportunity(s: &mut Setting, n: DaisyNote) -> CtxRun {
+    let (moved, into) = blind_step(s);
+    s.run(Side::A, n, &[], &move |ctx| opportunity(ctx, &moved, into))
+}
+
+fn daisy_events(r: &CtxRun) -> Vec<(Visibility, DaisyEvent)> {
+    picked(&r.events, |e| match &e.kind {
+        EventKind::DaisyChain(d) => Some((e.to, d.clone())),
+        _ => None,
+    })
 }
 
 /// The broken German squad steps into 3C5: it can see nothing (not Good
 /// Order), so any reveal would be a bug.
 fn blind_step(s: &mut Setting) -> (Vec<UnitId>, Hex) {
     let u = s.st.units.get_mut(&s.squad).unwrap();
-    u.hex = Some(h("3C5"));
+    u.hex = Some(hex("3C5"));
     u.status.broken = true;
-    (vec![s.squad], h("3C5"))
+    (vec![s.squad], hex("3C5"))
 }
 
 #[test]
@@ -79,15 +98,7 @@ fn b28_531_no_ssr_no_opportunity() {
     let sc = Scenario::from_toml(&text).unwrap();
     let mut s = setting();
     s.sc = sc;
-    let (moved, hex) = blind_step(&mut s);
-    let r = drive(
-        &s.sc,
-        &s.st,
-        Side::A,
-        &note(DaisyNote::Nothing),
-        &[],
-        &move |ctx| opportunity(ctx, &moved, hex),
-    );
+    let r = blind_opportunity(&mut s, DaisyNote::Nothing);
     assert!(r.asked.is_empty());
     assert_eq!(r.state.opportunities, 0);
 }
@@ -95,18 +106,11 @@ fn b28_531_no_ssr_no_opportunity() {
 #[test]
 fn b28_531_every_enemy_step_is_an_opportunity_answered_by_a_note() {
     let mut s = setting();
-    let (moved, hex) = blind_step(&mut s);
-    let r = drive(
-        &s.sc,
-        &s.st,
-        Side::A,
-        &note(DaisyNote::Nothing),
-        &[],
-        &move |ctx| {
-            opportunity(ctx, &moved, hex)?;
-            opportunity(ctx, &moved, hex)
-        },
-    );
+    let (moved, into) = blind_step(&mut s);
+    let r = s.run(Side::A, DaisyNote::Nothing, &[], &move |ctx| {
+        opportunity(ctx, &moved, into)?;
+        opportunity(ctx, &moved, into)
+    });
     assert_eq!(r.state.opportunities, 2);
     assert_eq!(r.asked.len(), 2);
     assert_eq!(r.asked[1].owner, Side::B);
@@ -119,14 +123,8 @@ fn b28_531_every_enemy_step_is_an_opportunity_answered_by_a_note() {
 fn b28_531_placement_is_secret_and_costs_no_concealment() {
     let mut s = setting();
     s.st.units.get_mut(&s.holder).unwrap().status.concealed = true;
-    let (moved, hex) = blind_step(&mut s);
-    let placed = DaisyNote::Placed {
-        holder: s.holder,
-        hex: h("3E5"),
-    };
-    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
-        opportunity(ctx, &moved, hex)
-    });
+    let placed = s.placed("3E5");
+    let r = blind_opportunity(&mut s, placed);
     let ev = daisy_events(&r);
     assert_eq!(ev.len(), 1, "{ev:?}");
     // Secret from the enemy: shown to its owner (B) only, never to A.
@@ -143,14 +141,8 @@ fn b28_531_placement_is_secret_and_costs_no_concealment() {
 #[test]
 fn b28_531_placement_must_be_adjacent_to_the_holder() {
     let mut s = setting();
-    let (moved, hex) = blind_step(&mut s);
-    let placed = DaisyNote::Placed {
-        holder: s.holder,
-        hex: h("3E7"),
-    };
-    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
-        opportunity(ctx, &moved, hex)
-    });
+    let placed = s.placed("3E7");
+    let r = blind_opportunity(&mut s, placed);
     let ev = daisy_events(&r);
     assert!(
         matches!(&ev[0], (Visibility::Side(Side::B), DaisyEvent::IllegalPlacement { reason, .. }) if reason.contains("ADJACENT")),
@@ -166,14 +158,8 @@ fn b28_531_a_pinned_or_broken_holder_cannot_place() {
         let u = s.st.units.get_mut(&s.holder).unwrap();
         u.status.pinned = pinned;
         u.status.broken = broken;
-        let (moved, hex) = blind_step(&mut s);
-        let placed = DaisyNote::Placed {
-            holder: s.holder,
-            hex: h("3E5"),
-        };
-        let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
-            opportunity(ctx, &moved, hex)
-        });
+        let placed = s.placed("3E5");
+        let r = blind_opportunity(&mut s, placed);
         assert!(
             r.state.daisy_chains.is_empty(),
             "pinned {pinned} broken {broken}"
@@ -188,24 +174,13 @@ fn b28_531_a_pinned_or_broken_holder_cannot_place() {
 #[test]
 fn b28_531_placed_as_a_vehicle_enters_rolls_at_once_and_attacks_only_once() {
     let mut s = setting();
-    s.st.units.get_mut(&s.pz).unwrap().hex = Some(h("3E5"));
-    let (pz, holder) = (s.pz, s.holder);
-    let placed = DaisyNote::Placed {
-        holder,
-        hex: h("3E5"),
-    };
-    let dice = [
-        Roll::Dr(6),
-        Roll::Dr(6),
-        Roll::DR {
-            coloured: 6,
-            white: 6,
-        },
-    ];
-    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &dice, &move |ctx| {
-        opportunity(ctx, &[pz], h("3E5"))?;
+    s.st.units.get_mut(&s.pz).unwrap().hex = Some(hex("3E5"));
+    let pz = s.pz;
+    let dice = [d(6), d(6), dr(6, 6)];
+    let r = s.run(Side::A, s.placed("3E5"), &dice, &move |ctx| {
+        opportunity(ctx, &[pz], hex("3E5"))?;
         // The same vehicle (or another) entering later is not attacked again.
-        vehicle_entered(ctx, pz, h("3E5"))
+        vehicle_entered(ctx, pz, hex("3E5"))
     });
     assert!(r.result.is_ok(), "{:?}", r.result);
     let attacks: Vec<_> = daisy_events(&r)
@@ -223,23 +198,12 @@ fn b28_531_placed_as_a_vehicle_enters_rolls_at_once_and_attacks_only_once() {
 #[test]
 fn b28_531_a_placed_chain_attacks_a_vehicle_entering_later() {
     let mut s = setting();
-    let (moved, hex) = blind_step(&mut s);
-    let (pz, holder) = (s.pz, s.holder);
-    let placed = DaisyNote::Placed {
-        holder,
-        hex: h("3E5"),
-    };
-    let dice = [
-        Roll::Dr(6),
-        Roll::Dr(6),
-        Roll::DR {
-            coloured: 6,
-            white: 6,
-        },
-    ];
-    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &dice, &move |ctx| {
-        opportunity(ctx, &moved, hex)?;
-        vehicle_entered(ctx, pz, h("3E5"))
+    let (moved, into) = blind_step(&mut s);
+    let pz = s.pz;
+    let dice = [d(6), d(6), dr(6, 6)];
+    let r = s.run(Side::A, s.placed("3E5"), &dice, &move |ctx| {
+        opportunity(ctx, &moved, into)?;
+        vehicle_entered(ctx, pz, hex("3E5"))
     });
     assert!(daisy_events(&r)
         .iter()
@@ -257,14 +221,10 @@ fn b28_531_a_placed_chain_attacks_a_vehicle_entering_later() {
 fn b28_531_revealed_when_a_good_order_enemy_has_los() {
     let mut s = setting();
     // A Good Order German squad steps into 3D5, ADJACENT to 3E5 over open ground.
-    s.st.units.get_mut(&s.squad).unwrap().hex = Some(h("3D5"));
+    s.st.units.get_mut(&s.squad).unwrap().hex = Some(hex("3D5"));
     let squad = s.squad;
-    let placed = DaisyNote::Placed {
-        holder: s.holder,
-        hex: h("3E5"),
-    };
-    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
-        opportunity(ctx, &[squad], h("3D5"))
+    let r = s.run(Side::A, s.placed("3E5"), &[], &move |ctx| {
+        opportunity(ctx, &[squad], hex("3D5"))
     });
     let ev = daisy_events(&r);
     assert!(
@@ -284,19 +244,13 @@ fn b28_531_exposed_lists_an_unrevealed_chain_in_enemy_los() {
     // The verifier's audit: a chain the referee knows, not yet revealed,
     // while a Good Order enemy unit sees its hex.
     let mut s = setting();
-    let (moved, hex) = blind_step(&mut s);
-    let placed = DaisyNote::Placed {
-        holder: s.holder,
-        hex: h("3E5"),
-    };
-    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
-        opportunity(ctx, &moved, hex)
-    });
+    let placed = s.placed("3E5");
+    let r = blind_opportunity(&mut s, placed);
     let mut st = r.state.clone();
     assert!(exposed(&st, &s.sc.map).is_empty());
     let u = st.units.get_mut(&s.squad).unwrap();
     u.status.broken = false;
-    u.hex = Some(h("3D5"));
+    u.hex = Some(hex("3D5"));
     let ex = exposed(&st, &s.sc.map);
     assert_eq!(ex.len(), 1);
     assert_eq!(ex[0].1, s.squad);
@@ -307,11 +261,7 @@ fn b28_531_owner_may_place_in_his_own_fire_phase() {
     let mut s = setting();
     s.st.phasing = Side::B;
     s.st.phase = Phase::PrepFire;
-    let placed = DaisyNote::Placed {
-        holder: s.holder,
-        hex: h("3E5"),
-    };
-    let r = drive(&s.sc, &s.st, Side::B, &note(placed), &[], &|ctx| {
+    let r = s.run(Side::B, s.placed("3E5"), &[], &|ctx| {
         fire_phase_opportunity(ctx, Side::B)
     });
     assert_eq!(r.asked.len(), 1);
@@ -321,14 +271,10 @@ fn b28_531_owner_may_place_in_his_own_fire_phase() {
 #[test]
 fn b28_531_a_chain_is_placed_once() {
     let mut s = setting();
-    let (moved, hex) = blind_step(&mut s);
-    let placed = DaisyNote::Placed {
-        holder: s.holder,
-        hex: h("3E5"),
-    };
-    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
-        opportunity(ctx, &moved, hex)?;
-        opportunity(ctx, &moved, hex)
+    let (moved, into) = blind_step(&mut s);
+    let r = s.run(Side::A, s.placed("3E5"), &[], &move |ctx| {
+        opportunity(ctx, &moved, into)?;
+        opportunity(ctx, &moved, into)
     });
     assert_eq!(r.state.daisy_chains.len(), 1);
     assert!(daisy_events(&r)
@@ -385,14 +331,10 @@ fn b28_531_a_chain_placed_as_an_eliminated_vehicle_entered_waits_for_a_live_one(
     let mut s = setting();
     let pz = s.pz;
     let tank = s.st.units.get_mut(&pz).unwrap();
-    tank.hex = Some(h("3E5"));
+    tank.hex = Some(hex("3E5"));
     tank.status.eliminated = true;
-    let placed = DaisyNote::Placed {
-        holder: s.holder,
-        hex: h("3E5"),
-    };
-    let r = drive(&s.sc, &s.st, Side::A, &note(placed), &[], &move |ctx| {
-        opportunity(ctx, &[pz], h("3E5"))
+    let r = s.run(Side::A, s.placed("3E5"), &[], &move |ctx| {
+        opportunity(ctx, &[pz], hex("3E5"))
     });
     assert!(r.result.is_ok(), "{:?}", r.result);
     assert!(

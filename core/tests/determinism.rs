@@ -4,7 +4,6 @@
 //! verifier's re-run of a game (G5) depends on it.
 
 mod mines_common;
-use hexveil_core::sealed::Content;
 use hexveil_core::unit::UnitId;
 use hexveil_core::{MoveMode, Side};
 use mines_common::*;
@@ -25,20 +24,7 @@ proptest! {
             units.push(afv(3, Side::A, "4E5", Some(1)));
         }
         let sc = scenario(&units, &[], false);
-        let mut area = sc.map.neighbors(hex("4E5"));
-        area.push(hex("4E5"));
-        for n in sc.map.neighbors(hex("4E5")) {
-            area.extend(sc.map.neighbors(n));
-        }
-        area.sort();
-        area.dedup();
-        let mut lay = Layout::new();
-        for (h, (a, t)) in area.iter().zip(contents.iter().cycle()) {
-            let name = h.to_string();
-            let apc = match a { 0 => Content::Empty, 1 => ap(6), 2 => ap(8), _ => ap(12) };
-            lay.insert(ap_b(&name), apc);
-            lay.insert(at_b(&name), if *t == 0 { Content::Empty } else { at(*t) });
-        }
+        let lay = layout_around(&sc.map, "4E5", &contents);
         let ids: Vec<u16> = units.iter().map(|u| u.id.0).collect();
         let mut engines = [engine(sc.clone()), engine(sc.clone())];
         let mut dice = [dice_from(faces.clone()), dice_from(faces)];

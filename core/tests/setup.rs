@@ -5,12 +5,8 @@ mod scenario_support;
 use hexveil_core::setup::{
     check_layout, check_public, eligible_locations, initial_state, SealedSetup,
 };
-use hexveil_core::{Action, DiceKind, Engine, Hex, Layer, Location, Roll, Side, Step, Visibility};
+use hexveil_core::{Action, DiceKind, Engine, Layer, Location, Roll, Side, Step, Visibility};
 use scenario_support::*;
-
-fn h(s: &str) -> Hex {
-    s.parse().unwrap()
-}
 
 fn violations(sealed: &SealedSetup, extra: u8) -> Vec<String> {
     let s = scenario();
@@ -42,8 +38,8 @@ fn b28_1_ap_strength_must_be_6_8_or_12() {
 #[test]
 fn b28_1_no_hidden_mines_in_marsh_or_paved_road() {
     let mut s = sealed_b();
-    s.ap.push((h("3G5"), 6)); // marsh
-    s.ap.push((h("3E6"), 6)); // paved road: A-P never, even beside full-view A-T
+    s.ap.push((hex("3G5"), 6)); // marsh
+    s.ap.push((hex("3E6"), 6)); // paved road: A-P never, even beside full-view A-T
     let v = violations(&s, 0);
     assert!(
         has(&v, "3G5", "B28.1") && v.iter().any(|x| x.contains("marsh")),
@@ -58,7 +54,7 @@ fn b28_1_no_hidden_mines_in_marsh_or_paved_road() {
 #[test]
 fn b28_1_no_mines_outside_the_setup_area() {
     let mut s = sealed_b();
-    s.ap.push((h("4E3"), 6));
+    s.ap.push((hex("4E3"), 6));
     let v = violations(&s, 0);
     assert!(has(&v, "4E3", "B28.1"), "{v:?}");
 }
@@ -79,7 +75,7 @@ fn b28_53_at_on_paved_road_only_in_full_view() {
 #[test]
 fn b28_53_full_view_marker_needs_sealed_factors() {
     let mut s = sealed_b();
-    s.at.retain(|(hex, _)| *hex != h("3E6"));
+    s.at.retain(|(at, _)| *at != hex("3E6"));
     let v = violations(&s, 0);
     assert!(has(&v, "3E6", "B28.53"), "{v:?}");
 }
@@ -96,7 +92,7 @@ fn b28_5_at_factors_1_to_5() {
 fn b28_5_each_at_factor_costs_three_hidden_factors() {
     // Example spends 12 + 3*5 + 10 = 37 of 48; 4 more A-T factors -> 49.
     let mut s = sealed_b();
-    s.at.push((h("3A2"), 4));
+    s.at.push((hex("3A2"), 4));
     let v = violations(&s, 0);
     assert!(
         v.iter()
@@ -105,7 +101,7 @@ fn b28_5_each_at_factor_costs_three_hidden_factors() {
     );
     // 3 more A-T factors -> exactly 46: legal.
     let mut s = sealed_b();
-    s.at.push((h("3A2"), 3));
+    s.at.push((hex("3A2"), 3));
     assert_eq!(violations(&s, 0), Vec::<String>::new());
 }
 
@@ -122,21 +118,21 @@ fn b28_45_ex_24_known_factors_any_split() {
         vec![6, 6, 12],
     ] {
         let hexes = ["3A2", "3A4", "3A6", "3A8"];
-        b.known = hexes[..split.len()].iter().map(|x| h(x)).collect();
+        b.known = hexes[..split.len()].iter().map(|x| hex(x)).collect();
         let mut s = sealed_b();
-        s.ap.retain(|(hex, _)| *hex == h("3E4"));
+        s.ap.retain(|(at, _)| *at == hex("3E4"));
         s.dummies.clear();
-        for (hex, st) in hexes.iter().zip(&split) {
-            s.ap.push((h(hex), *st));
+        for (at, st) in hexes.iter().zip(&split) {
+            s.ap.push((hex(at), *st));
         }
         assert_eq!(check_layout(&sc, &b, &s, 0), Ok(()), "split {split:?}");
     }
     // 25 factors would exceed the Known budget.
-    b.known = vec![h("3A2"), h("3A4"), h("3A6")];
+    b.known = vec![hex("3A2"), hex("3A4"), hex("3A6")];
     let mut s = sealed_b();
-    s.ap.retain(|(hex, _)| *hex == h("3E4"));
+    s.ap.retain(|(at, _)| *at == hex("3E4"));
     s.dummies.clear();
-    s.ap.extend([(h("3A2"), 12), (h("3A4"), 6), (h("3A6"), 8)]);
+    s.ap.extend([(hex("3A2"), 12), (hex("3A4"), 6), (hex("3A6"), 8)]);
     let v = check_layout(&sc, &b, &s, 0).unwrap_err();
     assert!(v.iter().any(|x| x.rule.contains("B28.45")), "{v:?}");
 }
@@ -144,7 +140,7 @@ fn b28_45_ex_24_known_factors_any_split() {
 #[test]
 fn b28_45_known_factors_are_not_exchanged_for_at_mines() {
     let mut s = sealed_b();
-    s.at.push((h("3C3"), 2)); // A-T in a Known hex, but no Known A-T factors
+    s.at.push((hex("3C3"), 2)); // A-T in a Known hex, but no Known A-T factors
     let v = violations(&s, 0);
     assert!(
         v.iter()
@@ -158,9 +154,9 @@ fn b28_45_hidden_factors_do_not_pay_for_known_mines() {
     // The OB has 24 Known factors; 24 are used; one more Known 6 is over.
     let sc = scenario();
     let (_, mut b) = setups(&sc);
-    b.known.push(h("3A2"));
+    b.known.push(hex("3A2"));
     let mut s = sealed_b();
-    s.ap.push((h("3A2"), 6));
+    s.ap.push((hex("3A2"), 6));
     let v = check_layout(&sc, &b, &s, 0).unwrap_err();
     assert!(v.iter().any(|x| x.rule.contains("B28.45")), "{v:?}");
 }
@@ -170,16 +166,16 @@ fn b28_46_arrowed_counters_cover_the_grain_between() {
     let map = scenario().map;
     let grain_line = |a, b| map.grain_line(a, b);
     assert_eq!(
-        grain_line(h("3H2"), h("3H5")).unwrap(),
-        vec![h("3H2"), h("3H3"), h("3H4"), h("3H5")]
+        grain_line(hex("3H2"), hex("3H5")).unwrap(),
+        vec![hex("3H2"), hex("3H3"), hex("3H4"), hex("3H5")]
     );
     // A diagonal hex grain: 3C2 -> 3D2 -> 3E3 (doubled coordinates).
-    let diag = grain_line(h("3C2"), h("3E3")).unwrap();
+    let diag = grain_line(hex("3C2"), hex("3E3")).unwrap();
     assert_eq!(diag.len(), 3);
-    assert!(grain_line(h("3C2"), h("3F9")).is_none());
+    assert!(grain_line(hex("3C2"), hex("3F9")).is_none());
     let sc = scenario();
     let (_, mut b) = setups(&sc);
-    b.known_lines.push((h("3C2"), h("3F9")));
+    b.known_lines.push((hex("3C2"), hex("3F9")));
     let v = check_public(&sc, &b);
     assert!(v.iter().any(|x| x.rule == "B28.46"), "{v:?}");
 }
@@ -187,7 +183,7 @@ fn b28_46_arrowed_counters_cover_the_grain_between() {
 #[test]
 fn b28_46_one_minefield_per_known_hex() {
     let mut s = sealed_b();
-    s.ap.push((h("3H2"), 6)); // 3H2 already holds 8
+    s.ap.push((hex("3H2"), 6)); // 3H2 already holds 8
     let v = violations(&s, 0);
     assert!(has(&v, "3H2", "B28.46"), "{v:?}");
 }
@@ -195,12 +191,12 @@ fn b28_46_one_minefield_per_known_hex() {
 #[test]
 fn b28_47_dummies_only_under_known_counters_and_within_budget() {
     let mut s = sealed_b();
-    s.dummies.push(h("3A2"));
+    s.dummies.push(hex("3A2"));
     let v = violations(&s, 0);
     assert!(has(&v, "3A2", "B28.47"), "{v:?}");
     // Two Dummies with an allotment of 1: over, unless the Secret dr gave one more.
     let mut s = sealed_b();
-    s.dummies.push(h("3H4"));
+    s.dummies.push(hex("3H4"));
     let v = violations(&s, 0);
     assert!(
         v.iter()
@@ -252,7 +248,7 @@ fn eligible_locations_are_public_sorted_and_exclude_forbidden_terrain() {
     sorted.sort();
     sorted.dedup();
     assert_eq!(ap, sorted);
-    let hx = |s: &str| Location::Hex(h(s));
+    let hx = |s: &str| Location::Hex(hex(s));
     assert!(ap.contains(&hx("3E4")) && ap.contains(&hx("3H4")));
     assert!(!ap.contains(&hx("3G5")), "marsh (B28.1)");
     assert!(!ap.contains(&hx("3E6")), "paved road (B28.1)");
@@ -284,15 +280,15 @@ fn initial_state_places_units_and_known_markers() {
     let st = state(&sc);
     let pz = sc.unit_named("ger-pz").unwrap();
     let rider = sc.unit_named("ger-hs-1").unwrap();
-    assert_eq!(st.units[&pz].hex, Some(h("4E6")));
+    assert_eq!(st.units[&pz].hex, Some(hex("4E6")));
     assert_eq!(
         st.units[&rider].hex,
-        Some(h("4E6")),
+        Some(hex("4E6")),
         "riders go with the vehicle"
     );
-    assert_eq!(st.markers(h("3H3")).known_counter, Some(Side::B));
-    assert_eq!(st.markers(h("3E6")).at_in_view, Some(Side::B));
-    assert_eq!(st.markers(h("3E4")).known_counter, None);
+    assert_eq!(st.markers(hex("3H3")).known_counter, Some(Side::B));
+    assert_eq!(st.markers(hex("3E6")).at_in_view, Some(Side::B));
+    assert_eq!(st.markers(hex("3E4")).known_counter, None);
     assert_eq!(st.elr[&Side::A], 3);
     assert_eq!(st.phase, hexveil_core::turn::Phase::Setup);
 }
@@ -302,7 +298,7 @@ fn initial_state_refuses_units_outside_the_setup_area() {
     let sc = scenario();
     let (mut a, b) = setups(&sc);
     a.positions
-        .insert(sc.unit_named("ger-squad-1").unwrap(), h("3E2"));
+        .insert(sc.unit_named("ger-squad-1").unwrap(), hex("3E2"));
     let v = initial_state(&sc, &[a, b]).unwrap_err();
     assert!(v.iter().any(|x| x.location == "3E2"), "{v:?}");
 }

@@ -5,13 +5,12 @@ mod scenario_support;
 use hexveil_core::adjudicate;
 use hexveil_core::error::ActionError;
 use hexveil_core::scenario::Scenario;
+use hexveil_core::sealed::DaisyNote;
+use hexveil_core::state::GameState;
 use hexveil_core::turn::{Phase, TurnEvent};
-use hexveil_core::{Action, Engine, EventKind, Hex, MoveMode, Side, Step};
+use hexveil_core::unit::UnitId;
+use hexveil_core::{Action, Content, Engine, EventKind, MoveMode, Side, Step};
 use scenario_support::*;
-
-fn h(s: &str) -> Hex {
-    s.parse().unwrap()
-}
 
 fn done(step: Step) -> Vec<hexveil_core::Event> {
     match step {
@@ -23,24 +22,17 @@ fn done(step: Step) -> Vec<hexveil_core::Event> {
 /// Ends the phase, answering Daisy Chain opportunities with Nothing.
 fn end_phase(e: &mut Engine) -> Vec<hexveil_core::Event> {
     let side = hexveil_core::turn::who_ends_phase(e.state());
-    let mut step = e.apply(side, Action::EndPhase).unwrap();
-    loop {
-        match step {
-            Step::NeedFacts(reqs) => {
-                let facts = reqs
-                    .into_iter()
-                    .map(|r| hexveil_core::Fact {
-                        request: r,
-                        content: hexveil_core::Content::Daisy(
-                            hexveil_core::sealed::DaisyNote::Nothing,
-                        ),
-                    })
-                    .collect();
-                step = e.provide_facts(facts).unwrap();
-            }
-            other => return done(other),
-        }
-    }
+    let nothing = &mut |_: &_| Content::Daisy(DaisyNote::Nothing);
+    let run = drive_engine_rolls(e, side, Action::EndPhase, nothing, &[]);
+    run.events().to_vec()
+}
+
+/// Puts unit `id` in `at`, broken and Disrupted (A19.12).
+fn disrupted_at(st: &mut GameState, id: UnitId, at: &str) {
+    let u = st.units.get_mut(&id).unwrap();
+    u.hex = Some(hex(at));
+    u.status.broken = true;
+    u.status.disrupted = true;
 }
 
 fn engine(sc: &Scenario) -> Engine {
@@ -113,7 +105,7 @@ fn out_of_phase_move_is_refused_with_the_rule() {
     let squad = sc.unit_named("ger-squad-1").unwrap();
     let mv = Action::Move {
         units: vec![squad],
-        to: h("4E4"),
+        to: hex("4E4"),
         mode: MoveMode::Normal,
     };
     let before = e.state().clone();
@@ -134,7 +126,7 @@ fn out_of_phase_move_is_refused_with_the_rule() {
     let brit = sc.unit_named("brit-squad-2").unwrap();
     let mv_b = Action::Move {
         units: vec![brit],
-        to: h("3D5"),
+        to: hex("3D5"),
         mode: MoveMode::Normal,
     };
     assert!(matches!(
@@ -144,7 +136,7 @@ fn out_of_phase_move_is_refused_with_the_rule() {
     // A moving B's unit.
     let mv_ab = Action::Move {
         units: vec![brit],
-        to: h("3D5"),
+        to: hex("3D5"),
         mode: MoveMode::Normal,
     };
     assert!(matches!(
@@ -163,7 +155,7 @@ fn fire_in_the_dfph_belongs_to_the_non_phasing_side() {
     let brit = sc.unit_named("brit-squad-1").unwrap();
     let fire = |u| Action::Fire {
         firers: vec![u],
-        target: h("4E5"),
+        target: hex("4E5"),
         extra_drm: 0,
     };
     assert!(matches!(
@@ -177,7 +169,7 @@ fn fire_in_the_dfph_belongs_to_the_non_phasing_side() {
     // Rout is for the RtPh only; Advance for the APh only.
     let rout = Action::Rout {
         unit: ger,
-        to: h("4E4"),
+        to: hex("4E4"),
     };
     assert!(matches!(
         adjudicate::check(&sc, &st, Side::A, &rout),
@@ -193,11 +185,8 @@ fn a19_12_disrupted_unit_adjacent_to_good_order_enemy_surrenders_at_rtph() {
     let mut st = state(&sc);
     let near = sc.unit_named("brit-squad-2").unwrap();
     let far = sc.unit_named("brit-squad-1").unwrap();
-    for (id, hex) in [(near, "4E4"), (far, "4E1")] {
-        let u = st.units.get_mut(&id).unwrap();
-        u.hex = Some(h(hex));
-        u.status.broken = true;
-        u.status.disrupted = true;
+    for (id, at) in [(near, "4E4"), (far, "4E1")] {
+        disrupted_at(&mut st, id, at);
     }
     st.phase = Phase::AdvancingFire;
     let mut e = Engine::with_state(sc.clone(), st);
@@ -220,10 +209,7 @@ fn a19_12_no_surrender_to_a_concealed_enemy() {
     let sc = scenario();
     let mut st = state(&sc);
     let near = sc.unit_named("brit-squad-2").unwrap();
-    let u = st.units.get_mut(&near).unwrap();
-    u.hex = Some(h("4E4"));
-    u.status.broken = true;
-    u.status.disrupted = true;
+    disrupted_at(&mut st, near, "4E4");
     for name in ["ger-squad-1", "ger-leader"] {
         let id = sc.unit_named(name).unwrap();
         st.units.get_mut(&id).unwrap().status.concealed = true;
@@ -272,10 +258,7 @@ fn a19_12_disrupted_unit_surrenders_in_any_phase_when_an_enemy_shares_its_locati
     let sc = scenario();
     let mut st = state(&sc);
     let brit = sc.unit_named("brit-squad-2").unwrap();
-    let u = st.units.get_mut(&brit).unwrap();
-    u.hex = Some(h("4E5"));
-    u.status.broken = true;
-    u.status.disrupted = true;
+    disrupted_at(&mut st, brit, "4E5");
     st.phase = Phase::Rally;
     let mut e = Engine::with_state(sc.clone(), st.clone());
     let ev = done(e.apply(Side::A, Action::EndPhase).unwrap());

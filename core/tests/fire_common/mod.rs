@@ -1,37 +1,29 @@
 //! Shared fixtures of the fire/A19 integration tests: a tiny scenario, unit
 //! builders, and a driver that answers the Engine's dice requests from a
 //! literal list (no facts are ever needed by fire).
-#![allow(dead_code, clippy::too_many_arguments)]
+#![allow(dead_code)]
+
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::*;
 
 use hexveil_core::dice::Roll;
 use hexveil_core::event::Event;
-use hexveil_core::map::Map;
 use hexveil_core::scenario::{Scenario, SideOb};
 use hexveil_core::state::GameState;
 use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
-use hexveil_core::unit::{
-    Class, Infantry, InfantrySize, Leader, Status, Trait, Unit, UnitId, UnitKind,
-};
-use hexveil_core::{Action, ActionError, Engine, EventKind, Hex, Side, Step};
-use std::collections::{BTreeMap, BTreeSet};
+use hexveil_core::unit::{Class, Infantry, InfantrySize, Leader, Trait, Unit, UnitId, UnitKind};
+use hexveil_core::{Action, ActionError, Content, Engine, EventKind, Side};
+use std::collections::BTreeMap;
 
-/// A hex by name.
-pub fn hex(name: &str) -> Hex {
-    name.parse().expect("hex name")
-}
+/// Where the fire tests' firers stand.
+pub const FIRERS: &str = "4E2";
+/// Where the fire tests' targets stand: two hexes from [`FIRERS`], in
+/// Open Ground.
+pub const TARGET: &str = "4E4";
 
-/// A two-dice roll.
-pub fn dr(coloured: u8, white: u8) -> Roll {
-    Roll::DR { coloured, white }
-}
-
-/// A one-die roll.
-pub fn d(v: u8) -> Roll {
-    Roll::Dr(v)
-}
-
-/// An Infantry unit.
+/// An Infantry unit (not underscored: see [`underscored`]).
 pub fn inf(
     id: u16,
     side: Side,
@@ -39,53 +31,42 @@ pub fn inf(
     strength: &str,
     size: InfantrySize,
     class: Class,
-    underscored: bool,
     at: &str,
 ) -> Unit {
-    Unit {
-        id: UnitId(id),
-        name: format!("u{id}"),
-        side,
-        nationality: nat.to_string(),
-        kind: UnitKind::Infantry(Infantry {
-            size,
-            strength: strength.parse().expect("strength"),
-            underscored,
-            class,
-        }),
-        traits: BTreeSet::new(),
-        hex: Some(hex(at)),
-        status: Status::default(),
-        daisy_chain: None,
-    }
+    let strength = strength.parse().expect("strength");
+    let kind = UnitKind::Infantry(Infantry {
+        size,
+        strength,
+        underscored: false,
+        class,
+    });
+    new_unit(id, side, nat, at, kind)
 }
 
 /// A squad.
 pub fn squad(id: u16, side: Side, nat: &str, strength: &str, class: Class, at: &str) -> Unit {
-    inf(
-        id,
-        side,
-        nat,
-        strength,
-        InfantrySize::Squad,
-        class,
-        false,
-        at,
-    )
+    inf(id, side, nat, strength, InfantrySize::Squad, class, at)
+}
+
+/// A crew.
+pub fn crew(id: u16, side: Side, nat: &str, strength: &str, class: Class, at: &str) -> Unit {
+    inf(id, side, nat, strength, InfantrySize::Crew, class, at)
+}
+
+/// The same Infantry with an underscored strength (SS and the like: A19.13).
+pub fn underscored(mut u: Unit) -> Unit {
+    if let UnitKind::Infantry(i) = &mut u.kind {
+        i.underscored = true;
+    }
+    u
 }
 
 /// A leader.
 pub fn leader(id: u16, side: Side, nat: &str, morale: u8, leadership: i8, at: &str) -> Unit {
+    let kind = UnitKind::Leader(Leader { morale, leadership });
     Unit {
-        id: UnitId(id),
         name: format!("l{id}"),
-        side,
-        nationality: nat.to_string(),
-        kind: UnitKind::Leader(Leader { morale, leadership }),
-        traits: BTreeSet::new(),
-        hex: Some(hex(at)),
-        status: Status::default(),
-        daisy_chain: None,
+        ..new_unit(id, side, nat, at, kind)
     }
 }
 
@@ -123,23 +104,9 @@ pub fn scenario(
     units: &[Unit],
     terrain: &[(&str, Terrain)],
 ) -> Scenario {
-    let mut hexes = BTreeMap::new();
-    for (h, t) in terrain {
-        hexes.insert(
-            hex(h),
-            HexInfo {
-                terrain: *t,
-                ..HexInfo::default()
-            },
-        );
-    }
     Scenario {
         name: "fire test".into(),
-        map: Map {
-            boards: vec![4],
-            hexes,
-            ..Map::default()
-        },
+        map: board_4(terrain.iter().map(|&(h, t)| (h, HexInfo::of(t)))),
         sides,
         units: units.to_vec(),
         first_phasing: Some(Side::A),
@@ -147,13 +114,9 @@ pub fn scenario(
     }
 }
 
-/// The state at the start of the scenario (the scenario helper's
-/// `setup::initial_state`, no setup files), moved to A's Prep Fire Phase.
+/// The state at the start of the scenario in A's Prep Fire Phase.
 pub fn state(sc: &Scenario) -> GameState {
-    let mut st = hexveil_core::setup::initial_state(sc, &[]).expect("scenario sets up");
-    st.phasing = Side::A;
-    st.phase = Phase::PrepFire;
-    st
+    state_in(sc, Phase::PrepFire)
 }
 
 /// An engine over the scenario.
@@ -171,104 +134,90 @@ pub fn run(
     action: Action,
     dice: &[Roll],
 ) -> Result<Vec<Event>, ActionError> {
-    let mut pos = 0;
-    let mut step = e.apply(side, action)?;
-    loop {
-        match step {
-            Step::Done(events) => {
-                assert_eq!(pos, dice.len(), "dice left over: the rules asked for fewer");
-                return Ok(events);
-            }
-            Step::NeedFacts(r) => panic!("fire asked for facts {r:?}"),
-            Step::NeedDice(specs) => {
-                let n = specs.len();
-                assert!(
-                    pos + n <= dice.len(),
-                    "rules asked for more dice: {specs:?}"
-                );
-                step = e.provide_dice(dice[pos..pos + n].to_vec())?;
-                pos += n;
-            }
-        }
-    }
+    run_with_facts(e, side, action, dice, &[])
 }
 
-/// The fire action.
-pub fn fire(firers: &[u16], target: &str) -> Action {
-    Action::Fire {
-        firers: firers.iter().map(|&i| UnitId(i)).collect(),
-        target: hex(target),
-        extra_drm: 0,
-    }
-}
-
-/// The unit with this id.
-pub fn unit(e: &Engine, id: u16) -> &Unit {
-    e.state().unit(UnitId(id)).expect("unit")
-}
-
-/// Morale events among `events`.
-pub fn morale_events(events: &[Event]) -> Vec<hexveil_core::morale::MoraleEvent> {
-    events
-        .iter()
-        .filter_map(|ev| match &ev.kind {
-            EventKind::Morale(m) => Some(m.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Fire events among `events`.
-pub fn fire_events(events: &[Event]) -> Vec<hexveil_core::fire::FireEvent> {
-    events
-        .iter()
-        .filter_map(|ev| match &ev.kind {
-            EventKind::Fire(f) => Some(f.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Like [`run`], also answering every facts request from `facts`, in order.
+/// Like [`run`], also answering every facts request from `facts`, in order
+/// (panics if asked more, or if some are left over).
 pub fn run_with_facts(
     e: &mut Engine,
     side: Side,
     action: Action,
     dice: &[Roll],
-    facts: &[hexveil_core::Content],
+    facts: &[Content],
 ) -> Result<Vec<Event>, ActionError> {
-    let (mut pos, mut fpos) = (0, 0);
-    let mut step = e.apply(side, action)?;
-    loop {
-        match step {
-            Step::Done(events) => {
-                assert_eq!(pos, dice.len(), "dice left over");
-                assert_eq!(fpos, facts.len(), "facts left over");
-                return Ok(events);
-            }
-            Step::NeedFacts(reqs) => {
-                let answers: Vec<hexveil_core::Fact> = reqs
-                    .iter()
-                    .map(|r| {
-                        let content = facts[fpos];
-                        fpos += 1;
-                        hexveil_core::Fact {
-                            request: *r,
-                            content,
-                        }
-                    })
-                    .collect();
-                step = e.provide_facts(answers)?;
-            }
-            Step::NeedDice(specs) => {
-                let n = specs.len();
-                assert!(
-                    pos + n <= dice.len(),
-                    "rules asked for more dice: {specs:?}"
-                );
-                step = e.provide_dice(dice[pos..pos + n].to_vec())?;
-                pos += n;
-            }
-        }
+    let mut given = facts.iter();
+    let run = drive_engine_rolls(
+        e,
+        side,
+        action,
+        &mut |r| {
+            *given
+                .next()
+                .unwrap_or_else(|| panic!("fire asked for facts {r:?}"))
+        },
+        dice,
+    );
+    if run.result.is_ok() {
+        assert_eq!(given.len(), 0, "facts left over");
     }
+    run.result
+}
+
+/// The fire action, with an extra DRM (a stand-in for modifiers the
+/// scenario does not model).
+pub fn fire_drm(firers: &[u16], target: &str, extra_drm: i8) -> Action {
+    Action::Fire {
+        firers: firers.iter().map(|&i| UnitId(i)).collect(),
+        target: hex(target),
+        extra_drm,
+    }
+}
+
+/// The fire action.
+pub fn fire(firers: &[u16], target: &str) -> Action {
+    fire_drm(firers, target, 0)
+}
+
+/// The Russian Fire Group of the fire tests: two 4-4-7 (ids 0 and 1, 8 FP
+/// together) in [`FIRERS`].
+pub fn russian_group() -> Vec<Unit> {
+    vec![
+        squad(0, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+        squad(1, Side::A, "Russian", "4-4-7", Class::FirstLine, FIRERS),
+    ]
+}
+
+/// An engine in A's PFPh: the [`russian_group`] (side A, Russian, ELR 3)
+/// facing `germans` (side B, German, ELR `elr`) on open ground.
+pub fn russians_vs(germans: Vec<Unit>, elr: u8) -> Engine {
+    let mut units = russian_group();
+    units.extend(germans);
+    engine(scenario(sides("Russian", 3, "German", elr), &units, &[]))
+}
+
+/// A German 4-6-7 1st Line squad (ELR-replaced to a 4-4-7) in [`TARGET`].
+pub fn german(id: u16) -> Unit {
+    squad(id, Side::B, "German", "4-6-7", Class::FirstLine, TARGET)
+}
+
+/// The [`russian_group`] fires at [`TARGET`], the rules using `dice`.
+pub fn group_fires(e: &mut Engine, dice: &[Roll]) -> Result<Vec<Event>, ActionError> {
+    run(e, Side::A, fire(&[0, 1], TARGET), dice)
+}
+
+/// Morale events among `events`.
+pub fn morale_events(events: &[Event]) -> Vec<hexveil_core::morale::MoraleEvent> {
+    picked(events, |ev| match &ev.kind {
+        EventKind::Morale(m) => Some(m.clone()),
+        _ => None,
+    })
+}
+
+/// Fire events among `events`.
+pub fn fire_events(events: &[Event]) -> Vec<hexveil_core::fire::FireEvent> {
+    picked(events, |ev| match &ev.kind {
+        EventKind::Fire(f) => Some(f.clone()),
+        _ => None,
+    })
 }

@@ -3,31 +3,25 @@
 //! answers the Engine's requests from the layout and a literal dice list.
 #![allow(dead_code)]
 
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::*;
+
 use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
-use hexveil_core::event::{Event, Visibility};
+use hexveil_core::event::Visibility;
 use hexveil_core::map::Map;
 use hexveil_core::minefield::MinefieldEvent;
 use hexveil_core::movement::MoveEvent;
 use hexveil_core::scenario::{Scenario, SetupArea, SideOb, Ssr};
-use hexveil_core::sealed::{ApStrength, AtFactors, Content, Fact, FactRequest, Layer, Location};
+use hexveil_core::sealed::{ApStrength, AtFactors, Content, FactRequest, Layer, Location};
 use hexveil_core::state::GameState;
 use hexveil_core::terrain::{HexInfo, Terrain};
 use hexveil_core::turn::Phase;
 use hexveil_core::unit::{
-    Class, HullArmor, Infantry, InfantrySize, Status, Unit, UnitId, UnitKind, Vehicle,
+    Class, HullArmor, Infantry, InfantrySize, Unit, UnitId, UnitKind, Vehicle,
 };
-use hexveil_core::{Action, ActionError, Engine, EventKind, Hex, MoveMode, Side, Step};
-use std::collections::{BTreeMap, BTreeSet};
-
-/// A hex by name.
-pub fn hex(name: &str) -> Hex {
-    name.parse().expect("hex name")
-}
-
-/// A two-dice roll.
-pub fn dr(coloured: u8, white: u8) -> Roll {
-    Roll::DR { coloured, white }
-}
+use hexveil_core::{Action, ActionError, Engine, EventKind, MoveMode, Side};
+use std::collections::BTreeMap;
 
 /// The DR of a potential A-P attack in a hex that holds no A-P mines: the
 /// rules roll it all the same so that the dice traffic never depends on
@@ -37,23 +31,9 @@ pub fn unused_dr() -> Roll {
     dr(1, 1)
 }
 
-/// A one-die roll.
-pub fn d(v: u8) -> Roll {
-    Roll::Dr(v)
-}
-
+/// A German unit of the minefield tests.
 fn base(id: u16, side: Side, at: &str, kind: UnitKind) -> Unit {
-    Unit {
-        id: UnitId(id),
-        name: format!("u{id}"),
-        side,
-        nationality: "German".into(),
-        kind,
-        traits: BTreeSet::new(),
-        hex: Some(hex(at)),
-        status: Status::default(),
-        daisy_chain: None,
-    }
+    new_unit(id, side, "German", at, kind)
 }
 
 /// A 4-6-7 1st Line squad.
@@ -154,19 +134,18 @@ pub fn board(units: &mut [Unit], veh: u16, prc: u16, rider: bool) {
     }
 }
 
-/// Terrain with features.
-pub fn info(terrain: Terrain) -> HexInfo {
-    HexInfo::of(terrain)
+/// Open ground with a paved road: a hex where hidden mines may not lie
+/// (B28.1).
+pub fn paved_road() -> HexInfo {
+    let mut road = HexInfo::of(Terrain::Open);
+    road.features.paved_road = true;
+    road
 }
 
 /// A scenario on board 4 with these units and terrain. (The struct update
 /// keeps it building when the scenario gains fields.)
 #[allow(clippy::needless_update)]
 pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) -> Scenario {
-    let mut map = Map::new([4]);
-    for (h, i) in terrain {
-        map = map.with_hex(hex(h), *i);
-    }
     let mut sides = BTreeMap::new();
     for s in [Side::A, Side::B] {
         sides.insert(
@@ -186,7 +165,7 @@ pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) ->
     }
     Scenario {
         name: "mines test".into(),
-        map,
+        map: board_4(terrain.iter().copied()),
         ssr: Ssr {
             deep_snow,
             ..Ssr::default()
@@ -198,27 +177,27 @@ pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) ->
     }
 }
 
-/// The state: side A's `phase` of turn 1.
-pub fn state(sc: &Scenario, phase: Phase) -> GameState {
-    GameState {
-        turn: 1,
-        phasing: Side::A,
-        phase,
-        units: sc.units.iter().map(|u| (u.id, u.clone())).collect(),
-        elr: sc.sides.iter().map(|(s, ob)| (*s, ob.elr)).collect(),
-        markers: BTreeMap::new(),
-        referee_knows: BTreeMap::new(),
-        mines: Default::default(),
-        extra_dummies: Default::default(),
-        daisy_chains: Vec::new(),
-        opportunities: 0,
-        result: None,
-    }
-}
-
 /// An engine in side A's MPh.
 pub fn engine(sc: Scenario) -> Engine {
-    let st = state(&sc, Phase::Movement);
+    engine_in(sc, Phase::Movement)
+}
+
+/// An engine in side A's `phase`.
+pub fn engine_in(sc: Scenario, phase: Phase) -> Engine {
+    engine_where(sc, phase, |_| {})
+}
+
+/// An engine in side A's MPh with these units on open ground (board 4, no
+/// terrain, no Deep Snow): the usual place of a minefield test.
+pub fn engine_with(units: &[Unit]) -> Engine {
+    engine(scenario(units, &[], false))
+}
+
+/// An engine in side A's `phase` whose starting state `edit` has changed
+/// (markers placed, a unit moved): the situation of the test.
+pub fn engine_where(sc: Scenario, phase: Phase, edit: impl FnOnce(&mut GameState)) -> Engine {
+    let mut st = state_in(&sc, phase);
+    edit(&mut st);
     Engine::with_state(sc, st)
 }
 
@@ -259,48 +238,72 @@ pub fn layout(pairs: &[(FactRequest, Content)]) -> Layout {
     pairs.iter().copied().collect()
 }
 
-/// What a driven action did.
-#[derive(Debug)]
-pub struct Run {
-    /// The events, or the refusal.
-    pub result: Result<Vec<Event>, ActionError>,
-    /// Every fact request, in order.
-    pub requests: Vec<FactRequest>,
-    /// Every dice request, in order.
-    pub dice: Vec<DiceSpec>,
-    /// Every step the engine returned before Done, in order: what the
-    /// opponent's client sees of the traffic (G3).
-    pub steps: Vec<Traffic>,
-}
-
-/// One request step of the engine, as far as its shape goes: which facts, or
-/// how many dice of which kind (G3 compares these).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Traffic {
-    /// A NeedFacts step.
-    Facts(Vec<FactRequest>),
-    /// A NeedDice step: the kinds of the dice asked.
-    Dice(Vec<DiceKind>),
-}
-
-impl Run {
-    /// The events (panics on refusal).
-    pub fn events(&self) -> &[Event] {
-        match &self.result {
-            Ok(e) => e,
-            Err(e) => panic!("refused: {e}"),
-        }
+/// A-P content by code (property tests): 0 none, 1, 2, 3+ for 6, 8, 12
+/// factors.
+pub fn ap_content(k: u8) -> Content {
+    match k {
+        0 => Content::Empty,
+        1 => ap(6),
+        2 => ap(8),
+        _ => ap(12),
     }
+}
 
+/// A-T content by code (property tests): 0 none, else that many factors.
+pub fn at_content(k: u8) -> Content {
+    if k == 0 {
+        Content::Empty
+    } else {
+        at(k)
+    }
+}
+
+/// Side B's layout over `center` and every hex up to two hexes from it,
+/// in hex order: each hex takes its A-P and A-T codes (see [`ap_content`],
+/// [`at_content`]) from the next pair of `codes`, cycling (property tests).
+pub fn layout_around(map: &Map, center: &str, codes: &[(u8, u8)]) -> Layout {
+    let c = hex(center);
+    let mut area = map.neighbors(c);
+    area.push(c);
+    for n in map.neighbors(c) {
+        area.extend(map.neighbors(n));
+    }
+    area.sort();
+    area.dedup();
+    let mut lay = Layout::new();
+    for (h, (a, t)) in area.iter().zip(codes.iter().cycle()) {
+        let name = h.to_string();
+        lay.insert(ap_b(&name), ap_content(*a));
+        lay.insert(at_b(&name), at_content(*t));
+    }
+    lay
+}
+
+/// What the owner's sealed setup says for `q`: the layout's content, else
+/// Empty.
+pub fn sealed(layout: &Layout, q: &FactRequest) -> Content {
+    layout.get(q).copied().unwrap_or(Content::Empty)
+}
+
+/// The minefield views of a driven action's events.
+impl Run {
     /// Minefield events with their visibility.
     pub fn mine_events(&self) -> Vec<(Visibility, MinefieldEvent)> {
-        self.events()
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::Minefield(m) => Some((e.to, m.clone())),
-                _ => None,
-            })
-            .collect()
+        picked(self.events(), |e| match &e.kind {
+            EventKind::Minefield(m) => Some((e.to, m.clone())),
+            _ => None,
+        })
+    }
+
+    /// Asserts the action was refused ([`ActionError::Refused`]) before any
+    /// hidden fact was asked (G3).
+    pub fn assert_refused_asking_nothing(&self) {
+        assert!(
+            matches!(self.result, Err(ActionError::Refused(_))),
+            "expected a refusal, got {:?}",
+            self.result
+        );
+        assert!(self.requests.is_empty(), "asked {:?}", self.requests);
     }
 
     /// Public minefield events.
@@ -314,13 +317,10 @@ impl Run {
 
     /// Movement events.
     pub fn moves(&self) -> Vec<MoveEvent> {
-        self.events()
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::Move(m) => Some(m.clone()),
-                _ => None,
-            })
-            .collect()
+        picked(self.events(), |e| match &e.kind {
+            EventKind::Move(m) => Some(m.clone()),
+            _ => None,
+        })
     }
 }
 
@@ -333,69 +333,76 @@ pub fn drive_with(
     layout: &Layout,
     next_die: &mut dyn FnMut(&DiceSpec) -> Roll,
 ) -> Run {
-    let mut requests = Vec::new();
-    let mut dice = Vec::new();
-    let mut steps = Vec::new();
-    let mut step = e.apply(side, action);
-    loop {
-        match step {
-            Err(err) => {
-                return Run {
-                    result: Err(err),
-                    requests,
-                    dice,
-                    steps,
-                }
-            }
-            Ok(Step::Done(events)) => {
-                return Run {
-                    result: Ok(events),
-                    requests,
-                    dice,
-                    steps,
-                }
-            }
-            Ok(Step::NeedFacts(r)) => {
-                requests.extend(r.iter().copied());
-                steps.push(Traffic::Facts(r.clone()));
-                let facts = r
-                    .iter()
-                    .map(|q| Fact {
-                        request: *q,
-                        content: layout.get(q).copied().unwrap_or(Content::Empty),
-                    })
-                    .collect();
-                step = e.provide_facts(facts);
-            }
-            Ok(Step::NeedDice(specs)) => {
-                let rolls = specs.iter().map(&mut *next_die).collect();
-                steps.push(Traffic::Dice(specs.iter().map(|s| s.kind).collect()));
-                dice.extend(specs);
-                step = e.provide_dice(rolls);
-            }
-        }
-    }
+    drive_engine(e, side, action, &mut |q| sealed(layout, q), next_die)
 }
 
 /// Drives `action` with literal dice; panics if the rules ask for more dice
 /// than given or leave some unused.
 pub fn drive(e: &mut Engine, side: Side, action: Action, layout: &Layout, rolls: &[Roll]) -> Run {
-    let mut pos = 0;
-    let run = drive_with(e, side, action, layout, &mut |spec| {
-        let r = *rolls
-            .get(pos)
-            .unwrap_or_else(|| panic!("rules asked for more dice than given: {spec:?}"));
-        pos += 1;
-        r
-    });
-    if run.result.is_ok() {
-        assert_eq!(
-            pos,
-            rolls.len(),
-            "dice left over: the rules asked for fewer"
-        );
-    }
-    run
+    drive_engine_rolls(e, side, action, &mut |q| sealed(layout, q), rolls)
+}
+
+/// Side A moves `units` one hex into `to` in Normal mode, facts from
+/// `layout`, dice `rolls` (all of them used).
+pub fn step(e: &mut Engine, units: &[u16], to: &str, layout: &Layout, rolls: &[Roll]) -> Run {
+    step_by(e, units, to, MoveMode::Normal, layout, rolls)
+}
+
+/// Infantry unit 1 steps from 4E4 (no mines there) into 4E5 over side
+/// B's A-P mines of `strength`: the exit rolls its potential attack's DR,
+/// unused (G3), then the entry uses `entry`.
+pub fn step_onto_ap(e: &mut Engine, strength: u8, entry: &[Roll]) -> Run {
+    let lay = layout(&[(ap_b("4E5"), ap(strength))]);
+    let mut rolls = vec![unused_dr()];
+    rolls.extend_from_slice(entry);
+    step(e, &[1], "4E5", &lay, &rolls)
+}
+
+/// Vehicle 1 steps from 4E4 (no mines there: a quiet exit, see
+/// [`quiet_exit_then`]) into 4E5 with side B's sealed `layout`; the entry
+/// uses `entry`.
+pub fn vehicle_step(e: &mut Engine, layout: &Layout, entry: &[Roll]) -> Run {
+    step(e, &[1], "4E5", layout, &quiet_exit_then(entry))
+}
+
+/// [`step`] in another movement `mode` (Bypass, Trench, TrailBreak...).
+pub fn step_by(
+    e: &mut Engine,
+    units: &[u16],
+    to: &str,
+    mode: MoveMode,
+    layout: &Layout,
+    rolls: &[Roll],
+) -> Run {
+    drive(e, Side::A, mv(units, to, mode), layout, rolls)
+}
+
+/// The rolls of a vehicle's step out of an eligible hex without mines —
+/// its exit's potential A-P attack DR, unused, and an A-T trigger dr of 6,
+/// which triggers nothing (G3) — followed by `entry`, the rolls of the hex
+/// entered.
+pub fn quiet_exit_then(entry: &[Roll]) -> Vec<Roll> {
+    let mut rolls = vec![unused_dr(), d(6)];
+    rolls.extend_from_slice(entry);
+    rolls
+}
+
+/// The rolls of a step between two eligible hexes without A-P mines by a
+/// unit that never triggers A-T mines (Infantry, a motorcycle): each
+/// crossing rolls its potential A-P attack's DR, unused (G3).
+pub fn quiet_step() -> Vec<Roll> {
+    vec![unused_dr(), unused_dr()]
+}
+
+/// The rolls of a vehicle's step between two eligible hexes without mines:
+/// a quiet exit and a quiet entry (see [`quiet_exit_then`]).
+pub fn quiet_vehicle_step() -> Vec<Roll> {
+    quiet_exit_then(&[unused_dr(), d(6)])
+}
+
+/// A Search action of `unit` (B28.1).
+pub fn search(unit: u16) -> Action {
+    Action::Search { unit: UnitId(unit) }
 }
 
 /// A Move action.
@@ -407,22 +414,9 @@ pub fn mv(units: &[u16], to: &str, mode: MoveMode) -> Action {
     }
 }
 
-/// The unit with this id.
-pub fn unit(e: &Engine, id: u16) -> &Unit {
-    e.state().unit(UnitId(id)).expect("unit")
-}
-
-/// What a rules function run directly over a [`Ctx`] did.
-pub struct CtxRun {
-    /// Final state and events, or the refusal.
-    pub result: Result<(GameState, Vec<Event>), hexveil_core::RuleError>,
-    /// Every fact request, in order.
-    pub requests: Vec<FactRequest>,
-}
-
 /// Runs a rules function (an end-of-phase hook, say) over a context the way
-/// the Engine does: replaying from `state` with the answers so far until it
-/// completes, answering facts from `layout` and dice from `rolls`.
+/// the Engine does, answering facts from `layout` and dice from `rolls`;
+/// panics if it completes with dice left over.
 pub fn run_ctx(
     sc: &Scenario,
     state: &GameState,
@@ -431,49 +425,17 @@ pub fn run_ctx(
     rolls: &[Roll],
     f: impl Fn(&mut hexveil_core::resolve::Ctx<'_>) -> hexveil_core::resolve::Res<()>,
 ) -> CtxRun {
-    use hexveil_core::resolve::{Ctx, Interrupt};
-    let mut facts: Vec<Fact> = Vec::new();
-    let mut dice_used = 0usize;
-    let mut requests = Vec::new();
-    loop {
-        let mut ctx = Ctx::new(sc, state.clone(), actor, &facts, &rolls[..dice_used]);
-        match f(&mut ctx) {
-            Ok(()) => {
-                assert_eq!(dice_used, rolls.len(), "dice left over");
-                return CtxRun {
-                    result: Ok(ctx.finish()),
-                    requests,
-                };
-            }
-            Err(Interrupt::Facts(r)) => {
-                requests.extend(r.iter().copied());
-                facts.extend(r.iter().map(|q| Fact {
-                    request: *q,
-                    content: layout.get(q).copied().unwrap_or(Content::Empty),
-                }));
-            }
-            Err(Interrupt::Dice(specs)) => {
-                dice_used += specs.len();
-                assert!(
-                    dice_used <= rolls.len(),
-                    "rules asked for more dice: {specs:?}"
-                );
-            }
-            Err(Interrupt::Refuse(e)) => {
-                return CtxRun {
-                    result: Err(e),
-                    requests,
-                }
-            }
-        }
+    let run = drive_ctx(sc, state, actor, &|q| sealed(layout, &q), rolls, &f);
+    if run.result.is_ok() {
+        assert_eq!(run.rolls_used, rolls.len(), "dice left over");
     }
+    run
 }
 
 /// Dice answered from a list of faces, cycling (property tests).
-pub fn dice_from(faces: Vec<u8>) -> impl FnMut(&hexveil_core::dice::DiceSpec) -> Roll {
-    use hexveil_core::dice::DiceKind;
+pub fn dice_from(faces: Vec<u8>) -> impl FnMut(&DiceSpec) -> Roll {
     let mut i = 0usize;
-    move |spec: &hexveil_core::dice::DiceSpec| {
+    move |spec: &DiceSpec| {
         let mut face = || {
             let f = faces[i % faces.len()];
             i += 1;
