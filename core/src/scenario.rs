@@ -759,6 +759,18 @@ mod tests {
     }
 
     #[test]
+    fn a19_13_r12_infantry_without_a_replacement_row_is_refused_at_load() {
+        let e = with("strength = \"2-4-7\"", "strength = \"2-6-7\"").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("ger-hs-1"), "{msg}");
+        assert!(msg.contains("\"German\" 2-6-7 half-squad"), "{msg}");
+        assert!(msg.contains("R12"), "{msg}");
+        // A nationality the table does not know is the same problem.
+        let e = with("nationality = \"German\"", "nationality = \"Martian\"").unwrap_err();
+        assert!(e.to_string().contains("\"Martian\" 4-6-7 squad"), "{e}");
+    }
+
+    #[test]
     fn r4_missing_aerial_af_loads() {
         let s = with("aerial_af = 2\n", "").unwrap();
         assert!(s
