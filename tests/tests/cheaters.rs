@@ -305,13 +305,17 @@ async fn play_out_after_timeout(t: &mut Table, staller: Side, who: Who) {
         .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
 }
 
+/// The answer timeout of the staller tests: every honest answer must beat
+/// it too, so it leaves room for a loaded CI machine.
+const STALL_TIMEOUT: Duration = Duration::from_secs(5);
+
 // G2, G6: B withholds the opening a move needs; after the answer timeout
 // the server records the timeout and the game is decided against B. The
 // transcript still verifies clean.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn g2_withheld_opening_loses_the_game_for_the_owner() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, ep) = start_server(dir.path(), Duration::from_secs(2)).await;
+    let (server, ep) = start_server(dir.path(), STALL_TIMEOUT).await;
     let squad_steps = move_into(&[units::GER_SQUAD], "3E4");
     let (mut t, _never_sent) = stall_a_move(&ep, true, squad_steps, Side::B).await;
     assert!(matches!(t.b.last_update().unwrap().prompt, Prompt::Open(_)));
@@ -328,7 +332,7 @@ async fn g2_withheld_opening_loses_the_game_for_the_owner() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn g2_withheld_pad_entry_loses_the_game_for_the_staller() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, ep) = start_server(dir.path(), Duration::from_secs(2)).await;
+    let (server, ep) = start_server(dir.path(), STALL_TIMEOUT).await;
     let squad_steps = move_into(&[units::GER_SQUAD], "3E4");
     let (mut t, _never_sent) = stall_a_move(&ep, true, squad_steps, Side::A).await;
     assert!(

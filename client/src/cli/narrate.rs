@@ -70,6 +70,32 @@ impl Narrator {
             .unwrap_or_else(|| format!("id:{}", id.0))
     }
 
+    /// The units' names, then the verb agreeing with how many they are:
+    /// `("ger-squad-2", "moves", "move")` gives "ger-squad-2 moves".
+    fn subject(&self, ids: &[UnitId], one: &str, many: &str) -> String {
+        let verb = if ids.len() == 1 { one } else { many };
+        format!("{} {verb}", self.names_of(ids))
+    }
+
+    /// `text` with every unit id the engine wrote (`#3`) given the unit's
+    /// name (`ger-hs-1`); a `#` not followed by a known id stays as it is.
+    fn with_names(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find('#') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            match after[..digits].parse::<u16>().ok().map(UnitId) {
+                Some(id) if self.names.contains_key(&id) => out.push_str(&self.name(id)),
+                _ => out.push_str(&rest[at..at + 1 + digits]),
+            }
+            rest = &after[digits..];
+        }
+        out.push_str(rest);
+        out
+    }
+
     fn names_of(&self, ids: &[UnitId]) -> String {
         ids.iter()
             .map(|u| self.name(*u))
@@ -185,10 +211,17 @@ impl Narrator {
                 self.name(*unit)
             ),
             Action::InfantryClearance { units } => {
-                format!("{} attempt Minefield Clearance", self.names_of(units))
+                format!(
+                    "{} Minefield Clearance",
+                    self.subject(units, "attempts", "attempt")
+                )
             }
             Action::Disembark { vehicle, units } => {
-                format!("{} leave {}", self.names_of(units), self.name(*vehicle))
+                format!(
+                    "{} {}",
+                    self.subject(units, "leaves", "leave"),
+                    self.name(*vehicle)
+                )
             }
             Action::EndPhase => "ends the phase".into(),
             Action::DummyDr => "makes the Secret dr for extra Dummy minefields".into(),
@@ -219,7 +252,9 @@ impl Narrator {
 
     fn event_text(&mut self, e: &Event) -> Option<String> {
         Some(match &e.kind {
-            EventKind::Dice { purpose, roll } => format!("{roll} for {purpose}"),
+            EventKind::Dice { purpose, roll } => {
+                format!("{roll} for {}", self.with_names(purpose))
+            }
             EventKind::FactOpened { request, content } => {
                 format!("the referee opened {}: {}", request, self.content(content))
             }
@@ -264,29 +299,33 @@ impl Narrator {
                 to,
                 mode,
             } => {
-                let verb = match kind {
-                    MoveKind::Move => "move",
-                    MoveKind::Rout => "rout",
-                    MoveKind::Advance => "advance",
-                    MoveKind::Disembark => "disembark",
+                let (one, many) = match kind {
+                    MoveKind::Move => ("moves", "move"),
+                    MoveKind::Rout => ("routs", "rout"),
+                    MoveKind::Advance => ("advances", "advance"),
+                    MoveKind::Disembark => ("disembarks", "disembark"),
                 };
                 let how = match mode {
                     MoveMode::Normal => String::new(),
                     m => format!(" ({})", mode_word(*m)),
                 };
-                format!("{} {verb} from {from} into {to}{how}", self.names_of(units))
+                format!(
+                    "{} from {from} into {to}{how}",
+                    self.subject(units, one, many)
+                )
             }
             MoveEvent::Stayed { units, hex, .. } => format!(
-                "{} stay in {hex}: the exit attack stopped them",
-                self.names_of(units)
+                "{} in {hex}: the exit attack stopped {}",
+                self.subject(units, "stays", "stay"),
+                if units.len() == 1 { "it" } else { "them" }
             ),
             MoveEvent::Disembarked {
                 vehicle,
                 units,
                 hex,
             } => format!(
-                "{} leave {} in {hex}",
-                self.names_of(units),
+                "{} {} in {hex}",
+                self.subject(units, "leaves", "leave"),
                 self.name(*vehicle)
             ),
             MoveEvent::TrailBreakPlaced { hex, ends } => format!(
@@ -315,9 +354,11 @@ impl Narrator {
                 strength,
                 result,
             } => {
-                let which = match crossing {
-                    Crossing::Exit => "as they leave",
-                    Crossing::Entry => "as they enter",
+                let which = match (crossing, targets.len()) {
+                    (Crossing::Exit, 1) => "as it leaves",
+                    (Crossing::Exit, _) => "as they leave",
+                    (Crossing::Entry, 1) => "as it enters",
+                    (Crossing::Entry, _) => "as they enter",
                 };
                 let what = match (strength, result) {
                     (Some(s), Some(r)) => format!("{s}-factor minefield, result {r}"),
@@ -429,8 +470,8 @@ impl Narrator {
                 sapper_drm,
                 cleared,
             } => format!(
-                "{} try to clear the mines in {hex}: Final DR {final_dr}{}, {}",
-                self.names_of(units),
+                "{} to clear the mines in {hex}: Final DR {final_dr}{}, {}",
+                self.subject(units, "tries", "try"),
                 if *sapper_drm != 0 {
                     format!(" (Sapper DRM {sapper_drm:+})")
                 } else {
@@ -463,8 +504,8 @@ impl Narrator {
                 result,
                 ..
             } => format!(
-                "{} fire {fp} FP at {target} on the {column} column: Original DR {original}, TEM {tem:+}, leadership {leadership:+}, other {extra_drm:+}, Final DR {final_dr}: {result}",
-                self.names_of(firers)
+                "{} {fp} FP at {target} on the {column} column: Original DR {original}, TEM {tem:+}, leadership {leadership:+}, other {extra_drm:+}, Final DR {final_dr}: {result}",
+                self.subject(firers, "fires", "fire")
             ),
             FireEvent::Cowered { shift } => format!("the Fire Group cowers ({shift} columns)"),
             FireEvent::AmmunitionShortage { unit } => {
@@ -554,8 +595,8 @@ impl Narrator {
                 rolls,
                 selected,
             } => format!(
-                "Random Selection for {why}: {} roll {}; selected {}",
-                self.names_of(candidates),
+                "Random Selection for {why}: {} {}; selected {}",
+                self.subject(candidates, "rolls", "roll"),
                 rolls
                     .iter()
                     .map(|r| r.to_string())
@@ -770,6 +811,36 @@ mod tests {
         let lines = n.event(&attack(Some(8)), Reader::Spectator);
         assert!(
             lines[0].contains("8-factor minefield, result NMC"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn b28_41_one_unit_gets_a_singular_verb_and_dice_name_their_units() {
+        let mut n = narrator();
+        let mut e = attack(None);
+        if let EventKind::Minefield(MinefieldEvent::ApAttack { targets, .. }) = &mut e.kind {
+            targets.truncate(1);
+        }
+        let lines = n.event(&e, Reader::Player(Side::A));
+        assert!(
+            lines[0].contains("attacks ger-squad-1 as it enters"),
+            "{lines:?}"
+        );
+        let dice = Event {
+            to: Visibility::Public,
+            kind: EventKind::Dice {
+                purpose: "MC of 9-1 leader #1 (NMC Minefield), not #99 nor #".into(),
+                roll: hexveil_core::Roll::DR {
+                    coloured: 2,
+                    white: 1,
+                },
+            },
+            cite: vec!["A10".into()],
+        };
+        let lines = n.event(&dice, Reader::Player(Side::A));
+        assert!(
+            lines[0].ends_with("for MC of 9-1 leader ger-leader (NMC Minefield), not #99 nor #"),
             "{lines:?}"
         );
     }
