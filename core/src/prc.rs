@@ -87,8 +87,11 @@ pub fn vehicle_hit(
                     cite: vec!["B28.43".into(), "B28.52".into(), "R12".into()],
                 }));
             }
+            // Eliminated units leave the map (`Unit::hex`, as A10/A19 casualties
+            // do in morale.rs); a Burning Wreck's hex is kept below (B28.52).
             if let Some(u) = ctx.state.units.get_mut(&vehicle) {
                 u.status.eliminated = true;
+                u.hex = None;
             }
             if outcome == VehicleOutcome::BurningWreck {
                 ctx.state.mines.burning_wrecks.insert(vehicle, hex);

@@ -73,6 +73,22 @@ fn b28_52_r2_lesser_kia_eliminates() {
     assert!(!e.state().mines.burning_wrecks.contains_key(&UnitId(1)));
 }
 
+/// B28.52 (found by the random-games soak): a vehicle the A-T mines
+/// eliminate leaves the map like any eliminated unit (`Unit::hex` is `None`
+/// once eliminated); a Burning Wreck's hex is kept with the wreck.
+#[test]
+fn b28_52_vehicle_eliminated_by_a_t_mines_leaves_the_map() {
+    let (e, _) = enter_at(afv(1, Side::A, "4E4", Some(1)), false, 1, Some((2, 3)));
+    assert!(unit(&e, 1).status.eliminated);
+    assert_eq!(unit(&e, 1).hex, None);
+    let (e, _) = enter_at(afv(1, Side::A, "4E4", Some(1)), false, 3, Some((1, 1)));
+    assert_eq!(unit(&e, 1).hex, None);
+    assert_eq!(
+        e.state().mines.burning_wrecks.get(&UnitId(1)),
+        Some(&hex("4E5"))
+    );
+}
+
 /// B28.52, R3, R4: anything but a KIA immobilizes; the Aerial AF DRM
 /// counts for the KIA test only (DR 6 would be 1KIA, +1 makes it K/4).
 #[test]
