@@ -1,0 +1,978 @@
+//! Soak test: random games through the real [`Engine`] on the example
+//! scenario (examples/scenario.toml, "Mine Alley"), with the example's
+//! public setups, side B's sealed layout or a random legal one, random
+//! starting positions, statuses and phase, random actions of every kind the
+//! engine adjudicates, facts answered from the layout (Daisy Chain notes at
+//! random, B28.531) and dice from the proptest input.
+//!
+//! After every action it checks what any game must keep, whatever the dice:
+//!
+//! 1. no panic, and no error but a rules refusal (`NotYourTurn`,
+//!    `WrongPhase`, `NotYourUnit`, `UnknownUnit`, `GameOver`, `Refused`):
+//!    `Busy` or a bad-answer error to answers that are correct is an engine
+//!    bug (core/src/error.rs);
+//! 2. a refusal that comes after facts were opened or dice rolled cites R12
+//!    (a missing rules-data cell): any other late refusal would be voided by
+//!    the referee mid-game (protocol `void_if_refused`), a rule the engine
+//!    should have applied before asking anything (G3, R12);
+//! 3. a refusal changes nothing (core/src/error.rs: "an error never changes
+//!    the game state");
+//! 4. determinism (G5): a second engine fed the same inputs asks the same
+//!    requests and dice, rules the same events and ends in the same state;
+//! 5. state sanity: in-play units stand on the map under canonical names,
+//!    eliminated units are off it (`Unit::hex`), Disrupted implies broken
+//!    (A19.12), aboard units and their vehicle agree (B28.43), and no event
+//!    names as actor or target a unit that was out of play before it (the
+//!    B28.531 bug: a Daisy Chain attacking a tank the hex's own A-T mines
+//!    had just eliminated).
+//!
+//! `PROPTEST_CASES=2000 cargo test -p hexveil-core --test random_games`
+//! hunts harder than the CI default.
+
+mod scenario_support;
+use hexveil_core::action::FfeKind;
+use hexveil_core::dice::{DiceKind, DiceSpec, Roll};
+use hexveil_core::map::Map;
+use hexveil_core::scenario::Scenario;
+use hexveil_core::sealed::{Content, DaisyNote, FactRequest, Layer, Location};
+use hexveil_core::setup::{check_layout, eligible_locations, SealedSetup};
+use hexveil_core::state::GameState;
+use hexveil_core::turn::{phase_allows, Phase, Who};
+use hexveil_core::unit::{UnitId, UnitKind};
+use hexveil_core::{Action, ActionError, Engine, Event, EventKind, Hex, MoveMode, Side};
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use scenario_support::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Actions per game at most.
+const MAX_ACTIONS: usize = 60;
+
+/// Every movement mode (B28.44, B28.61, B28.7).
+const MODES: [MoveMode; 7] = [
+    MoveMode::Normal,
+    MoveMode::Bypass,
+    MoveMode::Trench,
+    MoveMode::TowerStairwell,
+    MoveMode::TrailBreak,
+    MoveMode::VehicularBypass,
+    MoveMode::FlailClearance,
+];
+
+/// FFE/bomb FP columns, including ones the IFT does not have (a refusal).
+const FFE_FP: [u8; 12] = [1, 2, 4, 6, 8, 12, 16, 20, 24, 30, 36, 3];
+
+/// The kinds of action the soak declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Move,
+    Rout,
+    Advance,
+    Fire,
+    Ffe,
+    Search,
+    ClearFullView,
+    InfantryClearance,
+    Disembark,
+    EndPhase,
+    DummyDr,
+}
+
+const ALL_KINDS: [Kind; 11] = [
+    Kind::Move,
+    Kind::Rout,
+    Kind::Advance,
+    Kind::Fire,
+    Kind::Ffe,
+    Kind::Search,
+    Kind::ClearFullView,
+    Kind::InfantryClearance,
+    Kind::Disembark,
+    Kind::EndPhase,
+    Kind::DummyDr,
+];
+
+/// What is usually declared in each phase (A3): mostly the phase's own
+/// actions, and an end of phase now and then so the game moves on.
+fn menu(phase: Phase) -> &'static [Kind] {
+    use Kind::*;
+    match phase {
+        Phase::Setup => &[DummyDr, EndPhase],
+        Phase::Rally | Phase::CloseCombat => &[EndPhase],
+        Phase::PrepFire => &[Fire, Fire, Ffe, Ffe, EndPhase],
+        Phase::Movement => &[
+            Move,
+            Move,
+            Move,
+            Move,
+            Move,
+            Move,
+            Search,
+            ClearFullView,
+            InfantryClearance,
+            InfantryClearance,
+            Disembark,
+            EndPhase,
+        ],
+        Phase::DefensiveFire => &[Fire, Fire, Fire, EndPhase],
+        Phase::AdvancingFire => &[Fire, Fire, EndPhase],
+        Phase::Rout => &[Rout, Rout, EndPhase],
+        Phase::Advance => &[Advance, Advance, Search, EndPhase],
+    }
+}
+
+/// The random choices behind one action; turned into an action against the
+/// state it is declared in (so that it names units and hexes that matter).
+#[derive(Clone, Debug)]
+struct Seed {
+    kind: u8,
+    off_menu: u8,
+    wrong_side: u8,
+    a: u8,
+    b: u8,
+    c: u8,
+    mask: u8,
+}
+
+fn seed() -> impl Strategy<Value = Seed> {
+    (
+        any::<u8>(),
+        any::<u8>(),
+        any::<u8>(),
+        any::<u8>(),
+        any::<u8>(),
+        any::<u8>(),
+        any::<u8>(),
+    )
+        .prop_map(|(kind, off_menu, wrong_side, a, b, c, mask)| Seed {
+            kind,
+            off_menu,
+            wrong_side,
+            a,
+            b,
+            c,
+            mask,
+        })
+}
+
+/// Where and how a game starts.
+#[derive(Clone, Debug)]
+struct Start {
+    /// None: the example's positions in the Setup phase; else the phase
+    /// (index into [`PHASES`]) and phasing side of Game Turn 1.
+    phase: Option<(usize, bool)>,
+    /// Per unit of the scenario: keep its place, or a hex of [`area`].
+    positions: Vec<Option<usize>>,
+    /// Per unit: 0..=9 nothing, 10 concealed, 11 broken, 12 broken and
+    /// Disrupted, 13 pinned.
+    statuses: Vec<u8>,
+    /// Side B's layout: None is the example's sealed-b.toml, else codes.
+    layout: Option<LayoutCodes>,
+}
+
+/// A random layout for side B, as codes (see [`random_layout`]).
+#[derive(Clone, Debug)]
+struct LayoutCodes {
+    ap: Vec<(usize, u8)>,
+    at: Vec<(usize, u8)>,
+    known: Vec<u8>,
+    in_view: u8,
+    booby: u8,
+}
+
+const PHASES: [Phase; 8] = [
+    Phase::Rally,
+    Phase::PrepFire,
+    Phase::Movement,
+    Phase::DefensiveFire,
+    Phase::AdvancingFire,
+    Phase::Rout,
+    Phase::Advance,
+    Phase::CloseCombat,
+];
+
+fn start() -> impl Strategy<Value = Start> {
+    let layout = (
+        proptest::collection::vec((any::<usize>(), 0u8..4), 0..5),
+        proptest::collection::vec((any::<usize>(), 1u8..=5), 0..3),
+        proptest::collection::vec(0u8..4, 5),
+        1u8..=5,
+        0u8..4,
+    )
+        .prop_map(|(ap, at, known, in_view, booby)| LayoutCodes {
+            ap,
+            at,
+            known,
+            in_view,
+            booby,
+        });
+    (
+        proptest::option::weighted(0.85, (0usize..PHASES.len(), any::<bool>())),
+        proptest::collection::vec(proptest::option::weighted(0.7, any::<usize>()), 6),
+        proptest::collection::vec(0u8..14, 6),
+        proptest::option::weighted(0.6, layout),
+    )
+        .prop_map(|(phase, positions, statuses, layout)| Start {
+            phase,
+            positions,
+            statuses,
+            layout,
+        })
+}
+
+/// The hexes the soak plays in: up to five hexes from the mined woods in
+/// 3E4, across the seam of boards 4 and 3 (the example's mines, road and
+/// Daisy Chain hex are all here).
+fn area(map: &Map) -> Vec<Hex> {
+    let centre = hex("3E4");
+    map.all_hexes()
+        .into_iter()
+        .filter(|h| map.distance(*h, centre) <= 5)
+        .collect()
+}
+
+/// Side B's sealed layout from codes: A-P mines (6, 8, 12) and A-T mines
+/// in some eligible hexes, each Known hex mined or a Dummy, A-T factors
+/// under the mines in full view, Booby Trap capability on board 3. `None`
+/// when the budget or another setup rule rejects it (B28.1, B28.45,
+/// B28.47, B28.5, B28.9): the example's layout is used instead.
+fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
+    let (_, public_b) = setups(sc);
+    let hexes = |layer| -> Vec<Hex> {
+        eligible_locations(sc, &public_b, Side::B, layer)
+            .into_iter()
+            .filter_map(|l| match l {
+                Location::Hex(h) => Some(h),
+                _ => None,
+            })
+            .collect()
+    };
+    let known = public_b.known_hexes(&sc.map);
+    let in_view: BTreeSet<Hex> = public_b.at_in_view.iter().copied().collect();
+    let ap_hexes: Vec<Hex> = hexes(Layer::AntiPersonnel)
+        .into_iter()
+        .filter(|h| !known.contains(h) && sc.map.distance(*h, hex("3E4")) <= 4)
+        .collect();
+    let at_hexes: Vec<Hex> = hexes(Layer::AntiTank)
+        .into_iter()
+        .filter(|h| !known.contains(h) && !in_view.contains(h))
+        .filter(|h| sc.map.distance(*h, hex("3E4")) <= 4)
+        .collect();
+    let mut contents = Vec::new();
+    let strength = |k: u8| match k {
+        0 => Content::Empty,
+        1 => Content::ApMines(hexveil_core::sealed::ApStrength::Six),
+        2 => Content::ApMines(hexveil_core::sealed::ApStrength::Eight),
+        _ => Content::ApMines(hexveil_core::sealed::ApStrength::Twelve),
+    };
+    let mut used = BTreeSet::new();
+    for (i, k) in &codes.ap {
+        let h = ap_hexes[i % ap_hexes.len()];
+        if used.insert(h) {
+            contents.push((Layer::AntiPersonnel, Location::Hex(h), strength(*k)));
+        }
+    }
+    let mut used = BTreeSet::new();
+    for (i, f) in &codes.at {
+        let h = at_hexes[i % at_hexes.len()];
+        if used.insert(h) {
+            let c = Content::AtMines(hexveil_core::sealed::AtFactors::new(*f)?);
+            contents.push((Layer::AntiTank, Location::Hex(h), c));
+        }
+    }
+    for (h, k) in known.iter().zip(codes.known.iter().cycle()) {
+        let c = if *k == 0 {
+            Content::Dummy
+        } else {
+            strength(*k)
+        };
+        contents.push((Layer::AntiPersonnel, Location::Hex(*h), c));
+    }
+    for h in &in_view {
+        let c = Content::AtMines(hexveil_core::sealed::AtFactors::new(codes.in_view)?);
+        contents.push((Layer::AntiTank, Location::Hex(*h), c));
+    }
+    let level = match codes.booby {
+        1 => Some(hexveil_core::sealed::BoobyLevel::C),
+        2 => Some(hexveil_core::sealed::BoobyLevel::B),
+        3 => Some(hexveil_core::sealed::BoobyLevel::A),
+        _ => None,
+    };
+    if let Some(l) = level {
+        contents.push((Layer::BoobyTrap, Location::Board(3), Content::BoobyTraps(l)));
+    }
+    let sealed = SealedSetup::from_contents(Side::B, &contents);
+    check_layout(sc, &public_b, &sealed, 0).ok().map(|_| sealed)
+}
+
+/// The starting state of a game: the example's, with units moved and
+/// statuses set as `start` says, in its phase.
+fn start_state(sc: &Scenario, start: &Start) -> GameState {
+    let mut st = state(sc);
+    let area = area(&sc.map);
+    let ids: Vec<UnitId> = st.units.keys().copied().collect();
+    if let Some((p, b_phasing)) = start.phase {
+        st.turn = 1;
+        st.phase = PHASES[p];
+        st.phasing = if b_phasing { Side::B } else { Side::A };
+        for (id, pos) in ids.iter().zip(&start.positions) {
+            let Some(i) = pos else { continue };
+            let to = area[i % area.len()];
+            let u = st.units.get_mut(id).unwrap();
+            if u.status.aboard.is_some() {
+                continue; // it goes where its vehicle goes
+            }
+            u.hex = Some(to);
+            let carried: Vec<UnitId> = match &u.kind {
+                UnitKind::Vehicle(v) => v.passengers.iter().chain(&v.riders).copied().collect(),
+                _ => Vec::new(),
+            };
+            for c in carried {
+                st.units.get_mut(&c).unwrap().hex = Some(to);
+            }
+        }
+        for (id, s) in ids.iter().zip(&start.statuses) {
+            let u = st.units.get_mut(id).unwrap();
+            if !u.is_personnel() {
+                continue;
+            }
+            match s {
+                10 => u.status.concealed = true,
+                11 => u.status.broken = true,
+                12 => {
+                    u.status.broken = true;
+                    u.status.disrupted = true;
+                }
+                13 => u.status.pinned = true,
+                _ => {}
+            }
+        }
+    }
+    st
+}
+
+/// Dice from the proptest faces, cycling: a dr or Secret dr takes one face,
+/// a DR two, a percentile two faces read as two D10 digits.
+fn dice_source(faces: Vec<u8>) -> impl FnMut(&DiceSpec) -> Roll {
+    let mut i = 0usize;
+    move |spec| {
+        let mut face = || {
+            let f = faces[i % faces.len()];
+            i += 1;
+            f
+        };
+        match spec.kind {
+            DiceKind::Dr | DiceKind::SecretDr { .. } => Roll::Dr(face()),
+            DiceKind::DR => Roll::DR {
+                coloured: face(),
+                white: face(),
+            },
+            DiceKind::Percentile => {
+                let (x, y) = (face(), face());
+                Roll::Percentile {
+                    tens: (x * y) % 10,
+                    units: (x + y) % 10,
+                }
+            }
+        }
+    }
+}
+
+/// What the owners open: the sealed layouts, as changed by the transitions
+/// the engine has ruled (B28.62 FFE, B28.6 clearance), and a random Daisy
+/// Chain note per opportunity (B28.531): mostly Nothing, else a placement by
+/// a random unit in a hex ADJACENT to it (legal or not: an illegal note is
+/// ignored, G5).
+struct Owners {
+    layouts: BTreeMap<Side, SealedSetup>,
+    changed: BTreeMap<FactRequest, Content>,
+    notes: Vec<u8>,
+    next_note: usize,
+}
+
+impl Owners {
+    fn open(&mut self, map: &Map, st: &GameState, q: &FactRequest) -> Content {
+        if let Some(c) = self.changed.get(q) {
+            return *c;
+        }
+        if q.layer == Layer::DaisyChain {
+            let n = self.notes[self.next_note % self.notes.len()];
+            self.next_note += 1;
+            if n.is_multiple_of(3) {
+                return Content::Daisy(DaisyNote::Nothing);
+            }
+            let own: Vec<_> = st.units.values().filter(|u| u.side == q.owner).collect();
+            let holder = own
+                .iter()
+                .find(|u| u.daisy_chain.is_some() && n % 7 != 1)
+                .or_else(|| own.get(usize::from(n) % own.len().max(1)))
+                .map(|u| (u.id, u.hex));
+            let Some((holder, Some(at))) = holder else {
+                return Content::Daisy(DaisyNote::Nothing);
+            };
+            let ns = map.neighbors(at);
+            let hex = if n % 11 == 5 || ns.is_empty() {
+                at
+            } else {
+                ns[usize::from(n / 3) % ns.len()]
+            };
+            return Content::Daisy(DaisyNote::Placed { holder, hex });
+        }
+        self.layouts[&q.owner].content(map, q.layer, q.location)
+    }
+
+    fn note_transitions(&mut self, events: &[Event]) {
+        for e in events {
+            if let EventKind::Transition {
+                request,
+                new_content,
+            } = &e.kind
+            {
+                self.changed.insert(*request, *new_content);
+            }
+        }
+    }
+}
+
+/// One engine and the answers it is given.
+struct Table {
+    engine: Engine,
+    owners: Owners,
+    dice: Box<dyn FnMut(&DiceSpec) -> Roll>,
+}
+
+impl Table {
+    fn play(&mut self, side: Side, action: Action) -> Run {
+        let map = self.engine.scenario().map.clone();
+        let st = self.engine.state().clone();
+        let owners = &mut self.owners;
+        let run = drive_engine(
+            &mut self.engine,
+            side,
+            action,
+            &mut |q| owners.open(&map, &st, q),
+            &mut *self.dice,
+        );
+        if let Ok(events) = &run.result {
+            self.owners.note_transitions(events);
+        }
+        run
+    }
+}
+
+fn pick<T: Copy>(xs: &[T], i: u8) -> Option<T> {
+    (!xs.is_empty()).then(|| xs[usize::from(i) % xs.len()])
+}
+
+/// Turns a seed into an action and the side declaring it, against `st`:
+/// usually an action of the phase, by the side the engine lets act
+/// (`turn::phase_allows`), with units that are in play; sometimes an action
+/// of another phase, by the wrong side, naming any unit or a far hex.
+fn declare(sc: &Scenario, st: &GameState, s: &Seed) -> (Side, Action) {
+    let map = &sc.map;
+    let area = area(map);
+    let kind = if s.off_menu < 16 {
+        ALL_KINDS[usize::from(s.kind) % ALL_KINDS.len()]
+    } else {
+        pick(menu(st.phase), s.kind).unwrap()
+    };
+    // Who may declare it (a placeholder action of the kind asks the table).
+    let probe = match kind {
+        Kind::Move => Action::Move {
+            units: vec![],
+            to: area[0],
+            mode: MoveMode::Normal,
+        },
+        Kind::Rout => Action::Rout {
+            unit: UnitId(0),
+            to: area[0],
+        },
+        Kind::Advance => Action::Advance {
+            units: vec![],
+            to: area[0],
+        },
+        Kind::Fire => Action::Fire {
+            firers: vec![],
+            target: area[0],
+            extra_drm: 0,
+        },
+        Kind::Ffe => Action::Ffe {
+            hex: area[0],
+            fp: 1,
+            kind: FfeKind::HeConcentration,
+        },
+        Kind::Search => Action::Search { unit: UnitId(0) },
+        Kind::ClearFullView => Action::ClearFullViewMines { unit: UnitId(0) },
+        Kind::InfantryClearance => Action::InfantryClearance { units: vec![] },
+        Kind::Disembark => Action::Disembark {
+            vehicle: UnitId(0),
+            units: vec![],
+        },
+        Kind::EndPhase => Action::EndPhase,
+        Kind::DummyDr => Action::DummyDr,
+    };
+    let right = match phase_allows(&probe, st.phase) {
+        Ok(Who::NonPhasing) => st.phasing.opponent(),
+        Ok(Who::Either) if s.a % 2 == 1 => st.phasing.opponent(),
+        _ => st.phasing,
+    };
+    let side = if s.wrong_side < 20 {
+        right.opponent()
+    } else {
+        right
+    };
+    // The units it names: usually the side's own in play, sometimes any.
+    let pool: Vec<UnitId> = st
+        .units
+        .values()
+        .filter(|u| s.c < 12 || (u.side == side && u.in_play()))
+        .map(|u| u.id)
+        .collect();
+    let first = pick(&pool, s.a).unwrap_or(UnitId(0));
+    let here = st.unit(first).and_then(|u| u.hex);
+    // Its stack: the units of its side in its hex (aboard ones too), chosen
+    // by the mask, itself always first.
+    let stack: Vec<UnitId> = {
+        let mut v = vec![first];
+        let mates = st
+            .units
+            .values()
+            .filter(|u| u.id != first && u.hex.is_some() && u.hex == here && u.side == side);
+        for (i, u) in mates.enumerate() {
+            if s.mask & (1 << (i % 8)) != 0 {
+                v.push(u.id);
+            }
+        }
+        v
+    };
+    let near = |i: u8| -> Hex {
+        match here {
+            Some(h) if s.c >= 8 => {
+                let ns = map.neighbors(h);
+                pick(&ns, i).unwrap_or(h)
+            }
+            _ => pick(&area, i).unwrap(),
+        }
+    };
+    let enemy_hexes: Vec<Hex> = st
+        .units
+        .values()
+        .filter(|u| u.side != side && u.in_play())
+        .filter_map(|u| u.hex)
+        .collect();
+    let action = match kind {
+        Kind::Move => Action::Move {
+            units: stack,
+            to: near(s.b),
+            mode: if s.mask.is_multiple_of(3) {
+                MODES[usize::from(s.b) % MODES.len()]
+            } else {
+                MoveMode::Normal
+            },
+        },
+        Kind::Rout => Action::Rout {
+            unit: first,
+            to: near(s.b),
+        },
+        Kind::Advance => Action::Advance {
+            units: stack,
+            to: near(s.b),
+        },
+        Kind::Fire => Action::Fire {
+            firers: stack,
+            target: if s.b.is_multiple_of(4) {
+                pick(&area, s.mask).unwrap()
+            } else {
+                pick(&enemy_hexes, s.b).unwrap_or(area[0])
+            },
+            extra_drm: (s.c % 5) as i8 - 2,
+        },
+        Kind::Ffe => {
+            let targets: Vec<Hex> = st.units.values().filter_map(|u| u.hex).collect();
+            let t = pick(&targets, s.b).unwrap_or(area[0]);
+            let ns = map.neighbors(t);
+            Action::Ffe {
+                hex: if s.mask.is_multiple_of(2) {
+                    t
+                } else {
+                    pick(&ns, s.mask).unwrap_or(t)
+                },
+                fp: FFE_FP[usize::from(s.c) % FFE_FP.len()],
+                kind: if s.a.is_multiple_of(3) {
+                    FfeKind::AerialBomb
+                } else {
+                    FfeKind::HeConcentration
+                },
+            }
+        }
+        Kind::Search => Action::Search { unit: first },
+        Kind::ClearFullView => Action::ClearFullViewMines { unit: first },
+        Kind::InfantryClearance => Action::InfantryClearance { units: stack },
+        Kind::Disembark => {
+            let vehicles: Vec<UnitId> = pool
+                .iter()
+                .copied()
+                .filter(|id| st.unit(*id).is_some_and(|u| u.vehicle().is_some()))
+                .collect();
+            let vehicle = pick(&vehicles, s.a).unwrap_or(first);
+            let aboard: Vec<UnitId> = st
+                .units
+                .values()
+                .filter(|u| u.status.aboard == Some(vehicle) || s.mask < 16)
+                .map(|u| u.id)
+                .collect();
+            let units = aboard
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| s.mask & (1 << (i % 4)) != 0 || aboard.len() == 1)
+                .map(|(_, id)| *id)
+                .collect();
+            Action::Disembark { vehicle, units }
+        }
+        Kind::EndPhase => Action::EndPhase,
+        Kind::DummyDr => Action::DummyDr,
+    };
+    (side, action)
+}
+
+/// The unit ids an event names as acting or acted upon (not `new`: the
+/// units an A19.13 Replacement creates).
+fn named_units(e: &Event) -> BTreeSet<u16> {
+    const KEYS: [&str; 10] = [
+        "unit",
+        "units",
+        "targets",
+        "firers",
+        "vehicle",
+        "old",
+        "holder",
+        "seen_by",
+        "candidates",
+        "selected",
+    ];
+    fn walk(v: &serde_json::Value, out: &mut BTreeSet<u16>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    if KEYS.contains(&k.as_str()) {
+                        collect(x, out);
+                    } else {
+                        walk(x, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    fn collect(v: &serde_json::Value, out: &mut BTreeSet<u16>) {
+        match v {
+            serde_json::Value::Number(n) => {
+                out.extend(n.as_u64().and_then(|n| u16::try_from(n).ok()));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| collect(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    if let EventKind::FactOpened { .. } = e.kind {
+        return out; // the owner's input (a Daisy note may name anything)
+    }
+    walk(&serde_json::to_value(&e.kind).unwrap(), &mut out);
+    out
+}
+
+/// The units an event takes out of play: eliminated (A10, B28.52),
+/// surrendered (A19.12) or replaced (A19.13).
+fn removed_by(e: &Event) -> Vec<UnitId> {
+    use hexveil_core::minefield::{MinefieldEvent, VehicleOutcome};
+    use hexveil_core::morale::MoraleEvent;
+    use hexveil_core::turn::TurnEvent;
+    let gone =
+        |o: &VehicleOutcome| matches!(o, VehicleOutcome::Eliminated | VehicleOutcome::BurningWreck);
+    match &e.kind {
+        EventKind::Morale(MoraleEvent::Eliminated { unit, .. }) => vec![*unit],
+        EventKind::Morale(MoraleEvent::Replaced { old, .. }) => vec![*old],
+        EventKind::Turn(TurnEvent::Surrendered { unit, .. }) => vec![*unit],
+        // (An A-T attack's own event states its outcome; the VehicleHit
+        // that follows applies it.)
+        EventKind::Minefield(MinefieldEvent::VehicleHit { unit, outcome, .. }) if gone(outcome) => {
+            vec![*unit]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Invariant 5 on a state (see the module doc).
+fn state_sanity(map: &Map, st: &GameState) -> Result<(), String> {
+    for u in st.units.values() {
+        if u.in_play() {
+            if let Some(h) = u.hex {
+                if !map.contains(h) || map.canonical(h) != h {
+                    return Err(format!(
+                        "{} in play at {h}, not a canonical map hex",
+                        u.name
+                    ));
+                }
+            }
+        }
+        if u.status.eliminated && u.hex.is_some() {
+            return Err(format!("{} is eliminated but still on the map", u.name));
+        }
+        if u.status.disrupted && !u.status.broken {
+            return Err(format!("{} is Disrupted but not broken (A19.12)", u.name));
+        }
+        // (An out-of-play unit may keep the id of the vehicle it was on.)
+        if let Some(v) = u.status.aboard.filter(|_| u.in_play()) {
+            let Some(veh) = st.unit(v) else {
+                return Err(format!("{} aboard unknown unit {v}", u.name));
+            };
+            let Some(vd) = veh.vehicle() else {
+                return Err(format!("{} aboard {}, not a vehicle", u.name, veh.name));
+            };
+            if !vd.passengers.contains(&u.id) && !vd.riders.contains(&u.id) {
+                return Err(format!("{} aboard {}, not in its PRC", u.name, veh.name));
+            }
+            if !veh.in_play() {
+                return Err(format!(
+                    "{} in play aboard {}, out of play (B28.43)",
+                    u.name, veh.name
+                ));
+            }
+            if u.hex != veh.hex {
+                return Err(format!(
+                    "{} aboard {} in {:?}, but in {:?}",
+                    u.name, veh.name, veh.hex, u.hex
+                ));
+            }
+        }
+        if let Some(vd) = u.vehicle() {
+            for p in vd.passengers.iter().chain(&vd.riders) {
+                if st.unit(*p).and_then(|x| x.status.aboard) != Some(u.id) {
+                    return Err(format!("{} lists PRC {p} that is not aboard it", u.name));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Invariant 5 on a ruling: no event names a unit that was out of play
+/// before the action or that an earlier event of the action took out of
+/// play (B28.531: a chain does not attack a tank already eliminated).
+fn events_sanity(before: &GameState, events: &[Event]) -> Result<(), String> {
+    let mut gone: BTreeSet<u16> = before
+        .units
+        .values()
+        .filter(|u| !u.in_play())
+        .map(|u| u.id.0)
+        .collect();
+    for (i, e) in events.iter().enumerate() {
+        if let Some(x) = named_units(e).intersection(&gone).next() {
+            return Err(format!(
+                "event {i} names unit {x}, already out of play: {e:?}\nall events: {events:#?}"
+            ));
+        }
+        gone.extend(removed_by(e).into_iter().map(|u| u.0));
+    }
+    Ok(())
+}
+
+/// Whether an error is a rules refusal (invariant 1).
+fn is_refusal(e: &ActionError) -> bool {
+    matches!(
+        e,
+        ActionError::NotYourTurn { .. }
+            | ActionError::WrongPhase { .. }
+            | ActionError::NotYourUnit { .. }
+            | ActionError::UnknownUnit(_)
+            | ActionError::GameOver
+            | ActionError::Refused(_)
+    )
+}
+
+/// Plays one random game on two engines and checks invariants 1-5 after
+/// every action.
+fn play_game(
+    start: &Start,
+    seeds: &[Seed],
+    faces: &[u8],
+    notes: &[u8],
+) -> Result<usize, TestCaseError> {
+    let sc = scenario();
+    let sealed_a = SealedSetup::from_toml(include_str!("../../examples/sealed-a.toml")).unwrap();
+    let sealed_b = start
+        .layout
+        .as_ref()
+        .and_then(|c| random_layout(&sc, c))
+        .unwrap_or_else(sealed_b);
+    let st0 = start_state(&sc, start);
+    let table = || Table {
+        engine: Engine::with_state(sc.clone(), st0.clone()),
+        owners: Owners {
+            layouts: [(Side::A, sealed_a.clone()), (Side::B, sealed_b.clone())].into(),
+            changed: BTreeMap::new(),
+            notes: notes.to_vec(),
+            next_note: 0,
+        },
+        dice: Box::new(dice_source(faces.to_vec())),
+    };
+    let mut tables = [table(), table()];
+    prop_assert_eq!(state_sanity(&sc.map, &st0), Ok(()), "starting state");
+    let mut ruled = 0;
+    let mut log = Vec::new();
+    for (n, s) in seeds.iter().enumerate() {
+        let before = tables[0].engine.state().clone();
+        if before.result.is_some() {
+            break;
+        }
+        let (side, action) = declare(&sc, &before, s);
+        let runs = [
+            tables[0].play(side, action.clone()),
+            tables[1].play(side, action.clone()),
+        ];
+        let [run, twin] = &runs;
+        let ctx = format!(
+            "action {n}: side {side} {action:?} in {:?}\ngame so far:\n{}",
+            before.phase,
+            log.join("\n")
+        );
+        log.push(format!(
+            "{n}: {side} {action:?} in {:?}: {}",
+            before.phase,
+            outcome(run)
+        ));
+        // G5: same inputs, same requests, rulings and state.
+        prop_assert_eq!(&run.requests, &twin.requests, "G5 requests, {}", ctx);
+        prop_assert_eq!(&run.steps, &twin.steps, "G5 traffic, {}", ctx);
+        prop_assert_eq!(&run.result, &twin.result, "G5 ruling, {}", ctx);
+        prop_assert_eq!(
+            tables[0].engine.state(),
+            tables[1].engine.state(),
+            "G5 state, {}",
+            ctx
+        );
+        prop_assert!(!tables[0].engine.is_pending(), "left pending, {}", ctx);
+        if std::env::var_os("SOAK_TRACE").is_some() {
+            let what = format!("{action:?}");
+            let what = what.split([' ', '{']).next().unwrap_or_default();
+            eprintln!("SOAK {:?} {what}: {}", before.phase, outcome(run));
+        }
+        match &run.result {
+            Err(e) => {
+                prop_assert!(is_refusal(e), "not a rules refusal: {e:?}, {}", ctx);
+                if let ActionError::Refused(r) = e {
+                    let late = !run.requests.is_empty() || !run.dice.is_empty();
+                    prop_assert!(
+                        !late || r.cite.iter().any(|c| c == "R12"),
+                        "late refusal without R12 (would be Void): {e}; asked {:?}, dice {:?}, {}",
+                        run.requests,
+                        run.dice,
+                        ctx
+                    );
+                }
+                prop_assert_eq!(
+                    tables[0].engine.state(),
+                    &before,
+                    "a refusal changed the state, {}",
+                    ctx
+                );
+            }
+            Ok(events) => {
+                ruled += 1;
+                if let Err(m) = events_sanity(&before, events) {
+                    return Err(TestCaseError::fail(format!("{m}\n{ctx}")));
+                }
+            }
+        }
+        if let Err(m) = state_sanity(&sc.map, tables[0].engine.state()) {
+            return Err(TestCaseError::fail(format!(
+                "{m}\nafter {ctx}\nwhich ruled: {:?}",
+                run.result
+            )));
+        }
+    }
+    Ok(ruled)
+}
+
+/// What came of an action, in one line: the kinds of its events, or the
+/// refusal (for the game log of a failure and `SOAK_TRACE=1 ...
+/// --nocapture`, which shows what the soak reaches).
+fn outcome(run: &Run) -> String {
+    match &run.result {
+        Ok(events) => {
+            let kinds: Vec<String> = events
+                .iter()
+                .map(|e| {
+                    let k = serde_json::to_value(&e.kind).unwrap();
+                    match k {
+                        serde_json::Value::Object(m) => m
+                            .iter()
+                            .next()
+                            .map(|(k, v)| match v {
+                                serde_json::Value::Object(i) => {
+                                    format!("{k}.{}", i.keys().next().cloned().unwrap_or_default())
+                                }
+                                _ => k.clone(),
+                            })
+                            .unwrap_or_default(),
+                        other => other.to_string(),
+                    }
+                })
+                .collect();
+            format!("OK {}", kinds.join(" "))
+        }
+        Err(ActionError::Refused(r)) => format!("REFUSED {} [{}]", r.reason, r.cite.join(",")),
+        Err(e) => format!("ERR {e}"),
+    }
+}
+
+/// How many cases CI runs: PROPTEST_CASES overrides it for a hunt.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(96)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// Invariants 1-5 of the module doc (no panic or non-rules error, late
+    /// refusals cite R12, refusals change nothing, G5 determinism, state
+    /// and event sanity) over random games of the example scenario.
+    #[test]
+    fn g5_r12_random_games_keep_the_engine_invariants(
+        start in start(),
+        seeds in proptest::collection::vec(seed(), 1..=MAX_ACTIONS),
+        faces in proptest::collection::vec(1u8..=6, 1..64),
+        notes in proptest::collection::vec(any::<u8>(), 1..8),
+    ) {
+        play_game(&start, &seeds, &faces, &notes)?;
+    }
+}
+
+/// The soak exercises the engine: over a fixed batch of games many actions
+/// are ruled (not all refused), so the invariants above are not checked on
+/// refusals alone.
+#[test]
+fn soak_rules_actions_not_only_refusals() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (
+        start(),
+        proptest::collection::vec(seed(), MAX_ACTIONS..=MAX_ACTIONS),
+        proptest::collection::vec(1u8..=6, 8..64),
+        proptest::collection::vec(any::<u8>(), 1..8),
+    );
+    let mut ruled = 0;
+    let mut declared = 0;
+    for _ in 0..8 {
+        let (start, seeds, faces, notes) = strategy.new_tree(&mut runner).unwrap().current();
+        declared += seeds.len();
+        ruled += play_game(&start, &seeds, &faces, &notes).unwrap();
+    }
+    assert!(
+        ruled * 4 >= declared,
+        "only {ruled} of {declared} actions were ruled"
+    );
+}
