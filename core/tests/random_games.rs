@@ -168,6 +168,10 @@ struct Start {
     statuses: Vec<u8>,
     /// Side B's layout: None is the example's sealed-b.toml, else codes.
     layout: Option<LayoutCodes>,
+    /// What the German vehicle is (see [`vehicle_variant`]).
+    vehicle: u8,
+    /// Terrain put in hexes of the [`area`] (see [`terrain_variant`]).
+    terrain: Vec<(usize, u8)>,
 }
 
 /// A random layout for side B, as codes (see [`random_layout`]).
@@ -176,6 +180,7 @@ struct LayoutCodes {
     ap: Vec<(usize, u8)>,
     at: Vec<(usize, u8)>,
     known: Vec<u8>,
+    dummy: Option<usize>,
     in_view: u8,
     booby: u8,
 }
@@ -196,13 +201,15 @@ fn start() -> impl Strategy<Value = Start> {
         proptest::collection::vec((any::<usize>(), 0u8..4), 0..5),
         proptest::collection::vec((any::<usize>(), 1u8..=5), 0..3),
         proptest::collection::vec(0u8..4, 5),
+        proptest::option::of(any::<usize>()),
         1u8..=5,
         0u8..4,
     )
-        .prop_map(|(ap, at, known, in_view, booby)| LayoutCodes {
+        .prop_map(|(ap, at, known, dummy, in_view, booby)| LayoutCodes {
             ap,
             at,
             known,
+            dummy,
             in_view,
             booby,
         });
@@ -211,24 +218,137 @@ fn start() -> impl Strategy<Value = Start> {
         proptest::collection::vec(proptest::option::weighted(0.7, any::<usize>()), 6),
         proptest::collection::vec(0u8..14, 6),
         proptest::option::weighted(0.6, layout),
+        0u8..10,
+        proptest::collection::vec((any::<usize>(), 0u8..10), 0..6),
     )
-        .prop_map(|(phase, positions, statuses, layout)| Start {
-            phase,
-            positions,
-            statuses,
-            layout,
-        })
+        .prop_map(
+            |(phase, positions, statuses, layout, vehicle, terrain)| Start {
+                phase,
+                positions,
+                statuses,
+                layout,
+                vehicle,
+                terrain,
+            },
+        )
 }
 
 /// The hexes the soak plays in: up to five hexes from the mined woods in
 /// 3E4, across the seam of boards 4 and 3 (the example's mines, road and
 /// Daisy Chain hex are all here).
 fn area(map: &Map) -> Vec<Hex> {
+    around(map, 5)
+}
+
+/// The hexes up to `radius` hexes from 3E4.
+fn around(map: &Map, radius: u32) -> Vec<Hex> {
     let centre = hex("3E4");
     map.all_hexes()
         .into_iter()
-        .filter(|h| map.distance(*h, centre) <= 5)
+        .filter(|h| map.distance(*h, centre) <= radius)
         .collect()
+}
+
+/// The hexes whose terrain the example's setups depend on (mines, Known
+/// counters, the paved road under A-T mines in full view, B28.1, B28.53).
+const SET_TERRAIN: [&str; 10] = [
+    "3E4", "3E5", "3E6", "3F5", "3G5", "3C3", "3H2", "3H3", "3H4", "3H5",
+];
+
+/// Terrain for a hex by code: woods, grain, brush, a stone building, a
+/// trench, a tower, a paved road, a dirt road, marsh, or a wooden building.
+fn terrain_variant(code: u8) -> hexveil_core::terrain::HexInfo {
+    use hexveil_core::terrain::{HexInfo, Terrain};
+    let mut info = HexInfo::of(match code {
+        0 => Terrain::Woods,
+        1 => Terrain::Grain,
+        2 => Terrain::Brush,
+        3 => Terrain::StoneBuilding,
+        8 => Terrain::Marsh,
+        9 => Terrain::WoodenBuilding,
+        _ => Terrain::Open,
+    });
+    match code {
+        4 => info.features.trench = true,
+        5 => info.features.tower = true,
+        6 => info.features.paved_road = true,
+        7 => info.features.dirt_road = true,
+        _ => {}
+    }
+    if matches!(code, 3 | 9) {
+        info.building_levels = 1;
+    }
+    info
+}
+
+/// The example scenario with terrain put in some hexes of the [`area`] the
+/// setups do not depend on.
+fn scenario_variant(start: &Start) -> Scenario {
+    let mut sc = scenario();
+    let area = area(&sc.map);
+    let fixed: Vec<Hex> = SET_TERRAIN.iter().map(|h| hex(h)).collect();
+    for (i, code) in &start.terrain {
+        let h = area[i % area.len()];
+        if !fixed.contains(&h) {
+            sc.map = sc.map.clone().with_hex(h, terrain_variant(*code));
+        }
+    }
+    sc
+}
+
+/// What the German vehicle (ger-pz, with its Rider ger-hs-1) is, by code:
+/// 0-1 as in the example; 2 without its Rider (ger-hs-1 beside it); 3 an
+/// open-topped AFV carrying ger-hs-1 as Passenger; 4 a Flail Tank (B28.7);
+/// 5 an unarmored vehicle (B28.42); 6 without its Aerial AF (R4); 7 a
+/// motorcycle; 8 a wagon (B28.5); 9 with a 0 side AF (B28.42).
+fn vehicle_variant(st: &mut GameState, code: u8) {
+    let Some(pz) = st
+        .units
+        .values()
+        .find(|u| u.vehicle().is_some())
+        .map(|u| u.id)
+    else {
+        return;
+    };
+    let rider = match &st.units[&pz].kind {
+        UnitKind::Vehicle(v) => v.riders.first().copied(),
+        _ => None,
+    };
+    let at = st.units[&pz].hex;
+    let UnitKind::Vehicle(v) = &mut st.units.get_mut(&pz).unwrap().kind else {
+        return;
+    };
+    match code {
+        2 => v.riders.clear(),
+        3 => {
+            v.open_topped = true;
+            v.passengers = std::mem::take(&mut v.riders);
+        }
+        4 => v.flail = true,
+        5 => v.hull = None,
+        6 => v.aerial_af = None,
+        7 => {
+            v.motorcycle = true;
+            v.fully_tracked = false;
+        }
+        8 => {
+            v.wagon = true;
+            v.hull = None;
+            v.fully_tracked = false;
+        }
+        9 => {
+            if let Some(h) = &mut v.hull {
+                h.side = Some(0);
+            }
+        }
+        _ => {}
+    }
+    if code == 2 {
+        if let Some(r) = rider.and_then(|r| st.units.get_mut(&r)) {
+            r.status.aboard = None;
+            r.hex = at;
+        }
+    }
 }
 
 /// Side B's sealed layout from codes: A-P mines (6, 8, 12) and A-T mines
@@ -251,12 +371,12 @@ fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
     let in_view: BTreeSet<Hex> = public_b.at_in_view.iter().copied().collect();
     let ap_hexes: Vec<Hex> = hexes(Layer::AntiPersonnel)
         .into_iter()
-        .filter(|h| !known.contains(h) && sc.map.distance(*h, hex("3E4")) <= 4)
+        .filter(|h| !known.contains(h) && sc.map.distance(*h, hex("3E4")) <= 3)
         .collect();
     let at_hexes: Vec<Hex> = hexes(Layer::AntiTank)
         .into_iter()
         .filter(|h| !known.contains(h) && !in_view.contains(h))
-        .filter(|h| sc.map.distance(*h, hex("3E4")) <= 4)
+        .filter(|h| sc.map.distance(*h, hex("3E4")) <= 2)
         .collect();
     let mut contents = Vec::new();
     let strength = |k: u8| match k {
@@ -280,12 +400,30 @@ fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
             contents.push((Layer::AntiTank, Location::Hex(h), c));
         }
     }
-    for (h, k) in known.iter().zip(codes.known.iter().cycle()) {
-        let c = if *k == 0 {
+    let mut hidden = contents.len();
+    // Known hexes: mined within the Known factors, one Dummy at most, the
+    // rest unmined (B28.45, B28.47).
+    // A single Known counter is never over an unmined hex; those of a
+    // multi-hex line may be (B28.46), so the single ones come first.
+    let single: BTreeSet<Hex> = public_b.known.iter().copied().collect();
+    let mut known: Vec<Hex> = known.into_iter().collect();
+    known.sort_by_key(|h| !single.contains(h));
+    let dummy = codes.dummy.map(|i| i % known.len().max(1));
+    let mut known_factors = 0;
+    for (i, (h, k)) in known.iter().zip(codes.known.iter().cycle()).enumerate() {
+        let k = if single.contains(h) { (*k).max(1) } else { *k };
+        let mut c = if dummy == Some(i) {
             Content::Dummy
         } else {
-            strength(*k)
+            strength(k)
         };
+        if let Content::ApMines(st) = c {
+            known_factors += u32::from(st.factors());
+            if known_factors > sc.side(Side::B).known_factors {
+                known_factors -= u32::from(st.factors());
+                c = Content::Empty;
+            }
+        }
         contents.push((Layer::AntiPersonnel, Location::Hex(*h), c));
     }
     for h in &in_view {
@@ -301,15 +439,32 @@ fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
     if let Some(l) = level {
         contents.push((Layer::BoobyTrap, Location::Board(3), Content::BoobyTraps(l)));
     }
-    let sealed = SealedSetup::from_contents(Side::B, &contents);
-    check_layout(sc, &public_b, &sealed, 0).ok().map(|_| sealed)
+    // Over the hidden factors (B28.1, B28.5, B28.9)? Drop hidden mines,
+    // A-P first, until it fits.
+    loop {
+        let sealed = SealedSetup::from_contents(Side::B, &contents);
+        match check_layout(sc, &public_b, &sealed, 0) {
+            Ok(()) => return Some(sealed),
+            Err(_) if hidden > 0 => {
+                contents.remove(0);
+                hidden -= 1;
+            }
+            Err(v) => {
+                if std::env::var_os("SOAK_TRACE").is_some() {
+                    eprintln!("SOAK-LAYOUT rejected: {v:?}");
+                }
+                return None;
+            }
+        }
+    }
 }
 
 /// The starting state of a game: the example's, with units moved and
 /// statuses set as `start` says, in its phase.
 fn start_state(sc: &Scenario, start: &Start) -> GameState {
     let mut st = state(sc);
-    let area = area(&sc.map);
+    vehicle_variant(&mut st, start.vehicle);
+    let area = around(&sc.map, 3);
     let ids: Vec<UnitId> = st.units.keys().copied().collect();
     if let Some((p, b_phasing)) = start.phase {
         st.turn = 1;
@@ -468,7 +623,7 @@ fn pick<T: Copy>(xs: &[T], i: u8) -> Option<T> {
 /// usually an action of the phase, by the side the engine lets act
 /// (`turn::phase_allows`), with units that are in play; sometimes an action
 /// of another phase, by the wrong side, naming any unit or a far hex.
-fn declare(sc: &Scenario, st: &GameState, s: &Seed) -> (Side, Action) {
+fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Action) {
     let map = &sc.map;
     let area = area(map);
     let kind = if s.off_menu < 16 {
@@ -545,7 +700,17 @@ fn declare(sc: &Scenario, st: &GameState, s: &Seed) -> (Side, Action) {
         }
         v
     };
+    // Half the time a step heads for a mined hex (`hot`), so that mines
+    // attack more often than a random walk would let them.
     let near = |i: u8| -> Hex {
+        if let (Some(h), Some(t)) = (here, pick(hot, s.mask)) {
+            if s.c.is_multiple_of(2) && h != t {
+                let ns = map.neighbors(h);
+                if let Some(n) = ns.iter().min_by_key(|n| map.distance(**n, t)) {
+                    return *n;
+                }
+            }
+        }
         match here {
             Some(h) if s.c >= 8 => {
                 let ns = map.neighbors(h);
@@ -799,14 +964,29 @@ fn play_game(
     faces: &[u8],
     notes: &[u8],
 ) -> Result<usize, TestCaseError> {
-    let sc = scenario();
     let sealed_a = SealedSetup::from_toml(include_str!("../../examples/sealed-a.toml")).unwrap();
+    // The terrain variant, if the example's setups stay legal on it.
+    let plain = scenario();
+    let varied = scenario_variant(start);
+    let (_, public_b) = setups(&plain);
+    let sc = if check_layout(&varied, &public_b, &sealed_b(), 0).is_ok() {
+        varied
+    } else {
+        plain
+    };
     let sealed_b = start
         .layout
         .as_ref()
         .and_then(|c| random_layout(&sc, c))
         .unwrap_or_else(sealed_b);
     let st0 = start_state(&sc, start);
+    let hot: Vec<Hex> = sealed_b
+        .canonical(&sc.map)
+        .ap
+        .iter()
+        .chain(&sealed_b.canonical(&sc.map).at)
+        .map(|(h, _)| *h)
+        .collect();
     let table = || Table {
         engine: Engine::with_state(sc.clone(), st0.clone()),
         owners: Owners {
@@ -826,7 +1006,7 @@ fn play_game(
         if before.result.is_some() {
             break;
         }
-        let (side, action) = declare(&sc, &before, s);
+        let (side, action) = declare(&sc, &before, &hot, s);
         let runs = [
             tables[0].play(side, action.clone()),
             tables[1].play(side, action.clone()),
