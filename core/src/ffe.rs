@@ -85,10 +85,21 @@ pub fn resolve(ctx: &mut Ctx<'_>, hex: Hex, fp: u8, kind: FfeKind) -> Res<()> {
             }
         }
         for (req, before, after) in asked {
+            // B28.45, B28.48: a minefield whose strength is shown publicly
+            // gets a counter showing its new strength; an unshown strength
+            // stays hidden (B28.62: the owner need not tell).
+            let shown = before != after && shown_strength(ctx, req.layer, hex);
+            if shown {
+                show_new_strength(ctx, owner, req.layer, hex, after);
+            }
             if before != after {
                 emit(
                     ctx,
-                    Visibility::Referee,
+                    if shown {
+                        Visibility::Public
+                    } else {
+                        Visibility::Referee
+                    },
                     MinefieldEvent::FfeChanged {
                         hex,
                         request: req,
@@ -102,6 +113,39 @@ pub fn resolve(ctx: &mut Ctx<'_>, hex: Hex, fp: u8, kind: FfeKind) -> Res<()> {
         }
     }
     Ok(())
+}
+
+/// Whether the public markers of `hex` show the strength of `layer`'s
+/// mines there (B28.41, R13).
+fn shown_strength(ctx: &Ctx<'_>, layer: Layer, hex: Hex) -> bool {
+    let m = ctx.state.markers(hex);
+    match layer {
+        Layer::AntiPersonnel => matches!(m.ap_revealed, Some(Some(_))),
+        Layer::AntiTank => matches!(m.at_revealed, Some(Some(_))),
+        _ => false,
+    }
+}
+
+/// B28.45 (with B28.48 for a revealed normal minefield): an FFE-reduced
+/// minefield whose strength was shown is replaced by a counter showing the
+/// new strength; if none is left it is replaced by a Dummy, shown as such,
+/// which is removed as a found Dummy is (B28.47: a Dummy marker on a
+/// multi-hex Known line).
+fn show_new_strength(ctx: &mut Ctx<'_>, owner: Side, layer: Layer, hex: Hex, after: Content) {
+    let m = ctx.state.markers.entry(hex).or_default();
+    match (layer, after) {
+        (Layer::AntiPersonnel, Content::ApMines(s)) => m.ap_revealed = Some(Some(s)),
+        (Layer::AntiPersonnel, _) => {
+            m.ap_revealed = None;
+            if after == Content::Dummy && m.known_counter == Some(owner) {
+                m.known_counter = None;
+                m.dummy_marker = m.known_line;
+            }
+        }
+        (Layer::AntiTank, Content::AtMines(f)) => m.at_revealed = Some(Some(f)),
+        (Layer::AntiTank, _) => m.at_revealed = None,
+        _ => {}
+    }
 }
 
 #[cfg(test)]

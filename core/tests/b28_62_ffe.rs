@@ -120,3 +120,58 @@ fn b28_47_dummy_immune_and_b28_45_known_counter_becomes_dummy() {
     assert_eq!(e.state().referee_knows[&ap_b("4E5")], Content::Dummy);
     assert_eq!(e.state().markers(hex("4E5")), st.markers(hex("4E5")));
 }
+
+/// An engine in A's PFPh whose 4E5 shows side B's A-P mines of `shown`
+/// strength (revealed by an earlier attack: B28.41 marks the hex with a
+/// counter of that strength, which B28.48 treats as Known mines).
+fn prep_fire_with_shown_ap(shown: u8) -> Engine {
+    let sc = scenario(&[], &[], false);
+    let mut st = state_in(&sc, Phase::PrepFire);
+    let s = hexveil_core::sealed::ApStrength::from_factors(shown).unwrap();
+    st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(Some(s));
+    Engine::with_state(sc, st)
+}
+
+/// B28.45, B28.48 (found by the random-games soak): an FFE that lowers a
+/// minefield whose strength is shown replaces its counter by one showing
+/// the new strength, publicly; before, the marker kept showing 12 over 8.
+#[test]
+fn b28_45_ffe_k_on_a_shown_strength_shows_the_new_strength() {
+    let mut e = prep_fire_with_shown_ap(12);
+    let lay = layout(&[(ap_b("4E5"), ap(12))]);
+    // DR 3 on 8 FP: K/2.
+    let run = drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
+    assert_eq!(e.state().referee_knows[&ap_b("4E5")], ap(8));
+    assert_eq!(
+        e.state().markers(hex("4E5")).ap_revealed,
+        Some(hexveil_core::sealed::ApStrength::from_factors(8)),
+        "the public counter shows the new strength"
+    );
+    assert!(run.public_mines().contains(&MinefieldEvent::FfeChanged {
+        hex: hex("4E5"),
+        request: ap_b("4E5"),
+        before: ap(12),
+        after: ap(8),
+    }));
+}
+
+/// B28.45, B28.47, B28.48: an FFE that eliminates a minefield whose
+/// strength is shown leaves no strength counter; one whose strength was
+/// never shown keeps its public face (B28.62: the owner need not tell).
+#[test]
+fn b28_45_ffe_eliminating_a_shown_strength_removes_its_counter() {
+    let mut e = prep_fire_with_shown_ap(6);
+    let lay = layout(&[(ap_b("4E5"), ap(6))]);
+    let run = drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
+    assert_eq!(e.state().referee_knows[&ap_b("4E5")], Content::Empty);
+    assert_eq!(e.state().markers(hex("4E5")).ap_revealed, None);
+    assert_eq!(run.public_mines().len(), 2, "the FFE and the change");
+    // Presence shown, strength not: nothing public changes.
+    let sc = scenario(&[], &[], false);
+    let mut st = state_in(&sc, Phase::PrepFire);
+    st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(None);
+    let mut e = Engine::with_state(sc, st.clone());
+    let run = drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
+    assert_eq!(e.state().markers(hex("4E5")), st.markers(hex("4E5")));
+    assert_eq!(run.public_mines().len(), 1, "only the FFE's own result");
+}
