@@ -576,6 +576,14 @@ impl Owners {
         self.layouts[&q.owner].content(map, q.layer, q.location)
     }
 
+    /// What the owner's sealed leaf `q` holds now (not for Daisy notes).
+    fn current(&self, map: &Map, q: &FactRequest) -> Content {
+        self.changed
+            .get(q)
+            .copied()
+            .unwrap_or_else(|| self.layouts[&q.owner].content(map, q.layer, q.location))
+    }
+
     fn note_transitions(&mut self, events: &[Event]) {
         for e in events {
             if let EventKind::Transition {
@@ -922,6 +930,63 @@ fn state_sanity(map: &Map, st: &GameState) -> Result<(), String> {
     Ok(())
 }
 
+/// Invariant 5 on what the referee and the players know of the mines:
+/// every fact the referee holds is the owner's leaf as it stands now
+/// (opened, then changed only by ruled transitions: DESIGN 3.1, G4), and
+/// the public markers never lie about side B's mines (B28.41, B28.47,
+/// B28.48, B28.51, R13): a revealed A-P or A-T strength is the one there
+/// (B28.45: an FFE reduction shows the new one), revealed presence is real
+/// unless an FFE changed the hex unseen, and a Dummy marker marks an
+/// unmined hex.
+fn knowledge_sanity(map: &Map, st: &GameState, owners: &Owners) -> Result<(), String> {
+    for (q, c) in &st.referee_knows {
+        if q.layer == Layer::DaisyChain {
+            continue;
+        }
+        let now = owners.current(map, q);
+        if *c != now {
+            return Err(format!(
+                "the referee holds {c:?} for {q}, the owner's leaf holds {now:?}"
+            ));
+        }
+    }
+    for (h, m) in &st.markers {
+        let q = |layer| FactRequest {
+            owner: Side::B,
+            layer,
+            location: Location::Hex(*h),
+        };
+        let leaf = |layer| owners.current(map, &q(layer));
+        // A presence-only marker may stand over mines an FFE took away
+        // unseen (B28.45: an unshown strength stays unshown; B28.62).
+        let changed = |layer| owners.changed.contains_key(&q(layer));
+        let ap = leaf(Layer::AntiPersonnel);
+        let at = leaf(Layer::AntiTank);
+        match m.ap_revealed {
+            Some(Some(s)) if ap != Content::ApMines(s) => {
+                return Err(format!("{h} shows {s:?} A-P mines, it holds {ap:?}"));
+            }
+            Some(None) if !matches!(ap, Content::ApMines(_)) && !changed(Layer::AntiPersonnel) => {
+                return Err(format!("{h} shows A-P mines, it holds {ap:?}"));
+            }
+            _ => {}
+        }
+        match m.at_revealed {
+            Some(Some(f)) if at != Content::AtMines(f) => {
+                return Err(format!("{h} shows {f:?} A-T mines, it holds {at:?}"));
+            }
+            Some(None) if !matches!(at, Content::AtMines(_)) && !changed(Layer::AntiTank) => {
+                return Err(format!("{h} shows A-T mines, it holds {at:?}"));
+            }
+            _ => {}
+        }
+        if m.dummy_marker && matches!(ap, Content::ApMines(_)) {
+            return Err(format!("{h} has a Dummy marker over {ap:?}"));
+        }
+    }
+    Ok(())
+}
+
 /// Invariant 5 on a ruling: no event names a unit that was out of play
 /// before the action or that an earlier event of the action took out of
 /// play (B28.531: a chain does not attack a tank already eliminated).
@@ -1065,7 +1130,9 @@ fn play_game(
                 }
             }
         }
-        if let Err(m) = state_sanity(&sc.map, tables[0].engine.state()) {
+        if let Err(m) = state_sanity(&sc.map, tables[0].engine.state())
+            .and_then(|()| knowledge_sanity(&sc.map, tables[0].engine.state(), &tables[0].owners))
+        {
             return Err(TestCaseError::fail(format!(
                 "{m}\nafter {ctx}\nwhich ruled: {:?}",
                 run.result
