@@ -711,6 +711,16 @@ fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Actio
     // Half the time a step heads for a mined hex (`hot`), so that mines
     // attack more often than a random walk would let them.
     let near = |i: u8| -> Hex {
+        // Now and then a hex that is not on the map at all (board 9), or an
+        // edge hex of board 4 far from the fight.
+        if s.c >= 250 {
+            let far = if s.c.is_multiple_of(2) {
+                (9, 1, 1)
+            } else {
+                (4, 0, 1)
+            };
+            return Hex::new(far.0, far.1, far.2).unwrap();
+        }
         if let (Some(h), Some(t)) = (here, pick(hot, s.mask)) {
             if s.c.is_multiple_of(2) && h != t {
                 let ns = map.neighbors(h);
@@ -753,7 +763,9 @@ fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Actio
         },
         Kind::Fire => Action::Fire {
             firers: stack,
-            target: if s.b.is_multiple_of(4) {
+            target: if s.c >= 250 {
+                near(s.b)
+            } else if s.b.is_multiple_of(4) {
                 pick(&area, s.mask).unwrap()
             } else {
                 pick(&enemy_hexes, s.b).unwrap_or(area[0])
@@ -765,7 +777,9 @@ fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Actio
             let t = pick(&targets, s.b).unwrap_or(area[0]);
             let ns = map.neighbors(t);
             Action::Ffe {
-                hex: if s.mask.is_multiple_of(2) {
+                hex: if s.c >= 250 {
+                    near(s.b)
+                } else if s.mask.is_multiple_of(2) {
                     t
                 } else {
                     pick(&ns, s.mask).unwrap_or(t)
@@ -802,6 +816,7 @@ fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Actio
                 .collect();
             Action::Disembark { vehicle, units }
         }
+        Kind::EndPhase if s.mask == 0 && s.a == 0 => Action::Concede,
         Kind::EndPhase => Action::EndPhase,
         Kind::DummyDr => Action::DummyDr,
     };
@@ -1008,6 +1023,52 @@ fn events_sanity(before: &GameState, events: &[Event]) -> Result<(), String> {
     Ok(())
 }
 
+/// Invariant 5 across a ruled action: no unit comes back into play (A10,
+/// A19.12, A19.13); only units the action moves change hex (a Move,
+/// Advance or Rout moves the units it names and what they carry; a
+/// Disembark puts its units in the vehicle's hex, B28.43); only the end of
+/// a phase changes the turn, phase or phasing side (A3).
+fn transition_sanity(before: &GameState, after: &GameState, action: &Action) -> Result<(), String> {
+    for (id, b) in &before.units {
+        let Some(a) = after.units.get(id) else {
+            return Err(format!("{} vanished from the state", b.name));
+        };
+        if !b.in_play() && a.in_play() {
+            return Err(format!("{} came back into play", b.name));
+        }
+    }
+    let movers: Vec<UnitId> = match action {
+        Action::Move { units, .. } | Action::Advance { units, .. } => units.clone(),
+        Action::Rout { unit, .. } => vec![*unit],
+        Action::Disembark { units, .. } => units.clone(),
+        _ => Vec::new(),
+    };
+    let carried = |id: &UnitId| {
+        before
+            .unit(*id)
+            .and_then(|u| u.status.aboard)
+            .is_some_and(|v| movers.contains(&v))
+    };
+    for (id, b) in &before.units {
+        let a = &after.units[id];
+        if a.in_play() && a.hex != b.hex && !movers.contains(id) && !carried(id) {
+            return Err(format!(
+                "{} moved from {:?} to {:?}, not named by {action:?}",
+                b.name, b.hex, a.hex
+            ));
+        }
+    }
+    let when = |s: &GameState| (s.turn, s.phasing, s.phase);
+    if *action != Action::EndPhase && after.result.is_none() && when(before) != when(after) {
+        return Err(format!(
+            "{action:?} changed the turn/phase from {:?} to {:?}",
+            when(before),
+            when(after)
+        ));
+    }
+    Ok(())
+}
+
 /// Whether an error is a rules refusal (invariant 1).
 fn is_refusal(e: &ActionError) -> bool {
     matches!(
@@ -1125,7 +1186,9 @@ fn play_game(
             }
             Ok(events) => {
                 ruled += 1;
-                if let Err(m) = events_sanity(&before, events) {
+                if let Err(m) = events_sanity(&before, events)
+                    .and_then(|()| transition_sanity(&before, tables[0].engine.state(), &action))
+                {
                     return Err(TestCaseError::fail(format!("{m}\n{ctx}")));
                 }
             }
