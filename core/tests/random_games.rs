@@ -1069,6 +1069,31 @@ fn transition_sanity(before: &GameState, after: &GameState, action: &Action) -> 
     Ok(())
 }
 
+/// Invariant 5 on who sees what (G4, B28.47, B28.531): an opened fact, a
+/// transition of a sealed leaf and a Daisy Chain placement are never
+/// public, and a Secret dr is shown to its roller only.
+fn visibility_sanity(events: &[Event]) -> Result<(), String> {
+    use hexveil_core::daisy_chain::DaisyEvent;
+    use hexveil_core::event::Visibility;
+    for e in events {
+        let secret = matches!(
+            e.kind,
+            EventKind::FactOpened { .. }
+                | EventKind::Transition { .. }
+                | EventKind::DaisyChain(DaisyEvent::Placed { .. })
+        );
+        if secret && e.to == Visibility::Public {
+            return Err(format!("public secret: {e:?}"));
+        }
+        if let EventKind::Turn(hexveil_core::turn::TurnEvent::ExtraDummies { side, .. }) = e.kind {
+            if e.to != Visibility::Side(side) {
+                return Err(format!("Secret dr result shown to {:?}: {e:?}", e.to));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Whether an error is a rules refusal (invariant 1).
 fn is_refusal(e: &ActionError) -> bool {
     matches!(
@@ -1187,6 +1212,7 @@ fn play_game(
             Ok(events) => {
                 ruled += 1;
                 if let Err(m) = events_sanity(&before, events)
+                    .and_then(|()| visibility_sanity(events))
                     .and_then(|()| transition_sanity(&before, tables[0].engine.state(), &action))
                 {
                     return Err(TestCaseError::fail(format!("{m}\n{ctx}")));
