@@ -172,6 +172,9 @@ struct Start {
     vehicle: u8,
     /// Terrain put in hexes of the [`area`] (see [`terrain_variant`]).
     terrain: Vec<(usize, u8)>,
+    /// Another layout for side B with the same public setup, for the G3
+    /// shadow (see [`g3_same_traffic`]); None is the example's.
+    alt: Option<LayoutCodes>,
 }
 
 /// A random layout for side B, as codes (see [`random_layout`]).
@@ -196,8 +199,9 @@ const PHASES: [Phase; 8] = [
     Phase::CloseCombat,
 ];
 
-fn start() -> impl Strategy<Value = Start> {
-    let layout = (
+/// Side B's random layout codes.
+fn layout_codes() -> impl Strategy<Value = LayoutCodes> {
+    (
         proptest::collection::vec((any::<usize>(), 0u8..4), 0..5),
         proptest::collection::vec((any::<usize>(), 1u8..=5), 0..3),
         proptest::collection::vec(0u8..4, 5),
@@ -212,23 +216,28 @@ fn start() -> impl Strategy<Value = Start> {
             dummy,
             in_view,
             booby,
-        });
+        })
+}
+
+fn start() -> impl Strategy<Value = Start> {
     (
         proptest::option::weighted(0.85, (0usize..PHASES.len(), any::<bool>())),
         proptest::collection::vec(proptest::option::weighted(0.7, any::<usize>()), 6),
         proptest::collection::vec(0u8..14, 6),
-        proptest::option::weighted(0.6, layout),
+        proptest::option::weighted(0.6, layout_codes()),
         0u8..10,
         proptest::collection::vec((any::<usize>(), 0u8..10), 0..6),
+        proptest::option::weighted(0.8, layout_codes()),
     )
         .prop_map(
-            |(phase, positions, statuses, layout, vehicle, terrain)| Start {
+            |(phase, positions, statuses, layout, vehicle, terrain, alt)| Start {
                 phase,
                 positions,
                 statuses,
                 layout,
                 vehicle,
                 terrain,
+                alt,
             },
         )
 }
@@ -508,12 +517,17 @@ fn start_state(sc: &Scenario, start: &Start) -> GameState {
 
 /// Dice from the proptest faces, cycling: a dr or Secret dr takes one face,
 /// a DR two, a percentile two faces read as two D10 digits.
-fn dice_source(faces: Vec<u8>) -> impl FnMut(&DiceSpec) -> Roll {
-    let mut i = 0usize;
-    move |spec| {
+#[derive(Clone)]
+struct Dice {
+    faces: Vec<u8>,
+    next: usize,
+}
+
+impl Dice {
+    fn roll(&mut self, spec: &DiceSpec) -> Roll {
         let mut face = || {
-            let f = faces[i % faces.len()];
-            i += 1;
+            let f = self.faces[self.next % self.faces.len()];
+            self.next += 1;
             f
         };
         match spec.kind {
@@ -538,6 +552,7 @@ fn dice_source(faces: Vec<u8>) -> impl FnMut(&DiceSpec) -> Roll {
 /// Chain note per opportunity (B28.531): mostly Nothing, else a placement by
 /// a random unit in a hex ADJACENT to it (legal or not: an illegal note is
 /// ignored, G5).
+#[derive(Clone)]
 struct Owners {
     layouts: BTreeMap<Side, SealedSetup>,
     changed: BTreeMap<FactRequest, Content>,
@@ -598,10 +613,11 @@ impl Owners {
 }
 
 /// One engine and the answers it is given.
+#[derive(Clone)]
 struct Table {
     engine: Engine,
     owners: Owners,
-    dice: Box<dyn FnMut(&DiceSpec) -> Roll>,
+    dice: Dice,
 }
 
 impl Table {
@@ -614,7 +630,7 @@ impl Table {
             side,
             action,
             &mut |q| owners.open(&map, &st, q),
-            &mut *self.dice,
+            &mut |spec| self.dice.roll(spec),
         );
         if let Ok(events) = &run.result {
             self.owners.note_transitions(events);
@@ -1094,6 +1110,62 @@ fn visibility_sanity(events: &[Event]) -> Result<(), String> {
     Ok(())
 }
 
+/// One item of what an action shows, in log order, for G3: a fact opened
+/// (which one, not its content), a roll (public), or another public event.
+#[derive(Debug, PartialEq)]
+enum Shown {
+    Fact(FactRequest),
+    Roll(EventKind),
+    Public(EventKind),
+}
+
+fn shown(events: &[Event]) -> Vec<Shown> {
+    use hexveil_core::event::Visibility;
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::FactOpened { request, .. } => Some(Shown::Fact(*request)),
+            EventKind::Dice { .. } => Some(Shown::Roll(e.kind.clone())),
+            k if e.to == Visibility::Public => Some(Shown::Public(k.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// G3 (DESIGN 1): the same action in the same public state, against two
+/// hidden layouts of side B that differ only in leaves not yet opened, opens
+/// the same facts and makes the same rolls, in the same order, until a
+/// public event tells the two worlds apart (an attack, a Dummy found...).
+fn g3_same_traffic(real: &[Event], shadow: &[Event]) -> Result<(), String> {
+    let (a, b) = (shown(real), shown(shadow));
+    // The first item at or after `p` that is not a roll: the rolls that
+    // decide a public result (an A-T attack DR after a successful trigger
+    // dr, B28.51) come just before it.
+    fn after_rolls(v: &[Shown], p: usize) -> Option<&Shown> {
+        v[p.min(v.len())..]
+            .iter()
+            .find(|x| !matches!(x, Shown::Roll(_)))
+    }
+    for p in 0..a.len().max(b.len()) {
+        match (a.get(p), b.get(p)) {
+            (Some(x), Some(y)) if x == y => continue,
+            _ => {}
+        }
+        let (x, y) = (after_rolls(&a, p), after_rolls(&b, p));
+        match (x, y) {
+            (Some(Shown::Public(_)), _) | (_, Some(Shown::Public(_))) if x != y => return Ok(()),
+            _ => {
+                return Err(format!(
+                    "G3: traffic depends on hidden content at item {p}: {:?} vs {:?}\nreal: {a:#?}\nshadow: {b:#?}",
+                    a.get(p),
+                    b.get(p)
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Whether an error is a rules refusal (invariant 1).
 fn is_refusal(e: &ActionError) -> bool {
     matches!(
@@ -1130,6 +1202,11 @@ fn play_game(
         .as_ref()
         .and_then(|c| random_layout(&sc, c))
         .unwrap_or_else(sealed_b);
+    let alt_b = start
+        .alt
+        .as_ref()
+        .and_then(|c| random_layout(&sc, c))
+        .unwrap_or_else(scenario_support::sealed_b);
     let st0 = start_state(&sc, start);
     let hot: Vec<Hex> = sealed_b
         .canonical(&sc.map)
@@ -1146,7 +1223,10 @@ fn play_game(
             notes: notes.to_vec(),
             next_note: 0,
         },
-        dice: Box::new(dice_source(faces.to_vec())),
+        dice: Dice {
+            faces: faces.to_vec(),
+            next: 0,
+        },
     };
     let mut tables = [table(), table()];
     prop_assert_eq!(state_sanity(&sc.map, &st0), Ok(()), "starting state");
@@ -1158,6 +1238,11 @@ fn play_game(
             break;
         }
         let (side, action) = declare(&sc, &before, &hot, s);
+        // The G3 shadow: the same table but side B's unopened leaves from
+        // another layout.
+        let mut shadow = tables[0].clone();
+        shadow.owners.layouts.insert(Side::B, alt_b.clone());
+        let shadow_run = shadow.play(side, action.clone());
         let runs = [
             tables[0].play(side, action.clone()),
             tables[1].play(side, action.clone()),
@@ -1211,7 +1296,12 @@ fn play_game(
             }
             Ok(events) => {
                 ruled += 1;
-                if let Err(m) = events_sanity(&before, events)
+                let g3 = match &shadow_run.result {
+                    Ok(other) => g3_same_traffic(events, other),
+                    Err(_) => Ok(()),
+                };
+                if let Err(m) = g3
+                    .and_then(|()| events_sanity(&before, events))
                     .and_then(|()| visibility_sanity(events))
                     .and_then(|()| transition_sanity(&before, tables[0].engine.state(), &action))
                 {
