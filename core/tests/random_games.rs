@@ -183,8 +183,8 @@ struct Start {
     phase: Option<(usize, bool)>,
     /// Per unit of the scenario: keep its place, or a hex of [`area`].
     positions: Vec<Option<usize>>,
-    /// Per unit: 0..=9 nothing, 10 concealed, 11 broken, 12 broken and
-    /// Disrupted, 13 pinned.
+    /// Per unit: 0..=8 nothing, 9 holds a Daisy Chain (Infantry), 10
+    /// concealed, 11 broken, 12 broken and Disrupted, 13 pinned.
     statuses: Vec<u8>,
     /// Side B's layout: None is the example's sealed-b.toml, else codes.
     layout: Option<LayoutCodes>,
@@ -195,6 +195,10 @@ struct Start {
     /// Another layout for side B with the same public setup, for the G3
     /// shadow (see [`g3_same_traffic`]); None is the example's.
     alt: Option<LayoutCodes>,
+    /// Deep Snow by SSR (B28.3, B28.51).
+    deep_snow: bool,
+    /// Each side's ELR (A19.1), 0..=5.
+    elr: (u8, u8),
 }
 
 /// A random layout for side B, as codes (see [`random_layout`]).
@@ -248,9 +252,11 @@ fn start() -> impl Strategy<Value = Start> {
         0u8..10,
         proptest::collection::vec((any::<usize>(), 0u8..10), 0..6),
         proptest::option::weighted(0.8, layout_codes()),
+        proptest::bool::weighted(0.2),
+        (0u8..=5, 0u8..=5),
     )
         .prop_map(
-            |(phase, positions, statuses, layout, vehicle, terrain, alt)| Start {
+            |(phase, positions, statuses, layout, vehicle, terrain, alt, deep_snow, elr)| Start {
                 phase,
                 positions,
                 statuses,
@@ -258,6 +264,8 @@ fn start() -> impl Strategy<Value = Start> {
                 vehicle,
                 terrain,
                 alt,
+                deep_snow,
+                elr,
             },
         )
 }
@@ -528,6 +536,8 @@ fn start_state(sc: &Scenario, start: &Start) -> GameState {
                     u.status.disrupted = true;
                 }
                 13 => u.status.pinned = true,
+                // A Daisy Chain of its own (B28.531), A's units too.
+                9 if u.infantry().is_some() && u.daisy_chain.is_none() => u.daisy_chain = Some(3),
                 _ => {}
             }
         }
@@ -1219,11 +1229,17 @@ fn play_game(
     let plain = scenario();
     let varied = scenario_variant(start);
     let (_, public_b) = setups(&plain);
-    let sc = if check_layout(&varied, &public_b, &sealed_b(), 0).is_ok() {
+    let mut sc = if check_layout(&varied, &public_b, &sealed_b(), 0).is_ok() {
         varied
     } else {
         plain
     };
+    sc.ssr.deep_snow = start.deep_snow;
+    for (side, elr) in [(Side::A, start.elr.0), (Side::B, start.elr.1)] {
+        if let Some(ob) = sc.sides.get_mut(&side) {
+            ob.elr = elr;
+        }
+    }
     let sealed_b = start
         .layout
         .as_ref()
@@ -1385,7 +1401,7 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(96)
+        .unwrap_or(128)
 }
 
 proptest! {
