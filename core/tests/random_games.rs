@@ -1250,6 +1250,10 @@ fn play_game(
         .as_ref()
         .and_then(|c| random_layout(&sc, c))
         .unwrap_or_else(scenario_support::sealed_b);
+    let alt_notes: Vec<u8> = notes
+        .iter()
+        .map(|n| n.wrapping_mul(7).wrapping_add(1))
+        .collect();
     let st0 = start_state(&sc, start);
     let hot: Vec<Hex> = sealed_b
         .canonical(&sc.map)
@@ -1282,9 +1286,11 @@ fn play_game(
         }
         let (side, action) = declare(&sc, &before, &hot, s);
         // The G3 shadow: the same table but side B's unopened leaves from
-        // another layout.
+        // another layout...
         let mut shadow = tables[0].clone();
         shadow.owners.layouts.insert(Side::B, alt_b.clone());
+        // ... and other Daisy Chain notes (B28.531: placements are hidden).
+        shadow.owners.notes = alt_notes.clone();
         let shadow_run = shadow.play(side, action.clone());
         let runs = [
             tables[0].play(side, action.clone()),
