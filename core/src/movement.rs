@@ -317,7 +317,12 @@ pub fn resolve_disembark(ctx: &mut Ctx<'_>, vehicle: UnitId, units: &[UnitId]) -
     if units.is_empty() {
         return refuse("no units given", "B28.43");
     }
+    let mut seen = std::collections::BTreeSet::new();
     for id in units {
+        // Each unit leaves once (as `check_units` refuses for a step).
+        if !seen.insert(*id) {
+            return refuse(format!("unit {id} is listed twice"), "B28.43");
+        }
         let aboard = data.passengers.contains(id) || data.riders.contains(id);
         let ok = ctx
             .state

@@ -188,6 +188,32 @@ fn b28_43_disembarking_prc_attacked_as_entering() {
     assert_eq!(unit(&e, 2).status.aboard, None);
 }
 
+/// B28.43 (found by the random-games soak): a unit named twice in one
+/// Disembark is refused before anything is asked, as in a Move (A4);
+/// before, it was accepted and listed twice as disembarking and as an A-P
+/// target.
+#[test]
+fn b28_43_disembark_naming_a_unit_twice_is_refused() {
+    let mut units = vec![truck(1, Side::A, "4E5"), squad(2, Side::A, "4E5")];
+    board(&mut units, 1, 2, false);
+    let mut e = engine_with(&units);
+    let before = e.state().clone();
+    let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    let run = drive(
+        &mut e,
+        Side::A,
+        Action::Disembark {
+            vehicle: UnitId(1),
+            units: vec![UnitId(2), UnitId(2)],
+        },
+        &lay,
+        &[],
+    );
+    run.assert_refused_asking_nothing();
+    assert!(run.dice.is_empty());
+    assert_eq!(e.state(), &before);
+}
+
 /// B28.43, R12: PRC of an eliminated vehicle roll for survival; the
 /// survival numbers are not in the data, so the ruling is refused.
 #[test]
