@@ -741,6 +741,12 @@ fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Actio
     let here = st.unit(first).and_then(|u| u.hex);
     // Its stack: the units of its side in its hex (aboard ones too), chosen
     // by the mask, itself always first.
+    // Now and then a unit named twice, or one from elsewhere.
+    let mangle = |v: &mut Vec<UnitId>| match s.wrong_side % 13 {
+        0 => v.extend(v.first().copied()),
+        1 => v.extend(pick(&pool, s.b)),
+        _ => {}
+    };
     let stack: Vec<UnitId> = {
         let mut v = vec![first];
         let mates = st
@@ -752,6 +758,7 @@ fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Actio
                 v.push(u.id);
             }
         }
+        mangle(&mut v);
         v
     };
     // Half the time a step heads for a mined hex (`hot`), so that mines
@@ -854,12 +861,13 @@ fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Actio
                 .filter(|u| u.status.aboard == Some(vehicle) || s.mask < 16)
                 .map(|u| u.id)
                 .collect();
-            let units = aboard
+            let mut units: Vec<UnitId> = aboard
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| s.mask & (1 << (i % 4)) != 0 || aboard.len() == 1)
                 .map(|(_, id)| *id)
                 .collect();
+            mangle(&mut units);
             Action::Disembark { vehicle, units }
         }
         Kind::EndPhase if s.mask == 0 && s.a == 0 => Action::Concede,
@@ -921,6 +929,29 @@ fn named_units(e: &Event) -> BTreeSet<u16> {
     }
     walk(&serde_json::to_value(&e.kind).unwrap(), &mut out);
     out
+}
+
+/// A unit an event lists twice in one list of units (movers, targets,
+/// firers): each unit moves, fires and is attacked once (A4, A7, B28.41).
+fn listed_twice(e: &Event) -> Option<u64> {
+    fn walk(v: &serde_json::Value) -> Option<u64> {
+        match v {
+            serde_json::Value::Object(m) => m.iter().find_map(|(k, x)| {
+                let list = ["units", "targets", "firers", "selected"].contains(&k.as_str());
+                match x {
+                    serde_json::Value::Array(a) if list => {
+                        let ids: Vec<u64> = a.iter().filter_map(|i| i.as_u64()).collect();
+                        let set: BTreeSet<u64> = ids.iter().copied().collect();
+                        (set.len() < ids.len()).then(|| ids[0])
+                    }
+                    _ => walk(x),
+                }
+            }),
+            serde_json::Value::Array(a) => a.iter().find_map(walk),
+            _ => None,
+        }
+    }
+    walk(&serde_json::to_value(&e.kind).unwrap())
 }
 
 /// The units an event takes out of play: eliminated (A10, B28.52),
@@ -1066,6 +1097,9 @@ fn events_sanity(before: &GameState, events: &[Event]) -> Result<(), String> {
         .map(|u| u.id.0)
         .collect();
     for (i, e) in events.iter().enumerate() {
+        if let Some(x) = listed_twice(e) {
+            return Err(format!("event {i} lists a unit ({x}...) twice: {e:?}"));
+        }
         if let Some(x) = named_units(e).intersection(&gone).next() {
             return Err(format!(
                 "event {i} names unit {x}, already out of play: {e:?}\nall events: {events:#?}"
