@@ -195,6 +195,8 @@ struct Start {
     /// Another layout for side B with the same public setup, for the G3
     /// shadow (see [`g3_same_traffic`]); None is the example's.
     alt: Option<LayoutCodes>,
+    /// Side A's hidden mines on board 4, if any (see [`with_side_a_mines`]).
+    layout_a: Option<LayoutCodes>,
     /// Deep Snow by SSR (B28.3, B28.51).
     deep_snow: bool,
     /// Each side's ELR (A19.1), 0..=5.
@@ -252,11 +254,12 @@ fn start() -> impl Strategy<Value = Start> {
         0u8..10,
         proptest::collection::vec((any::<usize>(), 0u8..10), 0..6),
         proptest::option::weighted(0.8, layout_codes()),
+        proptest::option::weighted(0.3, layout_codes()),
         proptest::bool::weighted(0.2),
         (0u8..=5, 0u8..=5),
     )
         .prop_map(
-            |(phase, positions, statuses, layout, vehicle, terrain, alt, deep_snow, elr)| Start {
+            |(
                 phase,
                 positions,
                 statuses,
@@ -264,6 +267,18 @@ fn start() -> impl Strategy<Value = Start> {
                 vehicle,
                 terrain,
                 alt,
+                layout_a,
+                deep_snow,
+                elr,
+            )| Start {
+                phase,
+                positions,
+                statuses,
+                layout,
+                vehicle,
+                terrain,
+                alt,
+                layout_a,
                 deep_snow,
                 elr,
             },
@@ -394,9 +409,26 @@ fn vehicle_variant(st: &mut GameState, code: u8) {
 /// when the budget or another setup rule rejects it (B28.1, B28.45,
 /// B28.47, B28.5, B28.9): the example's layout is used instead.
 fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
-    let (_, public_b) = setups(sc);
+    random_layout_of(sc, Side::B, codes)
+}
+
+/// Side A's hidden mines on board 4, for B's units to walk into: the
+/// scenario gives A minefield factors for it (A hides nothing in the
+/// example).
+fn with_side_a_mines(sc: &mut Scenario) {
+    if let Some(ob) = sc.sides.get_mut(&Side::A) {
+        ob.minefield_factors = 36;
+    }
+}
+
+/// A random legal layout of `side` (see [`random_layout`]); side A's mines
+/// lie near 4E9, on its side of the seam.
+fn random_layout_of(sc: &Scenario, side: Side, codes: &LayoutCodes) -> Option<SealedSetup> {
+    let (public_a, public_b) = setups(sc);
+    let public_b = if side == Side::A { public_a } else { public_b };
+    let centre = hex(if side == Side::A { "4E9" } else { "3E4" });
     let hexes = |layer| -> Vec<Hex> {
-        eligible_locations(sc, &public_b, Side::B, layer)
+        eligible_locations(sc, &public_b, side, layer)
             .into_iter()
             .filter_map(|l| match l {
                 Location::Hex(h) => Some(h),
@@ -408,12 +440,12 @@ fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
     let in_view: BTreeSet<Hex> = public_b.at_in_view.iter().copied().collect();
     let ap_hexes: Vec<Hex> = hexes(Layer::AntiPersonnel)
         .into_iter()
-        .filter(|h| !known.contains(h) && sc.map.distance(*h, hex("3E4")) <= 3)
+        .filter(|h| !known.contains(h) && sc.map.distance(*h, centre) <= 3)
         .collect();
     let at_hexes: Vec<Hex> = hexes(Layer::AntiTank)
         .into_iter()
         .filter(|h| !known.contains(h) && !in_view.contains(h))
-        .filter(|h| sc.map.distance(*h, hex("3E4")) <= 2)
+        .filter(|h| sc.map.distance(*h, centre) <= 2)
         .collect();
     let mut contents = Vec::new();
     let strength = |k: u8| match k {
@@ -423,14 +455,14 @@ fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
         _ => Content::ApMines(hexveil_core::sealed::ApStrength::Twelve),
     };
     let mut used = BTreeSet::new();
-    for (i, k) in &codes.ap {
+    for (i, k) in codes.ap.iter().filter(|_| !ap_hexes.is_empty()) {
         let h = ap_hexes[i % ap_hexes.len()];
         if used.insert(h) {
             contents.push((Layer::AntiPersonnel, Location::Hex(h), strength(*k)));
         }
     }
     let mut used = BTreeSet::new();
-    for (i, f) in &codes.at {
+    for (i, f) in codes.at.iter().filter(|_| !at_hexes.is_empty()) {
         let h = at_hexes[i % at_hexes.len()];
         if used.insert(h) {
             let c = Content::AtMines(hexveil_core::sealed::AtFactors::new(*f)?);
@@ -456,7 +488,7 @@ fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
         };
         if let Content::ApMines(st) = c {
             known_factors += u32::from(st.factors());
-            if known_factors > sc.side(Side::B).known_factors {
+            if known_factors > sc.side(side).known_factors {
                 known_factors -= u32::from(st.factors());
                 c = Content::Empty;
             }
@@ -473,13 +505,18 @@ fn random_layout(sc: &Scenario, codes: &LayoutCodes) -> Option<SealedSetup> {
         3 => Some(hexveil_core::sealed::BoobyLevel::A),
         _ => None,
     };
-    if let Some(l) = level {
-        contents.push((Layer::BoobyTrap, Location::Board(3), Content::BoobyTraps(l)));
+    if let Some(l) = level.filter(|_| sc.side(side).booby_traps_as_defender) {
+        let board = centre.board;
+        contents.push((
+            Layer::BoobyTrap,
+            Location::Board(board),
+            Content::BoobyTraps(l),
+        ));
     }
     // Over the hidden factors (B28.1, B28.5, B28.9)? Drop hidden mines,
     // A-P first, until it fits.
     loop {
-        let sealed = SealedSetup::from_contents(Side::B, &contents);
+        let sealed = SealedSetup::from_contents(side, &contents);
         match check_layout(sc, &public_b, &sealed, 0) {
             Ok(()) => return Some(sealed),
             Err(_) if hidden > 0 => {
@@ -1032,7 +1069,7 @@ fn state_sanity(map: &Map, st: &GameState) -> Result<(), String> {
 /// Invariant 5 on what the referee and the players know of the mines:
 /// every fact the referee holds is the owner's leaf as it stands now
 /// (opened, then changed only by ruled transitions: DESIGN 3.1, G4), and
-/// the public markers never lie about side B's mines (B28.41, B28.47,
+/// the public markers never lie about the mines (B28.41, B28.47,
 /// B28.48, B28.51, R13): a revealed A-P or A-T strength is the one there
 /// (B28.45: an FFE reduction shows the new one), revealed presence is real
 /// unless an FFE changed the hex unseen, and a Dummy marker marks an
@@ -1050,8 +1087,11 @@ fn knowledge_sanity(map: &Map, st: &GameState, owners: &Owners) -> Result<(), St
         }
     }
     for (h, m) in &st.markers {
+        // Each side's mines lie in its own setup area: A's on board 4,
+        // B's on board 3.
+        let owner = if h.board == 4 { Side::A } else { Side::B };
         let q = |layer| FactRequest {
-            owner: Side::B,
+            owner,
             layer,
             location: Location::Hex(*h),
         };
@@ -1269,6 +1309,21 @@ fn play_game(
         plain
     };
     sc.ssr.deep_snow = start.deep_snow;
+    if start.layout_a.is_some() {
+        with_side_a_mines(&mut sc);
+    }
+    let sealed_a = start
+        .layout_a
+        .as_ref()
+        .and_then(|c| random_layout_of(&sc, Side::A, c))
+        .unwrap_or(sealed_a);
+    if std::env::var_os("SOAK_TRACE").is_some() {
+        eprintln!(
+            "SOAK-A-MINES {} A-P, {} A-T",
+            sealed_a.ap.len(),
+            sealed_a.at.len()
+        );
+    }
     for (side, elr) in [(Side::A, start.elr.0), (Side::B, start.elr.1)] {
         if let Some(ob) = sc.sides.get_mut(&side) {
             ob.elr = elr;
@@ -1289,12 +1344,15 @@ fn play_game(
         .map(|n| n.wrapping_mul(7).wrapping_add(1))
         .collect();
     let st0 = start_state(&sc, start);
-    let hot: Vec<Hex> = sealed_b
-        .canonical(&sc.map)
-        .ap
+    let hot: Vec<Hex> = [&sealed_a, &sealed_b]
         .iter()
-        .chain(&sealed_b.canonical(&sc.map).at)
-        .map(|(h, _)| *h)
+        .flat_map(|l| {
+            let l = l.canonical(&sc.map);
+            l.ap.iter()
+                .chain(&l.at)
+                .map(|(h, _)| *h)
+                .collect::<Vec<_>>()
+        })
         .collect();
     let table = || Table {
         engine: Engine::with_state(sc.clone(), st0.clone()),
