@@ -79,7 +79,12 @@ pub fn resolve_with_table(ctx: &mut Ctx<'_>, units: &[UnitId], table: ClearanceT
     if units.is_empty() {
         return refuse("no units given", "B28.6");
     }
+    let mut seen = std::collections::BTreeSet::new();
     for id in units {
+        // B28.8: each Sapper counts once, so each unit is named once.
+        if !seen.insert(*id) {
+            return refuse(format!("unit {id} is listed twice"), "B28.6");
+        }
         let Some(u) = ctx.state.unit(*id) else {
             return refuse(format!("unit {id} is not in this game"), "B28.6");
         };

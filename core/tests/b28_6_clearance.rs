@@ -82,6 +82,29 @@ fn b28_8_sapper_drm_on_clearance_dr() {
     assert_eq!(cleared(vec![hs], &[1], (4, 5)), (true, -1));
 }
 
+/// B28.8 (found reviewing a soak finding, the same flaw as a Disembark
+/// naming a unit twice): a Sapper squad named twice counts once; the
+/// clearance is refused before the DR instead of taking -4.
+#[test]
+fn b28_8_a_sapper_named_twice_is_refused_not_counted_twice() {
+    let mut sapper = squad(1, Side::A, "4E5");
+    sapper.traits.insert(Trait::Sapper);
+    let sc = scenario(&[sapper], &[], false);
+    let st = state_in(&sc, Phase::Movement);
+    let done = run_ctx(&sc, &st, Side::A, &Layout::new(), &[], |ctx| {
+        clearance::resolve_with_table(
+            ctx,
+            &[UnitId(1), UnitId(1)],
+            ClearanceTable {
+                success_final_dr_max: 8,
+            },
+        )
+    });
+    let err = done.result.expect_err("a unit named twice is refused");
+    assert!(err.reason.contains("twice"), "{err}");
+    assert_eq!(done.rolls_used, 0);
+}
+
 /// What an action can do to sealed mines. Exhaustive on purpose: a new
 /// Action variant does not compile here until someone decides (B28.8: no
 /// hidden mines are laid during play).
