@@ -307,9 +307,11 @@ impl Map {
         self.layout.iter().copied().find(|p| p.board == board)
     }
 
-    /// Whether the hex is on a board of this map.
+    /// Whether the hex is on a board of this map (and names a hex of a
+    /// board at all: `Hex`'s fields are public, so a value `Hex::new`
+    /// refuses can be built in code).
     pub fn contains(&self, hex: Hex) -> bool {
-        self.placement(hex.board).is_some()
+        Hex::new(hex.board, hex.col, hex.row).is_ok() && self.placement(hex.board).is_some()
     }
 
     /// The global position of a hex, if its board is on the map.

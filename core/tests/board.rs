@@ -168,3 +168,24 @@ fn a_bad_map_is_refused_with_the_reason() {
         .to_string();
     assert!(e.contains("layuot"), "{e}");
 }
+
+/// A hex value that names no hex of any board (its fields are public, so
+/// code can build one that `Hex::new` and parsing refuse) is not on the
+/// map, even on a board of the map: an FFE there was accepted and rolled
+/// for (B28.62; found by probing the soak's off-map actions).
+#[test]
+fn a_hex_that_is_no_hex_is_not_on_the_map() {
+    let m = map();
+    assert!(m.contains(h("10A1")));
+    assert!(!m.contains(Hex {
+        board: 10,
+        col: 200,
+        row: 99
+    }));
+    assert!(!m.contains(Hex {
+        board: 10,
+        col: 0,
+        row: 0
+    }));
+    assert!(!m.contains(h("12A1")));
+}
