@@ -803,13 +803,14 @@ fn declare(sc: &Scenario, st: &GameState, hot: &[Hex], s: &Seed) -> (Side, Actio
     let near = |i: u8| -> Hex {
         // Now and then a hex that is not on the map at all (board 9), or an
         // edge hex of board 4 far from the fight.
+        // (Or a value that names no hex at all: `Hex`'s fields are public.)
         if s.c >= 250 {
-            let far = if s.c.is_multiple_of(2) {
-                (9, 1, 1)
-            } else {
-                (4, 0, 1)
+            let (board, col, row) = match s.c % 3 {
+                0 => (9, 1, 1),
+                1 => (4, 0, 1),
+                _ => (3, 200, 99),
             };
-            return Hex::new(far.0, far.1, far.2).unwrap();
+            return Hex { board, col, row };
         }
         if let (Some(h), Some(t)) = (here, pick(hot, s.mask)) {
             if s.c.is_multiple_of(2) && h != t {
@@ -991,6 +992,34 @@ fn listed_twice(e: &Event) -> Option<u64> {
     walk(&serde_json::to_value(&e.kind).unwrap())
 }
 
+/// A hex an event names (where something happens: `hex`, `to`, `from`,
+/// `target`) that is not a hex of the map: rules act on map hexes only.
+fn off_map_hex(map: &Map, e: &Event) -> Option<String> {
+    fn walk(map: &Map, v: &serde_json::Value) -> Option<String> {
+        match v {
+            serde_json::Value::Object(m) => m.iter().find_map(|(k, x)| match x {
+                serde_json::Value::String(name)
+                    if ["hex", "to", "from", "target"].contains(&k.as_str()) =>
+                {
+                    match name.parse::<Hex>() {
+                        Ok(h) => (!map.contains(h)).then(|| name.clone()),
+                        // `to` and `from` may name a side or a counter (a
+                        // surrender, a Replacement); `hex` and `target`
+                        // name hexes only.
+                        Err(_) => ["hex", "target"]
+                            .contains(&k.as_str())
+                            .then(|| name.clone()),
+                    }
+                }
+                _ => walk(map, x),
+            }),
+            serde_json::Value::Array(a) => a.iter().find_map(|x| walk(map, x)),
+            _ => None,
+        }
+    }
+    walk(map, &serde_json::to_value(&e.kind).unwrap())
+}
+
 /// The units an event takes out of play: eliminated (A10, B28.52),
 /// surrendered (A19.12) or replaced (A19.13).
 fn removed_by(e: &Event) -> Vec<UnitId> {
@@ -1129,7 +1158,7 @@ fn knowledge_sanity(map: &Map, st: &GameState, owners: &Owners) -> Result<(), St
 /// Invariant 5 on a ruling: no event names a unit that was out of play
 /// before the action or that an earlier event of the action took out of
 /// play (B28.531: a chain does not attack a tank already eliminated).
-fn events_sanity(before: &GameState, events: &[Event]) -> Result<(), String> {
+fn events_sanity(map: &Map, before: &GameState, events: &[Event]) -> Result<(), String> {
     let mut gone: BTreeSet<u16> = before
         .units
         .values()
@@ -1137,6 +1166,11 @@ fn events_sanity(before: &GameState, events: &[Event]) -> Result<(), String> {
         .map(|u| u.id.0)
         .collect();
     for (i, e) in events.iter().enumerate() {
+        if let Some(h) = off_map_hex(map, e) {
+            return Err(format!(
+                "event {i} happens in {h}, not a hex of the map: {e:?}"
+            ));
+        }
         if let Some(x) = listed_twice(e) {
             return Err(format!("event {i} lists a unit ({x}...) twice: {e:?}"));
         }
@@ -1442,7 +1476,7 @@ fn play_game(
                     Err(_) => Ok(()),
                 };
                 if let Err(m) = g3
-                    .and_then(|()| events_sanity(&before, events))
+                    .and_then(|()| events_sanity(&sc.map, &before, events))
                     .and_then(|()| visibility_sanity(events))
                     .and_then(|()| transition_sanity(&before, tables[0].engine.state(), &action))
                 {
