@@ -235,7 +235,8 @@ fn placement_error(ctx: &Ctx<'_>, owner: Side, holder: UnitId, hex: Hex) -> Resu
 
 /// The first unit of a moving stack that can set off A-T mines: a vehicle
 /// still in play that is not a motorcycle (wagons included, B28.5). A
-/// vehicle the hex's own mines just eliminated sets off nothing more.
+/// vehicle the hex's own mines just eliminated sets off nothing more
+/// (R16, R43).
 fn first_trigger(state: &GameState, moved: &[UnitId]) -> Option<UnitId> {
     moved.iter().copied().find(|id| {
         state

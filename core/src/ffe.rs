@@ -85,7 +85,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, hex: Hex, fp: u8, kind: FfeKind) -> Res<()> {
             }
         }
         for (req, before, after) in asked {
-            // B28.45, B28.48: a minefield whose strength is shown publicly
+            // B28.45, B28.48, R42: a minefield whose strength is shown publicly
             // gets a counter showing its new strength; an unshown strength
             // stays hidden (B28.62: the owner need not tell).
             let shown = before != after && shown_strength(ctx, req.layer, hex);

@@ -664,7 +664,7 @@ impl Scenario {
             }
             // Any MC failed by more than the ELR, or a Casualty Reduction,
             // needs the unit's replacement row (A19.13): say at load that
-            // it is missing, not as a void ruling mid-game (R12).
+            // it is missing, not as a void ruling mid-game (R12, R44).
             if let Some(inf) = u.infantry().filter(|i| i.size != InfantrySize::Crew) {
                 if crate::elr::row_of(u, inf).is_err() {
                     return Err(invalid(
