@@ -8,8 +8,11 @@
 //! location gets a transition, changed or not (DESIGN 3.1: null
 //! transitions). The FFE player is not told what happened to mines (B28.62):
 //! those events are referee-only. A Known counter whose mines are all gone
-//! becomes a Dummy (B28.45); its public face does not change, so its
-//! strength (or emptiness) stays hidden.
+//! becomes a Dummy (B28.45). Its public face changes only where it showed
+//! a strength (B28.45, B28.48, R42): that counter shows the new strength,
+//! which follows from the shown one and the public Original result, so
+//! nothing hidden is told; a counter becomes a shown Dummy only if every
+//! leaf its owner has in the hex had its strength shown (G3).
 
 use crate::action::FfeKind;
 use crate::event::Visibility;
@@ -84,22 +87,15 @@ pub fn resolve(ctx: &mut Ctx<'_>, hex: Hex, fp: u8, kind: FfeKind) -> Res<()> {
                 }
             }
         }
-        for (req, before, after) in asked {
-            // B28.45, B28.48, R42: a minefield whose strength is shown publicly
-            // gets a counter showing its new strength; an unshown strength
-            // stays hidden (B28.62: the owner need not tell).
-            let shown = before != after && shown_strength(ctx, req.layer, hex);
-            if shown {
-                show_new_strength(ctx, owner, req.layer, hex, after);
-            }
+        let shown: Vec<bool> = asked
+            .iter()
+            .map(|(req, _, _)| shown_strength(ctx, owner, req.layer, hex))
+            .collect();
+        for (&(req, before, after), &shown) in asked.iter().zip(&shown) {
             if before != after {
                 emit(
                     ctx,
-                    if shown {
-                        Visibility::Public
-                    } else {
-                        Visibility::Referee
-                    },
+                    Visibility::Referee,
                     MinefieldEvent::FfeChanged {
                         hex,
                         request: req,
@@ -108,44 +104,74 @@ pub fn resolve(ctx: &mut Ctx<'_>, hex: Hex, fp: u8, kind: FfeKind) -> Res<()> {
                     },
                     &["B28.62", "B28.45"],
                 );
+                if shown {
+                    show_new_strength(ctx, owner, req.layer, hex, after);
+                }
             }
             ctx.transition(req, after, &["B28.62", "DESIGN 3.1"]);
+        }
+        // B28.45, B28.47, R42: every leaf of the owner here showed its
+        // strength and none is left: the counter is a Dummy, shown as such.
+        let all_shown_gone = !asked.is_empty()
+            && shown.iter().all(|s| *s)
+            && asked
+                .iter()
+                .all(|(_, _, a)| !matches!(a, Content::ApMines(_) | Content::AtMines(_)));
+        if all_shown_gone && had_mines {
+            crate::known::dummy_found(ctx, owner, hex, crate::minefield::FoundBy::Ffe);
         }
     }
     Ok(())
 }
 
-/// Whether the public markers of `hex` show the strength of `layer`'s
-/// mines there (B28.41, R13).
-fn shown_strength(ctx: &Ctx<'_>, layer: Layer, hex: Hex) -> bool {
+/// Whether the public counters of `hex` show the strength of `owner`'s
+/// `layer` mines there (B28.41, R13). The markers are per hex, so a hex
+/// where the other side could have mines of that type too (a seam hex of
+/// both setup areas) is never read as showing `owner`'s (G3).
+fn shown_strength(ctx: &Ctx<'_>, owner: Side, layer: Layer, hex: Hex) -> bool {
     let m = ctx.state.markers(hex);
-    match layer {
+    let shows = match layer {
         Layer::AntiPersonnel => matches!(m.ap_revealed, Some(Some(_))),
         Layer::AntiTank => matches!(m.at_revealed, Some(Some(_))),
         _ => false,
-    }
+    };
+    shows && !leaf_exists(ctx, owner.opponent(), layer, hex)
 }
 
-/// B28.45 (with B28.48 for a revealed normal minefield): an FFE-reduced
-/// minefield whose strength was shown is replaced by a counter showing the
-/// new strength; if none is left it is replaced by a Dummy, shown as such,
-/// which is removed as a found Dummy is (B28.47: a Dummy marker on a
-/// multi-hex Known line).
+/// B28.45, B28.48, R42: the counter of a minefield whose strength was
+/// shown now shows the new strength, or no mines of that type.
 fn show_new_strength(ctx: &mut Ctx<'_>, owner: Side, layer: Layer, hex: Hex, after: Content) {
     let m = ctx.state.markers.entry(hex).or_default();
-    match (layer, after) {
-        (Layer::AntiPersonnel, Content::ApMines(s)) => m.ap_revealed = Some(Some(s)),
+    let now = match (layer, after) {
+        (Layer::AntiPersonnel, Content::ApMines(s)) => {
+            m.ap_revealed = Some(Some(s));
+            after
+        }
+        (Layer::AntiTank, Content::AtMines(f)) => {
+            m.at_revealed = Some(Some(f));
+            after
+        }
         (Layer::AntiPersonnel, _) => {
             m.ap_revealed = None;
-            if after == Content::Dummy && m.known_counter == Some(owner) {
-                m.known_counter = None;
-                m.dummy_marker = m.known_line;
-            }
+            Content::Empty
         }
-        (Layer::AntiTank, Content::AtMines(f)) => m.at_revealed = Some(Some(f)),
-        (Layer::AntiTank, _) => m.at_revealed = None,
-        _ => {}
-    }
+        (Layer::AntiTank, _) => {
+            m.at_revealed = None;
+            Content::Empty
+        }
+        _ => return,
+    };
+    emit(
+        ctx,
+        Visibility::Public,
+        MinefieldEvent::ShownStrengthChanged {
+            hex,
+            owner,
+            layer,
+            now,
+        },
+        &["B28.45", "B28.48", "R42"],
+    );
 }
 
 #[cfg(test)]

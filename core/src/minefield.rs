@@ -52,6 +52,9 @@ pub enum FoundBy {
     Entry,
     /// An MMC Searched it (A12.152).
     Search,
+    /// An FFE/bomb removed every minefield whose strength its counters
+    /// showed, and the owner has no other leaf there (B28.45, R42).
+    Ffe,
 }
 
 /// Events of the minefield rules (B28).
@@ -215,6 +218,20 @@ pub enum MinefieldEvent {
         fp: u8,
         /// The Original result.
         original: IftResult,
+    },
+    /// An FFE/bomb changed a minefield whose strength the public counters
+    /// showed: the counter now shows `now` (`Content::Empty`: none of that
+    /// type left). Public, because the new strength follows from the shown
+    /// one and the FFE's public Original result (B28.45, B28.48, R42).
+    ShownStrengthChanged {
+        /// The hex.
+        hex: Hex,
+        /// Whose minefield.
+        owner: Side,
+        /// A-P or A-T.
+        layer: Layer,
+        /// What the counter shows now.
+        now: Content,
     },
 }
 

@@ -13,7 +13,7 @@ use hexveil_core::minefield::{Crossing, FoundBy, MinefieldEvent, VehicleOutcome}
 use hexveil_core::morale::MoraleEvent;
 use hexveil_core::movement::{MoveEvent, MoveKind};
 use hexveil_core::scenario::Scenario;
-use hexveil_core::sealed::{BoobyLevel, Content, DaisyNote};
+use hexveil_core::sealed::{BoobyLevel, Content, DaisyNote, Layer};
 use hexveil_core::turn::{Phase, TurnEvent};
 use hexveil_core::unit::UnitId;
 use hexveil_core::{Action, Event, EventKind, MoveMode, Side, Visibility};
@@ -389,6 +389,7 @@ impl Narrator {
                 match by {
                     FoundBy::Entry => "entering it",
                     FoundBy::Search => "Search",
+                    FoundBy::Ffe => "the FFE that removed every mine it showed",
                 },
                 if *marked {
                     "; a Dummy marker now marks the hex"
@@ -481,6 +482,22 @@ impl Narrator {
                     "a Trail Break is made"
                 } else {
                     "no success"
+                }
+            ),
+            MinefieldEvent::ShownStrengthChanged {
+                hex,
+                owner,
+                layer,
+                now,
+            } => format!(
+                "the FFE in {hex} changed side {owner}'s shown {} minefield: its counter now shows {}",
+                match layer {
+                    Layer::AntiTank => "A-T",
+                    _ => "A-P",
+                },
+                match now {
+                    Content::Empty => "no such mines".to_string(),
+                    c => self.content(c),
                 }
             ),
             MinefieldEvent::FfeAttack { hex, fp, original } => {
