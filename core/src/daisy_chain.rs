@@ -220,6 +220,11 @@ fn placement_error(ctx: &Ctx<'_>, owner: Side, holder: UnitId, hex: Hex) -> Resu
     if !ctx.scenario.map.adjacent(at, hex) {
         return Err(format!("{hex} is not ADJACENT to {} in {at}", u.name));
     }
+    // B28.531: the chain is pulled across a road (a bridge carries one).
+    let f = ctx.scenario.map.info(hex).features;
+    if !(f.paved_road || f.dirt_road || f.bridge) {
+        return Err(format!("{hex} has no road to pull a Daisy Chain across"));
+    }
     let enemy_mph = state.phase == Phase::Movement && state.phasing != owner;
     let own_fire =
         matches!(state.phase, Phase::PrepFire | Phase::AdvancingFire) && state.phasing == owner;

@@ -152,6 +152,21 @@ fn b28_531_placement_must_be_adjacent_to_the_holder() {
 }
 
 #[test]
+fn b28_531_a_chain_is_pulled_across_a_road_only() {
+    // 3E3 is ADJACENT to the holder in 3E4 but has no road (3E5 has a dirt
+    // road): the note is ignored, its reason told to its owner only (R17).
+    let mut s = setting();
+    let placed = s.placed("3E3");
+    let r = blind_opportunity(&mut s, placed);
+    let ev = daisy_events(&r);
+    assert!(
+        matches!(&ev[0], (Visibility::Side(Side::B), DaisyEvent::IllegalPlacement { reason, .. }) if reason.contains("no road")),
+        "{ev:?}"
+    );
+    assert!(r.state.daisy_chains.is_empty());
+}
+
+#[test]
 fn b28_531_a_pinned_or_broken_holder_cannot_place() {
     for (pinned, broken) in [(true, false), (false, true)] {
         let mut s = setting();
