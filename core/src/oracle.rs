@@ -150,18 +150,8 @@ struct ActionEntry {
 
 /// Reads a phase by abbreviation (`MPh`) or name (`Movement`).
 pub fn parse_phase(s: &str) -> Option<Phase> {
-    let all = [
-        Phase::Setup,
-        Phase::Rally,
-        Phase::PrepFire,
-        Phase::Movement,
-        Phase::DefensiveFire,
-        Phase::AdvancingFire,
-        Phase::Rout,
-        Phase::Advance,
-        Phase::CloseCombat,
-    ];
-    all.into_iter()
+    Phase::ALL
+        .into_iter()
         .find(|p| p.abbrev().eq_ignore_ascii_case(s) || format!("{p:?}").eq_ignore_ascii_case(s))
 }
 

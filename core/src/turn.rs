@@ -36,6 +36,24 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// Every phase in order: Setup, then the eight of a Player Turn (A3).
+    pub const ALL: [Phase; 9] = [
+        Phase::Setup,
+        Phase::Rally,
+        Phase::PrepFire,
+        Phase::Movement,
+        Phase::DefensiveFire,
+        Phase::AdvancingFire,
+        Phase::Rout,
+        Phase::Advance,
+        Phase::CloseCombat,
+    ];
+
+    /// The eight phases of a Player Turn, in order (A3).
+    pub fn of_a_player_turn() -> &'static [Phase] {
+        &Phase::ALL[1..]
+    }
+
     /// The phase after this one within a Player Turn; `None` after the CCPh
     /// (the next Player Turn begins with its RPh).
     pub fn next(self) -> Option<Phase> {

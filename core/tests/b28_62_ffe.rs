@@ -251,21 +251,11 @@ fn g3_b28_45_a_shown_strength_gone_says_nothing_of_an_unshown_one() {
 /// found one.
 #[test]
 fn b28_45_every_shown_minefield_gone_makes_the_counter_a_found_dummy() {
-    let mut sc = scenario(&[], &[], false);
-    sc.sides
-        .get_mut(&Side::A)
-        .unwrap()
-        .setup_area
-        .boards
-        .clear();
-    let mut st = state_in(&sc, Phase::PrepFire);
-    let m = st.markers.entry(hex("4E5")).or_default();
-    m.known_counter = Some(Side::B);
-    m.ap_revealed = Some(Some(
-        hexveil_core::sealed::ApStrength::from_factors(6).unwrap(),
-    ));
-    m.at_revealed = Some(Some(hexveil_core::sealed::AtFactors::new(1).unwrap()));
-    let mut e = Engine::with_state(sc, st);
+    let shown = shown_ap_in_4e5(6, false, true);
+    let mut st = shown.state().clone();
+    st.markers.entry(hex("4E5")).or_default().at_revealed =
+        Some(Some(hexveil_core::sealed::AtFactors::new(1).unwrap()));
+    let mut e = Engine::with_state(shown.scenario().clone(), st);
     let lay = layout(&[(ap_b("4E5"), ap(6)), (at_b("4E5"), at(1))]);
     let run = drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
     assert_eq!(e.state().referee_knows[&ap_b("4E5")], Content::Dummy);

@@ -179,7 +179,7 @@ fn seed() -> impl Strategy<Value = Seed> {
 #[derive(Clone, Debug)]
 struct Start {
     /// None: the example's positions in the Setup phase; else the phase
-    /// (index into [`PHASES`]) and phasing side of Game Turn 1.
+    /// (index into [`phases`]) and phasing side of Game Turn 1.
     phase: Option<(usize, bool)>,
     /// Per unit of the scenario: keep its place, or a hex of [`area`].
     positions: Vec<Option<usize>>,
@@ -214,16 +214,10 @@ struct LayoutCodes {
     booby: u8,
 }
 
-const PHASES: [Phase; 8] = [
-    Phase::Rally,
-    Phase::PrepFire,
-    Phase::Movement,
-    Phase::DefensiveFire,
-    Phase::AdvancingFire,
-    Phase::Rout,
-    Phase::Advance,
-    Phase::CloseCombat,
-];
+/// The phases a random start may be in (A3).
+fn phases() -> &'static [Phase] {
+    Phase::of_a_player_turn()
+}
 
 /// Side B's random layout codes.
 fn layout_codes() -> impl Strategy<Value = LayoutCodes> {
@@ -247,7 +241,7 @@ fn layout_codes() -> impl Strategy<Value = LayoutCodes> {
 
 fn start() -> impl Strategy<Value = Start> {
     (
-        proptest::option::weighted(0.85, (0usize..PHASES.len(), any::<bool>())),
+        proptest::option::weighted(0.85, (0usize..phases().len(), any::<bool>())),
         proptest::collection::vec(proptest::option::weighted(0.7, any::<usize>()), 6),
         proptest::collection::vec(0u8..14, 6),
         proptest::option::weighted(0.6, layout_codes()),
@@ -542,7 +536,7 @@ fn start_state(sc: &Scenario, start: &Start) -> GameState {
     let ids: Vec<UnitId> = st.units.keys().copied().collect();
     if let Some((p, b_phasing)) = start.phase {
         st.turn = 1;
-        st.phase = PHASES[p];
+        st.phase = phases()[p];
         st.phasing = if b_phasing { Side::B } else { Side::A };
         for (id, pos) in ids.iter().zip(&start.positions) {
             let Some(i) = pos else { continue };
