@@ -923,10 +923,10 @@ impl RemotePlayer {
     }
 
     /// Joins the game as this side, resuming after the last view seen, and
-    /// catches up: every message the server sends until the pong of a ping
-    /// sent after the join (the views the join re-sends come before it) is
-    /// acted on and queued; of the machine answers only the last view's is
-    /// sent (the log moved past every earlier prompt).
+    /// catches up: the `Joined.resync` game messages that re-send the past
+    /// are acted on and queued (rebuilding the player's layouts, notes and
+    /// orders); of the machine answers only the last view's is sent (the
+    /// log moved past every earlier prompt).
     async fn take_seat(&mut self) -> Result<(), DriverError> {
         self.send(&ClientMessage::Join {
             game_id: self.game_id,

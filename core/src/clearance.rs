@@ -15,7 +15,7 @@ use crate::error::RuleError;
 use crate::event::Visibility;
 use crate::hex::Hex;
 use crate::minefield::{emit, MinefieldEvent};
-use crate::resolve::{refuse, Ctx, Interrupt, Res};
+use crate::resolve::{each_unit_once, refuse, Ctx, Interrupt, Res};
 use crate::state::GameState;
 use crate::trail_break;
 use crate::unit::{InfantrySize, Trait, UnitId};
@@ -79,12 +79,9 @@ pub fn resolve_with_table(ctx: &mut Ctx<'_>, units: &[UnitId], table: ClearanceT
     if units.is_empty() {
         return refuse("no units given", "B28.6");
     }
-    let mut seen = std::collections::BTreeSet::new();
+    // B28.8: each Sapper counts once, so each unit is named once.
+    each_unit_once(units, "B28.6")?;
     for id in units {
-        // B28.8: each Sapper counts once, so each unit is named once.
-        if !seen.insert(*id) {
-            return refuse(format!("unit {id} is listed twice"), "B28.6");
-        }
         let Some(u) = ctx.state.unit(*id) else {
             return refuse(format!("unit {id} is not in this game"), "B28.6");
         };

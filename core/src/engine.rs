@@ -23,6 +23,7 @@ use crate::scenario::Scenario;
 use crate::sealed::{Fact, FactRequest};
 use crate::side::Side;
 use crate::state::GameState;
+use std::sync::Arc;
 
 /// What the engine answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,10 +53,11 @@ struct Pending {
     waiting: Waiting,
 }
 
-/// The rules engine for one game.
+/// The rules engine for one game. Cloning it (a referee works on a copy
+/// of itself for every entry) shares the immutable scenario.
 #[derive(Clone, Debug)]
 pub struct Engine {
-    scenario: Scenario,
+    scenario: Arc<Scenario>,
     state: GameState,
     pending: Option<Pending>,
 }
@@ -63,7 +65,8 @@ pub struct Engine {
 impl Engine {
     /// An engine at the start of `scenario`, from a state built for it
     /// (see [`crate::setup`]).
-    pub fn with_state(scenario: Scenario, mut state: GameState) -> Engine {
+    pub fn with_state(scenario: impl Into<Arc<Scenario>>, mut state: GameState) -> Engine {
+        let scenario = scenario.into();
         // Units' positions under canonical names (a seam hex is one hex).
         for u in state.units.values_mut() {
             u.hex = u.hex.map(|h| scenario.map.canonical(h));

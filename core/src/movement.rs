@@ -17,7 +17,7 @@ use crate::at_mine;
 use crate::event::{EventKind, Visibility};
 use crate::hex::Hex;
 use crate::minefield::{self, Crossing};
-use crate::resolve::{refuse, Ctx, Res};
+use crate::resolve::{each_unit_once, refuse, Ctx, Res};
 use crate::state::{FlailClearance, MovedAt};
 use crate::trail_break;
 use crate::turn::Phase;
@@ -114,13 +114,10 @@ fn check_units(ctx: &Ctx<'_>, units: &[UnitId], cite: &str) -> Res<(Hex, Vec<Uni
     if units.is_empty() {
         return refuse("no units given", cite);
     }
-    let mut seen = std::collections::BTreeSet::new();
+    each_unit_once(units, cite)?;
     let mut out = Vec::new();
     let mut hex = None;
     for id in units {
-        if !seen.insert(*id) {
-            return refuse(format!("unit {id} is listed twice"), cite);
-        }
         let Some(u) = ctx.state.unit(*id) else {
             return refuse(format!("unit {id} is not in this game"), cite);
         };
@@ -317,12 +314,8 @@ pub fn resolve_disembark(ctx: &mut Ctx<'_>, vehicle: UnitId, units: &[UnitId]) -
     if units.is_empty() {
         return refuse("no units given", "B28.43");
     }
-    let mut seen = std::collections::BTreeSet::new();
+    each_unit_once(units, "B28.43")?;
     for id in units {
-        // Each unit leaves once (as `check_units` refuses for a step).
-        if !seen.insert(*id) {
-            return refuse(format!("unit {id} is listed twice"), "B28.43");
-        }
         let aboard = data.passengers.contains(id) || data.riders.contains(id);
         let ok = ctx
             .state

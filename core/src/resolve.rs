@@ -43,6 +43,16 @@ pub fn refuse<T>(reason: impl Into<String>, cite: &str) -> Res<T> {
     Err(Interrupt::Refuse(RuleError::new(reason, cite)))
 }
 
+/// Refuses a list of units that names a unit twice (each unit acts once in
+/// an action: a step, a Disembark, a clearance).
+pub fn each_unit_once(units: &[crate::unit::UnitId], cite: &str) -> Res<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    match units.iter().find(|id| !seen.insert(**id)) {
+        Some(id) => refuse(format!("unit {id} is listed twice"), cite),
+        None => Ok(()),
+    }
+}
+
 /// The working context of one resolution.
 pub struct Ctx<'a> {
     /// The scenario (map, OBs, SSRs, rules data).

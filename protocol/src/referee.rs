@@ -913,10 +913,7 @@ impl Referee {
             let mut state = rules::initial_state(&self.scenario, &publics)
                 .map_err(|e| bad(format!("setups do not combine: {e}")))?;
             state.extra_dummies = self.extra_dummies.clone();
-            let engine = Engine::with_state(
-                hexveil_core::scenario::Scenario::clone(&self.scenario),
-                state,
-            );
+            let engine = Engine::with_state(std::sync::Arc::clone(&self.scenario), state);
             self.awaiting = Awaiting::Action {
                 actor: hexveil_core::turn::who_ends_phase(engine.state()),
             };

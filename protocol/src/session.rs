@@ -15,7 +15,7 @@ use crate::encoding::Digest;
 use crate::encoding::{GameId, Party};
 use crate::envelope::{Envelope, Receipt, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::{Identity, PublicKey};
-use crate::keeper::EscrowAgents;
+use crate::keeper::{EscrowAgents, EscrowError};
 use crate::message::{
     encode, party_of, side_of, Body, Declared, Genesis, LoggedEntry, Mode, Prompt, ToClient,
     Update, MESSAGE_VERSION,
@@ -251,13 +251,8 @@ impl Session {
                 .accept(&entry.envelope)
                 .map_err(|e| replay(e.to_string()))?;
             session
-                .escrows
-                .follow(&session.referee, &accepted)
+                .keep(entry, &accepted)
                 .map_err(|e| replay(e.to_string()))?;
-            session
-                .views
-                .push(EntryViews::of(&session.referee, &accepted));
-            session.log.push(entry);
         }
         session.set_deadline(now_ms);
         let mut out = Vec::new();
@@ -451,14 +446,13 @@ impl Session {
         };
         // The referee accepted any escrow only after building its agent
         // from it, so following cannot fail here.
-        let followed = self.escrows.follow(&self.referee, &accepted);
-        debug_assert!(followed.is_ok(), "{followed:?}");
-        self.log.push(entry.clone());
+        let kept = self.keep(entry.clone(), &accepted);
+        debug_assert!(kept.is_ok(), "{kept:?}");
         out.push(Output::Persist(entry));
         if let Some(side) = side_of(accepted.author) {
             out.push(Output::ToPlayer(side, ToClient::Receipt(receipt)));
         }
-        let views = EntryViews::of(&self.referee, &accepted);
+        let views = &self.views[self.views.len() - 1];
         for side in [Side::A, Side::B] {
             out.push(Output::ToPlayer(
                 side,
@@ -468,8 +462,17 @@ impl Session {
         out.push(Output::ToSpectators(ToClient::Update(
             views.seen_by(None).clone(),
         )));
-        self.views.push(views);
         self.set_deadline(now_ms);
+    }
+
+    /// Appends an accepted entry to the log with the views each party was
+    /// shown of it (one per entry: a resync looks them up by seq), after
+    /// the escrow agents followed it.
+    fn keep(&mut self, entry: LoggedEntry, accepted: &Accepted) -> Result<(), EscrowError> {
+        self.escrows.follow(&self.referee, accepted)?;
+        self.views.push(EntryViews::of(&self.referee, accepted));
+        self.log.push(entry);
+        Ok(())
     }
 
     fn set_deadline(&mut self, now_ms: u64) {

@@ -129,11 +129,13 @@ impl StorageKey {
             });
         }
         let mut buf = stored[1..].to_vec();
-        let plain = self
+        let n = self
             .key
             .open_in_place(Self::nonce(seq), Aad::from(self.aad(seq)), &mut buf)
-            .map_err(|_| AtRestError::Tampered { seq })?;
-        Ok(plain.to_vec())
+            .map_err(|_| AtRestError::Tampered { seq })?
+            .len();
+        buf.truncate(n);
+        Ok(buf)
     }
 }
 

@@ -399,10 +399,7 @@ impl Narrator {
             ),
             MinefieldEvent::SearchFound { hex, owner, layer } => format!(
                 "Search finds side {owner}'s {} mines in {hex}",
-                match layer {
-                    hexveil_core::Layer::AntiTank => "A-T",
-                    _ => "A-P",
-                }
+                mine_kind(*layer)
             ),
             MinefieldEvent::AtAttack {
                 hex,
@@ -491,10 +488,7 @@ impl Narrator {
                 now,
             } => format!(
                 "the FFE in {hex} changed side {owner}'s shown {} minefield: its counter now shows {}",
-                match layer {
-                    Layer::AntiTank => "A-T",
-                    _ => "A-P",
-                },
+                mine_kind(*layer),
                 match now {
                     Content::Empty => "no such mines".to_string(),
                     c => self.content(c),
@@ -785,6 +779,14 @@ fn phase_name(p: Phase) -> &'static str {
         Phase::Rout => "Rout Phase",
         Phase::Advance => "Advance Phase",
         Phase::CloseCombat => "Close Combat Phase",
+    }
+}
+
+/// "A-T" for the A-T layer, "A-P" otherwise (the minefield layers, B28).
+fn mine_kind(layer: Layer) -> &'static str {
+    match layer {
+        Layer::AntiTank => "A-T",
+        _ => "A-P",
     }
 }
 

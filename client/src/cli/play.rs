@@ -18,7 +18,7 @@ use hexveil_protocol::message::{Mode, Prompt};
 use hexveil_protocol::player::Secrets;
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
-use hexveil_server::wire::{GameId, ServerMessage};
+use hexveil_server::wire::GameId;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -341,13 +341,8 @@ pub async fn play_seat(
             GameEvent::Receipt(_) => false,
             GameEvent::Transcript(_) => note("transcript".into()),
             GameEvent::ServerError { message, .. } => note(message),
-            GameEvent::Left => note(format!(
-                "{:?}",
-                ServerMessage::Left {
-                    game_id: seat.game_id()
-                }
-            )),
-            GameEvent::Pong(nonce) => note(format!("{:?}", ServerMessage::Pong { nonce })),
+            GameEvent::Left => note(format!("Left {{ game_id: {:?} }}", seat.game_id())),
+            GameEvent::Pong(nonce) => note(format!("Pong {{ nonce: {nonce:?} }}")),
             GameEvent::Other(text) => note(text),
         };
         if ask {
