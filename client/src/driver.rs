@@ -27,7 +27,7 @@ use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use hexveil_core::{Action, Side};
+use hexveil_core::Side;
 use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::identity::PublicKey;
@@ -391,6 +391,9 @@ impl std::fmt::Debug for Client {
 /// side is theirs) and the pad length of the server's games.
 #[derive(Clone, Debug)]
 pub struct SeatSetup {
+    /// The ruleset the player set up for; a game under another is refused
+    /// before anything is committed.
+    pub ruleset: std::sync::Arc<dyn hexveil_core::Ruleset>,
     /// The scenario TOML the game was created from.
     pub scenario_toml: String,
     /// The player's secrets (setups, seeds, standing orders).
@@ -498,6 +501,7 @@ impl Client {
         let player = Player::new(
             identity,
             game_id,
+            setup.ruleset.as_ref(),
             &setup.scenario_toml,
             setup.pad_len,
             setup.mode,
@@ -766,7 +770,7 @@ impl RemotePlayer {
     }
 
     /// Declares an action (signed on top of the last head seen).
-    pub fn act(&mut self, action: Action) -> Result<SignedEnvelope, DriverError> {
+    pub fn act(&mut self, action: impl Into<Vec<u8>>) -> Result<SignedEnvelope, DriverError> {
         let env = self.player.act(action);
         self.send_entry(env.clone())?;
         Ok(env)
@@ -1099,6 +1103,8 @@ mod tests {
 
     fn new_game(players: [PublicKey; 2]) -> NewGame {
         NewGame {
+            ruleset: "asl".into(),
+            ruleset_version: 1,
             scenario_toml: "s".into(),
             players,
             mode: Mode::Live,

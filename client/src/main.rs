@@ -26,11 +26,11 @@ enum SideArg {
     B,
 }
 
-impl From<SideArg> for hexveil_core::Side {
+impl From<SideArg> for hexveil_asl::Side {
     fn from(s: SideArg) -> Self {
         match s {
-            SideArg::A => hexveil_core::Side::A,
-            SideArg::B => hexveil_core::Side::B,
+            SideArg::A => hexveil_asl::Side::A,
+            SideArg::B => hexveil_asl::Side::B,
         }
     }
 }
@@ -122,7 +122,7 @@ enum Command {
         /// The game id.
         #[arg(long)]
         game: String,
-        /// The scenario file, to name units (else they show as id:N).
+        /// The scenario file (by default the one the game's genesis holds).
         #[arg(long)]
         scenario: Option<PathBuf>,
         /// Where to write the transcript at the end.
@@ -159,6 +159,10 @@ enum Command {
         /// server answers for the hidden setups.
         #[arg(long)]
         escrow: bool,
+        /// The ruleset to play: `asl` (B28 minefields, the default) or
+        /// `minis` (the miniatures minefield rules, seed 004).
+        #[arg(long, default_value = "asl")]
+        ruleset: String,
     },
     /// Rules oracle: reads a situation as JSON on stdin, prints the rulings
     /// as JSON (docs/RULES-ORACLE.md).
@@ -261,7 +265,11 @@ fn main() -> ExitCode {
         Command::Check { scenario, script } => cli::play::check(&scenario, script.as_deref()),
         Command::Verify { file } => cli::transcript::verify_file(&file),
         Command::Replay { file } => cli::transcript::replay_file(&file),
-        Command::Demo { out, escrow } => cli::demo::main(out, escrow),
+        Command::Demo {
+            out,
+            escrow,
+            ruleset,
+        } => cli::demo::main(out, escrow, &ruleset),
         Command::Rules => rules_cmd::run(),
     }
 }

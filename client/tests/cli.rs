@@ -198,3 +198,77 @@ fn replay_into_a_closed_pipe_ends_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(status.code(), Some(141), "{err}");
 }
+
+// seed 004, G5: the miniatures demo plays over real QUIC with the second
+// ruleset plugged into the same referee, and its transcript verifies and
+// replays with the miniatures narrator.
+#[test]
+fn seed004_demo_ruleset_minis_plays_over_quic_and_verifies_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("minis.transcript");
+    let out = hexveil(&[
+        "demo",
+        "--ruleset",
+        "minis",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "demo failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("WWII miniatures minefields"), "{text}");
+    assert!(text.contains("CLEAN: game"), "{text}");
+    assert!(text.contains("side A revealed and audited"), "{text}");
+    assert!(text.contains("side B revealed and audited"), "{text}");
+    // A crossing of ground that may be mined rolls its percentile (R9).
+    assert!(text.contains("detonation roll for ger-rifle-1"), "{text}");
+    let ok = hexveil(&["verify", file.to_str().unwrap()]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
+    let replay = hexveil(&["replay", file.to_str().unwrap()]);
+    let r = stdout(&replay);
+    assert!(r.contains("(ruleset minis v1)"), "{r}");
+    assert!(r.contains("moves ger-pz-iv through"), "{r}");
+    let bad = hexveil(&["demo", "--ruleset", "chess"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("\"chess\""));
+}
+
+// seed 004: `hexveil check` reads a miniatures script with the miniatures
+// command language (the scenario names its ruleset), and names what is
+// wrong with a bad line.
+#[test]
+fn seed004_check_reads_miniatures_commands() {
+    let scenario = examples().join("minis/scenario.toml");
+    let script = examples().join("minis/script-a.txt");
+    let ok = hexveil(&[
+        "check",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    let text = stdout(&ok);
+    assert_eq!(ok.status.code(), Some(0), "{text}");
+    assert!(text.contains("ok: moves ger-pz-iv through 12,14"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(
+        &bad,
+        "move ger-pz-iv 12,14\nmove nobody 1,1\nlay ger-mg c1x1 xx\n",
+    )
+    .unwrap();
+    let out = hexveil(&[
+        "check",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--script",
+        bad.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("no figure named `nobody`"), "{text}");
+    assert!(text.contains("`xx` is no mine type"), "{text}");
+}

@@ -72,3 +72,21 @@ fn missing_aerial_af_is_an_input_error_r4() {
     assert_eq!(v["input_errors"].as_array().map(|a| a.len()), Some(1));
     assert!(!err.contains("panicked"));
 }
+
+// seed 004: a question naming `"ruleset": "minis"` goes to the miniatures
+// oracle; a ruleset the build lacks is refused naming it.
+#[test]
+fn seed004_a_miniatures_question_gets_miniatures_rulings() {
+    let (code, out, err) = rules(&example("minis-seed004-tank-in-mixed-field"));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["rulings"].is_array(), "{out}");
+    assert!(out.contains("ger-pz-iv"), "{out}");
+    let (code, out, err) = rules(r#"{"ruleset": "chess", "scenario": ""}"#);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("\"chess\"") && err.contains("minis v1"),
+        "{err}"
+    );
+}

@@ -1,11 +1,9 @@
-//! Errors the engine returns. Each says exactly what was wrong; an error
-//! never changes the game state.
+//! Errors every ruleset's engine shares. Each says exactly what was wrong;
+//! an error never changes the game state.
 
 use crate::dice::DiceSpec;
-use crate::sealed::{Content, FactRequest};
-use crate::side::Side;
-use crate::turn::Phase;
-use crate::unit::UnitId;
+use crate::dice::Roll;
+use crate::fact::{Content, FactRequest};
 
 /// A rule forbids what was asked, or a needed rules-data cell is missing.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -27,57 +25,26 @@ impl RuleError {
     }
 }
 
-/// Why an action was refused. The game state is unchanged.
+/// Why an action was refused, as the protocol sees it. The game state is
+/// unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ActionError {
-    /// Another action is still being adjudicated.
-    #[error("another action is still waiting for facts or dice")]
-    Busy,
-    /// The game has ended.
-    #[error("the game is over")]
-    GameOver,
-    /// Not the actor's turn for this action.
-    #[error("side {actor} may not act now: it is side {phasing}'s {phase:?} phase")]
-    NotYourTurn {
-        /// Who tried.
-        actor: Side,
-        /// Whose Player Turn it is.
-        phasing: Side,
-        /// The current phase.
-        phase: Phase,
-    },
-    /// The action is not allowed in this phase.
-    #[error("{action} is not allowed in the {phase:?} phase ({cite})")]
-    WrongPhase {
-        /// What was tried.
-        action: String,
-        /// The current phase.
-        phase: Phase,
-        /// The rule that fixes when it may happen.
-        cite: String,
-    },
-    /// A unit id that is not in the game.
-    #[error("unit {0} is not in this game")]
-    UnknownUnit(UnitId),
-    /// A unit of the other side.
-    #[error("unit {unit} belongs to side {owner}, not to side {actor}")]
-    NotYourUnit {
-        /// The unit.
-        unit: UnitId,
-        /// Its owner.
-        owner: Side,
-        /// Who tried to use it.
-        actor: Side,
-    },
-    /// A rule forbids it.
+    /// The action's bytes are not an action of this ruleset.
+    #[error("not an action of this ruleset: {0}")]
+    Malformed(String),
+    /// Refused before anything was asked (out of turn, wrong phase, a unit
+    /// that is not the actor's, ...): the ruleset's words.
+    #[error("{0}")]
+    Illegal(String),
+    /// A rule forbids it, or a rules-data cell it needs is missing (R12).
     #[error("refused: {0}")]
     Refused(#[from] RuleError),
     /// Facts or dice given to the engine were not what it asked for.
     #[error("bad answer: {0}")]
-    Provide(ProvideError),
+    Provide(#[from] ProvideError),
 }
 
-/// Why facts or dice given to the engine were rejected. Nothing changes.
+/// Why facts or dice given to an engine were rejected. Nothing changes.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProvideError {
     /// Nothing is being adjudicated.
@@ -98,12 +65,14 @@ pub enum ProvideError {
         got: Vec<FactRequest>,
     },
     /// A content that cannot be in that layer.
-    #[error("{content:?} cannot be in layer {}", request.layer)]
+    #[error("{content:?} cannot be in layer {} ({reason})", request.layer)]
     ContentDoesNotFit {
         /// The request.
         request: FactRequest,
         /// The content given.
         content: Content,
+        /// The ruleset's reason.
+        reason: String,
     },
     /// Too few or too many rolls.
     #[error("expected {expected} rolls, got {got}")]
@@ -118,9 +87,9 @@ pub enum ProvideError {
     BadRoll {
         /// Position in the batch.
         index: usize,
-        /// The request.
+        /// What was asked.
         spec: DiceSpec,
-        /// The value given.
-        roll: crate::dice::Roll,
+        /// What was given.
+        roll: Roll,
     },
 }

@@ -1,7 +1,11 @@
-//! What happened: events with who may see them and the rules they apply.
+//! What happened, as the protocol carries it: each event with its audience
+//! and rule citations. The protocol reads only the audience and the four
+//! kinds every ruleset shares (dice, openings, transitions, void rulings);
+//! the rest is the ruleset's own event, encoded by the ruleset
+//! ([`EventKind::Rules`]), which clients decode with the ruleset.
 
 use crate::dice::Roll;
-use crate::sealed::{Content, FactRequest};
+use crate::fact::{Content, FactRequest};
 use crate::side::Side;
 use serde::{Deserialize, Serialize};
 
@@ -27,18 +31,20 @@ impl Visibility {
     }
 }
 
-/// One ruling or happening, with its audience and rule citations.
+/// One ruling or happening, with its audience and rule citations. The
+/// protocol carries `Event<EventKind>`; a ruleset may use the same envelope
+/// around its own typed kinds inside its engine (ASL does).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Event {
+pub struct Event<K = EventKind> {
     /// Who may see it.
     pub to: Visibility,
     /// What happened.
-    pub kind: EventKind,
+    pub kind: K,
     /// Rules (and rulings) applied, e.g. `B28.412`, `R13`.
     pub cite: Vec<String>,
 }
 
-/// What happened. Each rules area has its own event type in its module.
+/// What happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventKind {
     /// A roll the engine was given, and what it was used for.
@@ -56,8 +62,8 @@ pub enum EventKind {
         content: Content,
     },
     /// The owner must commit a new content for a sealed fact (DESIGN 3.1
-    /// transitions: B28.62 FFE, clearance). Issued for every affected
-    /// location, changed or not, so the traffic does not tell.
+    /// transitions). Issued for every affected location, changed or not,
+    /// so the traffic does not tell.
     Transition {
         /// Which fact.
         request: FactRequest,
@@ -72,18 +78,6 @@ pub enum EventKind {
         /// Why, in words, with the rule.
         reason: String,
     },
-    /// Unit movement.
-    Move(crate::movement::MoveEvent),
-    /// Minefield attacks, reveals, clearance and FFE (B28).
-    Minefield(crate::minefield::MinefieldEvent),
-    /// Infantry fire on the IFT (A7, A19.131, A19.33).
-    Fire(crate::fire::FireEvent),
-    /// Morale, ELR, Replacement, Disruption, Casualty Reduction (A10, A19).
-    Morale(crate::morale::MoraleEvent),
-    /// Booby traps (B28.9).
-    BoobyTrap(crate::booby_trap::BoobyTrapEvent),
-    /// Daisy Chains (B28.531).
-    DaisyChain(crate::daisy_chain::DaisyEvent),
-    /// Turn and phase changes, surrender, the end of the game.
-    Turn(crate::turn::TurnEvent),
+    /// An event of the ruleset's own, in the ruleset's encoding.
+    Rules(Vec<u8>),
 }

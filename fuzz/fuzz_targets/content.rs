@@ -1,6 +1,6 @@
 //! `content::decode`: a leaf's fixed-width content.
 #![no_main]
-use hexveil_protocol::content::{decode, encode, CONTENT_LEN};
+use hexveil_asl::content::{decode, encode, CONTENT_LEN};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,7 +5,7 @@
 //! 2 bits); the rest is the body, signed by the harness.
 #![no_main]
 
-#[path = "../../protocol/tests/common/mod.rs"]
+#[path = "../../protocol-tests/tests/common/mod.rs"]
 mod common;
 
 use std::sync::OnceLock;
@@ -19,7 +19,7 @@ fn states() -> &'static Vec<Referee> {
     static STATES: OnceLock<Vec<Referee>> = OnceLock::new();
     STATES.get_or_init(|| {
         let g = common::honest_game(2);
-        let (mut r, _) = Referee::new(&g.entries[0].envelope).unwrap();
+        let (mut r, _) = Referee::new(&g.entries[0].envelope, &hexveil_fixtures::rulesets()).unwrap();
         let mut out = vec![r.clone()];
         for e in &g.entries[1..] {
             r.accept(&e.envelope).unwrap();

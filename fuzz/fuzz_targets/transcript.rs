@@ -24,5 +24,5 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(t.entries.len(), streamed.len());
         assert_eq!(t.to_bytes().expect("re-encodes"), data);
     }
-    let _ = verify(data);
+    let _ = verify(data, &hexveil_rulesets::all());
 });

@@ -1,5 +1,5 @@
 //! The keeper of one side's sealed facts: its sealed layouts, its Daisy
-//! Chain notes and its standing orders. It answers the referee's requests
+//! notes (ASL: Daisy Chains) and its standing orders. It answers the referee's requests
 //! for openings and transitions (DESIGN 3.1, 3.2).
 //!
 //! The owner's [`Player`](crate::player::Player) runs a keeper in Live mode.
@@ -10,36 +10,20 @@
 //! the requests and the enemy actions it has observed. A session restored
 //! after a crash therefore reaches the same state by replaying the log.
 
-use crate::content::{self, CONTENT_LEN};
 use crate::encoding::GameId;
 use crate::encoding::Party;
 use crate::layout::{LayoutSeed, RootStatement, SealedLayout, Transition};
 use crate::message::{party_of, side_of, Body, EscrowBody, LayerReveal, OpenedFact, SetupBody};
-use crate::note::{NoteBook, NoteContent, NotesSeed, NOTE_LEN};
-use crate::referee::{Accepted, Awaiting, Referee, SEALED_LAYERS};
-use hexveil_core::hex::Hex;
-use hexveil_core::scenario::Scenario;
-use hexveil_core::sealed::DaisyNote;
-use hexveil_core::unit::UnitId;
-use hexveil_core::{Action, Content, FactRequest, Layer, Location, Side};
-use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
-
-/// A standing order for a Daisy Chain (B28.531): when an enemy vehicle
-/// moves into `hex`, `holder` pulls its chain across that hex.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DaisyOrder {
-    /// The Infantry unit holding the Daisy Chain.
-    pub holder: UnitId,
-    /// The hex to watch.
-    pub hex: Hex,
-}
+use crate::note::{NoteBook, NoteContent, NotesSeed};
+use crate::referee::{Accepted, Awaiting, Referee};
+use hexveil_core::{Content, FactRequest, Layer, Orders, Scenario, Side};
+use std::collections::BTreeMap;
 
 /// Why a keeper could not be built or could not answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum KeeperError {
-    /// A layer name is not one of the sealed layers.
-    #[error("{0:?} is not a sealed layer (ap, at, booby)")]
+    /// A layer name is not one of the ruleset's sealed layers.
+    #[error("{0:?} is not a sealed layer of this ruleset")]
     UnknownLayer(String),
     /// The same layer was given twice.
     #[error("layer {0} is given twice")]
@@ -58,6 +42,12 @@ pub enum KeeperError {
     /// A request is for a layer this side did not seal.
     #[error("this side sealed no layout for layer {0}")]
     NoLayout(Layer),
+    /// A note asked for a location that is not an opportunity.
+    #[error("a note is asked for {0}, which is not an opportunity")]
+    NotAnOpportunity(String),
+    /// The standing orders are not valid for the ruleset.
+    #[error("standing orders: {}", .0.join("; "))]
+    Orders(Vec<String>),
     /// The server holds no escrow for this side (DESIGN 3.6).
     #[error("the server holds no escrow for side {0}")]
     NoEscrow(Side),
@@ -74,16 +64,10 @@ pub struct Keeper {
     side: Side,
     layouts: BTreeMap<Layer, SealedLayout>,
     notes: NoteBook,
-    orders: Vec<DaisyOrder>,
-    /// Units of the scenario that are vehicles (a Daisy Chain is pulled
-    /// only across a vehicle, B28.531).
-    vehicles: BTreeSet<UnitId>,
-    /// The map, to compare hexes by their canonical names: a seam hex has
-    /// two names, and an enemy must not dodge a standing order by naming
-    /// its move's hex by the other board.
-    map: hexveil_core::map::Map,
-    /// The last enemy action observed, for standing orders.
-    last_enemy_action: Option<Action>,
+    /// The layer answered by notes, if the ruleset has one.
+    note_layer: Option<Layer>,
+    /// The standing orders that decide each note (the ruleset's).
+    orders: Box<dyn Orders>,
 }
 
 impl std::fmt::Debug for Keeper {
@@ -100,7 +84,7 @@ impl Keeper {
     /// owner's escrow, exactly as the owner's own machine would build it.
     pub fn from_escrow(
         game_id: GameId,
-        scenario: &Scenario,
+        scenario: &dyn Scenario,
         side: Side,
         escrow: &EscrowBody,
     ) -> Result<Keeper, KeeperError> {
@@ -110,26 +94,29 @@ impl Keeper {
             side,
             &escrow.layers,
             NotesSeed(escrow.notes_seed),
-            escrow.daisy_orders.clone(),
+            &escrow.orders,
         )
     }
 
     /// Seals `side`'s layers of game `game_id` from their seeds and setup
     /// contents (one [`LayerReveal`] per sealed layer that has eligible
-    /// locations), with the notes seed and the standing orders.
+    /// locations), with the notes seed and the standing orders (the
+    /// ruleset's encoding; empty for none).
     pub fn new(
         game_id: GameId,
-        scenario: &Scenario,
+        scenario: &dyn Scenario,
         side: Side,
         layers: &[LayerReveal],
         notes_seed: NotesSeed,
-        orders: Vec<DaisyOrder>,
+        orders: &[u8],
     ) -> Result<Keeper, KeeperError> {
         let party = party_of(side);
+        let sealed = scenario.sealed_layers();
         let mut layouts = BTreeMap::new();
         for reveal in layers {
-            let layer = SEALED_LAYERS
-                .into_iter()
+            let layer = sealed
+                .iter()
+                .copied()
                 .find(|l| l.name() == reveal.layer)
                 .ok_or_else(|| KeeperError::UnknownLayer(reveal.layer.clone()))?;
             if layouts.contains_key(&layer) {
@@ -150,28 +137,13 @@ impl Keeper {
         }
         let notes =
             NoteBook::new(game_id, party, notes_seed).map_err(|_| KeeperError::ServerSide)?;
-        let vehicles = scenario
-            .units
-            .iter()
-            .enumerate()
-            .filter(|(_, u)| u.vehicle().is_some())
-            .filter_map(|(i, _)| u16::try_from(i).ok().map(UnitId))
-            .collect();
-        let orders = orders
-            .into_iter()
-            .map(|o| DaisyOrder {
-                holder: o.holder,
-                hex: scenario.map.canonical(o.hex),
-            })
-            .collect();
+        let orders = scenario.orders(side, orders).map_err(KeeperError::Orders)?;
         Ok(Keeper {
             side,
             layouts,
             notes,
+            note_layer: scenario.note_layer(),
             orders,
-            vehicles,
-            map: scenario.map.clone(),
-            last_enemy_action: None,
         })
     }
 
@@ -185,22 +157,15 @@ impl Keeper {
         self.layouts.values().map(SealedLayout::statement).collect()
     }
 
-    /// The standing orders not yet carried out (hexes by canonical name).
-    pub fn orders(&self) -> &[DaisyOrder] {
-        &self.orders
-    }
-
-    /// Takes note of an action declared by `actor`; an enemy action is what
-    /// the standing orders react to.
-    pub fn observe(&mut self, actor: Side, action: &Action) {
-        if actor != self.side {
-            self.last_enemy_action = Some(action.clone());
-        }
+    /// Takes note of an action declared by `actor` (the ruleset's bytes);
+    /// an enemy action is what the standing orders react to.
+    pub fn observe(&mut self, actor: Side, action: &[u8]) {
+        self.orders.observe(actor, action);
     }
 
     /// Opens the requested facts, in order: a leaf of a sealed layout, or a
-    /// Daisy Chain note for an opportunity (real or null, decided by the
-    /// standing orders).
+    /// note for an opportunity (real or null, decided by the standing
+    /// orders).
     pub fn open(&mut self, requests: &[FactRequest]) -> Result<Vec<OpenedFact>, KeeperError> {
         requests
             .iter()
@@ -208,27 +173,27 @@ impl Keeper {
                 if r.owner != self.side {
                     return Err(KeeperError::NotOurs(r.to_string()));
                 }
-                match (r.layer, r.location) {
-                    (Layer::DaisyChain, Location::Opportunity(n)) => {
-                        let content = Content::Daisy(self.daisy_decision());
-                        let mut bytes = [0u8; NOTE_LEN];
-                        bytes[..CONTENT_LEN].copy_from_slice(&content::encode(&content));
-                        let (commitment, opening) =
-                            self.notes.seal(u64::from(n), NoteContent(bytes));
-                        Ok(OpenedFact::Note {
-                            commitment,
-                            opening,
-                        })
-                    }
-                    (layer, location) => self
-                        .layout(layer)?
-                        .open(&location.key())
-                        .map(OpenedFact::Leaf)
-                        .map_err(|e| KeeperError::Layout {
-                            layer,
-                            reason: e.to_string(),
-                        }),
+                if Some(r.layer) == self.note_layer {
+                    let n = r
+                        .location
+                        .as_opportunity()
+                        .ok_or_else(|| KeeperError::NotAnOpportunity(r.location.to_string()))?;
+                    let content = self.orders.note(n);
+                    let (commitment, opening) = self
+                        .notes
+                        .seal(u64::from(n), NoteContent::from_content(&content));
+                    return Ok(OpenedFact::Note {
+                        commitment,
+                        opening,
+                    });
                 }
+                self.layout(r.layer)?
+                    .open(r.location.key())
+                    .map(OpenedFact::Leaf)
+                    .map_err(|e| KeeperError::Layout {
+                        layer: r.layer,
+                        reason: e.to_string(),
+                    })
             })
             .collect()
     }
@@ -247,7 +212,7 @@ impl Keeper {
                 self.layouts
                     .get_mut(&layer)
                     .ok_or(KeeperError::NoLayout(layer))?
-                    .transition(&r.location.key(), content::encode(new))
+                    .transition(r.location.key(), new.0)
                     .map_err(|e| KeeperError::Layout {
                         layer,
                         reason: e.to_string(),
@@ -259,68 +224,6 @@ impl Keeper {
     fn layout(&self, layer: Layer) -> Result<&SealedLayout, KeeperError> {
         self.layouts.get(&layer).ok_or(KeeperError::NoLayout(layer))
     }
-
-    /// The standing orders' answer at a Daisy Chain opportunity: place on
-    /// the first enemy vehicle moving into a watched hex (B28.531). An
-    /// order is carried out once.
-    fn daisy_decision(&mut self) -> DaisyNote {
-        let Some(Action::Move { units, to, .. }) = &self.last_enemy_action else {
-            return DaisyNote::Nothing;
-        };
-        if !units.iter().any(|u| self.vehicles.contains(u)) {
-            return DaisyNote::Nothing;
-        }
-        let to = self.map.canonical(*to);
-        let Some(i) = self.orders.iter().position(|o| o.hex == to) else {
-            return DaisyNote::Nothing;
-        };
-        let order = self.orders.remove(i);
-        DaisyNote::Placed {
-            holder: order.holder,
-            hex: order.hex,
-        }
-    }
-}
-
-/// What is wrong with `side`'s Daisy Chain standing orders (B28.531): each
-/// must name one of `side`'s own units that holds a Daisy Chain and a hex
-/// of the map, and no order may be given twice. Checked by the referee when
-/// an escrow is sent (DESIGN 3.6) and by the owner's machine when it is
-/// made, so a mistyped order is a clear error at once rather than a chain
-/// that silently never moves.
-pub fn order_problems(scenario: &Scenario, side: Side, orders: &[DaisyOrder]) -> Vec<String> {
-    let mut problems = Vec::new();
-    let mut seen: BTreeSet<(UnitId, Hex)> = BTreeSet::new();
-    for order in orders {
-        match scenario.units.get(usize::from(order.holder.0)) {
-            None => problems.push(format!(
-                "side {side}'s standing order for unit {}: no such unit in the scenario",
-                order.holder
-            )),
-            Some(u) if u.side != side => problems.push(format!(
-                "side {side}'s standing order for {}: not side {side}'s unit (B28.531)",
-                u.name
-            )),
-            Some(u) if u.daisy_chain.is_none() => problems.push(format!(
-                "side {side}'s standing order for {}: it holds no Daisy Chain (B28.531)",
-                u.name
-            )),
-            Some(_) => {}
-        }
-        if scenario.map.names(order.hex).is_empty() {
-            problems.push(format!(
-                "side {side}'s standing order for hex {}: not a hex of the map",
-                order.hex
-            ));
-        }
-        if !seen.insert((order.holder, scenario.map.canonical(order.hex))) {
-            problems.push(format!(
-                "side {side}'s standing order for unit {} in {} is given twice",
-                order.holder, order.hex
-            ));
-        }
-    }
-    problems
 }
 
 /// The server's escrow agents (DESIGN 3.6): the keeper of every owner who
@@ -368,9 +271,13 @@ impl EscrowAgents {
                 }),
                 Some(side),
             ) => {
-                let keeper =
-                    Keeper::from_escrow(referee.game_id(), referee.scenario(), side, escrow)
-                        .map_err(|reason| EscrowError::Agent { side, reason })?;
+                let keeper = Keeper::from_escrow(
+                    referee.game_id(),
+                    referee.scenario().as_ref(),
+                    side,
+                    escrow,
+                )
+                .map_err(|reason| EscrowError::Agent { side, reason })?;
                 self.keepers.insert(side, keeper);
             }
             (Body::Act(action), Some(actor)) => {

@@ -29,7 +29,7 @@ use crate::merkle::{self, AuditPath, InclusionError, MerkleTree};
 
 /// Width of a layout leaf's content in bytes (`none`, `ap(8)`, `at(3)`,
 /// `dummy`, `level(B)`... are encoded by the caller into this width).
-pub const CONTENT_LEN: usize = 8;
+pub use hexveil_core::CONTENT_LEN;
 
 /// The fixed-width content of one location.
 pub type Content = [u8; CONTENT_LEN];

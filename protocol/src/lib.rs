@@ -15,7 +15,6 @@
 //!   offline verifier that replays it through the [`referee`] (3.5, G5).
 
 pub mod beacon;
-pub mod content;
 pub mod dice;
 pub mod encoding;
 pub mod envelope;
@@ -28,7 +27,6 @@ pub mod note;
 pub mod pad;
 pub mod player;
 pub mod referee;
-pub mod rules;
 pub mod session;
 pub mod transcript;
 pub mod verifier;

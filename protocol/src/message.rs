@@ -13,11 +13,11 @@ use crate::identity::PublicKey;
 use crate::layout::{Opening, RootStatement, Transition};
 use crate::note::{NoteCommitment, NoteOpening};
 use crate::pad::{PadEntry, PadSeed, PadStatement};
-use hexveil_core::{Action, Event, FactRequest, Roll, Side};
+use hexveil_core::{Content, Event, FactRequest, Roll, Side};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of the message layer; a Genesis names it.
-pub const MESSAGE_VERSION: u16 = 1;
+pub const MESSAGE_VERSION: u16 = 2;
 /// Largest encoded [`Body`] accepted (a setup with its roots, or the end
 /// reveal of a large layout, is the biggest).
 pub const MAX_BODY_LEN: usize = 4 * 1024 * 1024;
@@ -104,7 +104,12 @@ pub enum Mode {
 pub struct Genesis {
     /// [`MESSAGE_VERSION`].
     pub message_version: u16,
-    /// The scenario, as the TOML text both players agreed to.
+    /// The ruleset the game is played under (`asl`, `minis`): the verifier
+    /// re-runs the same one (G5).
+    pub ruleset: String,
+    /// The ruleset's version.
+    pub ruleset_version: u32,
+    /// The scenario, as the text (TOML) both players agreed to.
     pub scenario_toml: String,
     /// SHA-256 of `scenario_toml`.
     pub scenario_hash: Digest,
@@ -130,8 +135,9 @@ pub struct SetupBody {
     /// The public setup (unit positions, Known counters, A-T in full view),
     /// as TOML text.
     pub public_setup_toml: String,
-    /// One root per sealed layer (`ap`, `at`, `booby`) that has eligible
-    /// locations, each over exactly those locations.
+    /// One root per sealed layer of the ruleset (ASL: `ap`, `at`, `booby`;
+    /// miniatures: `mines`) that has eligible locations, each over exactly
+    /// those locations.
     pub roots: Vec<RootStatement>,
     /// In an Escrow game, the owner's secrets for the referee (DESIGN 3.6);
     /// `None` in a Live game.
@@ -153,8 +159,9 @@ pub struct EscrowBody {
     pub layers: Vec<LayerReveal>,
     /// The notes seed (Daisy Chain notes).
     pub notes_seed: [u8; 32],
-    /// The Daisy Chain standing orders the server carries out (B28.531).
-    pub daisy_orders: Vec<crate::keeper::DaisyOrder>,
+    /// The standing orders the server carries out for the owner's notes,
+    /// in the ruleset's encoding (ASL: Daisy Chain orders, B28.531).
+    pub orders: Vec<u8>,
 }
 
 /// An opened sealed fact, answering one request.
@@ -179,7 +186,7 @@ pub struct LayerReveal {
     /// The layout seed.
     pub seed: [u8; 32],
     /// Every location's content at setup, in the order sealed.
-    pub contents: Vec<(String, [u8; crate::content::CONTENT_LEN])>,
+    pub contents: Vec<(String, [u8; hexveil_core::CONTENT_LEN])>,
 }
 
 /// A player's secrets, published at the end (DESIGN 3.5).
@@ -233,8 +240,8 @@ pub enum Body {
     Pad(PadStatement),
     /// Player: setup and commitments.
     Setup(SetupBody),
-    /// Player: an action for the engine.
-    Act(Action),
+    /// Player: an action for the engine, in the ruleset's encoding.
+    Act(Vec<u8>),
     /// Player: openings answering the referee's request, in its order.
     Open(Vec<OpenedFact>),
     /// Player: a pad entry for a beacon round.
@@ -303,7 +310,7 @@ pub enum Prompt {
         k: u64,
     },
     /// Commit these new contents (transitions), in this order.
-    Transitions(Vec<(FactRequest, hexveil_core::Content)>),
+    Transitions(Vec<(FactRequest, Content)>),
     /// The game is over: publish your secrets.
     Reveal,
     /// Nothing is wanted from you; wait.
@@ -345,8 +352,8 @@ pub struct Update {
 pub struct Declared {
     /// The side that declared it (the signer of the entry).
     pub by: Side,
-    /// The action.
-    pub action: Action,
+    /// The action, in the ruleset's encoding.
+    pub action: Vec<u8>,
 }
 
 /// Messages from a client to the server during a game.

@@ -31,6 +31,26 @@ impl NoteContent {
     pub fn is_null(&self) -> bool {
         *self == Self::NULL
     }
+
+    /// A note holding a ruleset's content: its 8 bytes, then 8 zero bytes
+    /// (PROTOCOL.md 12.4).
+    pub fn from_content(content: &hexveil_core::Content) -> NoteContent {
+        let mut bytes = [0u8; NOTE_LEN];
+        bytes[..hexveil_core::CONTENT_LEN].copy_from_slice(&content.0);
+        NoteContent(bytes)
+    }
+}
+
+/// The ruleset content an opened note holds: its first 8 bytes, the rest
+/// zero (a note with non-zero padding is refused).
+pub fn note_content(opening: &NoteOpening) -> Result<hexveil_core::Content, NoteError> {
+    let bytes = &opening.content.0;
+    if bytes[hexveil_core::CONTENT_LEN..].iter().any(|b| *b != 0) {
+        return Err(NoteError::NonZeroPadding);
+    }
+    let mut fixed = [0u8; hexveil_core::CONTENT_LEN];
+    fixed.copy_from_slice(&bytes[..hexveil_core::CONTENT_LEN]);
+    Ok(hexveil_core::Content(fixed))
 }
 
 byte_newtype!(secret
@@ -109,6 +129,9 @@ pub enum NoteError {
         /// The note's seq.
         seq: u64,
     },
+    /// The bytes after a ruleset content are not zero.
+    #[error("note padding is not zero")]
+    NonZeroPadding,
 }
 
 /// Checks an opening against its commitment.

@@ -9,20 +9,16 @@
 //!
 //! The CLI, the demo's bots and the end-to-end tests all use this type.
 
-use crate::content;
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::Identity;
-use crate::keeper::{DaisyOrder, Keeper, KeeperError};
+use crate::keeper::{Keeper, KeeperError};
 use crate::message::{
     encode, party_of, Body, EscrowBody, LayerReveal, Mode, Prompt, RevealBody, SetupBody, Update,
 };
 use crate::note::NotesSeed;
 use crate::pad::{Pad, PadSeed};
-use crate::referee::SEALED_LAYERS;
-use crate::rules;
-use hexveil_core::setup::SealedSetup;
-use hexveil_core::{Action, Side};
+use hexveil_core::{Layer, Ruleset, Side};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -42,35 +38,33 @@ pub struct Secrets {
     pub notes_seed: [u8; 32],
     /// The pad seed.
     pub pad_seed: [u8; 32],
-    /// Daisy Chain standing orders.
-    pub daisy_orders: Vec<DaisyOrder>,
+    /// Standing orders for the side's notes, in the ruleset's encoding
+    /// (ASL: Daisy Chain orders, B28.531); empty for none.
+    pub orders: Vec<u8>,
 }
 
 impl Secrets {
-    /// Fresh secrets with seeds from the system's random generator.
+    /// Fresh secrets with seeds from the system's random generator: one
+    /// layout seed for each of `layers` (the scenario's sealed layers).
     pub fn generate(
         side: Side,
+        layers: &[Layer],
         public_setup_toml: String,
         sealed_setup_toml: String,
-        daisy_orders: Vec<DaisyOrder>,
+        orders: Vec<u8>,
     ) -> Result<Secrets, PlayerError> {
-        let mut seeds = Vec::new();
-        for _ in 0..(SEALED_LAYERS.len() + 2) {
-            seeds.push(random32()?);
+        let mut layout_seeds = BTreeMap::new();
+        for layer in layers {
+            layout_seeds.insert(layer.name().to_string(), random32()?);
         }
-        let layout_seeds = SEALED_LAYERS
-            .iter()
-            .zip(&seeds)
-            .map(|(l, s)| (l.name().to_string(), *s))
-            .collect();
         Ok(Secrets {
             side,
             public_setup_toml,
             sealed_setup_toml,
             layout_seeds,
-            notes_seed: seeds[SEALED_LAYERS.len()],
-            pad_seed: seeds[SEALED_LAYERS.len() + 1],
-            daisy_orders,
+            notes_seed: random32()?,
+            pad_seed: random32()?,
+            orders,
         })
     }
 }
@@ -130,6 +124,8 @@ pub struct Player {
     head: Option<(u64, Digest)>,
     /// The last prompt answered, so a repeated update is not answered twice.
     answered: Option<u64>,
+    /// The ruleset (id, version) this player set up for.
+    ruleset: (String, u32),
     /// SHA-256 of the scenario text this player set up for.
     scenario_hash: Digest,
     /// The pad length this player's pad was built with.
@@ -152,13 +148,14 @@ impl std::fmt::Debug for Player {
 }
 
 impl Player {
-    /// A player of `side` in game `game_id` of `scenario_toml`, in a game
-    /// of `mode` with pads of `pad_len` entries: the terms this player
-    /// agreed to, checked against the game's genesis before anything is
-    /// committed.
+    /// A player of `side` in game `game_id` of `scenario_toml` under
+    /// `ruleset`, in a game of `mode` with pads of `pad_len` entries: the
+    /// terms this player agreed to, checked against the game's genesis
+    /// before anything is committed.
     pub fn new(
         identity: Identity,
         game_id: GameId,
+        ruleset: &dyn Ruleset,
         scenario_toml: &str,
         pad_len: u32,
         mode: Mode,
@@ -166,29 +163,23 @@ impl Player {
     ) -> Result<Player, PlayerError> {
         let side = secrets.side;
         let party = party_of(side);
-        let scenario = rules::parse_scenario(scenario_toml).map_err(PlayerError::Scenario)?;
-        let public = rules::parse_public_setup(&scenario, side, &secrets.public_setup_toml)
+        let scenario = ruleset.load(scenario_toml).map_err(PlayerError::Scenario)?;
+        let public = scenario
+            .public_setup(side, &secrets.public_setup_toml)
             .map_err(PlayerError::Setup)?;
-        let sealed = SealedSetup::from_toml(&secrets.sealed_setup_toml)
-            .map_err(|e| PlayerError::Setup(e.to_string()))?;
-        if sealed.side != side {
-            return Err(PlayerError::Setup(format!(
-                "the sealed setup is side {}'s",
-                sealed.side
-            )));
-        }
-        // Orders that cannot mean anything (no such unit, a hex off the
-        // map, the same order twice) are refused here rather than by the
-        // referee at setup, when the escrow would be refused (B28.531,
+        let sealed = scenario
+            .sealed_contents(public.as_ref(), &secrets.sealed_setup_toml)
+            .map_err(PlayerError::Setup)?;
+        // Orders that cannot mean anything (ASL: no such unit, a hex off
+        // the map, the same order twice) are refused here rather than by
+        // the referee at setup, when the escrow would be refused (B28.531,
         // DESIGN 3.6).
-        let problems = crate::keeper::order_problems(&scenario, side, &secrets.daisy_orders);
-        if !problems.is_empty() {
+        if let Err(problems) = scenario.orders(side, &secrets.orders) {
             return Err(PlayerError::Setup(problems.join("; ")));
         }
         let mut layers = Vec::new();
-        for layer in SEALED_LAYERS {
-            let eligible = rules::eligible_locations(&scenario, &public, side, layer);
-            if eligible.is_empty() {
+        for (layer, contents) in sealed {
+            if contents.is_empty() {
                 continue;
             }
             let seed = secrets
@@ -198,24 +189,19 @@ impl Player {
             layers.push(LayerReveal {
                 layer: layer.name().to_string(),
                 seed: *seed,
-                contents: eligible
-                    .iter()
-                    .map(|loc| {
-                        (
-                            loc.key(),
-                            content::encode(&sealed.content(&scenario.map, layer, *loc)),
-                        )
-                    })
+                contents: contents
+                    .into_iter()
+                    .map(|(loc, c)| (loc.key().to_string(), c.0))
                     .collect(),
             });
         }
         let keeper = Keeper::new(
             game_id,
-            &scenario,
+            scenario.as_ref(),
             side,
             &layers,
             NotesSeed(secrets.notes_seed),
-            secrets.daisy_orders.clone(),
+            &secrets.orders,
         )
         .map_err(|e| PlayerError::Layout(e.to_string()))?;
         let pad = Pad::new(PadSeed(secrets.pad_seed), game_id, party, 0, pad_len)
@@ -232,6 +218,7 @@ impl Player {
             later_pads: BTreeMap::new(),
             head: None,
             answered: None,
+            ruleset: (ruleset.id().to_string(), ruleset.version()),
             scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
             pad_len,
             terms_checked: false,
@@ -312,7 +299,16 @@ impl Player {
     /// Whether a game's genesis names the terms this player agreed to: the
     /// scenario, the pad length and the mode; if not, why.
     fn check_terms(&self, genesis: &crate::message::Genesis) -> Result<(), String> {
-        // Commit nothing to a game set up on another scenario or pad.
+        // Commit nothing to a game set up on another ruleset, scenario or
+        // pad.
+        if (genesis.ruleset.as_str(), genesis.ruleset_version)
+            != (self.ruleset.0.as_str(), self.ruleset.1)
+        {
+            return Err(format!(
+                "the game is played under ruleset {} v{}, this player set up for {} v{}",
+                genesis.ruleset, genesis.ruleset_version, self.ruleset.0, self.ruleset.1
+            ));
+        }
         if genesis.scenario_hash != self.scenario_hash {
             return Err(
                 "the game's scenario is not the one this player set up for (its hash differs)"
@@ -335,9 +331,10 @@ impl Player {
         Ok(())
     }
 
-    /// Signs an action on top of the last head seen.
-    pub fn act(&mut self, action: Action) -> SignedEnvelope {
-        self.sign(&Body::Act(action))
+    /// Signs an action (in the ruleset's encoding) on top of the last head
+    /// seen.
+    pub fn act(&mut self, action: impl Into<Vec<u8>>) -> SignedEnvelope {
+        self.sign(&Body::Act(action.into()))
     }
 
     /// Signs a concession.
@@ -387,7 +384,7 @@ impl Player {
             escrow: (self.mode == Mode::Escrow).then(|| EscrowBody {
                 layers: self.layers.clone(),
                 notes_seed: self.secrets.notes_seed,
-                daisy_orders: self.secrets.daisy_orders.clone(),
+                orders: self.secrets.orders.clone(),
             }),
         }
     }

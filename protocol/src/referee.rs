@@ -12,7 +12,6 @@
 //! from the transcript and the referee checks them the same way.
 
 use crate::beacon::{BeaconRound, RollKind, RollRequest, RoundStatus};
-use crate::content;
 use crate::dice::DiceStream;
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{Appended, EnvelopeError, LogState, SignedEnvelope};
@@ -24,16 +23,12 @@ use crate::message::{
 };
 use crate::note;
 use crate::pad::{Pad, PadSchedule, PadStatement};
-use crate::rules::{self, PublicSetup};
 use hexveil_core::{
-    Action, Content, DiceKind, DiceSpec, Engine, Event, EventKind, Fact, FactRequest, Layer,
-    Location, Roll, Side, Step,
+    Content, DiceKind, DiceSpec, Engine, Event, EventKind, Fact, FactRequest, Layer, Location,
+    PublicSetup, Registry, Roll, Scenario, Side, Step,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-
-/// The sealed layers every player commits at setup, in this order.
-pub const SEALED_LAYERS: [Layer; 3] = [Layer::AntiPersonnel, Layer::AntiTank, Layer::BoobyTrap];
 
 /// Who must write the next entry, and what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -294,6 +289,9 @@ pub enum RefereeError {
     /// The engine refused the action (nothing changed).
     #[error("action refused: {0}")]
     Refused(#[from] hexveil_core::ActionError),
+    /// The genesis names a ruleset this build does not have.
+    #[error("{0}")]
+    UnknownRuleset(#[from] hexveil_core::UnknownRuleset),
     /// A server end record that is not the game's result.
     #[error("end record does not match the result: {0}")]
     BadEnd(String),
@@ -344,7 +342,7 @@ struct Current {
 /// One side's accepted setup.
 #[derive(Clone, Debug)]
 struct SideSetup {
-    public: PublicSetup,
+    public: Arc<dyn PublicSetup>,
     setup_roots: BTreeMap<Layer, RootStatement>,
 }
 
@@ -363,21 +361,25 @@ pub struct Referee {
     log: LogState,
     players: [PublicKey; 2],
     server: PublicKey,
-    scenario: Arc<hexveil_core::scenario::Scenario>,
+    scenario: Arc<dyn Scenario>,
     /// Every party's pad statements, by epoch (the server's epoch 0 is in
     /// the genesis).
     pads: BTreeMap<Party, Vec<PadStatement>>,
     /// The dice a roll waits for while the pads are renewed.
     renewal_specs: Option<Vec<DiceSpec>>,
-    /// Extra Dummies each side got from its Secret dr (B28.47).
-    extra_dummies: BTreeMap<Side, u8>,
-    /// Sides whose Secret dr for extra Dummies is still to be made.
-    dummy_rolls_due: Vec<(Side, u64, Digest)>,
+    /// Each side's setup rolls so far (ASL: the Secret dr for extra
+    /// Dummies, B28.47), made after the pads and before the setups.
+    setup_rolls: BTreeMap<Side, Vec<Roll>>,
+    /// Setup rolls still to be made: the roller, its pad entry's seq and
+    /// hash (the roll is bound to it), and what to roll.
+    setup_rolls_due: Vec<(Side, u64, Digest, DiceSpec)>,
     setups: Arc<BTreeMap<Side, SideSetup>>,
     /// Current roots (moved by transitions).
     roots: BTreeMap<(Side, Layer), RootStatement>,
     eligible: Arc<BTreeMap<(Side, Layer), Vec<Location>>>,
-    engine: Option<Engine>,
+    /// The same, as sets, to tell an eligible location at once.
+    eligible_set: Arc<BTreeSet<(Side, Layer, Location)>>,
+    engine: Option<Box<dyn Engine>>,
     awaiting: Awaiting,
     current: Option<Current>,
     round: Option<Round>,
@@ -391,8 +393,12 @@ pub struct Referee {
 }
 
 impl Referee {
-    /// A referee from the genesis entry (seq 0, written by the server).
-    pub fn new(genesis_env: &SignedEnvelope) -> Result<(Referee, Accepted), RefereeError> {
+    /// A referee from the genesis entry (seq 0, written by the server),
+    /// playing the ruleset the genesis names, which `rulesets` must have.
+    pub fn new(
+        genesis_env: &SignedEnvelope,
+        rulesets: &Registry,
+    ) -> Result<(Referee, Accepted), RefereeError> {
         let env = genesis_env.envelope();
         let body = Body::decode(&env.body)?;
         let Body::Genesis(genesis) = body.clone() else {
@@ -428,7 +434,9 @@ impl Referee {
                 "server pad statement does not fit the game".into(),
             ));
         }
-        let scenario = rules::parse_scenario(&genesis.scenario_toml)
+        let ruleset = rulesets.find(&genesis.ruleset, genesis.ruleset_version)?;
+        let scenario = ruleset
+            .load(&genesis.scenario_toml)
             .map_err(|e| RefereeError::BadGenesis(format!("scenario: {e}")))?;
         let mut log = LogState::new(
             env.game_id,
@@ -442,14 +450,15 @@ impl Referee {
             server: genesis.server,
             genesis: Arc::new(genesis),
             log,
-            scenario: Arc::new(scenario),
+            scenario,
             pads: [(Party::Server, vec![server_pad])].into_iter().collect(),
             renewal_specs: None,
-            extra_dummies: BTreeMap::new(),
-            dummy_rolls_due: Vec::new(),
+            setup_rolls: BTreeMap::new(),
+            setup_rolls_due: Vec::new(),
             setups: Arc::default(),
             roots: BTreeMap::new(),
             eligible: Arc::default(),
+            eligible_set: Arc::default(),
             engine: None,
             awaiting: Awaiting::Pads {
                 missing: vec![Side::A, Side::B],
@@ -496,13 +505,26 @@ impl Referee {
     }
 
     /// The engine, once both setups are in.
-    pub fn engine(&self) -> Option<&Engine> {
-        self.engine.as_ref()
+    pub fn engine(&self) -> Option<&dyn Engine> {
+        self.engine.as_deref()
     }
 
-    /// The scenario.
-    pub fn scenario(&self) -> &hexveil_core::scenario::Scenario {
+    /// The scenario, as its ruleset loaded it.
+    pub fn scenario(&self) -> &Arc<dyn Scenario> {
         &self.scenario
+    }
+
+    /// A side's setup rolls (ASL: the Secret dr for extra Dummies, B28.47).
+    pub fn setup_rolls(&self, side: Side) -> &[Roll] {
+        self.setup_rolls
+            .get(&side)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// A side's public setup, once accepted.
+    pub fn public_setup(&self, side: Side) -> Option<&Arc<dyn PublicSetup>> {
+        self.setups.get(&side).map(|s| &s.public)
     }
 
     /// The eligible locations of a side's layer (public, DESIGN 3.1).
@@ -855,11 +877,13 @@ impl Referee {
     fn accept_setup(&mut self, side: Side, setup: &SetupBody) -> Result<(), RefereeError> {
         let bad = |reason: String| RefereeError::BadSetup { side, reason };
         let party = party_of(side);
-        let public = rules::parse_public_setup(&self.scenario, side, &setup.public_setup_toml)
+        let public = self
+            .scenario
+            .public_setup(side, &setup.public_setup_toml)
             .map_err(|e| bad(format!("public setup: {e}")))?;
         let mut setup_roots = BTreeMap::new();
-        for layer in SEALED_LAYERS {
-            let eligible = rules::eligible_locations(&self.scenario, &public, side, layer);
+        for layer in self.scenario.sealed_layers() {
+            let eligible = self.scenario.eligible(public.as_ref(), layer);
             let root = setup.roots.iter().find(|r| r.layer == layer.name());
             match (eligible.is_empty(), root) {
                 (true, None) => {}
@@ -885,6 +909,8 @@ impl Referee {
                     setup_roots.insert(layer, root.clone());
                 }
             }
+            Arc::make_mut(&mut self.eligible_set)
+                .extend(eligible.iter().map(|l| (side, layer, *l)));
             Arc::make_mut(&mut self.eligible).insert((side, layer), eligible);
         }
         if setup.roots.len() != setup_roots.len() {
@@ -905,17 +931,16 @@ impl Referee {
             .filter(|s| !self.setups.contains_key(s))
             .collect();
         if missing.is_empty() {
-            let publics: BTreeMap<Side, PublicSetup> = self
-                .setups
-                .iter()
-                .map(|(s, st)| (*s, st.public.clone()))
-                .collect();
-            let mut state = rules::initial_state(&self.scenario, &publics)
+            let publics = [
+                self.setups[&Side::A].public.as_ref(),
+                self.setups[&Side::B].public.as_ref(),
+            ];
+            let engine = self
+                .scenario
+                .start(publics, &self.setup_rolls)
                 .map_err(|e| bad(format!("setups do not combine: {e}")))?;
-            state.extra_dummies = self.extra_dummies.clone();
-            let engine = Engine::with_state(std::sync::Arc::clone(&self.scenario), state);
             self.awaiting = Awaiting::Action {
-                actor: hexveil_core::turn::who_ends_phase(engine.state()),
+                actor: engine.to_act(),
             };
             self.engine = Some(engine);
         } else {
@@ -942,42 +967,39 @@ impl Referee {
             });
         }
         self.pads.insert(party_of(side), vec![*pad]);
-        if hexveil_core::setup::may_make_dummy_dr(&self.scenario, side) {
-            self.dummy_rolls_due.push((side, seq, hash));
+        for spec in self.scenario.setup_rolls(side) {
+            self.setup_rolls_due.push((side, seq, hash, spec));
         }
         let missing: Vec<Side> = [Side::A, Side::B]
             .into_iter()
             .filter(|s| !self.pads.contains_key(&party_of(*s)))
             .collect();
         if missing.is_empty() {
-            self.dummy_rolls_due.sort_by_key(|(s, _, _)| *s);
-            self.next_dummy_roll()
+            self.setup_rolls_due.sort_by_key(|(s, _, _, _)| *s);
+            self.next_setup_roll()
         } else {
             self.awaiting = Awaiting::Pads { missing };
             Ok(())
         }
     }
 
-    /// Runs the next Secret dr for extra Dummies (B28.47), bound to the
-    /// roller's pad entry; then asks for the setups.
-    fn next_dummy_roll(&mut self) -> Result<(), RefereeError> {
-        if self.dummy_rolls_due.is_empty() {
+    /// Runs the next setup roll the ruleset asks for (ASL: the Secret dr
+    /// for extra Dummies, B28.47), each in its own round bound to the
+    /// roller's pad statement entry; then asks for the setups.
+    fn next_setup_roll(&mut self) -> Result<(), RefereeError> {
+        if self.setup_rolls_due.is_empty() {
             self.awaiting = Awaiting::Setups {
                 missing: vec![Side::A, Side::B],
             };
             return Ok(());
         }
-        let (side, seq, hash) = self.dummy_rolls_due.remove(0);
+        let (side, seq, hash, spec) = self.setup_rolls_due.remove(0);
         self.current = Some(Current {
             seq,
             actor: side,
             hash,
         });
-        self.start_round(vec![DiceSpec {
-            kind: DiceKind::SecretDr { roller: side },
-            purpose: format!("Secret dr for side {side}'s extra Dummy Minefields"),
-            cite: "B28.47".into(),
-        }])
+        self.start_round(vec![spec])
     }
 
     fn accept_action(
@@ -985,10 +1007,10 @@ impl Referee {
         side: Side,
         seq: u64,
         hash: Digest,
-        action: &Action,
+        action: &[u8],
     ) -> Result<(), RefereeError> {
         let engine = self.engine.as_mut().expect("actions come after setup");
-        let step = engine.apply(side, action.clone())?;
+        let step = engine.apply(side, action)?;
         self.current = Some(Current {
             seq,
             actor: side,
@@ -1028,18 +1050,16 @@ impl Referee {
                     .provide_facts(facts);
                 return self.advance(void_if_refused(step)?);
             };
-            if first.layer != Layer::DaisyChain && !self.is_eligible(&first) {
+            if !self.is_note(&first) && !self.is_eligible(&first) {
                 self.facts_got.push(Fact {
                     request: first,
-                    content: Content::Empty,
+                    content: Content::EMPTY,
                 });
                 continue;
             }
             let requests: Vec<FactRequest> = self.facts_wanted[done..]
                 .iter()
-                .take_while(|r| {
-                    r.owner == first.owner && (r.layer == Layer::DaisyChain || self.is_eligible(r))
-                })
+                .take_while(|r| r.owner == first.owner && (self.is_note(r) || self.is_eligible(r)))
                 .copied()
                 .collect();
             self.awaiting = Awaiting::Openings {
@@ -1077,11 +1097,9 @@ impl Referee {
             (true, Some(escrow)) => {
                 let setup = self.setups.get(&side).expect("the setup was just accepted");
                 let mut problems = self.layer_problems(side, setup, &escrow.layers);
-                problems.extend(crate::keeper::order_problems(
-                    &self.scenario,
-                    side,
-                    &escrow.daisy_orders,
-                ));
+                if let Err(orders) = self.scenario.orders(side, &escrow.orders) {
+                    problems.extend(orders);
+                }
                 // The server runs an agent built from this escrow: one that
                 // cannot be built would leave the game waiting on the
                 // server for ever, with no side to blame (G2). Built only
@@ -1090,7 +1108,7 @@ impl Referee {
                 if problems.is_empty() {
                     if let Err(e) = crate::keeper::Keeper::from_escrow(
                         self.game_id,
-                        &self.scenario,
+                        self.scenario.as_ref(),
                         side,
                         escrow,
                     ) {
@@ -1116,9 +1134,14 @@ impl Referee {
     }
 
     fn is_eligible(&self, request: &FactRequest) -> bool {
-        self.eligible
-            .get(&(request.owner, request.layer))
-            .is_some_and(|v| v.binary_search(&request.location).is_ok())
+        self.eligible_set
+            .contains(&(request.owner, request.layer, request.location))
+    }
+
+    /// Whether a request is for a sealed note (answered by a note at an
+    /// opportunity, DESIGN 3.2), not a layout leaf.
+    fn is_note(&self, request: &FactRequest) -> bool {
+        self.scenario.note_layer() == Some(request.layer)
     }
 
     fn accept_openings(
@@ -1139,16 +1162,17 @@ impl Referee {
                 request: *request,
                 reason,
             };
-            let content = match (request.layer, opened) {
+            let note = self.is_note(request);
+            let content = match (note, opened) {
                 (
-                    Layer::DaisyChain,
+                    true,
                     OpenedFact::Note {
                         commitment,
                         opening,
                     },
                 ) => {
-                    let Location::Opportunity(n) = request.location else {
-                        return Err(bad("a Daisy Chain note must be for an opportunity".into()));
+                    let Some(n) = request.location.as_opportunity() else {
+                        return Err(bad("a note must be for an opportunity".into()));
                     };
                     if commitment.game_id != self.game_id
                         || commitment.side != party_of(owner)
@@ -1159,36 +1183,27 @@ impl Referee {
                         ));
                     }
                     note::verify_note(commitment, opening).map_err(|e| bad(e.to_string()))?;
-                    let bytes = &opening.content.0;
-                    if bytes[content::CONTENT_LEN..].iter().any(|b| *b != 0) {
-                        return Err(bad("note padding is not zero".into()));
-                    }
-                    let mut fixed = [0u8; content::CONTENT_LEN];
-                    fixed.copy_from_slice(&bytes[..content::CONTENT_LEN]);
-                    content::decode(&fixed).map_err(|e| bad(e.to_string()))?
+                    note::note_content(opening).map_err(|e| bad(e.to_string()))?
                 }
-                (Layer::DaisyChain, OpenedFact::Leaf(_)) => {
-                    return Err(bad("a Daisy Chain opportunity is answered by a note".into()))
+                (true, OpenedFact::Leaf(_)) => {
+                    return Err(bad("an opportunity is answered by a note".into()))
                 }
-                (layer, OpenedFact::Leaf(opening)) => {
+                (false, OpenedFact::Leaf(opening)) => {
                     let root = self
                         .roots
-                        .get(&(owner, layer))
+                        .get(&(owner, request.layer))
                         .ok_or_else(|| bad("no root for that layer".into()))?;
-                    layout::verify_opening(root, &request.location.key(), opening)
+                    layout::verify_opening(root, request.location.key(), opening)
                         .map_err(|e| bad(e.to_string()))?;
-                    content::decode(&opening.content).map_err(|e| bad(e.to_string()))?
+                    Content(opening.content)
                 }
-                (_, OpenedFact::Note { .. }) => {
+                (false, OpenedFact::Note { .. }) => {
                     return Err(bad("a layout fact is answered by a leaf opening".into()))
                 }
             };
-            if !content.fits(request.layer) {
-                return Err(bad(format!(
-                    "{content:?} cannot be in layer {}",
-                    request.layer
-                )));
-            }
+            self.scenario
+                .check_content(request.layer, &content)
+                .map_err(|e| bad(e.to_string()))?;
             self.facts_got.push(Fact {
                 request: *request,
                 content,
@@ -1317,11 +1332,14 @@ impl Referee {
                 let round = self.round.take().expect("a round is running");
                 let dice = draw(&seed, &round.specs);
                 if self.engine.is_none() {
-                    // Setup: the Secret dr for extra Dummies, halved FRD (B28.47).
+                    // A setup roll (ASL: the Secret dr for extra Dummies,
+                    // B28.47): the ruleset reads it at start and audit.
                     let current = self.current.take().expect("a roll serves an entry");
-                    self.extra_dummies
-                        .insert(current.actor, dice[0].total() / 2);
-                    self.next_dummy_roll()?;
+                    self.setup_rolls
+                        .entry(current.actor)
+                        .or_default()
+                        .extend(dice.iter().copied());
+                    self.next_setup_roll()?;
                     return Ok((dice, round.secret));
                 }
                 let step = self
@@ -1370,15 +1388,15 @@ impl Referee {
         }
         self.current = None;
         let engine = self.engine.as_ref().expect("rulings happen during play");
-        self.awaiting = match &engine.state().result {
+        self.awaiting = match engine.outcome() {
             Some(result) => Awaiting::End {
                 result: EndRecord {
                     winner: result.winner,
-                    reason: result.reason.clone(),
+                    reason: result.reason,
                 },
             },
             None => Awaiting::Action {
-                actor: hexveil_core::turn::who_ends_phase(engine.state()),
+                actor: engine.to_act(),
             },
         };
     }
@@ -1401,14 +1419,14 @@ impl Referee {
                 request: *request,
                 reason,
             };
-            if t.new_content != content::encode(new_content) {
+            if t.new_content != new_content.0 {
                 return Err(bad(format!("new content is not the ruled {new_content:?}")));
             }
             let root = self
                 .roots
                 .get(&(owner, request.layer))
                 .ok_or_else(|| bad("no root for that layer".into()))?;
-            let new_root = layout::verify_transition(root, &request.location.key(), t)
+            let new_root = layout::verify_transition(root, request.location.key(), t)
                 .map_err(|e| bad(e.to_string()))?;
             self.roots.insert((owner, request.layer), new_root);
         }
@@ -1478,8 +1496,9 @@ impl Referee {
         // never silently dropped (B28.1, B28.5, G3).
         let mut contents: Vec<(Layer, Location, Content)> = Vec::new();
         let mut seen = Vec::new();
+        let sealed_layers = self.scenario.sealed_layers();
         for lr in layers {
-            let Some(layer) = SEALED_LAYERS.into_iter().find(|l| l.name() == lr.layer) else {
+            let Some(layer) = sealed_layers.iter().copied().find(|l| l.name() == lr.layer) else {
                 problems.push(format!("unknown layer {:?}", lr.layer));
                 continue;
             };
@@ -1489,24 +1508,22 @@ impl Referee {
             }
             seen.push(layer);
             let eligible = self.eligible(side, layer);
-            let mut keys: Vec<String> = Vec::with_capacity(lr.contents.len());
+            let mut keys: Vec<&str> = Vec::with_capacity(lr.contents.len());
             for (key, bytes) in &lr.contents {
-                keys.push(key.clone());
-                let Some(location) = rules::parse_location(key) else {
+                keys.push(key);
+                let Ok(location) = Location::key_of(key) else {
                     problems.push(format!("layer {layer}: {key:?} is not a location"));
                     continue;
                 };
-                match content::decode(bytes) {
-                    Ok(c) if c.fits(layer) => contents.push((layer, location, c)),
-                    Ok(c) => problems.push(format!(
-                        "layer {layer} at {key}: {c:?} cannot be in this layer"
-                    )),
+                let content = Content(*bytes);
+                match self.scenario.check_content(layer, &content) {
+                    Ok(()) => contents.push((layer, location, content)),
                     Err(e) => problems.push(format!("layer {layer} at {key}: {e}")),
                 }
             }
-            keys.sort();
-            let mut expected: Vec<String> = eligible.iter().map(|l| l.key()).collect();
-            expected.sort();
+            keys.sort_unstable();
+            let mut expected: Vec<&str> = eligible.iter().map(|l| l.key()).collect();
+            expected.sort_unstable();
             if keys != expected {
                 problems.push(format!(
                     "layer {layer}: the locations given are not exactly the {} eligible ones (G3)",
@@ -1514,8 +1531,14 @@ impl Referee {
                 ));
             }
         }
-        let extra = self.extra_dummies.get(&side).copied().unwrap_or(0);
-        for violation in rules::check_layout(&self.scenario, &setup.public, side, &contents, extra)
+        let rolls = self
+            .setup_rolls
+            .get(&side)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        for violation in self
+            .scenario
+            .layout_problems(setup.public.as_ref(), &contents, rolls)
         {
             problems.push(format!("illegal setup: {violation}"));
         }

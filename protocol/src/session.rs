@@ -22,7 +22,7 @@ use crate::message::{
 };
 use crate::pad::Pad;
 use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
-use hexveil_core::{Event, Side, Visibility};
+use hexveil_core::{Event, Registry, Side, Visibility};
 
 /// What side A, side B and the spectators were shown of one entry.
 #[derive(Clone, Debug)]
@@ -53,7 +53,11 @@ impl EntryViews {
 /// Parameters of a new game.
 #[derive(Clone, Debug)]
 pub struct GameParams {
-    /// The scenario TOML text.
+    /// The ruleset's id (`asl`, `minis`).
+    pub ruleset: String,
+    /// The ruleset's version.
+    pub ruleset_version: u32,
+    /// The scenario text (TOML).
     pub scenario_toml: String,
     /// Side A's and side B's keys.
     pub players: [PublicKey; 2],
@@ -134,6 +138,7 @@ impl Session {
     pub fn create(
         game_id: GameId,
         params: GameParams,
+        rulesets: &Registry,
         server: Identity,
         server_pad_seed: crate::pad::PadSeed,
         now_ms: u64,
@@ -142,6 +147,8 @@ impl Session {
             .map_err(|e| SessionError::Pad(e.to_string()))?;
         let genesis = Genesis {
             message_version: MESSAGE_VERSION,
+            ruleset: params.ruleset,
+            ruleset_version: params.ruleset_version,
             scenario_hash: Digest::sha256(params.scenario_toml.as_bytes()),
             scenario_toml: params.scenario_toml,
             players: params.players,
@@ -160,7 +167,7 @@ impl Session {
             body: encode(&Body::Genesis(genesis)),
         }
         .sign(&server);
-        let (referee, accepted) = Referee::new(&env)?;
+        let (referee, accepted) = Referee::new(&env, rulesets)?;
         let mut session = Session {
             referee,
             server,
@@ -187,6 +194,7 @@ impl Session {
     /// entry and the server's answer never stalls the game (G6).
     pub fn restore(
         log: Vec<LoggedEntry>,
+        rulesets: &Registry,
         server: Identity,
         server_pad_seed: crate::pad::PadSeed,
         now_ms: u64,
@@ -196,7 +204,7 @@ impl Session {
             seq: 0,
             reason: "the log is empty".into(),
         })?;
-        let (referee, genesis_entry) = Referee::new(&first.envelope)?;
+        let (referee, genesis_entry) = Referee::new(&first.envelope, rulesets)?;
         if referee.genesis().server != server.public_key() {
             return Err(SessionError::Replay {
                 seq: 0,
@@ -530,8 +538,10 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
     let author_side = side_of(accepted.author);
     let dice_visible = !accepted.secret_dice || (side.is_some() && side == author_side);
     let entry = match &accepted.body {
-        Body::Act(action) => format!(
-            "side {} declares {action:?}",
+        // The protocol cannot put a ruleset's action in words: a client
+        // reads it from `action` with its ruleset.
+        Body::Act(_) => format!(
+            "side {} declares an action",
             author_side.map(|s| s.to_string()).unwrap_or_default()
         ),
         // What a player opens or commits is for the referee only (G3).

@@ -28,7 +28,7 @@ pub mod audit;
 use std::fmt;
 use std::io::{self, Read};
 
-use hexveil_core::Side;
+use hexveil_core::{Registry, Side};
 use thiserror::Error;
 
 use crate::encoding::{Digest, GameId, Party};
@@ -40,7 +40,6 @@ use crate::message::{side_of, Body, EndRecord, OpenedFact, RevealBody};
 use crate::note::NotesSeed;
 use crate::pad::{PadEntry, PadStatement};
 use crate::referee::{Referee, RefereeError};
-use crate::rules;
 use crate::transcript::{EntryReader, FormatError, LoggedEntry, StreamReader, TranscriptError};
 
 pub use audit::RevealFault;
@@ -79,6 +78,10 @@ pub enum FaultKind {
     /// The file holds no entry at all.
     #[error("the transcript holds no entries (no genesis)")]
     Empty,
+    /// The genesis names a ruleset this verifier does not have, so the
+    /// rules cannot be re-run.
+    #[error("cannot verify: {0}")]
+    UnknownRuleset(hexveil_core::UnknownRuleset),
     /// Entry 0's body is not a decodable genesis, so no server key is known
     /// to check anything against.
     #[error("entry 0 is not a genesis: {0}")]
@@ -256,9 +259,10 @@ fn blame_of(party: Party) -> Blame {
     }
 }
 
-/// Verifies a transcript file (G5). Never panics on any input.
-pub fn verify(bytes: &[u8]) -> Verdict {
-    match verify_inner(bytes) {
+/// Verifies a transcript file (G5) with the rulesets this build has. Never
+/// panics on any input.
+pub fn verify(bytes: &[u8], rulesets: &Registry) -> Verdict {
+    match verify_inner(bytes, rulesets) {
         Ok(s) => Verdict::Clean(s),
         Err(f) => Verdict::Fault(*f),
     }
@@ -267,7 +271,7 @@ pub fn verify(bytes: &[u8]) -> Verdict {
 /// Verifies a transcript read from `reader` (for example a file), one entry
 /// in memory at a time. An I/O error is returned as such: it says nothing
 /// about the game.
-pub fn verify_reader<R: Read>(reader: R) -> io::Result<Verdict> {
+pub fn verify_reader<R: Read>(reader: R, rulesets: &Registry) -> io::Result<Verdict> {
     let step = |r: Result<Option<LoggedEntry>, TranscriptError>| match r {
         Ok(e) => Ok(Ok(e)),
         Err(TranscriptError::Io(e)) => Err(e),
@@ -279,7 +283,7 @@ pub fn verify_reader<R: Read>(reader: R) -> io::Result<Verdict> {
         Err(TranscriptError::Format(f)) => return Ok(Verdict::Fault(*unreadable(f))),
     };
     let mut replay = match step(stream.next_entry())? {
-        Ok(Some(first)) => match Replay::start(&first) {
+        Ok(Some(first)) => match Replay::start(&first, rulesets) {
             Ok(r) => r,
             Err(f) => return Ok(Verdict::Fault(*f)),
         },
@@ -313,7 +317,7 @@ fn unreadable(e: FormatError) -> Box<Fault> {
     })
 }
 
-fn verify_inner(bytes: &[u8]) -> Checked<Summary> {
+fn verify_inner(bytes: &[u8], rulesets: &Registry) -> Checked<Summary> {
     let mut reader = EntryReader::new(bytes).map_err(unreadable)?;
     let first = match reader.next() {
         None => {
@@ -325,7 +329,7 @@ fn verify_inner(bytes: &[u8]) -> Checked<Summary> {
         }
         Some(r) => r.map_err(unreadable)?,
     };
-    let mut replay = Replay::start(&first)?;
+    let mut replay = Replay::start(&first, rulesets)?;
     for entry in reader {
         replay.step(&entry.map_err(unreadable)?)?;
     }
@@ -407,7 +411,7 @@ impl Replay {
     /// Checks entry 0, the server's genesis: its receipt and signature under
     /// the server key the genesis names, then the referee's checks of the
     /// genesis itself (distinct keys, scenario and its hash, server pad).
-    pub fn start(first: &LoggedEntry) -> Checked<Replay> {
+    pub fn start(first: &LoggedEntry, rulesets: &Registry) -> Checked<Replay> {
         let env = first.envelope.envelope();
         let genesis = match Body::decode(&env.body) {
             Ok(Body::Genesis(g)) => g,
@@ -443,8 +447,14 @@ impl Replay {
             &genesis_head(&env.game_id),
             first,
         )?;
-        let (referee, _) =
-            Referee::new(&first.envelope).map_err(|e| refusal(0, Some(Party::Server), e))?;
+        let (referee, _) = Referee::new(&first.envelope, rulesets).map_err(|e| match e {
+            // The verifier lacks the rules: nobody is at fault, and
+            // nothing can be checked (G5 needs the same rules).
+            RefereeError::UnknownRuleset(u) => {
+                fault(Blame::Undetermined, 0, FaultKind::UnknownRuleset(u))
+            }
+            e => refusal(0, Some(Party::Server), e),
+        })?;
         Ok(Replay {
             referee,
             escrows: EscrowAgents::default(),
@@ -594,13 +604,11 @@ impl Ledger {
         audit::audit_layers(game_id, side, &book.roots, reveal)?;
         audit::audit_pad(game_id, side, &reveal.pad_seed, &book.pads, &book.entries)?;
         audit::audit_notes(game_id, side, &NotesSeed(reveal.notes_seed), &book.notes)?;
-        audit::check_setup_legality(reveal)?;
-        let text = book
-            .public_toml
-            .as_deref()
+        let scenario = referee.scenario().as_ref();
+        audit::check_setup_legality(scenario, reveal)?;
+        let public = referee
+            .public_setup(side)
             .ok_or_else(|| RevealFault::PublicSetup("the side never sent a setup".into()))?;
-        let public = rules::parse_public_setup(referee.scenario(), side, text)
-            .map_err(RevealFault::PublicSetup)?;
-        audit::check_ob_legality(referee.scenario(), &public, side, reveal, MAX_EXTRA_DUMMIES)
+        audit::check_ob_legality(scenario, public.as_ref(), reveal, referee.setup_rolls(side))
     }
 }

@@ -9,6 +9,7 @@
 //! of `CreateGame`. The server's transcript key and pad seed come from
 //! [`ServerSecrets`].
 
+use hexveil_core::Registry;
 use std::sync::Arc;
 
 use hexveil_protocol::message::{
@@ -36,7 +37,11 @@ pub const MAX_ANSWER_TIMEOUT_SECS: u64 = 30 * 24 * 3600;
 /// `CreateGame` to start a real game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewGame {
-    /// The scenario TOML text.
+    /// The ruleset the game is played under (`asl`, `minis`).
+    pub ruleset: String,
+    /// The ruleset's version.
+    pub ruleset_version: u32,
+    /// The scenario text (TOML).
     pub scenario_toml: String,
     /// Side A's and side B's public keys (the only keys that may take those
     /// seats).
@@ -90,12 +95,20 @@ impl NewGame {
 #[derive(Debug, Clone)]
 pub struct LiveGameFactory {
     secrets: Arc<ServerSecrets>,
+    rulesets: Registry,
 }
 
 impl LiveGameFactory {
-    /// A factory signing with these secrets.
+    /// A factory signing with these secrets, playing every ruleset of this
+    /// build ([`hexveil_rulesets::all`]).
     pub fn new(secrets: Arc<ServerSecrets>) -> Self {
-        LiveGameFactory { secrets }
+        Self::with_rulesets(secrets, hexveil_rulesets::all())
+    }
+
+    /// A factory playing only the rulesets of `rulesets` (a league that
+    /// offers one game): a game naming another is refused at creation.
+    pub fn with_rulesets(secrets: Arc<ServerSecrets>, rulesets: Registry) -> Self {
+        LiveGameFactory { secrets, rulesets }
     }
 }
 
@@ -269,6 +282,8 @@ impl SessionFactory for LiveGameFactory {
     ) -> Result<Box<dyn GameSession>, Rejection> {
         let req = NewGame::decode(scenario)?;
         let params = GameParams {
+            ruleset: req.ruleset,
+            ruleset_version: req.ruleset_version,
             scenario_toml: req.scenario_toml,
             players: req.players,
             mode: req.mode,
@@ -281,6 +296,7 @@ impl SessionFactory for LiveGameFactory {
         let (session, at_start) = Session::create(
             ctx.game_id,
             params,
+            &self.rulesets,
             self.secrets.transcript_identity(),
             self.secrets.pad_seed(&ctx.game_id),
             ctx.now_ms,
@@ -313,6 +329,7 @@ impl SessionFactory for LiveGameFactory {
             .collect::<Result<Vec<_>, _>>()?;
         let (session, owed) = Session::restore(
             log,
+            &self.rulesets,
             self.secrets.transcript_identity(),
             self.secrets.pad_seed(&ctx.game_id),
             ctx.now_ms,

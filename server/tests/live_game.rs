@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use hexveil_core::Side;
+use hexveil_asl::Side;
 use hexveil_fixtures::{scenario_toml, secrets_a, secrets_b, PAD_LEN};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{
@@ -169,6 +169,7 @@ fn players(game_id: GameId, docs: &[Vec<u8>; 2], toml: &str) -> [Player; 2] {
         Player::new(
             Identity::from_pkcs8(&docs[0]).unwrap(),
             game_id,
+            hexveil_fixtures::ruleset().as_ref(),
             toml,
             PAD_LEN,
             Mode::Live,
@@ -178,6 +179,7 @@ fn players(game_id: GameId, docs: &[Vec<u8>; 2], toml: &str) -> [Player; 2] {
         Player::new(
             Identity::from_pkcs8(&docs[1]).unwrap(),
             game_id,
+            hexveil_fixtures::ruleset().as_ref(),
             toml,
             PAD_LEN,
             Mode::Live,
@@ -201,6 +203,8 @@ async fn create(client: &mut RawClient, toml: &str, logins: &[LoginKey; 2]) -> G
     client
         .send(&ClientMessage::CreateGame {
             scenario: NewGame {
+                ruleset: hexveil_asl::ruleset::ID.into(),
+                ruleset_version: hexveil_asl::ruleset::VERSION,
                 scenario_toml: toml.to_string(),
                 players: [logins[0].public_key(), logins[1].public_key()],
                 mode: Mode::Live,
@@ -217,7 +221,7 @@ async fn create(client: &mut RawClient, toml: &str, logins: &[LoginKey; 2]) -> G
 }
 
 fn winner_of(transcript: &[u8]) -> Option<Side> {
-    match verify(transcript) {
+    match verify(transcript, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(summary) => {
             summary
                 .end

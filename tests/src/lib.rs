@@ -14,8 +14,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup, Spectator};
-use hexveil_core::turn::{phase_allows, Phase, TurnEvent, Who as WhoActs};
-use hexveil_core::{Action, EventKind, Side};
+use hexveil_asl::turn::{phase_allows, Phase, TurnEvent, Who as WhoActs};
+use hexveil_asl::{Action, EventKind, Side};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{Mode, Update};
 use hexveil_protocol::player::Secrets;
@@ -35,6 +35,15 @@ pub use hexveil_fixtures::{
     move_into, noise, scenario_toml, secrets, secrets_a, secrets_b, step_into_the_minefield, units,
     PAD_LEN, SEALED_A, SEALED_B, SETUP_A, SETUP_B,
 };
+
+/// A game to open: its ruleset and scenario text.
+#[derive(Clone, Debug)]
+pub struct Game {
+    /// The ruleset.
+    pub ruleset: Arc<dyn hexveil_core::Ruleset>,
+    /// The scenario text.
+    pub scenario: String,
+}
 
 /// A fresh Ed25519 key, PKCS#8.
 pub fn new_key() -> Vec<u8> {
@@ -244,7 +253,49 @@ impl Table {
         mode: Mode,
         watch: bool,
     ) -> Table {
-        let scenario = scenario_toml();
+        let game = Game {
+            ruleset: hexveil_fixtures::ruleset(),
+            scenario: scenario_toml(),
+        };
+        Table::open_game(ep, &game, key_a, key_b, [a, b], pad_len, mode, watch).await
+    }
+
+    /// A game of `game` (any ruleset) between two fresh keys with these
+    /// secrets (A, B), in Live mode, with a spectator if `watch`.
+    pub async fn open_for(
+        ep: &Endpoint,
+        game: &Game,
+        secrets: [Secrets; 2],
+        pad_len: u32,
+        watch: bool,
+    ) -> Table {
+        Table::open_game(
+            ep,
+            game,
+            &new_key(),
+            &new_key(),
+            secrets,
+            pad_len,
+            Mode::Live,
+            watch,
+        )
+        .await
+    }
+
+    /// The general form: a game of `game` between `key_a` and `key_b`.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn open_game(
+        ep: &Endpoint,
+        game: &Game,
+        key_a: &[u8],
+        key_b: &[u8],
+        secrets: [Secrets; 2],
+        pad_len: u32,
+        mode: Mode,
+        watch: bool,
+    ) -> Table {
+        let [a, b] = secrets;
+        let scenario = game.scenario.clone();
         let mut ca = ep.client_with(key_a).await;
         let cb = ep.client_with(key_b).await;
         let players = [
@@ -253,6 +304,8 @@ impl Table {
         ];
         let game_id = ca
             .create_game(&NewGame {
+                ruleset: game.ruleset.id().into(),
+                ruleset_version: game.ruleset.version(),
                 scenario_toml: scenario.clone(),
                 players,
                 mode,
@@ -267,6 +320,7 @@ impl Table {
             None
         };
         let seat = |secrets: Secrets| SeatSetup {
+            ruleset: game.ruleset.clone(),
             scenario_toml: scenario.clone(),
             secrets,
             pad_len,
@@ -393,15 +447,20 @@ impl Table {
         Ok((who, event))
     }
 
+    /// Keeps the ASL phase (from the public phase events); events of
+    /// another ruleset do not decode as ASL's and are passed over.
     fn note_phase(&mut self, u: &Update) {
         for e in &u.events {
+            let Ok(asl) = hexveil_asl::ruleset::event_from_kernel(e) else {
+                continue;
+            };
             if let EventKind::Turn(TurnEvent::PhaseBegins {
                 turn,
                 phasing,
                 phase,
-            }) = &e.kind
+            }) = asl.kind
             {
-                self.phase = Some((*turn, *phasing, *phase));
+                self.phase = Some((turn, phasing, phase));
             }
         }
     }
@@ -420,11 +479,11 @@ impl Table {
         }
     }
 
-    /// `side` declares `action`; pumps until the game is quiet again.
-    pub async fn act(&mut self, side: Side, action: Action) {
-        self.seat(side)
-            .act(action.clone())
-            .expect("send the action");
+    /// `side` declares `action` (an ASL action, or any ruleset's bytes);
+    /// pumps until the game is quiet again.
+    pub async fn act(&mut self, side: Side, action: impl Into<Vec<u8>> + std::fmt::Debug) {
+        let shown = format!("{action:?}");
+        self.seat(side).act(action).expect("send the action");
         if let Err((w, e)) = self.settle_after_next().await {
             let tail: Vec<String> = self
                 .log
@@ -433,7 +492,7 @@ impl Table {
                 .take(8)
                 .map(|(w, e)| format!("{w:?}: {}", brief(e)))
                 .collect();
-            panic!("{w:?}: {e} after side {side} declared {action:?}; last events, newest first: {tail:#?}");
+            panic!("{w:?}: {e} after side {side} declared {shown}; last events, newest first: {tail:#?}");
         }
     }
 
@@ -470,7 +529,9 @@ impl Table {
                     .events
                     .iter()
                     .filter_map(|e| match &e.kind {
-                        EventKind::Void { reason } => Some(format!("void ruling: {reason}")),
+                        hexveil_core::EventKind::Void { reason } => {
+                            Some(format!("void ruling: {reason}"))
+                        }
                         _ => None,
                     })
                     .collect(),
@@ -493,5 +554,14 @@ pub fn brief(e: &GameEvent) -> String {
 
 /// Text of every event of an update (for assertions on what was shown).
 pub fn events_text(u: &Update) -> String {
-    format!("{:?}", u.events)
+    // ASL events as ASL reads them (a test of another ruleset reads its own).
+    match u
+        .events
+        .iter()
+        .map(hexveil_asl::ruleset::event_from_kernel)
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(asl) => format!("{asl:?}"),
+        Err(_) => format!("{:?}", u.events),
+    }
 }

@@ -11,8 +11,8 @@
 use std::time::Duration;
 
 use hexveil::driver::GameEvent;
-use hexveil_core::turn::Phase;
-use hexveil_core::{Action, Side};
+use hexveil_asl::turn::Phase;
+use hexveil_asl::{Action, Side};
 use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use hexveil_protocol::identity::Identity;
@@ -115,7 +115,7 @@ async fn finish_clean(
             "a refused entry is in the log"
         );
     }
-    match verify(&file) {
+    match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => s,
         Verdict::Fault(f) => panic!("fault: {f}"),
     }
@@ -155,7 +155,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
         &mallory,
         last.seq + 1,
         last.head,
-        &Body::Act(Action::EndPhase),
+        &Body::Act(Action::EndPhase.into()),
     );
     t.a.submit(forged.clone()).unwrap();
     let (_, why) = refusal(&mut t, Who::A).await;
@@ -170,7 +170,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
         &mallory,
         last.seq + 1,
         last.head,
-        &Body::Act(Action::EndPhase),
+        &Body::Act(Action::EndPhase.into()),
     );
     t.a.submit(forged.clone()).unwrap();
     let (_, why) = refusal(&mut t, Who::A).await;
@@ -279,7 +279,7 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     let a_saw: String = t
         .events_of(Who::A)
         .filter_map(|e| match e {
-            GameEvent::Update(u) => Some(format!("{:?}", u.events)),
+            GameEvent::Update(u) => Some(hexveil_tests::events_text(u)),
             _ => None,
         })
         .collect();

@@ -6,8 +6,8 @@
 //! (G1, G6).
 
 use hexveil::driver::{GameEvent, SeatSetup};
-use hexveil_core::turn::Phase;
-use hexveil_core::{Action, Side};
+use hexveil_asl::turn::Phase;
+use hexveil_asl::{Action, Side};
 use hexveil_protocol::message::Mode;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_server::connection::OUTBOX_CAPACITY;
@@ -22,7 +22,7 @@ fn ffe_on_3e4() -> Action {
     Action::Ffe {
         hex: "3E4".parse().unwrap(),
         fp: 36,
-        kind: hexveil_core::action::FfeKind::HeConcentration,
+        kind: hexveil_asl::action::FfeKind::HeConcentration,
     }
 }
 
@@ -86,6 +86,7 @@ async fn g6_b28_62_a_client_restarted_from_its_secrets_builds_on_what_it_committ
             .join(
                 game,
                 SeatSetup {
+                    ruleset: hexveil_fixtures::ruleset(),
                     scenario_toml: scenario_toml(),
                     secrets: secrets_b(),
                     pad_len: PAD_LEN,
@@ -110,7 +111,7 @@ async fn g6_b28_62_a_client_restarted_from_its_secrets_builds_on_what_it_committ
     // answered again (PROTOCOL 10.4, G6).
     assert_eq!(t.rejections(Who::B), Vec::<String>::new());
     let file = t.transcript().await;
-    match verify(&file) {
+    match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => {
             assert_eq!(s.audited, vec![Side::A, Side::B], "{s}");
             assert_eq!(s.end.unwrap().winner, Some(Side::B), "A conceded");

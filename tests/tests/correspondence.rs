@@ -6,8 +6,8 @@
 //! escrowed); the transcript verifies clean (G1, G5).
 
 use hexveil::driver::GameEvent;
-use hexveil_core::turn::Phase;
-use hexveil_core::Side;
+use hexveil_asl::turn::Phase;
+use hexveil_asl::Side;
 use hexveil_protocol::encoding::Party;
 use hexveil_protocol::message::{Body, Mode, Prompt};
 use hexveil_protocol::transcript::Transcript;
@@ -94,7 +94,7 @@ async fn design_3_6_the_server_answers_for_an_offline_owner_and_the_game_verifie
     assert!(asked.is_empty(), "{asked:?}");
 
     let file = t.transcript().await;
-    match verify(&file) {
+    match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => assert_eq!(s.end.unwrap().winner, Some(Side::B)),
         Verdict::Fault(f) => panic!("fault: {f}"),
     }

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use hexveil::driver::GameEvent;
-use hexveil_core::turn::Phase;
-use hexveil_core::Side;
+use hexveil_asl::turn::Phase;
+use hexveil_asl::Side;
 use hexveil_protocol::message::{Body, Prompt};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
@@ -38,7 +38,7 @@ async fn kill_mid_roll(
     t: &mut Table,
     mut server: ServerProcess,
     data_dir: &std::path::Path,
-    mover: hexveil_core::unit::UnitId,
+    mover: hexveil_asl::unit::UnitId,
     entry: InFlight,
 ) -> (
     ServerProcess,
@@ -104,7 +104,7 @@ async fn kill_mid_roll(
             _ => None,
         })
         .expect("the move's ruling after the restart");
-    assert!(format!("{:?}", ruling.events).contains("ApAttack"));
+    assert!(format!("{:?}", hexveil_fixtures::asl_events(&ruling.events)).contains("ApAttack"));
     (server, receipted)
 }
 
@@ -159,7 +159,7 @@ async fn g6_sigkill_mid_adjudication_keeps_every_receipted_entry() {
         })
         .count();
     assert!(b_entries >= 2, "A's and B's pad entries for the roll");
-    match verify(&file) {
+    match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => assert_eq!(s.end.unwrap().winner, Some(Side::B)),
         Verdict::Fault(f) => panic!("fault after the crash: {f}"),
     }
@@ -198,7 +198,7 @@ async fn g6_a_player_disconnected_mid_reveal_resumes_and_reveals() {
         |e| matches!(e, GameEvent::Update(u) if u.seq == a_reveal.seq && u.prompt == Prompt::Reveal)
     ));
     let file = t.transcript().await;
-    match verify(&file) {
+    match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => {
             assert_eq!(s.audited, vec![Side::A, Side::B], "{s}");
             assert_eq!(s.end.unwrap().winner, Some(Side::B));

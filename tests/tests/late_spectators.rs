@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hexveil::driver::{GameEvent, Spectator};
-use hexveil_core::turn::Phase;
-use hexveil_core::Side;
+use hexveil_asl::turn::Phase;
+use hexveil_asl::Side;
 use hexveil_protocol::message::{Mode, Update};
 use hexveil_server::config::ServerSettings;
 use hexveil_server::live_game::LiveGameFactory;

@@ -11,11 +11,11 @@
 //! in four), then compares that step with a step into an empty hex.
 
 use hexveil::driver::GameEvent;
-use hexveil_core::hex::Hex;
-use hexveil_core::minefield::MinefieldEvent;
-use hexveil_core::terrain::HexInfo;
-use hexveil_core::turn::Phase;
-use hexveil_core::{Action, EventKind, MoveMode, Side};
+use hexveil_asl::hex::Hex;
+use hexveil_asl::minefield::MinefieldEvent;
+use hexveil_asl::terrain::HexInfo;
+use hexveil_asl::turn::Phase;
+use hexveil_asl::{Action, EventKind, MoveMode, Side};
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_tests::{
     scenario_toml, secrets, secrets_a, start_server, units, Table, Who, PAD_LEN, SEALED_B, SETUP_B,
@@ -25,7 +25,7 @@ use hexveil_tests::{
 /// Two open-ground hexes of board 3 next to 3E3 (where A's squad and
 /// leader start), with no B unit in them.
 fn two_open_neighbours() -> (Hex, Hex) {
-    let scenario = hexveil_protocol::rules::parse_scenario(&scenario_toml()).unwrap();
+    let scenario = hexveil_asl::scenario::Scenario::from_toml(&scenario_toml()).unwrap();
     let occupied: [Hex; 2] = ["3E4".parse().unwrap(), "3D4".parse().unwrap()];
     let from: Hex = "3E3".parse().unwrap();
     let open: Vec<Hex> = scenario
@@ -50,7 +50,7 @@ async fn step(t: &mut Table, action: Action) -> (Vec<usize>, Vec<usize>) {
     )
 }
 
-fn moving(unit: hexveil_core::unit::UnitId, to: Hex) -> Action {
+fn moving(unit: hexveil_asl::unit::UnitId, to: Hex) -> Action {
     Action::Move {
         units: vec![unit],
         to,
@@ -67,7 +67,7 @@ fn ap_attacks(t: &Table, from: usize) -> Vec<MinefieldEvent> {
             _ => None,
         })
         .flatten()
-        .filter_map(|e| match e.kind {
+        .filter_map(|e| match hexveil_fixtures::asl(&e).kind {
             EventKind::Minefield(m @ MinefieldEvent::ApAttack { .. }) => Some(m),
             _ => None,
         })
@@ -174,7 +174,10 @@ async fn g3_no_effect_mined_step_and_empty_step_look_the_same_on_the_wire() {
             .await
             .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
         let file = t.transcript().await;
-        assert!(matches!(verify(&file), Verdict::Clean(_)));
+        assert!(matches!(
+            verify(&file, &hexveil_fixtures::rulesets()),
+            Verdict::Clean(_)
+        ));
     }
     server.shutdown().await;
 }

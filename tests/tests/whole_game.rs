@@ -6,9 +6,9 @@
 //! the end, which the offline verifier finds clean (G5).
 
 use hexveil::driver::GameEvent;
-use hexveil_core::morale::MoraleEvent;
-use hexveil_core::turn::Phase;
-use hexveil_core::{Action, EventKind, Side};
+use hexveil_asl::morale::MoraleEvent;
+use hexveil_asl::turn::Phase;
+use hexveil_asl::{Action, EventKind, Side};
 use hexveil_protocol::message::Prompt;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_tests::{
@@ -32,7 +32,12 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
         .iter()
         .filter_map(|(w, e)| match (w, e) {
             (Who::B, GameEvent::Update(u)) => match &u.prompt {
-                Prompt::Open(r) => Some(format!("{r:?}")),
+                Prompt::Open(r) => Some(format!(
+                    "{:?}",
+                    r.iter()
+                        .map(|r| hexveil_asl::sealed::FactRequest::from_kernel(r).unwrap())
+                        .collect::<Vec<_>>()
+                )),
                 _ => None,
             },
             _ => None,
@@ -50,7 +55,7 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
     }
     let high_dr = step.iter().any(|(w, e)| match (w, e) {
         (Who::A, GameEvent::Update(u)) => u.events.iter().any(|e| {
-            matches!(&e.kind, EventKind::Morale(MoraleEvent::TaskCheck { original, .. }) if *original >= 11)
+            matches!(&hexveil_fixtures::asl(e).kind, EventKind::Morale(MoraleEvent::TaskCheck { original, .. }) if *original >= 11)
         }),
         _ => false,
     });
@@ -62,7 +67,7 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
     let a_saw: String = step
         .iter()
         .filter_map(|(w, e)| match (w, e) {
-            (Who::A, GameEvent::Update(u)) => Some(format!("{:?}", u.events)),
+            (Who::A, GameEvent::Update(u)) => Some(hexveil_tests::events_text(u)),
             _ => None,
         })
         .collect();
@@ -94,7 +99,7 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
     // Both players and the spectator fetch the same transcript, and it
     // verifies clean with both sides revealed and audited (G5).
     let file = t.transcript().await;
-    match verify(&file) {
+    match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => {
             assert!(s.end.is_some(), "{s}");
             assert_eq!(s.audited, vec![Side::A, Side::B], "{s}");

@@ -4,10 +4,10 @@
 //! A line that does not parse is refused with a message that names what is
 //! wrong, and nothing is sent.
 
-use hexveil_core::action::FfeKind;
-use hexveil_core::scenario::Scenario;
-use hexveil_core::unit::UnitId;
-use hexveil_core::{Action, Hex, MoveMode};
+use hexveil_asl::action::FfeKind;
+use hexveil_asl::scenario::Scenario;
+use hexveil_asl::unit::UnitId;
+use hexveil_asl::{Action, Hex, MoveMode};
 use thiserror::Error;
 
 /// What a command line asks for.
@@ -312,7 +312,7 @@ impl<'a> Parser<'a> {
         let hex: Hex =
             text.to_ascii_uppercase()
                 .parse()
-                .map_err(|e: hexveil_core::hex::HexNameError| CommandError::BadHex {
+                .map_err(|e: hexveil_asl::hex::HexNameError| CommandError::BadHex {
                     text: text.into(),
                     reason: e.to_string(),
                 })?;
@@ -377,7 +377,7 @@ mod tests {
     use super::*;
 
     fn scenario() -> Scenario {
-        hexveil_protocol::rules::parse_scenario(include_str!("../../../examples/scenario.toml"))
+        hexveil_asl::scenario::Scenario::from_toml(include_str!("../../../examples/scenario.toml"))
             .unwrap()
     }
 
@@ -450,5 +450,75 @@ mod tests {
                 kind: FfeKind::AerialBomb
             })
         );
+    }
+}
+
+/// A command line read for the game's ruleset: an action in the ruleset's
+/// bytes (and its words), or `help`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Parsed {
+    /// Declare this action.
+    Act {
+        /// The action, as signed into the log.
+        bytes: Vec<u8>,
+        /// Whether it gives up the game (sent as a concession).
+        concede: bool,
+    },
+    /// Print the command list.
+    Help,
+}
+
+/// The command language of a game, by its ruleset: each ruleset reads its
+/// own commands; the seat loop knows only [`Parsed`].
+#[derive(Clone, Debug)]
+pub enum Language<'a> {
+    /// ASL (docs/PLAYING.md).
+    Asl(Parser<'a>),
+    /// The miniatures rules (seed 004).
+    Minis(super::minis_command::Parser<'a>),
+}
+
+impl<'a> Language<'a> {
+    /// The language of a game of `scenario`, as its ruleset loaded it.
+    pub fn for_game(scenario: &'a dyn hexveil_core::Scenario) -> Result<Language<'a>, String> {
+        let any = scenario.as_any();
+        if let Some(asl) = any.downcast_ref::<hexveil_asl::ruleset::AslScenario>() {
+            return Ok(Language::Asl(Parser::new(&asl.scenario)));
+        }
+        if let Some(minis) = any.downcast_ref::<hexveil_minis::MinisScenario>() {
+            return Ok(Language::Minis(super::minis_command::Parser::new(minis)));
+        }
+        Err(format!(
+            "this client has no command language for the scenario {:?}",
+            scenario.name()
+        ))
+    }
+
+    /// Parses one line.
+    pub fn parse(&self, line: &str) -> Result<Parsed, String> {
+        match self {
+            Language::Asl(p) => match p.parse(line).map_err(|e| e.to_string())? {
+                Command::Act(a) => Ok(Parsed::Act {
+                    concede: a == Action::Concede,
+                    bytes: a.into(),
+                }),
+                Command::Help => Ok(Parsed::Help),
+            },
+            Language::Minis(p) => match p.parse(line)? {
+                super::minis_command::Command::Act(a) => Ok(Parsed::Act {
+                    concede: a == hexveil_minis::Action::Concede,
+                    bytes: hexveil_minis::encode_action(&a),
+                }),
+                super::minis_command::Command::Help => Ok(Parsed::Help),
+            },
+        }
+    }
+
+    /// The command list.
+    pub fn help(&self) -> String {
+        match self {
+            Language::Asl(_) => help_text(),
+            Language::Minis(_) => super::minis_command::help_text(),
+        }
     }
 }

@@ -5,13 +5,21 @@
 //! that every Task Check's Original DR 11/12 is checked against (B28.9).
 //! The narrative is printed as each side sees it; then the transcript is
 //! written and verified (G5). Dice are real: each run differs.
+//!
+//! `hexveil demo --ruleset minis` plays the miniatures rules instead (seed
+//! 004, examples/minis/): a Panzer IV noses into a hidden mixed field with
+//! a rifleman beside it, a truck towing a gun crosses an open A-P field, a
+//! KV-I drives over A-T mines and into German S-mines, and a German
+//! rifleman lays an S-mine and clears a lane.
 
 use super::command::Parser;
 use super::script::Script;
 use super::transcript::judge;
-use hexveil_core::Side;
+use hexveil_asl::Side;
+use hexveil_core::Ruleset;
 use hexveil_protocol::player::Secrets;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The demo scenario.
 pub const SCENARIO: &str = include_str!("../../../examples/demo/scenario.toml");
@@ -31,18 +39,106 @@ pub const SCRIPT_B: &str = include_str!("../../../examples/demo/script-b.txt");
 /// 3E5 when an enemy vehicle enters it (B28.531).
 pub const DAISY_B: &str = "brit-squad-1@3E5";
 
-/// Both sides' fresh secrets for the demo (seeds from the system RNG).
-pub fn demo_secrets(parser: &Parser<'_>) -> Result<[Secrets; 2], String> {
-    let a = Secrets::generate(Side::A, SETUP_A.into(), SEALED_A.into(), vec![])
-        .map_err(|e| e.to_string())?;
-    let b = Secrets::generate(
-        Side::B,
-        SETUP_B.into(),
-        SEALED_B.into(),
-        vec![super::play::daisy_order(parser, DAISY_B)?],
-    )
-    .map_err(|e| e.to_string())?;
-    Ok([a, b])
+/// One demo game: its ruleset, scenario, each side's setups, standing
+/// orders and script.
+#[derive(Clone, Debug)]
+pub struct DemoGame {
+    /// The ruleset.
+    pub ruleset: Arc<dyn Ruleset>,
+    /// The scenario text.
+    pub scenario: &'static str,
+    /// Each side's public setup (A, B).
+    pub setups: [&'static str; 2],
+    /// Each side's sealed setup.
+    pub sealed: [&'static str; 2],
+    /// Each side's standing orders, in the ruleset's encoding.
+    pub orders: [Vec<u8>; 2],
+    /// Each side's commands.
+    pub scripts: [&'static str; 2],
+}
+
+impl DemoGame {
+    /// The ASL demo (examples/demo/).
+    pub fn asl() -> Result<DemoGame, String> {
+        let scenario =
+            hexveil_asl::scenario::Scenario::from_toml(SCENARIO).map_err(|e| e.to_string())?;
+        let parser = Parser::new(&scenario);
+        Ok(DemoGame {
+            ruleset: Arc::new(hexveil_asl::ruleset::Asl),
+            scenario: SCENARIO,
+            setups: [SETUP_A, SETUP_B],
+            sealed: [SEALED_A, SEALED_B],
+            orders: [
+                Vec::new(),
+                hexveil_asl::standing_orders::encode(&[super::play::daisy_order(
+                    &parser, DAISY_B,
+                )?]),
+            ],
+            scripts: [SCRIPT_A, SCRIPT_B],
+        })
+    }
+
+    /// The miniatures demo (examples/minis/, seed 004).
+    pub fn minis() -> DemoGame {
+        DemoGame {
+            ruleset: Arc::new(hexveil_minis::Minis),
+            scenario: minis::SCENARIO,
+            setups: [minis::SETUP_A, minis::SETUP_B],
+            sealed: [minis::SEALED_A, minis::SEALED_B],
+            orders: [Vec::new(), Vec::new()],
+            scripts: [minis::SCRIPT_A, minis::SCRIPT_B],
+        }
+    }
+
+    /// The demo of ruleset `id`.
+    pub fn of(id: &str) -> Result<DemoGame, String> {
+        match id {
+            "asl" => DemoGame::asl(),
+            "minis" => Ok(DemoGame::minis()),
+            other => Err(format!(
+                "there is no demo for ruleset {other:?}: try asl or minis"
+            )),
+        }
+    }
+
+    /// Both sides' fresh secrets (seeds from the system RNG).
+    pub fn secrets(&self) -> Result<[Secrets; 2], String> {
+        let scenario = self.ruleset.load(self.scenario)?;
+        let layers = scenario.sealed_layers();
+        let mut out = Vec::new();
+        for (i, side) in [Side::A, Side::B].into_iter().enumerate() {
+            out.push(
+                Secrets::generate(
+                    side,
+                    &layers,
+                    self.setups[i].into(),
+                    self.sealed[i].into(),
+                    self.orders[i].clone(),
+                )
+                .map_err(|e| e.to_string())?,
+            );
+        }
+        let [a, b]: [Secrets; 2] = out.try_into().map_err(|_| "two sides".to_string())?;
+        Ok([a, b])
+    }
+}
+
+/// The miniatures demo's files (examples/minis/).
+pub mod minis {
+    /// The scenario.
+    pub const SCENARIO: &str = include_str!("../../../examples/minis/scenario.toml");
+    /// Side A's public setup.
+    pub const SETUP_A: &str = include_str!("../../../examples/minis/setup-a.toml");
+    /// Side A's sealed setup (S-mines across the road).
+    pub const SEALED_A: &str = include_str!("../../../examples/minis/sealed-a.toml");
+    /// Side B's public setup (with an open A-P field).
+    pub const SETUP_B: &str = include_str!("../../../examples/minis/setup-b.toml");
+    /// Side B's sealed setup (a hidden mixed field and A-T cells).
+    pub const SEALED_B: &str = include_str!("../../../examples/minis/sealed-b.toml");
+    /// Side A's commands.
+    pub const SCRIPT_A: &str = include_str!("../../../examples/minis/script-a.txt");
+    /// Side B's commands.
+    pub const SCRIPT_B: &str = include_str!("../../../examples/minis/script-b.txt");
 }
 
 /// Prints what both sides see of each log entry, merged: lines both see
@@ -128,7 +224,10 @@ pub const DEMO_PAD_LEN: u32 = 256;
 /// directory, two bots over real QUIC, the scripted game in `mode` (Live,
 /// or Escrow: the bots escrow their setups and the server answers for
 /// them, DESIGN 3.6); returns the transcript the server stored.
-pub async fn run(mode: hexveil_protocol::message::Mode) -> Result<Vec<u8>, String> {
+pub async fn run(
+    game: &DemoGame,
+    mode: hexveil_protocol::message::Mode,
+) -> Result<Vec<u8>, String> {
     use super::play::{fetch_transcript, play_seat, AfterScript, Input, Output, PATIENCE};
     use hexveil::driver::{Client, SeatSetup};
     use hexveil_protocol::identity::Identity;
@@ -137,11 +236,9 @@ pub async fn run(mode: hexveil_protocol::message::Mode) -> Result<Vec<u8>, Strin
     use hexveil_server::secrets::ServerSecrets;
     use hexveil_server::tls::ServerTrust;
     use hexveil_server::Server;
-    use std::sync::Arc;
 
     let s = |e: &dyn std::fmt::Display| e.to_string();
-    let scenario = hexveil_protocol::rules::parse_scenario(SCENARIO)?;
-    let parser = Parser::new(&scenario);
+    let scenario = game.ruleset.load(game.scenario)?;
     let dir = tempfile::tempdir().map_err(|e| format!("cannot make a data directory: {e}"))?;
     let (server_secrets, _) = ServerSecrets::load_or_create(dir.path()).map_err(|e| s(&e))?;
     let settings = ServerSettings::new(
@@ -179,9 +276,11 @@ pub async fn run(mode: hexveil_protocol::message::Mode) -> Result<Vec<u8>, Strin
         "side A's bot key {}\nside B's bot key {}",
         players[0], players[1]
     );
-    let game = clients[0]
+    let game_id = clients[0]
         .create_game(&NewGame {
-            scenario_toml: SCENARIO.into(),
+            ruleset: game.ruleset.id().into(),
+            ruleset_version: game.ruleset.version(),
+            scenario_toml: game.scenario.into(),
             players,
             mode,
             pad_len: DEMO_PAD_LEN,
@@ -189,19 +288,24 @@ pub async fn run(mode: hexveil_protocol::message::Mode) -> Result<Vec<u8>, Strin
         })
         .await
         .map_err(|e| format!("cannot create the game: {e}"))?;
-    println!("game {game} created: \"{}\"", scenario.name);
-    let [sa, sb] = demo_secrets(&parser)?;
+    println!(
+        "game {game_id} created: \"{}\" ({})",
+        scenario.name(),
+        game.ruleset.title()
+    );
+    let [sa, sb] = game.secrets()?;
     let mut seats = Vec::new();
     for (client, secrets) in clients.into_iter().zip([sa, sb]) {
         let setup = SeatSetup {
-            scenario_toml: SCENARIO.into(),
+            ruleset: game.ruleset.clone(),
+            scenario_toml: game.scenario.into(),
             secrets,
             pad_len: DEMO_PAD_LEN,
             mode,
         };
         seats.push(
             client
-                .join(game, setup)
+                .join(game_id, setup)
                 .await
                 .map_err(|e| format!("cannot join: {e}"))?,
         );
@@ -216,18 +320,18 @@ pub async fn run(mode: hexveil_protocol::message::Mode) -> Result<Vec<u8>, Strin
     let play_a = async {
         let out = Output::Channel(tx);
         let input = Input::Script {
-            script: Script::new(SCRIPT_A),
+            script: Script::new(game.scripts[0]),
             then: AfterScript::Concede,
         };
-        play_seat(&mut seat_a, &scenario, input, &out).await
+        play_seat(&mut seat_a, scenario.as_ref(), input, &out).await
     };
     let play_b = async {
         let out = Output::Channel(tx_b);
         let input = Input::Script {
-            script: Script::new(SCRIPT_B),
+            script: Script::new(game.scripts[1]),
             then: AfterScript::Concede,
         };
-        play_seat(&mut seat_b, &scenario, input, &out).await
+        play_seat(&mut seat_b, scenario.as_ref(), input, &out).await
     };
     let printer = async {
         let mut views = TwoViews::default();
@@ -266,12 +370,13 @@ pub fn hidden_story(bytes: &[u8]) -> Vec<String> {
         .filter(|l| l.contains("(referee only)") || l.contains("(side "))
         .map(|l| l.trim().to_string())
         .collect();
+    let asl = lines.first().is_some_and(|l| l.contains("(ruleset asl "));
     let task_checks = lines
         .iter()
         .filter(|l| l.contains("takes a Task Check"))
         .count();
     let booby = lines.iter().any(|l| l.contains("BOOBY TRAP:"));
-    if !booby {
+    if asl && !booby {
         out.push(format!(
             "[B28.9] side B's Booby Traps (level C on board 3) stayed hidden: {} Task Check{} taken, none with an Original DR that sets them off (level C needs a 12)",
             task_checks,
@@ -287,21 +392,45 @@ pub fn hidden_story(bytes: &[u8]) -> Vec<String> {
     out
 }
 
-/// `hexveil demo [--out FILE] [--escrow]`.
-pub fn main(out: Option<std::path::PathBuf>, escrow: bool) -> std::process::ExitCode {
+/// `hexveil demo [--out FILE] [--escrow] [--ruleset asl|minis]`.
+pub fn main(
+    out: Option<std::path::PathBuf>,
+    escrow: bool,
+    ruleset: &str,
+) -> std::process::ExitCode {
     use hexveil_protocol::message::Mode;
     use std::process::ExitCode;
-    println!("hexveil demo: side A (German) attacks into side B's (British) mined ground.");
-    println!("B hides (sealed, committed before play, never sent to A):");
-    for l in SEALED_B.lines().filter(|l| {
-        let t = l.trim();
-        !t.is_empty() && !t.starts_with('#') && !t.starts_with("side")
-    }) {
-        println!("    {l}");
+    let game = match DemoGame::of(ruleset) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("hexveil demo: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if ruleset == "asl" {
+        println!("hexveil demo: side A (German) attacks into side B's (British) mined ground.");
+        println!("B hides (sealed, committed before play, never sent to A):");
+        for l in SEALED_B.lines().filter(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('#') && !t.starts_with("side")
+        }) {
+            println!("    {l}");
+        }
+        println!("    and a standing order: {DAISY_B} (pull the Daisy Chain across 3E5 when a vehicle enters)");
+    } else {
+        println!("hexveil demo --ruleset minis: the miniatures minefield rules (seed 004) on a 48 x 36 in table.");
+        for (side, sealed) in [("A", minis::SEALED_A), ("B", minis::SEALED_B)] {
+            println!("{side} hides (sealed, committed before play, never sent to the other side):");
+            for l in sealed.lines().filter(|l| {
+                let t = l.trim();
+                !t.is_empty() && !t.starts_with('#') && !t.starts_with("side")
+            }) {
+                println!("    {l}");
+            }
+        }
     }
-    println!("    and a standing order: {DAISY_B} (pull the Daisy Chain across 3E5 when a vehicle enters)");
     let mode = if escrow {
-        println!("Escrow mode (DESIGN 3.6): each bot gives the server its hidden setup and standing orders when it sets up; the server checks them at once and opens B's hexes for it. The bots still release their own pad entries, so the dice stay out of the server's hands.");
+        println!("Escrow mode (DESIGN 3.6): each bot gives the server its hidden setup and standing orders when it sets up; the server checks them at once and answers for the hidden facts. The bots still release their own pad entries, so the dice stay out of the server's hands.");
         Mode::Escrow
     } else {
         Mode::Live
@@ -316,7 +445,7 @@ pub fn main(out: Option<std::path::PathBuf>, escrow: bool) -> std::process::Exit
             return ExitCode::FAILURE;
         }
     };
-    let bytes = match runtime.block_on(run(mode)) {
+    let bytes = match runtime.block_on(run(&game, mode)) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hexveil demo: {e}");

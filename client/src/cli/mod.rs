@@ -6,6 +6,7 @@ pub mod command;
 pub mod demo;
 pub mod files;
 pub mod keys;
+pub mod minis_command;
 pub mod narrate;
 pub mod play;
 pub mod script;

@@ -4,19 +4,20 @@
 //! `[B28.41 R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader: DR 9, no effect (strength stays hidden)`.
 //! Unit names come from the scenario (file order is the unit id).
 
-use hexveil_core::action::FfeKind;
-use hexveil_core::booby_trap::BoobyTrapEvent;
-use hexveil_core::daisy_chain::DaisyEvent;
-use hexveil_core::fire::FireEvent;
-use hexveil_core::flail::FlailOutcome;
-use hexveil_core::minefield::{Crossing, FoundBy, MinefieldEvent, VehicleOutcome};
-use hexveil_core::morale::MoraleEvent;
-use hexveil_core::movement::{MoveEvent, MoveKind};
-use hexveil_core::scenario::Scenario;
-use hexveil_core::sealed::{BoobyLevel, Content, DaisyNote, Layer};
-use hexveil_core::turn::{Phase, TurnEvent};
-use hexveil_core::unit::UnitId;
-use hexveil_core::{Action, Event, EventKind, MoveMode, Side, Visibility};
+use hexveil_asl::action::FfeKind;
+use hexveil_asl::booby_trap::BoobyTrapEvent;
+use hexveil_asl::daisy_chain::DaisyEvent;
+use hexveil_asl::fire::FireEvent;
+use hexveil_asl::flail::FlailOutcome;
+use hexveil_asl::minefield::{Crossing, FoundBy, MinefieldEvent, VehicleOutcome};
+use hexveil_asl::morale::MoraleEvent;
+use hexveil_asl::movement::{MoveEvent, MoveKind};
+use hexveil_asl::scenario::Scenario;
+use hexveil_asl::sealed::{BoobyLevel, Content, DaisyNote, Layer};
+use hexveil_asl::turn::{Phase, TurnEvent};
+use hexveil_asl::unit::UnitId;
+use hexveil_asl::{Action, EventKind, MoveMode, Side, Visibility};
+use hexveil_core as kernel;
 use hexveil_protocol::message::{Prompt, Update};
 use std::collections::BTreeMap;
 
@@ -36,6 +37,9 @@ pub enum Reader {
 #[derive(Clone, Debug)]
 pub struct Narrator {
     names: BTreeMap<UnitId, String>,
+    /// The miniatures scenario, in a game of the miniatures rules (seed
+    /// 004): its events, actions and contents are told its own way.
+    minis: Option<hexveil_minis::MinisScenario>,
     /// Game turn, phasing side and phase, as last announced.
     pub phase: Option<(u16, Side, Phase)>,
     /// Show machine entries (pads, openings, pad entries, rolls) too.
@@ -45,6 +49,17 @@ pub struct Narrator {
 }
 
 impl Narrator {
+    /// A narrator for a game of `scenario`, as its ruleset loaded it.
+    pub fn for_game(scenario: &dyn kernel::Scenario) -> Narrator {
+        let any = scenario.as_any();
+        if let Some(asl) = any.downcast_ref::<hexveil_asl::ruleset::AslScenario>() {
+            return Narrator::new(&asl.scenario);
+        }
+        let mut n = Narrator::new(&Scenario::default());
+        n.minis = any.downcast_ref::<hexveil_minis::MinisScenario>().cloned();
+        n
+    }
+
     /// A narrator for a game of `scenario`.
     pub fn new(scenario: &Scenario) -> Narrator {
         let names = scenario
@@ -55,6 +70,7 @@ impl Narrator {
             .collect();
         Narrator {
             names,
+            minis: None,
             phase: None,
             verbose: false,
             prompts: true,
@@ -110,7 +126,7 @@ impl Narrator {
             out.push(format!(
                 "side {}: {}",
                 declared.by,
-                self.action(&declared.action)
+                self.action_bytes(&declared.action)
             ));
         } else if self.verbose {
             let dice = if u.dice.is_empty() {
@@ -169,6 +185,20 @@ impl Narrator {
             out.push(format!(">> your move{when}"));
         }
         out
+    }
+
+    /// An action, in the ruleset's bytes, in words.
+    pub fn action_bytes(&self, bytes: &[u8]) -> String {
+        if self.minis.is_some() {
+            return match hexveil_minis::decode_action(bytes) {
+                Ok(a) => minis_action(&a),
+                Err(e) => format!("an action this client cannot read ({e})"),
+            };
+        }
+        match hexveil_asl::ruleset::decode_action(bytes) {
+            Ok(a) => self.action(&a),
+            Err(e) => format!("an action this client cannot read ({e})"),
+        }
     }
 
     /// An action in words.
@@ -231,7 +261,7 @@ impl Narrator {
 
     /// The lines for one event. `reader` decides whether the audience is
     /// marked (a replay marks what was not public).
-    pub fn event(&mut self, e: &Event, reader: Reader) -> Vec<String> {
+    pub fn event(&mut self, e: &kernel::Event, reader: Reader) -> Vec<String> {
         let text = self.event_text(e);
         let Some(text) = text else {
             return Vec::new();
@@ -250,21 +280,41 @@ impl Narrator {
         vec![format!("{cite}{text}{audience}")]
     }
 
-    fn event_text(&mut self, e: &Event) -> Option<String> {
+    fn event_text(&mut self, e: &kernel::Event) -> Option<String> {
         Some(match &e.kind {
-            EventKind::Dice { purpose, roll } => {
+            kernel::EventKind::Dice { purpose, roll } => {
                 format!("{roll} for {}", self.with_names(purpose))
             }
-            EventKind::FactOpened { request, content } => {
+            kernel::EventKind::FactOpened { request, content } => {
                 format!("the referee opened {}: {}", request, self.content(content))
             }
-            EventKind::Transition {
+            kernel::EventKind::Transition {
                 request,
                 new_content,
             } => format!("{request} must now hold {}", self.content(new_content)),
-            EventKind::Void { reason } => {
+            kernel::EventKind::Void { reason } => {
                 format!("the action is void: no effect, its rolls are spent ({reason})")
             }
+            kernel::EventKind::Rules(bytes) if self.minis.is_some() => {
+                let scenario = self.minis.as_ref().expect("checked");
+                match hexveil_minis::decode_event(bytes) {
+                    Ok(m) => hexveil_minis::describe_event(scenario, &m),
+                    Err(why) => format!("an event this client cannot read ({why})"),
+                }
+            }
+            kernel::EventKind::Rules(_) => match hexveil_asl::ruleset::event_from_kernel(e) {
+                Ok(asl) => self.asl_event_text(&asl.kind)?,
+                Err(why) => format!("an event this client cannot read ({why})"),
+            },
+        })
+    }
+
+    fn asl_event_text(&mut self, kind: &EventKind) -> Option<String> {
+        Some(match kind {
+            EventKind::Dice { .. }
+            | EventKind::FactOpened { .. }
+            | EventKind::Transition { .. }
+            | EventKind::Void { .. } => return None,
             EventKind::Move(m) => self.movement(m),
             EventKind::Minefield(m) => self.minefield(m),
             EventKind::Fire(f) => self.fire(f),
@@ -275,8 +325,28 @@ impl Narrator {
         })
     }
 
-    /// A sealed content in words.
-    pub fn content(&self, c: &Content) -> String {
+    /// A sealed content (the ruleset's 8 bytes) in words.
+    pub fn content(&self, c: &kernel::Content) -> String {
+        if self.minis.is_some() {
+            return match hexveil_minis::CellMines::decode(c) {
+                Ok(m) if m.is_empty() => "no mines".into(),
+                Ok(m) => format!(
+                    "{} A-P{} and {} A-T mines per square inch",
+                    m.ap,
+                    if m.s { " (S-mines)" } else { "" },
+                    m.at
+                ),
+                Err(e) => format!("{c:?} ({e})"),
+            };
+        }
+        match hexveil_asl::content::from_kernel(c) {
+            Ok(c) => self.asl_content(&c),
+            Err(e) => format!("{c:?} ({e})"),
+        }
+    }
+
+    /// An ASL sealed content in words.
+    pub fn asl_content(&self, c: &Content) -> String {
         match c {
             Content::Empty => "nothing".into(),
             Content::ApMines(s) => format!("{}-factor A-P mines", s.factors()),
@@ -443,8 +513,8 @@ impl Narrator {
                 after,
             } => format!(
                 "the FFE in {hex} changed {request} from {} to {}",
-                self.content(before),
-                self.content(after)
+                self.asl_content(before),
+                self.asl_content(after)
             ),
             MinefieldEvent::Flail(f) => format!(
                 "{}'s Mine Clearance in {}{}: {}",
@@ -491,7 +561,7 @@ impl Narrator {
                 mine_kind(*layer),
                 match now {
                     Content::Empty => "no such mines".to_string(),
-                    c => self.content(c),
+                    c => self.asl_content(c),
                 }
             ),
             MinefieldEvent::FfeAttack { hex, fp, original } => {
@@ -755,6 +825,31 @@ fn vehicle_outcome(o: VehicleOutcome) -> &'static str {
     }
 }
 
+/// A miniatures action in words.
+fn minis_action(a: &hexveil_minis::Action) -> String {
+    use hexveil_minis::Action as A;
+    match a {
+        A::Move { figure, path } => format!(
+            "moves {figure} through {}",
+            path.iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        A::Lay { figure, cell, kind } => {
+            format!(
+                "{figure} lays an {} in {cell} (seed 004 laying)",
+                kind.words()
+            )
+        }
+        A::Clear { figure, to } => {
+            format!("{figure} clears a 1 in wide path to {to} (seed 004 clearing)")
+        }
+        A::EndTurn => "ends the turn".into(),
+        A::Concede => "concedes".into(),
+    }
+}
+
 /// The command-language word for a movement mode.
 pub fn mode_word(m: MoveMode) -> &'static str {
     match m {
@@ -793,11 +888,17 @@ fn mine_kind(layer: Layer) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hexveil_core::minefield::MinefieldEvent;
+    use hexveil_asl::minefield::MinefieldEvent;
+    use hexveil_asl::Event;
+
+    /// An ASL event as the protocol carries it.
+    fn k(e: &Event) -> kernel::Event {
+        hexveil_asl::ruleset::event_to_kernel(e)
+    }
 
     fn narrator() -> Narrator {
         Narrator::new(
-            &hexveil_protocol::rules::parse_scenario(include_str!(
+            &hexveil_asl::scenario::Scenario::from_toml(include_str!(
                 "../../../examples/scenario.toml"
             ))
             .unwrap(),
@@ -813,7 +914,7 @@ mod tests {
                 targets: vec![UnitId(0), UnitId(1)],
                 final_dr: 9,
                 strength,
-                result: strength.map(|_| hexveil_core::ift::IftResult::Nmc),
+                result: strength.map(|_| hexveil_asl::ift::IftResult::Nmc),
             }),
             cite: vec!["B28.41".into(), "R13".into()],
         }
@@ -822,12 +923,12 @@ mod tests {
     #[test]
     fn r13_a_no_effect_attack_says_the_strength_stays_hidden() {
         let mut n = narrator();
-        let lines = n.event(&attack(None), Reader::Player(Side::A));
+        let lines = n.event(&k(&attack(None)), Reader::Player(Side::A));
         assert_eq!(
             lines,
             vec!["[B28.41 R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader as they enter: Final DR 9, no effect (the minefield's strength stays hidden)".to_string()]
         );
-        let lines = n.event(&attack(Some(8)), Reader::Spectator);
+        let lines = n.event(&k(&attack(Some(8))), Reader::Spectator);
         assert!(
             lines[0].contains("8-factor minefield, result NMC"),
             "{lines:?}"
@@ -841,7 +942,7 @@ mod tests {
         if let EventKind::Minefield(MinefieldEvent::ApAttack { targets, .. }) = &mut e.kind {
             targets.truncate(1);
         }
-        let lines = n.event(&e, Reader::Player(Side::A));
+        let lines = n.event(&k(&e), Reader::Player(Side::A));
         assert!(
             lines[0].contains("attacks ger-squad-1 as it enters"),
             "{lines:?}"
@@ -850,14 +951,14 @@ mod tests {
             to: Visibility::Public,
             kind: EventKind::Dice {
                 purpose: "MC of 9-1 leader #1 (NMC Minefield), not #99 nor #".into(),
-                roll: hexveil_core::Roll::DR {
+                roll: hexveil_asl::Roll::DR {
                     coloured: 2,
                     white: 1,
                 },
             },
             cite: vec!["A10".into()],
         };
-        let lines = n.event(&dice, Reader::Player(Side::A));
+        let lines = n.event(&k(&dice), Reader::Player(Side::A));
         assert!(
             lines[0].ends_with("for MC of 9-1 leader ger-leader (NMC Minefield), not #99 nor #"),
             "{lines:?}"
@@ -869,9 +970,9 @@ mod tests {
         let mut n = narrator();
         let mut e = attack(None);
         e.to = Visibility::Referee;
-        assert!(n.event(&e, Reader::Everything)[0].ends_with("(referee only)"));
+        assert!(n.event(&k(&e), Reader::Everything)[0].ends_with("(referee only)"));
         e.to = Visibility::Side(Side::B);
-        assert!(n.event(&e, Reader::Everything)[0].ends_with("(side B only)"));
-        assert!(n.event(&e, Reader::Player(Side::B))[0].ends_with("(only side B sees this)"));
+        assert!(n.event(&k(&e), Reader::Everything)[0].ends_with("(side B only)"));
+        assert!(n.event(&k(&e), Reader::Player(Side::B))[0].ends_with("(only side B sees this)"));
     }
 }

@@ -4,16 +4,17 @@
 //! prompts are answered by the protocol player inside the driver; only
 //! `Prompt::Act` asks the human (or the script).
 
-use super::command::{help_text, Command, Parser};
+use super::command::{Language, Parsed, Parser};
 use super::narrate::{Narrator, Reader};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
 use super::{files, keys, transcript};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
-use hexveil_core::scenario::Scenario;
-use hexveil_core::{Action, Side};
+use hexveil_asl::scenario::Scenario;
+use hexveil_asl::standing_orders::{self, DaisyOrder};
+use hexveil_asl::Side;
+use hexveil_core::Ruleset;
 use hexveil_protocol::identity::PublicKey;
-use hexveil_protocol::keeper::DaisyOrder;
 use hexveil_protocol::message::{Mode, Prompt};
 use hexveil_protocol::player::Secrets;
 use hexveil_server::live_game::NewGame;
@@ -97,12 +98,65 @@ fn game_hex(id: &GameId) -> String {
     id.to_string()
 }
 
-/// Reads and parses a scenario file.
-pub fn load_scenario(path: &Path) -> Result<(String, Scenario), PlayError> {
+/// A scenario file as its ruleset reads it.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The file's text (what the genesis binds).
+    pub text: String,
+    /// The ruleset the file names (`ruleset = "..."`; ASL when it names
+    /// none).
+    pub ruleset: std::sync::Arc<dyn Ruleset>,
+    /// The scenario, loaded by that ruleset.
+    pub scenario: std::sync::Arc<dyn hexveil_core::Scenario>,
+}
+
+impl Loaded {
+    /// The ASL scenario, if the file is one.
+    pub fn asl(&self) -> Option<&Scenario> {
+        self.scenario
+            .as_any()
+            .downcast_ref::<hexveil_asl::ruleset::AslScenario>()
+            .map(|s| s.scenario.as_ref())
+    }
+
+    /// The ASL scenario, or an error naming the ruleset `what` needs.
+    pub fn require_asl(&self, what: &str) -> Result<&Scenario, PlayError> {
+        self.asl().ok_or_else(|| {
+            PlayError::Input(format!(
+                "{what} is for ASL scenarios; this one is for ruleset {}",
+                self.ruleset.id()
+            ))
+        })
+    }
+}
+
+/// The ruleset a scenario text names: its top-level `ruleset = "..."`
+/// key, or ASL when it names none.
+pub fn ruleset_of(text: &str) -> Result<String, String> {
+    let value: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
+    match value.get("ruleset") {
+        None => Ok(hexveil_rulesets::DEFAULT.to_string()),
+        Some(toml::Value::String(id)) => Ok(id.clone()),
+        Some(other) => Err(format!(
+            "`ruleset` must be a string naming a ruleset, not {other}"
+        )),
+    }
+}
+
+/// Reads a scenario file and loads it with the ruleset it names.
+pub fn load_scenario(path: &Path) -> Result<Loaded, PlayError> {
     let text = files::read_text(path)?;
-    let s = hexveil_protocol::rules::parse_scenario(&text)
-        .map_err(|e| PlayError::Input(format!("{}: {e}", path.display())))?;
-    Ok((text, s))
+    let bad = |e: String| PlayError::Input(format!("{}: {e}", path.display()));
+    let id = ruleset_of(&text).map_err(bad)?;
+    let ruleset = hexveil_rulesets::all()
+        .latest(&id)
+        .map_err(|e| bad(e.to_string()))?;
+    let scenario = ruleset.load(&text).map_err(bad)?;
+    Ok(Loaded {
+        text,
+        ruleset,
+        scenario,
+    })
 }
 
 /// The mode a player asks for or agrees to.
@@ -134,7 +188,7 @@ pub async fn create(
     opponent: &str,
     terms: Terms,
 ) -> Result<(), PlayError> {
-    let (text, s) = load_scenario(scenario)?;
+    let loaded = load_scenario(scenario)?;
     let other: PublicKey = opponent
         .parse()
         .map_err(|_| PlayError::PublicKey(opponent.into()))?;
@@ -146,7 +200,9 @@ pub async fn create(
     };
     let game = client
         .create_game(&NewGame {
-            scenario_toml: text,
+            ruleset: loaded.ruleset.id().to_string(),
+            ruleset_version: loaded.ruleset.version(),
+            scenario_toml: loaded.text.clone(),
             players,
             mode: mode(terms.escrow),
             pad_len: hexveil_protocol::pad::DEFAULT_PAD_LEN,
@@ -154,8 +210,11 @@ pub async fn create(
         })
         .await?;
     println!(
-        "created game \"{}\": side A {}, side B {}",
-        s.name, players[0], players[1]
+        "created game \"{}\" ({}): side A {}, side B {}",
+        loaded.scenario.name(),
+        loaded.ruleset.title(),
+        players[0],
+        players[1]
     );
     if terms.escrow {
         println!(
@@ -261,27 +320,39 @@ async fn read_stdin_line(prompt: String) -> Option<String> {
 
 /// What the seat decided at a `Prompt::Act`.
 enum Decision {
-    Act(Action),
+    /// Declare this action (the ruleset's bytes).
+    Act(Vec<u8>),
+    /// Give up the game.
+    Concede,
+    /// Leave (the seat stays ours).
     Leave,
 }
 
-async fn decide(input: &mut Input, parser: &Parser<'_>, side: Side, out: &Output) -> Decision {
+fn decision(bytes: Vec<u8>, concede: bool) -> Decision {
+    if concede {
+        Decision::Concede
+    } else {
+        Decision::Act(bytes)
+    }
+}
+
+async fn decide(input: &mut Input, language: &Language<'_>, side: Side, out: &Output) -> Decision {
     loop {
         match input {
-            Input::Script { script, then } => match script.next(parser) {
-                Next::Act(line, a) => {
+            Input::Script { script, then } => match script.next(language) {
+                Next::Act(line, bytes, concede) => {
                     if matches!(out, Output::Print) {
                         println!("side {side}> {line}");
                     }
-                    return Decision::Act(a);
+                    return decision(bytes, concede);
                 }
                 Next::Bad(line, e) => out.note(
                     side,
                     &format!("script line `{line}` refused, nothing sent: {e}"),
                 ),
-                Next::Help => out.note(side, &help_text()),
+                Next::Help => out.note(side, &language.help()),
                 Next::Done => match then {
-                    AfterScript::Concede => return Decision::Act(Action::Concede),
+                    AfterScript::Concede => return Decision::Concede,
                     AfterScript::Stdin => *input = Input::Stdin,
                 },
             },
@@ -292,9 +363,9 @@ async fn decide(input: &mut Input, parser: &Parser<'_>, side: Side, out: &Output
                 if line.trim().is_empty() {
                     continue;
                 }
-                match parser.parse(&line) {
-                    Ok(Command::Act(a)) => return Decision::Act(a),
-                    Ok(Command::Help) => print!("{}", help_text()),
+                match language.parse(&line) {
+                    Ok(Parsed::Act { bytes, concede }) => return decision(bytes, concede),
+                    Ok(Parsed::Help) => print!("{}", language.help()),
                     Err(e) => println!("not sent: {e}"),
                 }
             }
@@ -307,13 +378,13 @@ async fn decide(input: &mut Input, parser: &Parser<'_>, side: Side, out: &Output
 /// machine prompt; only a current `Prompt::Act` asks the input.
 pub async fn play_seat(
     seat: &mut RemotePlayer,
-    scenario: &Scenario,
+    scenario: &dyn hexveil_core::Scenario,
     mut input: Input,
     out: &Output,
 ) -> Result<bool, PlayError> {
     let side = seat.side();
-    let parser = Parser::new(scenario);
-    let mut narrator = Narrator::new(scenario);
+    let language = Language::for_game(scenario).map_err(PlayError::Input)?;
+    let mut narrator = Narrator::for_game(scenario);
     let interactive = matches!(out, Output::Print);
     let mut acting = false;
     loop {
@@ -348,12 +419,12 @@ pub async fn play_seat(
         if ask {
             // `acting` stays set until the next update: a refused action
             // (nothing changed) asks again.
-            match decide(&mut input, &parser, side, out).await {
-                Decision::Act(Action::Concede) => {
+            match decide(&mut input, &language, side, out).await {
+                Decision::Concede => {
                     seat.concede()?;
                 }
-                Decision::Act(a) => {
-                    seat.act(a)?;
+                Decision::Act(bytes) => {
+                    seat.act(bytes)?;
                 }
                 Decision::Leave => return Ok(false),
             }
@@ -411,32 +482,41 @@ pub fn daisy_order(parser: &Parser<'_>, text: &str) -> Result<DaisyOrder, String
 /// commitment is sent.
 pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
     let game_id = parse_game_id(&j.game)?;
-    let (scenario_toml, scenario) = load_scenario(&j.scenario)?;
-    let parser = Parser::new(&scenario);
+    let loaded = load_scenario(&j.scenario)?;
     let public = files::read_text(&j.setup)?;
     let sealed = files::read_text(&j.sealed)?;
-    let orders = j
-        .daisy
-        .iter()
-        .map(|d| daisy_order(&parser, d))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(PlayError::Input)?;
+    let orders = if j.daisy.is_empty() {
+        Vec::new()
+    } else {
+        let scenario = loaded.require_asl("--daisy (Daisy Chain standing orders)")?;
+        let parser = Parser::new(scenario);
+        let orders = j
+            .daisy
+            .iter()
+            .map(|d| daisy_order(&parser, d))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(PlayError::Input)?;
+        standing_orders::encode(&orders)
+    };
     // Check both setups before anything is stored or sent.
-    hexveil_protocol::rules::parse_public_setup(&scenario, j.side, &public)
+    let public_setup = loaded
+        .scenario
+        .public_setup(j.side, &public)
         .map_err(|e| PlayError::Input(format!("{}: {e}", j.setup.display())))?;
-    let sealed_setup = hexveil_core::setup::SealedSetup::from_toml(&sealed)
+    loaded
+        .scenario
+        .sealed_contents(public_setup.as_ref(), &sealed)
         .map_err(|e| PlayError::Input(format!("{}: {e}", j.sealed.display())))?;
-    if sealed_setup.side != j.side {
-        return Err(PlayError::Input(format!(
-            "{} is side {}'s sealed setup, not side {}'s",
-            j.sealed.display(),
-            sealed_setup.side,
-            j.side
-        )));
-    }
+    let layers = loaded.scenario.sealed_layers();
     let (secrets, origin) = secrets::load_or_create(&j.secrets, &j.game, j.side, || {
-        Secrets::generate(j.side, public.clone(), sealed.clone(), orders.clone())
-            .map_err(|e| e.to_string())
+        Secrets::generate(
+            j.side,
+            &layers,
+            public.clone(),
+            sealed.clone(),
+            orders.clone(),
+        )
+        .map_err(|e| e.to_string())
     })?;
     match origin {
         Origin::Created => println!(
@@ -461,7 +541,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
                     );
                 }
             }
-            if orders != secrets.daisy_orders {
+            if orders != secrets.orders {
                 println!(
                     "note: --daisy differs from the standing orders given at the first join; the stored ones are used"
                 );
@@ -473,7 +553,8 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         .join(
             game_id,
             SeatSetup {
-                scenario_toml,
+                ruleset: loaded.ruleset.clone(),
+                scenario_toml: loaded.text.clone(),
                 secrets,
                 pad_len: hexveil_protocol::pad::DEFAULT_PAD_LEN,
                 mode: mode(j.escrow),
@@ -491,7 +572,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         },
         None => Input::Stdin,
     };
-    if play_seat(&mut seat, &scenario, input, &Output::Print).await? {
+    if play_seat(&mut seat, loaded.scenario.as_ref(), input, &Output::Print).await? {
         let t = fetch_transcript(&mut seat).await?;
         {
             let path = j
@@ -519,11 +600,10 @@ pub async fn watch(
     out: Option<PathBuf>,
 ) -> Result<(), PlayError> {
     let game_id = parse_game_id(game)?;
-    let scenario = match scenario {
-        Some(p) => load_scenario(p)?.1,
-        None => Scenario::default(),
+    let mut narrator = match scenario {
+        Some(p) => Narrator::for_game(load_scenario(p)?.scenario.as_ref()),
+        None => Narrator::new(&Scenario::default()),
     };
-    let mut narrator = Narrator::new(&scenario);
     let mut spectator = c.client().await?.watch(game_id).await?;
     println!("watching game {game} (public view: what happened so far, then as it happens)");
     let (mut ended, mut reveals) = (false, 0);
@@ -534,6 +614,17 @@ pub async fn watch(
                     "end" => ended = true,
                     "reveal" => reveals += 1,
                     _ => {}
+                }
+                // Without a scenario file, the genesis (public) names the
+                // ruleset and holds the scenario: units get their names.
+                if let (None, Some(g)) = (scenario, &u.genesis) {
+                    if let Ok(loaded) = hexveil_rulesets::all()
+                        .find(&g.ruleset, g.ruleset_version)
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r.load(&g.scenario_toml))
+                    {
+                        narrator = Narrator::for_game(loaded.as_ref());
+                    }
                 }
                 for l in narrator.update(&u, Reader::Spectator) {
                     println!("{l}");
@@ -562,8 +653,15 @@ pub async fn watch(
 pub fn check(scenario: &Path, script: Option<&Path>) -> std::process::ExitCode {
     use std::io::Read;
     use std::process::ExitCode;
-    let (_, s) = match load_scenario(scenario) {
+    let loaded = match load_scenario(scenario) {
         Ok(x) => x,
+        Err(e) => {
+            eprintln!("hexveil check: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let language = match Language::for_game(loaded.scenario.as_ref()) {
+        Ok(l) => l,
         Err(e) => {
             eprintln!("hexveil check: {e}");
             return ExitCode::from(2);
@@ -586,17 +684,18 @@ pub fn check(scenario: &Path, script: Option<&Path>) -> std::process::ExitCode {
             t
         }
     };
-    let parser = Parser::new(&s);
-    let narrator = Narrator::new(&s);
+    let narrator = Narrator::for_game(loaded.scenario.as_ref());
     let mut bad = 0;
     for (n, line) in text.lines().enumerate() {
         let body = line.split('#').next().unwrap_or("").trim();
         if body.is_empty() {
             continue;
         }
-        match parser.parse(body) {
-            Ok(Command::Act(a)) => println!("line {}: ok: {}", n + 1, narrator.action(&a)),
-            Ok(Command::Help) => println!("line {}: ok: help", n + 1),
+        match language.parse(body) {
+            Ok(Parsed::Act { bytes, .. }) => {
+                println!("line {}: ok: {}", n + 1, narrator.action_bytes(&bytes))
+            }
+            Ok(Parsed::Help) => println!("line {}: ok: help", n + 1),
             Err(e) => {
                 bad += 1;
                 println!("line {}: `{body}`: {e}", n + 1);

@@ -1,17 +1,17 @@
 //! A side's scripted commands (`join --script FILE`, the demo's bots): the
 //! lines of a command file, taken one per `Prompt::Act`.
 
-use super::command::{Command, CommandError, Parser};
-use hexveil_core::Action;
+use super::command::{Language, Parsed};
 use std::collections::VecDeque;
 
 /// What the next script line asks for.
 #[derive(Debug)]
 pub enum Next {
-    /// Declare this action (the line is kept for messages).
-    Act(String, Action),
+    /// Declare this action (the line is kept for messages): its bytes, and
+    /// whether it concedes.
+    Act(String, Vec<u8>, bool),
     /// A line that does not parse: say so, send nothing, go on.
-    Bad(String, CommandError),
+    Bad(String, String),
     /// `help` in a script: nothing to send.
     Help,
     /// The script is used up.
@@ -37,13 +37,13 @@ impl Script {
     }
 
     /// The next line, parsed.
-    pub fn next(&mut self, parser: &Parser<'_>) -> Next {
+    pub fn next(&mut self, language: &Language<'_>) -> Next {
         let Some(line) = self.lines.pop_front() else {
             return Next::Done;
         };
-        match parser.parse(&line) {
-            Ok(Command::Act(a)) => Next::Act(line, a),
-            Ok(Command::Help) => Next::Help,
+        match language.parse(&line) {
+            Ok(Parsed::Act { bytes, concede }) => Next::Act(line, bytes, concede),
+            Ok(Parsed::Help) => Next::Help,
             Err(e) => Next::Bad(line, e),
         }
     }

@@ -7,7 +7,7 @@
 //! existing file is reloaded instead (resume).
 
 use super::files::{self, FileError};
-use hexveil_core::Side;
+use hexveil_asl::Side;
 use hexveil_protocol::player::Secrets;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -119,6 +119,7 @@ mod tests {
     fn fresh() -> Result<Secrets, String> {
         Secrets::generate(
             Side::B,
+            &hexveil_asl::sealed::Layer::SEALED.map(|l| l.to_kernel()),
             "side = \"B\"\n".into(),
             "side = \"B\"\n".into(),
             vec![],

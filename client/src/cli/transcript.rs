@@ -2,7 +2,7 @@
 //! checked offline (G5), and the whole game told with everything revealed.
 
 use super::narrate::{Narrator, Reader};
-use hexveil_protocol::content;
+use hexveil_core::{Content, CONTENT_LEN};
 use hexveil_protocol::message::{side_of, Body, OpenedFact};
 use hexveil_protocol::referee::Referee;
 use hexveil_protocol::transcript::{FormatError, Transcript};
@@ -21,7 +21,7 @@ pub const UNREADABLE: u8 = 2;
 /// 1 a fault (the side, server or nobody to blame, and the entry), 2 not a
 /// transcript file at all.
 pub fn judge(bytes: &[u8]) -> (Verdict, u8) {
-    let verdict = verify(bytes);
+    let verdict = verify(bytes, &hexveil_rulesets::all());
     let code = match verdict.fault() {
         None => CLEAN,
         Some(f) => match &f.what {
@@ -86,7 +86,7 @@ pub fn replay_lines(t: &Transcript) -> Vec<String> {
     let Some((first, rest)) = t.entries.split_first() else {
         return out;
     };
-    let (mut referee, _) = match Referee::new(&first.envelope) {
+    let (mut referee, _) = match Referee::new(&first.envelope, &hexveil_rulesets::all()) {
         Ok(r) => r,
         Err(e) => {
             out.push(format!("entry 0 is not a genesis the referee accepts: {e}"));
@@ -94,12 +94,13 @@ pub fn replay_lines(t: &Transcript) -> Vec<String> {
         }
     };
     let g = referee.genesis().clone();
-    let mut narrator = Narrator::new(referee.scenario());
+    let mut narrator = Narrator::for_game(referee.scenario().as_ref());
     out.push(format!(
-        "#0 server: genesis of game {} \"{}\" ({} turns); side A key {}, side B key {}, server key {}, scenario hash {}",
+        "#0 server: genesis of game {} \"{}\" (ruleset {} v{}); side A key {}, side B key {}, server key {}, scenario hash {}",
         referee.game_id(),
-        referee.scenario().name,
-        referee.scenario().turns,
+        referee.scenario().name(),
+        g.ruleset,
+        g.ruleset_version,
         g.players[0],
         g.players[1],
         g.server,
@@ -137,7 +138,7 @@ pub fn replay_lines(t: &Transcript) -> Vec<String> {
                     }
                 }
             }
-            Body::Act(a) => out.push(format!("{head} {}", narrator.action(a))),
+            Body::Act(a) => out.push(format!("{head} {}", narrator.action_bytes(a))),
             Body::Open(list) => {
                 out.push(format!("{head} opens {} facts to the referee", list.len()));
                 for f in list {
@@ -202,11 +203,8 @@ pub fn replay_lines(t: &Transcript) -> Vec<String> {
                     let held: Vec<String> = l
                         .contents
                         .iter()
-                        .filter_map(|(loc, c)| match content::decode(c) {
-                            Ok(hexveil_core::Content::Empty) => None,
-                            Ok(c) => Some(format!("{loc}: {}", narrator_content(&narrator, &c))),
-                            Err(_) => Some(format!("{loc}: undecodable content")),
-                        })
+                        .filter(|(_, c)| !Content(*c).is_empty())
+                        .map(|(loc, c)| format!("{loc}: {}", narrator.content(&Content(*c))))
                         .collect();
                     out.push(format!(
                         "    {who} layer {} (seed {}, {} locations): {}",
@@ -243,26 +241,18 @@ fn opened(n: &Narrator, f: &OpenedFact) -> String {
         OpenedFact::Note {
             commitment,
             opening,
-        } => {
-            let mut c = [0u8; content::CONTENT_LEN];
-            c.copy_from_slice(&opening.content.0[..content::CONTENT_LEN]);
-            format!(
-                "Daisy Chain note {} of {}: {}",
+        } => match hexveil_protocol::note::note_content(opening) {
+            Ok(c) => format!(
+                "note {} of {}: {}",
                 commitment.seq,
                 commitment.side,
-                content_words(n, &c)
-            )
-        }
+                n.content(&c)
+            ),
+            Err(e) => format!("note {} of {}: {e}", commitment.seq, commitment.side),
+        },
     }
 }
 
-fn content_words(n: &Narrator, c: &[u8; content::CONTENT_LEN]) -> String {
-    match content::decode(c) {
-        Ok(c) => narrator_content(n, &c),
-        Err(e) => format!("undecodable content ({e})"),
-    }
-}
-
-fn narrator_content(n: &Narrator, c: &hexveil_core::Content) -> String {
-    n.content(c)
+fn content_words(n: &Narrator, c: &[u8; CONTENT_LEN]) -> String {
+    n.content(&Content(*c))
 }

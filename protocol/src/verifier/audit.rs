@@ -11,22 +11,19 @@
 //! - [`secret_roll_seed_from_reveal`]: a Secret dr's seed recomputed from the
 //!   roller's revealed pad seed (B28.47);
 //! - [`check_setup_legality`]: the revealed contents must be legal contents
-//!   of their layers (B28.1 strengths 6/8/12, B28.5 A-T factors 1-5,
-//!   B28.9 levels, B28.47 Dummies only in the A-P layer).
+//!   of their layers, as the ruleset reads them (ASL: B28.1 strengths
+//!   6/8/12, B28.5 A-T factors 1-5, B28.9 levels, B28.47 Dummies only in
+//!   the A-P layer);
+//! - [`check_ob_legality`]: the leaves are exactly the eligible locations
+//!   and the ruleset's setup rules accept the layout.
 
 use thiserror::Error;
 
 use std::collections::BTreeSet;
 
-use hexveil_core::scenario::Scenario;
-use hexveil_core::sealed::Location;
-use hexveil_core::setup::{
-    check_layout, eligible_locations, PublicSetup, SealedSetup, SetupViolation,
-};
-use hexveil_core::{Hex, Layer, Side};
+use hexveil_core::{Content, ContentError, Layer, Location, PublicSetup, Roll, Scenario, Side};
 
 use crate::beacon::{secret_roll_seed, RollSeed};
-use crate::content::{self, ContentError};
 use crate::encoding::{Digest, GameId};
 use crate::layout::{LayoutError, LayoutSeed, RootStatement, Salt, SealedLayout};
 use crate::message::{party_of, LayerReveal, RevealBody};
@@ -114,8 +111,8 @@ pub enum RevealFault {
         /// The note counter.
         seq: u64,
     },
-    /// A layer name the rules do not know.
-    #[error("layer {layer:?} is not a sealed layer of the rules (ap, at, booby)")]
+    /// A layer name the ruleset does not seal.
+    #[error("layer {layer:?} is not a sealed layer of the ruleset")]
     UnknownLayer {
         /// The layer name.
         layer: String,
@@ -127,8 +124,8 @@ pub enum RevealFault {
         layer: String,
         /// The location key.
         location: String,
-        /// Why.
-        error: ContentError,
+        /// Why, in the ruleset's words.
+        error: String,
     },
     /// A valid content that may not appear in this layer (e.g. A-T factors
     /// in the A-P layer, a Dummy outside it: B28.47).
@@ -138,10 +135,10 @@ pub enum RevealFault {
         layer: String,
         /// The location key.
         location: String,
-        /// The content, in words.
+        /// The content, in the ruleset's words.
         content: String,
     },
-    /// A location key that names no hex (A-P, A-T) or board (Booby Traps).
+    /// A location key that is not a key at all.
     #[error("layer {layer:?}: {location:?} is not a location of this layer")]
     BadLocation {
         /// The layer name.
@@ -172,11 +169,11 @@ pub enum RevealFault {
     /// accepted at setup, so this is the side's fault).
     #[error("the public setup does not parse against the scenario: {0}")]
     PublicSetup(String),
-    /// The revealed layout breaks the rules of setup: every violation, each
-    /// naming the hex or board and the rule (B28.1, B28.45-47, B28.5,
-    /// B28.53, B28.9).
-    #[error("illegal setup: {}", .0.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; "))]
-    IllegalSetup(Vec<SetupViolation>),
+    /// The revealed layout breaks the ruleset's rules of setup: every
+    /// violation, each naming the location and the rule (ASL: B28.1,
+    /// B28.45-47, B28.5, B28.53, B28.9).
+    #[error("illegal setup: {}", .0.join("; "))]
+    IllegalSetup(Vec<String>),
 }
 
 /// Re-seals every committed layer from the revealed seed and contents and
@@ -309,92 +306,75 @@ pub fn secret_roll_seed_from_reveal(
     secret_roll_seed(&game_id, k, action_hash, [&r[0], &r[1], &r[2]])
 }
 
-/// The rules' layer of a layer name.
-pub fn layer_named(name: &str) -> Option<Layer> {
-    [Layer::AntiPersonnel, Layer::AntiTank, Layer::BoobyTrap]
-        .into_iter()
-        .find(|l| l.name() == name)
-}
-
-/// Checks that every revealed content is a legal content of its layer:
-/// A-P strengths 6, 8, 12 (B28.1), A-T factors 1..=5 (B28.5), Booby Trap
-/// levels A-C (B28.9), Dummies only in the A-P layer (B28.47).
+/// Checks that every revealed layer is one of the ruleset's sealed layers
+/// and every content a legal content of its layer, as the ruleset reads it
+/// (ASL: A-P strengths 6, 8, 12, B28.1; A-T factors 1..=5, B28.5; Booby
+/// Trap levels A-C, B28.9; Dummies only in the A-P layer, B28.47).
 ///
 /// The scenario-dependent checks are [`check_ob_legality`].
-pub fn check_setup_legality(reveal: &RevealBody) -> Result<(), RevealFault> {
-    for l in &reveal.layers {
-        let layer = layer_named(&l.layer).ok_or_else(|| RevealFault::UnknownLayer {
-            layer: l.layer.clone(),
-        })?;
-        for (location, bytes) in &l.contents {
-            let c = content::decode(bytes).map_err(|error| RevealFault::BadContent {
-                layer: l.layer.clone(),
-                location: location.clone(),
-                error,
-            })?;
-            if !c.fits(layer) {
-                return Err(RevealFault::ContentOutsideLayer {
-                    layer: l.layer.clone(),
-                    location: location.clone(),
-                    content: format!("{c:?}"),
-                });
-            }
-        }
-    }
-    Ok(())
+pub fn check_setup_legality(
+    scenario: &dyn Scenario,
+    reveal: &RevealBody,
+) -> Result<(), RevealFault> {
+    layout_contents(scenario, reveal).map(|_| ())
 }
 
-/// The sealed setup a reveal stands for, as the rules read it.
-pub fn sealed_setup_of(side: Side, reveal: &RevealBody) -> Result<SealedSetup, RevealFault> {
-    check_setup_legality(reveal)?;
+/// Every revealed content as the ruleset's layer, location and content.
+fn layout_contents(
+    scenario: &dyn Scenario,
+    reveal: &RevealBody,
+) -> Result<Vec<(Layer, Location, Content)>, RevealFault> {
+    let sealed = scenario.sealed_layers();
     let mut contents = Vec::new();
     for l in &reveal.layers {
-        let layer = layer_named(&l.layer).ok_or_else(|| RevealFault::UnknownLayer {
-            layer: l.layer.clone(),
-        })?;
-        for (location, bytes) in &l.contents {
-            let bad = || RevealFault::BadLocation {
+        let layer = sealed
+            .iter()
+            .copied()
+            .find(|x| x.name() == l.layer)
+            .ok_or_else(|| RevealFault::UnknownLayer {
                 layer: l.layer.clone(),
-                location: location.clone(),
-            };
-            let c = content::decode(bytes).map_err(|error| RevealFault::BadContent {
-                layer: l.layer.clone(),
-                location: location.clone(),
-                error,
             })?;
-            let at = match layer {
-                Layer::BoobyTrap => location
-                    .strip_prefix("board")
-                    .and_then(|b| b.parse().ok())
-                    .map(Location::Board),
-                _ => location.parse::<Hex>().ok().map(Location::Hex),
-            }
-            .ok_or_else(bad)?;
+        for (location, bytes) in &l.contents {
+            let at = Location::key_of(location).map_err(|_| RevealFault::BadLocation {
+                layer: l.layer.clone(),
+                location: location.clone(),
+            })?;
+            let c = Content(*bytes);
+            scenario.check_content(layer, &c).map_err(|e| match e {
+                ContentError::WrongLayer(content) => RevealFault::ContentOutsideLayer {
+                    layer: l.layer.clone(),
+                    location: location.clone(),
+                    content,
+                },
+                e => RevealFault::BadContent {
+                    layer: l.layer.clone(),
+                    location: location.clone(),
+                    error: e.to_string(),
+                },
+            })?;
             contents.push((layer, at, c));
         }
     }
-    // Every content fits its layer (checked above), so the core reading of
-    // opened leaves is the whole setup.
-    Ok(SealedSetup::from_contents(side, &contents))
+    Ok(contents)
 }
 
 /// Checks a revealed layout against the scenario and the side's public
 /// setup: the leaves are exactly the eligible locations of each layer
-/// (DESIGN 3.1), and `hexveil_core::setup::check_layout` accepts it (OB
-/// factor budget with A-T at 3 for 1, terrain, Known counters and Dummies:
-/// B28.1, B28.45-47, B28.5, B28.53, B28.9). `extra_dummies` is the result
-/// of the side's Secret dr for extra Dummies (B28.47).
+/// (DESIGN 3.1), and the ruleset's setup rules accept it (ASL: OB factor
+/// budget with A-T at 3 for 1, terrain, Known counters and Dummies: B28.1,
+/// B28.45-47, B28.5, B28.53, B28.9). `setup_rolls` are the side's setup
+/// rolls (ASL: the Secret dr for extra Dummies, B28.47).
 pub fn check_ob_legality(
-    scenario: &Scenario,
-    public: &PublicSetup,
-    side: Side,
+    scenario: &dyn Scenario,
+    public: &dyn PublicSetup,
     reveal: &RevealBody,
-    extra_dummies: u8,
+    setup_rolls: &[Roll],
 ) -> Result<(), RevealFault> {
-    for layer in [Layer::AntiPersonnel, Layer::AntiTank, Layer::BoobyTrap] {
-        let eligible: BTreeSet<String> = eligible_locations(scenario, public, side, layer)
+    for layer in scenario.sealed_layers() {
+        let eligible: BTreeSet<String> = scenario
+            .eligible(public, layer)
             .iter()
-            .map(Location::key)
+            .map(|l| l.key().to_string())
             .collect();
         let got: BTreeSet<String> = reveal
             .layers
@@ -412,307 +392,11 @@ pub fn check_ob_legality(
             });
         }
     }
-    let sealed = sealed_setup_of(side, reveal)?;
-    check_layout(scenario, public, &sealed, extra_dummies).map_err(RevealFault::IllegalSetup)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::beacon::{BeaconRound, RollKind, RollRequest, RoundStatus};
-    use crate::encoding::Party;
-    use crate::pad::PadSchedule;
-    use hexveil_core::sealed::{ApStrength, AtFactors, Content};
-
-    const GAME: GameId = GameId([0x42; 16]);
-
-    fn enc(c: Content) -> [u8; 8] {
-        content::encode(&c)
-    }
-
-    fn ap_layer() -> LayerReveal {
-        LayerReveal {
-            layer: "ap".into(),
-            seed: [7; 32],
-            contents: vec![
-                ("4E6".into(), enc(Content::ApMines(ApStrength::Eight))),
-                ("4E7".into(), enc(Content::Empty)),
-                ("4F6".into(), enc(Content::Dummy)),
-            ],
-        }
-    }
-
-    fn at_layer() -> LayerReveal {
-        LayerReveal {
-            layer: "at".into(),
-            seed: [8; 32],
-            contents: vec![
-                ("4E6".into(), enc(Content::Empty)),
-                (
-                    "4E7".into(),
-                    enc(Content::AtMines(AtFactors::new(3).unwrap())),
-                ),
-            ],
-        }
-    }
-
-    fn reveal() -> RevealBody {
-        RevealBody {
-            layers: vec![ap_layer(), at_layer()],
-            notes_seed: [9; 32],
-            pad_seed: PadSeed([10; 32]),
-        }
-    }
-
-    fn committed(side: Side, r: &RevealBody) -> Vec<RootStatement> {
-        r.layers
-            .iter()
-            .map(|l| reseal(GAME, side, l).unwrap().statement())
-            .collect()
-    }
-
-    #[test]
-    fn honest_reveal_rebuilds_every_committed_root_g1() {
-        let r = reveal();
-        let c = committed(Side::B, &r);
-        assert_eq!(audit_layers(GAME, Side::B, &c, &r), Ok(()));
-    }
-
-    #[test]
-    fn a_mine_moved_after_sealing_is_caught_g1() {
-        let r = reveal();
-        let c = committed(Side::A, &r);
-        // The owner "remembers" its 8-factor minefield in 4E7 instead of 4E6.
-        let mut moved = r.clone();
-        moved.layers[0].contents[0].1 = enc(Content::Empty);
-        moved.layers[0].contents[1].1 = enc(Content::ApMines(ApStrength::Eight));
-        assert!(matches!(
-            audit_layers(GAME, Side::A, &c, &moved),
-            Err(RevealFault::LayoutMismatch { layer, .. }) if layer == "ap"
-        ));
-        // A false seed is caught as well.
-        let mut seed = r.clone();
-        seed.layers[1].seed[0] ^= 1;
-        assert!(matches!(
-            audit_layers(GAME, Side::A, &c, &seed),
-            Err(RevealFault::LayoutMismatch { layer, .. }) if layer == "at"
-        ));
-        // The other side's commitment never matches (side is in every leaf).
-        assert!(matches!(
-            audit_layers(GAME, Side::B, &c, &r),
-            Err(RevealFault::LayoutMismatch { .. })
-        ));
-    }
-
-    #[test]
-    fn a_dropped_location_changes_the_leaf_count_g1_g3() {
-        let r = reveal();
-        let c = committed(Side::A, &r);
-        let mut dropped = r.clone();
-        dropped.layers[0].contents.pop();
-        assert!(matches!(
-            audit_layers(GAME, Side::A, &c, &dropped),
-            Err(RevealFault::LayoutMismatch {
-                committed_leaves: 3,
-                recomputed_leaves: 2,
-                ..
-            })
-        ));
-    }
-
-    #[test]
-    fn missing_extra_and_duplicate_layers_are_faults_g5() {
-        let r = reveal();
-        let c = committed(Side::A, &r);
-        let mut missing = r.clone();
-        missing.layers.pop();
-        assert_eq!(
-            audit_layers(GAME, Side::A, &c, &missing),
-            Err(RevealFault::MissingLayer { layer: "at".into() })
-        );
-        assert_eq!(
-            audit_layers(GAME, Side::A, &c[..1], &r),
-            Err(RevealFault::UncommittedLayer { layer: "at".into() })
-        );
-        let mut dup = r.clone();
-        dup.layers.push(ap_layer());
-        assert_eq!(
-            audit_layers(GAME, Side::A, &c, &dup),
-            Err(RevealFault::DuplicateLayer { layer: "ap".into() })
-        );
-        let mut twice = r.clone();
-        twice.layers[0]
-            .contents
-            .push(("4E6".into(), enc(Content::Empty)));
-        assert!(matches!(
-            audit_layers(GAME, Side::A, &c, &twice),
-            Err(RevealFault::Unsealable { .. })
-        ));
-    }
-
-    #[test]
-    fn pad_seed_rebuilds_roots_and_entries_g2() {
-        let seed = PadSeed([5; 32]);
-        let pad = Pad::new(seed, GAME, Party::A, 0, 64).unwrap();
-        let used = vec![pad.entry(3).unwrap(), pad.entry(17).unwrap()];
-        assert_eq!(
-            audit_pad(GAME, Side::A, &seed, &[pad.statement()], &used),
-            Ok(())
-        );
-        // Another seed than the committed one.
-        let other = PadSeed([6; 32]);
-        assert!(matches!(
-            audit_pad(GAME, Side::A, &other, &[pad.statement()], &[]),
-            Err(RevealFault::PadMismatch { epoch: 0, .. })
-        ));
-        // A released value that the seed does not give.
-        let mut bad = used.clone();
-        bad[1].value.0[0] ^= 1;
-        assert_eq!(
-            audit_pad(GAME, Side::A, &seed, &[pad.statement()], &bad),
-            Err(RevealFault::PadEntryMismatch {
-                epoch: 0,
-                index: 17
-            })
-        );
-        // B's entries are not A's business.
-        let b = Pad::new(PadSeed([1; 32]), GAME, Party::B, 0, 8).unwrap();
-        assert_eq!(
-            audit_pad(
-                GAME,
-                Side::A,
-                &seed,
-                &[pad.statement()],
-                &[b.entry(0).unwrap()]
-            ),
-            Ok(())
-        );
-    }
-
-    #[test]
-    fn notes_are_salted_from_the_revealed_seed_b28_531() {
-        let seed = NotesSeed([3; 32]);
-        let book = crate::note::NoteBook::new(GAME, Party::B, seed).unwrap();
-        let opened: Vec<(u64, Salt)> = [0u64, 4, 9]
-            .iter()
-            .map(|n| (*n, book.seal(*n, crate::note::NoteContent::NULL).1.salt))
-            .collect();
-        assert_eq!(audit_notes(GAME, Side::B, &seed, &opened), Ok(()));
-        assert_eq!(
-            audit_notes(GAME, Side::B, &NotesSeed([4; 32]), &opened),
-            Err(RevealFault::NoteSaltMismatch { seq: 0 })
-        );
-        let mut moved = opened.clone();
-        moved[2].0 = 10;
-        assert_eq!(
-            audit_notes(GAME, Side::B, &seed, &moved),
-            Err(RevealFault::NoteSaltMismatch { seq: 10 })
-        );
-    }
-
-    #[test]
-    fn secret_dr_seed_from_reveal_equals_the_rollers_private_seed_b28_47() {
-        let seeds = [PadSeed([1; 32]), PadSeed([2; 32]), PadSeed([3; 32])];
-        let pads: Vec<Pad> = Party::ALL
-            .iter()
-            .zip(seeds)
-            .map(|(p, s)| Pad::new(s, GAME, *p, 0, 16).unwrap())
-            .collect();
-        let k = 5;
-        let position = PadSchedule {
-            n: 16,
-            renew_below: 1,
-        }
-        .position(k)
-        .unwrap();
-        let action_hash = Digest([0xab; 32]);
-        let req = RollRequest {
-            game_id: GAME,
-            k,
-            action_hash,
-            actor: Party::B,
-            kind: RollKind::Secret,
-        };
-        let sts = [
-            pads[0].statement(),
-            pads[1].statement(),
-            pads[2].statement(),
-        ];
-        let mut round = BeaconRound::new(req, position, sts).unwrap();
-        round
-            .submit(&pads[0].entry(position.index).unwrap())
-            .unwrap();
-        let st = round
-            .submit(&pads[2].entry(position.index).unwrap())
-            .unwrap();
-        assert_eq!(st, RoundStatus::SecretPending { roller: Party::B });
-        let private = round
-            .private_secret_seed(&pads[1].entry(position.index).unwrap())
-            .unwrap();
-        let released = [
-            pads[0].entry(position.index).unwrap().value,
-            PadValue([0; 32]),
-            pads[2].entry(position.index).unwrap().value,
-        ];
-        let from_reveal = secret_roll_seed_from_reveal(
-            GAME,
-            k,
-            &action_hash,
-            Side::B,
-            &seeds[1],
-            position,
-            released,
-        );
-        assert_eq!(from_reveal, private);
-        // A false seed gives another value.
-        let false_seed = secret_roll_seed_from_reveal(
-            GAME,
-            k,
-            &action_hash,
-            Side::B,
-            &seeds[0],
-            position,
-            released,
-        );
-        assert_ne!(false_seed, private);
-    }
-
-    #[test]
-    fn illegal_contents_are_caught_b28_1_b28_5_b28_47() {
-        assert_eq!(check_setup_legality(&reveal()), Ok(()));
-        // A strength-10 minefield (B28.1: 6, 8 or 12 only).
-        let mut ten = reveal();
-        ten.layers[0].contents[0].1 = [1, 10, 0, 0, 0, 0, 0, 0];
-        assert!(matches!(
-            check_setup_legality(&ten),
-            Err(RevealFault::BadContent { location, .. }) if location == "4E6"
-        ));
-        // Six A-T factors in one hex (B28.5: 1..=5).
-        let mut six = reveal();
-        six.layers[1].contents[1].1 = [3, 6, 0, 0, 0, 0, 0, 0];
-        assert!(matches!(
-            check_setup_legality(&six),
-            Err(RevealFault::BadContent { .. })
-        ));
-        // A-T factors sealed in the A-P layer.
-        let mut wrong = reveal();
-        wrong.layers[0].contents[1].1 = enc(Content::AtMines(AtFactors::new(2).unwrap()));
-        assert!(matches!(
-            check_setup_legality(&wrong),
-            Err(RevealFault::ContentOutsideLayer { location, .. }) if location == "4E7"
-        ));
-        // A Dummy in the A-T layer (B28.47: Dummies are A-P counters).
-        let mut dummy = reveal();
-        dummy.layers[1].contents[0].1 = enc(Content::Dummy);
-        assert!(matches!(
-            check_setup_legality(&dummy),
-            Err(RevealFault::ContentOutsideLayer { .. })
-        ));
-        let mut unknown = reveal();
-        unknown.layers[0].layer = "mines".into();
-        assert!(matches!(
-            check_setup_legality(&unknown),
-            Err(RevealFault::UnknownLayer { .. })
-        ));
+    let contents = layout_contents(scenario, reveal)?;
+    let problems = scenario.layout_problems(public, &contents, setup_rolls);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(RevealFault::IllegalSetup(problems))
     }
 }

@@ -1,0 +1,151 @@
+//! Actions a player declares. Each is signed by its author in the protocol
+//! and adjudicated by the [`crate::engine::Engine`].
+
+use crate::board::hex::Hex;
+use crate::model::unit::UnitId;
+use serde::{Deserialize, Serialize};
+
+/// How a unit moves into the next hex.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum MoveMode {
+    /// Ordinary movement.
+    #[default]
+    Normal,
+    /// Bypass Movement along the hexsides of an obstacle hex (B28.44).
+    Bypass,
+    /// Trench movement (B28.44: no minefield attack).
+    Trench,
+    /// Using a Tower's stairwell (B28.44: no minefield attack).
+    TowerStairwell,
+    /// Entering through a Trail Break at twice the normal cost (B28.61).
+    TrailBreak,
+    /// Vehicular Bypass Movement: creates no Trail Break (B28.61).
+    VehicularBypass,
+    /// A Flail Tank's Mine Clearance entry (B28.7).
+    FlailClearance,
+}
+
+/// Which kind of HE attack an FFE is (B28.62).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FfeKind {
+    /// An HE Concentration Fire For Effect.
+    HeConcentration,
+    /// An HE aerial bomb attack.
+    AerialBomb,
+}
+
+/// A declared action.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Action {
+    /// Move a stack one hex (MPh).
+    Move {
+        /// The moving units (a stack).
+        units: Vec<UnitId>,
+        /// The ADJACENT hex entered.
+        to: Hex,
+        /// How they move.
+        mode: MoveMode,
+    },
+    /// Rout one broken unit one hex (RtPh, B28.413).
+    Rout {
+        /// The routing unit.
+        unit: UnitId,
+        /// The ADJACENT hex entered.
+        to: Hex,
+    },
+    /// Advance units one hex (APh).
+    Advance {
+        /// The advancing units.
+        units: Vec<UnitId>,
+        /// The ADJACENT hex entered.
+        to: Hex,
+    },
+    /// Infantry fire with Inherent FP on the IFT (A7; A19.131, A19.33).
+    Fire {
+        /// The firing units (one Fire Group).
+        firers: Vec<UnitId>,
+        /// The target hex.
+        target: Hex,
+        /// Other DRM the players agree on (Hindrance, ...): the engine adds
+        /// TEM and leadership itself.
+        extra_drm: i8,
+    },
+    /// An HE Concentration FFE or aerial bomb resolved in a hex (B28.62).
+    Ffe {
+        /// Hex attacked.
+        hex: Hex,
+        /// The attack's FP (IFT column).
+        fp: u8,
+        /// Which kind.
+        kind: FfeKind,
+    },
+    /// An MMC Searches its own and ADJACENT hexes (A12.152 as far as B28
+    /// needs it: reveals minefield presence, B28.1, B28.47, B28.48).
+    Search {
+        /// The searching MMC.
+        unit: UnitId,
+    },
+    /// Infantry spends an extra MF to remove A-T mines in full view in its
+    /// hex at the end of the MPh (B28.53).
+    ClearFullViewMines {
+        /// The Infantry unit.
+        unit: UnitId,
+    },
+    /// Infantry attempts Minefield Clearance (B28.6, B24.74; data per R12).
+    InfantryClearance {
+        /// The clearing units.
+        units: Vec<UnitId>,
+    },
+    /// PRC disembark or Bail Out from a vehicle into its hex (B28.43).
+    Disembark {
+        /// The vehicle.
+        vehicle: UnitId,
+        /// The units leaving it.
+        units: Vec<UnitId>,
+    },
+    /// The phasing player ends the current phase.
+    EndPhase,
+    /// During setup, a side that has at least one Dummy Minefield counter
+    /// makes its Secret dr for extra Dummies (B28.47).
+    DummyDr,
+    /// The actor concedes the game.
+    Concede,
+}
+
+impl Action {
+    /// The same action with every hex under its canonical name on `map`
+    /// (a seam hex has two names, one location): the engine works on
+    /// canonical names only, so input is canonicalized where it enters.
+    pub fn canonical(self, map: &crate::board::map::Map) -> Action {
+        match self {
+            Action::Move { units, to, mode } => Action::Move {
+                units,
+                to: map.canonical(to),
+                mode,
+            },
+            Action::Rout { unit, to } => Action::Rout {
+                unit,
+                to: map.canonical(to),
+            },
+            Action::Advance { units, to } => Action::Advance {
+                units,
+                to: map.canonical(to),
+            },
+            Action::Fire {
+                firers,
+                target,
+                extra_drm,
+            } => Action::Fire {
+                firers,
+                target: map.canonical(target),
+                extra_drm,
+            },
+            Action::Ffe { hex, fp, kind } => Action::Ffe {
+                hex: map.canonical(hex),
+                fp,
+                kind,
+            },
+            other => other,
+        }
+    }
+}

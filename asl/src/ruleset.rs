@@ -1,0 +1,477 @@
+//! ASL as a plug-in of the referee: the kernel's [`hexveil_core::Ruleset`]
+//! traits over this crate's scenario, setups, layouts, standing orders and
+//! [`Engine`]. Everything the protocol needs of ASL passes here, in the
+//! kernel's terms: layer names, location keys, 8-byte contents
+//! ([`crate::content`]), actions and events in postcard bytes.
+
+use crate::content;
+use crate::engine::{Engine, Step};
+use crate::model::action::Action;
+use crate::model::error::{ActionError, ProvideError};
+use crate::model::event::{Event, EventKind};
+use crate::model::scenario::Scenario;
+use crate::model::sealed::{Fact, FactRequest, Layer, Location};
+use crate::setup::{self, PublicSetup, SealedSetup};
+use crate::side::Side;
+use crate::standing_orders::{self, DaisyOrders};
+use hexveil_core as kernel;
+use hexveil_core::{DiceKind, DiceSpec, Roll};
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The ruleset's id in a genesis.
+pub const ID: &str = "asl";
+/// The ruleset's version: bumped whenever a ruling could change.
+pub const VERSION: u32 = 1;
+/// Largest action accepted, in bytes.
+pub const MAX_ACTION_LEN: usize = 64 * 1024;
+
+/// ASL (B28 minefields, A19, the IFT), as the referee plugs it in.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Asl;
+
+impl kernel::Ruleset for Asl {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn version(&self) -> u32 {
+        VERSION
+    }
+
+    fn title(&self) -> &'static str {
+        "Advanced Squad Leader: B28 minefields, A19 ELR, the IFT"
+    }
+
+    fn load(&self, text: &str) -> Result<Arc<dyn kernel::Scenario>, String> {
+        let scenario = Scenario::from_toml(text).map_err(|e| e.to_string())?;
+        Ok(Arc::new(AslScenario {
+            scenario: Arc::new(scenario),
+        }))
+    }
+}
+
+/// The bytes of an action, as signed into the log.
+pub fn encode_action(action: &Action) -> Vec<u8> {
+    postcard::to_stdvec(action).expect("postcard into a Vec cannot fail")
+}
+
+impl From<Action> for Vec<u8> {
+    /// The bytes of an action, as signed into the log ([`encode_action`]).
+    fn from(action: Action) -> Vec<u8> {
+        encode_action(&action)
+    }
+}
+
+/// An action from its bytes: exactly one, nothing after it.
+pub fn decode_action(bytes: &[u8]) -> Result<Action, String> {
+    if bytes.len() > MAX_ACTION_LEN {
+        return Err(format!(
+            "an action of {} bytes is longer than {MAX_ACTION_LEN}",
+            bytes.len()
+        ));
+    }
+    match postcard::take_from_bytes::<Action>(bytes) {
+        Ok((action, [])) => Ok(action),
+        Ok((_, rest)) => Err(format!("{} bytes after the action", rest.len())),
+        Err(e) => Err(format!("not an ASL action: {e}")),
+    }
+}
+
+/// The kernel's form of an event: dice, openings, transitions and void
+/// rulings in the kernel's own kinds, the rest as postcard bytes of
+/// [`EventKind`].
+pub fn event_to_kernel(e: &Event) -> kernel::Event {
+    let kind = match &e.kind {
+        EventKind::Dice { purpose, roll } => kernel::EventKind::Dice {
+            purpose: purpose.clone(),
+            roll: *roll,
+        },
+        EventKind::FactOpened { request, content } => kernel::EventKind::FactOpened {
+            request: request.to_kernel(),
+            content: content::to_kernel(content),
+        },
+        EventKind::Transition {
+            request,
+            new_content,
+        } => kernel::EventKind::Transition {
+            request: request.to_kernel(),
+            new_content: content::to_kernel(new_content),
+        },
+        EventKind::Void { reason } => kernel::EventKind::Void {
+            reason: reason.clone(),
+        },
+        other => kernel::EventKind::Rules(
+            postcard::to_stdvec(other).expect("postcard into a Vec cannot fail"),
+        ),
+    };
+    kernel::Event {
+        to: e.to,
+        kind,
+        cite: e.cite.clone(),
+    }
+}
+
+/// An ASL event from the kernel's form (what a client receives).
+pub fn event_from_kernel(e: &kernel::Event) -> Result<Event, String> {
+    let request = |r: &kernel::FactRequest| {
+        FactRequest::from_kernel(r).ok_or_else(|| format!("{r} is not an ASL fact"))
+    };
+    let content = |c: &kernel::Content| content::from_kernel(c).map_err(|e| e.to_string());
+    let kind = match &e.kind {
+        kernel::EventKind::Dice { purpose, roll } => EventKind::Dice {
+            purpose: purpose.clone(),
+            roll: *roll,
+        },
+        kernel::EventKind::FactOpened {
+            request: r,
+            content: c,
+        } => EventKind::FactOpened {
+            request: request(r)?,
+            content: content(c)?,
+        },
+        kernel::EventKind::Transition {
+            request: r,
+            new_content,
+        } => EventKind::Transition {
+            request: request(r)?,
+            new_content: content(new_content)?,
+        },
+        kernel::EventKind::Void { reason } => EventKind::Void {
+            reason: reason.clone(),
+        },
+        kernel::EventKind::Rules(bytes) => match postcard::take_from_bytes::<EventKind>(bytes) {
+            Ok((kind, [])) => kind,
+            Ok(_) => return Err("trailing bytes after an ASL event".into()),
+            Err(e) => return Err(format!("not an ASL event: {e}")),
+        },
+    };
+    Ok(Event {
+        to: e.to,
+        kind,
+        cite: e.cite.clone(),
+    })
+}
+
+/// A loaded ASL scenario.
+#[derive(Clone, Debug)]
+pub struct AslScenario {
+    /// The scenario.
+    pub scenario: Arc<Scenario>,
+}
+
+/// A side's checked public setup.
+#[derive(Clone, Debug)]
+pub struct AslPublic(pub PublicSetup);
+
+impl kernel::PublicSetup for AslPublic {
+    fn side(&self) -> Side {
+        self.0.side
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn public_of(p: &dyn kernel::PublicSetup) -> &PublicSetup {
+    &p.as_any()
+        .downcast_ref::<AslPublic>()
+        .expect("an ASL scenario is given ASL setups")
+        .0
+}
+
+/// The Secret dr for extra Dummies (B28.47), made at setup.
+fn dummy_dr_spec(side: Side) -> DiceSpec {
+    DiceSpec {
+        kind: DiceKind::SecretDr { roller: side },
+        purpose: format!("Secret dr for side {side}'s extra Dummy Minefields"),
+        cite: "B28.47".into(),
+    }
+}
+
+/// Extra Dummies from a side's setup rolls: the Secret dr halved, fractions
+/// dropped (B28.47).
+fn extra_dummies(rolls: &[Roll]) -> u8 {
+    rolls.first().map_or(0, |r| r.total() / 2)
+}
+
+fn layer_of(layer: kernel::Layer) -> Option<Layer> {
+    Layer::from_name(layer.name())
+}
+
+impl kernel::Scenario for AslScenario {
+    fn name(&self) -> &str {
+        &self.scenario.name
+    }
+
+    fn sealed_layers(&self) -> Vec<kernel::Layer> {
+        Layer::SEALED.iter().map(|l| l.to_kernel()).collect()
+    }
+
+    fn note_layer(&self) -> Option<kernel::Layer> {
+        Some(Layer::DaisyChain.to_kernel())
+    }
+
+    fn check_content(
+        &self,
+        layer: kernel::Layer,
+        c: &kernel::Content,
+    ) -> Result<(), kernel::ContentError> {
+        let layer = layer_of(layer)
+            .filter(|l| Layer::ALL.contains(l))
+            .ok_or_else(|| kernel::ContentError::UnknownLayer(layer.to_string()))?;
+        let content =
+            content::from_kernel(c).map_err(|e| kernel::ContentError::Malformed(e.to_string()))?;
+        if content.fits(layer) {
+            Ok(())
+        } else {
+            Err(kernel::ContentError::WrongLayer(format!(
+                "{content:?} cannot be in layer {layer}"
+            )))
+        }
+    }
+
+    fn public_setup(&self, side: Side, text: &str) -> Result<Arc<dyn kernel::PublicSetup>, String> {
+        let public = PublicSetup::from_toml(&self.scenario, text).map_err(|e| e.to_string())?;
+        if public.side != side {
+            return Err(format!("it is side {}'s public setup", public.side));
+        }
+        let violations = setup::check_public(&self.scenario, &public);
+        if !violations.is_empty() {
+            let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
+            return Err(list.join("; "));
+        }
+        Ok(Arc::new(AslPublic(public)))
+    }
+
+    fn setup_rolls(&self, side: Side) -> Vec<DiceSpec> {
+        if setup::may_make_dummy_dr(&self.scenario, side) {
+            vec![dummy_dr_spec(side)]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn eligible(
+        &self,
+        public: &dyn kernel::PublicSetup,
+        layer: kernel::Layer,
+    ) -> Vec<kernel::Location> {
+        let Some(layer) = layer_of(layer) else {
+            return Vec::new();
+        };
+        let public = public_of(public);
+        let mut v = setup::eligible_locations(&self.scenario, public, public.side, layer);
+        v.sort();
+        v.dedup();
+        v.into_iter().map(Location::to_kernel).collect()
+    }
+
+    fn sealed_contents(
+        &self,
+        public: &dyn kernel::PublicSetup,
+        text: &str,
+    ) -> Result<kernel::SealedContents, String> {
+        let public_setup = public_of(public);
+        let sealed = SealedSetup::from_toml(text).map_err(|e| e.to_string())?;
+        if sealed.side != public_setup.side {
+            return Err(format!(
+                "the sealed setup is side {}'s, not side {}'s",
+                sealed.side, public_setup.side
+            ));
+        }
+        Ok(Layer::SEALED
+            .iter()
+            .map(|layer| {
+                let k = layer.to_kernel();
+                let contents = self
+                    .eligible(public, k)
+                    .into_iter()
+                    .map(|loc| {
+                        let asl = Location::from_key(loc.key()).expect("our own keys parse");
+                        (
+                            loc,
+                            content::to_kernel(&sealed.content(&self.scenario.map, *layer, asl)),
+                        )
+                    })
+                    .collect();
+                (k, contents)
+            })
+            .collect())
+    }
+
+    fn layout_problems(
+        &self,
+        public: &dyn kernel::PublicSetup,
+        contents: &[(kernel::Layer, kernel::Location, kernel::Content)],
+        setup_rolls: &[Roll],
+    ) -> Vec<String> {
+        let public = public_of(public);
+        let mut problems = Vec::new();
+        let mut typed = Vec::new();
+        for (layer, location, c) in contents {
+            let (Some(l), Some(loc)) = (layer_of(*layer), Location::from_key(location.key()))
+            else {
+                problems.push(format!("{layer} at {location} is not an ASL fact"));
+                continue;
+            };
+            match content::from_kernel(c) {
+                Ok(c) => typed.push((l, loc, c)),
+                Err(e) => problems.push(format!("{layer} at {location}: {e}")),
+            }
+        }
+        let sealed = SealedSetup::from_contents(public.side, &typed);
+        if let Err(violations) =
+            setup::check_layout(&self.scenario, public, &sealed, extra_dummies(setup_rolls))
+        {
+            problems.extend(violations.iter().map(|v| v.to_string()));
+        }
+        problems
+    }
+
+    fn start(
+        &self,
+        publics: [&dyn kernel::PublicSetup; 2],
+        setup_rolls: &BTreeMap<Side, Vec<Roll>>,
+    ) -> Result<Box<dyn kernel::Engine>, String> {
+        let setups = [public_of(publics[0]).clone(), public_of(publics[1]).clone()];
+        let mut state = setup::initial_state(&self.scenario, &setups).map_err(|violations| {
+            violations
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        })?;
+        state.extra_dummies = setup_rolls
+            .iter()
+            .filter(|(_, rolls)| !rolls.is_empty())
+            .map(|(side, rolls)| (*side, extra_dummies(rolls)))
+            .collect();
+        Ok(Box::new(AslEngine(Engine::with_state(
+            Arc::clone(&self.scenario),
+            state,
+        ))))
+    }
+
+    fn orders(&self, side: Side, bytes: &[u8]) -> Result<Box<dyn kernel::Orders>, Vec<String>> {
+        let orders = standing_orders::decode(bytes).map_err(|e| vec![e])?;
+        let problems = standing_orders::order_problems(&self.scenario, side, &orders);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(Box::new(DaisyOrders::new(&self.scenario, side, &orders)))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The ASL [`Engine`] behind the kernel's interface.
+#[derive(Clone, Debug)]
+pub struct AslEngine(pub Engine);
+
+fn step_to_kernel(step: Step) -> kernel::Step {
+    match step {
+        Step::NeedFacts(requests) => {
+            kernel::Step::NeedFacts(requests.into_iter().map(FactRequest::to_kernel).collect())
+        }
+        Step::NeedDice(specs) => kernel::Step::NeedDice(specs),
+        Step::Done(events) => kernel::Step::Done(events.iter().map(event_to_kernel).collect()),
+    }
+}
+
+fn error_to_kernel(e: ActionError) -> kernel::ActionError {
+    match e {
+        ActionError::Refused(e) => kernel::ActionError::Refused(e),
+        ActionError::Provide(p) => kernel::ActionError::Provide(provide_to_kernel(p)),
+        other => kernel::ActionError::Illegal(other.to_string()),
+    }
+}
+
+fn provide_to_kernel(p: ProvideError) -> kernel::ProvideError {
+    match p {
+        ProvideError::NothingPending => kernel::ProvideError::NothingPending,
+        ProvideError::NotWaitingForFacts => kernel::ProvideError::NotWaitingForFacts,
+        ProvideError::NotWaitingForDice => kernel::ProvideError::NotWaitingForDice,
+        ProvideError::WrongFacts { expected, got } => kernel::ProvideError::WrongFacts {
+            expected: expected.into_iter().map(FactRequest::to_kernel).collect(),
+            got: got.into_iter().map(FactRequest::to_kernel).collect(),
+        },
+        ProvideError::ContentDoesNotFit { request, content } => {
+            kernel::ProvideError::ContentDoesNotFit {
+                request: request.to_kernel(),
+                content: content::to_kernel(&content),
+                reason: format!("{content:?} cannot be in layer {}", request.layer),
+            }
+        }
+        ProvideError::WrongDiceCount { expected, got } => {
+            kernel::ProvideError::WrongDiceCount { expected, got }
+        }
+        ProvideError::BadRoll { index, spec, roll } => {
+            kernel::ProvideError::BadRoll { index, spec, roll }
+        }
+    }
+}
+
+impl kernel::Engine for AslEngine {
+    fn apply(&mut self, actor: Side, action: &[u8]) -> Result<kernel::Step, kernel::ActionError> {
+        let action = decode_action(action).map_err(kernel::ActionError::Malformed)?;
+        self.0
+            .apply(actor, action)
+            .map(step_to_kernel)
+            .map_err(error_to_kernel)
+    }
+
+    fn provide_facts(
+        &mut self,
+        facts: Vec<kernel::Fact>,
+    ) -> Result<kernel::Step, kernel::ActionError> {
+        let mut typed = Vec::with_capacity(facts.len());
+        for f in &facts {
+            let not_ours = |reason: String| {
+                kernel::ActionError::Provide(kernel::ProvideError::ContentDoesNotFit {
+                    request: f.request,
+                    content: f.content,
+                    reason,
+                })
+            };
+            let request = FactRequest::from_kernel(&f.request)
+                .ok_or_else(|| not_ours("not an ASL fact".into()))?;
+            let content = content::from_kernel(&f.content).map_err(|e| not_ours(e.to_string()))?;
+            typed.push(Fact { request, content });
+        }
+        self.0
+            .provide_facts(typed)
+            .map(step_to_kernel)
+            .map_err(error_to_kernel)
+    }
+
+    fn provide_dice(&mut self, rolls: Vec<Roll>) -> Result<kernel::Step, kernel::ActionError> {
+        self.0
+            .provide_dice(rolls)
+            .map(step_to_kernel)
+            .map_err(error_to_kernel)
+    }
+
+    fn to_act(&self) -> Side {
+        crate::turn::who_ends_phase(self.0.state())
+    }
+
+    fn outcome(&self) -> Option<kernel::Outcome> {
+        self.0.state().result.as_ref().map(|r| kernel::Outcome {
+            winner: r.winner,
+            reason: r.reason.clone(),
+        })
+    }
+
+    fn clone_box(&self) -> Box<dyn kernel::Engine> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

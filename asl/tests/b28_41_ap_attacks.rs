@@ -1,0 +1,467 @@
+//! A-P minefield attacks on moving Infantry, driven through the Engine
+//! (B28.1, B28.2, B28.3, B28.4, B28.41, B28.411, B28.412, B28.413, B28.44,
+//! B28.48, R13).
+
+mod mines_common;
+use hexveil_asl::dice::DiceKind;
+use hexveil_asl::event::Visibility;
+use hexveil_asl::ift::IftResult;
+use hexveil_asl::minefield::{Crossing, MinefieldEvent};
+use hexveil_asl::movement::{MoveEvent, StayReason};
+use hexveil_asl::sealed::ApStrength;
+use hexveil_asl::terrain::{HexInfo, Terrain};
+use hexveil_asl::turn::Phase;
+use hexveil_asl::unit::UnitId;
+use hexveil_asl::{Action, Engine, MoveMode, Side};
+use mines_common::*;
+
+/// A's MPh: squad 1 in 4E4, on open ground.
+fn one_squad() -> Engine {
+    one_squad_in(&[])
+}
+
+/// A's MPh: squad 1 in 4E4, on board 4 with this terrain.
+fn one_squad_in(terrain: &[(&str, HexInfo)]) -> Engine {
+    engine(scenario(&[squad(1, Side::A, "4E4")], terrain, false))
+}
+
+/// A's RtPh: squad 1, broken, in 4E4.
+fn broken_squad_routing() -> Engine {
+    let mut s = squad(1, Side::A, "4E4");
+    s.status.broken = true;
+    engine_in(scenario(&[s], &[], false), Phase::Rout)
+}
+
+/// Unit 1 routs into `to`.
+fn rout(to: &str) -> Action {
+    Action::Rout {
+        unit: UnitId(1),
+        to: hex(to),
+    }
+}
+
+/// B28.41, B28.1, R13: an entry attack with no effect tells everybody that
+/// A-P mines are there, but the strength only to the referee.
+#[test]
+fn b28_41_no_effect_attack_reveals_presence_not_strength() {
+    let mut e = one_squad();
+    let run = step_onto_ap(&mut e, 8, &[dr(6, 6)]);
+    // B28.412: exit leaf of the hex left, then the entry leaf.
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
+    let public = run.public_mines();
+    assert!(public.contains(&MinefieldEvent::ApPresent {
+        hex: hex("4E5"),
+        owner: Side::B
+    }));
+    assert!(public.contains(&MinefieldEvent::ApAttack {
+        hex: hex("4E5"),
+        crossing: Crossing::Entry,
+        targets: vec![UnitId(1)],
+        final_dr: 12,
+        strength: None,
+        result: None,
+    }));
+    let sealed: Vec<_> = run
+        .mine_events()
+        .into_iter()
+        .filter(|(v, _)| *v == Visibility::Referee)
+        .map(|(_, m)| m)
+        .collect();
+    assert!(sealed.contains(&MinefieldEvent::ApAttackSealed {
+        hex: hex("4E5"),
+        strength: 8,
+        fp: 8
+    }));
+    // B28.48: the hex is now marked Known-mined, strength unknown.
+    assert_eq!(e.state().markers(hex("4E5")).ap_revealed, Some(None));
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
+}
+
+/// B28.41, R13: an attack with an effect reveals the strength; the result
+/// is applied by the morale rules (PTC failed: pinned).
+#[test]
+fn b28_41_effective_attack_reveals_strength_and_pins() {
+    let mut e = one_squad();
+    // 8 FP, DR 9: PTC; TC DR 12 > 7: pinned.
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(6, 6)]);
+    assert!(run.public_mines().contains(&MinefieldEvent::ApAttack {
+        hex: hex("4E5"),
+        crossing: Crossing::Entry,
+        targets: vec![UnitId(1)],
+        final_dr: 9,
+        strength: Some(8),
+        result: Some(IftResult::Ptc),
+    }));
+    assert_eq!(
+        e.state().markers(hex("4E5")).ap_revealed,
+        Some(Some(ApStrength::Eight))
+    );
+    assert!(unit(&e, 1).status.pinned);
+    // B28.1: A-P strength never drops from its own attack.
+    assert_eq!(e.state().referee_knows[&ap_b("4E5")], ap(8));
+}
+
+/// B28.1: no mines, no attack, no minefield event. G3: the exit and the
+/// entry are potential attacks (both hexes are eligible), so each still rolls
+/// its DR, unused: the dice traffic is the same as with mines.
+#[test]
+fn b28_1_empty_leaf_means_no_attack() {
+    let mut e = one_squad();
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &quiet_step());
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
+    let dice: Vec<_> = run
+        .dice
+        .iter()
+        .map(|s| (s.kind, s.purpose.as_str()))
+        .collect();
+    assert_eq!(
+        dice,
+        vec![
+            (DiceKind::DR, "A-P minefield attack in 4E4"),
+            (DiceKind::DR, "A-P minefield attack in 4E5")
+        ]
+    );
+    assert!(run.mine_events().is_empty());
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
+}
+
+/// B28.1: a hex where hidden mines may not lie (paved road) has no leaf and
+/// is never asked.
+#[test]
+fn b28_1_forbidden_terrain_is_never_asked() {
+    let road = paved_road();
+    let mut e = one_squad_in(&[("4E5", road)]);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[unused_dr()]);
+    assert_eq!(run.requests, vec![ap_b("4E4")]);
+}
+
+/// B28.411: only the moving unit is attacked; a friendly unit already in
+/// the Location is not.
+#[test]
+fn b28_411_units_already_in_the_hex_are_not_attacked() {
+    let mut e = engine_with(&[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E5")]);
+    // DR 8 on 8 FP: NMC for the mover only; MC DR 9 > 7 breaks it (not by
+    // more than its ELR 3).
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 4), dr(4, 5)]);
+    let attack = run
+        .public_mines()
+        .into_iter()
+        .find_map(|m| match m {
+            MinefieldEvent::ApAttack { targets, .. } => Some(targets),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(attack, vec![UnitId(1)]);
+    assert!(unit(&e, 1).status.broken);
+    assert!(!unit(&e, 2).status.broken && !unit(&e, 2).status.pinned);
+}
+
+/// B28.411: a concealed unit is attacked at full FP and keeps its "?" when
+/// only pinned.
+#[test]
+fn b28_411_concealed_unit_full_fp_keeps_concealment_when_pinned() {
+    let mut s = squad(1, Side::A, "4E4");
+    s.status.concealed = true;
+    let mut e = engine_with(&[s]);
+    // DR 9 on the full 8 FP column is a PTC (half FP, 4, would be no
+    // effect at 9); TC 12: pinned.
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(6, 6)]);
+    assert!(run.public_mines().iter().any(|m| matches!(
+        m,
+        MinefieldEvent::ApAttack {
+            result: Some(IftResult::Ptc),
+            ..
+        }
+    )));
+    let u = unit(&e, 1);
+    assert!(u.status.pinned && u.status.concealed);
+}
+
+/// B28.411: a concealed unit broken by the attack loses its "?".
+#[test]
+fn b28_411_concealed_unit_broken_loses_concealment() {
+    let mut s = squad(1, Side::A, "4E4");
+    s.status.concealed = true;
+    let mut e = engine_with(&[s]);
+    step_onto_ap(&mut e, 8, &[dr(4, 4), dr(4, 5)]);
+    let u = unit(&e, 1);
+    assert!(u.status.broken && !u.status.concealed);
+}
+
+/// B28.412 EX, B28.4: from one minefield hex directly to another, an exit
+/// attack then an entry attack.
+#[test]
+fn b28_412_ex_exit_then_entry_attack() {
+    let mut e = one_squad();
+    let lay = layout(&[(ap_b("4E4"), ap(6)), (ap_b("4E5"), ap(12))]);
+    let run = step(&mut e, &[1], "4E5", &lay, &[dr(6, 6), dr(5, 6)]);
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
+    let crossings: Vec<(Crossing, _)> = run
+        .public_mines()
+        .into_iter()
+        .filter_map(|m| match m {
+            MinefieldEvent::ApAttack { crossing, hex, .. } => Some((crossing, hex)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        crossings,
+        vec![(Crossing::Exit, hex("4E4")), (Crossing::Entry, hex("4E5"))]
+    );
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
+}
+
+/// B28.412 EX: pinned by the exit attack, the unit stays; the entry hex is
+/// never asked (G4) and no entry attack happens.
+#[test]
+fn b28_412_exit_attack_pins_so_no_entry_attack() {
+    let mut e = one_squad();
+    let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(12))]);
+    // Exit: DR 9 on 8 FP = PTC; TC 12 pins.
+    let run = step(&mut e, &[1], "4E5", &lay, &[dr(4, 5), dr(6, 6)]);
+    assert_eq!(run.requests, vec![ap_b("4E4")]);
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E4")));
+    assert!(run.moves().contains(&MoveEvent::Stayed {
+        units: vec![UnitId(1)],
+        hex: hex("4E4"),
+        reason: StayReason::ExitAttack
+    }));
+    assert!(!e.state().referee_knows.contains_key(&ap_b("4E5")));
+}
+
+/// B28.412: in a stack, a unit broken by the exit attack stays while the
+/// others go on and take the entry attack alone.
+#[test]
+fn b28_412_stack_splits_after_exit_attack() {
+    let mut e = engine_with(&[squad(1, Side::A, "4E4"), squad(2, Side::A, "4E4")]);
+    let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(8))]);
+    // Exit DR 6 on 8: 1MC: unit 1 DR 8+1 breaks, unit 2 DR 2+1 passes.
+    // Entry DR 12: no effect vs unit 2.
+    let run = step(
+        &mut e,
+        &[1, 2],
+        "4E5",
+        &lay,
+        &[dr(3, 3), dr(4, 4), dr(1, 1), dr(6, 6)],
+    );
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E4")));
+    assert_eq!(unit(&e, 2).hex, Some(hex("4E5")));
+    let entry_targets = run.public_mines().into_iter().find_map(|m| match m {
+        MinefieldEvent::ApAttack {
+            crossing: Crossing::Entry,
+            targets,
+            ..
+        } => Some(targets),
+        _ => None,
+    });
+    assert_eq!(entry_targets, Some(vec![UnitId(2)]));
+}
+
+/// B28.3: Deep Snow halves the A-P FP and adds +1: 12 factors attack on the
+/// 6 column; DR 8 +1 = 9 is no effect there (it would be 1MC on 12).
+#[test]
+fn b28_3_deep_snow_half_fp_and_plus_one() {
+    let mut e = engine(scenario(&[squad(1, Side::A, "4E4")], &[], true));
+    let run = step_onto_ap(&mut e, 12, &[dr(4, 4)]);
+    let ev = run.mine_events();
+    assert!(ev.iter().any(|(_, m)| matches!(
+        m,
+        MinefieldEvent::ApAttack {
+            final_dr: 9,
+            result: None,
+            ..
+        }
+    )));
+    assert!(ev.contains(&(
+        Visibility::Referee,
+        MinefieldEvent::ApAttackSealed {
+            hex: hex("4E5"),
+            strength: 12,
+            fp: 6
+        }
+    )));
+}
+
+/// B28.3: no TEM: a squad entering mined woods is attacked at the plain
+/// DR (DR 9 on 8 FP is a PTC; with the woods' +1 it would be no effect).
+#[test]
+fn b28_3_no_tem_for_minefield_attacks() {
+    let mut e = one_squad_in(&[("4E5", HexInfo::of(Terrain::Woods))]);
+    let run = step_onto_ap(&mut e, 8, &[dr(4, 5), dr(1, 1)]);
+    assert!(run.public_mines().iter().any(|m| matches!(
+        m,
+        MinefieldEvent::ApAttack {
+            final_dr: 9,
+            result: Some(IftResult::Ptc),
+            ..
+        }
+    )));
+}
+
+/// B28.413: a routing unit is attacked on entry like any mover.
+#[test]
+fn b28_413_routing_unit_is_attacked() {
+    let mut e = broken_squad_routing();
+    let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    let run = drive(&mut e, Side::A, rout("4E5"), &lay, &[unused_dr(), dr(6, 6)]);
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
+    assert!(run
+        .public_mines()
+        .iter()
+        .any(|m| matches!(m, MinefieldEvent::ApAttack { .. })));
+}
+
+/// B28.411: advancing units are attacked too.
+#[test]
+fn b28_411_advancing_unit_is_attacked() {
+    let mut e = engine_in(
+        scenario(&[squad(1, Side::A, "4E4")], &[], false),
+        Phase::Advance,
+    );
+    let lay = layout(&[(ap_b("4E5"), ap(6))]);
+    let run = drive(
+        &mut e,
+        Side::A,
+        Action::Advance {
+            units: vec![UnitId(1)],
+            to: hex("4E5"),
+        },
+        &lay,
+        &[unused_dr(), dr(6, 6)],
+    );
+    assert!(run
+        .public_mines()
+        .iter()
+        .any(|m| matches!(m, MinefieldEvent::ApAttack { .. })));
+}
+
+/// B28.44: mines in a building hex do not attack a unit crossing a building
+/// hexside (inside the building), unless it Bypasses; entering from open
+/// ground is attacked.
+#[test]
+fn b28_44_building_hexside_attacks_only_bypass_movers() {
+    let bld = HexInfo {
+        building_id: Some(7),
+        ..HexInfo::of(Terrain::StoneBuilding)
+    };
+    let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    let terrain = [("4E4", bld), ("4E5", bld)];
+    let mut e = one_squad_in(&terrain);
+    let run = step(&mut e, &[1], "4E5", &lay, &[]);
+    assert!(
+        run.requests.is_empty(),
+        "not even asked: {:?}",
+        run.requests
+    );
+    let mut e = one_squad_in(&terrain);
+    let run = step_by(
+        &mut e,
+        &[1],
+        "4E5",
+        MoveMode::Bypass,
+        &lay,
+        &[unused_dr(), dr(6, 6)],
+    );
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
+    let mut e = one_squad_in(&[("4E5", bld)]);
+    let run = step(&mut e, &[1], "4E5", &lay, &[unused_dr(), dr(6, 6)]);
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
+}
+
+/// B28.44: no attack on Trench movement or a Tower's stairwell.
+#[test]
+fn b28_44_trench_and_tower_stairwell_are_not_attacked() {
+    let mut tr = HexInfo::of(Terrain::Open);
+    tr.features.trench = true;
+    let lay = layout(&[(ap_b("4E4"), ap(8)), (ap_b("4E5"), ap(8))]);
+    let mut e = one_squad_in(&[("4E4", tr), ("4E5", tr)]);
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
+    assert!(run.requests.is_empty());
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
+    let mut tw = HexInfo::of(Terrain::Open);
+    tw.features.tower = true;
+    let mut e = one_squad_in(&[("4E5", tw)]);
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::TowerStairwell, &lay, &[]);
+    assert!(run.requests.is_empty());
+    // Trench movement needs trenches: refused before anything is asked.
+    let mut e = one_squad();
+    let run = step_by(&mut e, &[1], "4E5", MoveMode::Trench, &lay, &[]);
+    run.assert_refused_asking_nothing();
+}
+
+/// B28.2: a revealed minefield does not block LOS: an A-T attack in full
+/// view of an enemy across a marked minefield hex still strips "?".
+#[test]
+fn b28_2_minefield_hex_does_not_block_los() {
+    let e = engine_where(
+        scenario(&[squad(1, Side::A, "4E4")], &[], false),
+        Phase::Movement,
+        |st| st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(None),
+    );
+    assert!(e.scenario().map.has_los(hex("4E4"), 0, hex("4E6"), 0));
+}
+
+/// Movement refusals come before any fact is asked (G3): not adjacent,
+/// wrong phase, enemy unit.
+#[test]
+fn refusals_ask_nothing() {
+    let mut e = one_squad();
+    let run = step(&mut e, &[1], "4E7", &Layout::new(), &[]);
+    run.assert_refused_asking_nothing();
+    let run = drive(
+        &mut e,
+        Side::B,
+        mv(&[1], "4E5", MoveMode::Normal),
+        &Layout::new(),
+        &[],
+    );
+    assert!(run.result.is_err());
+    assert!(run.requests.is_empty());
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E4")));
+}
+
+/// B28.413: a broken squad Reduced to a broken HS by the exit attack may
+/// go on routing: it leaves and enters the next hex.
+#[test]
+fn b28_413_reduced_router_continues() {
+    let mut e = broken_squad_routing();
+    let lay = layout(&[(ap_b("4E4"), ap(8))]);
+    // Exit DR 3 on 8 FP: K/2: Casualty Reduction, then 2MC DR 2 + 2 passes.
+    let run = drive(
+        &mut e,
+        Side::A,
+        rout("4E5"),
+        &lay,
+        &[dr(1, 2), dr(1, 1), unused_dr()],
+    );
+    let u = unit(&e, 1);
+    assert_eq!(
+        u.infantry().map(|i| i.size),
+        Some(hexveil_asl::unit::InfantrySize::HalfSquad)
+    );
+    assert!(u.status.broken);
+    assert_eq!(u.hex, Some(hex("4E5")));
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
+}
+
+/// B28.4: no extra cost and no refusal to enter a minefield hex; the
+/// entry (and a later exit) are what trigger attacks (B28.41).
+#[test]
+fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
+    let mut e = one_squad();
+    let run = step_onto_ap(&mut e, 6, &[dr(6, 6)]);
+    assert_eq!(run.public_mines().len(), 2, "presence + entry attack");
+    // Next step out of the minefield: the exit attack (strength held by
+    // the referee already: no new request for 4E5).
+    let lay = layout(&[(ap_b("4E5"), ap(6))]);
+    let run = step(&mut e, &[1], "4E6", &lay, &[dr(6, 5), unused_dr()]);
+    assert_eq!(run.requests, vec![ap_b("4E6")]);
+    assert!(run.public_mines().iter().any(|m| matches!(
+        m,
+        MinefieldEvent::ApAttack {
+            crossing: Crossing::Exit,
+            ..
+        }
+    )));
+    assert_eq!(unit(&e, 1).hex, Some(hex("4E6")));
+}

@@ -1,0 +1,284 @@
+//! The miniatures engine: a sans-IO state machine driven by the kernel's
+//! [`Engine`] trait, resolving each action by replay.
+//!
+//! `apply` checks the action on public data only (a refusal there asks
+//! nothing and changes nothing), then runs the resolution over the facts
+//! and dice buffered so far: it stops at the first answer it lacks
+//! (`NeedFacts` / `NeedDice`) and is run again from the start when it comes.
+//! The state is kept only when a resolution completes, so a refusal at any
+//! point changes nothing.
+
+use crate::action::{decode_action, Action, MineKind};
+use crate::geom::{Cell, Point};
+use crate::rules;
+use crate::scenario::{Budget, MinisPublicSetup, MinisScenario};
+use hexveil_core::{
+    ActionError, Asked, Engine, Event, Fact, FactRequest, Outcome, ProvideError, Roll,
+    Scenario as _, Side, Step,
+};
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What a figure is now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// On the table and able to act.
+    Active,
+    /// A vehicle with damaged tracks: it cannot move.
+    Immobilized,
+    /// A destroyed vehicle.
+    Destroyed,
+    /// An Infantry figure removed after a failed save.
+    Removed,
+}
+
+/// A figure laying a mine (seed 004 laying: two consecutive turns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Laying {
+    /// Where.
+    pub cell: Cell,
+    /// What.
+    pub kind: MineKind,
+    /// The turn the first move was spent.
+    pub turn: u16,
+}
+
+/// A figure in play.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FigureState {
+    /// Where it is.
+    pub pos: Point,
+    /// What it is now.
+    pub status: Status,
+    /// Whether it has acted this turn.
+    pub moved: bool,
+    /// A mine it is laying.
+    pub laying: Option<Laying>,
+    /// A towed weapon lost with its vehicle.
+    pub towed_lost: bool,
+}
+
+/// Open mines of a cell (everyone knows them), per type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenMines {
+    /// Plain A-P density.
+    pub ap: u16,
+    /// S-mine density.
+    pub s: u16,
+    /// A-T density.
+    pub at: u16,
+}
+
+impl OpenMines {
+    /// Whether none.
+    pub fn is_empty(&self) -> bool {
+        self.ap == 0 && self.s == 0 && self.at == 0
+    }
+}
+
+/// The game state after the last completed action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameState {
+    /// The turn, from 1.
+    pub turn: u16,
+    /// Whose turn it is.
+    pub active: Side,
+    /// Figures, by scenario id.
+    pub figures: Vec<FigureState>,
+    /// Open mines by cell (both sides').
+    pub open: BTreeMap<Cell, OpenMines>,
+    /// Mines each side laid in play, `[A, B]`.
+    pub laid: [Budget; 2],
+    /// How the game ended.
+    pub outcome: Option<Outcome>,
+}
+
+/// The action being adjudicated, with the answers given so far.
+type Pending = hexveil_core::Pending<Action, FactRequest, Fact>;
+
+/// The engine of one miniatures game.
+#[derive(Clone, Debug)]
+pub struct MinisEngine {
+    scenario: Arc<MinisScenario>,
+    state: GameState,
+    pending: Option<Pending>,
+}
+
+impl MinisEngine {
+    /// The engine at the start of play, from both public setups (A, B).
+    pub fn start(
+        scenario: Arc<MinisScenario>,
+        publics: [&MinisPublicSetup; 2],
+    ) -> Result<MinisEngine, String> {
+        for (i, p) in publics.iter().enumerate() {
+            let want = [Side::A, Side::B][i];
+            if p.side != want {
+                return Err(format!(
+                    "public setup {i} is side {}, expected {want}",
+                    p.side
+                ));
+            }
+        }
+        let mut figures = Vec::new();
+        for f in &scenario.figures {
+            let pos = publics[crate::scenario::si(f.side)]
+                .positions
+                .get(&f.name)
+                .copied()
+                .or(f.start)
+                .ok_or_else(|| format!("{} has no position (scenario or public setup)", f.name))?;
+            figures.push(FigureState {
+                pos,
+                status: Status::Active,
+                moved: false,
+                laying: None,
+                towed_lost: false,
+            });
+        }
+        let mut open: BTreeMap<Cell, OpenMines> = BTreeMap::new();
+        for p in publics {
+            for (c, m) in &p.open {
+                let o = open.entry(*c).or_default();
+                if m.s {
+                    o.s += u16::from(m.ap);
+                } else {
+                    o.ap += u16::from(m.ap);
+                }
+                o.at += u16::from(m.at);
+            }
+        }
+        Ok(MinisEngine {
+            scenario,
+            state: GameState {
+                turn: 1,
+                active: Side::A,
+                figures,
+                open,
+                laid: [Budget::default(); 2],
+                outcome: None,
+            },
+            pending: None,
+        })
+    }
+
+    /// The scenario.
+    pub fn scenario(&self) -> &MinisScenario {
+        &self.scenario
+    }
+
+    /// The state after the last completed action.
+    pub fn state(&self) -> &GameState {
+        &self.state
+    }
+
+    /// Replaces the state (tests and the oracle set up situations).
+    pub fn set_state(&mut self, state: GameState) {
+        self.state = state;
+    }
+
+    /// Whether an action waits for facts or dice.
+    pub fn is_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Declares a decoded action.
+    pub fn apply_action(&mut self, actor: Side, action: Action) -> Result<Step, ActionError> {
+        if self.pending.is_some() {
+            return Err(ActionError::Illegal(
+                "an action is still waiting for facts or dice".into(),
+            ));
+        }
+        if self.state.outcome.is_some() {
+            return Err(ActionError::Illegal("the game is over".into()));
+        }
+        rules::check(&self.scenario, &self.state, actor, &action)?;
+        self.pending = Some(Pending::new(actor, action));
+        self.run()
+    }
+
+    fn run(&mut self) -> Result<Step, ActionError> {
+        let pending = self.pending.as_mut().expect("run with a pending action");
+        let mut ctx = rules::Ctx::new(
+            &self.scenario,
+            self.state.clone(),
+            pending.actor,
+            pending.answers(),
+        );
+        match rules::resolve(&mut ctx, &pending.action) {
+            Ok(()) => {
+                debug_assert!(ctx.all_used(), "rules used fewer answers than given");
+                let (state, events) = ctx.finish();
+                self.state = state;
+                self.pending = None;
+                Ok(Step::Done(events))
+            }
+            Err(interrupt) => match pending.interrupted(interrupt) {
+                Ok(Asked::Facts(requests)) => Ok(Step::NeedFacts(requests)),
+                Ok(Asked::Dice(specs)) => Ok(Step::NeedDice(specs)),
+                Err(e) => {
+                    self.pending = None;
+                    Err(ActionError::Refused(e))
+                }
+            },
+        }
+    }
+}
+
+impl Engine for MinisEngine {
+    fn apply(&mut self, actor: Side, action: &[u8]) -> Result<Step, ActionError> {
+        let action = decode_action(action).map_err(ActionError::Malformed)?;
+        self.apply_action(actor, action)
+    }
+
+    fn provide_facts(&mut self, facts: Vec<Fact>) -> Result<Step, ActionError> {
+        let pending = self.pending.as_mut().ok_or(ProvideError::NothingPending)?;
+        for f in &facts {
+            if let Err(reason) = self.scenario.check_content(f.request.layer, &f.content) {
+                return Err(ProvideError::ContentDoesNotFit {
+                    request: f.request,
+                    content: f.content,
+                    reason: reason.to_string(),
+                }
+                .into());
+            }
+        }
+        pending
+            .give_facts(facts, |f| f.request)
+            .map_err(ProvideError::from)?;
+        self.run()
+    }
+
+    fn provide_dice(&mut self, rolls: Vec<Roll>) -> Result<Step, ActionError> {
+        let pending = self.pending.as_mut().ok_or(ProvideError::NothingPending)?;
+        pending.give_dice(rolls).map_err(ProvideError::from)?;
+        self.run()
+    }
+
+    fn to_act(&self) -> Side {
+        self.state.active
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.state.outcome.clone()
+    }
+
+    fn clone_box(&self) -> Box<dyn Engine> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The cited events of a resolution, for tests and narrators.
+pub fn rules_events(events: &[Event]) -> Vec<crate::event::MinisEvent> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            hexveil_core::EventKind::Rules(b) => crate::event::decode_event(b).ok(),
+            _ => None,
+        })
+        .collect()
+}

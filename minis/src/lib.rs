@@ -1,0 +1,57 @@
+//! hexveil's second ruleset: the minefield rules of a WWII miniatures game
+//! (seed 004), played on a table measured in inches.
+//!
+//! Each side seals one layer, `mines`: one leaf per 1-inch cell of its
+//! mine area (row-major), holding that cell's hidden A-P / A-T densities
+//! and whether the A-P mines are German S-mines ([`content`]). Figures
+//! move along straight paths measured in tenths of an inch ([`geom`]); a
+//! move that crosses any cell that may be mined asks for the crossed cells
+//! of both sides' layers and rolls one percentile on the detonation table
+//! ([`table`]), mined or not, so the traffic never tells a mined path from
+//! an empty one (G3). The rules are in [`rules`]; the engine that drives
+//! them through the kernel is [`engine`]; [`oracle`] answers rules
+//! questions as JSON. The choices the seed leaves open are listed in this
+//! crate's `README.md` (proposed rulings R45-R50).
+//!
+//! Pure: no IO, no clock, no randomness, no crypto.
+
+pub mod action;
+pub mod content;
+pub mod engine;
+pub mod event;
+pub mod geom;
+pub mod oracle;
+pub mod rules;
+pub mod scenario;
+pub mod table;
+
+pub use action::{decode_action, encode_action, Action, MineKind};
+pub use content::CellMines;
+pub use engine::{GameState, MinisEngine, Status};
+pub use event::{decode_event, describe_event, encode_event, MinisEvent, VehicleResult};
+pub use geom::{Cell, Point};
+pub use scenario::{MinisPublicSetup, MinisScenario};
+
+use std::sync::Arc;
+
+/// The miniatures ruleset, as the registry knows it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Minis;
+
+impl hexveil_core::Ruleset for Minis {
+    fn id(&self) -> &'static str {
+        "minis"
+    }
+
+    fn version(&self) -> u32 {
+        1
+    }
+
+    fn title(&self) -> &'static str {
+        "WWII miniatures minefields (seed 004)"
+    }
+
+    fn load(&self, scenario_text: &str) -> Result<Arc<dyn hexveil_core::Scenario>, String> {
+        Ok(Arc::new(MinisScenario::from_toml(scenario_text)?))
+    }
+}

@@ -1,0 +1,302 @@
+//! Refusals, G3 (a hidden field that does not go off looks exactly like
+//! empty ground), determinism, turns, the example scenario, the kernel
+//! boundary.
+
+mod common;
+use common::*;
+use hexveil_core::{ActionError, Engine, Ruleset, Scenario, Side};
+use hexveil_minis::{Action, MineKind, Minis, MinisEvent, MinisScenario};
+use proptest::prelude::*;
+
+fn inf() -> String {
+    fig("inf", "A", "infantry", "10.5,13", "")
+}
+
+#[test]
+fn refused_path_off_the_table_names_the_point_and_changes_nothing() {
+    let mut g = Game::new(scenario_with(SAVES, &inf()));
+    let before = g.engine.state().clone();
+    let e = g
+        .mv(Side::A, "inf", &["10.5,10", "-0.5,10"], &[])
+        .unwrap_err();
+    assert!(e.to_string().contains("-0.5,10"), "{e}");
+    assert_eq!(g.engine.state(), &before);
+    assert!(!g.engine.is_pending());
+}
+
+#[test]
+fn refused_path_over_the_allowance_changes_nothing() {
+    let mut g = Game::new(scenario_with(SAVES, &inf()));
+    let before = g.engine.state().clone();
+    // 12 in allowance: 12.1 in refused, exactly 12 (a 3-4-5 diagonal x 2.4) fine.
+    let e = g.mv(Side::A, "inf", &["10.5,0.9"], &[]).unwrap_err();
+    assert!(e.to_string().contains("allowance"), "{e}");
+    assert_eq!(g.engine.state(), &before);
+    assert!(g.mv(Side::A, "inf", &["17.7,3.4"], &[99]).is_ok());
+}
+
+#[test]
+fn refused_when_not_the_actors_turn_or_figure_already_moved() {
+    let figs = format!("{}{}", inf(), fig("sov", "B", "infantry", "5.5,30", ""));
+    let mut g = Game::new(scenario_with(SAVES, &figs));
+    assert!(g.mv(Side::B, "sov", &["5.5,31"], &[]).is_err());
+    assert!(g.mv(Side::A, "sov", &["5.5,31"], &[]).is_err());
+    g.mv(Side::A, "inf", &["10.5,12"], &[]).unwrap();
+    let before = g.engine.state().clone();
+    assert!(g.mv(Side::A, "inf", &["10.5,11"], &[]).is_err());
+    assert_eq!(g.engine.state(), &before);
+}
+
+#[test]
+fn refused_path_longer_than_the_table_through_possible_mines_r12() {
+    // 13 in through B's area (y 14..24) on public data: nothing is asked.
+    let t =
+        "[[figures]]\nname = \"t\"\nside = \"A\"\nkind = \"soft\"\nmove = 18\nat = \"0.5,14.5\"\n";
+    let mut g = Game::new(scenario_with(SAVES, t));
+    let e = g
+        .mv(Side::A, "t", &["0.5,23.5", "4.5,23.5"], &[])
+        .unwrap_err();
+    let s = e.to_string();
+    assert!(
+        s.contains("R12") && s.contains("minis_mine_detonation.csv"),
+        "{s}"
+    );
+}
+
+#[test]
+fn refused_density_the_table_lacks_at_setup_and_at_laying_r12() {
+    let sc = MinisScenario::from_toml(&ex("scenario.toml")).unwrap();
+    for d in [10, 11, 12] {
+        let e = sc
+            .public_setup(
+                Side::B,
+                &format!("[[open]]\ncells = [\"c1x15\"]\nap = {d}\n"),
+            )
+            .unwrap_err();
+        assert!(
+            e.contains("R12") && e.contains("minis_mine_detonation.csv"),
+            "{e}"
+        );
+    }
+    // A combined A-P + A-T density of 10 in one cell (vehicles roll vs it).
+    let b = public_setup(&sc, Side::B, "");
+    let e = sc
+        .sealed_contents(&b, "[[hidden]]\ncells = [\"c1x15\"]\nap = 5\nat = 5\n")
+        .unwrap_err();
+    assert!(
+        e.contains("combined density 10") && e.contains("R12"),
+        "{e}"
+    );
+    // Laying a tenth A-P mine in a cell.
+    let text = "[[open]]\ncells = [\"c1x15\"]\nap = 9\n";
+    let b = public_setup(&sc, Side::B, text);
+    let s2 = scenario_with(SAVES, &fig("sap", "B", "infantry", "1.5,15.5", ""));
+    let b2 = public_setup(&s2, Side::B, text);
+    let _ = b;
+    let mut g = Game::with_setups(s2, empty(Side::A), b2);
+    g.end_turn(Side::A);
+    let before = g.engine.state().clone();
+    let e = g
+        .play(
+            Side::B,
+            Action::Lay {
+                figure: "sap".into(),
+                cell: c("c1x15"),
+                kind: MineKind::AntiPersonnel,
+            },
+            &[],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("R12"), "{e}");
+    assert_eq!(g.engine.state(), &before);
+}
+
+#[test]
+fn refused_cell_outside_the_sides_mine_area() {
+    let sc = MinisScenario::from_toml(&ex("scenario.toml")).unwrap();
+    let b = public_setup(&sc, Side::B, "");
+    let e = sc
+        .sealed_contents(&b, "[[hidden]]\ncells = [\"c1x1\"]\nap = 1\n")
+        .unwrap_err();
+    assert!(e.contains("outside side B's mine area"), "{e}");
+    let e = sc
+        .public_setup(Side::A, "[[open]]\ncells = [\"c1x30\"]\nap = 1\n")
+        .unwrap_err();
+    assert!(e.contains("outside side A's mine area"), "{e}");
+}
+
+#[test]
+fn refused_budget_overrun() {
+    let sc = MinisScenario::from_toml(&ex("scenario.toml")).unwrap();
+    let b = public_setup(&sc, Side::B, "");
+    let e = sc
+        .sealed_contents(&b, "[[hidden]]\nrect = [0, 14, 48, 15]\nat = 1\n")
+        .unwrap_err();
+    assert!(e.contains("budget is 16"), "{e}");
+}
+
+#[test]
+fn malformed_action_bytes_are_malformed() {
+    let mut g = Game::new(scenario_with(SAVES, &inf()));
+    assert!(matches!(
+        g.engine.apply(Side::A, &[0xff, 0xff]),
+        Err(ActionError::Malformed(_))
+    ));
+}
+
+#[test]
+fn detonating_vehicle_stops_where_it_leaves_the_last_mined_cell_r46() {
+    let mut g = Game::new(scenario_with(SAVES, &fig("t", "A", "afv", "20.5,13", "")));
+    g.hide(Side::B, &["c20x15"], mines(0, 1, false));
+    g.mv(Side::A, "t", &["20.5,19"], &[1, 6]).unwrap();
+    assert_eq!(g.pos("t"), p("20.5,16"));
+}
+
+#[test]
+fn the_last_turn_ends_the_game_and_a_concession_too() {
+    let mut g = Game::new(scenario_with(SAVES, &inf()));
+    for _ in 0..3 {
+        g.end_turn(Side::A);
+        g.end_turn(Side::B);
+    }
+    let o = g.engine.outcome().unwrap();
+    assert_eq!(
+        (o.winner, o.reason.as_str()),
+        (None, "the last turn is over")
+    );
+    assert!(g.mv(Side::A, "inf", &["10.5,12"], &[]).is_err());
+    let mut g = Game::new(scenario_with(SAVES, &inf()));
+    g.play(Side::B, Action::Concede, &[]).unwrap();
+    assert_eq!(g.engine.outcome().unwrap().winner, Some(Side::A));
+}
+
+#[test]
+fn the_example_scenario_loads_seals_and_starts() {
+    let r = Minis;
+    assert_eq!((r.id(), r.version()), ("minis", 1));
+    let sc = r.load(&ex("scenario.toml")).unwrap();
+    assert!(sc.note_layer().is_none());
+    assert!(sc.setup_rolls(Side::A).is_empty());
+    assert!(sc.orders(Side::A, &[]).is_ok() && sc.orders(Side::A, &[1]).is_err());
+    let a = sc.public_setup(Side::A, &ex("setup-a.toml")).unwrap();
+    let b = sc.public_setup(Side::B, &ex("setup-b.toml")).unwrap();
+    let layer = sc.sealed_layers()[0];
+    assert_eq!(sc.eligible(&*b, layer).len(), 48 * 10);
+    for (p, f) in [(&a, "sealed-a.toml"), (&b, "sealed-b.toml")] {
+        let sealed = sc.sealed_contents(&**p, &ex(f)).unwrap();
+        let locs: Vec<_> = sealed[0].1.iter().map(|(l, _)| *l).collect();
+        assert_eq!(locs, sc.eligible(&**p, layer));
+        let contents: Vec<_> = sealed[0].1.iter().map(|(l, c)| (layer, *l, *c)).collect();
+        assert!(sc.layout_problems(&**p, &contents, &[]).is_empty());
+        assert!(sealed[0]
+            .1
+            .iter()
+            .all(|(_, c)| sc.check_content(layer, c).is_ok()));
+    }
+    let e = sc.start([&*a, &*b], &Default::default()).unwrap();
+    assert_eq!(e.to_act(), Side::A);
+}
+
+fn g3_game(mined: bool) -> Game {
+    let mut g = Game::new(scenario_with(
+        SAVES,
+        &format!("{}{}", inf(), fig("t", "A", "afv", "30.5,13", "")),
+    ));
+    if mined {
+        g.hide(
+            Side::B,
+            &["c10x14", "c10x15", "c11x15", "c30x15"],
+            mines(1, 2, false),
+        );
+    }
+    g
+}
+
+#[test]
+fn g3_a_field_that_does_not_go_off_looks_like_empty_ground() {
+    for (fig, path) in [
+        ("inf", vec!["10.5,16", "11.5,16.5"]),
+        ("t", vec!["30.5,18"]),
+    ] {
+        let mut runs = Vec::new();
+        for mined in [true, false] {
+            let mut g = g3_game(mined);
+            runs.push(g.mv(Side::A, fig, &path, &[99]).unwrap());
+        }
+        assert_eq!(runs[0].requests, runs[1].requests);
+        assert_eq!(runs[0].specs, runs[1].specs);
+        assert_eq!(runs[0].public(), runs[1].public());
+        assert_ne!(
+            runs[0].events, runs[1].events,
+            "the referee sees the openings"
+        );
+        assert!(!runs[0].requests.is_empty());
+    }
+}
+
+#[test]
+fn determinism_same_answers_same_events() {
+    let run = || {
+        let mut g = g3_game(true);
+        let r = g.mv(Side::A, "t", &["30.5,18"], &[1, 50, 6]);
+        (r, g.engine.state().clone())
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn engine_asks_each_cell_once_in_path_order() {
+    let mut g = Game::new(scenario_with(SAVES, &inf()));
+    let r = g
+        .mv(
+            Side::A,
+            "inf",
+            &["10.5,15.5", "10.5,14.5", "11.5,14.5"],
+            &[99],
+        )
+        .unwrap();
+    let keys: Vec<&str> = r.requests.iter().map(|q| q.location.key()).collect();
+    assert_eq!(keys, ["c10x14", "c10x15", "c11x14"]);
+    assert!(r.rules().contains(&MinisEvent::NoDetonation {
+        figure: "inf".into()
+    }));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Random paths from (10.5,13) and random hidden contents: when the
+    /// roll (100) does not set anything off, the requests, dice and public
+    /// events equal those over empty ground.
+    #[test]
+    fn g3_random_paths_and_fields(
+        pts in proptest::collection::vec((80i32..130, 120i32..220), 1..3),
+        cells in proptest::collection::vec((8u16..13, 14u16..22, 1u8..4, 0u8..4), 0..12),
+    ) {
+        let path: Vec<String> = pts.iter().map(|(x, y)| hexveil_minis::Point::tenths(*x, *y).to_string()).collect();
+        let path: Vec<&str> = path.iter().map(|s| s.as_str()).collect();
+        let mut runs = Vec::new();
+        for mined in [true, false] {
+            let mut g = Game::new(scenario_with(SAVES, &format!("{}{}", inf(), fig("t", "A", "afv", "10.5,13", ""))));
+            g.strict_dice = false;
+            if mined {
+                for (x, y, ap, at) in &cells {
+                    g.hidden[1].insert(hexveil_minis::Cell::new(*x, *y), mines(*ap, *at, false));
+                }
+            }
+            // Roll 00 = 100: detonates only where the table reads 100 or a blank; skip those.
+            runs.push(g.mv(Side::A, "inf", &path, &[100]));
+        }
+        match (&runs[0], &runs[1]) {
+            (Ok(a), Ok(b)) => {
+                let detonated = a.rules().iter().any(|e| matches!(e, MinisEvent::Detonation { .. }));
+                if !detonated {
+                    prop_assert_eq!(&a.requests, &b.requests);
+                    prop_assert_eq!(&a.specs, &b.specs);
+                    prop_assert_eq!(a.public(), b.public());
+                }
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "one refused, one not: {:?} / {:?}", a.is_ok(), b.is_ok()),
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! A whole game through the live session and two protocol players, in
+//! memory: genesis, pads, the Secret dr for Dummies (B28.47), setups with
+//! sealed layouts, moves into mined hexes answered by openings and beacon
+//! rolls, a concession, reveals, and a clean close (G1, G2, G5).
+
+mod common;
+
+use common::{ids, params, secrets, Setup, Table, GAME, SEALED_A, SEALED_B, SERVER_PAD, SETUP_A};
+use hexveil_asl::{Action, Side};
+use hexveil_fixtures::{move_into, scenario_toml, step_into_the_minefield, units};
+use hexveil_protocol::encoding::Party;
+use hexveil_protocol::message::{Prompt, ToClient, Update};
+use hexveil_protocol::player::Player;
+use hexveil_protocol::referee::Awaiting;
+use hexveil_protocol::session::{Output, Session};
+
+/// The example game, B sealing the example's minefields.
+fn example() -> Setup {
+    Setup::example(5, SEALED_B)
+}
+
+#[test]
+fn g5_a_whole_game_replays_and_closes_clean() {
+    let mut t = Table::open(example());
+    // Pads, the Secret dr for B's extra Dummies (B28.47) and both setups are
+    // answered by the players' machines.
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+    // A's squad and leader walk from 3E3 (not mined) into 3E4 (hidden A-P 12).
+    t.step_into_the_minefield();
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+    let log_len = t.session.log().len();
+    assert!(
+        log_len > 10,
+        "the move produced openings, rolls and a ruling"
+    );
+    // A concedes; the server ends the game; both players reveal.
+    t.concede();
+    assert_eq!(t.rejections, vec![], "honest reveals are accepted");
+    assert_eq!(t.session.faults(), &[], "honest reveals prove no fault");
+    assert_eq!(t.session.referee().result().unwrap().winner, Some(Side::B));
+    assert_eq!(t.last(Side::A).prompt, Prompt::Wait);
+    // G6: restoring from the durable log gives the same referee state.
+    let [_, _, server] = ids();
+    let (restored, owed) = Session::restore(
+        t.session.log().to_vec(),
+        &hexveil_fixtures::rulesets(),
+        server,
+        SERVER_PAD,
+        0,
+    )
+    .unwrap();
+    assert!(owed.is_empty(), "a closed log owes nothing");
+    assert!(restored.is_closed());
+    assert_eq!(
+        restored.referee().log().head(),
+        t.session.referee().log().head()
+    );
+}
+
+#[test]
+fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
+    let mut t = Table::open(example());
+    let head = t.session.referee().log().head();
+    // B is not phasing: its action is refused by the engine.
+    let out = t.declare(Side::B, Action::EndPhase);
+    assert!(matches!(
+        out.as_slice(),
+        [Output::ToPlayer(Side::B, ToClient::Rejected { .. })]
+    ));
+    assert_eq!(t.session.referee().log().head(), head);
+    // A replayed entry is refused as a replay.
+    let env = t.players.get_mut(&Side::A).unwrap().act(Action::EndPhase);
+    t.send(Side::A, env.clone());
+    t.run();
+    assert_eq!(t.rejections, vec![], "the first time it is accepted");
+    let out = t.session.submit(Side::A, env, 0);
+    assert!(
+        matches!(out.as_slice(), [Output::ToPlayer(Side::A, ToClient::Rejected { reason })] if reason.contains("replay") || reason.contains("seq")),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn g2_a_party_that_does_not_answer_loses() {
+    let mut t = Table::open(example());
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    // A declares a move; B's machine is "offline": we drop what B would send.
+    let out = t.declare(Side::A, move_into(&[units::GER_SQUAD], "3E4"));
+    // Deliver only to A.
+    for o in out {
+        if let Output::ToPlayer(Side::A, ToClient::Update(u)) = o {
+            if let Some(e) = t.players.get_mut(&Side::A).unwrap().on_update(&u).unwrap() {
+                let more = t.session.submit(Side::A, e, 0);
+                t.queue.extend(
+                    more.into_iter()
+                        .filter(|o| matches!(o, Output::ToPlayer(Side::A, _))),
+                );
+            }
+        }
+    }
+    t.queue.clear();
+    let owed = t.session.referee().awaiting().party();
+    assert_eq!(
+        owed,
+        Some(Party::B),
+        "B owes an answer: {:?}",
+        t.session.referee().awaiting()
+    );
+    assert!(t.session.tick(29_999).is_empty(), "not yet late");
+    let out = t.session.tick(30_000);
+    assert!(!out.is_empty());
+    match t.session.referee().awaiting() {
+        Awaiting::Reveals { .. } => {}
+        other => panic!("expected reveals after the timeout's end, got {other:?}"),
+    }
+    let result = t.session.referee().result().cloned();
+    assert_eq!(result.map(|r| r.winner), Some(Some(Side::A)));
+}
+
+#[test]
+fn b28_412_owner_opens_exit_then_entry_hex_and_mover_sees_presence_only_g4() {
+    let mut t = Table::open(example());
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let before = t.seen[&Side::B].len();
+    t.act(Side::A, step_into_the_minefield());
+    let asked: Vec<String> = t.seen[&Side::B][before..]
+        .iter()
+        .filter_map(|u| match &u.prompt {
+            Prompt::Open(reqs) => Some(
+                reqs.iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            _ => None,
+        })
+        .collect();
+    // Exit hex, then entry hex (B28.412), then the Daisy Chain opportunity
+    // every enemy step gives its holder (B28.531, DESIGN 3.2).
+    assert_eq!(
+        asked,
+        vec![
+            "side B ap at 3E3".to_string(),
+            "side B ap at 3E4".to_string(),
+            "side B daisy at opp1".to_string()
+        ]
+    );
+    let ruling = t.seen[&Side::A].last().unwrap();
+    let text = format!("{:?}", hexveil_fixtures::asl_events(&ruling.events));
+    assert!(
+        text.contains("ApPresent"),
+        "the mover learns presence (B28.41): {text}"
+    );
+    assert!(
+        !text.contains("FactOpened"),
+        "openings are for the referee only (G3)"
+    );
+    assert!(
+        !text.contains("ApAttackSealed"),
+        "sealed strength events are for the referee only (R13)"
+    );
+}
+
+#[test]
+fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
+    // A truck (unarmored: the Vehicle line, B28.42) drives into B's hidden
+    // A-P 12 in 3E4; the Vehicle line has no Kill Number on the 12 column
+    // (R12), so the engine refuses after the leaf was opened and the DR
+    // rolled. The action must end as a logged void ruling, rolls spent,
+    // nothing moved, and nobody left waiting.
+    let mut t = Table::open(Setup {
+        scenario_toml: scenario_toml()
+            + "\n[[units]]\nname = \"ger-truck\"\nside = \"A\"\nkind = \"vehicle\"\n[units.vehicle]\nprinted_mp = 10\n",
+        setup_a: SETUP_A.replace("ger-pz = \"4E6\"", "ger-pz = \"4E6\"\nger-truck = \"3E3\""),
+        ..example()
+    });
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let truck = hexveil_asl::unit::UnitId(6);
+    t.act(Side::A, move_into(&[truck], "3E4"));
+    let ruling = t.seen[&Side::A].last().unwrap();
+    assert!(
+        matches!(ruling.events.as_slice(), [hexveil_core::Event { kind: hexveil_core::EventKind::Void { reason }, .. }] if reason.contains("Vehicle line") || reason.contains("R12")),
+        "{:?}",
+        ruling.events
+    );
+    let engine = t.session.referee().engine().unwrap();
+    assert_eq!(
+        hexveil_fixtures::asl_state(engine).unit(truck).unwrap().hex,
+        Some("3E3".parse().unwrap()),
+        "a void action changes nothing"
+    );
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+}
+
+#[test]
+fn g5_a_reveal_with_an_illegal_strength_is_a_proven_fault_of_its_side_b28_1() {
+    let mut t = Table::open(example());
+    let env = t.players.get_mut(&Side::A).unwrap().concede();
+    let out = t.session.submit(Side::A, env, 0);
+    // Deliver everything, but intercept B's reveal and forge one content.
+    t.queue.extend(out);
+    while let Some(o) = t.queue.pop_front() {
+        let Output::ToPlayer(side, ToClient::Update(u)) = o else {
+            continue;
+        };
+        let Some(env) = t.players.get_mut(&side).unwrap().on_update(&u).unwrap() else {
+            continue;
+        };
+        let env = match hexveil_protocol::message::Body::decode(&env.envelope().body).unwrap() {
+            hexveil_protocol::message::Body::Reveal(mut reveal) if side == Side::B => {
+                let ap = reveal.layers.iter_mut().find(|l| l.layer == "ap").unwrap();
+                ap.contents[0].1 = [1, 10, 0, 0, 0, 0, 0, 0]; // an A-P strength of 10
+                t.players
+                    .get_mut(&Side::B)
+                    .unwrap()
+                    .sign(&hexveil_protocol::message::Body::Reveal(reveal))
+            }
+            _ => env,
+        };
+        let more = t.session.submit(side, env, 0);
+        t.queue.extend(more);
+    }
+    assert!(t.session.is_closed());
+    let faults = t.session.faults();
+    assert!(!faults.is_empty(), "the forged reveal must be a fault");
+    assert!(faults.iter().all(|f| f.side == Side::B), "{faults:?}");
+}
+
+/// What the mover (A) and a spectator receive, as (count, padded sizes),
+/// from A's move into 3E4 to its ruling, and whether the mined run's attack
+/// had an effect.
+fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, bool) {
+    let mut t = Table::open(Setup {
+        sealed_b: sealed_b.to_string(),
+        a_fill,
+        ..example()
+    });
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let out = t.declare(Side::A, move_into(&[units::GER_SQUAD], "3E4"));
+    t.queue.extend(out);
+    let (mut to_a, mut to_spectators) = (Vec::new(), Vec::new());
+    let mut effect = false;
+    while let Some(o) = t.queue.pop_front() {
+        match o {
+            Output::ToPlayer(Side::A, msg) => {
+                to_a.push(hexveil_protocol::message::encode_padded(&msg).len());
+                if let ToClient::Update(u) = &msg {
+                    effect |= format!("{:?}", hexveil_fixtures::asl_events(&u.events))
+                        .contains("result: Some");
+                    if let Some(e) = t.players.get_mut(&Side::A).unwrap().on_update(u).unwrap() {
+                        let more = t.session.submit(Side::A, e, 0);
+                        t.queue.extend(more);
+                    }
+                }
+            }
+            Output::ToPlayer(side, ToClient::Update(u)) => {
+                if let Some(e) = t.players.get_mut(&side).unwrap().on_update(&u).unwrap() {
+                    let more = t.session.submit(side, e, 0);
+                    t.queue.extend(more);
+                }
+            }
+            Output::ToSpectators(msg) => {
+                to_spectators.push(hexveil_protocol::message::encode_padded(&msg).len())
+            }
+            _ => {}
+        }
+    }
+    (to_a, to_spectators, effect)
+}
+
+#[test]
+fn g3_mover_and_spectators_receive_the_same_traffic_for_a_mined_hex_without_effect_and_an_empty_hex(
+) {
+    let mined = SEALED_B.replace(
+        "{ hex = \"3E4\", strength = 12 }",
+        "{ hex = \"3E4\", strength = 6 }",
+    );
+    let empty = SEALED_B.replace("  { hex = \"3E4\", strength = 12 },  # hidden\n", "");
+    assert_ne!(mined, empty);
+    // The dice follow from every party's pad, so look for A's pad seeds
+    // under which the A-P 6 attack in 3E4 has no effect (DR 9+ on the 6
+    // column); the search is deterministic.
+    let fill = (0u8..60)
+        .find(|f| !received_during_move(&mined, *f).2)
+        .expect("some pad gives a no-effect attack");
+    let (a_mined, s_mined, effect) = received_during_move(&mined, fill);
+    assert!(!effect);
+    let (a_empty, s_empty, _) = received_during_move(&empty, fill);
+    assert_eq!(a_mined, a_empty, "the mover's message count and sizes (G3)");
+    assert_eq!(
+        s_mined, s_empty,
+        "the spectators' message count and sizes (G3)"
+    );
+    assert!(
+        a_mined.len() >= 8,
+        "the move produced openings, rolls and a ruling"
+    );
+}
+
+#[test]
+fn g1_a_player_commits_nothing_to_a_game_on_another_scenario() {
+    // The genesis update carries the scenario hash; a player who set up for
+    // another text refuses before sending anything.
+    let setup = example();
+    let [a, _, server] = ids();
+    let (_session, out) = Session::create(
+        GAME,
+        params(&setup),
+        &hexveil_fixtures::rulesets(),
+        server,
+        SERVER_PAD,
+        0,
+    )
+    .unwrap();
+    let other_text = setup.scenario_toml.replace("turns = 5", "turns = 4");
+    let mut pa = Player::new(
+        a,
+        GAME,
+        hexveil_fixtures::ruleset().as_ref(),
+        &other_text,
+        setup.pad_len,
+        setup.mode,
+        secrets(Side::A, SETUP_A, SEALED_A, 20),
+    )
+    .unwrap();
+    let update = out
+        .iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::A, ToClient::Update(u)) => Some(u.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(update.genesis.is_some());
+    assert!(pa.on_update(&update).is_err());
+}
+
+#[test]
+fn g2_pads_are_renewed_when_they_run_out_mid_action() {
+    // Pads of 2 entries: the Secret dr for Dummies takes roll 0, the move's
+    // rolls cross into epoch 1 and 2; every party commits its next pad
+    // before any entry of that epoch is released (DESIGN 3.4).
+    let mut t = Table::open(Setup {
+        pad_len: 2,
+        ..example()
+    });
+    t.step_into_the_minefield();
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+    let renewals = t
+        .session
+        .log()
+        .iter()
+        .filter(|e| {
+            matches!(
+                hexveil_protocol::message::Body::decode(&e.envelope.envelope().body),
+                Ok(hexveil_protocol::message::Body::Pad(p)) if p.epoch > 0
+            )
+        })
+        .count();
+    assert!(
+        renewals >= 3,
+        "A, B and the server renewed at least once: {renewals}"
+    );
+    t.concede();
+    assert_eq!(t.rejections, vec![], "honest reveals are accepted");
+    assert_eq!(t.session.faults(), &[], "reveals prove every epoch's pad");
+    let file = hexveil_protocol::transcript::Transcript {
+        entries: t.session.log().to_vec(),
+    }
+    .to_bytes()
+    .unwrap();
+    let verdict = hexveil_protocol::verifier::verify(&file, &hexveil_fixtures::rulesets());
+    assert!(verdict.fault().is_none(), "{verdict:?}");
+    let [_, _, server] = ids();
+    let (restored, owed) = Session::restore(
+        t.session.log().to_vec(),
+        &hexveil_fixtures::rulesets(),
+        server,
+        SERVER_PAD,
+        0,
+    )
+    .unwrap();
+    assert!(owed.is_empty(), "a closed log owes nothing");
+    assert!(restored.is_closed());
+}
+
+#[test]
+fn g5_a_side_that_does_not_reveal_in_time_is_a_proven_fault_and_the_log_closes() {
+    // A concedes; A's machine reveals, B's is "offline" after the end. Past
+    // the answer timeout the server writes B's timeout: the log closes
+    // without B's secrets, the result stands, and the transcript proves the
+    // omission against B (its setup cannot be audited).
+    let mut t = Table::open(example());
+    let env = t.players.get_mut(&Side::A).unwrap().concede();
+    let mut queue: std::collections::VecDeque<Output> = t.session.submit(Side::A, env, 0).into();
+    while let Some(o) = queue.pop_front() {
+        if let Output::ToPlayer(Side::A, ToClient::Update(u)) = o {
+            if let Some(e) = t.players.get_mut(&Side::A).unwrap().on_update(&u).unwrap() {
+                queue.extend(t.session.submit(Side::A, e, 0));
+            }
+        }
+    }
+    assert_eq!(
+        t.session.referee().awaiting(),
+        &Awaiting::Reveals {
+            missing: vec![Side::B]
+        }
+    );
+    assert!(t.session.tick(29_999).is_empty(), "not yet late");
+    assert!(!t.session.tick(30_000).is_empty());
+    assert!(t.session.is_closed());
+    assert_eq!(
+        t.session.referee().result().map(|r| r.winner),
+        Some(Some(Side::B)),
+        "the result stands"
+    );
+    let [fault] = t.session.faults() else {
+        panic!("one fault expected: {:?}", t.session.faults())
+    };
+    assert_eq!(fault.side, Side::B);
+    assert!(fault.what.contains("did not reveal"), "{}", fault.what);
+    let verdict =
+        hexveil_protocol::verifier::verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
+    let f = verdict.fault().expect("the omission is proven");
+    assert_eq!(f.blame, hexveil_protocol::verifier::Blame::Side(Side::B));
+}
+
+#[test]
+fn g6_a_resync_shows_each_side_exactly_what_it_was_shown_live_also_after_a_restore() {
+    // A resuming player is re-sent its own views, with the prompts they
+    // carried then (its machine rebuilds its state from them); a restored
+    // server gives the same resync as the live one.
+    let mut t = Table::open(example());
+    t.step_into_the_minefield();
+    let (restored, _) = common::restore(t.session.log()).unwrap();
+    for side in [Side::A, Side::B] {
+        let live: Vec<Update> = t.seen[&side].clone();
+        let updates = |msgs: Vec<ToClient>| -> Vec<Update> {
+            msgs.into_iter()
+                .map(|m| match m {
+                    ToClient::Update(u) => u,
+                    other => panic!("a resync holds updates only: {other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(updates(t.session.resync(side, 0)), live, "side {side}");
+        assert_eq!(updates(restored.resync(side, 0)), live, "side {side}");
+        let from = 7;
+        assert_eq!(
+            updates(t.session.resync(side, from)),
+            live[from as usize..].to_vec()
+        );
+    }
+    assert_eq!(
+        t.session.public_resync().len(),
+        t.session.log().len(),
+        "one public update per entry"
+    );
+}

@@ -1,0 +1,426 @@
+//! Test vectors of PROTOCOL.md, recomputed from the code (G5: a second
+//! client can be written from the document alone, and the document cannot
+//! drift from the code).
+//!
+//! Every line of PROTOCOL.md of the form `vector <name>: <value>` (inside or
+//! outside code blocks) is compared with the value computed here, and every
+//! value computed here must appear in the document.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use hexveil_asl::sealed::{BoobyLevel, Content as CoreContent, DaisyNote};
+use hexveil_asl::unit::UnitId;
+use hexveil_asl::{Action, Hex, MoveMode};
+use hexveil_protocol::beacon::{roll_seed, secret_roll_seed};
+use hexveil_protocol::dice::DiceStream;
+use hexveil_protocol::encoding::{Digest, GameId, Party};
+use hexveil_protocol::envelope::{genesis_head, next_head, Envelope, Receipt, ENVELOPE_VERSION};
+use hexveil_protocol::identity::Identity;
+use hexveil_protocol::layout::{
+    derive_salt, leaf_data, verify_opening, verify_transition, Content, LayoutSeed, SealedLayout,
+};
+use hexveil_protocol::merkle;
+use hexveil_protocol::message::{self, Body, ToClient, ToServer};
+use hexveil_protocol::note::{NoteBook, NoteContent, NotesSeed};
+use hexveil_protocol::pad::{pad_value, verify_pad_entry, Pad, PadSeed};
+
+const GAME: &str = "00112233445566778899aabbccddeeff";
+
+fn seq32(start: u8) -> [u8; 32] {
+    std::array::from_fn(|i| start.wrapping_add(i as u8))
+}
+
+fn content(s: &str) -> Content {
+    hex::decode(s).unwrap().try_into().unwrap()
+}
+
+fn computed() -> BTreeMap<String, String> {
+    let mut v = BTreeMap::new();
+    let mut put = |k: &str, val: String| {
+        assert!(v.insert(k.to_string(), val).is_none(), "duplicate {k}");
+    };
+    let game: GameId = GAME.parse().unwrap();
+
+    // Inputs (so the document's inputs cannot drift either).
+    let layout_seed = LayoutSeed(seq32(0x00));
+    let notes_seed = NotesSeed(seq32(0x20));
+    let pad_seeds = [
+        PadSeed(seq32(0x40)),
+        PadSeed(seq32(0x60)),
+        PadSeed(seq32(0x80)),
+    ];
+    let key_a = Identity::from_seed(&seq32(0xa0)).unwrap();
+    let key_s = Identity::from_seed(&seq32(0xc0)).unwrap();
+    put("input.game_id", game.to_string());
+    put("input.layout_seed", hex::encode(layout_seed.0));
+    put("input.notes_seed", hex::encode(notes_seed.0));
+    for (p, s) in Party::ALL.iter().zip(&pad_seeds) {
+        put(&format!("input.pad_seed.{p}"), hex::encode(s.0));
+    }
+    put("input.key_seed.A", hex::encode(seq32(0xa0)));
+    put("input.key_seed.server", hex::encode(seq32(0xc0)));
+
+    // Encoding.
+    put("sha256.empty", Digest::sha256(b"").to_string());
+
+    // Sealed layout (3.1): side A, layer "ap", three locations.
+    let mine = content("0108000000000000"); // caller's encoding: kind 1 (A-P), strength 8
+    let none = content("0000000000000000");
+    let locs = vec![
+        ("board4".to_string(), none),
+        ("4E6".to_string(), mine),
+        ("4E7".to_string(), none),
+    ];
+    let mut lay = SealedLayout::seal(game, Party::A, "ap", locs, layout_seed).unwrap();
+    let salt = derive_salt(&layout_seed, &game, Party::A, "ap", "4E6", 0);
+    put("layout.salt.4E6.v0", salt.to_string());
+    let data = leaf_data(&game, Party::A, "ap", "4E6", 0, &mine, &salt);
+    put("layout.leaf_data.4E6.v0", hex::encode(&data));
+    put(
+        "layout.leaf_hash.4E6.v0",
+        merkle::leaf_hash(&data).to_string(),
+    );
+    let st = lay.statement();
+    put("layout.root", st.root.to_string());
+    put("layout.root_sig_bytes", hex::encode(st.signing_bytes()));
+    put("layout.root_sig", st.sign(&key_a).to_string());
+    let o = lay.open("4E6").unwrap();
+    verify_opening(&st, "4E6", &o).unwrap();
+    put("layout.opening.4E6.index", o.index.to_string());
+    put(
+        "layout.opening.4E6.path",
+        o.path
+            .hashes
+            .iter()
+            .map(|h| h.to_string())
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    let lowered = content("0104000000000000");
+    let t = lay.transition("4E6", lowered).unwrap();
+    put("layout.transition.4E6.new_salt", t.new_salt.to_string());
+    let after = verify_transition(&st, "4E6", &t).unwrap();
+    assert_eq!(after, lay.statement());
+    put("layout.transition.4E6.new_root", after.root.to_string());
+
+    // Sealed note (3.2): side B, seq 3.
+    let book = NoteBook::new(game, Party::B, notes_seed).unwrap();
+    let (c, op) = book.seal(3, NoteContent(*b"DC 4E6 vehicle\0\0"));
+    put("note.salt.B.3", op.salt.to_string());
+    put("note.hash.B.3", c.note.to_string());
+    let (cn, _) = book.seal(4, NoteContent::NULL);
+    put("note.hash.B.4.null", cn.note.to_string());
+
+    // Identity.
+    put("identity.public.A", key_a.public_key().to_string());
+    put("identity.public.server", key_s.public_key().to_string());
+
+    // Envelope, head chain, receipt (3.5).
+    let g0 = genesis_head(&game);
+    put("head.genesis", g0.to_string());
+    let env = Envelope {
+        version: ENVELOPE_VERSION,
+        game_id: game,
+        author: key_a.public_key(),
+        seq: 0,
+        prev_head: g0,
+        body: b"move 4E6".to_vec(),
+    };
+    let signed = env.sign(&key_a);
+    put("envelope.signing_bytes", hex::encode(signed.bytes()));
+    put("envelope.sig", signed.signature().to_string());
+    let eh = signed.entry_hash();
+    put("envelope.entry_hash", eh.to_string());
+    let h1 = next_head(&g0, &eh);
+    put("head.1", h1.to_string());
+    let rc = Receipt::issue(
+        &key_s,
+        game,
+        &hexveil_protocol::envelope::Appended {
+            seq: 0,
+            entry_hash: eh,
+            new_head: h1,
+        },
+    );
+    put(
+        "receipt.signing_bytes",
+        hex::encode(Receipt::signing_bytes(&game, 0, &eh, &h1)),
+    );
+    put("receipt.sig", rc.sig.to_string());
+
+    // Pads (3.4): n = 8, epoch 0; roll k = 3 bound to the envelope above.
+    let pads: Vec<Pad> = Party::ALL
+        .iter()
+        .zip(&pad_seeds)
+        .map(|(p, s)| Pad::new(*s, game, *p, 0, 8).unwrap())
+        .collect();
+    for (p, pad) in Party::ALL.iter().zip(&pads) {
+        put(&format!("pad.root.{p}"), pad.statement().root.to_string());
+    }
+    let r: Vec<_> = pads.iter().map(|p| p.entry(3).unwrap()).collect();
+    for (p, e) in Party::ALL.iter().zip(&r) {
+        verify_pad_entry(&pads[p.index()].statement(), e).unwrap();
+        assert_eq!(e.value, pad_value(&pad_seeds[p.index()], &game, *p, 0, 3));
+        put(&format!("pad.r.{p}.0.3"), e.value.to_string());
+    }
+    put(
+        "pad.sig_bytes.A",
+        hex::encode(pads[0].statement().signing_bytes()),
+    );
+    let seed = roll_seed(&game, 3, &eh, [&r[0].value, &r[1].value, &r[2].value]);
+    put("roll.seed.3", seed.to_string());
+    let mut dice = DiceStream::new(&seed);
+    let dr = dice.dr();
+    put("roll.3.dr", format!("{} {}", dr.coloured, dr.white));
+    let pc = dice.percentile();
+    put(
+        "roll.3.then_percentile",
+        format!("{} {}", pc.tens, pc.units),
+    );
+    let secret = secret_roll_seed(&game, 3, &eh, [&r[0].value, &r[1].value, &r[2].value]);
+    put("secret_roll.seed.3", secret.to_string());
+    put(
+        "secret_roll.3.dr",
+        DiceStream::new(&secret).d6().to_string(),
+    );
+
+    // Postcard, worked example (PROTOCOL.md 11): a log-entry body (12), the
+    // envelope that carries it (6) inside a live message (14).
+    let action = Action::Move {
+        units: vec![UnitId(3), UnitId(200)],
+        to: "4E6".parse::<Hex>().unwrap(),
+        mode: MoveMode::Bypass,
+    };
+    put(
+        "postcard.action.move",
+        hex::encode(hexveil_asl::ruleset::encode_action(&action)),
+    );
+    let body = Body::Act(action.into());
+    let body_bytes = message::encode(&body);
+    assert_eq!(Body::decode(&body_bytes).unwrap(), body);
+    put("postcard.body.act_move", hex::encode(&body_bytes));
+    let env2 = Envelope {
+        version: ENVELOPE_VERSION,
+        game_id: game,
+        author: key_a.public_key(),
+        seq: 1,
+        prev_head: h1,
+        body: body_bytes,
+    };
+    let submit = message::encode(&ToServer::Submit(env2.sign(&key_a)));
+    assert!(matches!(
+        message::decode_to_server(&submit).unwrap(),
+        ToServer::Submit(e) if *e.envelope() == env2
+    ));
+    put("postcard.to_server.submit", hex::encode(&submit));
+
+    // Padding of messages to players (14, G3).
+    let padded = message::encode_padded(&ToClient::Rejected { reason: "x".into() });
+    put("padded.rejected_x.len", padded.len().to_string());
+    let used = 4 + u32::from_be_bytes(padded[..4].try_into().unwrap()) as usize;
+    assert!(padded[used..].iter().all(|b| *b == 0));
+    put("padded.rejected_x.head", hex::encode(&padded[..used]));
+
+    // Fixed-width contents (12): layout leaves and Daisy Chain notes.
+    let placed = CoreContent::Daisy(DaisyNote::Placed {
+        holder: UnitId(3),
+        hex: "4E6".parse::<Hex>().unwrap(),
+    });
+    let fixed = hexveil_asl::content::encode(&placed);
+    assert_eq!(hexveil_asl::content::decode(&fixed).unwrap(), placed);
+    put("content.daisy_placed", hex::encode(fixed));
+    let mut note = [0u8; 16];
+    note[..8].copy_from_slice(&fixed);
+    put("content.daisy_placed.note", hex::encode(note));
+    put(
+        "content.booby_b",
+        hex::encode(hexveil_asl::content::encode(&CoreContent::BoobyTraps(
+            BoobyLevel::B,
+        ))),
+    );
+
+    // A genesis body (12.2) naming its ruleset: ASL version 1, server pad
+    // = the n = 8 server pad of 9.5.
+    let key_b = Identity::from_seed(&seq32(0xe0)).unwrap();
+    put("input.key_seed.B", hex::encode(seq32(0xe0)));
+    put("identity.public.B", key_b.public_key().to_string());
+    let scenario_toml = "name = \"demo\"\n".to_string();
+    let genesis = Body::Genesis(message::Genesis {
+        message_version: message::MESSAGE_VERSION,
+        ruleset: hexveil_asl::ruleset::ID.into(),
+        ruleset_version: hexveil_asl::ruleset::VERSION,
+        scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
+        scenario_toml,
+        players: [key_a.public_key(), key_b.public_key()],
+        server: key_s.public_key(),
+        mode: message::Mode::Live,
+        pad_len: 8,
+        answer_timeout_ms: 60_000,
+        server_pad: pads[2].statement(),
+    });
+    let genesis_bytes = message::encode(&genesis);
+    assert_eq!(Body::decode(&genesis_bytes).unwrap(), genesis);
+    put("postcard.body.genesis", hex::encode(&genesis_bytes));
+
+    // Kernel events (12.3): a fact opened for the referee, and an ASL event
+    // of its own carried in `Rules` (12.5).
+    let opened = hexveil_core::Event {
+        to: hexveil_core::Visibility::Referee,
+        kind: hexveil_core::EventKind::FactOpened {
+            request: hexveil_core::FactRequest {
+                owner: hexveil_core::Side::A,
+                layer: hexveil_core::Layer::named("ap").unwrap(),
+                location: hexveil_core::Location::key_of("4E6").unwrap(),
+            },
+            content: hexveil_core::Content(mine),
+        },
+        cite: vec!["B28.41".into()],
+    };
+    put(
+        "postcard.event.fact_opened",
+        hex::encode(message::encode(&opened)),
+    );
+    let conceded = hexveil_asl::Event {
+        to: hexveil_core::Visibility::Public,
+        kind: hexveil_asl::EventKind::Turn(hexveil_asl::turn::TurnEvent::Conceded {
+            side: hexveil_core::Side::B,
+        }),
+        cite: vec![],
+    };
+    let kernel_event = hexveil_asl::ruleset::event_to_kernel(&conceded);
+    assert_eq!(
+        hexveil_asl::ruleset::event_from_kernel(&kernel_event).unwrap(),
+        conceded
+    );
+    put(
+        "postcard.event.asl_conceded",
+        hex::encode(message::encode(&kernel_event)),
+    );
+
+    // ASL standing orders (12.5): one Daisy Chain order.
+    let orders =
+        hexveil_asl::standing_orders::encode(&[hexveil_asl::standing_orders::DaisyOrder {
+            holder: UnitId(3),
+            hex: "4E6".parse::<Hex>().unwrap(),
+        }]);
+    assert!(hexveil_asl::standing_orders::encode(&[]).is_empty());
+    put("postcard.asl.orders", hex::encode(&orders));
+
+    // The miniatures rules (12.6), through the kernel interface only (the
+    // protocol knows no ruleset): the example scenario and setups, an action
+    // given as bytes that the engine must decode, the ruleset event it
+    // answers with, and a cell content the ruleset accepts.
+    let minis = hexveil_rulesets::all().find("minis", 1).unwrap();
+    let sc = minis
+        .load(include_str!("../../examples/minis/scenario.toml"))
+        .unwrap();
+    let pub_a = sc
+        .public_setup(
+            hexveil_core::Side::A,
+            include_str!("../../examples/minis/setup-a.toml"),
+        )
+        .unwrap();
+    let pub_b = sc
+        .public_setup(
+            hexveil_core::Side::B,
+            include_str!("../../examples/minis/setup-b.toml"),
+        )
+        .unwrap();
+    let engine = sc
+        .start([pub_a.as_ref(), pub_b.as_ref()], &BTreeMap::new())
+        .unwrap();
+    // Lay{figure: "ger-rifle-2", cell: c12x6, kind: SMine}
+    let lay = hexveil_minis::encode_action(&hexveil_minis::Action::Lay {
+        figure: "ger-rifle-2".into(),
+        cell: hexveil_minis::Cell::from_key("c12x6").unwrap(),
+        kind: hexveil_minis::MineKind::SMine,
+    });
+    let step = engine
+        .clone_box()
+        .apply(hexveil_core::Side::A, &lay)
+        .unwrap();
+    let hexveil_core::Step::Done(events) = step else {
+        panic!("laying needs no facts or dice: {step:?}")
+    };
+    let rules: Vec<&Vec<u8>> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            hexveil_core::EventKind::Rules(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rules.len(), 1, "{events:?}");
+    put("postcard.minis.action.lay", hex::encode(&lay));
+    put("postcard.minis.event.laying_begun", hex::encode(rules[0]));
+    // Move{figure: "ger-pz-iv", path: ["12,14"]}
+    let mv = hexveil_minis::encode_action(&hexveil_minis::Action::Move {
+        figure: "ger-pz-iv".into(),
+        path: vec!["12,14".parse().unwrap()],
+    });
+    assert!(
+        !matches!(
+            engine.clone_box().apply(hexveil_core::Side::A, &mv),
+            Err(hexveil_core::ActionError::Malformed(_))
+        ),
+        "the miniatures engine decodes the move"
+    );
+    put("postcard.minis.action.move", hex::encode(&mv));
+    let cell = hexveil_minis::CellMines {
+        ap: 2,
+        at: 1,
+        s: true,
+    }
+    .encode();
+    let mines = hexveil_core::Layer::named("mines").unwrap();
+    sc.check_content(mines, &cell).unwrap();
+    assert!(sc
+        .check_content(mines, &hexveil_core::Content::EMPTY)
+        .is_ok());
+    assert!(sc
+        .check_content(mines, &hexveil_core::Content(content("0100000100000000")))
+        .is_err());
+    put("content.minis.cell", hex::encode(cell.0));
+
+    // Dice from a fixed seed: the first 12 d6, then 6 d10 of the same stream.
+    let mut s = DiceStream::new(&hexveil_protocol::beacon::RollSeed([0; 32]));
+    let d6: Vec<String> = (0..12).map(|_| s.d6().to_string()).collect();
+    let d10: Vec<String> = (0..6).map(|_| s.d10().to_string()).collect();
+    put("dice.zero_seed.d6x12", d6.join(" "));
+    put("dice.zero_seed.then_d10x6", d10.join(" "));
+    v
+}
+
+fn documented() -> BTreeMap<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../PROTOCOL.md");
+    let text = std::fs::read_to_string(&path).expect("PROTOCOL.md at the workspace root");
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        if let Some(rest) = line.trim().strip_prefix("vector ") {
+            let (name, value) = rest.split_once(':').expect("vector <name>: <value>");
+            let prev = out.insert(name.trim().to_string(), value.trim().to_string());
+            assert!(prev.is_none(), "vector {name} documented twice");
+        }
+    }
+    out
+}
+
+#[test]
+fn protocol_md_vectors_match_the_code_g5() {
+    let code = computed();
+    let doc = documented();
+    let mut problems = vec![];
+    for (k, v) in &code {
+        match doc.get(k) {
+            Some(d) if d == v => {}
+            Some(d) => problems.push(format!("MISMATCH {k}\n  doc:  {d}\n  code: {v}")),
+            None => problems.push(format!("MISSING vector {k}: {v}")),
+        }
+    }
+    for k in doc.keys() {
+        if !code.contains_key(k) {
+            problems.push(format!("UNKNOWN documented vector {k}"));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}

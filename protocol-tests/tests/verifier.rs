@@ -1,0 +1,555 @@
+//! The offline verifier over whole transcript files (DESIGN 3.5): honest
+//! games played by the live session and two protocol players, damaged and
+//! forged files, a misbehaving server and cheating players (G1, G2, G3, G5,
+//! G6).
+
+mod common;
+
+use common::{honest_game, set_up_game, Game, Table};
+use hexveil_asl::Side;
+use hexveil_protocol::encoding::Party;
+use hexveil_protocol::envelope::{next_head, Appended, Envelope, EnvelopeError, Receipt};
+use hexveil_protocol::identity::Identity;
+use hexveil_protocol::message::{self, Body, EndRecord, OpenedFact, RevealBody};
+use hexveil_protocol::referee::RefereeError;
+use hexveil_protocol::transcript::{EntryProblem, FormatError, HEADER_LEN};
+use hexveil_protocol::verifier::{verify, Blame, Fault, FaultKind, RevealFault, Verdict};
+use proptest::prelude::*;
+
+fn last(g: &Game) -> u64 {
+    g.entries.len() as u64 - 1
+}
+
+fn fault(v: Verdict) -> Fault {
+    match v {
+        Verdict::Fault(f) => f,
+        Verdict::Clean(s) => panic!("expected a fault, got {s}"),
+    }
+}
+
+/// Where each entry of a file starts.
+fn entry_starts(bytes: &[u8]) -> Vec<usize> {
+    let mut starts = vec![];
+    let mut at = HEADER_LEN;
+    while at < bytes.len() {
+        starts.push(at);
+        let len = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        at += 4 + len;
+    }
+    starts
+}
+
+fn is_reveal(_: Party, b: &Body) -> bool {
+    matches!(b, Body::Reveal(_))
+}
+
+#[test]
+fn an_honest_game_is_clean_every_ruling_rederived_both_sides_audited_g5() {
+    let g = honest_game(4);
+    let v = verify(&g.bytes(), &hexveil_fixtures::rulesets());
+    let Verdict::Clean(s) = &v else {
+        panic!("honest game: {v}")
+    };
+    assert_eq!(s.entries, g.entries.len() as u64);
+    assert_eq!(s.head, g.log.head());
+    assert!(s.rulings >= 5, "{s}");
+    assert!(s.rolls >= 1, "the step into the minefield rolls: {s}");
+    assert_eq!(s.audited, vec![Side::A, Side::B]);
+    assert!(s.unaudited.is_empty());
+    assert_eq!(s.end.as_ref().unwrap().winner, Some(Side::B));
+    assert!(v.to_string().starts_with("CLEAN"), "{v}");
+}
+
+#[test]
+fn the_stream_verifier_agrees_with_the_in_memory_one_g5() {
+    let g = honest_game(1);
+    let bytes = g.bytes();
+    let from_reader =
+        hexveil_protocol::verifier::verify_reader(bytes.as_slice(), &hexveil_fixtures::rulesets())
+            .unwrap();
+    assert_eq!(from_reader, verify(&bytes, &hexveil_fixtures::rulesets()));
+    assert!(matches!(from_reader, Verdict::Clean(_)));
+    for cut in [3, HEADER_LEN, HEADER_LEN + 7, bytes.len() - 5] {
+        assert_eq!(
+            hexveil_protocol::verifier::verify_reader(&bytes[..cut], &hexveil_fixtures::rulesets())
+                .unwrap(),
+            verify(&bytes[..cut], &hexveil_fixtures::rulesets()),
+            "cut at {cut}"
+        );
+    }
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 4;
+    assert_eq!(
+        hexveil_protocol::verifier::verify_reader(
+            flipped.as_slice(),
+            &hexveil_fixtures::rulesets()
+        )
+        .unwrap(),
+        verify(&flipped, &hexveil_fixtures::rulesets())
+    );
+}
+
+#[test]
+fn an_unfinished_game_is_clean_but_says_what_was_not_audited_g5() {
+    let g = set_up_game();
+    let Verdict::Clean(s) = verify(&g.bytes(), &hexveil_fixtures::rulesets()) else {
+        panic!("unfinished game")
+    };
+    assert_eq!(s.end, None);
+    assert_eq!(s.unaudited, vec![Side::A, Side::B]);
+    assert!(s.to_string().contains("NOT revealed"));
+    assert!(s.next.contains("action"), "{}", s.next);
+}
+
+#[test]
+fn wrong_magic_version_and_short_files_are_unreadable_g6() {
+    let bytes = set_up_game().bytes();
+    let mut magic = bytes.clone();
+    magic[0] = b'X';
+    let f = fault(verify(&magic, &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Undetermined, None));
+    assert!(matches!(
+        f.what,
+        FaultKind::Unreadable(FormatError::BadMagic { .. })
+    ));
+    let mut version = bytes.clone();
+    version[9] = 2;
+    assert_eq!(
+        fault(verify(&version, &hexveil_fixtures::rulesets())).what,
+        FaultKind::Unreadable(FormatError::UnsupportedVersion { got: 2 })
+    );
+    assert_eq!(
+        fault(verify(&bytes[..5], &hexveil_fixtures::rulesets())).what,
+        FaultKind::Unreadable(FormatError::TooShort { len: 5 })
+    );
+    assert_eq!(
+        fault(verify(&bytes[..HEADER_LEN], &hexveil_fixtures::rulesets())).what,
+        FaultKind::Empty
+    );
+}
+
+#[test]
+fn a_truncated_file_names_the_cut_entry_g6() {
+    let g = honest_game(0);
+    let bytes = g.bytes();
+    let starts = entry_starts(&bytes);
+    for (i, s) in starts.iter().enumerate() {
+        // Cut inside the length prefix, and inside the entry.
+        for cut in [s + 2, s + 40] {
+            let f = fault(verify(&bytes[..cut], &hexveil_fixtures::rulesets()));
+            assert_eq!(f.entry, Some(i as u64), "cut at {cut}");
+            assert!(matches!(
+                f.what,
+                FaultKind::Unreadable(FormatError::Entry {
+                    problem: EntryProblem::TruncatedLength { .. } | EntryProblem::Truncated { .. },
+                    ..
+                })
+            ));
+        }
+    }
+    // Cut at an entry boundary, before the second reveal: a valid log.
+    let cut = *starts.last().unwrap();
+    let Verdict::Clean(s) = verify(&bytes[..cut], &hexveil_fixtures::rulesets()) else {
+        panic!("a prefix of a log is a log")
+    };
+    assert_eq!(s.audited.len(), 1);
+    assert_eq!(s.unaudited.len(), 1);
+}
+
+#[test]
+fn a_hostile_length_prefix_is_refused_before_allocation_g6() {
+    let mut bytes = set_up_game().bytes();
+    let at = entry_starts(&bytes)[2];
+    bytes[at..at + 4].copy_from_slice(&u32::MAX.to_be_bytes());
+    let f = fault(verify(&bytes, &hexveil_fixtures::rulesets()));
+    assert_eq!(f.entry, Some(2));
+    assert!(matches!(
+        f.what,
+        FaultKind::Unreadable(FormatError::Entry {
+            problem: EntryProblem::TooLong { .. },
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_forged_receipt_names_its_entry_g5() {
+    let mut g = set_up_game();
+    // Side A "receipts" entry 3 itself.
+    let prev = g.entries[2].receipt.new_head;
+    let e = &mut g.entries[3];
+    let hash = e.envelope.entry_hash();
+    let app = Appended {
+        seq: 3,
+        entry_hash: hash,
+        new_head: next_head(&prev, &hash),
+    };
+    e.receipt = Receipt::issue(&Identity::from_seed(&[1; 32]).unwrap(), g.game, &app);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry, f.what),
+        (Blame::Undetermined, Some(3), FaultKind::ForgedReceipt)
+    );
+}
+
+#[test]
+fn a_genuine_receipt_moved_to_another_entry_is_caught_g5() {
+    let mut g = set_up_game();
+    g.entries[4].receipt = g.entries[5].receipt;
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.entry, f.what),
+        (Some(4), FaultKind::ReceiptForOtherEntry)
+    );
+}
+
+#[test]
+fn an_entry_by_a_key_not_in_the_genesis_is_the_servers_fault_g6() {
+    let mut g = set_up_game();
+    let stranger = Identity::from_seed(&[9; 32]).unwrap();
+    let env = Envelope {
+        author: stranger.public_key(),
+        ..g.envelope(Party::A, message::encode(&Body::Concede))
+            .envelope()
+            .clone()
+    }
+    .sign(&stranger);
+    g.push_unchecked(env);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
+    assert_eq!(
+        f.what,
+        FaultKind::AcceptedBadEnvelope(EnvelopeError::UnknownAuthor(stranger.public_key()))
+    );
+}
+
+#[test]
+fn a_replayed_entry_receipted_again_is_the_servers_fault_g6() {
+    let mut g = set_up_game();
+    let replay = g.entries[1].envelope.clone();
+    g.push_unchecked(replay);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
+    assert_eq!(
+        f.what,
+        FaultKind::AcceptedBadEnvelope(EnvelopeError::Replay { seq: 1 })
+    );
+}
+
+#[test]
+fn a_player_cannot_write_the_end_and_the_server_cannot_reveal_g5() {
+    let mut g = set_up_game();
+    g.push(
+        Party::A,
+        &Body::End(EndRecord {
+            winner: Some(Side::A),
+            reason: "I say so".into(),
+        }),
+    );
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::A), Some(last(&g))));
+    assert!(matches!(
+        f.what,
+        FaultKind::Refused(RefereeError::OutOfTurn { .. })
+    ));
+
+    let honest = honest_game(0);
+    let reveal = honest.body(honest.find(is_reveal).unwrap());
+    let mut g = set_up_game();
+    g.push(Party::Server, &reveal);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
+    // A reveal before the end of the game (G3: secrets stay hidden in play).
+    let mut g = set_up_game();
+    g.push(Party::B, &reveal);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(last(&g))));
+}
+
+#[test]
+fn a_signed_body_that_does_not_decode_is_its_authors_fault_g6() {
+    let mut g = set_up_game();
+    let env = g.envelope(Party::A, vec![0xff, 0xff, 0xff]);
+    g.push_signed(env);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::A), Some(last(&g))));
+    assert!(matches!(f.what, FaultKind::Refused(RefereeError::Body(_))));
+}
+
+#[test]
+fn a_ruling_that_is_not_the_engines_is_the_servers_fault_g5() {
+    let honest = honest_game(2);
+    let i = honest
+        .find(|p, b| p == Party::Server && matches!(b, Body::Ruling(r) if !r.events.is_empty()))
+        .unwrap();
+    let Body::Ruling(mut r) = honest.body(i) else {
+        unreachable!()
+    };
+    r.events.pop();
+    let mut g = honest.truncate(i);
+    g.push(Party::Server, &Body::Ruling(r));
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(i as u64)));
+    assert!(matches!(
+        f.what,
+        FaultKind::Refused(RefereeError::BadRuling { .. })
+    ));
+}
+
+#[test]
+fn an_opening_that_lies_about_a_mine_is_the_owners_fault_g1() {
+    let honest = honest_game(0);
+    // B's opening of a mined leaf (3E4, A-P 12).
+    let i = honest
+        .find(|p, b| {
+            p == Party::B
+                && matches!(b, Body::Open(v)
+                    if matches!(v.first(), Some(OpenedFact::Leaf(o)) if o.content != [0; 8]))
+        })
+        .unwrap();
+    let Body::Open(mut v) = honest.body(i) else {
+        unreachable!()
+    };
+    let OpenedFact::Leaf(o) = &mut v[0] else {
+        unreachable!()
+    };
+    // "No mine here."
+    o.content = [0; 8];
+    let mut g = honest.truncate(i);
+    g.push(Party::B, &Body::Open(v));
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(i as u64)));
+    assert!(matches!(
+        f.what,
+        FaultKind::Refused(RefereeError::BadOpening { .. })
+    ));
+}
+
+#[test]
+fn a_genesis_not_signed_by_its_server_key_is_refused_g5() {
+    let g = set_up_game();
+    let [a, _, _] = common::ids();
+    let mut bad = g.truncate(1);
+    bad.entries[0].envelope = Envelope {
+        author: a.public_key(),
+        ..g.entries[0].envelope.envelope().clone()
+    }
+    .sign(&a);
+    let f = fault(verify(&bad.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(f.entry, Some(0));
+    assert!(matches!(f.what, FaultKind::GenesisNotByServer { .. }));
+    // An entry 0 that is not a genesis at all.
+    let mut g2 = g.truncate(1);
+    g2.entries.clear();
+    g2.log = hexveil_protocol::envelope::LogState::new(
+        g2.game,
+        g2.ids.iter().map(|i| i.public_key()).collect(),
+    );
+    g2.push(Party::Server, &Body::Concede);
+    let f = fault(verify(&g2.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(f.entry, Some(0));
+    assert!(matches!(f.what, FaultKind::NoGenesis(_)));
+}
+
+/// The honest game with side `side`'s reveal edited (and re-signed).
+fn with_reveal(side: Side, mut edit: impl FnMut(&mut RevealBody)) -> Game {
+    let honest = honest_game(0);
+    let first = honest.find(is_reveal).unwrap();
+    let mut g = honest.truncate(first);
+    for i in first..honest.entries.len() {
+        let author = if honest.entries[i].envelope.envelope().author == g.ids[0].public_key() {
+            Side::A
+        } else {
+            Side::B
+        };
+        let Body::Reveal(mut r) = honest.body(i) else {
+            unreachable!()
+        };
+        if author == side {
+            edit(&mut r);
+        }
+        g.push(message::party_of(author), &Body::Reveal(r));
+    }
+    g
+}
+
+fn reveal_seq(g: &Game, side: Side) -> u64 {
+    let party = message::party_of(side);
+    g.find(|p, b| p == party && is_reveal(p, b)).unwrap() as u64
+}
+
+#[test]
+fn a_mine_moved_after_setup_is_proven_by_the_reveal_g1_g5() {
+    let g = with_reveal(Side::B, |r| {
+        // B's 12-factor minefield in 3E4 "was always" in the empty hex 3E3.
+        let ap = r.layers.iter_mut().find(|l| l.layer == "ap").unwrap();
+        let c = &mut ap.contents;
+        let mine = c.iter().position(|(k, _)| k == "3E4").unwrap();
+        let empty = c.iter().position(|(k, _)| k == "3E3").unwrap();
+        assert_ne!(c[mine].1, c[empty].1);
+        let (m, e) = (c[mine].1, c[empty].1);
+        c[mine].1 = e;
+        c[empty].1 = m;
+    });
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Side(Side::B), Some(reveal_seq(&g, Side::B)))
+    );
+    assert!(matches!(
+        f.what,
+        FaultKind::Reveal(RevealFault::LayoutMismatch { ref layer, .. }) if layer == "ap"
+    ));
+}
+
+#[test]
+fn a_false_pad_seed_is_proven_by_the_reveal_g2_g5() {
+    let g = with_reveal(Side::A, |r| r.pad_seed.0[0] ^= 1);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Side(Side::A), Some(reveal_seq(&g, Side::A)))
+    );
+    assert!(matches!(
+        f.what,
+        FaultKind::Reveal(RevealFault::PadMismatch { epoch: 0, .. })
+    ));
+}
+
+#[test]
+fn minefield_factors_over_the_ob_are_proven_by_the_reveal_b28_1_g5() {
+    // 48 hidden factors in B's OB; the example spends 37; one more 12-factor
+    // minefield is over budget. The commitment itself is honest.
+    let sealed = common::SEALED_B.replace(
+        "{ hex = \"3E4\", strength = 12 },",
+        "{ hex = \"3E4\", strength = 12 },\n  { hex = \"3B2\", strength = 12 },",
+    );
+    let mut t = Table::new(5, &sealed);
+    t.step_into_the_minefield();
+    t.concede();
+    let g = t.game();
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Side(Side::B), Some(reveal_seq(&g, Side::B)))
+    );
+    let FaultKind::Reveal(RevealFault::IllegalSetup(v)) = &f.what else {
+        panic!("{f}")
+    };
+    assert!(v.iter().any(|x| x.starts_with("budget: ")), "{v:?}");
+}
+
+#[test]
+fn a_layout_that_dodges_an_eligible_hex_is_proven_by_the_reveal_g3_g5() {
+    // B seals a leaf for a made-up location instead of eligible 3A1 (same
+    // leaf count, so the setup passes); asked about 3A1 it could not be
+    // made to open anything. A concedes at once; the reveal proves it.
+    let honest = set_up_game();
+    let i = honest
+        .find(|p, b| p == Party::B && matches!(b, Body::Setup(_)))
+        .unwrap();
+    let Body::Setup(mut setup) = honest.body(i) else {
+        unreachable!()
+    };
+    let after_setup: Vec<(Party, Body)> = (i + 1..honest.entries.len())
+        .map(|j| {
+            let author = honest.entries[j].envelope.envelope().author;
+            let p = Party::ALL[honest
+                .ids
+                .iter()
+                .position(|k| k.public_key() == author)
+                .unwrap()];
+            (p, honest.body(j))
+        })
+        .collect();
+    let full = honest_game(0);
+    let Body::Reveal(mut reveal_b) = full.body(reveal_seq(&full, Side::B) as usize) else {
+        unreachable!()
+    };
+    let reveal_a = full.body(reveal_seq(&full, Side::A) as usize);
+    let ap = reveal_b
+        .layers
+        .iter_mut()
+        .find(|l| l.layer == "ap")
+        .unwrap();
+    let k = ap.contents.iter().position(|(k, _)| k == "3A1").unwrap();
+    ap.contents[k].0 = "9Z99".into();
+    let sealed = hexveil_protocol::layout::SealedLayout::seal(
+        common::GAME,
+        Party::B,
+        "ap",
+        ap.contents.clone(),
+        hexveil_protocol::layout::LayoutSeed(ap.seed),
+    )
+    .unwrap();
+    let root = setup.roots.iter_mut().find(|r| r.layer == "ap").unwrap();
+    *root = sealed.statement();
+    let mut g = honest.truncate(i);
+    g.push(Party::B, &Body::Setup(setup));
+    // Nothing after B's setup depends on its roots.
+    for (p, b) in after_setup {
+        g.push(p, &b);
+    }
+    g.push(Party::A, &Body::Concede);
+    g.push(
+        Party::Server,
+        &Body::End(EndRecord {
+            winner: Some(Side::B),
+            reason: "side A conceded".into(),
+        }),
+    );
+    g.push(Party::A, &reveal_a);
+    g.push(Party::B, &Body::Reveal(reveal_b));
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(last(&g))));
+    assert!(
+        matches!(&f.what, FaultKind::Reveal(RevealFault::LeafSet { missing: Some(m), extra: Some(x), .. }) if m == "3A1" && x == "9Z99"),
+        "{f}"
+    );
+}
+
+thread_local! {
+    static HONEST: Vec<u8> = honest_game(0).bytes();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// G5/G6: a bit flipped anywhere in the file gives a fault that names
+    /// the entry holding the flipped bit (or no entry, in the header), and
+    /// blames nobody: damage proves nothing against anyone.
+    #[test]
+    fn a_bit_flipped_anywhere_names_its_entry_g5_g6(pos in any::<prop::sample::Index>(), bit in 0u8..8) {
+        let bytes = HONEST.with(|b| b.clone());
+        let p = pos.index(bytes.len());
+        let mut flipped = bytes.clone();
+        flipped[p] ^= 1 << bit;
+        let f = fault(verify(&flipped, &hexveil_fixtures::rulesets()));
+        let starts = entry_starts(&bytes);
+        let expected = starts.iter().rposition(|s| *s <= p).map(|i| i as u64);
+        prop_assert_eq!(f.entry, expected, "flip at byte {} bit {}: {}", p, bit, f);
+        prop_assert_eq!(f.blame, Blame::Undetermined, "flip at byte {} bit {}: {}", p, bit, f);
+    }
+}
+
+#[test]
+fn a_false_notes_seed_is_proven_by_the_reveal_b28_531_g5() {
+    let honest = honest_game(0);
+    let notes = honest
+        .find(|p, b| {
+            p == Party::B
+                && matches!(b, Body::Open(v) if v.iter().any(|f| matches!(f, OpenedFact::Note { .. })))
+        })
+        .is_some();
+    assert!(notes, "B answers Daisy Chain opportunities with notes");
+    let g = with_reveal(Side::B, |r| r.notes_seed[0] ^= 1);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Side(Side::B), Some(reveal_seq(&g, Side::B)))
+    );
+    assert!(matches!(
+        f.what,
+        FaultKind::Reveal(RevealFault::NoteSaltMismatch { .. })
+    ));
+}

@@ -1,0 +1,37 @@
+//! Every ruleset this build plays. The protocol knows none of them: the
+//! server, the client and `hexveil verify` hand it this registry, and a
+//! genesis names the ruleset (id and version) to look up in it.
+
+use hexveil_core::{Registry, Ruleset};
+use std::sync::Arc;
+
+pub use hexveil_asl::ruleset::Asl;
+pub use hexveil_minis::Minis;
+
+/// The registry of every ruleset in this build.
+pub fn all() -> Registry {
+    Registry::new(vec![
+        Arc::new(Asl) as Arc<dyn Ruleset>,
+        Arc::new(Minis) as Arc<dyn Ruleset>,
+    ])
+}
+
+/// The id of the ruleset a game is made with when none is named.
+pub const DEFAULT: &str = hexveil_asl::ruleset::ID;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ruleset_is_found_by_its_id_and_version_g5() {
+        let all = all();
+        let asl = all.find("asl", 1).unwrap();
+        assert_eq!(asl.id(), "asl");
+        assert_eq!(all.find("minis", 1).unwrap().id(), "minis");
+        assert!(all.find("minis", 2).is_err());
+        let e = all.find("chess", 1).err().unwrap();
+        assert!(e.to_string().contains("\"chess\""), "{e}");
+        assert!(e.to_string().contains("asl v1"), "{e}");
+    }
+}
