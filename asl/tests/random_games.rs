@@ -14,12 +14,12 @@
 //! 1. no panic, and no error but a rules refusal (`NotYourTurn`,
 //!    `WrongPhase`, `NotYourUnit`, `UnknownUnit`, `GameOver`, `Refused`):
 //!    `Busy` or a bad-answer error to answers that are correct is an engine
-//!    bug (core/src/error.rs);
+//!    bug (asl/src/model/error.rs);
 //! 2. a refusal that comes after facts were opened or dice rolled cites R12
 //!    (a missing rules-data cell): any other late refusal would be voided by
 //!    the referee mid-game (protocol `void_if_refused`), a rule the engine
 //!    should have applied before asking anything (G3, R12);
-//! 3. a refusal changes nothing (core/src/error.rs: "an error never changes
+//! 3. a refusal changes nothing (asl/src/model/error.rs: "an error never changes
 //!    the game state");
 //! 4. determinism (G5): a second engine fed the same inputs asks the same
 //!    requests and dice, rules the same events and ends in the same state;

@@ -1,7 +1,7 @@
 //! Offline verification of a transcript of 1,000 logged actions, next to
 //! the raw cost of the Ed25519 verifies it must do (one per envelope, one
 //! per receipt), measured in the same run. Run with
-//! `cargo bench -p hexveil-protocol --bench verify`.
+//! `cargo bench -p hexveil-protocol-tests --bench verify`.
 //!
 //! The game is played by the live session and two protocol players on the
 //! example scenario (pads, the Secret dr for Dummies, setups, a step into
