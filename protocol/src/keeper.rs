@@ -1,6 +1,6 @@
-//! The keeper of one side's sealed facts: its sealed layouts, its Daisy
-//! notes (ASL: Daisy Chains) and its standing orders. It answers the referee's requests
-//! for openings and transitions (DESIGN 3.1, 3.2).
+//! The keeper of one side's sealed facts: its sealed layouts, its notes
+//! (ASL: Daisy Chains) and the standing orders that write them. It answers
+//! the referee's requests for openings and transitions (DESIGN 3.1, 3.2).
 //!
 //! The owner's [`Player`](crate::player::Player) runs a keeper in Live mode.
 //! In Escrow mode (DESIGN 3.6) the server's session runs one built from the
