@@ -312,3 +312,145 @@ async fn g3_board_status_units_at_the_prompt_show_public_facts_and_send_nothing(
     assert!(early.contains("last action: none yet"), "{early}");
     lab.server.shutdown().await;
 }
+
+/// Single-quotes `s` for `sh -c`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Issue 14 item 7 as a person meets it: side A's `join` runs in a
+/// pseudo-terminal (util-linux `script`), and the test types into it. Tab
+/// completes `bo` to `board`, which shows the board; Up recalls the last
+/// line from the history; `concede` asks `[y/N]`: `n` keeps the game
+/// going, `y` concedes. (Skipped where `script` is missing.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn item_7_a_terminal_prompt_completes_recalls_and_confirms_concede() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path()).await;
+    let (alice, bob) = (dir.path().join("alice.pk8"), dir.path().join("bob.pk8"));
+    assert!(run(&["keygen", "--out", p(&alice)]).await.0);
+    assert!(run(&["keygen", "--out", p(&bob)]).await.0);
+    let bob_key = run(&["whoami", "--key", p(&bob)])
+        .await
+        .1
+        .trim()
+        .to_string();
+    let scenario = examples("demo/scenario.toml");
+    let mut create = vec!["create".to_string()];
+    create.extend(lab.conn(&alice));
+    create.extend(["--scenario", &scenario, "--opponent", &bob_key].map(String::from));
+    let (ok, out, err) = run(&strs(&create)).await;
+    assert!(ok, "{out}{err}");
+    let game = out.lines().last().unwrap().trim().to_string();
+    let join = |key: &Path, side: &str| {
+        let mut v = vec!["join".to_string()];
+        v.extend(lab.conn(key));
+        v.extend(
+            [
+                "--game",
+                &game,
+                "--side",
+                side,
+                "--scenario",
+                &scenario,
+                "--setup",
+                &examples(&format!("demo/setup-{side}.toml")),
+                "--sealed",
+                &examples(&format!("demo/sealed-{side}.toml")),
+                "--secrets",
+                p(&dir.path().join(format!("{side}-secrets"))),
+            ]
+            .map(String::from),
+        );
+        v
+    };
+    // B plays from a pipe that never says anything (it is never to act).
+    let jb = join(&bob, "b");
+    let b = tokio::spawn(async move { run(&strs(&jb)).await });
+
+    let line = std::iter::once(BIN.to_string())
+        .chain(join(&alice, "a"))
+        .map(|a| sh_quote(&a))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut a = Command::new("script")
+        .args(["-qfec", &line, "/dev/null"])
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("script runs");
+    let mut keys = a.stdin.take().unwrap();
+    let mut screen = a.stdout.take().unwrap();
+    let mut seen = String::new();
+    // Waits until the screen shows `needle` `n` times in all.
+    async fn wait_for(
+        screen: &mut tokio::process::ChildStdout,
+        seen: &mut String,
+        needle: &str,
+        n: usize,
+    ) {
+        let mut buf = [0u8; 4096];
+        while seen.matches(needle).count() < n {
+            let got =
+                tokio::time::timeout(std::time::Duration::from_secs(30), screen.read(&mut buf))
+                    .await
+                    .unwrap_or_else(|_| panic!("no {needle:?} (x{n}) on the screen:\n{seen}"))
+                    .unwrap();
+            assert!(got > 0, "the screen closed before {needle:?}:\n{seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..got]));
+        }
+    }
+    let prompt = "side A> ";
+    let mut prompts = 1;
+    wait_for(&mut screen, &mut seen, prompt, prompts).await;
+    // Tab completes the command word.
+    keys.write_all(b"bo\t\r").await.unwrap();
+    wait_for(&mut screen, &mut seen, "map around the units", 1).await;
+    prompts += 1;
+    wait_for(&mut screen, &mut seen, prompt, prompts).await;
+    keys.write_all(b"status\r").await.unwrap();
+    wait_for(&mut screen, &mut seen, "last action:", 2).await;
+    prompts += 1;
+    wait_for(&mut screen, &mut seen, prompt, prompts).await;
+    // Up recalls `status` from the history.
+    keys.write_all(b"\x1b[A\r").await.unwrap();
+    wait_for(&mut screen, &mut seen, "last action:", 3).await;
+    prompts += 1;
+    wait_for(&mut screen, &mut seen, prompt, prompts).await;
+    // `concede`, then `n`: nothing is sent, the prompt asks again.
+    keys.write_all(b"concede\r").await.unwrap();
+    wait_for(&mut screen, &mut seen, "concede the game? [y/N]", 1).await;
+    keys.write_all(b"n\r").await.unwrap();
+    wait_for(&mut screen, &mut seen, "not conceded, nothing sent", 1).await;
+    prompts += 1;
+    wait_for(&mut screen, &mut seen, prompt, prompts).await;
+    keys.write_all(b"concede\r").await.unwrap();
+    wait_for(&mut screen, &mut seen, "concede the game? [y/N]", 2).await;
+    keys.write_all(b"y\r").await.unwrap();
+    wait_for(&mut screen, &mut seen, "CLEAN: game", 1).await;
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), a.wait())
+        .await
+        .expect("A's client exits")
+        .unwrap();
+    let mut rest = String::new();
+    let _ = screen.read_to_string(&mut rest).await;
+    seen.push_str(&rest);
+    assert!(status.success(), "{seen}");
+    assert!(seen.contains("side B wins (side A conceded)"), "{seen}");
+    let (b_ok, b_out, b_err) = b.await.unwrap();
+    assert!(b_ok, "B: {b_out}{b_err}");
+    assert!(b_out.contains("side B wins (side A conceded)"), "{b_out}");
+    lab.server.shutdown().await;
+}
