@@ -270,6 +270,9 @@ pub struct AslBoard {
     extra_names: BTreeMap<UnitId, String>,
     /// Whether the phase was announced (else: Setup).
     started: bool,
+    /// The hex of a Daisy Chain attack just told: its A-T attack event
+    /// follows, and marks no minefield there (B28.531).
+    daisy_attack: Option<Hex>,
 }
 
 impl AslBoard {
@@ -282,6 +285,7 @@ impl AslBoard {
             state,
             extra_names: BTreeMap::new(),
             started: false,
+            daisy_attack: None,
         }
     }
 
@@ -506,12 +510,8 @@ impl AslBoard {
                 outcome,
                 ..
             } => {
-                let daisy = self
-                    .state
-                    .daisy_chains
-                    .iter()
-                    .any(|d| d.hex == hex && !d.attacked);
-                if !daisy {
+                // A Daisy Chain's attack (told just before) is no minefield.
+                if self.daisy_attack.take() != Some(hex) {
                     self.state.markers.entry(hex).or_default().at_revealed =
                         Some(AtFactors::new(factors));
                 }
@@ -643,7 +643,15 @@ impl AslBoard {
                     }),
                 }
             }
-            DaisyEvent::Attacks { owner, hex, .. } => {
+            DaisyEvent::Attacks {
+                owner,
+                hex,
+                vehicle: _,
+                factors,
+                ..
+            } => {
+                self.daisy_attack = Some(hex);
+                let mut known = false;
                 for c in self
                     .state
                     .daisy_chains
@@ -652,6 +660,20 @@ impl AslBoard {
                 {
                     c.attacked = true;
                     c.revealed = true;
+                    known = true;
+                }
+                // The opponent's chain, never seen placed: its attack
+                // tells it.
+                if !known {
+                    self.state.daisy_chains.push(PlacedDaisy {
+                        owner,
+                        holder: UnitId(u16::MAX),
+                        hex,
+                        factors,
+                        opportunity: 0,
+                        revealed: true,
+                        attacked: true,
+                    });
                 }
             }
             _ => {}
@@ -1180,4 +1202,112 @@ pub fn replay_board(path: &std::path::Path, step: Option<u64>) -> ExitCode {
     print!("{}", board.show(View::Board));
     board.print_units_apart();
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hexveil_asl::movement::MoveKind;
+    use hexveil_asl::{Event, MoveMode, Visibility};
+    use hexveil_core::Ruleset;
+
+    fn demo() -> Board {
+        let text = include_str!("../../../examples/demo/scenario.toml");
+        let scenario = hexveil_asl::ruleset::Asl.load(text).unwrap();
+        let mut b = Board::for_game(scenario.as_ref());
+        b.setup(include_str!("../../../examples/demo/setup-a.toml"))
+            .unwrap();
+        b.setup(include_str!("../../../examples/demo/setup-b.toml"))
+            .unwrap();
+        b
+    }
+
+    fn ev(kind: EventKind) -> kernel::Event {
+        hexveil_asl::ruleset::event_to_kernel(&Event {
+            to: Visibility::Public,
+            kind,
+            cite: Vec::new(),
+        })
+    }
+
+    fn hex(s: &str) -> Hex {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn public_events_move_break_and_mark() {
+        let mut b = demo();
+        let pz = UnitId(2);
+        b.events(&[
+            ev(EventKind::Turn(TurnEvent::PhaseBegins {
+                turn: 1,
+                phasing: Side::A,
+                phase: hexveil_asl::turn::Phase::Movement,
+            })),
+            ev(EventKind::Move(MoveEvent::Moved {
+                kind: MoveKind::Move,
+                units: vec![pz],
+                from: hex("3D5"),
+                to: hex("3E5"),
+                mode: MoveMode::Normal,
+            })),
+            // A Daisy Chain attacks the tank: no A-T minefield is marked.
+            ev(EventKind::DaisyChain(DaisyEvent::Attacks {
+                owner: Side::B,
+                hex: hex("3E5"),
+                vehicle: pz,
+                factors: 2,
+                immediate: true,
+            })),
+            ev(EventKind::Minefield(MinefieldEvent::AtAttack {
+                hex: hex("3E5"),
+                unit: pz,
+                factors: 2,
+                trigger_dr: 1,
+                final_dr: 9,
+                aerial_af: Some(2),
+                outcome: VehicleOutcome::Immobilized,
+            })),
+            ev(EventKind::Morale(MoraleEvent::Broken { unit: UnitId(0) })),
+            ev(EventKind::Minefield(MinefieldEvent::ApPresent {
+                hex: hex("3E3"),
+                owner: Side::B,
+            })),
+        ]);
+        let board = b.show(View::Board);
+        assert!(board.contains("side A's MPh"), "{board}");
+        let line = |h: &str| {
+            board
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{h} ")))
+                .unwrap_or_else(|| panic!("{h} in {board}"))
+                .to_string()
+        };
+        let e5 = line("3E5");
+        assert!(
+            e5.contains("ger-pz (A, immobilized) carrying ger-hs-1"),
+            "{e5}"
+        );
+        assert!(
+            e5.contains("Daisy Chain of side B (attacked, gone)"),
+            "{e5}"
+        );
+        assert!(!e5.contains("A-T mines"), "{e5}");
+        assert!(line("3E3").contains("A-P mines"), "{board}");
+        assert!(line("3E2").contains("ger-squad-1 (A, broken)"), "{board}");
+        let units = b.show(View::Units);
+        let hs = units
+            .lines()
+            .find(|l| l.trim_start().starts_with("ger-hs-1 "))
+            .unwrap();
+        assert!(hs.contains("3E5") && hs.contains("aboard ger-pz"), "{hs}");
+    }
+
+    #[test]
+    fn a_setup_names_its_side() {
+        assert_eq!(side_named("side = \"B\"\n"), Ok(Side::B));
+        assert!(side_named("[positions]\n").is_err());
+        assert_eq!(View::from_word("FIGURES"), Some(View::Units));
+        assert_eq!(View::from_word("boards"), None);
+    }
 }
