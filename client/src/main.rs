@@ -148,6 +148,25 @@ enum Command {
     Replay {
         /// The transcript file.
         file: PathBuf,
+        /// Print the board (map, units, markers) instead of the story.
+        #[arg(long)]
+        board: bool,
+        /// With --board: the board after this log entry (default: the last).
+        #[arg(long, requires = "board")]
+        step: Option<u64>,
+    },
+    /// Print a scenario's starting board offline: the map around the units,
+    /// terrain, public markers, units (with the public setups given).
+    Board {
+        /// The scenario file.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// Side A's public setup file.
+        #[arg(long)]
+        setup_a: Option<PathBuf>,
+        /// Side B's public setup file.
+        #[arg(long)]
+        setup_b: Option<PathBuf>,
     },
     /// Start a server in-process, play a short scripted game between two
     /// bots over QUIC, verify its transcript.
@@ -264,7 +283,18 @@ fn main() -> ExitCode {
         }),
         Command::Check { scenario, script } => cli::play::check(&scenario, script.as_deref()),
         Command::Verify { file } => cli::transcript::verify_file(&file),
-        Command::Replay { file } => cli::transcript::replay_file(&file),
+        Command::Replay { file, board, step } => {
+            if board {
+                cli::board::replay_board(&file, step)
+            } else {
+                cli::transcript::replay_file(&file)
+            }
+        }
+        Command::Board {
+            scenario,
+            setup_a,
+            setup_b,
+        } => cli::board::board_file(&scenario, [setup_a.as_deref(), setup_b.as_deref()]),
         Command::Demo {
             out,
             escrow,

@@ -301,6 +301,7 @@ fn setup_prompt(seq: u64) -> Update {
         entry: "setup".into(),
         action: None,
         genesis: None,
+        public_setup: None,
         events: Vec::new(),
         dice: Vec::new(),
         prompt: Prompt::Setup,

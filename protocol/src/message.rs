@@ -339,6 +339,11 @@ pub struct Update {
     /// player who did not create the game can check the scenario hash,
     /// the keys, the pad length and the answer timeout before committing.
     pub genesis: Option<Box<Genesis>>,
+    /// The public setup (TOML text) of a Setup entry, on that entry's
+    /// update only: its author's unit positions and public markers are
+    /// public, so each party (and the spectators) can draw the board. An
+    /// Escrow body is never shown.
+    pub public_setup: Option<String>,
     /// Events this party may see.
     pub events: Vec<Event>,
     /// Dice published by the entry, if it was a roll.

@@ -563,12 +563,17 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
         Body::Genesis(g) => Some(Box::new(g.clone())),
         _ => None,
     };
+    let public_setup = match &accepted.body {
+        Body::Setup(s) => Some(s.public_setup_toml.clone()),
+        _ => None,
+    };
     Update {
         seq: accepted.appended.seq,
         head: accepted.appended.new_head,
         entry,
         action,
         genesis,
+        public_setup,
         events,
         dice: if dice_visible {
             accepted.dice.clone()

@@ -122,6 +122,15 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("end", "end the current phase"),
     ("concede", "concede the game"),
+    (
+        "board",
+        "show the map around the units and the status (nothing sent)",
+    ),
+    (
+        "status",
+        "show the turn, the phase and the last action (nothing sent)",
+    ),
+    ("units", "show every unit and its state (nothing sent)"),
     ("help", "this list"),
 ];
 
@@ -466,6 +475,24 @@ pub enum Parsed {
     },
     /// Print the command list.
     Help,
+    /// Show a view of the game (`board`, `status`, `units`): a local
+    /// command, nothing is sent.
+    Show(super::board::View),
+}
+
+/// A view command (`board`, `status`, `units`, `figures`) alone on the
+/// line, in any ruleset; `None` for any other line.
+pub fn view_command(line: &str) -> Option<Result<super::board::View, String>> {
+    let body = line.split('#').next().unwrap_or("");
+    let mut words = body.split_whitespace();
+    let view = super::board::View::from_word(words.next()?)?;
+    Some(match words.next() {
+        None => Ok(view),
+        Some(extra) => Err(format!(
+            "`{}` takes no argument, but `{extra}` follows",
+            body.split_whitespace().next().unwrap_or("")
+        )),
+    })
 }
 
 /// The command language of a game, by its ruleset: each ruleset reads its
@@ -496,6 +523,9 @@ impl<'a> Language<'a> {
 
     /// Parses one line.
     pub fn parse(&self, line: &str) -> Result<Parsed, String> {
+        if let Some(view) = view_command(line) {
+            return view.map(Parsed::Show);
+        }
         match self {
             Language::Asl(p) => match p.parse(line).map_err(|e| e.to_string())? {
                 Command::Act(a) => Ok(Parsed::Act {
@@ -512,6 +542,17 @@ impl<'a> Language<'a> {
                 super::minis_command::Command::Help => Ok(Parsed::Help),
             },
         }
+    }
+
+    /// The words a line may start with (for completion).
+    pub fn verbs(&self) -> Vec<&'static str> {
+        let list = match self {
+            Language::Asl(_) => COMMANDS,
+            Language::Minis(_) => super::minis_command::COMMANDS,
+        };
+        list.iter()
+            .filter_map(|(usage, _)| usage.split_whitespace().next())
+            .collect()
     }
 
     /// The command list.

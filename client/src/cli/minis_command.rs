@@ -21,6 +21,12 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("end", "end your turn"),
     ("concede", "concede the game"),
+    (
+        "board",
+        "show the table: figures, open mines, turn (nothing sent)",
+    ),
+    ("status", "show the turn, the side to act, the last action"),
+    ("figures", "show every figure and its state (`units` too)"),
     ("help", "this list"),
 ];
 

@@ -2,6 +2,7 @@
 //! narration, scripted and interactive play over QUIC, verify, replay and
 //! the demo.
 
+pub mod board;
 pub mod command;
 pub mod demo;
 pub mod files;
@@ -9,6 +10,7 @@ pub mod keys;
 pub mod minis_command;
 pub mod narrate;
 pub mod play;
+pub mod prompt;
 pub mod script;
 pub mod secrets;
 pub mod transcript;

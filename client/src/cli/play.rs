@@ -4,8 +4,10 @@
 //! prompts are answered by the protocol player inside the driver; only
 //! `Prompt::Act` asks the human (or the script).
 
+use super::board::Board;
 use super::command::{Language, Parsed, Parser};
 use super::narrate::{Narrator, Reader};
+use super::prompt::{confirmed, Completions, CONCEDE_QUESTION};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
 use super::{files, keys, transcript};
@@ -302,20 +304,33 @@ impl Output {
 }
 
 /// Reads one line from stdin without blocking the runtime; `None` at EOF.
-async fn read_stdin_line(prompt: String) -> Option<String> {
-    tokio::task::spawn_blocking(move || {
-        use std::io::Write;
-        print!("{prompt}");
-        let _ = std::io::stdout().flush();
-        let mut line = String::new();
-        match std::io::stdin().read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(line),
-        }
-    })
-    .await
-    .ok()
-    .flatten()
+/// On a terminal the line is edited with history and tab completion
+/// (`prompt::read_line`); piped stdin is read one plain line at a time.
+async fn read_stdin_line(
+    prompt: String,
+    completions: std::sync::Arc<Completions>,
+    history: bool,
+) -> Option<String> {
+    tokio::task::spawn_blocking(move || super::prompt::read_line(&prompt, completions, history))
+        .await
+        .ok()
+        .flatten()
+}
+
+/// What the tab key completes at a seat's prompt.
+fn completions(language: &Language<'_>, board: &Board) -> Completions {
+    let keywords: &[&str] = match language {
+        Language::Asl(_) => &[
+            "normal", "bypass", "trench", "stairs", "tb", "vbm", "flail", "he", "bomb",
+        ],
+        Language::Minis(_) => &["ap", "at", "s"],
+    };
+    Completions {
+        verbs: language.verbs().into_iter().map(String::from).collect(),
+        names: board.names(),
+        places: board.places(),
+        keywords: keywords.iter().map(|k| k.to_string()).collect(),
+    }
 }
 
 /// What the seat decided at a `Prompt::Act`.
@@ -336,7 +351,13 @@ fn decision(bytes: Vec<u8>, concede: bool) -> Decision {
     }
 }
 
-async fn decide(input: &mut Input, language: &Language<'_>, side: Side, out: &Output) -> Decision {
+async fn decide(
+    input: &mut Input,
+    language: &Language<'_>,
+    side: Side,
+    out: &Output,
+    board: &Board,
+) -> Decision {
     loop {
         match input {
             Input::Script { script, then } => match script.next(language) {
@@ -351,21 +372,39 @@ async fn decide(input: &mut Input, language: &Language<'_>, side: Side, out: &Ou
                     &format!("script line `{line}` refused, nothing sent: {e}"),
                 ),
                 Next::Help => out.note(side, &language.help()),
+                Next::Show(view) => {
+                    if matches!(out, Output::Print) {
+                        println!("side {side}> {} (shown here, nothing sent)", view.word());
+                    }
+                    out.note(side, board.show(view).trim_end());
+                }
                 Next::Done => match then {
                     AfterScript::Concede => return Decision::Concede,
                     AfterScript::Stdin => *input = Input::Stdin,
                 },
             },
             Input::Stdin => {
-                let Some(line) = read_stdin_line(format!("side {side}> ")).await else {
+                let words = std::sync::Arc::new(completions(language, board));
+                let Some(line) =
+                    read_stdin_line(format!("side {side}> "), words.clone(), true).await
+                else {
                     return Decision::Leave;
                 };
                 if line.trim().is_empty() {
                     continue;
                 }
                 match language.parse(&line) {
+                    // Typed at a terminal, `concede` asks first.
+                    Ok(Parsed::Act { concede: true, .. }) if super::prompt::interactive() => {
+                        let answer = read_stdin_line(CONCEDE_QUESTION.into(), words, false).await;
+                        if answer.as_deref().is_some_and(confirmed) {
+                            return Decision::Concede;
+                        }
+                        println!("not conceded, nothing sent");
+                    }
                     Ok(Parsed::Act { bytes, concede }) => return decision(bytes, concede),
                     Ok(Parsed::Help) => print!("{}", language.help()),
+                    Ok(Parsed::Show(view)) => print!("{}", board.show(view)),
                     Err(e) => println!("not sent: {e}"),
                 }
             }
@@ -385,6 +424,9 @@ pub async fn play_seat(
     let side = seat.side();
     let language = Language::for_game(scenario).map_err(PlayError::Input)?;
     let mut narrator = Narrator::for_game(scenario);
+    // The seat's own picture of the game, from what it receives (G3).
+    let mut board = Board::for_game(scenario);
+    board.viewer = Some(side);
     let interactive = matches!(out, Output::Print);
     let mut acting = false;
     loop {
@@ -401,7 +443,9 @@ pub async fn play_seat(
                 // last is current: the others' prompts are history.
                 let live = seat.last_seq() == Some(u.seq);
                 narrator.prompts = interactive && live;
-                out.lines(side, u.seq, narrator.update(&u, Reader::Player(side)));
+                let lines = narrator.update(&u, Reader::Player(side));
+                board.update(&u, &lines);
+                out.lines(side, u.seq, lines);
                 acting = live && u.prompt == Prompt::Act;
                 acting
             }
@@ -419,7 +463,7 @@ pub async fn play_seat(
         if ask {
             // `acting` stays set until the next update: a refused action
             // (nothing changed) asks again.
-            match decide(&mut input, &language, side, out).await {
+            match decide(&mut input, &language, side, out, &board).await {
                 Decision::Concede => {
                     seat.concede()?;
                 }
@@ -696,6 +740,7 @@ pub fn check(scenario: &Path, script: Option<&Path>) -> std::process::ExitCode {
                 println!("line {}: ok: {}", n + 1, narrator.action_bytes(&bytes))
             }
             Ok(Parsed::Help) => println!("line {}: ok: help", n + 1),
+            Ok(Parsed::Show(_)) => println!("line {}: ok: {body} (shown, nothing sent)", n + 1),
             Err(e) => {
                 bad += 1;
                 println!("line {}: `{body}`: {e}", n + 1);

@@ -14,6 +14,8 @@ pub enum Next {
     Bad(String, String),
     /// `help` in a script: nothing to send.
     Help,
+    /// `board`, `status` or `units` in a script: show it, send nothing.
+    Show(super::board::View),
     /// The script is used up.
     Done,
 }
@@ -44,6 +46,7 @@ impl Script {
         match language.parse(&line) {
             Ok(Parsed::Act { bytes, concede }) => Next::Act(line, bytes, concede),
             Ok(Parsed::Help) => Next::Help,
+            Ok(Parsed::Show(v)) => Next::Show(v),
             Err(e) => Next::Bad(line, e),
         }
     }
