@@ -11,4 +11,5 @@ pub mod narrate;
 pub mod play;
 pub mod script;
 pub mod secrets;
+pub mod setup_check;
 pub mod transcript;
