@@ -31,10 +31,10 @@ use hexveil_core::Side;
 use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::identity::PublicKey;
-use hexveil_protocol::message::Mode;
 use hexveil_protocol::message::{
     decode_padded, encode, MessageError, Prompt, ToClient, ToServer, Update,
 };
+use hexveil_protocol::message::{EndRecord, Mode};
 use hexveil_protocol::player::{Player, PlayerError, Secrets};
 use hexveil_server::frame::{read_frame, write_frame, FrameError};
 use hexveil_server::live_game::NewGame;
@@ -76,13 +76,13 @@ pub enum DriverError {
     #[error("key: {0}")]
     Key(String),
     /// Nothing arrived within the wait.
-    #[error("nothing received within {0:?} while waiting for {1}")]
+    #[error("nothing received from the server within {} s while waiting for {}", .0.as_secs(), .1)]
     Timeout(Duration, &'static str),
     /// The connection is closed (or its stream failed).
     #[error("connection lost: {0}")]
     Disconnected(String),
     /// The server refused a lobby request.
-    #[error("server error {code:?}: {message}")]
+    #[error("the server refused: {message}")]
     Server {
         /// Its code.
         code: ErrorCode,
@@ -92,6 +92,18 @@ pub enum DriverError {
     /// The server sent something out of place.
     #[error("unexpected message from the server: {0}")]
     Unexpected(String),
+    /// The log holds a commitment of this seat (its pad statement or its
+    /// setup) that this player's secrets do not give: they are not the
+    /// secrets the seat committed to. Nothing was sent.
+    #[error("these secrets are not the ones side {side} committed to in this game: the {what} in the log (entry #{seq}) is not the one they give; nothing was sent")]
+    NotTheseSecrets {
+        /// The seat.
+        side: Side,
+        /// `pad statement` or `setup`.
+        what: &'static str,
+        /// The log entry.
+        seq: u64,
+    },
 }
 
 /// What the writer task sends.
@@ -522,9 +534,16 @@ impl Client {
             queue: VecDeque::new(),
             receipts: Vec::new(),
             transcript: None,
-            reveals: 0,
+            closed: false,
+            end: None,
+            expect: None,
         };
-        seat.take_seat().await?;
+        if let Err(e) = seat.take_seat().await {
+            // Leave the seat free at once, not at the server's idle
+            // timeout (e.g. secrets that are not this seat's).
+            seat.link.close_and_wait().await;
+            return Err(e);
+        }
         Ok(seat)
     }
 
@@ -554,6 +573,8 @@ impl Client {
             game_id,
             transcript: None,
             last_seq: None,
+            closed: false,
+            end: None,
         })
     }
 
@@ -649,8 +670,16 @@ pub struct RemotePlayer {
     queue: VecDeque<GameEvent>,
     receipts: Vec<Receipt>,
     transcript: Option<Vec<u8>>,
-    /// Reveal entries seen: the log closes with the second (DESIGN 3.5).
-    reveals: u8,
+    /// Whether an update said the log is closed (the server has the
+    /// transcript).
+    closed: bool,
+    /// The game's result, once the end entry is seen.
+    end: Option<EndRecord>,
+    /// Our commitment just computed (pad statement or setup): the seq it
+    /// takes in the log, the head it gives and what it is. The update of
+    /// that seq must show that head, or the log holds another commitment
+    /// for this seat (other secrets, G1).
+    expect: Option<(u64, hexveil_protocol::encoding::Digest, &'static str)>,
 }
 
 impl std::fmt::Debug for RemotePlayer {
@@ -699,10 +728,17 @@ impl RemotePlayer {
         self.transcript.as_deref()
     }
 
-    /// Whether the log is closed: the game ended and both sides revealed,
-    /// so the server has the transcript ([`RemotePlayer::fetch_transcript`]).
+    /// Whether the log is closed: the game ended and every side revealed
+    /// (or did not in time), so the server has the transcript
+    /// ([`RemotePlayer::fetch_transcript`]). The server says so on the
+    /// update of the closing entry (`Update.closed`).
     pub fn is_closed(&self) -> bool {
-        self.reveals >= 2
+        self.closed
+    }
+
+    /// The game's result (winner and reason), once its end entry is seen.
+    pub fn end(&self) -> Option<&EndRecord> {
+        self.end.as_ref()
     }
 
     /// How many events are received and acted on but not yet handed out by
@@ -876,6 +912,10 @@ impl RemotePlayer {
                 GameEvent::Receipt(r)
             }
             ToClient::Update(u) => {
+                self.closed |= u.closed;
+                if let Some(end) = &u.end {
+                    self.end = Some(end.clone());
+                }
                 if self.last_seq.is_some_and(|s| u.seq <= s) {
                     return Ok(GameEvent::Replayed(u));
                 }
@@ -888,14 +928,40 @@ impl RemotePlayer {
                     // In the log now (ours) or overtaken (refused or stale).
                     self.unacked = None;
                 }
+                if let Some((seq, head, what)) = self.expect {
+                    if u.seq == seq {
+                        self.expect = None;
+                        let ours = matches!(
+                            (what, u.entry.as_str()),
+                            ("pad statement", "pad") | ("setup", "setup")
+                        );
+                        if ours && u.head != head {
+                            return Err(DriverError::NotTheseSecrets {
+                                side: self.player.side(),
+                                what,
+                                seq,
+                            });
+                        }
+                    }
+                }
+                let commitment = match u.prompt {
+                    Prompt::Pad | Prompt::RenewPad { .. } => Some("pad statement"),
+                    Prompt::Setup => Some("setup"),
+                    _ => None,
+                };
                 let answer = self.player.on_update(&u)?;
+                if let (Some(what), Some(env)) = (commitment, &answer) {
+                    let e = env.envelope();
+                    self.expect = Some((
+                        e.seq,
+                        hexveil_protocol::envelope::next_head(&e.prev_head, &env.entry_hash()),
+                        what,
+                    ));
+                }
                 match (&mut self.catch_up, answer) {
                     (Some(latest), answer) => *latest = answer,
                     (None, Some(env)) => self.answer(env)?,
                     (None, None) => {}
-                }
-                if u.entry == "reveal" {
-                    self.reveals = self.reveals.saturating_add(1);
                 }
                 self.last_update = Some(u.clone());
                 GameEvent::Update(u)
@@ -992,6 +1058,8 @@ pub struct Spectator {
     game_id: GameId,
     transcript: Option<Vec<u8>>,
     last_seq: Option<u64>,
+    closed: bool,
+    end: Option<EndRecord>,
 }
 
 impl std::fmt::Debug for Spectator {
@@ -1015,6 +1083,10 @@ impl Spectator {
             Incoming::Game(m) => match m {
                 ToClient::Update(u) => {
                     self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
+                    self.closed |= u.closed;
+                    if let Some(end) = &u.end {
+                        self.end = Some(end.clone());
+                    }
                     GameEvent::Update(u)
                 }
                 ToClient::Transcript(t) => {
@@ -1066,6 +1138,17 @@ impl Spectator {
     /// The highest seq of a public update seen.
     pub fn last_seq(&self) -> Option<u64> {
         self.last_seq
+    }
+
+    /// Whether a public update said the log is closed: the server has the
+    /// transcript ([`Spectator::fetch_transcript`]).
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// The game's result (winner and reason), once its end entry is seen.
+    pub fn end(&self) -> Option<&EndRecord> {
+        self.end.as_ref()
     }
 
     /// Sends raw game payload bytes (a spectator may not: the server says

@@ -63,7 +63,7 @@ enum Command {
         #[arg(long)]
         opponent: String,
         /// Play by correspondence: each side escrows its hidden setup with
-        /// the server at setup, and the server answers for it (DESIGN 3.6;
+        /// the server at setup, and the server answers for it (docs/DESIGN.md, "Escrow mode";
         /// the server then sees the hidden setups, the dice stay safe).
         #[arg(long)]
         escrow: bool,
@@ -81,9 +81,13 @@ enum Command {
     Join {
         #[command(flatten)]
         connect: Connect,
-        /// The game id (from `create` or `list`).
+        /// The game id (from `create` or `list`; or give --invite).
         #[arg(long)]
-        game: String,
+        game: Option<String>,
+        /// Take the seat even if another client with your key holds it
+        /// now (that client is told and stops).
+        #[arg(long)]
+        take_over: bool,
         /// Your side.
         #[arg(long, value_enum, ignore_case = true)]
         side: SideArg,
@@ -111,7 +115,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         /// Agree to an Escrow game (created with `create --escrow`): your
-        /// hidden setup goes to the server at setup (DESIGN 3.6).
+        /// hidden setup goes to the server at setup (docs/DESIGN.md, "Escrow mode").
         #[arg(long)]
         escrow: bool,
     },
@@ -119,9 +123,9 @@ enum Command {
     Watch {
         #[command(flatten)]
         connect: Connect,
-        /// The game id.
+        /// The game id (or give --invite).
         #[arg(long)]
-        game: String,
+        game: Option<String>,
         /// The scenario file (by default the one the game's genesis holds).
         #[arg(long)]
         scenario: Option<PathBuf>,
@@ -129,15 +133,26 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Check command lines (a script file, or stdin) against a scenario
-    /// without connecting: each line's action or what is wrong with it.
+    /// Check without connecting: command lines (a script file, or stdin)
+    /// against a scenario, each line's action or what is wrong with it; or,
+    /// with --sealed, a side's setup files against the scenario's setup
+    /// rules (what `join` checks before committing to anything).
     Check {
         /// The scenario file.
         #[arg(long)]
         scenario: PathBuf,
-        /// The command file (default: stdin).
+        /// The command file (default: stdin, unless --sealed is given).
         #[arg(long)]
         script: Option<PathBuf>,
+        /// A sealed setup file to check (with --setup and --side).
+        #[arg(long, requires_all = ["setup", "side"])]
+        sealed: Option<PathBuf>,
+        /// The public setup file that goes with --sealed.
+        #[arg(long, requires = "sealed")]
+        setup: Option<PathBuf>,
+        /// The side of --sealed.
+        #[arg(long, value_enum, ignore_case = true, requires = "sealed")]
+        side: Option<SideArg>,
     },
     /// Check a transcript file offline: exit 0 clean, 1 fault, 2 unreadable.
     Verify {
@@ -174,7 +189,7 @@ enum Command {
         /// Where to write the transcript (default: a temporary file).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Play it in Escrow mode (correspondence play, DESIGN 3.6): the
+        /// Play it in Escrow mode (correspondence play, docs/DESIGN.md "Escrow mode"): the
         /// server answers for the hidden setups.
         #[arg(long)]
         escrow: bool,
@@ -249,6 +264,7 @@ fn main() -> ExitCode {
         Command::Join {
             connect,
             game,
+            take_over,
             side,
             scenario,
             setup,
@@ -262,6 +278,7 @@ fn main() -> ExitCode {
             let j = JoinArgs {
                 escrow,
                 game,
+                take_over,
                 side: side.into(),
                 scenario,
                 setup,
@@ -279,9 +296,25 @@ fn main() -> ExitCode {
             scenario,
             out,
         } => network("watch", async move {
-            cli::play::watch(&connect, &game, scenario.as_deref(), out).await
+            cli::play::watch(&connect, game.as_deref(), scenario.as_deref(), out).await
         }),
-        Command::Check { scenario, script } => cli::play::check(&scenario, script.as_deref()),
+        Command::Check {
+            scenario,
+            script,
+            sealed,
+            setup,
+            side,
+        } => {
+            let setups = match (sealed, setup, side) {
+                (Some(sealed), Some(setup), Some(side)) => Some(cli::play::SetupFiles {
+                    side: side.into(),
+                    setup,
+                    sealed,
+                }),
+                _ => None,
+            };
+            cli::play::check(&scenario, script.as_deref(), setups)
+        }
         Command::Verify { file } => cli::transcript::verify_file(&file),
         Command::Replay { file, board, step } => {
             if board {

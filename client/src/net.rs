@@ -14,7 +14,7 @@ use std::time::Duration;
 use hexveil_server::endpoint::{client_config, EndpointError};
 use hexveil_server::frame::{read_frame, write_frame, FrameError, FrameLimits};
 use hexveil_server::login::{exporter, Challenge, LoginError, LoginKey};
-use hexveil_server::tls::ServerTrust;
+use hexveil_server::tls::{ServerTrust, FINGERPRINT_MISMATCH};
 use hexveil_server::wire::{
     ClientMessage, ErrorCode, PublicKey, ServerMessage, WireError, PROTOCOL_VERSION,
 };
@@ -35,12 +35,14 @@ pub enum NetError {
     /// quinn refused to start the connection (e.g. a bad server name).
     #[error("cannot start connecting: {0}")]
     Connect(#[from] quinn::ConnectError),
-    /// The connection failed or was closed (a wrong pinned fingerprint shows
-    /// up here as a TLS failure).
+    /// The connection failed or was closed.
     #[error("connection failed: {0}")]
     Connection(#[from] quinn::ConnectionError),
+    /// The server's certificate is not the pinned one.
+    #[error("{0}")]
+    WrongFingerprint(String),
     /// Connecting and logging in took too long.
-    #[error("no login within {0:?}")]
+    #[error("no answer from the server within {} s (is it running, and is the address right?)", .0.as_secs())]
     Timeout(Duration),
     /// Framing failed (also: nothing received within the idle timeout).
     #[error(transparent)]
@@ -52,7 +54,7 @@ pub enum NetError {
     #[error(transparent)]
     Login(#[from] LoginError),
     /// The server answered with an error.
-    #[error("server error {code:?}: {message}")]
+    #[error("the server refused: {message}")]
     Server {
         /// Its code.
         code: ErrorCode,
@@ -119,7 +121,8 @@ impl ServerConnection {
         let endpoint = quinn::Endpoint::client(local).map_err(NetError::Socket)?;
         let conn = endpoint
             .connect_with(client_config(trust)?, addr, server_name)?
-            .await?;
+            .await
+            .map_err(in_words)?;
         let (send, recv) = conn.open_bi().await?;
         let mut this = ServerConnection {
             endpoint,
@@ -163,6 +166,18 @@ impl ServerConnection {
             .ok_or(NetError::Closed)?;
         Ok(ServerMessage::decode(&frame)?)
     }
+}
+
+/// A failed handshake in words: a wrong pinned fingerprint says so.
+fn in_words(e: quinn::ConnectionError) -> NetError {
+    if let quinn::ConnectionError::TransportError(te) = &e {
+        if let Some(at) = te.reason.find(FINGERPRINT_MISMATCH) {
+            // The TLS stack wraps the words: `...: Other(OtherError(WORDS))`.
+            let words = te.reason[at..].trim_end_matches(')');
+            return NetError::WrongFingerprint(words.to_string());
+        }
+    }
+    NetError::Connection(e)
 }
 
 fn unexpected(msg: ServerMessage) -> NetError {
@@ -219,7 +234,13 @@ mod tests {
         let err = ServerConnection::connect(server.local_addr(), "localhost", &trust, &new_key())
             .await
             .unwrap_err();
-        assert!(matches!(err, NetError::Connection(_)), "{err}");
+        assert!(matches!(err, NetError::WrongFingerprint(_)), "{err}");
+        assert!(
+            err.to_string().starts_with(
+                "this server's certificate does not match the fingerprint you gave (0000"
+            ),
+            "{err}"
+        );
         server.shutdown().await;
     }
 }

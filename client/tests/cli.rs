@@ -36,7 +36,7 @@ fn design_3_6_demo_in_escrow_mode_verifies_clean_with_the_server_answering_for_b
         "demo failed: {text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("Escrow mode (DESIGN 3.6)"), "{text}");
+    assert!(text.contains("Escrow mode (docs/DESIGN.md"), "{text}");
     assert!(text.contains("CLEAN: game"), "{text}");
     assert!(
         text.contains("secretly pulls its 2-factor Daisy Chain across 3E5"),

@@ -305,6 +305,8 @@ fn setup_prompt(seq: u64) -> Update {
         events: Vec::new(),
         dice: Vec::new(),
         prompt: Prompt::Setup,
+        end: None,
+        closed: false,
     }
 }
 

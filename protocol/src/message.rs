@@ -350,6 +350,13 @@ pub struct Update {
     pub dice: Vec<Roll>,
     /// What the referee needs from this party now.
     pub prompt: Prompt,
+    /// The game's result, on the end entry only (public: who won and why,
+    /// so every client learns at once how the game ended, whatever ended
+    /// it: the rules, a concession or a timeout).
+    pub end: Option<EndRecord>,
+    /// Whether the log is closed after this entry (ended and every reveal
+    /// in or timed out): the server has the transcript; fetch it.
+    pub closed: bool,
 }
 
 /// An action as declared in the log: by whom, and what.

@@ -1091,7 +1091,7 @@ impl Referee {
             (true, None) => Err(RefereeError::BadEscrow {
                 side,
                 problems: vec![
-                    "this game is in Escrow mode: the setup must carry the owner's escrow (DESIGN 3.6)".into(),
+                    "this game is in Escrow mode: the setup must carry the owner's escrow (docs/DESIGN.md, Escrow mode)".into(),
                 ],
             }),
             (true, Some(escrow)) => {

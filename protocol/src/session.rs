@@ -581,6 +581,11 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
             Vec::new()
         },
         prompt,
+        end: match &accepted.body {
+            Body::End(record) => Some(record.clone()),
+            _ => None,
+        },
+        closed: matches!(referee.awaiting(), Awaiting::Closed),
     }
 }
 

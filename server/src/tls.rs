@@ -271,6 +271,39 @@ pub fn client_crypto(trust: &ServerTrust) -> Result<rustls::ClientConfig, TlsErr
     Ok(cfg)
 }
 
+/// The words a client shows when the pinned fingerprint does not match
+/// (the connection error carries them; `FINGERPRINT_MISMATCH` finds them).
+pub const FINGERPRINT_MISMATCH: &str =
+    "this server's certificate does not match the fingerprint you gave";
+
+/// The server presented a certificate other than the pinned one. Its
+/// `Debug` is its words too: the TLS stack reports it with `{:?}`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct FingerprintMismatch {
+    /// The fingerprint the user gave.
+    pub pinned: Fingerprint,
+    /// The fingerprint of the certificate the server presented.
+    pub presented: Fingerprint,
+}
+
+impl fmt::Display for FingerprintMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{FINGERPRINT_MISMATCH} ({}); it presents {}. Check the fingerprint the server printed at start (or the invite): if they differ by more than a typo, someone may be between you and the server",
+            self.pinned, self.presented
+        )
+    }
+}
+
+impl fmt::Debug for FingerprintMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for FingerprintMismatch {}
+
 /// Accepts exactly one server certificate, named by its SHA-256 fingerprint,
 /// and still verifies the TLS 1.3 handshake signature with the ring
 /// provider, so only the holder of that certificate's key passes.
@@ -301,11 +334,17 @@ impl ServerCertVerifier for PinnedCertVerifier {
     ) -> Result<ServerCertVerified, rustls::Error> {
         // The pin replaces name and chain checks: the user named this exact
         // certificate.
-        if Fingerprint::of(end_entity) == self.pinned {
+        let presented = Fingerprint::of(end_entity);
+        if presented == self.pinned {
             Ok(ServerCertVerified::assertion())
         } else {
             Err(rustls::Error::InvalidCertificate(
-                rustls::CertificateError::ApplicationVerificationFailure,
+                rustls::CertificateError::Other(rustls::OtherError(Arc::new(
+                    FingerprintMismatch {
+                        pinned: self.pinned,
+                        presented,
+                    },
+                ))),
             ))
         }
     }

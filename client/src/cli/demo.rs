@@ -430,7 +430,7 @@ pub fn main(
         }
     }
     let mode = if escrow {
-        println!("Escrow mode (DESIGN 3.6): each bot gives the server its hidden setup and standing orders when it sets up; the server checks them at once and answers for the hidden facts. The bots still release their own pad entries, so the dice stay out of the server's hands.");
+        println!("Escrow mode (docs/DESIGN.md, Escrow mode): each bot gives the server its hidden setup and standing orders when it sets up; the server checks them at once and answers for the hidden facts. The bots still release their own pad entries, so the dice stay out of the server's hands.");
         Mode::Escrow
     } else {
         Mode::Live

@@ -13,4 +13,5 @@ pub mod play;
 pub mod prompt;
 pub mod script;
 pub mod secrets;
+pub mod setup_check;
 pub mod transcript;

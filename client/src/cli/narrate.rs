@@ -148,6 +148,18 @@ impl Narrator {
         for e in &u.events {
             out.extend(self.event(e, reader));
         }
+        if let Some(end) = &u.end {
+            out.push(match end.winner {
+                Some(w) => format!("RESULT: side {w} wins ({})", end.reason),
+                None => format!("RESULT: no winner ({})", end.reason),
+            });
+        }
+        if u.closed {
+            out.push(
+                "the log is closed (every side revealed its secrets or ran out of time): the transcript is ready"
+                    .into(),
+            );
+        }
         if let Reader::Player(me) = reader {
             match &u.prompt {
                 // G4: what the owner's client reveals, to the referee only.
@@ -161,7 +173,7 @@ impl Narrator {
                         .join(", ")
                 )),
                 Prompt::Transitions(list) => out.push(format!(
-                    "[DESIGN 3.1] your client commits new contents (referee only): {}",
+                    "[G1] your client commits new contents (referee only): {}",
                     list.iter()
                         .map(|(r, c)| format!(
                             "{} {} now holds {}",
@@ -803,7 +815,7 @@ fn entry_words(entry: &str) -> Option<&'static str> {
         "reveal" => {
             "a side revealed its secrets; the verifier checks them against its commitments (G5)"
         }
-        "timeout" => "a side did not answer the referee in time and loses the game (G2)",
+        "timeout" => "a side did not answer the referee within the answer timeout (G2)",
         _ => return None,
     })
 }

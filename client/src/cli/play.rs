@@ -10,6 +10,7 @@ use super::narrate::{Narrator, Reader};
 use super::prompt::{confirmed, Completions, CONCEDE_QUESTION};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
+use super::setup_check::{self, SetupCheck, Which};
 use super::{files, keys, transcript};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
 use hexveil_asl::scenario::Scenario;
@@ -55,20 +56,302 @@ pub enum PlayError {
     /// The scenario or a setup does not parse, or a Daisy order is wrong.
     #[error("{0}")]
     Input(String),
+    /// Another connection with the same key took this seat.
+    #[error("another client took this seat (side {0} of this game, the same key joined from elsewhere); this client stops here and sends nothing more. If that was not you, your key file is in someone else's hands")]
+    Displaced(Side),
+    /// Connecting or logging in failed.
+    #[error("cannot connect to the server {server}: {why}")]
+    Connect {
+        /// The server as named.
+        server: String,
+        /// Why.
+        why: String,
+    },
+    /// The connection to the server was lost while playing or watching.
+    #[error("lost the connection to the server while {who} was waiting for it ({why}); this client stops. {what}")]
+    Lost {
+        /// Who was waiting.
+        who: String,
+        /// What the driver saw.
+        why: String,
+        /// What to do now.
+        what: &'static str,
+    },
 }
 
-/// Where the server is and who we are.
-#[derive(Clone, Debug, clap::Args)]
+/// A driver failure while playing or watching, in words: a lost
+/// connection says who is cut off and what to do.
+fn lost(e: DriverError, who: &str) -> PlayError {
+    match e {
+        DriverError::Disconnected(why) => PlayError::Lost {
+            who: who.to_string(),
+            why,
+            what: if who == "the spectator" {
+                "Run the same `hexveil watch` again to catch up."
+            } else {
+                "The seat stays yours and the game waits for you: run the same `hexveil join` (same --secrets) again to resume; your client's automatic answers are due within the game's answer timeout, or your side loses on time."
+            },
+        },
+        other => PlayError::Driver(other),
+    }
+}
+
+/// Where the server is and who we are. Each may also come from the
+/// environment (`HEXVEIL_SERVER`, `HEXVEIL_FINGERPRINT`, `HEXVEIL_KEY`) or
+/// the client config file (`HEXVEIL_CONFIG`, else
+/// `~/.config/hexveil/config.toml`: `server`, `fingerprint`, `key`); an
+/// invite gives the server and its fingerprint (and the game).
+#[derive(Clone, Debug, Default, clap::Args)]
 pub struct Connect {
-    /// The server's address, e.g. 127.0.0.1:4433.
-    #[arg(long)]
-    pub server: SocketAddr,
+    /// The server, HOST:PORT: a host name or an address (e.g.
+    /// games.example.org:4433 or 127.0.0.1:4433; port 4433 when none).
+    #[arg(long, env = "HEXVEIL_SERVER")]
+    pub server: Option<String>,
     /// The server's certificate fingerprint (hex), as it prints it at start.
-    #[arg(long)]
-    pub fingerprint: String,
+    #[arg(long, env = "HEXVEIL_FINGERPRINT")]
+    pub fingerprint: Option<String>,
     /// Your key file (`hexveil keygen`).
+    #[arg(long, env = "HEXVEIL_KEY")]
+    pub key: Option<PathBuf>,
+    /// An invite, as `hexveil create` prints it
+    /// (hexveil://HOST:PORT/GAME#FINGERPRINT): the server, its fingerprint
+    /// and the game in one, instead of --server, --fingerprint and --game.
     #[arg(long)]
+    pub invite: Option<String>,
+}
+
+/// The port a server listens on when an address names none.
+pub const DEFAULT_PORT: u16 = 4433;
+
+/// The scheme of an invite.
+pub const INVITE_SCHEME: &str = "hexveil://";
+
+/// An invite: where the game is and how to trust its server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invite {
+    /// HOST:PORT.
+    pub server: String,
+    /// The game.
+    pub game: GameId,
+    /// The server's certificate fingerprint.
+    pub fingerprint: Fingerprint,
+}
+
+impl Invite {
+    /// `hexveil://HOST:PORT/GAME#FINGERPRINT`.
+    pub fn parse(text: &str) -> Result<Invite, PlayError> {
+        let bad = |why: &str| {
+            PlayError::Input(format!(
+                "--invite {text}: {why} (an invite reads {INVITE_SCHEME}HOST:PORT/GAME#FINGERPRINT, as `hexveil create` prints it)"
+            ))
+        };
+        let rest = text
+            .trim()
+            .strip_prefix(INVITE_SCHEME)
+            .ok_or_else(|| bad("it does not start with hexveil://"))?;
+        let (place, fp) = rest
+            .split_once('#')
+            .ok_or_else(|| bad("it has no #FINGERPRINT"))?;
+        let (server, game) = place
+            .split_once('/')
+            .ok_or_else(|| bad("it has no /GAME"))?;
+        if server.is_empty() {
+            return Err(bad("it names no server"));
+        }
+        Ok(Invite {
+            server: server.to_string(),
+            game: game
+                .parse()
+                .map_err(|_| bad("the game id is not 32 hex digits"))?,
+            fingerprint: fp
+                .parse()
+                .map_err(|_| bad("the fingerprint is not 64 hex digits"))?,
+        })
+    }
+}
+
+impl std::fmt::Display for Invite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{INVITE_SCHEME}{}/{}#{}",
+            self.server, self.game, self.fingerprint
+        )
+    }
+}
+
+/// The client config file: defaults for the connection options.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientConfig {
+    /// HOST:PORT.
+    pub server: Option<String>,
+    /// The server's fingerprint.
+    pub fingerprint: Option<String>,
+    /// The key file (a relative path is relative to the config file).
+    pub key: Option<PathBuf>,
+}
+
+/// Where the client config file is: `HEXVEIL_CONFIG`, else
+/// `$XDG_CONFIG_HOME/hexveil/config.toml`, else
+/// `~/.config/hexveil/config.toml`.
+pub fn config_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("HEXVEIL_CONFIG") {
+        return Some(PathBuf::from(p));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("hexveil").join("config.toml"))
+}
+
+/// Reads the client config file, if there is one (a file named by
+/// `HEXVEIL_CONFIG` must exist).
+pub fn load_config() -> Result<ClientConfig, PlayError> {
+    let Some(path) = config_path() else {
+        return Ok(ClientConfig::default());
+    };
+    if !path.exists() && std::env::var_os("HEXVEIL_CONFIG").is_none() {
+        return Ok(ClientConfig::default());
+    }
+    let text = files::read_text(&path)?;
+    let mut config: ClientConfig = toml::from_str(&text).map_err(|e| {
+        PlayError::Input(format!(
+            "{}: not a hexveil client config (keys: server, fingerprint, key): {e}",
+            path.display()
+        ))
+    })?;
+    if let (Some(key), Some(dir)) = (&config.key, path.parent()) {
+        if key.is_relative() {
+            config.key = Some(dir.join(key));
+        }
+    }
+    Ok(config)
+}
+
+/// Everything needed to reach a server and log in, resolved.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    /// The server as the user named it (HOST:PORT).
+    pub server: String,
+    /// Its address.
+    pub addr: SocketAddr,
+    /// Its pinned fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The key file.
     pub key: PathBuf,
+    /// The game the invite names, if one was given.
+    pub game: Option<GameId>,
+}
+
+/// Finds `server` (HOST:PORT, a host name or an address; the default
+/// port when none is given).
+pub async fn resolve_server(server: &str) -> Result<SocketAddr, PlayError> {
+    let server = server.trim();
+    if let Ok(addr) = server.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let with_port = if server.parse::<std::net::IpAddr>().is_ok() || !server.contains(':') {
+        if server.contains(':') {
+            format!("[{server}]:{DEFAULT_PORT}")
+        } else {
+            format!("{server}:{DEFAULT_PORT}")
+        }
+    } else {
+        server.to_string()
+    };
+    let found = tokio::net::lookup_host(&with_port).await.map_err(|e| {
+        PlayError::Input(format!(
+            "--server {server}: cannot find this server ({e}); give HOST:PORT, a host name or an address"
+        ))
+    })?;
+    // IPv4 first: a server started with `--listen 127.0.0.1:PORT` is
+    // reached as `localhost:PORT` even where localhost is also ::1.
+    let mut found: Vec<SocketAddr> = found.collect();
+    found.sort_by_key(|a| a.is_ipv6());
+    found
+        .first()
+        .copied()
+        .ok_or_else(|| PlayError::Input(format!("--server {server}: the name has no address")))
+}
+
+impl Connect {
+    /// The server, its fingerprint, the key and the invite's game: from
+    /// the options (or their environment variables), the invite, then the
+    /// config file.
+    pub async fn resolve(&self) -> Result<Resolved, PlayError> {
+        let invite = self.invite.as_deref().map(Invite::parse).transpose()?;
+        let config = load_config()?;
+        let missing = |what: &str, flag: &str, env: &str| {
+            PlayError::Input(format!(
+                "no {what}: give {flag}, or --invite, or set {env} or `{}` in the client config file ({})",
+                flag.trim_start_matches("--"),
+                config_path().map_or("HEXVEIL_CONFIG".into(), |p| p.display().to_string())
+            ))
+        };
+        // An invite names its server and fingerprint: they go together.
+        let (server, fingerprint) = match &invite {
+            Some(i) => (i.server.clone(), i.fingerprint),
+            None => {
+                let server = self
+                    .server
+                    .clone()
+                    .or(config.server.clone())
+                    .ok_or_else(|| missing("server", "--server", "HEXVEIL_SERVER"))?;
+                let text = self
+                    .fingerprint
+                    .clone()
+                    .or(config.fingerprint.clone())
+                    .ok_or_else(|| {
+                        missing("fingerprint", "--fingerprint", "HEXVEIL_FINGERPRINT")
+                    })?;
+                let fp = text
+                    .parse()
+                    .map_err(|_| PlayError::Fingerprint(text.clone()))?;
+                (server, fp)
+            }
+        };
+        let key = self
+            .key
+            .clone()
+            .or(config.key)
+            .ok_or_else(|| missing("key file", "--key", "HEXVEIL_KEY"))?;
+        Ok(Resolved {
+            addr: resolve_server(&server).await?,
+            server,
+            fingerprint,
+            key,
+            game: invite.map(|i| i.game),
+        })
+    }
+
+    async fn client(&self) -> Result<(Client, Resolved), PlayError> {
+        let r = self.resolve().await?;
+        let (pkcs8, _) = keys::load(&r.key)?;
+        let mut client = Client::connect(r.addr, ServerTrust::Pinned(r.fingerprint), &pkcs8)
+            .await
+            .map_err(|e| match e {
+                DriverError::Net(e) => PlayError::Connect {
+                    server: r.server.clone(),
+                    why: e.to_string(),
+                },
+                other => PlayError::Driver(other),
+            })?;
+        client.set_wait(PATIENCE);
+        Ok((client, r))
+    }
+}
+
+/// The game: `--game`, else the invite's.
+fn the_game(game: Option<&str>, r: &Resolved) -> Result<GameId, PlayError> {
+    match (game, r.game) {
+        (Some(g), _) => parse_game_id(g),
+        (None, Some(g)) => Ok(g),
+        (None, None) => Err(PlayError::Input(
+            "no game: give --game ID or --invite (`hexveil create` prints both)".into(),
+        )),
+    }
 }
 
 /// How long the CLI waits for the server: a player may think as long as
@@ -77,19 +360,6 @@ pub const PATIENCE: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How long a finished game's transcript may take to be stored.
 pub const TRANSCRIPT_WAIT: Duration = Duration::from_secs(5);
-
-impl Connect {
-    async fn client(&self) -> Result<Client, PlayError> {
-        let fp: Fingerprint = self
-            .fingerprint
-            .parse()
-            .map_err(|_| PlayError::Fingerprint(self.fingerprint.clone()))?;
-        let (pkcs8, _) = keys::load(&self.key)?;
-        let mut client = Client::connect(self.server, ServerTrust::Pinned(fp), &pkcs8).await?;
-        client.set_wait(PATIENCE);
-        Ok(client)
-    }
-}
 
 /// Parses a game id (32 hex digits).
 pub fn parse_game_id(text: &str) -> Result<GameId, PlayError> {
@@ -194,7 +464,7 @@ pub async fn create(
     let other: PublicKey = opponent
         .parse()
         .map_err(|_| PlayError::PublicKey(opponent.into()))?;
-    let mut client = c.client().await?;
+    let (mut client, resolved) = c.client().await?;
     let ours = client.public_key()?;
     let players = match side {
         Side::A => [ours, other],
@@ -223,6 +493,13 @@ pub async fn create(
             "Escrow mode: each side gives the server its hidden setup when it sets up, and the server answers for it (both join with --escrow)"
         );
     }
+    let invite = Invite {
+        server: resolved.server.clone(),
+        game,
+        fingerprint: resolved.fingerprint,
+    };
+    println!("invite: {invite}");
+    println!("  (give it to your opponent and spectators: `hexveil join --invite ...` and `hexveil watch --invite ...` need no --server, --fingerprint or --game)");
     println!("{}", game_hex(&game));
     client.close().await;
     Ok(())
@@ -230,7 +507,7 @@ pub async fn create(
 
 /// `hexveil list`.
 pub async fn list(c: &Connect) -> Result<(), PlayError> {
-    let mut client = c.client().await?;
+    let (mut client, _) = c.client().await?;
     let games = client.list_games().await?;
     if games.is_empty() {
         println!("no games");
@@ -437,7 +714,11 @@ pub async fn play_seat(
             out.note(side, &format!("server: {text}"));
             false
         };
-        let ask = match seat.next_event().await? {
+        let event = seat
+            .next_event()
+            .await
+            .map_err(|e| lost(e, &format!("side {side}")))?;
+        let ask = match event {
             GameEvent::Update(u) | GameEvent::Replayed(u) => {
                 // Of the views re-sent when the seat is taken, only the
                 // last is current: the others' prompts are history.
@@ -454,10 +735,10 @@ pub async fn play_seat(
                 acting
             }
             GameEvent::Receipt(_) => false,
-            GameEvent::Transcript(_) => note("transcript".into()),
+            GameEvent::Transcript(_) => note("the server sent the transcript".into()),
             GameEvent::ServerError { message, .. } => note(message),
-            GameEvent::Left => note(format!("Left {{ game_id: {:?} }}", seat.game_id())),
-            GameEvent::Pong(nonce) => note(format!("Pong {{ nonce: {nonce:?} }}")),
+            GameEvent::Left => return Err(PlayError::Displaced(side)),
+            GameEvent::Pong(_) => false,
             GameEvent::Other(text) => note(text),
         };
         if ask {
@@ -485,8 +766,11 @@ pub async fn fetch_transcript(seat: &mut RemotePlayer) -> Result<Vec<u8>, PlayEr
 /// Everything `join` needs.
 #[derive(Clone, Debug)]
 pub struct JoinArgs {
-    /// The game.
-    pub game: String,
+    /// The game (else the invite's).
+    pub game: Option<String>,
+    /// Take the seat even when another client holds it (that client is
+    /// told and stops).
+    pub take_over: bool,
     /// The side.
     pub side: Side,
     /// The scenario file (the one the game was created from).
@@ -522,10 +806,36 @@ pub fn daisy_order(parser: &Parser<'_>, text: &str) -> Result<DaisyOrder, String
     })
 }
 
+/// Checks a side's public and sealed setup files against the scenario:
+/// both parse, and the sealed setup passes the ruleset's setup rules
+/// (with the most permissive setup rolls, `setup_check::highest_roll`).
+/// Returns the check (its assumed rolls) when they are legal.
+pub fn check_setups(
+    joining: bool,
+    loaded: &Loaded,
+    side: Side,
+    setup_path: &Path,
+    public: &str,
+    sealed_path: &Path,
+    sealed: &str,
+) -> Result<SetupCheck, PlayError> {
+    match setup_check::check(loaded.scenario.as_ref(), side, public, sealed) {
+        Err((Which::Public, e)) => Err(PlayError::Input(format!("{}: {e}", setup_path.display()))),
+        Err((Which::Sealed, e)) => Err(PlayError::Input(format!("{}: {e}", sealed_path.display()))),
+        Ok(c) if !c.problems.is_empty() => Err(PlayError::Input(
+            c.message(&sealed_path.display().to_string(), joining),
+        )),
+        Ok(c) => Ok(c),
+    }
+}
+
 /// `hexveil join`: plays one seat; the secrets are on disk before any
 /// commitment is sent.
 pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
-    let game_id = parse_game_id(&j.game)?;
+    // The game id is needed before the secrets are stored (they name it).
+    let resolved = c.resolve().await?;
+    let game_id = the_game(j.game.as_deref(), &resolved)?;
+    let game_text = game_hex(&game_id);
     let loaded = load_scenario(&j.scenario)?;
     let public = files::read_text(&j.setup)?;
     let sealed = files::read_text(&j.sealed)?;
@@ -542,17 +852,11 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             .map_err(PlayError::Input)?;
         standing_orders::encode(&orders)
     };
-    // Check both setups before anything is stored or sent.
-    let public_setup = loaded
-        .scenario
-        .public_setup(j.side, &public)
-        .map_err(|e| PlayError::Input(format!("{}: {e}", j.setup.display())))?;
-    loaded
-        .scenario
-        .sealed_contents(public_setup.as_ref(), &sealed)
-        .map_err(|e| PlayError::Input(format!("{}: {e}", j.sealed.display())))?;
+    // Check both setups, and the sealed one against the setup rules,
+    // before anything is stored or sent.
+    check_setups(true, &loaded, j.side, &j.setup, &public, &j.sealed, &sealed)?;
     let layers = loaded.scenario.sealed_layers();
-    let (secrets, origin) = secrets::load_or_create(&j.secrets, &j.game, j.side, || {
+    let (secrets, origin) = secrets::load_or_create(&j.secrets, &game_text, j.side, || {
         Secrets::generate(
             j.side,
             &layers,
@@ -592,7 +896,25 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             }
         }
     }
-    let client = c.client().await?;
+    let (mut client, _) = c.client().await?;
+    // One seat, one machine: a seat another connection holds is taken
+    // only when asked to.
+    let held = client
+        .list_games()
+        .await?
+        .into_iter()
+        .find(|g| g.game_id == game_id)
+        .is_some_and(|g| match j.side {
+            Side::A => g.side_a_seated,
+            Side::B => g.side_b_seated,
+        });
+    if held && !j.take_over {
+        client.close().await;
+        return Err(PlayError::Input(format!(
+            "side {} of game {game_text} is held by another connected client with your key (another terminal or machine?); nothing was sent. Stop that client, or join with --take-over to take the seat from it (it stops). A client that crashed or lost its connection frees the seat within the server's idle timeout.",
+            j.side
+        )));
+    }
     let mut seat = client
         .join(
             game_id,
@@ -604,10 +926,17 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
                 mode: mode(j.escrow),
             },
         )
-        .await?;
+        .await
+        .map_err(|e| match e {
+            DriverError::NotTheseSecrets { .. } => PlayError::Input(format!(
+                "{e}. The secrets in {} are not what this seat committed to: use the --secrets directory you first joined with (on the machine that joined). The client leaves the seat empty; a client still playing it was told another client took it.",
+                j.secrets.join(secrets::FILE).display()
+            )),
+            other => lost(other, &format!("side {}", j.side)),
+        })?;
     println!(
-        "joined game {} as side {}; type `help` for commands when it is your move",
-        j.game, j.side
+        "joined game {game_text} as side {}; type `help` for commands when it is your move",
+        j.side
     );
     let input = match &j.script {
         Some(p) => Input::Script {
@@ -639,26 +968,26 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
 /// file, units are named; without it, by `id:N`.
 pub async fn watch(
     c: &Connect,
-    game: &str,
+    game: Option<&str>,
     scenario: Option<&Path>,
     out: Option<PathBuf>,
 ) -> Result<(), PlayError> {
-    let game_id = parse_game_id(game)?;
+    let (client, resolved) = c.client().await?;
+    let game_id = the_game(game, &resolved)?;
+    let game = game_hex(&game_id);
     let mut narrator = match scenario {
         Some(p) => Narrator::for_game(load_scenario(p)?.scenario.as_ref()),
         None => Narrator::new(&Scenario::default()),
     };
-    let mut spectator = c.client().await?.watch(game_id).await?;
+    let mut spectator = client.watch(game_id).await?;
     println!("watching game {game} (public view: what happened so far, then as it happens)");
-    let (mut ended, mut reveals) = (false, 0);
-    while !(ended && reveals >= 2) {
-        match spectator.next_event().await? {
+    while !spectator.is_closed() {
+        let event = spectator
+            .next_event()
+            .await
+            .map_err(|e| lost(e, "the spectator"))?;
+        match event {
             GameEvent::Update(u) => {
-                match u.entry.as_str() {
-                    "end" => ended = true,
-                    "reveal" => reveals += 1,
-                    _ => {}
-                }
                 // Without a scenario file, the genesis (public) names the
                 // ruleset and holds the scenario: units get their names.
                 if let (None, Some(g)) = (scenario, &u.genesis) {
@@ -690,11 +1019,26 @@ pub async fn watch(
     Ok(())
 }
 
+/// A side's setup files for `hexveil check --sealed`.
+#[derive(Clone, Debug)]
+pub struct SetupFiles {
+    /// The side.
+    pub side: Side,
+    /// The public setup file.
+    pub setup: PathBuf,
+    /// The sealed setup file.
+    pub sealed: PathBuf,
+}
+
 /// `hexveil check`: parses every command line of a script (or stdin)
 /// against the scenario; prints each line's action in words or what is
 /// wrong with it. Exit code 1 if any line is wrong, 2 if a file cannot be
 /// read.
-pub fn check(scenario: &Path, script: Option<&Path>) -> std::process::ExitCode {
+pub fn check(
+    scenario: &Path,
+    script: Option<&Path>,
+    setups: Option<SetupFiles>,
+) -> std::process::ExitCode {
     use std::io::Read;
     use std::process::ExitCode;
     let loaded = match load_scenario(scenario) {
@@ -704,6 +1048,38 @@ pub fn check(scenario: &Path, script: Option<&Path>) -> std::process::ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(s) = &setups {
+        let read = |p: &Path| files::read_text(p);
+        let (public, sealed) = match (read(&s.setup), read(&s.sealed)) {
+            (Ok(p), Ok(q)) => (p, q),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("hexveil check: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        match check_setups(
+            false, &loaded, s.side, &s.setup, &public, &s.sealed, &sealed,
+        ) {
+            Ok(c) => {
+                println!(
+                    "{}: a legal sealed setup for side {} with {}",
+                    s.sealed.display(),
+                    s.side,
+                    s.setup.display()
+                );
+                for a in &c.assumed {
+                    println!("  (checked assuming {a})");
+                }
+            }
+            Err(e) => {
+                println!("{e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        if script.is_none() {
+            return ExitCode::SUCCESS;
+        }
+    }
     let language = match Language::for_game(loaded.scenario.as_ref()) {
         Ok(l) => l,
         Err(e) => {

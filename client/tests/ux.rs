@@ -1,0 +1,513 @@
+//! A person's trips, played through the `hexveil` binary against a real
+//! server in this process (issue 14): an illegal sealed setup refused
+//! before anything is committed; nobody hangs when a side stops answering;
+//! one seat, one machine; a wrong fingerprint in words; invites, host
+//! names, environment variables and the config file.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hexveil_server::config::ServerSettings;
+use hexveil_server::live_game::LiveGameFactory;
+use hexveil_server::secrets::ServerSecrets;
+use hexveil_server::Server;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hexveil");
+
+fn examples(name: &str) -> String {
+    format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn p(path: &Path) -> String {
+    path.to_str().unwrap().to_string()
+}
+
+/// A command with no config file or connection variables from the
+/// environment of the test run.
+fn cmd(args: &[String]) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args)
+        .env_remove("HEXVEIL_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-hexveil-test-config")
+        .env_remove("HEXVEIL_SERVER")
+        .env_remove("HEXVEIL_FINGERPRINT")
+        .env_remove("HEXVEIL_KEY")
+        .kill_on_drop(true);
+    c
+}
+
+async fn run_cmd(mut c: Command) -> (bool, String) {
+    let out = c
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("the hexveil binary runs");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+async fn run(args: &[String]) -> (bool, String) {
+    run_cmd(cmd(args)).await
+}
+
+fn s(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
+}
+
+struct Lab {
+    server: Server,
+    port: u16,
+    fingerprint: String,
+    dir: PathBuf,
+}
+
+impl Lab {
+    async fn start(dir: &Path, answer_timeout: Duration) -> Lab {
+        let data = dir.join("server");
+        let (secrets, _) = ServerSecrets::load_or_create(&data).unwrap();
+        let mut settings = ServerSettings::new(data.clone(), "127.0.0.1:0".parse().unwrap());
+        settings.answer_timeout = answer_timeout;
+        let server = Server::start(settings, Arc::new(LiveGameFactory::new(Arc::new(secrets))))
+            .await
+            .unwrap();
+        Lab {
+            port: server.local_addr().port(),
+            fingerprint: server.fingerprint().to_string(),
+            server,
+            dir: dir.to_owned(),
+        }
+    }
+
+    fn conn(&self, key: &Path) -> Vec<String> {
+        s(&[
+            "--server",
+            &format!("127.0.0.1:{}", self.port),
+            "--fingerprint",
+            &self.fingerprint,
+            "--key",
+            &p(key),
+        ])
+    }
+
+    async fn key(&self, name: &str) -> (PathBuf, String) {
+        let key = self.dir.join(format!("{name}.pk8"));
+        assert!(run(&s(&["keygen", "--out", &p(&key)])).await.0);
+        let (_, public) = run(&s(&["whoami", "--key", &p(&key)])).await;
+        (key, public.trim().to_string())
+    }
+
+    /// Creates a game of the example scenario, Alice side A; returns
+    /// (game id, invite).
+    async fn create(&self, alice: &Path, bob_public: &str) -> (String, String) {
+        let mut args = s(&["create"]);
+        args.extend(self.conn(alice));
+        args.extend(s(&[
+            "--scenario",
+            &examples("scenario.toml"),
+            "--opponent",
+            bob_public,
+        ]));
+        let (ok, out) = run(&args).await;
+        assert!(ok, "{out}");
+        let game = out.lines().last().unwrap().trim().to_string();
+        let invite = out
+            .lines()
+            .find_map(|l| l.strip_prefix("invite: "))
+            .expect("create prints an invite")
+            .to_string();
+        (game, invite)
+    }
+
+    fn join(
+        &self,
+        key: &Path,
+        game: &str,
+        side: &str,
+        sealed: &str,
+        secrets: &Path,
+    ) -> Vec<String> {
+        let mut v = s(&["join"]);
+        v.extend(self.conn(key));
+        let lower = side.to_lowercase();
+        v.extend(s(&[
+            "--game",
+            game,
+            "--side",
+            side,
+            "--scenario",
+            &examples("scenario.toml"),
+            "--setup",
+            &examples(&format!("setup-{lower}.toml")),
+            "--sealed",
+            sealed,
+            "--secrets",
+            &p(secrets),
+        ]));
+        v
+    }
+}
+
+/// A running client whose stdout is read line by line and whose stdin
+/// stays open until written to or dropped.
+struct Running {
+    child: Child,
+    lines: tokio::sync::mpsc::UnboundedReceiver<String>,
+    seen: Vec<String>,
+}
+
+impl Running {
+    fn spawn(args: &[String]) -> Running {
+        let mut child = cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = tokio::sync::mpsc::unbounded_channel();
+        for pipe in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn tokio::io::AsyncRead + Unpin + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let mut r = BufReader::new(pipe).lines();
+                while let Ok(Some(l)) = r.next_line().await {
+                    let _ = tx.send(l);
+                }
+            });
+        }
+        Running {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Reads lines until one contains `what` (panics after `within`).
+    async fn until(&mut self, what: &str, within: Duration) {
+        let deadline = tokio::time::Instant::now() + within;
+        while !self.seen.iter().any(|l| l.contains(what)) {
+            match tokio::time::timeout_at(deadline, self.lines.recv()).await {
+                Ok(Some(l)) => self.seen.push(l),
+                _ => panic!("no `{what}` within {within:?}:\n{}", self.text()),
+            }
+        }
+    }
+
+    async fn say(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    /// Waits for the exit (panics after `within`); its success and output.
+    async fn exit(&mut self, within: Duration) -> (bool, String) {
+        let status = tokio::time::timeout(within, self.child.wait())
+            .await
+            .unwrap_or_else(|_| panic!("still running after {within:?}:\n{}", self.text()))
+            .unwrap();
+        // The rest of the output.
+        while let Ok(Some(l)) =
+            tokio::time::timeout(Duration::from_millis(500), self.lines.recv()).await
+        {
+            self.seen.push(l);
+        }
+        (status.success(), self.text())
+    }
+
+    fn text(&self) -> String {
+        self.seen.join("\n")
+    }
+}
+
+const LONG: Duration = Duration::from_secs(60);
+
+// Issue 14 item 2: a sealed setup over the minefield budget is refused by
+// `check --sealed` offline and by `join` before it stores or sends
+// anything (no secrets written, the seat stays open); the legal one
+// passes, checked with the highest Secret dr (B28.47), said so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_illegal_sealed_setup_is_refused_before_anything_is_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let over = dir.path().join("sealed-b-over.toml");
+    let text = std::fs::read_to_string(examples("sealed-b.toml")).unwrap();
+    // A-P 12 + 3 x A-T 5 + Booby Traps A 30 = 57 factors, over the OB's 48.
+    let text = text
+        .replace(
+            "{ hex = \"3E5\", factors = 2 }",
+            "{ hex = \"3E5\", factors = 5 }",
+        )
+        .replace("level = \"C\"", "level = \"A\"");
+    assert!(text.contains("factors = 5") && text.contains("level = \"A\""));
+    std::fs::write(&over, text).unwrap();
+    let check = |sealed: &str| {
+        s(&[
+            "check",
+            "--scenario",
+            &examples("scenario.toml"),
+            "--sealed",
+            sealed,
+            "--setup",
+            &examples("setup-b.toml"),
+            "--side",
+            "b",
+        ])
+    };
+    let (ok, out) = run(&check(&p(&over))).await;
+    assert!(!ok, "{out}");
+    assert!(out.contains("breaks the scenario's setup rules"), "{out}");
+    assert!(
+        out.contains("budget: hidden minefield factors spent"),
+        "{out}"
+    );
+    assert!(out.contains("the highest Secret dr"), "{out}");
+    let (ok, out) = run(&check(&examples("sealed-b.toml"))).await;
+    assert!(ok, "{out}");
+    assert!(out.contains("a legal sealed setup for side B"), "{out}");
+
+    let lab = Lab::start(dir.path(), Duration::from_secs(600)).await;
+    let (alice, _) = lab.key("alice").await;
+    let (bob, bob_public) = lab.key("bob").await;
+    let (game, _) = lab.create(&alice, &bob_public).await;
+    let secrets = dir.path().join("b-secrets");
+    let (ok, out) = run(&lab.join(&bob, &game, "B", &p(&over), &secrets)).await;
+    assert!(!ok, "{out}");
+    assert!(out.contains("nothing was committed or sent"), "{out}");
+    assert!(
+        out.contains("budget: hidden minefield factors spent"),
+        "{out}"
+    );
+    assert!(!secrets.join("secrets.json").exists());
+    let mut list = s(&["list"]);
+    list.extend(lab.conn(&bob));
+    let (_, listed) = run(&list).await;
+    assert!(listed.contains("side B open"), "{listed}");
+    lab.server.shutdown().await;
+}
+
+// Issue 14 item 3: B's client dies in the middle of the game. The server
+// ends the game on time against B; A and the spectator are told the
+// result and its reason at once, and once B's reveal has timed out too
+// (the log closes) both fetch the transcript and exit with the verdict:
+// within the answer timeout plus a bound after the end, and nobody waits
+// for a second reveal that never comes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn g2_nobody_hangs_when_a_side_stops_answering() {
+    let dir = tempfile::tempdir().unwrap();
+    let timeout = Duration::from_secs(3);
+    let lab = Lab::start(dir.path(), timeout).await;
+    let (alice, _) = lab.key("alice").await;
+    let (bob, bob_public) = lab.key("bob").await;
+    let (carol, _) = lab.key("carol").await;
+    let (game, invite) = lab.create(&alice, &bob_public).await;
+
+    let mut watch = s(&["watch", "--invite", &invite, "--key", &p(&carol)]);
+    watch.extend(s(&["--out", &p(&dir.path().join("watched.hexveil"))]));
+    let mut spectator = Running::spawn(&watch);
+    spectator.until("watching game", LONG).await;
+    let script = dir.path().join("a.txt");
+    std::fs::write(&script, "end\nend\nend\n").unwrap();
+    let mut ja = lab.join(
+        &alice,
+        &game,
+        "A",
+        &examples("sealed-a.toml"),
+        &dir.path().join("a-secrets"),
+    );
+    ja.extend(s(&["--script", &p(&script)]));
+    let mut a = Running::spawn(&ja);
+    let mut b = Running::spawn(&lab.join(
+        &bob,
+        &game,
+        "B",
+        &examples("sealed-b.toml"),
+        &dir.path().join("b-secrets"),
+    ));
+    a.until("side A's MPh", LONG).await;
+    // B's machine goes away without a word: no more answers.
+    b.child.start_kill().unwrap();
+    let _ = b.child.wait().await;
+    // Into B's hidden A-P minefield in 4E4: the referee needs B's opening.
+    a.say("move ger-squad-1,ger-leader 4E4").await;
+    a.until(
+        "RESULT: side A wins (side B did not answer in time",
+        timeout * 2 + LONG / 4,
+    )
+    .await;
+    spectator
+        .until(
+            "RESULT: side A wins (side B did not answer in time",
+            LONG / 4,
+        )
+        .await;
+    let ended = Instant::now();
+    let bound = timeout + Duration::from_secs(15);
+    let (a_ok, a_out) = a.exit(bound).await;
+    let (w_ok, w_out) = spectator.exit(bound).await;
+    assert!(ended.elapsed() <= bound, "{:?}", ended.elapsed());
+    for (ok, out) in [(a_ok, &a_out), (w_ok, &w_out)] {
+        assert!(ok, "{out}");
+        assert!(out.contains("the log is closed"), "{out}");
+        // B's missing reveal is recorded against B (G5); the verdict names it.
+        assert!(out.contains("side B"), "{out}");
+        assert!(out.contains("FAULT") || out.contains("CLEAN"), "{out}");
+    }
+    assert!(dir.path().join("a-secrets/transcript.hexveil").exists());
+    assert!(dir.path().join("watched.hexveil").exists());
+    lab.server.shutdown().await;
+}
+
+// Issue 14 item 4: one seat, one machine. While B's client plays, a second
+// client with B's key is refused before it sends anything; with
+// --take-over but other secrets it is refused by what the log holds (B's
+// pad statement is not the one its secrets give) and the first client is
+// told in words that another client took its seat, and stops. B then
+// resumes with its own secrets and the game finishes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_seat_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path(), Duration::from_secs(600)).await;
+    let (alice, _) = lab.key("alice").await;
+    let (bob, bob_public) = lab.key("bob").await;
+    let (game, _) = lab.create(&alice, &bob_public).await;
+    let (sa, sb, other) = (
+        dir.path().join("a-secrets"),
+        dir.path().join("b-secrets"),
+        dir.path().join("b-other-secrets"),
+    );
+    let sealed = |side: &str| examples(&format!("sealed-{side}.toml"));
+    let mut a = Running::spawn(&lab.join(&alice, &game, "A", &sealed("a"), &sa));
+    let mut b = Running::spawn(&lab.join(&bob, &game, "B", &sealed("b"), &sb));
+    a.until(">> your move", LONG).await;
+    b.until("joined game", LONG).await;
+
+    let (ok, out) = run(&lab.join(&bob, &game, "B", &sealed("b"), &other)).await;
+    assert!(!ok, "{out}");
+    assert!(out.contains("is held by another connected client"), "{out}");
+    assert!(out.contains("--take-over"), "{out}");
+
+    let mut take = lab.join(&bob, &game, "B", &sealed("b"), &other);
+    take.push("--take-over".into());
+    let (ok, out) = run(&take).await;
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("these secrets are not the ones side B committed to"),
+        "{out}"
+    );
+    assert!(out.contains("nothing was sent"), "{out}");
+    let (ok, b_out) = b.exit(LONG).await;
+    assert!(!ok, "{b_out}");
+    assert!(b_out.contains("another client took this seat"), "{b_out}");
+
+    // B resumes with its own secrets; A concedes; both end with the verdict.
+    let mut b2 = Running::spawn(&lab.join(&bob, &game, "B", &sealed("b"), &sb));
+    b2.until("resuming with the secrets", LONG).await;
+    b2.until("joined game", LONG).await;
+    a.say("concede").await;
+    let (a_ok, a_out) = a.exit(LONG).await;
+    let (b_ok, b_out) = b2.exit(LONG).await;
+    for (ok, out) in [(a_ok, &a_out), (b_ok, &b_out)] {
+        assert!(ok, "{out}");
+        assert!(out.contains("CLEAN: game"), "{out}");
+        assert!(out.contains("side B wins (side A conceded)"), "{out}");
+    }
+    lab.server.shutdown().await;
+}
+
+// Issue 14 items 6 and 8: a host name for --server; the invite `create`
+// prints; the connection options from the environment and from the
+// config file; a wrong fingerprint in words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connecting_is_easy_and_a_wrong_fingerprint_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path(), Duration::from_secs(600)).await;
+    let (alice, _) = lab.key("alice").await;
+    let (bob, bob_public) = lab.key("bob").await;
+    let by_name = format!("localhost:{}", lab.port);
+    let mut create = s(&[
+        "create",
+        "--server",
+        &by_name,
+        "--fingerprint",
+        &lab.fingerprint,
+        "--key",
+        &p(&alice),
+        "--scenario",
+        &examples("scenario.toml"),
+        "--opponent",
+        &bob_public,
+    ]);
+    let (ok, out) = run(&create).await;
+    assert!(ok, "{out}");
+    let game = out.lines().last().unwrap().trim().to_string();
+    let invite = format!("hexveil://{by_name}/{game}#{}", lab.fingerprint);
+    assert!(out.contains(&format!("invite: {invite}")), "{out}");
+
+    // The environment.
+    let mut list = cmd(&s(&["list"]));
+    list.env("HEXVEIL_SERVER", &by_name)
+        .env("HEXVEIL_FINGERPRINT", &lab.fingerprint)
+        .env("HEXVEIL_KEY", p(&bob));
+    let (ok, out) = run_cmd(list).await;
+    assert!(ok && out.contains(&game), "{out}");
+
+    // The config file (a relative key path is beside it).
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "server = \"{by_name}\"\nfingerprint = \"{}\"\nkey = \"bob.pk8\"\n",
+            lab.fingerprint
+        ),
+    )
+    .unwrap();
+    let mut list = cmd(&s(&["list"]));
+    list.env("HEXVEIL_CONFIG", &config);
+    let (ok, out) = run_cmd(list).await;
+    assert!(ok && out.contains(&game), "{out}");
+
+    // The invite names the server, its fingerprint and the game: a
+    // spectator needs nothing else (it leaves when the game... is watched
+    // until killed; here only that it connects and says what it watches).
+    let mut w = Running::spawn(&s(&["watch", "--invite", &invite, "--key", &p(&bob)]));
+    w.until(&format!("watching game {game}"), LONG).await;
+    w.child.start_kill().unwrap();
+
+    // A wrong fingerprint, in words.
+    let wrong = "ab".repeat(32);
+    create[4] = wrong.clone();
+    let (ok, out) = run(&create).await;
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains(&format!(
+            "this server's certificate does not match the fingerprint you gave ({wrong})"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("ApplicationVerificationFailure"), "{out}");
+    // A bad invite, in words.
+    let (ok, out) = run(&s(&[
+        "watch",
+        "--invite",
+        "hexveil://x/y",
+        "--key",
+        &p(&bob),
+    ]))
+    .await;
+    assert!(
+        !ok && out.contains("an invite reads hexveil://HOST:PORT/GAME#FINGERPRINT"),
+        "{out}"
+    );
+    lab.server.shutdown().await;
+}
