@@ -69,6 +69,7 @@ mod tests {
             mines: Default::default(),
             extra_dummies: Default::default(),
             daisy_chains: Vec::new(),
+            control: Default::default(),
             opportunities: 0,
             result: None,
         };
