@@ -792,6 +792,7 @@ pub fn initial_state(
         extra_dummies: BTreeMap::new(),
         daisy_chains: Vec::new(),
         control: BTreeMap::new(),
+        mf_spent: BTreeMap::new(),
     };
     // Units on a victory hex at the start control it (R53).
     crate::victory::update_control(scenario, &mut state);

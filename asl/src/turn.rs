@@ -183,6 +183,10 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
                 ctx.state.phasing = ctx.scenario.first_side();
             }
             ctx.state.phase = next;
+            if next == Phase::Movement {
+                // A4.1: every unit starts its MPh with its full MF (R57).
+                ctx.state.mf_spent.clear();
+            }
         }
         None => {
             let next_side = phasing.opponent();

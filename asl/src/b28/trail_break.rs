@@ -70,6 +70,7 @@ mod tests {
             extra_dummies: Default::default(),
             daisy_chains: Vec::new(),
             control: Default::default(),
+            mf_spent: Default::default(),
             opportunities: 0,
             result: None,
         };

@@ -170,6 +170,10 @@ pub struct GameState {
     /// controlled as at the start ([`crate::model::victory`]).
     #[serde(default)]
     pub control: BTreeMap<Hex, Side>,
+    /// Movement Factors (in half MF) each unit has spent in the current
+    /// MPh (A4.1, R57); emptied when an MPh begins.
+    #[serde(default)]
+    pub mf_spent: BTreeMap<UnitId, u8>,
 }
 
 impl GameState {
