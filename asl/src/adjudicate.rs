@@ -80,6 +80,8 @@ pub fn resolve(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
     if ctx.state.result.is_none() {
         turn::surrender_in_location(ctx);
     }
+    // Hex control follows the Good Order units after every action (R53).
+    crate::victory::update_control(ctx.scenario, &mut ctx.state);
     Ok(())
 }
 

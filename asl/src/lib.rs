@@ -12,10 +12,10 @@
 //! |---|---|---|
 //! | [`board`] | hex, map, grain, los, terrain | nothing else of ASL |
 //! | [`model`] | unit, state, sealed, action, event, error, phase, scenario, resolve ([`resolve::Ctx`]) | board |
-//! | [`a`] | A7/A10/A19: ift, tables, morale, elr, random_selection, ammunition, inexperience, fire | board, model |
+//! | [`a`] | A4/A7/A10/A19: ift, tables, morale, elr, random_selection, ammunition, inexperience, fire, movement_factors | board, model |
 //! | [`b28`] | B28 minefields: movement, minefield, at_mine, prc, known, search, trail_break, ffe, flail, clearance, booby_trap, daisy_chain | a, board, model |
 //! | `c3/` | C3 ordnance (to come) | a, b28, board, model |
-//! | root (top) | setup, turn, adjudicate, engine, oracle, ruleset, content, standing_orders | anything |
+//! | root (top) | setup, turn, victory, adjudicate, engine, oracle, ruleset, content, standing_orders | anything |
 //!
 //! `dice` and `side` are the kernel's (`hexveil_core`), usable everywhere.
 //! Every module keeps its old flat path (`hexveil_asl::hex`,
@@ -56,11 +56,15 @@ pub mod ruleset;
 pub mod setup;
 pub mod standing_orders;
 pub mod turn;
+pub mod victory;
 
 // The flat paths of before the chapters (`hexveil_asl::hex::Hex`,
 // `hexveil_asl::movement::MoveEvent`, ...) stay valid for the tests and the
 // other crates.
-pub use a::{ammunition, elr, fire, ift, inexperience, morale, random_selection, tables};
+pub use a::movement_factors::mf_left;
+pub use a::{
+    ammunition, elr, fire, ift, inexperience, morale, movement_factors, random_selection, tables,
+};
 pub use b28::{
     at_mine, booby_trap, clearance, daisy_chain, ffe, flail, known, minefield, movement, prc,
     search, trail_break,

@@ -778,7 +778,7 @@ pub fn initial_state(
         .iter()
         .map(|(side, ob)| (*side, ob.elr))
         .collect();
-    Ok(GameState {
+    let mut state = GameState {
         turn: 1,
         phasing: scenario.first_side(),
         phase: Phase::Setup,
@@ -791,7 +791,12 @@ pub fn initial_state(
         mines: Default::default(),
         extra_dummies: BTreeMap::new(),
         daisy_chains: Vec::new(),
-    })
+        control: BTreeMap::new(),
+        mf_spent: BTreeMap::new(),
+    };
+    // Units on a victory hex at the start control it (R53).
+    crate::victory::update_control(scenario, &mut state);
+    Ok(state)
 }
 
 /// Whether `side` has received at least one Dummy Minefield counter, and so

@@ -54,8 +54,9 @@ pub enum TurnEvent {
     },
     /// The game ended.
     GameOver {
-        /// The winner, if the engine can say (victory conditions are judged
-        /// outside the engine when the last turn simply ends).
+        /// The winner: by concession, or by the scenario's victory
+        /// conditions at the end of the last Game Turn (R56); `None` for a
+        /// draw or a scenario without victory conditions.
         winner: Option<Side>,
         /// Why.
         reason: String,
@@ -182,27 +183,16 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
                 ctx.state.phasing = ctx.scenario.first_side();
             }
             ctx.state.phase = next;
+            if next == Phase::Movement {
+                // A4.1: every unit starts its MPh with its full MF (R57).
+                ctx.state.mf_spent.clear();
+            }
         }
         None => {
             let next_side = phasing.opponent();
             if next_side == ctx.scenario.first_side() {
                 if ctx.state.turn >= ctx.scenario.turns {
-                    let reason = format!(
-                        "Game Turn {} ended, the last of the scenario; victory is judged by the scenario's conditions",
-                        ctx.state.turn
-                    );
-                    ctx.state.result = Some(GameResult {
-                        winner: None,
-                        reason: reason.clone(),
-                    });
-                    ctx.emit(
-                        Visibility::Public,
-                        crate::EventKind::Turn(TurnEvent::GameOver {
-                            winner: None,
-                            reason,
-                        }),
-                        &["A2.9"],
-                    );
+                    end_of_game(ctx);
                     return Ok(());
                 }
                 ctx.state.turn += 1;
@@ -227,6 +217,39 @@ pub fn end_phase(ctx: &mut Ctx<'_>) -> Res<()> {
     // B28.531: a chain a Good Order enemy unit sees is revealed.
     crate::b28::daisy_chain::reveal_exposed(ctx);
     Ok(())
+}
+
+/// The last Game Turn ended: the scenario's victory conditions decide
+/// (R56, [`crate::victory::judge`]); a scenario without any ends without a
+/// winner.
+fn end_of_game(ctx: &mut Ctx<'_>) {
+    // Control as the last action left it (R53).
+    crate::victory::update_control(ctx.scenario, &mut ctx.state);
+    let (result, cite): (GameResult, &[&str]) = match &ctx.scenario.victory {
+        Some(victory) => (
+            crate::victory::judge(ctx.scenario, &ctx.state, victory),
+            &["A2.9", "A26", "R56"],
+        ),
+        None => (
+            GameResult {
+                winner: None,
+                reason: format!(
+                    "Game Turn {} ended, the last of the scenario, which states no victory conditions",
+                    ctx.state.turn
+                ),
+            },
+            &["A2.9"],
+        ),
+    };
+    ctx.state.result = Some(result.clone());
+    ctx.emit(
+        Visibility::Public,
+        crate::EventKind::Turn(TurnEvent::GameOver {
+            winner: result.winner,
+            reason: result.reason,
+        }),
+        cite,
+    );
 }
 
 /// Start of the RtPh: every Disrupted unit ADJACENT to, or in the Location

@@ -77,6 +77,14 @@ fn g5_demo_plays_over_quic_and_verifies_clean_then_tampering_is_named() {
     assert!(!text.contains("A   | [G4]"), "{text}");
     // B28.47: the Known counter in 3H5 is a Dummy.
     assert!(text.contains("in 3H5 is a Dummy"), "{text}");
+    // R56: the demo's victory conditions name a winner either way the dice
+    // fall (A holds 3E5 and 3E6, or B wins otherwise).
+    assert!(
+        text.contains(
+            "GAME OVER: side A wins (side A controls 3E5 and 3E6 at the end of Game Turn 1 (victory conditions))"
+        ) || text.contains("GAME OVER: side B wins (no victory condition holds at the end of Game Turn 1"),
+        "{text}"
+    );
 
     // The file on disk verifies clean: exit 0.
     let ok = hexveil(&["verify", file.to_str().unwrap()]);

@@ -7,11 +7,15 @@
 //! asked only if a unit really enters (G4). After a step in the MPh the
 //! enemy gets a Daisy Chain placement opportunity.
 //!
-//! Movement Factors are not tracked: the TB double cost (B28.61) is the
-//! declared [`MoveMode::TrailBreak`], and the Flail Tank's whole-MP entry is
-//! [`MoveMode::FlailClearance`] (one clearance hex per MPh, declared before
-//! the tank moved).
+//! A Move in the MPh spends Movement Factors (A4,
+//! [`crate::a::movement_factors`], R57): a step costing more than the MF
+//! left is refused before anything is asked. The TB double cost (B28.61)
+//! is the declared [`MoveMode::TrailBreak`], and the Flail Tank's whole-MP
+//! entry is [`MoveMode::FlailClearance`] (one clearance hex per MPh,
+//! declared before the tank moved). Rout, Advance and Disembark spend no MF
+//! here.
 
+use crate::a::movement_factors as mf;
 use crate::b28::at_mine;
 use crate::b28::minefield::{self, Crossing};
 use crate::b28::trail_break;
@@ -154,7 +158,20 @@ fn check_to(ctx: &Ctx<'_>, from: Hex, to: Hex, cite: &str) -> Res<Hex> {
         return refuse(format!("{to} is not on the map"), cite);
     }
     if !ctx.scenario.map.adjacent(from, to) {
-        return refuse(format!("{to} is not ADJACENT to {from}"), cite);
+        let around: Vec<String> = ctx
+            .scenario
+            .map
+            .neighbors(from)
+            .iter()
+            .map(|h| h.to_string())
+            .collect();
+        return refuse(
+            format!(
+                "{to} is not ADJACENT to {from}; a unit moves one hex at a time, to one of {}",
+                around.join(", ")
+            ),
+            cite,
+        );
     }
     Ok(ctx.scenario.map.canonical(to))
 }
@@ -259,7 +276,36 @@ pub fn resolve_move(ctx: &mut Ctx<'_>, units: &[UnitId], to: Hex, mode: MoveMode
         }
     }
     check_mode(ctx, &list, from, to, mode)?;
+    spend_mf(ctx, &list, from, to, mode)?;
     step(ctx, MoveKind::Move, units, from, to, mode)
+}
+
+/// Every moving unit pays the MF (MP) of the step (A4.1, R57), or the move
+/// is refused naming the unit, the cost and its MF left.
+fn spend_mf(ctx: &mut Ctx<'_>, units: &[Unit], from: Hex, to: Hex, mode: MoveMode) -> Res<()> {
+    let mut spent = Vec::new();
+    for u in units {
+        let cost = mf::cost(&ctx.scenario.map, u, from, to, mode);
+        match mf::pay(&ctx.state, u, cost) {
+            Ok(total) => spent.push((u.id, total)),
+            Err(left) => {
+                let terrain = ctx.scenario.map.info(to).terrain;
+                let pts = if u.vehicle().is_some() { "MP" } else { "MF" };
+                let cost = cost.to_string().replace("MF", pts);
+                return refuse(
+                    format!(
+                        "{} ({}) cannot enter {to} ({terrain}): it costs {cost} and {} has {left} {pts} left",
+                        u.name, u.id, u.name
+                    ),
+                    "A4.1, R57",
+                );
+            }
+        }
+    }
+    for (id, total) in spent {
+        ctx.state.mf_spent.insert(id, total.0);
+    }
+    Ok(())
 }
 
 /// Resolves `Action::Rout` (RtPh, B28.413).

@@ -69,6 +69,8 @@ mod tests {
             mines: Default::default(),
             extra_dummies: Default::default(),
             daisy_chains: Vec::new(),
+            control: Default::default(),
+            mf_spent: Default::default(),
             opportunities: 0,
             result: None,
         };

@@ -13,3 +13,4 @@ pub mod scenario;
 pub mod sealed;
 pub mod state;
 pub mod unit;
+pub mod victory;

@@ -111,6 +111,10 @@ pub struct Scenario {
     pub first_phasing: Option<Side>,
     /// Number of Game Turns.
     pub turns: u16,
+    /// Victory conditions (`[victory]`), judged at the end of the last
+    /// Game Turn; `None`: the game ends without a winner.
+    #[serde(default)]
+    pub victory: Option<crate::model::victory::Victory>,
 }
 
 /// Why a scenario file could not be loaded. Each names the field and the
@@ -162,6 +166,8 @@ struct ScenarioFile {
     units: Vec<Value>,
     first: String,
     turns: u16,
+    #[serde(default)]
+    victory: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -701,7 +707,12 @@ impl Scenario {
                 "a scenario lasts at least one Game Turn",
             ));
         }
+        let victory = match file.victory {
+            None => None,
+            Some(v) => Some(crate::model::victory::parse(&map, v)?),
+        };
         Ok(Scenario {
+            victory,
             name: file.name,
             map,
             ssr: file.ssr,

@@ -165,6 +165,15 @@ pub struct GameState {
     /// Daisy Chains placed so far (B28.531), as the referee learnt them from
     /// the opened notes; their public reveal is tracked per chain.
     pub daisy_chains: Vec<PlacedDaisy>,
+    /// The side controlling each hex a victory condition names, once a
+    /// Good Order unit has been in it (R53); a hex not listed is
+    /// controlled as at the start ([`crate::model::victory`]).
+    #[serde(default)]
+    pub control: BTreeMap<Hex, Side>,
+    /// Movement Factors (in half MF) each unit has spent in the current
+    /// MPh (A4.1, R57); emptied when an MPh begins.
+    #[serde(default)]
+    pub mf_spent: BTreeMap<UnitId, u8>,
 }
 
 impl GameState {

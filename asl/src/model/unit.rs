@@ -174,8 +174,9 @@ pub struct Vehicle {
     pub open_topped: bool,
     /// A Flail Tank (B28.7); `false` once its flail is broken (B28.72).
     pub flail: bool,
-    /// Immune to destruction by A-T mines only for the miniatures KV rule;
-    /// unused by B28.
+    /// Printed Movement Points: the vehicle's MP for its MPh (A4, R57);
+    /// 0 when the scenario gives none (then
+    /// [`crate::a::movement_factors::DEFAULT_VEHICLE_MP`]).
     pub printed_mp: u8,
     /// Immobilized (B28.42, B28.52).
     pub immobilized: bool,
