@@ -42,7 +42,7 @@ fn a4_1_r57_a_squad_has_four_mf_of_open_ground_then_is_refused() {
     let run = step(&mut e, &[1], "4E7", &none, &[]);
     let msg = refusal(&run);
     assert!(
-        msg.contains("u1 (#1) cannot enter 4E7 (open): it costs 1 MF and u1 has 0 MF left"),
+        msg.contains("u1 cannot enter 4E7 (open): it costs 1 MF and it has 0 MF left"),
         "{msg}"
     );
     assert!(msg.contains("A4.1"), "{msg}");
@@ -73,7 +73,7 @@ fn r57_woods_cost_two_mf_and_a_fresh_unit_may_always_move_one_hex() {
     });
     let msg = refusal(&step(&mut e, &[1], "4E3", &none, &[]));
     assert!(
-        msg.contains("cannot enter 4E3 (water): it costs all its MF and u1 has 3 MF left"),
+        msg.contains("cannot enter 4E3 (water): it costs all its MF and it has 3 MF left"),
         "{msg}"
     );
     step(&mut e, &[1], "4D2", &none, &[unused_dr()]).events();
@@ -85,7 +85,7 @@ fn r57_woods_cost_two_mf_and_a_fresh_unit_may_always_move_one_hex() {
     });
     let msg = refusal(&step(&mut e, &[1], "4E5", &none, &[]));
     assert!(
-        msg.contains("cannot enter 4E5 (woods): it costs 2 MF and u1 has 1 MF left"),
+        msg.contains("cannot enter 4E5 (woods): it costs 2 MF and it has 1 MF left"),
         "{msg}"
     );
 }
@@ -113,7 +113,7 @@ fn a4_a_stack_is_refused_if_any_unit_lacks_the_mf() {
         st.mf_spent.insert(UnitId(2), Mf::whole(4).0);
     });
     let msg = refusal(&step(&mut e, &[1, 2], "4E3", &layout(&[]), &[]));
-    assert!(msg.contains("u2 (#2) cannot enter 4E3"), "{msg}");
+    assert!(msg.contains("u2 cannot enter 4E3"), "{msg}");
     assert!(msg.contains("0 MF left"), "{msg}");
     assert_eq!(left(&e, 1), Some(Mf::whole(4)), "nothing was spent");
 }
@@ -151,7 +151,7 @@ fn r57_vehicles_spend_mp_roads_cost_half_and_woods_four() {
     });
     let msg = refusal(&step(&mut e, &[1], "4E4", &layout(&[]), &[]));
     assert!(
-        msg.contains("cannot enter 4E4 (woods): it costs 4 MP and u1 has 3 MP left"),
+        msg.contains("cannot enter 4E4 (woods): it costs 4 MP and it has 3 MP left"),
         "{msg}"
     );
 }

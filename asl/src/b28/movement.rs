@@ -294,8 +294,8 @@ fn spend_mf(ctx: &mut Ctx<'_>, units: &[Unit], from: Hex, to: Hex, mode: MoveMod
                 let cost = cost.to_string().replace("MF", pts);
                 return refuse(
                     format!(
-                        "{} ({}) cannot enter {to} ({terrain}): it costs {cost} and {} has {left} {pts} left",
-                        u.name, u.id, u.name
+                        "{} cannot enter {to} ({terrain}): it costs {cost} and it has {left} {pts} left",
+                        u.name
                     ),
                     "A4.1, R57",
                 );

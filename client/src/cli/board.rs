@@ -329,13 +329,11 @@ impl AslBoard {
             .unwrap_or_else(|| format!("id:{}", id.0))
     }
 
-    /// Movement Factors left to `unit` this phase, when the engine tracks
-    /// them. The hook for the engine's MF tracking (issue 14 item 5): it
-    /// does not track MF yet, so nothing is shown. When it does, compute
-    /// them here from [`AslBoard::state`] (every MF cost is public: terrain,
-    /// the moves folded in) and the `units` and `board` views show them.
-    pub fn mf_left(&self, _unit: UnitId) -> Option<u8> {
-        None
+    /// Movement Factors left to `unit` in its side's MPh (A4.1, R57), as
+    /// the engine counts them: every cost is public (the terrain entered,
+    /// the mode, the stack), so the view charges each move it is shown.
+    pub fn mf_left(&self, unit: UnitId) -> Option<hexveil_asl::a::movement_factors::Mf> {
+        hexveil_asl::mf_left(&self.state, unit)
     }
 
     fn when(&self) -> String {
@@ -417,6 +415,10 @@ impl AslBoard {
                 self.state.turn = turn;
                 self.state.phasing = phasing;
                 self.state.phase = phase;
+                // A4.1: Movement Factors are spent afresh in each MPh.
+                if phase == hexveil_asl::turn::Phase::Movement {
+                    self.state.mf_spent.clear();
+                }
             }
             TurnEvent::Surrendered { unit, .. } => {
                 self.put(unit, None);
@@ -438,7 +440,26 @@ impl AslBoard {
 
     fn movement(&mut self, m: MoveEvent) {
         match m {
-            MoveEvent::Moved { units, to, .. } => {
+            MoveEvent::Moved {
+                kind,
+                units,
+                from,
+                to,
+                mode,
+            } => {
+                // Charged as the engine charges a move (b28::movement).
+                if kind == hexveil_asl::movement::MoveKind::Move {
+                    use hexveil_asl::a::movement_factors::{cost, pay};
+                    for id in &units {
+                        let Some(u) = self.state.unit(*id).cloned() else {
+                            continue;
+                        };
+                        let c = cost(&self.scenario.map, &u, from, to, mode);
+                        if let Ok(total) = pay(&self.state, &u, c) {
+                            self.state.mf_spent.insert(*id, total.0);
+                        }
+                    }
+                }
                 for id in units {
                     self.put(id, Some(to));
                 }
