@@ -188,11 +188,16 @@ impl Narrator {
             }
         }
         if let (true, Reader::Player(_), Prompt::Act) = (self.prompts, reader, &u.prompt) {
-            let when = match self.phase {
-                Some((turn, side, phase)) => {
+            let when = match (self.phase, &self.minis) {
+                // The miniatures rules have no Setup phase: each turn a
+                // side moves its figures, then `end` passes the turn.
+                (_, Some(_)) => {
+                    " (move, lay or clear with your figures; `end` ends your turn)".into()
+                }
+                (Some((turn, side, phase)), None) => {
                     format!(" (Game Turn {turn}, side {side}'s {})", phase.abbrev())
                 }
-                None => " (Setup: `end` starts the game)".into(),
+                (None, None) => " (Setup: `end` starts the game)".into(),
             };
             out.push(format!(">> your move{when}"));
         }
@@ -930,6 +935,35 @@ mod tests {
             }),
             cite: vec!["B28.41".into(), "R13".into()],
         }
+    }
+
+    #[test]
+    fn seed004_a_miniatures_prompt_never_speaks_of_a_setup_phase() {
+        // Found by a new user: `end` at the old "Setup" prompt gave away
+        // side A's first turn.
+        let scenario = hexveil_minis::MinisScenario::from_toml(include_str!(
+            "../../../examples/minis/scenario.toml"
+        ))
+        .unwrap();
+        let mut n = Narrator::for_game(&scenario);
+        let u = Update {
+            seq: 9,
+            head: hexveil_protocol::encoding::Digest::ZERO,
+            entry: "ruling".into(),
+            action: None,
+            genesis: None,
+            public_setup: None,
+            end: None,
+            closed: false,
+            events: Vec::new(),
+            dice: Vec::new(),
+            prompt: Prompt::Act,
+        };
+        let lines = n.update(&u, Reader::Player(Side::A));
+        let prompt = lines.last().unwrap();
+        assert!(prompt.starts_with(">> your move"), "{lines:?}");
+        assert!(!prompt.contains("Setup"), "{prompt}");
+        assert!(prompt.contains("`end` ends your turn"), "{prompt}");
     }
 
     #[test]
