@@ -287,7 +287,7 @@ pub enum RefereeError {
         reason: String,
     },
     /// The engine refused the action (nothing changed).
-    #[error("action refused: {0}")]
+    #[error("{0}")]
     Refused(#[from] hexveil_core::ActionError),
     /// The genesis names a ruleset this build does not have.
     #[error("{0}")]
