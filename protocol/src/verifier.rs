@@ -541,7 +541,6 @@ impl Replay {
 /// What one side committed and released.
 #[derive(Clone, Debug, Default)]
 struct SideBook {
-    public_toml: Option<String>,
     roots: Vec<RootStatement>,
     pads: Vec<PadStatement>,
     entries: Vec<PadEntry>,
@@ -550,7 +549,8 @@ struct SideBook {
 }
 
 /// What the reveal audit needs from the accepted bodies: each side's
-/// public setup, committed roots and pads, and released pad entries.
+/// committed roots and pads, released pad entries and opened notes (its
+/// public setup and setup rolls are the referee's).
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
     sides: [SideBook; 2],
@@ -563,12 +563,6 @@ fn side_index(s: Side) -> usize {
     }
 }
 
-/// The most extra Dummies a Secret dr can give (B28.47: a dr halved,
-/// fractions dropped). The typed setup audit allows this many, so it never
-/// accuses an honest side; the referee's own reveal check then applies the
-/// side's actual roll.
-pub const MAX_EXTRA_DUMMIES: u8 = 3;
-
 impl Ledger {
     /// Records what the audit needs from an accepted entry.
     pub fn record(&mut self, _seq: u64, party: Party, body: &Body) {
@@ -578,10 +572,7 @@ impl Ledger {
         let book = &mut self.sides[side_index(side)];
         match body {
             Body::Pad(st) => book.pads.push(*st),
-            Body::Setup(setup) => {
-                book.public_toml = Some(setup.public_setup_toml.clone());
-                book.roots = setup.roots.clone();
-            }
+            Body::Setup(setup) => book.roots = setup.roots.clone(),
             Body::Entry(e) => book.entries.push(e.clone()),
             Body::Open(facts) => book.notes.extend(facts.iter().filter_map(|f| match f {
                 OpenedFact::Note { opening, .. } => Some((opening.seq, opening.salt)),

@@ -1146,38 +1146,19 @@ pub fn board_file(scenario: &std::path::Path, setups: [Option<&std::path::Path>;
 /// (default: the last) of a finished game, everything revealed. Exit codes
 /// as `hexveil verify`'s.
 pub fn replay_board(path: &std::path::Path, step: Option<u64>) -> ExitCode {
-    use super::transcript::{judge, UNREADABLE};
     use hexveil_protocol::message::{side_of, Body};
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("hexveil replay: cannot read {}: {e}", path.display());
-            return ExitCode::from(UNREADABLE);
-        }
-    };
-    let (verdict, code) = judge(&bytes);
-    println!("verdict: {verdict}");
-    if code == UNREADABLE {
-        return ExitCode::from(code);
-    }
-    let t = match hexveil_protocol::transcript::Transcript::parse(&bytes) {
+    let (t, code) = match super::transcript::verified_transcript(path) {
         Ok(t) => t,
-        Err(e) => {
-            println!("(cannot replay past the damage: {e})");
+        Err(code) => return code,
+    };
+    let (mut referee, rest) = match super::transcript::referee_of(&t) {
+        None => return ExitCode::from(code),
+        Some(Ok(r)) => r,
+        Some(Err(e)) => {
+            println!("{e}");
             return ExitCode::from(code);
         }
     };
-    let Some((first, rest)) = t.entries.split_first() else {
-        return ExitCode::from(code);
-    };
-    let mut referee =
-        match hexveil_protocol::referee::Referee::new(&first.envelope, &hexveil_rulesets::all()) {
-            Ok((r, _)) => r,
-            Err(e) => {
-                println!("entry 0 is not a genesis the referee accepts: {e}");
-                return ExitCode::from(code);
-            }
-        };
     let scenario = Arc::clone(referee.scenario());
     let mut board = Board::for_game(scenario.as_ref());
     let mut narrator = super::narrate::Narrator::for_game(scenario.as_ref());

@@ -54,24 +54,9 @@ pub fn verify_file(path: &Path) -> ExitCode {
 /// `hexveil replay FILE`: verifies, then prints every entry with
 /// everything revealed (referee-only events, openings, rolls, seeds).
 pub fn replay_file(path: &Path) -> ExitCode {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("hexveil replay: cannot read {}: {e}", path.display());
-            return ExitCode::from(UNREADABLE);
-        }
-    };
-    let (verdict, code) = judge(&bytes);
-    println!("verdict: {verdict}");
-    if code == UNREADABLE {
-        return ExitCode::from(code);
-    }
-    let transcript = match Transcript::parse(&bytes) {
+    let (transcript, code) = match verified_transcript(path) {
         Ok(t) => t,
-        Err(e) => {
-            println!("(cannot replay past the damage: {e})");
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     for line in replay_lines(&transcript) {
         println!("{line}");
@@ -79,17 +64,54 @@ pub fn replay_file(path: &Path) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// What `replay` (and `replay --board`) stand on: the file read, its verdict
+/// printed, and the transcript parsed with the verdict's exit code; or the
+/// exit code to end with when there is nothing to replay (an unreadable
+/// file, or damage that stops the parse: both said on the way).
+pub fn verified_transcript(path: &Path) -> Result<(Transcript, u8), ExitCode> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("hexveil replay: cannot read {}: {e}", path.display());
+            return Err(ExitCode::from(UNREADABLE));
+        }
+    };
+    let (verdict, code) = judge(&bytes);
+    println!("verdict: {verdict}");
+    if code == UNREADABLE {
+        return Err(ExitCode::from(code));
+    }
+    match Transcript::parse(&bytes) {
+        Ok(t) => Ok((t, code)),
+        Err(e) => {
+            println!("(cannot replay past the damage: {e})");
+            Err(ExitCode::from(code))
+        }
+    }
+}
+
+/// The referee of a transcript's game after its genesis, and the entries
+/// that follow; `None` for a transcript without entries.
+pub fn referee_of(
+    t: &Transcript,
+) -> Option<Result<(Referee, &[hexveil_protocol::message::LoggedEntry]), String>> {
+    let (first, rest) = t.entries.split_first()?;
+    Some(
+        Referee::new(&first.envelope, &hexveil_rulesets::all())
+            .map(|(referee, _)| (referee, rest))
+            .map_err(|e| format!("entry 0 is not a genesis the referee accepts: {e}")),
+    )
+}
+
 /// Every entry of a transcript in words, everything revealed. Stops at
 /// the first entry the referee refuses (the verdict names it).
 pub fn replay_lines(t: &Transcript) -> Vec<String> {
     let mut out = Vec::new();
-    let Some((first, rest)) = t.entries.split_first() else {
-        return out;
-    };
-    let (mut referee, _) = match Referee::new(&first.envelope, &hexveil_rulesets::all()) {
-        Ok(r) => r,
-        Err(e) => {
-            out.push(format!("entry 0 is not a genesis the referee accepts: {e}"));
+    let (mut referee, rest) = match referee_of(t) {
+        None => return out,
+        Some(Ok(r)) => r,
+        Some(Err(e)) => {
+            out.push(e);
             return out;
         }
     };
