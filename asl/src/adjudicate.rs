@@ -24,7 +24,13 @@ fn own_units(action: &Action) -> Vec<UnitId> {
             v.extend(units);
             v
         }
-        Action::Ffe { .. } | Action::EndPhase | Action::Concede | Action::DummyDr => Vec::new(),
+        Action::OrdnanceFire { gun, .. } => vec![*gun],
+        Action::ChangeCa { unit, .. } => vec![*unit],
+        Action::Ffe { .. }
+        | Action::EndPhase
+        | Action::Concede
+        | Action::DummyDr
+        | Action::ChooseCa { .. } => Vec::new(),
     }
 }
 
@@ -69,6 +75,9 @@ pub fn check(
     if let Action::DummyDr = action {
         crate::setup::check_dummy_dr(scenario, state, actor)?;
     }
+    if let Action::Move { units, .. } | Action::Advance { units, .. } = action {
+        crate::c3::covered_arc::check_may_move(state, units)?;
+    }
     Ok(())
 }
 
@@ -110,5 +119,25 @@ fn resolve_action(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
         Action::EndPhase => turn::end_phase(ctx),
         Action::Concede => turn::concede(ctx),
         Action::DummyDr => crate::setup::dummy_dr(ctx),
+        Action::OrdnanceFire {
+            gun,
+            target,
+            target_type,
+            ammo,
+            change_ca,
+            extra_drm,
+        } => crate::c3::ordnance::resolve(
+            ctx,
+            &crate::c3::ordnance::Shot {
+                gun: *gun,
+                target: *target,
+                target_type: *target_type,
+                ammo: *ammo,
+                change_ca: *change_ca,
+                extra_drm: *extra_drm,
+            },
+        ),
+        Action::ChangeCa { unit, ca } => crate::c3::covered_arc::resolve_change(ctx, *unit, *ca),
+        Action::ChooseCa { unit, ca } => crate::c3::covered_arc::resolve_choose(ctx, *unit, *ca),
     }
 }

@@ -14,7 +14,7 @@
 //! | [`model`] | unit, state, sealed, action, event, error, phase, scenario, resolve ([`resolve::Ctx`]) | board |
 //! | [`a`] | A4/A7/A10/A19: ift, tables, morale, elr, random_selection, ammunition, inexperience, fire, movement_factors | board, model |
 //! | [`b28`] | B28 minefields: movement, minefield, at_mine, prc, known, search, trail_break, ffe, flail, clearance, booby_trap, daisy_chain | a, board, model |
-//! | `c3/` | C3 ordnance (to come) | a, b28, board, model |
+//! | [`c3`] | C3 ordnance: covered_arc, to_hit_table, target_type, hit (Improbable, Critical and Multiple Hits, hit location), effects, ordnance | a, b28, board, model |
 //! | root (top) | setup, turn, victory, adjudicate, engine, oracle, ruleset, content, standing_orders | anything |
 //!
 //! `dice` and `side` are the kernel's (`hexveil_core`), usable everywhere.
@@ -26,7 +26,8 @@
 //! these back edges, which the rules or the record need:
 //!
 //! - `model/event.rs` -> `a::fire`, `a::morale`, `b28::booby_trap`,
-//!   `b28::daisy_chain`, `b28::minefield`, `b28::movement`, `turn`: the
+//!   `b28::daisy_chain`, `b28::minefield`, `b28::movement`,
+//!   `c3::ordnance`, `turn`: the
 //!   game record ([`event::EventKind`]) is one closed, serialized enum of
 //!   every chapter's events, and the resolution context (model) that every
 //!   chapter emits into owns it. Each chapter's own event enum stays in the
@@ -46,6 +47,7 @@ pub use hexveil_core::{dice, side};
 pub mod a;
 pub mod b28;
 pub mod board;
+pub mod c3;
 pub mod model;
 
 pub mod adjudicate;
@@ -55,6 +57,7 @@ pub mod oracle;
 pub mod ruleset;
 pub mod setup;
 pub mod standing_orders;
+pub mod supplied;
 pub mod turn;
 pub mod victory;
 

@@ -41,11 +41,12 @@ impl kernel::Ruleset for Asl {
     }
 
     fn title(&self) -> &'static str {
-        "Advanced Squad Leader: B28 minefields, A19 ELR, the IFT"
+        "Advanced Squad Leader: B28 minefields, A19 ELR, the IFT, C3 ordnance"
     }
 
     fn load(&self, text: &str) -> Result<Arc<dyn kernel::Scenario>, String> {
         let scenario = Scenario::from_toml(text).map_err(|e| e.to_string())?;
+        crate::supplied::check(&scenario).map_err(|e| e.to_string())?;
         Ok(Arc::new(AslScenario {
             scenario: Arc::new(scenario),
         }))
@@ -362,6 +363,10 @@ impl kernel::Scenario for AslScenario {
             return Err(problems);
         }
         Ok(Box::new(DaisyOrders::new(&self.scenario, side, &orders)))
+    }
+
+    fn supplied_tables(&self) -> &kernel::SuppliedTables {
+        &self.scenario.tables
     }
 
     fn as_any(&self) -> &dyn Any {

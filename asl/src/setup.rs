@@ -793,6 +793,7 @@ pub fn initial_state(
         daisy_chains: Vec::new(),
         control: BTreeMap::new(),
         mf_spent: BTreeMap::new(),
+        ordnance: Default::default(),
     };
     // Units on a victory hex at the start control it (R53).
     crate::victory::update_control(scenario, &mut state);

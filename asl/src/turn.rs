@@ -81,6 +81,9 @@ pub enum TurnEvent {
 /// | `Advance` | APh | phasing |
 /// | `Search` | APh | phasing |
 /// | `Concede` | any | either side |
+/// | `OrdnanceFire`, `ChangeCa` | PFPh, AFPh | phasing (C3, C3.22) |
+/// | `OrdnanceFire`, `ChangeCa` | DFPh | non-phasing |
+/// | `ChooseCa` | any | the opponent of the unit's owner (C3.2) |
 ///
 /// Daisy Chain placements are not actions: they answer the placement
 /// opportunities the engine opens (B28.531, DESIGN 3.2).
@@ -113,6 +116,12 @@ pub fn phase_allows(action: &Action, phase: Phase) -> Result<Who, &'static str> 
         (Action::Ffe { .. }, _) => return Err("A3.3"),
         (Action::Rout { .. }, Rout) => Who::Either,
         (Action::Rout { .. }, _) => return Err("A3.7"),
+        (Action::OrdnanceFire { .. } | Action::ChangeCa { .. }, PrepFire | AdvancingFire) => {
+            Who::Phasing
+        }
+        (Action::OrdnanceFire { .. } | Action::ChangeCa { .. }, DefensiveFire) => Who::NonPhasing,
+        (Action::OrdnanceFire { .. } | Action::ChangeCa { .. }, _) => return Err("C3.22"),
+        (Action::ChooseCa { .. }, _) => Who::Either,
         (Action::Advance { .. }, Advance) => Who::Phasing,
         (Action::Advance { .. }, _) => return Err("A3.8"),
     };
@@ -156,6 +165,9 @@ pub fn action_name(action: &Action) -> &'static str {
         Action::EndPhase => "EndPhase",
         Action::Concede => "Concede",
         Action::DummyDr => "DummyDr",
+        Action::OrdnanceFire { .. } => "OrdnanceFire",
+        Action::ChangeCa { .. } => "ChangeCa",
+        Action::ChooseCa { .. } => "ChooseCa",
     }
 }
 

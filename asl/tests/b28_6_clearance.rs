@@ -117,6 +117,8 @@ fn effect_on_mines(a: &Action) -> &'static str {
         Action::Fire { .. } | Action::EndPhase | Action::Concede => "none",
         // B28.47: extra Dummy counters for setup, never mines.
         Action::DummyDr => "none",
+        // C3.73: ordnance (even a CH) has no effect on terrain or mines.
+        Action::OrdnanceFire { .. } | Action::ChangeCa { .. } | Action::ChooseCa { .. } => "none",
     }
 }
 

@@ -18,6 +18,7 @@ pub mod fact;
 pub mod resolve;
 pub mod ruleset;
 pub mod side;
+pub mod tables;
 
 pub use dice::{DiceKind, DiceSpec, Roll};
 pub use engine::{Engine, Outcome, Step};
@@ -31,3 +32,4 @@ pub use ruleset::{
     NoOrders, Orders, PublicSetup, Registry, Ruleset, Scenario, SealedContents, UnknownRuleset,
 };
 pub use side::Side;
+pub use tables::{SuppliedTable, SuppliedTables, TableError};

@@ -14,6 +14,7 @@ use crate::dice::{DiceSpec, Roll};
 use crate::engine::Engine;
 use crate::fact::{Content, ContentError, Layer, Location};
 use crate::side::Side;
+use crate::tables::SuppliedTables;
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -110,6 +111,13 @@ pub trait Scenario: Send + Sync + Debug {
     /// B28.531), from the ruleset's encoding of them; or every problem
     /// with them. Empty bytes are "no orders" in every ruleset.
     fn orders(&self, side: Side, orders: &[u8]) -> Result<Box<dyn Orders>, Vec<String>>;
+
+    /// The rules-data tables the scenario supplies in place of the
+    /// ruleset's own ([`crate::tables`], R12): the referee checks their
+    /// pinned hashes at genesis and the verifier names them.
+    fn supplied_tables(&self) -> &SuppliedTables {
+        SuppliedTables::none()
+    }
 
     /// The ruleset's own scenario.
     fn as_any(&self) -> &dyn Any;

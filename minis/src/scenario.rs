@@ -169,6 +169,13 @@ pub struct ScenarioFile {
     /// Every figure.
     #[serde(default)]
     pub figures: Vec<FigureFile>,
+    /// Rules-data tables supplied in place of the shipped ones
+    /// (`[tables.minis_mine_detonation]`, R12; [`hexveil_core::tables`]).
+    #[serde(
+        default,
+        skip_serializing_if = "hexveil_core::SuppliedTables::is_empty"
+    )]
+    pub tables: hexveil_core::SuppliedTables,
 }
 
 /// A side, as loaded.
@@ -226,6 +233,9 @@ pub struct MinisScenario {
     pub figures: Vec<Figure>,
     eligible: [Vec<Cell>; 2],
     eligible_set: [BTreeSet<Cell>; 2],
+    /// The supplied tables, as the scenario gave them.
+    pub tables: hexveil_core::SuppliedTables,
+    detonation: std::sync::Arc<DetonationTable>,
 }
 
 /// Index of a side in `[A, B]` arrays.
@@ -259,6 +269,22 @@ impl MinisScenario {
                 "scenario: ruleset = {id:?}: this file is for another ruleset, not the miniatures rules (\"minis\")"
             ));
         }
+        f.tables
+            .check(&[crate::table::SUPPLIED_NAME])
+            .map_err(|e| format!("scenario: {e}"))?;
+        let tables = f.tables.clone();
+        let detonation = match tables.csv(crate::table::SUPPLIED_NAME) {
+            Some(text) => std::sync::Arc::new(DetonationTable::parse(text).map_err(|why| {
+                format!(
+                    "scenario: {}",
+                    hexveil_core::TableError::Unreadable {
+                        name: crate::table::SUPPLIED_NAME.into(),
+                        why
+                    }
+                )
+            })?),
+            None => std::sync::Arc::new(DetonationTable::shipped().clone()),
+        };
         let [w, d] = f.table;
         if w == 0 || d == 0 || u32::from(w) * u32::from(d) > 1_000_000 {
             return Err(format!("scenario: table {w} x {d} in is not a table"));
@@ -383,6 +409,8 @@ impl MinisScenario {
             figures,
             eligible,
             eligible_set,
+            tables,
+            detonation,
         })
     }
 
@@ -419,9 +447,10 @@ impl MinisScenario {
         self.eligible_set[si(side)].contains(&cell)
     }
 
-    /// The detonation table.
-    pub fn table(&self) -> &'static DetonationTable {
-        DetonationTable::shipped()
+    /// The detonation table: the scenario's supplied one (R12) or the
+    /// shipped one.
+    pub fn table(&self) -> &DetonationTable {
+        &self.detonation
     }
 
     /// Every problem with the mines `side` pre-lays: hidden ones and the
@@ -820,6 +849,10 @@ impl CoreScenario for MinisScenario {
                 "the miniatures rules have no notes, so no standing orders".into(),
             ])
         }
+    }
+
+    fn supplied_tables(&self) -> &hexveil_core::SuppliedTables {
+        &self.tables
     }
 
     fn as_any(&self) -> &dyn Any {

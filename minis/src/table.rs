@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 
 /// The data file's name, as refusals cite it.
 pub const TABLE_FILE: &str = "minis_mine_detonation.csv";
+/// The name a scenario supplies it under (`[tables.minis_mine_detonation]`).
+pub const SUPPLIED_NAME: &str = "minis_mine_detonation";
 
 const TABLE_CSV: &str = include_str!("../data/minis_mine_detonation.csv");
 

@@ -386,8 +386,8 @@ pub fn replace(ctx: &mut Ctx<'_>, unit: UnitId, cause: ReplacementCause) -> Res<
         Ok(vec![unit])
     };
     match &u.kind {
-        UnitKind::Vehicle(_) => Err(RuleError::new(
-            format!("unit {unit} is a vehicle: only Personnel are Replaced"),
+        UnitKind::Vehicle(_) | UnitKind::Gun(_) => Err(RuleError::new(
+            format!("unit {unit} is a vehicle or Gun: only Personnel are Replaced"),
             "A19.13",
         )
         .into()),

@@ -147,10 +147,19 @@ impl fmt::Display for VehicleLineResult {
 /// Number was not found is a [`RuleError`] naming the table, row and column
 /// (R12); 0 FP is no effect.
 pub fn vehicle_line(fp: u8, final_dr: i16) -> Result<VehicleLineResult, RuleError> {
+    vehicle_line_in(tables::vehicle_line(), fp, final_dr)
+}
+
+/// [`vehicle_line`] on a given table (a scenario's supplied one, R12).
+pub fn vehicle_line_in(
+    table: &tables::VehicleLine,
+    fp: u8,
+    final_dr: i16,
+) -> Result<VehicleLineResult, RuleError> {
     let Some(c) = column_index(fp) else {
         return Ok(VehicleLineResult::NoEffect);
     };
-    let kill = tables::vehicle_line().kill[c].ok_or_else(|| {
+    let kill = table.kill[c].ok_or_else(|| {
         tables::missing_cell(VEHICLE_LINE_CSV, &IFT_COLUMNS[c].to_string(), "kill_number")
     })?;
     let k = i16::from(kill);

@@ -54,7 +54,7 @@ pub fn may_use_stealth(unit: &Unit) -> bool {
 pub fn mf_allowance(state: &GameState, unit: UnitId) -> u8 {
     let Some(u) = state.unit(unit) else { return 0 };
     match &u.kind {
-        UnitKind::Vehicle(_) => 0,
+        UnitKind::Vehicle(_) | UnitKind::Gun(_) => 0,
         _ if u.has(Trait::Berserk) => 8,
         UnitKind::Leader(_) => 6,
         UnitKind::Infantry(_) => {

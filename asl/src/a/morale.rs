@@ -155,6 +155,8 @@ pub enum AttackCause {
     BoobyTrap,
     /// Anything else.
     Other,
+    /// An ordnance hit (C3.32, C3.33).
+    Ordnance,
 }
 
 /// How an IFT attack is applied.
@@ -189,6 +191,16 @@ impl AttackInfo {
             cause: AttackCause::Ffe,
             hex: Some(hex),
             cite: vec!["B28.62", "A7.3"],
+            concealment_only_on_break_or_cr: false,
+        }
+    }
+
+    /// An ordnance hit on the IFT (C3.32, C3.33, C3.71).
+    pub fn ordnance(hex: Hex) -> AttackInfo {
+        AttackInfo {
+            cause: AttackCause::Ordnance,
+            hex: Some(hex),
+            cite: vec!["C3.3", "A7.3"],
             concealment_only_on_break_or_cr: false,
         }
     }

@@ -130,7 +130,7 @@ impl ElrTable {
 
 /// Splits a CSV text into its data records (header first), skipping `#`
 /// lines.
-fn records(table: &str, src: &str) -> Result<Vec<csv::StringRecord>, RuleError> {
+pub fn records(table: &str, src: &str) -> Result<Vec<csv::StringRecord>, RuleError> {
     let body: String = src
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
@@ -154,7 +154,8 @@ pub fn missing_cell(table: &str, row: &str, column: &str) -> RuleError {
     )
 }
 
-fn bad_cell(table: &str, row: &str, column: &str, value: &str) -> RuleError {
+/// The error for a cell whose value is not valid (R12).
+pub fn bad_cell(table: &str, row: &str, column: &str, value: &str) -> RuleError {
     RuleError::new(
         format!(
             "table {table}: row {row}, column {column} holds {value:?}, which is not a valid value"
@@ -340,6 +341,20 @@ pub fn vehicle_line() -> &'static VehicleLine {
             .expect("core/data/ift_vehicle_line.csv parses (tested)")
     })
 }
+
+/// The Vehicle line a scenario uses: its supplied `ift_vehicle_line`
+/// table (R12, [`hexveil_core::tables`]) or the shipped one.
+pub fn vehicle_line_of(
+    scenario: &crate::model::scenario::Scenario,
+) -> Result<VehicleLine, RuleError> {
+    match scenario.tables.csv(VEHICLE_LINE_NAME) {
+        Some(text) => parse_vehicle_line(text),
+        None => Ok(vehicle_line().clone()),
+    }
+}
+
+/// The name a scenario supplies the Vehicle line under.
+pub const VEHICLE_LINE_NAME: &str = "ift_vehicle_line";
 
 /// The ELR Replacement table, parsed once.
 pub fn elr() -> &'static ElrTable {

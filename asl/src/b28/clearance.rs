@@ -30,10 +30,27 @@ pub struct ClearanceTable {
     pub success_final_dr_max: i16,
 }
 
+/// The name a scenario supplies the clearance table under.
+pub const SUPPLIED_NAME: &str = "b24_74_clearance";
+
 /// Reads the shipped `b24_74_clearance.csv`; an error naming table, row and
 /// column when the number is missing (R12).
 pub fn shipped_table() -> Result<ClearanceTable, RuleError> {
-    let value = include_str!("../../data/b24_74_clearance.csv")
+    parse_table(include_str!("../../data/b24_74_clearance.csv"))
+}
+
+/// The clearance table a scenario uses: its supplied
+/// `[tables.b24_74_clearance]` (R12) or the shipped one.
+pub fn table_of(scenario: &crate::model::scenario::Scenario) -> Result<ClearanceTable, RuleError> {
+    match scenario.tables.csv(SUPPLIED_NAME) {
+        Some(text) => parse_table(text),
+        None => shipped_table(),
+    }
+}
+
+/// Reads a `b24_74_clearance.csv` text (`clearance_item,value` rows).
+pub fn parse_table(text: &str) -> Result<ClearanceTable, RuleError> {
+    let value = text
         .lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.split_once(','))
@@ -69,7 +86,7 @@ pub fn sapper_drm(state: &GameState, units: &[UnitId]) -> i16 {
 
 /// Resolves `Action::InfantryClearance` with the shipped data (R12).
 pub fn resolve(ctx: &mut Ctx<'_>, units: &[UnitId]) -> Res<()> {
-    let table = shipped_table().map_err(Interrupt::Refuse)?;
+    let table = table_of(ctx.scenario).map_err(Interrupt::Refuse)?;
     resolve_with_table(ctx, units, table)
 }
 

@@ -545,7 +545,7 @@ fn ap_attack_vehicle(
     let final_dr = roll.total() as i16 + drm;
     let ift = agreed::ift_lookup(fp, final_dr)?;
     let outcome = if unarmored {
-        agreed::vehicle_line(fp, final_dr)?
+        agreed::vehicle_line(ctx, fp, final_dr)?
     } else if matches!(ift, IftResult::Kia(_)) {
         VehicleOutcome::Immobilized
     } else {
@@ -708,8 +708,9 @@ pub(crate) mod agreed {
 
     /// The Vehicle line (A7.308); a missing Kill Number is an R12 refusal
     /// naming table, row and column.
-    pub fn vehicle_line(fp: u8, final_dr: i16) -> Res<VehicleOutcome> {
-        let r = ift::vehicle_line(fp, final_dr).map_err(|mut e| {
+    pub fn vehicle_line(ctx: &Ctx<'_>, fp: u8, final_dr: i16) -> Res<VehicleOutcome> {
+        let table = crate::a::tables::vehicle_line_of(ctx.scenario).map_err(Interrupt::Refuse)?;
+        let r = ift::vehicle_line_in(&table, fp, final_dr).map_err(|mut e| {
             e.cite.push("B28.42".into());
             Interrupt::Refuse(e)
         })?;

@@ -66,16 +66,19 @@ pub fn vulnerable(ctx: &Ctx<'_>, vehicle: UnitId) -> Vec<UnitId> {
     out
 }
 
-/// Applies a minefield attack's outcome to a vehicle and its PRC.
-pub fn vehicle_hit(
+/// Applies an attack's outcome to a vehicle itself (B28.42, B28.52, and
+/// an ordnance hit on the Vehicle line, C3.32): eliminated units leave the
+/// map, a Burning Wreck keeps its hex, an immobilized vehicle stays. Refused
+/// (R12) when an eliminated vehicle carries PRC: their survival needs data
+/// not given.
+pub fn apply_outcome(
     ctx: &mut Ctx<'_>,
     vehicle: UnitId,
     hex: Hex,
     outcome: VehicleOutcome,
-    collateral: Collateral,
 ) -> Res<()> {
     match outcome {
-        VehicleOutcome::NoEffect => return Ok(()),
+        VehicleOutcome::NoEffect => {}
         VehicleOutcome::Eliminated | VehicleOutcome::BurningWreck => {
             let prc = aboard(ctx, vehicle);
             if !prc.is_empty() {
@@ -88,7 +91,7 @@ pub fn vehicle_hit(
                 }));
             }
             // Eliminated units leave the map (`Unit::hex`, as A10/A19 casualties
-            // do in morale.rs); a Burning Wreck's hex is kept below (B28.52).
+            // do in morale.rs); a Burning Wreck's hex is kept (B28.52).
             if let Some(u) = ctx.state.units.get_mut(&vehicle) {
                 u.status.eliminated = true;
                 u.hex = None;
@@ -105,6 +108,21 @@ pub fn vehicle_hit(
             }
         }
     }
+    Ok(())
+}
+
+/// Applies a minefield attack's outcome to a vehicle and its PRC.
+pub fn vehicle_hit(
+    ctx: &mut Ctx<'_>,
+    vehicle: UnitId,
+    hex: Hex,
+    outcome: VehicleOutcome,
+    collateral: Collateral,
+) -> Res<()> {
+    if outcome == VehicleOutcome::NoEffect {
+        return Ok(());
+    }
+    apply_outcome(ctx, vehicle, hex, outcome)?;
     emit(
         ctx,
         Visibility::Public,

@@ -71,6 +71,7 @@ mod tests {
             daisy_chains: Vec::new(),
             control: Default::default(),
             mf_spent: Default::default(),
+            ordnance: Default::default(),
             opportunities: 0,
             result: None,
         };

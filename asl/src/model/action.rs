@@ -1,8 +1,8 @@
 //! Actions a player declares. Each is signed by its author in the protocol
 //! and adjudicated by the [`crate::engine::Engine`].
 
-use crate::board::hex::Hex;
-use crate::model::unit::UnitId;
+use crate::board::hex::{Hex, Spine};
+use crate::model::unit::{Ammo, UnitId};
 use serde::{Deserialize, Serialize};
 
 /// How a unit moves into the next hex.
@@ -32,6 +32,28 @@ pub enum FfeKind {
     HeConcentration,
     /// An HE aerial bomb attack.
     AerialBomb,
+}
+
+/// The Target Type of an ordnance shot (C3.31-C3.33).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TargetType {
+    /// At this one vehicle (C3.31).
+    Vehicle(UnitId),
+    /// At the unarmored targets of one Location (C3.32).
+    Infantry,
+    /// At everything in the hex (C3.33).
+    Area,
+}
+
+impl TargetType {
+    /// `Vehicle`, `Infantry` or `Area`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetType::Vehicle(_) => "Vehicle",
+            TargetType::Infantry => "Infantry",
+            TargetType::Area => "Area",
+        }
+    }
 }
 
 /// A declared action.
@@ -110,6 +132,40 @@ pub enum Action {
     DummyDr,
     /// The actor concedes the game.
     Concede,
+    /// A Gun or vehicle fires its ordnance on the To Hit Table (C3).
+    OrdnanceFire {
+        /// The Gun or vehicle.
+        gun: UnitId,
+        /// The target hex.
+        target: Hex,
+        /// The Target Type.
+        target_type: TargetType,
+        /// The ammunition fired.
+        ammo: Ammo,
+        /// Turn to this hexspine first, to bring the target into the CA
+        /// (C3.21, Case A DRM).
+        change_ca: Option<Spine>,
+        /// Other To Hit DRM the players agree on (Hindrance, Case R, and
+        /// the cases the engine does not derive); the engine adds Cases A,
+        /// B, D, E, K, L, N, Q and Target Size itself.
+        extra_drm: i8,
+    },
+    /// A Gun or vehicle changes its CA without firing, at the end of a
+    /// friendly fire phase (C3.22).
+    ChangeCa {
+        /// The Gun or vehicle.
+        unit: UnitId,
+        /// The new hexspine.
+        ca: Spine,
+    },
+    /// The opponent picks the hexspine of an enemy Gun or vehicle whose
+    /// facing is ambiguous (C3.2).
+    ChooseCa {
+        /// The enemy Gun or vehicle.
+        unit: UnitId,
+        /// One of the two hexspines of the hexside it faces.
+        ca: Spine,
+    },
 }
 
 impl Action {
@@ -144,6 +200,21 @@ impl Action {
                 hex: map.canonical(hex),
                 fp,
                 kind,
+            },
+            Action::OrdnanceFire {
+                gun,
+                target,
+                target_type,
+                ammo,
+                change_ca,
+                extra_drm,
+            } => Action::OrdnanceFire {
+                gun,
+                target: map.canonical(target),
+                target_type,
+                ammo,
+                change_ca,
+                extra_drm,
             },
             other => other,
         }

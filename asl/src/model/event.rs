@@ -59,4 +59,6 @@ pub enum EventKind {
     DaisyChain(crate::b28::daisy_chain::DaisyEvent),
     /// Turn and phase changes, surrender, the end of the game.
     Turn(crate::turn::TurnEvent),
+    /// Ordnance: Covered Arcs, To Hit, hits and their effects (C3).
+    Ordnance(crate::c3::ordnance::OrdnanceEvent),
 }

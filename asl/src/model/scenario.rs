@@ -7,12 +7,12 @@
 //! Data whose absence only matters in play (an AFV's Aerial AF, R4) may be
 //! missing; the rule that needs it refuses then.
 
-use crate::board::hex::Hex;
+use crate::board::hex::{Direction, Hex, Spine};
 use crate::board::map::Map;
 use crate::board::terrain::HexInfo;
 use crate::model::unit::{
-    Class, HullArmor, Infantry, InfantrySize, Leader, Status, Strength, Trait, Unit, UnitId,
-    UnitKind, Vehicle,
+    Ammo, Class, Facing, Gun, HullArmor, Infantry, InfantrySize, Leader, Ordnance, Status,
+    Strength, Suffix, ThColour, Trait, Unit, UnitId, UnitKind, Vehicle,
 };
 use crate::side::Side;
 use serde::{Deserialize, Serialize};
@@ -115,6 +115,10 @@ pub struct Scenario {
     /// Game Turn; `None`: the game ends without a winner.
     #[serde(default)]
     pub victory: Option<crate::model::victory::Victory>,
+    /// Rules-data tables the scenario supplies in place of the shipped
+    /// ones (`[tables]`, R12; [`hexveil_core::tables`]).
+    #[serde(default)]
+    pub tables: hexveil_core::SuppliedTables,
 }
 
 /// Why a scenario file could not be loaded. Each names the field and the
@@ -168,6 +172,8 @@ struct ScenarioFile {
     turns: u16,
     #[serde(default)]
     victory: Option<Value>,
+    #[serde(default)]
+    tables: hexveil_core::SuppliedTables,
 }
 
 #[derive(Deserialize)]
@@ -235,6 +241,33 @@ struct UnitFile {
     hex: Option<String>,
     #[serde(default)]
     vehicle: Option<VehicleFile>,
+    /// A Gun's data (kind `gun`).
+    #[serde(default)]
+    gun: Option<OrdnanceFile>,
+    /// Facing (C3.2): a hexspine `e`, `sse`, `ssw`, `w`, `nnw`, `nne`, or a
+    /// hexside `n`, `ne`, `se`, `s`, `sw`, `nw` (ambiguous: the opponent
+    /// picks one of its two hexspines).
+    #[serde(default)]
+    ca: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OrdnanceFile {
+    calibre_mm: u16,
+    #[serde(default)]
+    suffix: String,
+    colour: String,
+    #[serde(default)]
+    he_fp: Option<u8>,
+    ammo: Vec<String>,
+    #[serde(default)]
+    mortar: bool,
+    #[serde(default)]
+    turreted: bool,
+    max_range: u16,
+    #[serde(default)]
+    multi_tk: bool,
 }
 
 #[derive(Deserialize)]
@@ -260,6 +293,99 @@ struct VehicleFile {
     passengers: Vec<String>,
     #[serde(default)]
     riders: Vec<String>,
+    #[serde(default)]
+    ordnance: Option<OrdnanceFile>,
+    #[serde(default)]
+    size_drm: i8,
+    #[serde(default)]
+    hull_down: bool,
+}
+
+/// Reads a Gun's or vehicle's ordnance (C3, C4).
+fn parse_ordnance(field: &str, o: OrdnanceFile) -> Result<Ordnance, ScenarioError> {
+    let suffix = match o.suffix.as_str() {
+        "" => Suffix::None,
+        "*" => Suffix::Star,
+        "L" => Suffix::L,
+        "LL" => Suffix::Ll,
+        other => {
+            return Err(invalid(
+                format!("{field}.suffix"),
+                format!("{other:?}"),
+                "a barrel suffix is \"\", \"*\", \"L\" or \"LL\" (C4.1)",
+            ))
+        }
+    };
+    let colour = match o.colour.as_str() {
+        "red" => ThColour::Red,
+        "black" => ThColour::Black,
+        other => {
+            return Err(invalid(
+                format!("{field}.colour"),
+                format!("{other:?}"),
+                "the Basic TH# colour is \"red\" or \"black\" (C3.3, A25)",
+            ))
+        }
+    };
+    if o.calibre_mm == 0 {
+        return Err(invalid(
+            format!("{field}.calibre_mm"),
+            0,
+            "a calibre is at least 1 mm",
+        ));
+    }
+    if o.max_range == 0 {
+        return Err(invalid(
+            format!("{field}.max_range"),
+            0,
+            "a listed range is at least 1 hex (C3.52)",
+        ));
+    }
+    let mut ammo = BTreeSet::new();
+    for (j, a) in o.ammo.iter().enumerate() {
+        let am = Ammo::parse(a).ok_or_else(|| {
+            invalid(
+                format!("{field}.ammo[{j}]"),
+                format!("{a:?}"),
+                "ammunition is one of HE, AP, HEAT, APCR, APDS, SMOKE, WP",
+            )
+        })?;
+        ammo.insert(am);
+    }
+    if ammo.contains(&Ammo::He) && o.he_fp.is_none_or(|f| f == 0) {
+        return Err(invalid(
+            format!("{field}.he_fp"),
+            "nothing",
+            "a weapon firing HE needs the FP of its HE (its IFT column, C3.32)",
+        ));
+    }
+    Ok(Ordnance {
+        calibre_mm: o.calibre_mm,
+        suffix,
+        colour,
+        he_fp: o.he_fp,
+        ammo,
+        mortar: o.mortar,
+        turreted: o.turreted,
+        max_range: o.max_range,
+        multi_tk: o.multi_tk,
+    })
+}
+
+/// Reads a facing: a hexspine (definite CA) or a hexside (ambiguous, C3.2).
+fn parse_facing(field: &str, s: &str) -> Result<Facing, ScenarioError> {
+    let quoted = serde_json::Value::String(s.to_string());
+    if let Ok(spine) = serde_json::from_value::<Spine>(quoted.clone()) {
+        return Ok(Facing::Spine(spine));
+    }
+    if let Ok(d) = serde_json::from_value::<Direction>(quoted) {
+        return Ok(Facing::Hexside(d));
+    }
+    Err(invalid(
+        field,
+        format!("{s:?}"),
+        "a facing is a hexspine (e, sse, ssw, w, nnw, nne) or a hexside (n, ne, se, s, sw, nw) (C3.2)",
+    ))
 }
 
 /// Reads a side name `A` or `B`.
@@ -425,15 +551,29 @@ impl Scenario {
                 "squad" => Some(InfantrySize::Squad),
                 "half_squad" | "hs" => Some(InfantrySize::HalfSquad),
                 "crew" => Some(InfantrySize::Crew),
-                "leader" | "vehicle" => None,
+                "leader" | "vehicle" | "gun" => None,
                 other => {
                     return Err(invalid(
                         f("kind"),
                         format!("{other:?}"),
-                        "kind is one of squad, half_squad, crew, leader, vehicle",
+                        "kind is one of squad, half_squad, crew, leader, vehicle, gun",
                     ))
                 }
             };
+            if uf.gun.is_some() && uf.kind != "gun" {
+                return Err(invalid(
+                    f("gun"),
+                    "a table",
+                    "only a unit of kind gun has gun data",
+                ));
+            }
+            if uf.ca.is_some() && uf.kind != "gun" && uf.kind != "vehicle" {
+                return Err(invalid(
+                    f("ca"),
+                    format!("{:?}", uf.ca.as_deref().unwrap_or("")),
+                    "only a vehicle or a Gun has a Covered Arc (C3.2)",
+                ));
+            }
             if uf.vehicle.is_some() && uf.kind != "vehicle" {
                 return Err(invalid(
                     f("vehicle"),
@@ -478,6 +618,13 @@ impl Scenario {
                     invalid(f("strength"), "nothing", "a leader needs a rating like 9-2")
                 })?;
                 UnitKind::Leader(parse_leader(&f("strength"), s)?)
+            } else if uf.kind == "gun" {
+                let g = uf.gun.ok_or_else(|| {
+                    invalid(f("gun"), "nothing", "a Gun needs a [units.gun] table")
+                })?;
+                UnitKind::Gun(Gun {
+                    ordnance: parse_ordnance(&f("gun"), g)?,
+                })
             } else {
                 let v = uf.vehicle.ok_or_else(|| {
                     invalid(
@@ -486,7 +633,22 @@ impl Scenario {
                         "a vehicle needs a [units.vehicle] table",
                     )
                 })?;
+                let mut v = v;
+                let ordnance = match v.ordnance.take() {
+                    Some(o) => Some(parse_ordnance(&f("vehicle.ordnance"), o)?),
+                    None => None,
+                };
+                if !(-3..=3).contains(&v.size_drm) {
+                    return Err(invalid(
+                        f("vehicle.size_drm"),
+                        v.size_drm,
+                        "a Target Size DRM is -3..=3 (C3.32 EX)",
+                    ));
+                }
                 let kind = UnitKind::Vehicle(Vehicle {
+                    ordnance,
+                    size_drm: v.size_drm,
+                    hull_down: v.hull_down,
                     hull: v.hull,
                     aerial_af: v.aerial_af,
                     fully_tracked: v.fully_tracked,
@@ -516,6 +678,10 @@ impl Scenario {
                 }
                 None => None,
             };
+            let facing = match &uf.ca {
+                Some(c) => Some(parse_facing(&f("ca"), c)?),
+                None => None,
+            };
             units.push(Unit {
                 id,
                 name: uf.name.clone(),
@@ -524,7 +690,10 @@ impl Scenario {
                 kind,
                 traits,
                 hex,
-                status: Status::default(),
+                status: Status {
+                    facing,
+                    ..Status::default()
+                },
                 daisy_chain: None,
             });
         }
@@ -720,6 +889,7 @@ impl Scenario {
             units,
             first_phasing: Some(first),
             turns: file.turns,
+            tables: file.tables,
         })
     }
 

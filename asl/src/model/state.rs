@@ -111,6 +111,38 @@ pub struct MineState {
     pub burning_wrecks: BTreeMap<UnitId, Hex>,
 }
 
+/// A Gun's Acquisition of a target hex (C6.5 Case N as C3.7 EX uses it):
+/// consecutive shots at the same hex from the same hex and facing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Acquisition {
+    /// The hex acquired.
+    pub target: Hex,
+    /// Shots at it so far (1: the next shot gets -1, 2 or more: -2).
+    pub shots: u8,
+    /// Where the firer was.
+    pub from: Hex,
+    /// How the firer faced.
+    pub facing: Option<crate::model::unit::Facing>,
+}
+
+/// Ordnance bookkeeping (C3).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OrdnanceState {
+    /// When each Gun/vehicle last fired ordnance: it fires once per
+    /// phase (Rate of Fire, C2.24, is not adjudicated).
+    pub fired_at: BTreeMap<UnitId, MovedAt>,
+    /// When each changed its CA without firing (C3.22): it may not fire
+    /// again in that phase.
+    pub ca_changed_at: BTreeMap<UnitId, MovedAt>,
+    /// Units that may not move for the rest of this Player Turn (turn,
+    /// phasing side): a CA change in the PFPh (C3.22) freezes the Gun and
+    /// its crew.
+    pub no_move: BTreeMap<UnitId, (u16, Side)>,
+    /// Each firer's Acquisition (Case N).
+    pub acquisition: BTreeMap<UnitId, Acquisition>,
+}
+
 /// A Daisy Chain placed on the map, as the referee knows it (B28.531;
 /// the rules that place and fire it are in [`crate::b28::daisy_chain`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +206,9 @@ pub struct GameState {
     /// MPh (A4.1, R57); emptied when an MPh begins.
     #[serde(default)]
     pub mf_spent: BTreeMap<UnitId, u8>,
+    /// Ordnance bookkeeping (C3).
+    #[serde(default)]
+    pub ordnance: OrdnanceState,
 }
 
 impl GameState {
@@ -187,6 +222,15 @@ impl GameState {
         self.units
             .values()
             .filter(move |u| u.hex == Some(hex) && u.in_play() && u.status.aboard.is_none())
+    }
+
+    /// Now, as a [`MovedAt`] stamp.
+    pub fn now(&self) -> MovedAt {
+        MovedAt {
+            turn: self.turn,
+            phasing: self.phasing,
+            phase: self.phase,
+        }
     }
 
     /// The markers of a hex (default when none).

@@ -1,6 +1,6 @@
 //! Units: Infantry (squads, half-squads, crews), leaders and vehicles.
 
-use crate::board::hex::Hex;
+use crate::board::hex::{Direction, Hex, Spine};
 use crate::side::Side;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -184,6 +184,17 @@ pub struct Vehicle {
     pub passengers: Vec<UnitId>,
     /// Riders on the outside (B28.43): always Vulnerable PRC.
     pub riders: Vec<UnitId>,
+    /// Its Main Armament, if it fires ordnance (C3).
+    #[serde(default)]
+    pub ordnance: Option<Ordnance>,
+    /// Its Target Size To Hit DRM as a target (C3.32 EX: -2..=+2; a
+    /// Kuebelwagen is +2, an Opel Blitz 0).
+    #[serde(default)]
+    pub size_drm: i8,
+    /// Hull Down to every firer (D4.2 as far as C3.6, C3.7 and C3.9 need
+    /// it: a hull hit misses it, a CH strikes its turret). Scenario data.
+    #[serde(default)]
+    pub hull_down: bool,
 }
 
 impl Vehicle {
@@ -215,6 +226,169 @@ impl Vehicle {
     }
 }
 
+/// Ammunition an ordnance shot fires (C3.31-C3.33, C4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Ammo {
+    /// High Explosive.
+    He,
+    /// Armor Piercing.
+    Ap,
+    /// High Explosive Anti-Tank.
+    Heat,
+    /// Armor Piercing Composite Rigid.
+    Apcr,
+    /// Armor Piercing Discarding Sabot.
+    Apds,
+    /// Smoke.
+    Smoke,
+    /// White Phosphorus.
+    Wp,
+}
+
+impl Ammo {
+    /// Its usual name (`HE`, `AP`, `WP` ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ammo::He => "HE",
+            Ammo::Ap => "AP",
+            Ammo::Heat => "HEAT",
+            Ammo::Apcr => "APCR",
+            Ammo::Apds => "APDS",
+            Ammo::Smoke => "SMOKE",
+            Ammo::Wp => "WP",
+        }
+    }
+
+    /// Parses `HE`, `ap`, `Smoke` ...
+    pub fn parse(s: &str) -> Option<Ammo> {
+        [
+            Ammo::He,
+            Ammo::Ap,
+            Ammo::Heat,
+            Ammo::Apcr,
+            Ammo::Apds,
+            Ammo::Smoke,
+            Ammo::Wp,
+        ]
+        .into_iter()
+        .find(|a| a.name().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// SMOKE or WP: a smoke round (C3.33: Area Target Type).
+    pub fn is_smoke(self) -> bool {
+        matches!(self, Ammo::Smoke | Ammo::Wp)
+    }
+}
+
+impl fmt::Display for Ammo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The colour of a nationality's Basic To Hit numbers (C3.3: the A25
+/// National Capabilities Chart's "Ordnance TH#" column, scenario data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThColour {
+    /// Red TH# (e.g. Russian).
+    Red,
+    /// Black TH# (e.g. German).
+    Black,
+}
+
+impl ThColour {
+    /// `red` or `black`, as in `to_hit.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThColour::Red => "red",
+            ThColour::Black => "black",
+        }
+    }
+}
+
+/// The barrel-length suffix of a Gun (C4.11-C4.13): `*`, `L`, `LL`.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum Suffix {
+    /// No suffix.
+    #[default]
+    None,
+    /// `*` (short barrel, C4.11).
+    Star,
+    /// `L` (long barrel, C4.12).
+    L,
+    /// `LL` (very long barrel, C4.13).
+    Ll,
+}
+
+impl Suffix {
+    /// As printed: ``, `*`, `L`, `LL`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Suffix::None => "",
+            Suffix::Star => "*",
+            Suffix::L => "L",
+            Suffix::Ll => "LL",
+        }
+    }
+}
+
+/// A weapon that fires on a To Hit table (C3): a Gun's, or a vehicle's
+/// Main Armament. Scenario data, as printed on the counter and its note.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ordnance {
+    /// Calibre in mm (C4.2: <= 57mm, <= 40mm; C3.8: 15-40mm).
+    pub calibre_mm: u16,
+    /// Barrel suffix (C4.1).
+    pub suffix: Suffix,
+    /// Its nationality's Basic TH# colour (C3.3, A25).
+    pub colour: ThColour,
+    /// The IFT FP of its HE (the calibre's HE Equivalency column); `None`
+    /// if it has no HE.
+    pub he_fp: Option<u8>,
+    /// The ammunition it may fire.
+    pub ammo: BTreeSet<Ammo>,
+    /// A mortar (C3.33: Area Target Type only).
+    pub mortar: bool,
+    /// Turreted (C3.22, C5.1 Case A).
+    pub turreted: bool,
+    /// Listed range in hexes (C3.52: no hit beyond it).
+    pub max_range: u16,
+    /// Granted two or more TK DR per hit by its note (C3.8: no Multiple
+    /// Hits).
+    pub multi_tk: bool,
+}
+
+impl Ordnance {
+    /// `75L`, `57LL`, `50*`.
+    pub fn label(&self) -> String {
+        format!("{}{}", self.calibre_mm, self.suffix.name())
+    }
+}
+
+/// A Gun counter (C3: it fires only when manned by Good Order Infantry of
+/// its side in its hex).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gun {
+    /// What it fires.
+    pub ordnance: Ordnance,
+}
+
+/// Where a vehicle's or Gun's barrel points (C3.2): at one of its
+/// hexspines (a definite Covered Arc), or at a hexside, which is ambiguous
+/// until the opponent picks one of its two hexspines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Facing {
+    /// At this hexspine.
+    Spine(Spine),
+    /// At this hexside: the CA is ambiguous (C3.2).
+    Hexside(Direction),
+}
+
 /// What kind of unit it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UnitKind {
@@ -224,6 +398,8 @@ pub enum UnitKind {
     Leader(Leader),
     /// A vehicle.
     Vehicle(Vehicle),
+    /// A Gun (C3).
+    Gun(Gun),
 }
 
 /// Transient status of a unit.
@@ -245,6 +421,9 @@ pub struct Status {
     pub captured: bool,
     /// Aboard this vehicle as Passenger or Rider.
     pub aboard: Option<UnitId>,
+    /// A vehicle's or Gun's facing: its Covered Arc (C3.2).
+    #[serde(default)]
+    pub facing: Option<Facing>,
 }
 
 /// A unit in play.
@@ -287,9 +466,32 @@ impl Unit {
         }
     }
 
-    /// Personnel (Infantry or leader), as opposed to vehicles.
+    /// Personnel (Infantry or leader), as opposed to vehicles and Guns.
     pub fn is_personnel(&self) -> bool {
-        !matches!(self.kind, UnitKind::Vehicle(_))
+        matches!(self.kind, UnitKind::Infantry(_) | UnitKind::Leader(_))
+    }
+
+    /// Gun data, if a Gun.
+    pub fn gun(&self) -> Option<&Gun> {
+        match &self.kind {
+            UnitKind::Gun(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The ordnance it fires: a Gun's, or a vehicle's Main Armament.
+    pub fn ordnance(&self) -> Option<&Ordnance> {
+        match &self.kind {
+            UnitKind::Gun(g) => Some(&g.ordnance),
+            UnitKind::Vehicle(v) => v.ordnance.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// An armored fighting vehicle: a vehicle that does not count as
+    /// unarmored (C3.31, C3.32).
+    pub fn is_afv(&self) -> bool {
+        self.vehicle().is_some_and(|v| !v.counts_as_unarmored())
     }
 
     /// In play: neither eliminated nor captured.
@@ -339,6 +541,7 @@ impl Unit {
             }
             UnitKind::Leader(l) => format!("{l} leader"),
             UnitKind::Vehicle(_) => "vehicle".to_string(),
+            UnitKind::Gun(g) => format!("{} Gun", g.ordnance.label()),
         }
     }
 
@@ -347,7 +550,7 @@ impl Unit {
         match &self.kind {
             UnitKind::Infantry(i) => Some(i.strength.morale),
             UnitKind::Leader(l) => Some(l.morale),
-            UnitKind::Vehicle(_) => None,
+            UnitKind::Vehicle(_) | UnitKind::Gun(_) => None,
         }
     }
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// Casualty Victory Points of a unit eliminated or captured, by kind
 /// (A26 as these rules read it, R55): squad 2, half-squad 1, crew 1;
-/// leader 1 and vehicle 2 unless the scenario says otherwise.
+/// leader 1, vehicle 2 and Gun 2 unless the scenario says otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CvpValues {
@@ -28,6 +28,8 @@ pub struct CvpValues {
     pub leader: u32,
     /// A vehicle.
     pub vehicle: u32,
+    /// A Gun (R58: 2, as a vehicle, unless the scenario says otherwise).
+    pub gun: u32,
 }
 
 impl Default for CvpValues {
@@ -38,6 +40,7 @@ impl Default for CvpValues {
             crew: 1,
             leader: 1,
             vehicle: 2,
+            gun: 2,
         }
     }
 }
@@ -53,6 +56,7 @@ impl CvpValues {
             },
             UnitKind::Leader(_) => self.leader,
             UnitKind::Vehicle(_) => self.vehicle,
+            UnitKind::Gun(_) => self.gun,
         }
     }
 }

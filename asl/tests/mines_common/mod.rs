@@ -80,6 +80,9 @@ pub fn vehicle_data() -> Vehicle {
         immobilized: false,
         passengers: Vec::new(),
         riders: Vec::new(),
+        ordnance: None,
+        size_drm: 0,
+        hull_down: false,
     }
 }
 

@@ -21,6 +21,8 @@ use hexveil_core as kernel;
 use hexveil_protocol::message::{Prompt, Update};
 use std::collections::BTreeMap;
 
+mod ordnance;
+
 /// Who is reading: a player of one side, a spectator, or a replay reader
 /// who sees everything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,6 +275,9 @@ impl Narrator {
             Action::EndPhase => "ends the phase".into(),
             Action::DummyDr => "makes the Secret dr for extra Dummy minefields".into(),
             Action::Concede => "concedes".into(),
+            other => self
+                .ordnance_action(other)
+                .unwrap_or_else(|| format!("{other:?}")),
         }
     }
 
@@ -339,6 +344,7 @@ impl Narrator {
             EventKind::BoobyTrap(b) => self.booby(b),
             EventKind::DaisyChain(d) => self.daisy(d),
             EventKind::Turn(t) => self.turn(t),
+            EventKind::Ordnance(o) => self.ordnance(o),
         })
     }
 

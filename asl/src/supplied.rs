@@ -1,0 +1,45 @@
+//! The rules-data tables an ASL scenario may supply in place of the shipped
+//! ones (`[tables.<name>]`, R12; the mechanism is the kernel's,
+//! [`hexveil_core::tables`]). Each supplied text is read at load with the
+//! same reader the rules use, so a bad cell is refused before play, naming
+//! the table, the row and the column.
+
+use crate::a::tables::{vehicle_line_of, VEHICLE_LINE_NAME};
+use crate::b28::clearance;
+use crate::c3::to_hit_table::{ToHitTables, SUPPLIED_NAMES};
+use crate::model::error::RuleError;
+use crate::model::scenario::Scenario;
+use hexveil_core::TableError;
+
+/// Every table an ASL scenario may supply.
+pub const NAMES: [&str; 5] = [
+    "to_hit",
+    "to_hit_modifications",
+    "to_hit_drm",
+    VEHICLE_LINE_NAME,
+    clearance::SUPPLIED_NAME,
+];
+
+/// Checks the scenario's supplied tables: names, texts, and each text read
+/// by its table's reader.
+pub fn check(scenario: &Scenario) -> Result<(), TableError> {
+    let t = &scenario.tables;
+    t.check(&NAMES)?;
+    let unreadable = |name: &str| {
+        let name = name.to_string();
+        move |e: RuleError| TableError::Unreadable {
+            name,
+            why: e.reason,
+        }
+    };
+    if let Some(name) = SUPPLIED_NAMES.iter().find(|n| t.csv(n).is_some()) {
+        ToHitTables::of(scenario).map_err(unreadable(name))?;
+    }
+    if t.csv(VEHICLE_LINE_NAME).is_some() {
+        vehicle_line_of(scenario).map_err(unreadable(VEHICLE_LINE_NAME))?;
+    }
+    if t.csv(clearance::SUPPLIED_NAME).is_some() {
+        clearance::table_of(scenario).map_err(unreadable(clearance::SUPPLIED_NAME))?;
+    }
+    Ok(())
+}
