@@ -720,8 +720,9 @@ pub fn check_layout(
 }
 
 /// The state at the start of play, in phase [`Phase::Setup`] of turn 1 with
-/// the first side phasing: units placed, Known Minefield counters and A-T
-/// mines in full view marked, each side's ELR set. The Setup phase is where
+/// the first side phasing: units placed, Known Minefield counters (the
+/// hexes of arrowed lines marked as such, B28.46) and A-T mines in full
+/// view marked, each side's ELR set. The Setup phase is where
 /// the Secret dr for extra Dummies (B28.47) is made; the first side's
 /// `EndPhase` starts its Rally Phase (docs/SCENARIO.md).
 pub fn initial_state(
@@ -754,6 +755,13 @@ pub fn initial_state(
         }
         for h in s.known_hexes(&scenario.map) {
             markers.entry(h).or_default().known_counter = Some(s.side);
+        }
+        // B28.46: every hex of an arrowed line is part of the line, so an
+        // unmined one found later is marked, not cleared (B28.47 EXC).
+        for (a, b) in &s.known_lines {
+            for h in scenario.map.grain_line(*a, *b).unwrap_or_default() {
+                markers.entry(h).or_default().known_line = true;
+            }
         }
         for h in &s.at_in_view {
             markers

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup, Spectator};
@@ -95,50 +95,28 @@ pub async fn start_server(dir: &Path, answer_timeout: Duration) -> (Server, Endp
     (server, ep)
 }
 
-/// Builds the `hexveil-server` binary once and returns its path (in
-/// `CARGO_TARGET_DIR` if set, else the workspace's `target`).
+/// Name of this package's copy of the `hexveil-server` binary (its `main`
+/// is `server/src/main.rs`, see `tests/Cargo.toml`).
+pub const SERVER_BIN: &str = "hexveil-server-e2e";
+
+/// The `hexveil-server` binary `cargo test` built for these tests: cargo
+/// builds every binary of a package before running its integration tests,
+/// and puts it beside their `deps/` directory (where
+/// `CARGO_BIN_EXE_hexveil-server-e2e` points when a test is compiled). No
+/// second `cargo build`: it is compiled once, with the tests.
 pub fn server_binary() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let mut build = Command::new(env!("CARGO"));
-            build.args(["build", "-p", "hexveil-server", "--bin", "hexveil-server"]);
-            // The variables cargo sets for this test process (its manifest
-            // dir, package name...) would look like a changed environment to
-            // build scripts that watch them (ring's does) and force a rebuild
-            // of half the tree: drop them.
-            for (name, _) in std::env::vars_os() {
-                let name = name.to_string_lossy().into_owned();
-                let ours = name.starts_with("CARGO_PKG_")
-                    || name.starts_with("CARGO_BIN_")
-                    || matches!(
-                        name.as_str(),
-                        "CARGO_MANIFEST_DIR"
-                            | "CARGO_MANIFEST_PATH"
-                            | "CARGO_CRATE_NAME"
-                            | "CARGO_PRIMARY_PACKAGE"
-                            | "CARGO_TARGET_TMPDIR"
-                            | "CARGO_RUSTC_CURRENT_DIR"
-                            | "OUT_DIR"
-                    );
-                if ours {
-                    build.env_remove(&name);
-                }
-            }
-            let status = build.status().expect("run cargo build");
-            assert!(status.success(), "building hexveil-server failed");
-            let target = std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    Path::new(env!("CARGO_MANIFEST_DIR"))
-                        .join("..")
-                        .join("target")
-                });
-            let bin = target.join("debug").join("hexveil-server");
-            assert!(bin.exists(), "no binary at {}", bin.display());
-            bin
-        })
-        .clone()
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("test binaries live in <target>/<profile>/deps");
+    let bin = dir.join(format!("{SERVER_BIN}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "no server binary at {} (run these tests with `cargo test`, which builds it)",
+        bin.display()
+    );
+    bin
 }
 
 /// The `hexveil-server` binary as a child process; killed with SIGKILL

@@ -9,26 +9,33 @@ use std::path::{Path, PathBuf};
 
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 
+/// Set to a path, the one `DUTIES.md` to read (and no other).
+const DUTIES_ENV: &str = "HEXVEIL_DUTIES_MD";
+
 /// `shared/rules/DUTIES.md`: beside the project root (`<root>/../shared`),
-/// else beside any further ancestor (a git worktree nests the root deeper).
-/// Without it (a fresh clone of this repository alone) the check cannot
-/// run: it is skipped with a notice, except under CI (`CI` set), which
-/// always has `shared/` beside the clone and must check.
+/// else beside any further ancestor (a git worktree nests the root deeper),
+/// or exactly the file `HEXVEIL_DUTIES_MD` names. Without it (a fresh clone
+/// of this repository alone) the check cannot run: it is skipped with a
+/// notice that cargo's output capture does not hide ([`skip_notice`]),
+/// except under CI (`CI` set), which always has `shared/` beside the clone
+/// and must check.
 fn duties_text() -> Option<String> {
-    let primary = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/rules/DUTIES.md"
-    ));
-    let mut tried = vec![primary.clone()];
-    if let Ok(t) = std::fs::read_to_string(&primary) {
+    let tried: Vec<PathBuf> = match std::env::var_os(DUTIES_ENV) {
+        Some(p) => vec![PathBuf::from(p)],
+        None => std::iter::once(PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/rules/DUTIES.md"
+        )))
+        .chain(
+            Path::new(MANIFEST)
+                .ancestors()
+                .skip(1)
+                .map(|d| d.join("shared/rules/DUTIES.md")),
+        )
+        .collect(),
+    };
+    if let Some(t) = tried.iter().find_map(|p| std::fs::read_to_string(p).ok()) {
         return Some(t);
-    }
-    for dir in Path::new(MANIFEST).ancestors().skip(1) {
-        let p = dir.join("shared/rules/DUTIES.md");
-        if let Ok(t) = std::fs::read_to_string(&p) {
-            return Some(t);
-        }
-        tried.push(p);
     }
     let looked = tried
         .iter()
@@ -39,8 +46,50 @@ fn duties_text() -> Option<String> {
         std::env::var_os("CI").is_none(),
         "DUTIES.md not found under CI; looked for it at: {looked}"
     );
-    eprintln!("duty coverage NOT checked: DUTIES.md not found (looked at: {looked})");
+    skip_notice(&format!(
+        "duty coverage NOT checked: DUTIES.md not found (looked at: {looked})"
+    ));
     None
+}
+
+/// A skipped check must not pass unseen: `eprintln!` inside a test is
+/// captured by the test harness and dropped when the test passes, so the
+/// notice goes straight to the process's stderr, which the capture does not
+/// touch, and is printed under `cargo test` whatever the test's outcome.
+fn skip_notice(text: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "SKIPPED {text}");
+    let _ = err.flush();
+}
+
+/// The skip of the duty check shows under cargo's default output capture:
+/// this test runs this very test binary again (capture on, as `cargo test`
+/// runs it) with `DUTIES.md` pointed at nothing and without `CI`, and looks
+/// for the notice in what the process printed.
+#[test]
+fn a_skipped_duty_check_says_so_through_the_capture() {
+    if std::env::var_os(DUTIES_ENV).is_some() {
+        return; // the child run below
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["every_b28_and_a19_duty_is_cited_by_a_test", "--exact"])
+        .env(DUTIES_ENV, "/nonexistent/shared/rules/DUTIES.md")
+        .env_remove("CI")
+        .env_remove("RUST_TEST_NOCAPTURE")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        printed.contains("SKIPPED duty coverage NOT checked"),
+        "the skip notice was hidden: {printed}"
+    );
 }
 
 /// The rule ids (first column) of the tables under the `###` headings that

@@ -7,10 +7,11 @@
 //! line (`dummy_marker`, B28.47 EXC). Whether a Known counter is a Dummy is
 //! the A-P leaf's content [`crate::model::sealed::Content::Dummy`].
 
-use crate::b28::minefield::{emit, FoundBy, MinefieldEvent};
+use crate::b28::minefield::{emit, request, FoundBy, MinefieldEvent};
 use crate::board::hex::Hex;
 use crate::model::event::Visibility;
-use crate::model::resolve::Ctx;
+use crate::model::resolve::{Ctx, Res};
+use crate::model::sealed::{Content, Layer};
 use crate::side::Side;
 
 /// A Dummy Known Minefield was found in `hex` by a ground unit entering or
@@ -39,6 +40,35 @@ pub fn dummy_found(ctx: &mut Ctx<'_>, owner: Side, hex: Hex, by: FoundBy) {
         },
         &["B28.47"],
     );
+}
+
+/// Whether `hex` is a hex of an arrowed multi-hex Known line of `owner`
+/// whose counter still stands (B28.46): public markers only.
+pub fn on_known_line(ctx: &Ctx<'_>, owner: Side, hex: Hex) -> bool {
+    let m = ctx.state.markers(hex);
+    m.known_line && m.known_counter == Some(owner)
+}
+
+/// A ground unit entered or left a hex of `owner`'s arrowed Known line
+/// (B28.46), as [`on_known_line`] said before the crossing's attacks:
+/// whether the hex is unmined must be announced (B28.47), and an unmined
+/// hex of a line is marked with a Dummy marker (B28.47 EXC). Both layers
+/// are asked whatever the A-P leaf held (even a Dummy found just now), so
+/// the openings depend on public facts only (G3); the referee already
+/// holds any leaf opened for an attack, which is not asked again.
+pub fn line_hex_crossed(ctx: &mut Ctx<'_>, owner: Side, hex: Hex) -> Res<()> {
+    let held = ctx.open(&[
+        request(owner, Layer::AntiPersonnel, hex),
+        request(owner, Layer::AntiTank, hex),
+    ])?;
+    let mined = held
+        .iter()
+        .any(|c| matches!(c, Content::ApMines(_) | Content::AtMines(_)));
+    if !mined {
+        // Nothing more is said if the A-P leaf was a Dummy, found already.
+        dummy_found(ctx, owner, hex, FoundBy::Entry);
+    }
+    Ok(())
 }
 
 /// Mines found in `hex` by a Search: presence and type are public, the hex

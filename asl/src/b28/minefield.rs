@@ -358,11 +358,18 @@ pub fn crossing_attacks(
     let Some(owner) = owner else {
         return Ok(());
     };
+    // B28.46, B28.47 EXC: decided before anything is opened, from public
+    // markers only, so the leaves asked never depend on what they hold (G3).
+    let on_line = (!personnel.is_empty() || !vehicles.is_empty())
+        && known::on_known_line(ctx, owner, mine_hex);
     if !personnel.is_empty() {
         ap_attack_personnel(ctx, owner, mine_hex, &personnel, crossing)?;
     }
     for v in vehicles {
         vehicle_attacks(ctx, owner, mine_hex, v, crossing)?;
+    }
+    if on_line {
+        known::line_hex_crossed(ctx, owner, mine_hex)?;
     }
     Ok(())
 }

@@ -455,7 +455,7 @@ pub fn main(
     let path = out.unwrap_or_else(|| {
         std::env::temp_dir().join(format!("hexveil-demo-{}.transcript", std::process::id()))
     });
-    if let Err(e) = super::files::write_durably(&path, &bytes, true) {
+    if let Err(e) = super::files::write_durably(&path, &bytes) {
         eprintln!("hexveil demo: {e}");
         return ExitCode::FAILURE;
     }

@@ -30,7 +30,7 @@ pub enum KeyError {
 pub fn keygen(out: &Path) -> Result<Identity, KeyError> {
     let pkcs8 = Identity::generate_pkcs8().map_err(|e| KeyError::Generate(e.to_string()))?;
     let id = Identity::from_pkcs8(&pkcs8).map_err(|e| KeyError::Generate(e.to_string()))?;
-    files::write_durably(out, &pkcs8, false)?;
+    files::write_new_durably(out, &pkcs8)?;
     Ok(id)
 }
 

@@ -5,7 +5,6 @@
 pub mod board;
 pub mod command;
 pub mod demo;
-pub mod files;
 pub mod keys;
 pub mod minis_command;
 pub mod narrate;
@@ -15,3 +14,6 @@ pub mod script;
 pub mod secrets;
 pub mod setup_check;
 pub mod transcript;
+
+// Durable, owner-only file writes: the server's one implementation.
+use hexveil_server::durable_file as files;

@@ -952,7 +952,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
                 .out
                 .clone()
                 .unwrap_or_else(|| j.secrets.join("transcript.hexveil"));
-            files::write_durably(&path, &t, true)?;
+            files::write_durably(&path, &t)?;
             let (verdict, _) = transcript::judge(&t);
             println!("transcript written to {}", path.display());
             println!("{verdict}");
@@ -1011,7 +1011,7 @@ pub async fn watch(
     let t = spectator.fetch_transcript().await?;
     let (verdict, _) = transcript::judge(&t);
     if let Some(path) = out {
-        files::write_durably(&path, &t, true)?;
+        files::write_durably(&path, &t)?;
         println!("transcript written to {}", path.display());
     }
     println!("{verdict}");

@@ -108,7 +108,7 @@ pub fn load_or_create(
         path: path.clone(),
         reason: e.to_string(),
     })?;
-    files::write_durably(&path, text.as_bytes(), false)?;
+    files::write_new_durably(&path, text.as_bytes())?;
     Ok((stored.secrets, Origin::Created))
 }
 

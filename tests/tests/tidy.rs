@@ -1,0 +1,124 @@
+//! Checks on the repository itself (issue 10, items 17 and 18): the server
+//! binary the end-to-end tests spawn is the one `cargo test` built, every
+//! crate's declared dependencies are used, and durable file writing exists
+//! once.
+
+use hexveil_tests::server_binary;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+fn toml_of(path: &Path) -> toml::Table {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The workspace members' directories, from the root `Cargo.toml`.
+fn members() -> Vec<String> {
+    toml_of(&root().join("Cargo.toml"))["workspace"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// G6 (crash tests need a real server process): the binary is the one
+/// `cargo test` built with these tests, not a second `cargo build` run from
+/// inside a test (which compiled the workspace again in another profile).
+#[test]
+fn g6_server_binary_is_the_one_cargo_test_built() {
+    assert_eq!(
+        server_binary(),
+        PathBuf::from(env!("CARGO_BIN_EXE_hexveil-server-e2e"))
+    );
+}
+
+/// Every `[dependencies]` entry of every workspace member is named in the
+/// code that the dependency builds: `src/`, `build.rs` and the member's
+/// binaries (and, for this harness crate, its tests). A dependency used
+/// only by tests belongs in `[dev-dependencies]`.
+#[test]
+fn every_declared_dependency_is_used() {
+    let mut unused = Vec::new();
+    for m in members() {
+        let dir = root().join(&m);
+        let manifest = toml_of(&dir.join("Cargo.toml"));
+        let mut files = Vec::new();
+        rust_files(&dir.join("src"), &mut files);
+        files.push(dir.join("build.rs"));
+        if m == "tests" {
+            rust_files(&dir.join("tests"), &mut files);
+        }
+        for bin in manifest
+            .get("bin")
+            .and_then(|b| b.as_array())
+            .into_iter()
+            .flatten()
+        {
+            if let Some(p) = bin.get("path").and_then(|p| p.as_str()) {
+                files.push(dir.join(p));
+            }
+        }
+        let code: String = files
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(f).ok())
+            .collect();
+        let Some(deps) = manifest.get("dependencies").and_then(|d| d.as_table()) else {
+            continue;
+        };
+        for name in deps.keys() {
+            let krate = name.replace('-', "_");
+            let used = code.match_indices(krate.as_str()).any(|(i, _)| {
+                let before = code[..i].chars().next_back();
+                let after = &code[i + krate.len()..];
+                !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && (after.starts_with("::")
+                        || after.starts_with(';')
+                        || after.starts_with(" as "))
+            });
+            if !used {
+                unused.push(format!("{m}: {name}"));
+            }
+        }
+    }
+    assert!(unused.is_empty(), "declared but never used: {unused:?}");
+}
+
+/// Atomic, durable file writing (temporary file, fsync, rename, directory
+/// fsync) is written once, in `server/src/durable_file.rs`, and the client
+/// uses that copy.
+#[test]
+fn durable_file_writing_is_written_once() {
+    let mut defining = Vec::new();
+    for m in members() {
+        let mut files = Vec::new();
+        rust_files(&root().join(&m).join("src"), &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            if text.contains("fn write_durably(") {
+                defining.push(f.strip_prefix(root()).unwrap().display().to_string());
+            }
+        }
+    }
+    assert_eq!(defining, vec!["server/src/durable_file.rs".to_string()]);
+}
