@@ -48,6 +48,14 @@ pub enum MessageError {
         /// The decoder's reason.
         reason: String,
     },
+    /// A valid encoding of a value, but not its canonical one (a
+    /// non-minimal varint, say): refused so that one entry has one byte
+    /// string (PROTOCOL.md 11).
+    #[error("{what} is not canonically encoded (a non-minimal varint or another non-canonical form)")]
+    NotCanonical {
+        /// Which message.
+        what: &'static str,
+    },
     /// Bytes left after a complete message.
     #[error("{what} has {extra} trailing bytes")]
     Trailing {
@@ -58,8 +66,12 @@ pub enum MessageError {
     },
 }
 
-/// Decodes a postcard value with a size limit and no trailing bytes.
-pub fn decode_limited<T: DeserializeOwned>(
+/// Decodes a postcard value with a size limit, no trailing bytes, and only
+/// in its canonical form: the bytes must be exactly the value's re-encoding
+/// (no non-minimal varint, no other encoding of the same value), so no two
+/// byte strings decode to the same message or log entry (PROTOCOL.md 11,
+/// G5).
+pub fn decode_limited<T: Serialize + DeserializeOwned>(
     bytes: &[u8],
     max: usize,
     what: &'static str,
@@ -71,18 +83,15 @@ pub fn decode_limited<T: DeserializeOwned>(
             max,
         });
     }
-    let (value, rest) =
-        postcard::take_from_bytes::<T>(bytes).map_err(|e| MessageError::Malformed {
-            what,
-            reason: e.to_string(),
-        })?;
-    if !rest.is_empty() {
-        return Err(MessageError::Trailing {
-            what,
-            extra: rest.len(),
-        });
-    }
-    Ok(value)
+    hexveil_core::canonical::decode(bytes).map_err(|e| match e {
+        hexveil_core::canonical::CanonicalError::Trailing(extra) => {
+            MessageError::Trailing { what, extra }
+        }
+        hexveil_core::canonical::CanonicalError::Malformed(reason) => {
+            MessageError::Malformed { what, reason }
+        }
+        hexveil_core::canonical::CanonicalError::NotCanonical => MessageError::NotCanonical { what },
+    })
 }
 
 /// Encodes a postcard value.
