@@ -54,8 +54,14 @@ mod tests {
             decode::<u32>(&[0xac, 0x82, 0x00]),
             Err(CanonicalError::NotCanonical)
         );
-        assert_eq!(decode::<u32>(&[0x80, 0x00]), Err(CanonicalError::NotCanonical));
-        assert_eq!(decode::<u32>(&[0x01, 0x00]), Err(CanonicalError::Trailing(1)));
+        assert_eq!(
+            decode::<u32>(&[0x80, 0x00]),
+            Err(CanonicalError::NotCanonical)
+        );
+        assert_eq!(
+            decode::<u32>(&[0x01, 0x00]),
+            Err(CanonicalError::Trailing(1))
+        );
         assert!(matches!(
             decode::<bool>(&[0x02]),
             Err(CanonicalError::Malformed(_))

@@ -363,7 +363,13 @@ proptest! {
     #[test]
     fn padded_round_trips(reason in ".{0,3000}", blob in prop::collection::vec(any::<u8>(), 0..5000), which in 0u8..3) {
         let msg = match which {
-            0 => ToClient::Rejected { reason },
+            0 => ToClient::Rejected(hexveil_protocol::envelope::Refusal {
+                game_id: GAME,
+                seq: blob.len() as u64,
+                entry_hash: Digest([3; 32]),
+                reason,
+                sig: Signature([4; 64]),
+            }),
             1 => ToClient::Transcript(blob),
             _ => ToClient::Receipt(Receipt {
                 game_id: GAME,
@@ -533,14 +539,17 @@ fn non_canonical_encodings_are_refused_g5() {
     lax.extend_from_slice(&canonical[1..]);
     let err = Body::decode(&lax).unwrap_err();
     assert!(
-        matches!(err, hexveil_protocol::message::MessageError::NotCanonical { .. }),
+        matches!(
+            err,
+            hexveil_protocol::message::MessageError::NotCanonical { .. }
+        ),
         "{err}"
     );
     assert!(err.to_string().contains("not canonically encoded"), "{err}");
     // The ASL action inside: UnitId(200) as `c8 81 00` instead of `c8 01`.
     let action = hex::decode("000203c8810003344536").unwrap();
-    let err = hexveil_asl::ruleset::decode_action(&[action.as_slice(), &[0x01]].concat())
-        .unwrap_err();
+    let err =
+        hexveil_asl::ruleset::decode_action(&[action.as_slice(), &[0x01]].concat()).unwrap_err();
     assert!(err.contains("canonical"), "{err}");
     // A logged entry whose receipt seq is a non-minimal varint.
     let game = honest_game(1);

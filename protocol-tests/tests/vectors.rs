@@ -15,7 +15,9 @@ use hexveil_asl::{Action, Hex, MoveMode};
 use hexveil_protocol::beacon::{roll_seed, secret_roll_seed};
 use hexveil_protocol::dice::DiceStream;
 use hexveil_protocol::encoding::{Digest, GameId, Party};
-use hexveil_protocol::envelope::{genesis_head, next_head, Envelope, Receipt, ENVELOPE_VERSION};
+use hexveil_protocol::envelope::{
+    genesis_head, next_head, Envelope, Receipt, Refusal, ENVELOPE_VERSION,
+};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::layout::{
     derive_salt, leaf_data, verify_opening, verify_transition, Content, LayoutSeed, SealedLayout,
@@ -148,6 +150,14 @@ fn computed() -> BTreeMap<String, String> {
         hex::encode(Receipt::signing_bytes(&game, 0, &eh, &h1)),
     );
     put("receipt.sig", rc.sig.to_string());
+    // The server's signed refusal of that envelope (6, 14.2), reason "x".
+    let refusal = Refusal::issue(&key_s, &signed, "x".into());
+    refusal.verify(&key_s.public_key(), Some(&signed)).unwrap();
+    put(
+        "refusal.signing_bytes",
+        hex::encode(Refusal::signing_bytes(&game, 0, &eh, "x")),
+    );
+    put("refusal.sig", refusal.sig.to_string());
 
     // Pads (3.4): n = 8, epoch 0; roll k = 3 bound to the envelope above.
     let pads: Vec<Pad> = Party::ALL
@@ -216,7 +226,7 @@ fn computed() -> BTreeMap<String, String> {
     put("postcard.to_server.submit", hex::encode(&submit));
 
     // Padding of messages to players (14, G3).
-    let padded = message::encode_padded(&ToClient::Rejected { reason: "x".into() });
+    let padded = message::encode_padded(&ToClient::Rejected(refusal));
     put("padded.rejected_x.len", padded.len().to_string());
     let used = 4 + u32::from_be_bytes(padded[..4].try_into().unwrap()) as usize;
     assert!(padded[used..].iter().all(|b| *b == 0));

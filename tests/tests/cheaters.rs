@@ -38,7 +38,7 @@ async fn refusal(t: &mut Table, who: Who) -> (Option<ErrorCode>, String) {
     t.log[from..]
         .iter()
         .find_map(|(w, e)| match (w, e) {
-            (w, GameEvent::Rejected(r)) if *w == who => Some((None, r.clone())),
+            (w, GameEvent::Rejected(r)) if *w == who => Some((None, r.reason.clone())),
             (w, GameEvent::ServerError { code, message }) if *w == who => {
                 Some((Some(*code), message.clone()))
             }
