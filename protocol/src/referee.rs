@@ -447,6 +447,13 @@ impl Referee {
                 "players and server need three distinct keys".into(),
             ));
         }
+        for key in genesis.players.iter().chain([&genesis.server]) {
+            if let Err(e) = key.check() {
+                return Err(RefereeError::BadGenesis(format!(
+                    "key {key} is not an Ed25519 key hexveil accepts: {e}"
+                )));
+            }
+        }
         if genesis.server_pad.party != Party::Server
             || genesis.server_pad.epoch != 0
             || genesis.server_pad.n != genesis.pad_len
