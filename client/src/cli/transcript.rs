@@ -80,6 +80,7 @@ pub fn verify_file(path: &Path, trusted: Option<&str>, json: bool) -> ExitCode {
     if json {
         println!("{}", verdict_json(&verdict, code, named, trusted.is_some()));
     } else {
+        println!("{verdict}");
         match (named, trusted) {
             (Some(k), Some(_)) => println!("server key {k} (trusted: given with --server-key)"),
             (Some(k), None) => println!(
@@ -87,7 +88,6 @@ pub fn verify_file(path: &Path, trusted: Option<&str>, json: bool) -> ExitCode {
             ),
             (None, _) => println!("server key: none (entry 0 is not a readable genesis)"),
         }
-        println!("{verdict}");
     }
     ExitCode::from(code)
 }
