@@ -923,7 +923,7 @@ impl Referee {
                     side,
                     seq,
                     what: format!(
-                        "side {side} signed {} that does not match its own commitment: {e}",
+                        "side {side} signed an answer ({}) that does not match its own commitment: {e}",
                         match body {
                             Body::Open(_) => "openings",
                             Body::Entry(_) => "a pad entry",
