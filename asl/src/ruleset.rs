@@ -73,11 +73,13 @@ pub fn decode_action(bytes: &[u8]) -> Result<Action, String> {
             bytes.len()
         ));
     }
-    match postcard::take_from_bytes::<Action>(bytes) {
-        Ok((action, [])) => Ok(action),
-        Ok((_, rest)) => Err(format!("{} bytes after the action", rest.len())),
-        Err(e) => Err(format!("not an ASL action: {e}")),
-    }
+    // Canonical only: one action, one byte string (PROTOCOL.md 11, G5).
+    hexveil_core::canonical::decode::<Action>(bytes).map_err(|e| match e {
+        hexveil_core::canonical::CanonicalError::Trailing(n) => {
+            format!("{n} bytes after the action")
+        }
+        e => format!("not an ASL action: {e}"),
+    })
 }
 
 /// The kernel's form of an event: dice, openings, transitions and void

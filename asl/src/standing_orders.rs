@@ -38,14 +38,14 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<DaisyOrder>, String> {
     if bytes.is_empty() {
         return Ok(Vec::new());
     }
-    match postcard::take_from_bytes::<Vec<DaisyOrder>>(bytes) {
-        Ok((orders, [])) if !orders.is_empty() => Ok(orders),
-        Ok((_, [])) => Err("an empty list of standing orders is written as no bytes".into()),
-        Ok((_, rest)) => Err(format!(
-            "standing orders have {} trailing bytes",
-            rest.len()
-        )),
-        Err(e) => Err(format!("standing orders do not decode: {e}")),
+    // Canonical only (PROTOCOL.md 11, G5).
+    match hexveil_core::canonical::decode::<Vec<DaisyOrder>>(bytes) {
+        Ok(orders) if !orders.is_empty() => Ok(orders),
+        Ok(_) => Err("an empty list of standing orders is written as no bytes".into()),
+        Err(hexveil_core::canonical::CanonicalError::Trailing(n)) => {
+            Err(format!("standing orders have {n} trailing bytes"))
+        }
+        Err(e) => Err(format!("standing orders {e}")),
     }
 }
 

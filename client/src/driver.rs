@@ -628,8 +628,10 @@ pub enum GameEvent {
     Replayed(Update),
     /// One of our entries is durable.
     Receipt(Receipt),
-    /// One of our entries was refused; nothing changed.
-    Rejected(String),
+    /// One of our entries was refused; nothing changed. The refusal is
+    /// signed by the server and bound to the entry's hash: the player's
+    /// proof of what the server answered (G5).
+    Rejected(hexveil_protocol::envelope::Refusal),
     /// The game is over: the full transcript file.
     Transcript(Vec<u8>),
     /// The transport refused a request (e.g. a spectator acting, a rate
@@ -966,7 +968,7 @@ impl RemotePlayer {
                 self.last_update = Some(u.clone());
                 GameEvent::Update(u)
             }
-            ToClient::Rejected { reason } => GameEvent::Rejected(reason),
+            ToClient::Rejected(r) => GameEvent::Rejected(r),
             ToClient::Transcript(t) => {
                 self.transcript = Some(t.clone());
                 GameEvent::Transcript(t)
@@ -1094,7 +1096,7 @@ impl Spectator {
                     GameEvent::Transcript(t)
                 }
                 ToClient::Receipt(r) => GameEvent::Receipt(r),
-                ToClient::Rejected { reason } => GameEvent::Rejected(reason),
+                ToClient::Rejected(r) => GameEvent::Rejected(r),
                 ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
             },
             Incoming::Event(e) => e,

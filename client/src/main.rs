@@ -154,10 +154,23 @@ enum Command {
         #[arg(long, value_enum, ignore_case = true, requires = "sealed")]
         side: Option<SideArg>,
     },
-    /// Check a transcript file offline: exit 0 clean, 1 fault, 2 unreadable.
+    /// Check a transcript file offline. Exit codes: 0 complete and clean
+    /// (every audit ran), 1 a fault, 2 unreadable (not a transcript, or an
+    /// entry that does not decode), 3 clean so far but incomplete (the game
+    /// has not ended or not every side revealed: the end-of-game audits
+    /// have not run).
     Verify {
         /// The transcript file.
         file: PathBuf,
+        /// The server transcript key to trust (64 hex digits, as the
+        /// server prints it on its `transcript-key` line). Without it the
+        /// key the transcript names is checked and printed, but anyone can
+        /// make a consistent transcript under a key of their own.
+        #[arg(long, value_name = "KEY")]
+        server_key: Option<String>,
+        /// Print the verdict as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Verify a transcript, then print the whole game with everything revealed.
     Replay {
@@ -315,7 +328,11 @@ fn main() -> ExitCode {
             };
             cli::play::check(&scenario, script.as_deref(), setups)
         }
-        Command::Verify { file } => cli::transcript::verify_file(&file),
+        Command::Verify {
+            file,
+            server_key,
+            json,
+        } => cli::transcript::verify_file(&file, server_key.as_deref(), json),
         Command::Replay { file, board, step } => {
             if board {
                 cli::board::replay_board(&file, step)

@@ -280,3 +280,95 @@ fn seed004_check_reads_miniatures_commands() {
     assert!(text.contains("no figure named `nobody`"), "{text}");
     assert!(text.contains("`xx` is no mine type"), "{text}");
 }
+
+/// Offsets where each entry of a transcript file starts (after the 10-byte
+/// header), and the file's end.
+fn entry_starts(bytes: &[u8]) -> Vec<usize> {
+    let mut at = 10;
+    let mut out = vec![];
+    while at + 4 <= bytes.len() {
+        out.push(at);
+        at += 4 + u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    }
+    out
+}
+
+/// G5 (issue 10 items 2 and 3): `verify` says which server key it checked
+/// and can be told which one to trust; an unfinished transcript is
+/// INCOMPLETE with its own exit code (3), never CLEAN; an entry that does
+/// not decode is unreadable (2), as the help says; `--json` says the same.
+#[test]
+fn g5_verify_pins_the_server_key_tells_incomplete_from_clean_and_exits_as_its_help_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("demo.transcript");
+    let out = hexveil(&["demo", "--out", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    let f = file.to_str().unwrap();
+    let help = stdout(&hexveil(&["verify", "--help"]));
+    for said in [
+        "0 complete and clean",
+        "1 a fault",
+        "2 unreadable",
+        "3 clean so far",
+    ] {
+        assert!(help.contains(said), "{help}");
+    }
+
+    // The key checked is printed; the JSON says clean and names it.
+    let ok = hexveil(&["verify", "--json", f]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&ok)).unwrap();
+    assert_eq!(json["status"], "clean");
+    assert_eq!(json["complete"], true);
+    let key = json["server_key"].as_str().unwrap().to_string();
+    assert_eq!(key.len(), 64);
+    let text = stdout(&hexveil(&["verify", f]));
+    assert!(text.contains(&format!("server key {key}")), "{text}");
+    assert!(text.contains("pass --server-key"), "{text}");
+
+    // Pinned to the right key: clean; to another: a fault naming both.
+    let pinned = hexveil(&["verify", "--server-key", &key, f]);
+    assert_eq!(pinned.status.code(), Some(0), "{}", stdout(&pinned));
+    assert!(stdout(&pinned).contains("(trusted: given with --server-key)"));
+    let other = "4fd099ccd47d7893dfe9ec24414ecb0d9b5420232aad30d91c465be33cbe65c4";
+    let wrong = hexveil(&["verify", "--server-key", other, f]);
+    assert_eq!(wrong.status.code(), Some(1), "{}", stdout(&wrong));
+    assert!(
+        stdout(&wrong).contains(&format!("not by the trusted key {other}")),
+        "{}",
+        stdout(&wrong)
+    );
+    let junk_key = hexveil(&["verify", "--server-key", "xyz", f]);
+    assert_eq!(junk_key.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&junk_key.stderr).contains("--server-key"));
+
+    // Cut before the end and the reveals: INCOMPLETE, exit 3, never CLEAN.
+    let bytes = std::fs::read(&file).unwrap();
+    let starts = entry_starts(&bytes);
+    let cut = dir.path().join("cut.transcript");
+    std::fs::write(&cut, &bytes[..starts[starts.len() / 2]]).unwrap();
+    let c = cut.to_str().unwrap();
+    let inc = hexveil(&["verify", c]);
+    assert_eq!(inc.status.code(), Some(3), "{}", stdout(&inc));
+    assert!(stdout(&inc).starts_with("INCOMPLETE"), "{}", stdout(&inc));
+    assert!(!stdout(&inc).contains("CLEAN:"), "{}", stdout(&inc));
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&hexveil(&["verify", "--json", c]))).unwrap();
+    assert_eq!(json["status"], "incomplete");
+    assert_eq!(json["exit_code"], 3);
+
+    // An entry whose body does not decode (its envelope length prefix
+    // claims 4 GiB): unreadable, exit 2, as the help says.
+    let mut broken = bytes.clone();
+    let second = starts[1] + 4;
+    broken[second..second + 5].copy_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
+    let b = dir.path().join("broken.transcript");
+    std::fs::write(&b, &broken).unwrap();
+    let unreadable = hexveil(&["verify", b.to_str().unwrap()]);
+    assert_eq!(unreadable.status.code(), Some(2), "{}", stdout(&unreadable));
+    assert!(
+        stdout(&unreadable).contains("unreadable"),
+        "{}",
+        stdout(&unreadable)
+    );
+}

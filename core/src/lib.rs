@@ -10,6 +10,7 @@
 //! implements them; `hexveil-protocol` drives them and knows no ruleset.
 //! See `docs/ARCHITECTURE.md`.
 
+pub mod canonical;
 pub mod dice;
 pub mod engine;
 pub mod error;

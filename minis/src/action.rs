@@ -68,9 +68,11 @@ pub fn encode_action(a: &Action) -> Vec<u8> {
 
 /// Reads an action's bytes.
 pub fn decode_action(bytes: &[u8]) -> Result<Action, String> {
-    let (a, rest) = postcard::take_from_bytes::<Action>(bytes).map_err(|e| e.to_string())?;
-    if !rest.is_empty() {
-        return Err(format!("{} bytes after the action", rest.len()));
-    }
-    Ok(a)
+    // Canonical only: one action, one byte string (PROTOCOL.md 11, G5).
+    hexveil_core::canonical::decode::<Action>(bytes).map_err(|e| match e {
+        hexveil_core::canonical::CanonicalError::Trailing(n) => {
+            format!("{n} bytes after the action")
+        }
+        e => format!("not a miniatures action: {e}"),
+    })
 }

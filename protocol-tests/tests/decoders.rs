@@ -363,7 +363,13 @@ proptest! {
     #[test]
     fn padded_round_trips(reason in ".{0,3000}", blob in prop::collection::vec(any::<u8>(), 0..5000), which in 0u8..3) {
         let msg = match which {
-            0 => ToClient::Rejected { reason },
+            0 => ToClient::Rejected(hexveil_protocol::envelope::Refusal {
+                game_id: GAME,
+                seq: blob.len() as u64,
+                entry_hash: Digest([3; 32]),
+                reason,
+                sig: Signature([4; 64]),
+            }),
             1 => ToClient::Transcript(blob),
             _ => ToClient::Receipt(Receipt {
                 game_id: GAME,
@@ -519,4 +525,44 @@ fn an_entry_with_the_largest_body_fits_the_entry_limit() {
     assert!(len <= MAX_ENTRY_LEN, "{len} > {MAX_ENTRY_LEN}");
     let bytes = g.bytes();
     assert_eq!(Transcript::parse(&bytes).unwrap().entries.len(), 2);
+}
+
+/// G5 (one game, one transcript, PROTOCOL.md 11): a body, an entry or an
+/// action written with a non-minimal varint decodes to a value whose
+/// canonical bytes differ, so it is refused with an error that says so.
+#[test]
+fn non_canonical_encodings_are_refused_g5() {
+    // postcard.body.act_move with the Body variant index 3 as `83 00`.
+    let canonical = hex::decode("030a000203c8010334453601").unwrap();
+    assert!(Body::decode(&canonical).is_ok());
+    let mut lax = vec![0x83, 0x00];
+    lax.extend_from_slice(&canonical[1..]);
+    let err = Body::decode(&lax).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            hexveil_protocol::message::MessageError::NotCanonical { .. }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("not canonically encoded"), "{err}");
+    // The ASL action inside: UnitId(200) as `c8 81 00` instead of `c8 01`.
+    let action = hex::decode("000203c8810003344536").unwrap();
+    let err =
+        hexveil_asl::ruleset::decode_action(&[action.as_slice(), &[0x01]].concat()).unwrap_err();
+    assert!(err.contains("canonical"), "{err}");
+    // A logged entry whose receipt seq is a non-minimal varint.
+    let game = honest_game(1);
+    let entry = &game.entries[1];
+    let bytes = encode(entry);
+    assert!(decode_entry(&bytes).is_ok());
+    let receipt = encode(&entry.receipt);
+    let seq_at = bytes.len() - receipt.len() + 16; // after the receipt's game id
+    assert_eq!(bytes[seq_at], 1, "receipt seq 1 is one varint byte");
+    let mut lax = bytes.clone();
+    lax.splice(seq_at..seq_at + 1, [0x81, 0x00]);
+    assert!(matches!(
+        decode_entry(&lax),
+        Err(hexveil_protocol::message::MessageError::NotCanonical { .. })
+    ));
 }

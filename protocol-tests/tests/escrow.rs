@@ -126,7 +126,7 @@ fn before_b_setup(mode: Mode) -> (Session, Game, Body) {
 
 fn refusal(out: &[Output]) -> &str {
     match out {
-        [Output::ToPlayer(Side::B, ToClient::Rejected { reason })] => reason,
+        [Output::ToPlayer(Side::B, ToClient::Rejected(r))] => &r.reason,
         other => panic!("expected one refusal to B, got {other:?}"),
     }
 }

@@ -180,7 +180,7 @@ fn refused(side: Side, edit: impl FnOnce(&mut SetupBody)) -> String {
     let out = session.submit(side, env, 0);
     assert_eq!(session.referee().log().head(), head, "nothing changed (G6)");
     match out.as_slice() {
-        [Output::ToPlayer(s, ToClient::Rejected { reason })] if *s == side => reason.clone(),
+        [Output::ToPlayer(s, ToClient::Rejected(r))] if *s == side => r.reason.clone(),
         other => panic!("expected one refusal to side {side}, got {other:?}"),
     }
 }
@@ -448,8 +448,8 @@ impl Run {
                         queue.extend(self.session.submit(side, env, 0));
                     }
                 }
-                Output::ToPlayer(side, ToClient::Rejected { reason }) => {
-                    panic!("side {side}'s honest entry refused: {reason}")
+                Output::ToPlayer(side, ToClient::Rejected(r)) => {
+                    panic!("side {side}'s honest entry refused: {}", r.reason)
                 }
                 _ => {}
             }
@@ -523,7 +523,7 @@ fn restores_identically(log: &[hexveil_protocol::transcript::LoggedEntry], from:
             let out = restored.submit(side, entry.envelope.clone(), 0);
             assert!(
                 !out.iter()
-                    .any(|o| matches!(o, Output::ToPlayer(_, ToClient::Rejected { .. }))),
+                    .any(|o| matches!(o, Output::ToPlayer(_, ToClient::Rejected(_)))),
                 "cut at {cut}: {out:?}"
             );
         }
@@ -561,7 +561,9 @@ fn g4_g5_design_3_6_a_server_opening_in_a_live_game_is_the_servers_fault() {
 #[test]
 fn design_3_6_in_an_escrow_game_only_the_server_opens_for_the_owner() {
     // The escrowed owner's own openings (the very ones the agent wrote,
-    // signed by the owner) are out of turn: the referee awaits the server.
+    // signed by the owner) are out of turn: the referee awaits the server,
+    // which had to refuse them; having receipted them, it is at fault (G5:
+    // a refused entry proves nothing against its signer).
     let (g, i) = first_openings(Mode::Escrow);
     let body = g.body(i);
     let mut forged = g.truncate(i);
@@ -570,11 +572,7 @@ fn design_3_6_in_an_escrow_game_only_the_server_opens_for_the_owner() {
         .fault()
         .cloned()
         .expect("refused");
-    assert_eq!(
-        (f.blame, f.entry),
-        (Blame::Side(Side::B), Some(i as u64)),
-        "{f}"
-    );
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(i as u64)), "{f}");
 }
 
 #[test]

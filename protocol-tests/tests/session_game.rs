@@ -71,7 +71,7 @@ fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
     let out = t.declare(Side::B, Action::EndPhase);
     assert!(matches!(
         out.as_slice(),
-        [Output::ToPlayer(Side::B, ToClient::Rejected { .. })]
+        [Output::ToPlayer(Side::B, ToClient::Rejected(_))]
     ));
     assert_eq!(t.session.referee().log().head(), head);
     // A replayed entry is refused as a replay.
@@ -81,7 +81,7 @@ fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
     assert_eq!(t.rejections, vec![], "the first time it is accepted");
     let out = t.session.submit(Side::A, env, 0);
     assert!(
-        matches!(out.as_slice(), [Output::ToPlayer(Side::A, ToClient::Rejected { reason })] if reason.contains("replay") || reason.contains("seq")),
+        matches!(out.as_slice(), [Output::ToPlayer(Side::A, ToClient::Rejected(r))] if r.reason.contains("replay") || r.reason.contains("seq")),
         "{out:?}"
     );
 }
@@ -467,4 +467,75 @@ fn g6_a_resync_shows_each_side_exactly_what_it_was_shown_live_also_after_a_resto
         t.session.log().len(),
         "one public update per entry"
     );
+}
+
+/// G5 (issue 10 items 1 and 4): live, a lying opening gets a refusal
+/// signed by the server's transcript key and bound to the entry's hash
+/// (the player's proof), and the server records the signed lie against its
+/// author; the same openings are still awaited, the honest retry goes on,
+/// and the transcript blames the liar.
+#[test]
+fn g5_a_lying_opening_is_refused_with_a_signed_refusal_and_recorded_against_its_author() {
+    use hexveil_protocol::layout::Opening;
+    use hexveil_protocol::message::{encode, Body, OpenedFact};
+    use hexveil_protocol::verifier::{verify, Blame, FaultKind};
+    let honest = common::honest_game(0);
+    let i = honest
+        .find(|p, b| {
+            p == Party::B
+                && matches!(b, Body::Open(v)
+                    if matches!(v.first(), Some(OpenedFact::Leaf(o)) if o.content != [0; 8]))
+        })
+        .unwrap();
+    let prefix = honest.truncate(i);
+    let (mut session, _) = common::restore(&prefix.entries).unwrap();
+    let truth = honest.body(i);
+    let Body::Open(mut v) = truth.clone() else {
+        unreachable!()
+    };
+    if let OpenedFact::Leaf(Opening { content, .. }) = &mut v[0] {
+        *content = [0; 8]; // "no mine here"
+    }
+    let lie = prefix.envelope(Party::B, encode(&Body::Open(v)));
+    let awaiting = session.referee().awaiting().clone();
+    let out = session.submit(Side::B, lie.clone(), 0);
+    let server_key = ids()[2].public_key();
+    let refusal = out
+        .iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::B, ToClient::Rejected(r)) => Some(r.clone()),
+            _ => None,
+        })
+        .expect("B is told its entry was refused");
+    refusal.verify(&server_key, Some(&lie)).unwrap();
+    assert_eq!(refusal.entry_hash, lie.entry_hash());
+    assert!(refusal.reason.contains("opening"), "{}", refusal.reason);
+    assert!(
+        out.iter().any(|o| matches!(o, Output::Persist(_))),
+        "the lie is recorded: {out:?}"
+    );
+    assert_eq!(session.log().len(), i + 1);
+    assert_eq!(session.referee().awaiting(), &awaiting, "still awaited");
+    let [fault] = session.faults() else {
+        panic!("one fault: {:?}", session.faults())
+    };
+    assert_eq!((fault.side, fault.seq), (Side::B, i as u64));
+    // The honest answer, on top of the record, is accepted.
+    let g = common::Game::from_log(session.log().to_vec());
+    let retry = g.envelope(Party::B, encode(&truth));
+    let out = session.submit(Side::B, retry, 0);
+    assert!(
+        !out.iter()
+            .any(|o| matches!(o, Output::ToPlayer(_, ToClient::Rejected(_)))),
+        "{out:?}"
+    );
+    let f = verify(
+        &common::Game::from_log(session.log().to_vec()).bytes(),
+        &hexveil_fixtures::rulesets(),
+    )
+    .fault()
+    .cloned()
+    .expect("the lie is proven");
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(i as u64)));
+    assert!(matches!(f.what, FaultKind::BadAnswer(_)), "{f}");
 }

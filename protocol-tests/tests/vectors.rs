@@ -15,8 +15,10 @@ use hexveil_asl::{Action, Hex, MoveMode};
 use hexveil_protocol::beacon::{roll_seed, secret_roll_seed};
 use hexveil_protocol::dice::DiceStream;
 use hexveil_protocol::encoding::{Digest, GameId, Party};
-use hexveil_protocol::envelope::{genesis_head, next_head, Envelope, Receipt, ENVELOPE_VERSION};
-use hexveil_protocol::identity::Identity;
+use hexveil_protocol::envelope::{
+    genesis_head, next_head, Envelope, Receipt, Refusal, ENVELOPE_VERSION,
+};
+use hexveil_protocol::identity::{Identity, PublicKey, Signature};
 use hexveil_protocol::layout::{
     derive_salt, leaf_data, verify_opening, verify_transition, Content, LayoutSeed, SealedLayout,
 };
@@ -148,6 +150,98 @@ fn computed() -> BTreeMap<String, String> {
         hex::encode(Receipt::signing_bytes(&game, 0, &eh, &h1)),
     );
     put("receipt.sig", rc.sig.to_string());
+    // Ed25519 validity (5): each edge case, what ring 0.17 alone does
+    // (where it matters), and hexveil's answer.
+    let mut ed = |name: &str, key: [u8; 32], msg: &[u8], sig: [u8; 64], valid: bool| {
+        let got = PublicKey(key).verify(msg, &Signature(sig)).is_ok();
+        assert_eq!(got, valid, "ed25519.{name}");
+        put(
+            &format!("ed25519.{name}"),
+            format!(
+                "key={} msg={} sig={} {}",
+                hex::encode(key),
+                hex::encode(msg),
+                hex::encode(sig),
+                if valid { "valid" } else { "refused" }
+            ),
+        );
+    };
+    let ring_accepts = |key: &[u8; 32], msg: &[u8], sig: &[u8; 64]| {
+        ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, key)
+            .verify(msg, sig)
+            .is_ok()
+    };
+    let msg = b"hexveil".as_slice();
+    let good = key_a.sign(msg).0;
+    let pk_a = key_a.public_key().0;
+    ed("valid", pk_a, msg, good, true);
+    // S + L: the same scalar, not reduced.
+    const L: [u8; 32] = [
+        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde,
+        0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+    ];
+    let mut s_plus_l = good;
+    let mut carry = 0u16;
+    for i in 0..32 {
+        let v = u16::from(s_plus_l[32 + i]) + u16::from(L[i]) + carry;
+        s_plus_l[32 + i] = v as u8;
+        carry = v >> 8;
+    }
+    assert_eq!(carry, 0);
+    ed("refused.s_not_reduced", pk_a, msg, s_plus_l, false);
+    let mut y_p_plus_1 = [0xff; 32];
+    y_p_plus_1[0] = 0xee;
+    y_p_plus_1[31] = 0x7f;
+    let mut r_non_canonical = [0u8; 64];
+    r_non_canonical[..32].copy_from_slice(&y_p_plus_1);
+    ed("refused.r_non_canonical", pk_a, msg, r_non_canonical, false);
+    // Small-order keys: R = the identity, S = 0 satisfies the cofactorless
+    // equation whenever the point's order divides k; ring accepts those.
+    let mut identity = [0u8; 32];
+    identity[0] = 1;
+    let mut trivial = [0u8; 64];
+    trivial[0] = 1;
+    assert!(ring_accepts(&identity, msg, &trivial));
+    ed("refused.key_identity", identity, msg, trivial, false);
+    assert!(ring_accepts(&y_p_plus_1, msg, &trivial));
+    ed("refused.key_non_canonical", y_p_plus_1, msg, trivial, false);
+    let mut identity_signed = identity;
+    identity_signed[31] = 0x80;
+    ed(
+        "refused.key_x0_sign_bit",
+        identity_signed,
+        msg,
+        trivial,
+        false,
+    );
+    let mut order2 = [0xff; 32];
+    order2[0] = 0xec;
+    order2[31] = 0x7f;
+    let order8 = <[u8; 32]>::try_from(
+        hex::decode("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05").unwrap(),
+    )
+    .unwrap();
+    for (name, key) in [
+        ("refused.key_order_2", order2),
+        ("refused.key_order_8", order8),
+    ] {
+        // A message for which ring accepts the trivial signature (the
+        // point's order divides k): proof that the key has small order.
+        let m = (0u8..=255)
+            .map(|i| vec![i])
+            .find(|m| ring_accepts(&key, m, &trivial))
+            .expect("a small-order key signs some message trivially");
+        ed(name, key, &m, trivial, false);
+    }
+
+    // The server's signed refusal of that envelope (6, 14.2), reason "x".
+    let refusal = Refusal::issue(&key_s, &signed, "x".into());
+    refusal.verify(&key_s.public_key(), Some(&signed)).unwrap();
+    put(
+        "refusal.signing_bytes",
+        hex::encode(Refusal::signing_bytes(&game, 0, &eh, "x")),
+    );
+    put("refusal.sig", refusal.sig.to_string());
 
     // Pads (3.4): n = 8, epoch 0; roll k = 3 bound to the envelope above.
     let pads: Vec<Pad> = Party::ALL
@@ -216,7 +310,7 @@ fn computed() -> BTreeMap<String, String> {
     put("postcard.to_server.submit", hex::encode(&submit));
 
     // Padding of messages to players (14, G3).
-    let padded = message::encode_padded(&ToClient::Rejected { reason: "x".into() });
+    let padded = message::encode_padded(&ToClient::Rejected(refusal));
     put("padded.rejected_x.len", padded.len().to_string());
     let used = 4 + u32::from_be_bytes(padded[..4].try_into().unwrap()) as usize;
     assert!(padded[used..].iter().all(|b| *b == 0));
@@ -423,4 +517,41 @@ fn protocol_md_vectors_match_the_code_g5() {
         }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// The published vector file, `protocol/vectors/vectors.json`.
+fn vector_file() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol/vectors/vectors.json")
+}
+
+/// The vector file's exact text for these vectors.
+fn vector_json(code: &BTreeMap<String, String>) -> String {
+    let doc = serde_json::json!({
+        "about": "hexveil protocol test vectors (PROTOCOL.md section 9 and every `vector` line of PROTOCOL.md), generated from the code by protocol-tests/tests/vectors.rs. Values are lowercase hex unless the name says otherwise; inputs are the `input.*` entries. Regenerate with: HEXVEIL_WRITE_VECTORS=1 cargo test -p hexveil-protocol-tests --test vectors",
+        "protocol_message_version": hexveil_protocol::message::MESSAGE_VERSION,
+        "vectors": code,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap();
+    text.push('\n');
+    text
+}
+
+/// G5 (issue 10 item 15): the vectors are published as a data file another
+/// implementation can run against, and the file cannot drift from the
+/// code: it must equal what the code computes, byte for byte.
+/// `HEXVEIL_WRITE_VECTORS=1` rewrites it.
+#[test]
+fn published_vector_file_matches_the_code_g5() {
+    let want = vector_json(&computed());
+    let path = vector_file();
+    if std::env::var_os("HEXVEIL_WRITE_VECTORS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "{} differs from what the code computes: regenerate it with HEXVEIL_WRITE_VECTORS=1 cargo test -p hexveil-protocol-tests --test vectors (and update PROTOCOL.md)",
+        path.display()
+    );
 }

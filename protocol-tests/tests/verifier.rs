@@ -13,7 +13,7 @@ use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{self, Body, EndRecord, OpenedFact, RevealBody};
 use hexveil_protocol::referee::RefereeError;
 use hexveil_protocol::transcript::{EntryProblem, FormatError, HEADER_LEN};
-use hexveil_protocol::verifier::{verify, Blame, Fault, FaultKind, RevealFault, Verdict};
+use hexveil_protocol::verifier::{verify, Blame, Fault, FaultKind, RevealFault, Status, Verdict};
 use proptest::prelude::*;
 
 fn last(g: &Game) -> u64 {
@@ -89,16 +89,37 @@ fn the_stream_verifier_agrees_with_the_in_memory_one_g5() {
     );
 }
 
+/// G5 (issue 10 item 2): a transcript cut before the end and the reveals
+/// is clean only so far: the end-of-game audits (layout budgets, illegal
+/// placements) have not run, and the verdict says so; only a closed log is
+/// complete.
 #[test]
-fn an_unfinished_game_is_clean_but_says_what_was_not_audited_g5() {
+fn an_unfinished_game_is_incomplete_not_clean_and_says_what_was_not_audited_g5() {
     let g = set_up_game();
-    let Verdict::Clean(s) = verify(&g.bytes(), &hexveil_fixtures::rulesets()) else {
+    let v = verify(&g.bytes(), &hexveil_fixtures::rulesets());
+    assert_eq!(v.status(), Status::Incomplete);
+    let Verdict::Clean(s) = v else {
         panic!("unfinished game")
     };
+    assert!(!s.complete);
     assert_eq!(s.end, None);
     assert_eq!(s.unaudited, vec![Side::A, Side::B]);
+    assert!(s.to_string().starts_with("INCOMPLETE"), "{s}");
+    assert!(!s.to_string().starts_with("CLEAN"), "{s}");
     assert!(s.to_string().contains("NOT revealed"));
     assert!(s.next.contains("action"), "{}", s.next);
+    // Ended, but a reveal still missing: still incomplete.
+    let honest = honest_game(0);
+    let last_reveal = honest.entries.len() - 1;
+    let v = verify(
+        &honest.truncate(last_reveal).bytes(),
+        &hexveil_fixtures::rulesets(),
+    );
+    assert_eq!(v.status(), Status::Incomplete, "{v}");
+    // Closed: complete and clean.
+    let v = verify(&honest.bytes(), &hexveil_fixtures::rulesets());
+    assert_eq!(v.status(), Status::Clean, "{v}");
+    assert!(v.to_string().starts_with("CLEAN:"), "{v}");
 }
 
 #[test]
@@ -236,8 +257,12 @@ fn a_replayed_entry_receipted_again_is_the_servers_fault_g6() {
     );
 }
 
+/// G5 (issue 10 item 1): a player's entry the referee refuses is refused
+/// live ("refused, nothing changed"); a server that receipts it anyway
+/// cannot frame the player who signed it: the receipted refusal is the
+/// server's fault.
 #[test]
-fn a_player_cannot_write_the_end_and_the_server_cannot_reveal_g5() {
+fn a_refused_entry_the_server_receipted_is_the_servers_fault_not_the_signers_g5() {
     let mut g = set_up_game();
     g.push(
         Party::A,
@@ -247,11 +272,12 @@ fn a_player_cannot_write_the_end_and_the_server_cannot_reveal_g5() {
         }),
     );
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
-    assert_eq!((f.blame, f.entry), (Blame::Side(Side::A), Some(last(&g))));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
     assert!(matches!(
         f.what,
         FaultKind::Refused(RefereeError::OutOfTurn { .. })
     ));
+    assert!(f.to_string().contains("the server receipted"), "{f}");
 
     let honest = honest_game(0);
     let reveal = honest.body(honest.find(is_reveal).unwrap());
@@ -263,16 +289,29 @@ fn a_player_cannot_write_the_end_and_the_server_cannot_reveal_g5() {
     let mut g = set_up_game();
     g.push(Party::B, &reveal);
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
-    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(last(&g))));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
+    // An honest player's illegal action, refused live, then receipted by a
+    // dishonest server: the server's fault, never the player's.
+    let mut g = set_up_game();
+    let act = honest.body(
+        honest
+            .find(|p, b| p == Party::A && matches!(b, Body::Act(_)))
+            .unwrap(),
+    );
+    g.push(Party::B, &act);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))), "{f}");
 }
 
+/// G5, G6: a body that does not decode is refused live; receipted, it is
+/// the server's fault (PROTOCOL.md 15), not its signer's.
 #[test]
-fn a_signed_body_that_does_not_decode_is_its_authors_fault_g6() {
+fn a_signed_body_that_does_not_decode_is_the_receipting_servers_fault_g5() {
     let mut g = set_up_game();
     let env = g.envelope(Party::A, vec![0xff, 0xff, 0xff]);
     g.push_signed(env);
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
-    assert_eq!((f.blame, f.entry), (Blame::Side(Side::A), Some(last(&g))));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
     assert!(matches!(f.what, FaultKind::Refused(RefereeError::Body(_))));
 }
 
@@ -296,8 +335,12 @@ fn a_ruling_that_is_not_the_engines_is_the_servers_fault_g5() {
     ));
 }
 
+/// G1, G5 (issue 10 items 1 and 4): a lying opening receipted as if
+/// accepted is the server's fault; recorded by the server as a refused
+/// answer ([`Body::BadAnswer`]) it is the owner's, and a record of an
+/// opening that is not a lie is the server's.
 #[test]
-fn an_opening_that_lies_about_a_mine_is_the_owners_fault_g1() {
+fn an_opening_that_lies_about_a_mine_is_the_owners_fault_once_recorded_g1_g5() {
     let honest = honest_game(0);
     // B's opening of a mined leaf (3E4, A-P 12).
     let i = honest
@@ -316,13 +359,41 @@ fn an_opening_that_lies_about_a_mine_is_the_owners_fault_g1() {
     // "No mine here."
     o.content = [0; 8];
     let mut g = honest.truncate(i);
-    g.push(Party::B, &Body::Open(v));
+    g.push(Party::B, &Body::Open(v.clone()));
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
-    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(i as u64)));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(i as u64)));
     assert!(matches!(
         f.what,
         FaultKind::Refused(RefereeError::BadOpening { .. })
     ));
+    // Recorded as the server must: the owner's fault.
+    let mut g = honest.truncate(i);
+    let lie = g.envelope(Party::B, message::encode(&Body::Open(v)));
+    g.push(Party::Server, &Body::BadAnswer(lie));
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(i as u64)));
+    assert!(matches!(f.what, FaultKind::BadAnswer(_)), "{f}");
+    assert!(
+        f.to_string().contains("does not match its own commitment"),
+        "{f}"
+    );
+    // A record of B's true opening frames nobody: the server's fault.
+    let mut g = honest.truncate(i);
+    let truth = g.envelope(Party::B, message::encode(&honest.body(i)));
+    g.push(Party::Server, &Body::BadAnswer(truth));
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(i as u64)));
+    assert!(
+        matches!(f.what, FaultKind::Refused(RefereeError::BadRecord(_))),
+        "{f}"
+    );
+    // Nor does a record of an answer B signed for another seq.
+    let mut g = honest.truncate(i);
+    let other = honest.truncate(i - 1);
+    let stale = other.envelope(Party::B, message::encode(&honest.body(i)));
+    g.push(Party::Server, &Body::BadAnswer(stale));
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(f.blame, Blame::Server, "{f}");
 }
 
 #[test]

@@ -60,6 +60,8 @@ pub mod tag {
     pub const GENESIS: &str = "hexveil/v1/genesis";
     /// A login challenge response.
     pub const LOGIN: &str = "hexveil/v1/login";
+    /// The server's signed refusal of a player's entry.
+    pub const REFUSAL: &str = "hexveil/v1/refusal";
 
     /// All tags, for tests that check they are distinct and ASCII.
     pub const ALL: &[&str] = &[
@@ -79,6 +81,7 @@ pub mod tag {
         HEAD,
         GENESIS,
         LOGIN,
+        REFUSAL,
     ];
 }
 

@@ -342,6 +342,81 @@ pub struct Receipt {
     pub sig: Signature,
 }
 
+/// The server's signed refusal of a player's entry (PROTOCOL.md 6, 14.2):
+/// "this entry, which you signed for this seq, was refused, for this
+/// reason; nothing changed". The player keeps it: with the entry it proves
+/// what the server answered live, e.g. that the server refused an entry
+/// the referee accepts, or that an entry it later receipted anyway was
+/// refused (G5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// The game.
+    pub game_id: GameId,
+    /// The seq the refused entry was signed for.
+    pub seq: u64,
+    /// SHA-256 of the refused entry's signed bytes (its entry hash).
+    pub entry_hash: Digest,
+    /// Why, in words.
+    pub reason: String,
+    /// The server's transcript-key signature.
+    pub sig: Signature,
+}
+
+impl Refusal {
+    /// The bytes the server signs:
+    /// tuple("hexveil/v1/refusal", game_id, u64 seq, entry_hash, str reason).
+    pub fn signing_bytes(game_id: &GameId, seq: u64, entry_hash: &Digest, reason: &str) -> Vec<u8> {
+        TupleEncoder::new(tag::REFUSAL)
+            .game_id(game_id)
+            .u64(seq)
+            .digest(entry_hash)
+            .str(reason)
+            .finish()
+    }
+
+    /// The server's refusal of `entry`.
+    pub fn issue(server: &Identity, entry: &SignedEnvelope, reason: String) -> Refusal {
+        let e = entry.envelope();
+        let entry_hash = entry.entry_hash();
+        let sig = server.sign(&Self::signing_bytes(
+            &e.game_id,
+            e.seq,
+            &entry_hash,
+            &reason,
+        ));
+        Refusal {
+            game_id: e.game_id,
+            seq: e.seq,
+            entry_hash,
+            reason,
+            sig,
+        }
+    }
+
+    /// Checks the server's signature, and that the refusal is for `entry`
+    /// if one is given.
+    pub fn verify(
+        &self,
+        server: &PublicKey,
+        entry: Option<&SignedEnvelope>,
+    ) -> Result<(), ReceiptError> {
+        let bytes = Self::signing_bytes(&self.game_id, self.seq, &self.entry_hash, &self.reason);
+        server
+            .verify(&bytes, &self.sig)
+            .map_err(|_| ReceiptError::BadSignature)?;
+        if let Some(entry) = entry {
+            let e = entry.envelope();
+            if self.game_id != e.game_id
+                || self.seq != e.seq
+                || self.entry_hash != entry.entry_hash()
+            {
+                return Err(ReceiptError::WrongEntry);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Why a receipt was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum ReceiptError {

@@ -41,10 +41,79 @@ pub enum IdentityError {
 #[error("Ed25519 signature does not verify under key {0}")]
 pub struct BadSignature(pub PublicKey);
 
+/// p = 2^255 - 19, little-endian.
+const P: [u8; 32] = {
+    let mut p = [0xff; 32];
+    p[0] = 0xed;
+    p[31] = 0x7f;
+    p
+};
+
+/// The y-coordinates (little-endian) of the eight points of small order
+/// (dividing 8): y = 1 (the identity), p - 1 (order 2), 0 (order 4, two
+/// points) and the two y of the four points of order 8.
+const SMALL_ORDER_Y: [[u8; 32]; 5] = {
+    let mut one = [0; 32];
+    one[0] = 1;
+    let mut minus_one = P;
+    minus_one[0] = 0xec;
+    [
+        one,
+        minus_one,
+        [0; 32],
+        [
+            0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef,
+            0x98, 0xf0, 0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88,
+            0x6d, 0x53, 0xfc, 0x05,
+        ],
+        [
+            0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10,
+            0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77,
+            0x92, 0xac, 0x03, 0x7a,
+        ],
+    ]
+};
+
+/// Why 32 bytes are not a public key hexveil accepts (PROTOCOL.md 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum KeyProblem {
+    /// The y-coordinate is not reduced: y >= p (a second encoding of a
+    /// point that has a canonical one).
+    #[error("not a canonical Ed25519 point encoding (y >= 2^255 - 19)")]
+    NonCanonical,
+    /// A point of small order (the identity, the point of order 2, the
+    /// points of order 4 and 8): a "signature" under it can be made for
+    /// any message, so it proves no authorship.
+    #[error("a point of small order, under which signatures prove nothing")]
+    SmallOrder,
+}
+
 impl PublicKey {
-    /// Verifies `sig` over `msg` ("valid" means what ring 0.17 accepts,
-    /// non-canonical encodings rejected: DESIGN 3.0).
+    /// Whether the key is one hexveil accepts: a canonical encoding (y <
+    /// p) of a point not of small order (PROTOCOL.md 5). Whether it is on
+    /// the curve at all is checked by the signature check.
+    pub fn check(&self) -> Result<(), KeyProblem> {
+        let mut y = self.0;
+        y[31] &= 0x7f;
+        // Little-endian compare y >= p, from the most significant byte.
+        let not_reduced = y.iter().rev().cmp(P.iter().rev()) != std::cmp::Ordering::Less;
+        if not_reduced {
+            return Err(KeyProblem::NonCanonical);
+        }
+        if SMALL_ORDER_Y.contains(&y) {
+            return Err(KeyProblem::SmallOrder);
+        }
+        Ok(())
+    }
+
+    /// Verifies `sig` over `msg` (PROTOCOL.md 5): RFC 8032 Ed25519 with
+    /// the key refused unless [`PublicKey::check`] passes, `S` refused
+    /// unless `S < L`, and `R` compared byte for byte with the canonical
+    /// encoding of `[S]B - [k]A` (cofactorless; ring 0.17 does the last
+    /// two), so every encoding or edge case is refused or accepted by a
+    /// rule stated in the spec, not by what one library happens to do.
     pub fn verify(&self, msg: &[u8], sig: &Signature) -> Result<(), BadSignature> {
+        self.check().map_err(|_| BadSignature(*self))?;
         UnparsedPublicKey::new(&signature::ED25519, &self.0)
             .verify(msg, &sig.0)
             .map_err(|_| BadSignature(*self))
@@ -121,6 +190,33 @@ mod tests {
         assert_eq!(id.public_key(), again.public_key());
         let sig = id.sign(b"move");
         assert_eq!(id.public_key().verify(b"move", &sig), Ok(()));
+    }
+
+    #[test]
+    fn small_order_and_non_canonical_keys_sign_nothing_g5() {
+        // With the identity as key, R = identity and S = 0 satisfy the
+        // cofactorless equation for every message: ring 0.17 accepts it.
+        let mut one = [0u8; 32];
+        one[0] = 1;
+        let mut forged = [0u8; 64];
+        forged[0] = 1;
+        assert!(UnparsedPublicKey::new(&signature::ED25519, &one)
+            .verify(b"anything", &forged)
+            .is_ok());
+        let key = PublicKey(one);
+        assert_eq!(key.check(), Err(KeyProblem::SmallOrder));
+        assert!(key.verify(b"anything", &Signature(forged)).is_err());
+        // y = p + 1, a second encoding of the identity.
+        let mut p1 = P;
+        p1[0] = 0xee;
+        assert_eq!(PublicKey(p1).check(), Err(KeyProblem::NonCanonical));
+        // x = 0 with the sign bit set.
+        let mut signed_one = one;
+        signed_one[31] = 0x80;
+        assert_eq!(PublicKey(signed_one).check(), Err(KeyProblem::SmallOrder));
+        // A real key passes.
+        let id = Identity::from_seed(&[7; 32]).unwrap();
+        assert_eq!(id.public_key().check(), Ok(()));
     }
 
     #[test]

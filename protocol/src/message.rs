@@ -8,7 +8,7 @@
 //! allocates and rejects trailing bytes.
 
 use crate::encoding::{Digest, Party};
-use crate::envelope::{Receipt, SignedEnvelope};
+use crate::envelope::{Receipt, Refusal, SignedEnvelope};
 use crate::identity::PublicKey;
 use crate::layout::{Opening, RootStatement, Transition};
 use crate::note::{NoteCommitment, NoteOpening};
@@ -17,7 +17,7 @@ use hexveil_core::{Content, Event, FactRequest, Roll, Side};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of the message layer; a Genesis names it.
-pub const MESSAGE_VERSION: u16 = 2;
+pub const MESSAGE_VERSION: u16 = 3;
 /// Largest encoded [`Body`] accepted (a setup with its roots, or the end
 /// reveal of a large layout, is the biggest).
 pub const MAX_BODY_LEN: usize = 4 * 1024 * 1024;
@@ -48,6 +48,16 @@ pub enum MessageError {
         /// The decoder's reason.
         reason: String,
     },
+    /// A valid encoding of a value, but not its canonical one (a
+    /// non-minimal varint, say): refused so that one entry has one byte
+    /// string (PROTOCOL.md 11).
+    #[error(
+        "{what} is not canonically encoded (a non-minimal varint or another non-canonical form)"
+    )]
+    NotCanonical {
+        /// Which message.
+        what: &'static str,
+    },
     /// Bytes left after a complete message.
     #[error("{what} has {extra} trailing bytes")]
     Trailing {
@@ -58,8 +68,12 @@ pub enum MessageError {
     },
 }
 
-/// Decodes a postcard value with a size limit and no trailing bytes.
-pub fn decode_limited<T: DeserializeOwned>(
+/// Decodes a postcard value with a size limit, no trailing bytes, and only
+/// in its canonical form: the bytes must be exactly the value's re-encoding
+/// (no non-minimal varint, no other encoding of the same value), so no two
+/// byte strings decode to the same message or log entry (PROTOCOL.md 11,
+/// G5).
+pub fn decode_limited<T: Serialize + DeserializeOwned>(
     bytes: &[u8],
     max: usize,
     what: &'static str,
@@ -71,18 +85,17 @@ pub fn decode_limited<T: DeserializeOwned>(
             max,
         });
     }
-    let (value, rest) =
-        postcard::take_from_bytes::<T>(bytes).map_err(|e| MessageError::Malformed {
-            what,
-            reason: e.to_string(),
-        })?;
-    if !rest.is_empty() {
-        return Err(MessageError::Trailing {
-            what,
-            extra: rest.len(),
-        });
-    }
-    Ok(value)
+    hexveil_core::canonical::decode(bytes).map_err(|e| match e {
+        hexveil_core::canonical::CanonicalError::Trailing(extra) => {
+            MessageError::Trailing { what, extra }
+        }
+        hexveil_core::canonical::CanonicalError::Malformed(reason) => {
+            MessageError::Malformed { what, reason }
+        }
+        hexveil_core::canonical::CanonicalError::NotCanonical => {
+            MessageError::NotCanonical { what }
+        }
+    })
 }
 
 /// Encodes a postcard value.
@@ -265,6 +278,13 @@ pub enum Body {
     End(EndRecord),
     /// Player: its secrets, after the end.
     Reveal(RevealBody),
+    /// Server: a player's signed answer (openings, a pad entry,
+    /// transitions) that the referee refused because it does not match the
+    /// player's own commitment, recorded against its author (G1, G2, G5):
+    /// the exact envelope the player signed for this seq, on top of this
+    /// head. Nothing else changes; the same answer is still awaited (and its
+    /// deadline still runs), so repeated attempts are in the transcript.
+    BadAnswer(SignedEnvelope),
 }
 
 impl Body {
@@ -289,6 +309,7 @@ impl Body {
             Body::Concede => "concession",
             Body::End(_) => "end",
             Body::Reveal(_) => "reveal",
+            Body::BadAnswer(_) => "refused answer recorded",
         }
     }
 }
@@ -387,11 +408,10 @@ pub enum ToClient {
     Receipt(Receipt),
     /// Something happened.
     Update(Update),
-    /// Your entry was refused; nothing changed.
-    Rejected {
-        /// Why, in words.
-        reason: String,
-    },
+    /// Your entry was refused; nothing changed. The refusal is signed by
+    /// the server's transcript key and bound to the entry's hash, so the
+    /// player can show it later (G5).
+    Rejected(Refusal),
     /// The game is over; the full transcript file.
     Transcript(Vec<u8>),
     /// Padding of a padded message (never sent alone).

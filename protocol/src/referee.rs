@@ -196,7 +196,9 @@ impl Awaiting {
 }
 
 /// A rule of the game a side broke with hidden information, proven by its
-/// reveal (G5): it decides the game.
+/// reveal, or an answer of a side that does not match its own commitment,
+/// proven by the server's record of it ([`Body::BadAnswer`]) (G5): it
+/// decides the game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
     /// The side at fault.
@@ -295,6 +297,10 @@ pub enum RefereeError {
     /// A server end record that is not the game's result.
     #[error("end record does not match the result: {0}")]
     BadEnd(String),
+    /// A server record of a refused answer ([`Body::BadAnswer`]) that
+    /// does not prove a player's commitment mismatch.
+    #[error("refused-answer record: {0}")]
+    BadRecord(String),
     /// A timeout record naming a party that owed nothing.
     #[error("timeout names {party}, but {awaiting} is awaited")]
     BadTimeout {
@@ -303,6 +309,22 @@ pub enum RefereeError {
         /// What was awaited.
         awaiting: String,
     },
+}
+
+impl RefereeError {
+    /// Whether this refusal proves that the answer's signer broke its own
+    /// commitment: an opening or transition that does not open against the
+    /// owner's root (or holds a content its layer refuses), a pad entry
+    /// that does not verify against its pad. Such an answer is recorded
+    /// against its author ([`Body::BadAnswer`]).
+    pub fn is_commitment_mismatch(&self) -> bool {
+        matches!(
+            self,
+            RefereeError::BadOpening { .. }
+                | RefereeError::BadTransition { .. }
+                | RefereeError::BadEntry(crate::beacon::BeaconError::BadEntry { .. })
+        )
+    }
 }
 
 /// What an accepted entry did.
@@ -424,6 +446,13 @@ impl Referee {
             return Err(RefereeError::BadGenesis(
                 "players and server need three distinct keys".into(),
             ));
+        }
+        for key in genesis.players.iter().chain([&genesis.server]) {
+            if let Err(e) = key.check() {
+                return Err(RefereeError::BadGenesis(format!(
+                    "key {key} is not an Ed25519 key hexveil accepts: {e}"
+                )));
+            }
         }
         if genesis.server_pad.party != Party::Server
             || genesis.server_pad.epoch != 0
@@ -675,6 +704,10 @@ impl Referee {
                 self.reveal_timeout(*party, seq)?;
                 return Ok((Vec::new(), false));
             }
+            (Body::BadAnswer(answer), Party::Server) => {
+                self.record_bad_answer(seq, answer)?;
+                return Ok((Vec::new(), false));
+            }
             (Body::Timeout { party, .. }, Party::Server) if open_game => {
                 // Only a player can lose by timeout (G2). The server owes
                 // machine answers too (its pad at a renewal, the escrow
@@ -832,6 +865,77 @@ impl Referee {
                 Ok((Vec::new(), false))
             }
             _ => Err(self.out_of_turn(author, body)),
+        }
+    }
+
+    /// Checks the server's record of a player's refused answer
+    /// ([`Body::BadAnswer`]): the envelope is the awaited player's, signed
+    /// for this game at this very seq on top of the current head, holds the
+    /// awaited kind of answer (openings, pad entry or transitions the player
+    /// owes itself, not through an escrow), and the referee refuses it
+    /// because it does not match the player's own commitment (an opening or
+    /// transition that does not open against its root, or whose content is
+    /// illegal in its layer; a pad entry that does not verify against its
+    /// pad). Then it is that side's fault (G1, G2, G5) and nothing else
+    /// changes. Anything else is refused, so the server cannot record a
+    /// fault against an honest player.
+    fn record_bad_answer(&mut self, seq: u64, answer: &SignedEnvelope) -> Result<(), RefereeError> {
+        let not = |why: String| RefereeError::BadRecord(why);
+        let owed = match &self.awaiting {
+            Awaiting::Openings {
+                escrowed: false, ..
+            }
+            | Awaiting::Entry { .. }
+            | Awaiting::Transitions {
+                escrowed: false, ..
+            } => self.awaiting.party(),
+            _ => None,
+        };
+        let Some(side) = owed.and_then(side_of) else {
+            return Err(not(format!(
+                "no player owes an answer now: waiting for {}",
+                self.awaiting.describe()
+            )));
+        };
+        let env = answer.envelope();
+        if self.party_of_key(&env.author) != Some(party_of(side)) {
+            return Err(not(format!(
+                "the recorded answer is not signed by side {side}, who owes it"
+            )));
+        }
+        let mut probe_log = self.log.clone();
+        let appended = probe_log
+            .append(answer)
+            .map_err(|e| not(format!("the recorded answer's envelope: {e}")))?;
+        debug_assert_eq!(appended.seq, seq);
+        let body =
+            Body::decode(&env.body).map_err(|e| not(format!("the recorded answer's body: {e}")))?;
+        if !matches!(body, Body::Open(_) | Body::Entry(_) | Body::Transitions(_)) {
+            return Err(not(format!("a {} is not an answer", body.name())));
+        }
+        let mut probe = self.clone();
+        match probe.apply(party_of(side), seq, appended.entry_hash, &body) {
+            Ok(_) => Err(not(
+                "the recorded answer is valid: the referee accepts it".into()
+            )),
+            Err(e) if e.is_commitment_mismatch() => {
+                self.faults.push(Fault {
+                    side,
+                    seq,
+                    what: format!(
+                        "side {side} signed an answer ({}) that does not match its own commitment: {e}",
+                        match body {
+                            Body::Open(_) => "openings",
+                            Body::Entry(_) => "a pad entry",
+                            _ => "transitions",
+                        }
+                    ),
+                });
+                Ok(())
+            }
+            Err(e) => Err(not(format!(
+                "the recorded answer is refused for another reason than a commitment mismatch: {e}"
+            ))),
         }
     }
 

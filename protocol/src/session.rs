@@ -13,7 +13,7 @@
 
 use crate::encoding::Digest;
 use crate::encoding::{GameId, Party};
-use crate::envelope::{Envelope, Receipt, SignedEnvelope, ENVELOPE_VERSION};
+use crate::envelope::{Envelope, Receipt, Refusal, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::{Identity, PublicKey};
 use crate::keeper::{EscrowAgents, EscrowError};
 use crate::message::{
@@ -290,9 +290,11 @@ impl Session {
         if self.referee.party_of_key(&env.envelope().author) != Some(party_of(from)) {
             out.push(Output::ToPlayer(
                 from,
-                ToClient::Rejected {
-                    reason: "the entry is not signed with your key for this game".into(),
-                },
+                ToClient::Rejected(Refusal::issue(
+                    &self.server,
+                    &env,
+                    "the entry is not signed with your key for this game".into(),
+                )),
             ));
             return out;
         }
@@ -301,12 +303,19 @@ impl Session {
                 self.record(env, accepted, now_ms, &mut out);
                 self.run_server(now_ms, &mut out);
             }
-            Err(e) => out.push(Output::ToPlayer(
-                from,
-                ToClient::Rejected {
-                    reason: bounded(e.to_string()),
-                },
-            )),
+            Err(e) => {
+                let mismatch = e.is_commitment_mismatch();
+                out.push(Output::ToPlayer(
+                    from,
+                    ToClient::Rejected(Refusal::issue(&self.server, &env, bounded(e.to_string()))),
+                ));
+                // An answer that does not match the player's own commitment
+                // is recorded against it (G1, G2, G5): the referee checks
+                // the record; the same answer is still awaited.
+                if mismatch {
+                    self.write_server(Body::BadAnswer(env), now_ms, &mut out);
+                }
+            }
         }
         out
     }

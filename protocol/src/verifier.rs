@@ -39,7 +39,7 @@ use crate::layout::{RootStatement, Salt};
 use crate::message::{side_of, Body, EndRecord, OpenedFact, RevealBody};
 use crate::note::NotesSeed;
 use crate::pad::{PadEntry, PadStatement};
-use crate::referee::{Referee, RefereeError};
+use crate::referee::{Awaiting, Referee, RefereeError};
 use crate::transcript::{EntryReader, FormatError, LoggedEntry, StreamReader, TranscriptError};
 
 pub use audit::RevealFault;
@@ -86,6 +86,18 @@ pub enum FaultKind {
     /// to check anything against.
     #[error("entry 0 is not a genesis: {0}")]
     NoGenesis(String),
+    /// The genesis names another server key than the one the verifier was
+    /// told to trust (`hexveil verify --server-key`): the transcript is not
+    /// the trusted server's, whatever else it holds.
+    #[error(
+        "the transcript is countersigned by server key {named}, not by the trusted key {trusted}"
+    )]
+    UntrustedServerKey {
+        /// The key the verifier was told to trust.
+        trusted: PublicKey,
+        /// The key the genesis names.
+        named: PublicKey,
+    },
     /// The genesis is not signed by the server key it names.
     #[error("the genesis is authored by {author}, not by the server key {server} it names")]
     GenesisNotByServer {
@@ -124,10 +136,11 @@ pub enum FaultKind {
     #[error("the server receipted an envelope it had to refuse: {0}")]
     AcceptedBadEnvelope(EnvelopeError),
     /// The referee refuses the entry: the rules or the protocol forbid it
-    /// (an opening that does not open, an entry out of turn, a ruling that is
-    /// not the engine's...). The author signed it, so it is the author's
-    /// fault; the server receipted it anyway.
-    #[error("the referee refuses the entry: {0}")]
+    /// (a body that does not decode, an opening that does not open, an
+    /// entry out of turn, a ruling that is not the engine's...). The server
+    /// receipted it anyway: the server's fault, whoever signed it (an
+    /// honest server refuses it live and nothing changes, G5, G6).
+    #[error("the server receipted an entry the referee refuses: {0}")]
     Refused(RefereeError),
     /// A player's revealed secrets do not match its commitments or break
     /// the rules of setup (G1, G5).
@@ -140,6 +153,11 @@ pub enum FaultKind {
     /// A fault the referee's reveal check proved (G5), in its words.
     #[error("proven by the reveal: {0}")]
     ProvenByReveal(String),
+    /// The server recorded a player's signed answer (openings, a pad
+    /// entry, transitions) that does not match the player's own commitment
+    /// ([`Body::BadAnswer`]), and the referee confirms it (G1, G2, G5).
+    #[error("a signed answer that does not match its commitment: {0}")]
+    BadAnswer(String),
 }
 
 /// A fault: who is to blame, at which entry, for what.
@@ -186,13 +204,39 @@ pub struct Summary {
     pub unaudited: Vec<Side>,
     /// What the log waits for next, in words.
     pub next: String,
+    /// The server's transcript key every receipt was checked against (the
+    /// genesis's, equal to the trusted key if one was given).
+    pub server: PublicKey,
+    /// Whether the log is complete: the game ended and every side revealed
+    /// (or timed out on its reveal), so every end-of-game audit ran. A
+    /// transcript cut before that is clean only so far: the audits of the
+    /// hidden facts (layout budgets, illegal placements, G5) have not run.
+    pub complete: bool,
+}
+
+/// The three answers of the verifier, for exit codes and machine-readable
+/// output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// No fault, and the log is complete: every audit ran (G5).
+    Clean,
+    /// No fault so far, but the log is not complete: the end-of-game audits
+    /// have not run, so nothing is proven about the hidden facts yet.
+    Incomplete,
+    /// A fault.
+    Fault,
 }
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.complete {
+            "CLEAN"
+        } else {
+            "INCOMPLETE (clean so far, the end-of-game audits have not run)"
+        };
         write!(
             f,
-            "CLEAN: game {}, {} entries, {} rulings and {} rolls re-derived, head {}",
+            "{verdict}: game {}, {} entries, {} rulings and {} rolls re-derived, head {}",
             self.game_id, self.entries, self.rulings, self.rolls, self.head
         )?;
         match &self.end {
@@ -212,7 +256,8 @@ impl fmt::Display for Summary {
     }
 }
 
-/// The verifier's answer.
+/// The verifier's answer. A `Clean` verdict on a log that is not complete
+/// is clean only so far ([`Summary::complete`], [`Verdict::status`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// No fault found.
@@ -222,6 +267,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Clean and complete, clean so far, or a fault.
+    pub fn status(&self) -> Status {
+        match self {
+            Verdict::Clean(s) if s.complete => Status::Clean,
+            Verdict::Clean(_) => Status::Incomplete,
+            Verdict::Fault(_) => Status::Fault,
+        }
+    }
+
     /// The fault, if any.
     pub fn fault(&self) -> Option<&Fault> {
         match self {
@@ -260,9 +314,18 @@ fn blame_of(party: Party) -> Blame {
 }
 
 /// Verifies a transcript file (G5) with the rulesets this build has. Never
-/// panics on any input.
+/// panics on any input. The server key is the one the genesis names: see
+/// [`verify_trusting`] to pin it.
 pub fn verify(bytes: &[u8], rulesets: &Registry) -> Verdict {
-    match verify_inner(bytes, rulesets) {
+    verify_trusting(bytes, rulesets, None)
+}
+
+/// [`verify`], trusting only the server key `trusted` if one is given: a
+/// genesis naming another key is the fault
+/// [`FaultKind::UntrustedServerKey`] (blame undetermined: anyone can make
+/// a self-consistent log under a key of their own).
+pub fn verify_trusting(bytes: &[u8], rulesets: &Registry, trusted: Option<&PublicKey>) -> Verdict {
+    match verify_inner(bytes, rulesets, trusted) {
         Ok(s) => Verdict::Clean(s),
         Err(f) => Verdict::Fault(*f),
     }
@@ -317,7 +380,11 @@ fn unreadable(e: FormatError) -> Box<Fault> {
     })
 }
 
-fn verify_inner(bytes: &[u8], rulesets: &Registry) -> Checked<Summary> {
+fn verify_inner(
+    bytes: &[u8],
+    rulesets: &Registry,
+    trusted: Option<&PublicKey>,
+) -> Checked<Summary> {
     let mut reader = EntryReader::new(bytes).map_err(unreadable)?;
     let first = match reader.next() {
         None => {
@@ -329,11 +396,37 @@ fn verify_inner(bytes: &[u8], rulesets: &Registry) -> Checked<Summary> {
         }
         Some(r) => r.map_err(unreadable)?,
     };
+    if let Some(trusted) = trusted {
+        check_trusted(&first, trusted)?;
+    }
     let mut replay = Replay::start(&first, rulesets)?;
     for entry in reader {
         replay.step(&entry.map_err(unreadable)?)?;
     }
     Ok(replay.summary())
+}
+
+/// The server key entry 0 names as its author, if entry 0 is a genesis.
+pub fn genesis_server_key(first: &LoggedEntry) -> Option<PublicKey> {
+    match Body::decode(&first.envelope.envelope().body) {
+        Ok(Body::Genesis(g)) => Some(g.server),
+        _ => None,
+    }
+}
+
+fn check_trusted(first: &LoggedEntry, trusted: &PublicKey) -> Checked<()> {
+    match genesis_server_key(first) {
+        Some(named) if named != *trusted => Err(fault(
+            Blame::Undetermined,
+            0,
+            FaultKind::UntrustedServerKey {
+                trusted: *trusted,
+                named,
+            },
+        )),
+        // Not a genesis: [`Replay::start`] says so.
+        _ => Ok(()),
+    }
 }
 
 /// Checks that `entry`'s receipt is the server's signature over this game,
@@ -374,25 +467,24 @@ pub fn check_receipt(
 }
 
 /// Maps a referee's refusal of a receipted entry to a fault: a bad
-/// signature proves nothing; any other envelope error is the server's (it
-/// receipted what the log must refuse); a rules or protocol refusal is the
-/// author's (it signed it), or the server's for its own entries.
-pub fn refusal(seq: u64, author: Option<Party>, e: RefereeError) -> Box<Fault> {
+/// signature proves nothing; anything else the referee refuses (an envelope
+/// error, a body that does not decode, an entry out of turn, an opening
+/// that does not open, a ruling that is not the engine's) is the server's,
+/// whoever signed it: the server runs the same referee live and had to
+/// refuse it, which changes nothing (G5, G6). A player's signed entry
+/// that was refused proves nothing against the player, who was told
+/// "refused, nothing changed": blaming it would let a dishonest server
+/// frame an honest player by receipting what it refused. A player's
+/// provable misdeed (an answer that does not match its own commitment) is
+/// proven by the server's [`Body::BadAnswer`] record instead, which the
+/// referee checks.
+pub fn refusal(seq: u64, e: RefereeError) -> Box<Fault> {
     match e {
         RefereeError::Envelope(EnvelopeError::BadSignature { author }) => {
             fault(Blame::Undetermined, seq, FaultKind::BadSignature { author })
         }
         RefereeError::Envelope(e) => fault(Blame::Server, seq, FaultKind::AcceptedBadEnvelope(e)),
-        RefereeError::Body(e) => fault(
-            author.map_or(Blame::Server, blame_of),
-            seq,
-            FaultKind::Refused(RefereeError::Body(e)),
-        ),
-        e => fault(
-            author.map_or(Blame::Server, blame_of),
-            seq,
-            FaultKind::Refused(e),
-        ),
+        e => fault(Blame::Server, seq, FaultKind::Refused(e)),
     }
 }
 
@@ -453,7 +545,7 @@ impl Replay {
             RefereeError::UnknownRuleset(u) => {
                 fault(Blame::Undetermined, 0, FaultKind::UnknownRuleset(u))
             }
-            e => refusal(0, Some(Party::Server), e),
+            e => refusal(0, e),
         })?;
         Ok(Replay {
             referee,
@@ -487,7 +579,7 @@ impl Replay {
         let accepted = self
             .referee
             .accept(&entry.envelope)
-            .map_err(|e| refusal(seq, author, e))?;
+            .map_err(|e| refusal(seq, e))?;
         escrowed.map_err(|e| fault(Blame::Server, seq, FaultKind::Escrow(e)))?;
         // The referee accepted any escrow only after building its agent.
         self.escrows
@@ -505,11 +597,11 @@ impl Replay {
                 .map_err(|f| fault(Blame::Side(side), seq, FaultKind::Reveal(f)))?;
         }
         if let Some(f) = accepted.faults.first() {
-            return Err(fault(
-                Blame::Side(f.side),
-                f.seq,
-                FaultKind::ProvenByReveal(f.what.clone()),
-            ));
+            let what = match &accepted.body {
+                Body::BadAnswer(_) => FaultKind::BadAnswer(f.what.clone()),
+                _ => FaultKind::ProvenByReveal(f.what.clone()),
+            };
+            return Err(fault(Blame::Side(f.side), f.seq, what));
         }
         Ok(())
     }
@@ -534,6 +626,8 @@ impl Replay {
             audited,
             unaudited,
             next: self.referee.awaiting().describe(),
+            complete: matches!(self.referee.awaiting(), Awaiting::Closed),
+            server: self.server,
         }
     }
 }

@@ -102,7 +102,7 @@ impl Seat {
                         .await;
                 }
             }
-            ToClient::Rejected { reason } => panic!("entry refused: {reason}"),
+            ToClient::Rejected(r) => panic!("entry refused: {}", r.reason),
             _ => {}
         }
     }

@@ -501,7 +501,7 @@ impl Table {
     pub fn rejections(&self, who: Who) -> Vec<String> {
         self.events_of(who)
             .flat_map(|e| match e {
-                GameEvent::Rejected(r) => vec![r.clone()],
+                GameEvent::Rejected(r) => vec![r.reason.clone()],
                 GameEvent::ServerError { message, .. } => vec![message.clone()],
                 GameEvent::Update(u) => u
                     .events

@@ -38,7 +38,7 @@ async fn refusal(t: &mut Table, who: Who) -> (Option<ErrorCode>, String) {
     t.log[from..]
         .iter()
         .find_map(|(w, e)| match (w, e) {
-            (w, GameEvent::Rejected(r)) if *w == who => Some((None, r.clone())),
+            (w, GameEvent::Rejected(r)) if *w == who => Some((None, r.reason.clone())),
             (w, GameEvent::ServerError { code, message }) if *w == who => {
                 Some((Some(*code), message.clone()))
             }
@@ -230,8 +230,11 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
     server.shutdown().await;
 }
 
-// G1, G6: an opening of another location, or with tampered content, is
-// refused; the honest opening afterwards is accepted and the move resolves.
+// G1, G5, G6: an opening of another location, or with tampered content, is
+// refused with a signed refusal, and the server records each against B
+// (issue 10 item 4: repeated attempts are visible in the transcript); the
+// honest opening afterwards is accepted and the move resolves; the verdict
+// blames B for the first one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     let dir = tempfile::tempdir().unwrap();
@@ -256,6 +259,9 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     let (_, why) = refusal(&mut t, Who::B).await;
     assert!(why.contains("opening"), "{why}");
     refused.push(env);
+    t.pump(|t| t.b.last_seq() == Some(seq0 + 1))
+        .await
+        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
 
     // Another location's key in place of the one asked.
     let mut elsewhere = opening.clone();
@@ -267,10 +273,19 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     let (_, why) = refusal(&mut t, Who::B).await;
     assert!(why.contains("opening"), "{why}");
     refused.push(env);
-    assert_eq!(t.seq(), seq0, "refused openings changed nothing");
+    t.pump(|t| t.b.last_seq() == Some(seq0 + 2) && t.a.last_seq() == Some(seq0 + 2))
+        .await
+        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    let recorded = t
+        .events_of(Who::A)
+        .filter(|e| matches!(e, GameEvent::Update(u) if u.entry == "refused answer recorded"))
+        .count();
+    assert_eq!(recorded, 2, "both attempts are in the log, seen by all");
 
-    // The honest opening goes through; B answers by itself again.
+    // The honest opening, on top of the records, goes through; B answers
+    // by itself again.
     t.b.set_auto_answer(true);
+    let honest = t.b.player_mut().sign(&Body::Open(facts.clone()));
     t.b.submit(honest).unwrap();
     t.settle()
         .await
@@ -284,7 +299,28 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
         })
         .collect();
     assert!(a_saw.contains("ApPresent"), "{a_saw}");
-    finish_clean(&mut t, &refused).await;
+    t.a.concede().unwrap();
+    t.pump(|t| t.over())
+        .await
+        .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    let file = t.transcript().await;
+    match verify(&file, &hexveil_fixtures::rulesets()) {
+        Verdict::Fault(f) => {
+            assert_eq!(
+                (f.blame, f.entry),
+                (
+                    hexveil_protocol::verifier::Blame::Side(Side::B),
+                    Some(seq0 + 1)
+                ),
+                "{f}"
+            );
+            assert!(
+                matches!(f.what, hexveil_protocol::verifier::FaultKind::BadAnswer(_)),
+                "{f}"
+            );
+        }
+        Verdict::Clean(s) => panic!("B's lies are proven, not clean: {s}"),
+    }
     server.shutdown().await;
 }
 

@@ -730,8 +730,10 @@ pub async fn play_seat(
                 acting = live && u.prompt == Prompt::Act;
                 acting
             }
-            GameEvent::Rejected(reason) => {
-                out.note(side, &format!("refused, nothing changed: {reason}"));
+            GameEvent::Rejected(r) => {
+                out.note(side, &format!("refused, nothing changed: {}", r.reason));
+                // The server's signed refusal, the player's proof (G5).
+                out.note(side, &super::transcript::refusal_proof(&r));
                 acting
             }
             GameEvent::Receipt(_) => false,

@@ -3,42 +3,71 @@
 
 use super::narrate::{Narrator, Reader};
 use hexveil_core::{Content, CONTENT_LEN};
+use hexveil_protocol::envelope::Refusal;
+use hexveil_protocol::identity::PublicKey;
 use hexveil_protocol::message::{side_of, Body, OpenedFact};
 use hexveil_protocol::referee::Referee;
-use hexveil_protocol::transcript::{FormatError, Transcript};
-use hexveil_protocol::verifier::{verify, FaultKind, Verdict};
+use hexveil_protocol::transcript::{EntryReader, Transcript};
+use hexveil_protocol::verifier::{
+    genesis_server_key, verify_trusting, Blame, FaultKind, Status, Verdict,
+};
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Exit code of a clean transcript.
+/// Exit code of a complete, clean transcript (every audit ran).
 pub const CLEAN: u8 = 0;
 /// Exit code of a transcript with a fault.
 pub const FAULT: u8 = 1;
-/// Exit code of a file that cannot be read or is no transcript at all.
+/// Exit code of a file that cannot be read, is no transcript at all, or
+/// holds an entry that does not decode.
 pub const UNREADABLE: u8 = 2;
+/// Exit code of a transcript clean so far but not complete (cut before
+/// the end and the reveals): the end-of-game audits have not run (G5).
+pub const INCOMPLETE: u8 = 3;
 
-/// The verdict on `bytes` and the exit code that goes with it: 0 clean,
-/// 1 a fault (the side, server or nobody to blame, and the entry), 2 not a
-/// transcript file at all.
+/// The verdict on `bytes` and the exit code that goes with it (see
+/// [`exit_code`]), with the server key the genesis names.
 pub fn judge(bytes: &[u8]) -> (Verdict, u8) {
-    let verdict = verify(bytes, &hexveil_rulesets::all());
-    let code = match verdict.fault() {
-        None => CLEAN,
-        Some(f) => match &f.what {
-            FaultKind::Unreadable(
-                FormatError::TooShort { .. }
-                | FormatError::BadMagic { .. }
-                | FormatError::UnsupportedVersion { .. },
-            )
-            | FaultKind::Empty => UNREADABLE,
-            _ => FAULT,
-        },
-    };
+    judge_trusting(bytes, None)
+}
+
+/// [`judge`], trusting only the server key `trusted` if one is given.
+pub fn judge_trusting(bytes: &[u8], trusted: Option<&PublicKey>) -> (Verdict, u8) {
+    let verdict = verify_trusting(bytes, &hexveil_rulesets::all(), trusted);
+    let code = exit_code(&verdict);
     (verdict, code)
 }
 
-/// `hexveil verify FILE`.
-pub fn verify_file(path: &Path) -> ExitCode {
+/// 0 complete and clean, 1 a fault (the side, server or nobody to blame,
+/// and the entry), 2 unreadable (not a transcript file, or an entry that
+/// does not decode), 3 clean so far but incomplete (audits not run).
+pub fn exit_code(verdict: &Verdict) -> u8 {
+    match (verdict.status(), verdict.fault()) {
+        (Status::Clean, _) => CLEAN,
+        (Status::Incomplete, _) => INCOMPLETE,
+        (_, Some(f)) if matches!(f.what, FaultKind::Unreadable(_) | FaultKind::Empty) => UNREADABLE,
+        _ => FAULT,
+    }
+}
+
+/// The server key entry 0 of `bytes` names, if it is readable.
+fn named_server_key(bytes: &[u8]) -> Option<PublicKey> {
+    let mut reader = EntryReader::new(bytes).ok()?;
+    genesis_server_key(&reader.next()?.ok()?)
+}
+
+/// `hexveil verify [--server-key KEY] [--json] FILE`.
+pub fn verify_file(path: &Path, trusted: Option<&str>, json: bool) -> ExitCode {
+    let trusted = match trusted.map(|k| k.trim().parse::<PublicKey>()) {
+        None => None,
+        Some(Ok(k)) => Some(k),
+        Some(Err(e)) => {
+            eprintln!(
+                "hexveil verify: --server-key must be the server's transcript key, 64 hex digits (the server prints it as `transcript-key`): {e}"
+            );
+            return ExitCode::from(UNREADABLE);
+        }
+    };
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -46,9 +75,87 @@ pub fn verify_file(path: &Path) -> ExitCode {
             return ExitCode::from(UNREADABLE);
         }
     };
-    let (verdict, code) = judge(&bytes);
-    println!("{verdict}");
+    let (verdict, code) = judge_trusting(&bytes, trusted.as_ref());
+    let named = named_server_key(&bytes);
+    if json {
+        println!("{}", verdict_json(&verdict, code, named, trusted.is_some()));
+    } else {
+        println!("{verdict}");
+        match (named, trusted) {
+            (Some(k), Some(_)) => println!("server key {k} (trusted: given with --server-key)"),
+            (Some(k), None) => println!(
+                "server key {k} (named by the transcript itself: pass --server-key to check it is the server you trust)"
+            ),
+            (None, _) => println!("server key: none (entry 0 is not a readable genesis)"),
+        }
+    }
     ExitCode::from(code)
+}
+
+/// The verdict as one JSON object (`hexveil verify --json`).
+pub fn verdict_json(
+    verdict: &Verdict,
+    code: u8,
+    server_key: Option<PublicKey>,
+    pinned: bool,
+) -> serde_json::Value {
+    let status = match code {
+        CLEAN => "clean",
+        INCOMPLETE => "incomplete",
+        UNREADABLE => "unreadable",
+        _ => "fault",
+    };
+    let mut v = serde_json::json!({
+        "status": status,
+        "complete": verdict.status() == Status::Clean,
+        "exit_code": code,
+        "server_key": server_key.map(|k| k.to_string()),
+        "server_key_trusted": pinned,
+        "verdict": verdict.to_string(),
+    });
+    match verdict {
+        Verdict::Clean(s) => {
+            v["summary"] = serde_json::json!({
+                "game": s.game_id.to_string(),
+                "entries": s.entries,
+                "rulings": s.rulings,
+                "rolls": s.rolls,
+                "head": s.head.to_string(),
+                "end": s.end.as_ref().map(|e| serde_json::json!({
+                    "winner": e.winner.map(|w| w.to_string()),
+                    "reason": e.reason,
+                })),
+                "audited": s.audited.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+                "unaudited": s.unaudited.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+                "next": s.next,
+            });
+        }
+        Verdict::Fault(f) => {
+            v["fault"] = serde_json::json!({
+                "blame": match f.blame {
+                    Blame::Side(s) => format!("side {s}"),
+                    Blame::Server => "server".into(),
+                    Blame::Undetermined => "undetermined".into(),
+                },
+                "entry": f.entry,
+                "what": f.what.to_string(),
+            });
+        }
+    }
+    v
+}
+
+/// A server's signed refusal in words, with the bytes to show it later
+/// (G5): the seq and entry hash it covers and its postcard encoding in hex
+/// (PROTOCOL.md 14.2), which anyone can check against the server's
+/// transcript key.
+pub fn refusal_proof(r: &Refusal) -> String {
+    format!(
+        "the server's signed refusal of entry {} at seq {} (keep it as proof): {}",
+        r.entry_hash,
+        r.seq,
+        hex::encode(hexveil_protocol::message::encode(r))
+    )
 }
 
 /// `hexveil replay FILE`: verifies, then prints every entry with
@@ -207,6 +314,14 @@ pub fn replay_lines(t: &Transcript) -> Vec<String> {
                 "{head} {party} did not answer in time ({request}) and loses"
             )),
             Body::Concede => out.push(format!("{head} concedes")),
+            Body::BadAnswer(_) => {
+                for f in &accepted.faults {
+                    out.push(format!(
+                        "{head} records a refused answer against side {}: {}",
+                        f.side, f.what
+                    ));
+                }
+            }
             Body::End(e) => out.push(format!(
                 "{head} the game is over: {} ({})",
                 match e.winner {

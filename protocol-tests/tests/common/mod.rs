@@ -195,8 +195,8 @@ impl Table {
                         self.send(side, env);
                     }
                 }
-                Output::ToPlayer(side, ToClient::Rejected { reason }) => {
-                    self.rejections.push((side, reason));
+                Output::ToPlayer(side, ToClient::Rejected(r)) => {
+                    self.rejections.push((side, r.reason));
                 }
                 _ => {}
             }
