@@ -226,9 +226,11 @@ pub fn seed_corpus() -> Vec<(&'static str, Vec<u8>)> {
         let m = ToClient::Receipt(e.receipt);
         out.push(("padded", message::encode_padded(&m)));
     }
-    let refusal = ToClient::Rejected {
-        reason: "refused, nothing changed".into(),
-    };
+    let refusal = ToClient::Rejected(hexveil_protocol::envelope::Refusal::issue(
+        &common::ids()[0],
+        &g.entries[1].envelope,
+        "refused, nothing changed".into(),
+    ));
     out.push(("padded", message::encode_padded(&refusal)));
     let cut = ToClient::Transcript(g.truncate(2).bytes());
     out.push(("padded", message::encode_padded(&cut)));

@@ -467,6 +467,12 @@ impl Referee {
         let scenario = ruleset
             .load(&genesis.scenario_toml)
             .map_err(|e| RefereeError::BadGenesis(format!("scenario: {e}")))?;
+        // Supplied rules-data tables (R12): each pinned hash must be its
+        // text's, so the genesis binds the data the game is played with.
+        scenario
+            .supplied_tables()
+            .check_pins(|text| Digest::sha256(text).to_string())
+            .map_err(|e| RefereeError::BadGenesis(format!("scenario: {e}")))?;
         let mut log = LogState::new(
             env.game_id,
             vec![genesis.players[0], genesis.players[1], genesis.server],

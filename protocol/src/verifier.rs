@@ -212,6 +212,9 @@ pub struct Summary {
     /// transcript cut before that is clean only so far: the audits of the
     /// hidden facts (layout budgets, illegal placements, G5) have not run.
     pub complete: bool,
+    /// The rules-data tables the scenario supplied in place of the
+    /// ruleset's own (R12), with the SHA-256 of each text.
+    pub tables: Vec<(String, Digest)>,
 }
 
 /// The three answers of the verifier, for exit codes and machine-readable
@@ -251,6 +254,9 @@ impl fmt::Display for Summary {
         }
         for s in &self.unaudited {
             write!(f, "; side {s} NOT revealed (not audited)")?;
+        }
+        for (name, hash) in &self.tables {
+            write!(f, "; supplied table {name} sha256 {hash}")?;
         }
         write!(f, "; next: {}", self.next)
     }
@@ -628,6 +634,18 @@ impl Replay {
             next: self.referee.awaiting().describe(),
             complete: matches!(self.referee.awaiting(), Awaiting::Closed),
             server: self.server,
+            tables: self
+                .referee
+                .scenario()
+                .supplied_tables()
+                .0
+                .iter()
+                .filter_map(|(name, t)| {
+                    t.csv
+                        .as_deref()
+                        .map(|csv| (name.clone(), Digest::sha256(csv.as_bytes())))
+                })
+                .collect(),
         }
     }
 }

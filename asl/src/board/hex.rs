@@ -167,6 +167,25 @@ impl Direction {
         }
     }
 
+    /// Its short name: `n`, `ne`, `se`, `s`, `sw`, `nw`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::N => "n",
+            Direction::NE => "ne",
+            Direction::SE => "se",
+            Direction::S => "s",
+            Direction::SW => "sw",
+            Direction::NW => "nw",
+        }
+    }
+
+    /// The direction of a short name, any case.
+    pub fn parse(s: &str) -> Option<Direction> {
+        Direction::ALL
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(s.trim()))
+    }
+
     /// The direction whose step is `(dx, dy)`, if any.
     pub fn from_delta(dx: i32, dy: i32) -> Option<Direction> {
         Direction::ALL.into_iter().find(|d| d.delta() == (dx, dy))
@@ -229,6 +248,25 @@ impl Spine {
         }
     }
 
+    /// Its short name: `e`, `sse`, `ssw`, `w`, `nnw`, `nne`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Spine::E => "e",
+            Spine::SSE => "sse",
+            Spine::SSW => "ssw",
+            Spine::W => "w",
+            Spine::NNW => "nnw",
+            Spine::NNE => "nne",
+        }
+    }
+
+    /// The spine of a short name, any case.
+    pub fn parse(s: &str) -> Option<Spine> {
+        Spine::ALL
+            .into_iter()
+            .find(|x| x.name().eq_ignore_ascii_case(s.trim()))
+    }
+
     /// The spine whose step is `(dx, dy)`, if any.
     pub fn from_delta(dx: i32, dy: i32) -> Option<Spine> {
         Spine::ALL.into_iter().find(|s| s.delta() == (dx, dy))
@@ -245,6 +283,20 @@ impl Spine {
             Spine::SSW => [Direction::S, Direction::SW],
             Spine::SSE => [Direction::SE, Direction::S],
         }
+    }
+}
+
+impl fmt::Display for Spine {
+    /// Its short name (`sse`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Direction {
+    /// Its short name (`ne`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

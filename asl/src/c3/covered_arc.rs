@@ -95,7 +95,7 @@ pub fn ca_of(state: &GameState, unit: UnitId) -> Result<Spine, RuleError> {
             let [a, b] = spines_of_hexside(d);
             Err(RuleError::new(
                 format!(
-                    "{} faces hexside {d:?}: its CA is ambiguous until side {} picks hexspine {a:?} or {b:?} (ChooseCa)",
+                    "{} faces hexside {d}: its CA is ambiguous until side {} picks hexspine {a} or {b} (ChooseCa)",
                     u.name,
                     u.side.opponent()
                 ),
@@ -211,7 +211,7 @@ pub fn resolve_change(ctx: &mut Ctx<'_>, unit: UnitId, ca: Spine) -> Res<()> {
         _ => 1,
     };
     if from == Some(Facing::Spine(ca)) {
-        return refuse(format!("{} already faces {ca:?}", u.name), "C3.22");
+        return refuse(format!("{} already faces {ca}", u.name), "C3.22");
     }
     if let Some(m) = ctx.state.units.get_mut(&unit) {
         m.status.facing = Some(Facing::Spine(ca));
@@ -264,7 +264,7 @@ pub fn resolve_choose(ctx: &mut Ctx<'_>, unit: UnitId, ca: Spine) -> Res<()> {
     if !options.contains(&ca) {
         return refuse(
             format!(
-                "{ca:?} is not a hexspine of hexside {d:?}: pick {:?} or {:?}",
+                "{ca} is not a hexspine of hexside {d}: pick {} or {}",
                 options[0], options[1]
             ),
             "C3.2",

@@ -286,11 +286,11 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
         match shot.change_ca {
             Some(new) => {
                 if new == current {
-                    return refuse(format!("{} already faces {new:?}", u.name), "C3.21");
+                    return refuse(format!("{} already faces {new}", u.name), "C3.21");
                 }
                 if !covered_arc::in_ca(map, from, new, target) {
                     return refuse(
-                        format!("{target} is not in the CA of hexspine {new:?} either"),
+                        format!("{target} is not in the CA of hexspine {new} either"),
                         "C3.21",
                     );
                 }
@@ -310,7 +310,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
                 if !covered_arc::in_ca(map, from, current, target) {
                     return refuse(
                         format!(
-                            "{target} is outside the CA of {} (hexspine {current:?}): declare a CA change to fire",
+                            "{target} is outside the CA of {} (hexspine {current}): declare a CA change to fire",
                             u.name
                         ),
                         "C3.21",

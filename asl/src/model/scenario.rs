@@ -374,11 +374,10 @@ fn parse_ordnance(field: &str, o: OrdnanceFile) -> Result<Ordnance, ScenarioErro
 
 /// Reads a facing: a hexspine (definite CA) or a hexside (ambiguous, C3.2).
 fn parse_facing(field: &str, s: &str) -> Result<Facing, ScenarioError> {
-    let quoted = serde_json::Value::String(s.to_string());
-    if let Ok(spine) = serde_json::from_value::<Spine>(quoted.clone()) {
+    if let Some(spine) = Spine::parse(s) {
         return Ok(Facing::Spine(spine));
     }
-    if let Ok(d) = serde_json::from_value::<Direction>(quoted) {
+    if let Some(d) = Direction::parse(s) {
         return Ok(Facing::Hexside(d));
     }
     Err(invalid(

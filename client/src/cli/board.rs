@@ -399,9 +399,37 @@ impl AslBoard {
             EventKind::Minefield(m) => self.minefield(m),
             EventKind::Morale(m) => self.morale(m),
             EventKind::DaisyChain(d) => self.daisy(d),
+            EventKind::Ordnance(o) => self.ordnance(o),
             _ => {}
         }
         None
+    }
+
+    /// Ordnance (C3): facings, Guns destroyed, vehicles on the Vehicle line.
+    fn ordnance(&mut self, o: hexveil_asl::c3::ordnance::OrdnanceEvent) {
+        use hexveil_asl::c3::covered_arc::CaEvent;
+        use hexveil_asl::c3::ordnance::OrdnanceEvent as O;
+        use hexveil_asl::unit::Facing;
+        match o {
+            O::Ca(CaEvent::Changed { unit, to, .. }) | O::Ca(CaEvent::Chosen { unit, ca: to }) => {
+                if let Some(u) = self.unit_mut(unit) {
+                    u.status.facing = Some(Facing::Spine(to));
+                }
+            }
+            O::GunDestroyed { gun, crew } => {
+                self.eliminate(gun);
+                for c in crew {
+                    self.eliminate(c);
+                }
+            }
+            O::VehicleLine { unit, outcome, .. } => {
+                let hex = self.state.unit(unit).and_then(|u| u.hex);
+                if let Some(hex) = hex {
+                    self.vehicle(unit, hex, outcome);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn turn(&mut self, t: TurnEvent) -> Option<String> {
@@ -840,6 +868,13 @@ impl AslBoard {
             if v.immobilized {
                 w.push("immobilized".into());
             }
+        }
+        match st.facing {
+            Some(hexveil_asl::unit::Facing::Spine(s)) => w.push(format!("CA {s}")),
+            Some(hexveil_asl::unit::Facing::Hexside(d)) => {
+                w.push(format!("CA ambiguous (faces hexside {d})"))
+            }
+            None => {}
         }
         w.join(", ")
     }

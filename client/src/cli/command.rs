@@ -4,8 +4,10 @@
 //! A line that does not parse is refused with a message that names what is
 //! wrong, and nothing is sent.
 
-use hexveil_asl::action::FfeKind;
+use hexveil_asl::action::{FfeKind, TargetType};
+use hexveil_asl::hex::Spine;
 use hexveil_asl::scenario::Scenario;
+use hexveil_asl::unit::Ammo;
 use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Action, Hex, MoveMode};
 use thiserror::Error;
@@ -79,6 +81,17 @@ pub enum CommandError {
     /// Not an FFE kind.
     #[error("`{0}` is not an FFE kind: he or bomb")]
     BadFfeKind(String),
+    /// Not ammunition.
+    #[error("`{0}` is not ammunition: he, ap, heat, apcr, apds, smoke or wp")]
+    BadAmmo(String),
+    /// Not a hexspine.
+    #[error("`{0}` is not a hexspine: e, sse, ssw, w, nnw or nne (C3.2)")]
+    BadSpine(String),
+}
+
+/// A hexspine by its name (`sse`).
+fn spine(s: &str) -> Option<Spine> {
+    Spine::parse(s)
 }
 
 /// The commands, their usage and what they do (the `help` text).
@@ -122,6 +135,18 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("end", "end the current phase"),
     ("concede", "concede the game"),
+    (
+        "shoot GUN HEX infantry|area|VEHICLE AMMO [SPINE] [DRM]",
+        "ordnance fire: Infantry or Area Target Type, or a vehicle's name for the Vehicle Target Type; AMMO is he, ap, heat, apcr, apds, wp; SPINE (e, sse, ssw, w, nnw, nne) turns the CA to fire (C3.21); DRM as agreed (C3)",
+    ),
+    (
+        "turn GUN SPINE",
+        "change a Gun's or vehicle's CA without firing, at the end of your fire phase (C3.22)",
+    ),
+    (
+        "pick-ca UNIT SPINE",
+        "pick the hexspine of an enemy Gun or vehicle whose facing is ambiguous (C3.2)",
+    ),
     (
         "board",
         "show the map around the units and the status (nothing sent)",
@@ -272,6 +297,55 @@ impl<'a> Parser<'a> {
                 args.start("concede", COMMANDS[11].0);
                 args.done()?;
                 Action::Concede
+            }
+            "shoot" => {
+                args.start("shoot", COMMANDS[12].0);
+                let gun = self.unit(args.need("the firing Gun or vehicle")?)?;
+                let target = self.hex(args.need("a target hex")?)?;
+                let tt = args.need("the Target Type (infantry, area or a vehicle's name)")?;
+                let target_type = match tt.to_ascii_lowercase().as_str() {
+                    "infantry" => TargetType::Infantry,
+                    "area" => TargetType::Area,
+                    _ => TargetType::Vehicle(self.unit(tt)?),
+                };
+                let a = args.need("the ammunition")?;
+                let ammo = Ammo::parse(a).ok_or_else(|| CommandError::BadAmmo(a.into()))?;
+                let (mut change_ca, mut extra_drm) = (None, 0);
+                while let Some(w) = args.next() {
+                    if let Ok(n) = w.parse::<i8>() {
+                        extra_drm = n;
+                    } else if let Some(s) = spine(w) {
+                        change_ca = Some(s);
+                    } else {
+                        return Err(CommandError::BadSpine(w.into()));
+                    }
+                }
+                Action::OrdnanceFire {
+                    gun,
+                    target,
+                    target_type,
+                    ammo,
+                    change_ca,
+                    extra_drm,
+                }
+            }
+            "turn" | "pick-ca" => {
+                let turn = verb.eq_ignore_ascii_case("turn");
+                let (name, usage) = if turn {
+                    ("turn", COMMANDS[13].0)
+                } else {
+                    ("pick-ca", COMMANDS[14].0)
+                };
+                args.start(name, usage);
+                let unit = self.unit(args.need("a Gun or vehicle")?)?;
+                let s = args.need("a hexspine")?;
+                let ca = spine(s).ok_or_else(|| CommandError::BadSpine(s.into()))?;
+                args.done()?;
+                if turn {
+                    Action::ChangeCa { unit, ca }
+                } else {
+                    Action::ChooseCa { unit, ca }
+                }
             }
             other => return Err(CommandError::UnknownVerb(other.into())),
         };

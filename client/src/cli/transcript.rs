@@ -128,6 +128,10 @@ pub fn verdict_json(
                 "audited": s.audited.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
                 "unaudited": s.unaudited.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
                 "next": s.next,
+                "supplied_tables": s.tables.iter().map(|(name, hash)| serde_json::json!({
+                    "name": name,
+                    "sha256": hash.to_string(),
+                })).collect::<Vec<_>>(),
             });
         }
         Verdict::Fault(f) => {

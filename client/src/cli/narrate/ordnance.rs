@@ -48,13 +48,10 @@ impl Narrator {
                 extra_drm,
             } => self.shot(*gun, *target, *target_type, *ammo, *change_ca, *extra_drm),
             Action::ChangeCa { unit, ca } => {
-                format!(
-                    "turns {} to hexspine {ca:?} without firing",
-                    self.name(*unit)
-                )
+                format!("turns {} to hexspine {ca} without firing", self.name(*unit))
             }
             Action::ChooseCa { unit, ca } => {
-                format!("picks hexspine {ca:?} as the CA of {}", self.name(*unit))
+                format!("picks hexspine {ca} as the CA of {}", self.name(*unit))
             }
             _ => return None,
         })
@@ -73,7 +70,7 @@ impl Narrator {
             "{} fires {ammo} at {target} on the {}{}{}",
             self.name(gun),
             self.target_type(target_type),
-            change_ca.map_or(String::new(), |s| format!(", turning to {s:?}")),
+            change_ca.map_or(String::new(), |s| format!(", turning to {s}")),
             if extra_drm != 0 {
                 format!(" with {extra_drm:+} DRM")
             } else {
@@ -92,7 +89,7 @@ impl Narrator {
                 to_fire,
                 ..
             }) => format!(
-                "{} turns {spines} hexspine(s) to {to:?}{}",
+                "{} turns {spines} hexspine(s) to {to}{}",
                 self.name(*unit),
                 if *to_fire {
                     " to fire"
@@ -101,7 +98,7 @@ impl Narrator {
                 }
             ),
             OrdnanceEvent::Ca(CaEvent::Chosen { unit, ca }) => {
-                format!("the CA of {} runs from hexspine {ca:?}", self.name(*unit))
+                format!("the CA of {} runs from hexspine {ca}", self.name(*unit))
             }
             OrdnanceEvent::ToHit {
                 gun,
