@@ -578,7 +578,21 @@ impl Session {
                 resume_from,
             } => self.join(key, game_id, role, resume_from).await?,
             ClientMessage::FetchTranscript { game_id, offset } => {
-                let msg = self.transcript_chunk(game_id, offset).await;
+                let mut msg = self.transcript_chunk(game_id, offset).await;
+                if matches!(
+                    &msg,
+                    ServerMessage::Error {
+                        code: ErrorCode::NotFinished,
+                        ..
+                    }
+                ) && self.ctx.lobby.commands(game_id).is_none()
+                {
+                    // Not rebuilt since a restart: rebuilding it finishes a
+                    // log that was closed before the crash (G6).
+                    if let Ok(Some(_)) = self.ctx.lobby.open_game(game_id, key).await {
+                        msg = self.transcript_chunk(game_id, offset).await;
+                    }
+                }
                 self.reply(msg).await?;
             }
             ClientMessage::Leave { game_id } => match self.joined.remove(&game_id) {

@@ -457,11 +457,17 @@ impl Lobby {
             }
         };
         self.rebuilds.fetch_add(1, Ordering::Relaxed);
-        let commands = self.spawn_game(game_id, session, next_seq, origin, game.started);
+        let (commands, ready) = self.spawn_game(game_id, session, next_seq, origin, game.started);
         self.dormant
             .lock()
             .expect("lobby lock poisoned")
             .remove(&game_id);
+        if let Some(ready) = ready {
+            // What the restored session owed at its start (a closed log's
+            // result and transcript among it) is stored before anyone is
+            // answered.
+            let _ = tokio::time::timeout(GAME_SEND_TIMEOUT, ready).await;
+        }
         Ok(Some(commands))
     }
 
@@ -504,11 +510,12 @@ impl Lobby {
         next_seq: u64,
         origin: Origin,
         started: bool,
-    ) -> mpsc::Sender<GameCommand> {
+    ) -> (mpsc::Sender<GameCommand>, Option<oneshot::Receiver<()>>) {
         let mut games = self.games.lock().expect("lobby lock poisoned");
         if let Some(live) = games.get(&game_id).filter(|e| !e.commands.is_closed()) {
-            return live.commands.clone();
+            return (live.commands.clone(), None);
         }
+        let (ready_tx, ready_rx) = oneshot::channel();
         let (tx, rx) = mpsc::channel(GAME_QUEUE);
         let status = Arc::new(GameStatus::default());
         status
@@ -530,6 +537,7 @@ impl Lobby {
             registry: self.games.clone(),
             started,
             linger_until: None,
+            ready: Some(ready_tx),
         };
         games.insert(
             game_id,
@@ -539,7 +547,7 @@ impl Lobby {
             },
         );
         tokio::spawn(task.run(rx, origin));
-        tx
+        (tx, Some(ready_rx))
     }
 }
 
@@ -600,6 +608,8 @@ struct GameTask {
     started: bool,
     /// When a finished game with no members ends its task.
     linger_until: Option<Instant>,
+    /// Told once what the session owed at its start is stored.
+    ready: Option<oneshot::Sender<()>>,
 }
 
 /// Messages a late spectator's catch-up queue holds at most while its
@@ -681,6 +691,9 @@ impl GameTask {
         if origin != Origin::Finished {
             let effects = self.session.start(unix_millis());
             self.apply(effects).await?;
+        }
+        if let Some(ready) = self.ready.take() {
+            let _ = ready.send(());
         }
         self.refresh_deadline();
         loop {
