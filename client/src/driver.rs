@@ -127,6 +127,16 @@ pub const CLIENT_PACE: RateLimit = RateLimit {
 /// [`CLIENT_PACE`] (one frame's worth).
 const CLIENT_PACE_STEP: Duration = Duration::from_millis(25);
 
+/// How often a connection says it is alive with a `Ping` when it has sent
+/// nothing else: well under the server's idle limit (`idle_timeout_secs`,
+/// 600 s by default), after which a silent connection is closed to free
+/// its slot (G6).
+pub const PING_INTERVAL: Duration = Duration::from_secs(30);
+
+/// The nonce of the driver's own keep-alive pings; their pongs are not
+/// surfaced.
+const KEEPALIVE_NONCE: u64 = u64::MAX;
+
 /// A logged-in connection split into a reader and a writer task.
 struct Link {
     endpoint: quinn::Endpoint,
@@ -173,7 +183,18 @@ impl Link {
         });
         tokio::spawn(async move {
             let mut pace = TokenBucket::new(CLIENT_PACE, std::time::Instant::now());
-            while let Some(out) = out_rx.recv().await {
+            let keepalive = ClientMessage::Ping {
+                nonce: KEEPALIVE_NONCE,
+            }
+            .encode()
+            .expect("a ping encodes");
+            loop {
+                let out = match tokio::time::timeout(PING_INTERVAL, out_rx.recv()).await {
+                    Ok(Some(out)) => out,
+                    Ok(None) => break,
+                    // Nothing sent for a while: say we are alive.
+                    Err(_) => Outgoing::Frame(keepalive.clone()),
+                };
                 let ok = match out {
                     Outgoing::Frame(bytes) => {
                         // Below the server's limit: a frame waits for its
@@ -252,8 +273,16 @@ impl Link {
     ) -> Result<ServerMessage, DriverError> {
         loop {
             let frame = self.recv_frame(wait, what).await?;
+            let message = ServerMessage::decode(&frame)?;
+            if message
+                == (ServerMessage::Pong {
+                    nonce: KEEPALIVE_NONCE,
+                })
+            {
+                continue;
+            }
             self.traffic.push(frame.len());
-            match ServerMessage::decode(&frame)? {
+            match message {
                 ServerMessage::Game {
                     game_id,
                     payload,

@@ -348,3 +348,148 @@ async fn design_3_6_an_escrow_game_from_the_cli_needs_each_players_consent() {
     }
     lab.server.shutdown().await;
 }
+
+// G6 (issue 10 item 7): `hexveil join` survives a server restart. Both
+// players' clients lose the server in the middle of A's turn; A types its
+// move and its concession while the server is away; a new server process
+// on the same data directory and address comes back; both clients notice,
+// reconnect with backoff and resume from their last entry, A's commands
+// are carried out, and both end with the same clean transcript: the other
+// side saw nothing but a delay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g6_join_survives_a_server_restart_and_keeps_what_was_typed_meanwhile() {
+    use std::process::Stdio;
+    use std::sync::Mutex;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path()).await;
+    let data = dir.path().join("server");
+    let (alice, bob, bob_key) = two_players(dir.path()).await;
+    let mut create = vec!["create".to_string()];
+    create.extend(lab.conn(&alice));
+    create.extend(
+        [
+            "--scenario",
+            &examples("scenario.toml"),
+            "--side",
+            "a",
+            "--opponent",
+            &bob_key,
+        ]
+        .map(String::from),
+    );
+    let (ok, out, err) = run(&strs(&create)).await;
+    assert!(ok, "create failed: {out}{err}");
+    let game = out.lines().last().unwrap().trim().to_string();
+    let join = |key: &Path, side: &str, secrets: &str| {
+        let mut v = vec!["join".to_string()];
+        v.extend(lab.conn(key));
+        v.extend(
+            [
+                "--game",
+                &game,
+                "--side",
+                side,
+                "--scenario",
+                &examples("scenario.toml"),
+                "--setup",
+                &examples(&format!("setup-{side}.toml")),
+                "--sealed",
+                &examples(&format!("sealed-{side}.toml")),
+                "--secrets",
+                p(&dir.path().join(secrets)),
+            ]
+            .map(String::from),
+        );
+        v
+    };
+    let spawn = |args: Vec<String>| {
+        Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the hexveil binary runs")
+    };
+    let mut a = spawn(join(&alice, "a", "a-secrets"));
+    let b = spawn(join(&bob, "b", "b-secrets"));
+    let a_out = std::sync::Arc::new(Mutex::new(String::new()));
+    {
+        let a_out = a_out.clone();
+        let mut lines = BufReader::new(a.stdout.take().unwrap()).lines();
+        tokio::spawn(async move {
+            while let Ok(Some(l)) = lines.next_line().await {
+                let mut o = a_out.lock().unwrap();
+                o.push_str(&l);
+                o.push('\n');
+            }
+        });
+    }
+    let mut a_in = a.stdin.take().unwrap();
+    a_in.write_all(b"end\nend\nend\n").await.unwrap();
+    let waited = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while !a_out.lock().unwrap().contains("side A's MPh") {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(
+        waited.is_ok(),
+        "A reaches its MPh: {}",
+        a_out.lock().unwrap()
+    );
+
+    // The server goes away; A types meanwhile; a new server comes back.
+    let addr = lab.server.local_addr();
+    lab.server.shutdown().await;
+    a_in.write_all(b"move ger-squad-1,ger-leader 4E4\nconcede\n")
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let (secrets, _) = ServerSecrets::load_or_create(&data).unwrap();
+    let server = Server::start(
+        ServerSettings::new(data.clone(), addr),
+        Arc::new(LiveGameFactory::new(Arc::new(secrets))),
+    )
+    .await
+    .unwrap();
+
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(90), async {
+        let b = b.wait_with_output().await.unwrap();
+        let a = a.wait().await.unwrap();
+        (a, b)
+    })
+    .await
+    .expect("both clients finish the game");
+    drop(a_in);
+    let (a_status, b) = ended;
+    let a_text = a_out.lock().unwrap().clone();
+    let b_text = String::from_utf8_lossy(&b.stdout).into_owned();
+    assert!(a_status.success(), "A: {a_text}");
+    assert!(
+        b.status.success(),
+        "B: {b_text}{}",
+        String::from_utf8_lossy(&b.stderr)
+    );
+    for text in [&a_text, &b_text] {
+        assert!(text.contains("reconnected; resuming"), "{text}");
+        assert!(text.contains("CLEAN: game"), "{text}");
+        assert!(text.contains("side B wins (side A conceded)"), "{text}");
+    }
+    // What A typed while the server was away was carried out, once.
+    assert_eq!(
+        a_text
+            .matches("moves ger-squad-1, ger-leader into 4E4")
+            .count(),
+        1,
+        "{a_text}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("a-secrets/transcript.hexveil")).unwrap(),
+        std::fs::read(dir.path().join("b-secrets/transcript.hexveil")).unwrap(),
+    );
+    server.shutdown().await;
+}

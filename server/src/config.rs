@@ -5,7 +5,17 @@
 //! `cert_names = ["game.example.org"]`, `max_frame = 262144`,
 //! `rate_per_second = 50`, `rate_burst = 100`, `answer_timeout_secs = 600`,
 //! `spectator_delay_secs = 0`, `login_timeout_secs = 10`,
-//! `max_connections = 4096`, `idle_timeout_secs = 86400`.
+//! `max_connections = 4096`, `max_connections_per_address = 64`,
+//! `max_connections_per_key = 8`, `idle_timeout_secs = 600`,
+//! `max_unfinished_games_per_key = 16`, `max_unfinished_games = 1024`,
+//! `max_pad_len = 4096`, `unstarted_expiry_secs = 604800`,
+//! `finished_linger_secs = 600`, `rebuilds_per_second = 1`,
+//! `rebuild_burst = 6`, `partial_message_timeout_secs = 30`,
+//! `max_partial_bytes_per_connection = 8388608`,
+//! `max_partial_bytes = 67108864`.
+//!
+//! Every value that is out of range is refused with an error naming the
+//! setting and the value.
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -17,7 +27,10 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::frame::{FrameLimits, MAX_FRAME_LEN};
+use crate::live_game::MAX_PAD_LEN;
+use crate::lobby::GameSettings;
 use crate::rate::RateLimit;
+use crate::wire::MAX_GAME_MESSAGE_LEN;
 
 /// Default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:4433";
@@ -29,6 +42,18 @@ pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 /// Default time allowed from connection to completed login.
 pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default limit on simultaneous connections from one IP address.
+pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
+/// Default limit on simultaneous logged-in connections of one key.
+pub const DEFAULT_MAX_CONNECTIONS_PER_KEY: usize = 8;
+/// Default wait for the next frame of a logged-in connection before it is
+/// closed and its slot freed: 10 minutes (clients ping every
+/// `hexveil::driver::PING_INTERVAL`).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default time a game message sent in parts has to be complete.
+pub const DEFAULT_PARTIAL_MESSAGE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default bytes of incomplete game messages all connections may hold.
+pub const DEFAULT_MAX_PARTIAL_BYTES: usize = 64 * 1024 * 1024;
 
 /// Command-line flags of `hexveil-server`.
 #[derive(Debug, Parser, Default)]
@@ -67,9 +92,48 @@ pub struct Cli {
     /// Most simultaneous connections; more are refused at the handshake.
     #[arg(long)]
     pub max_connections: Option<usize>,
-    /// Seconds a logged-in connection may send no frame before it is closed.
+    /// Most simultaneous connections from one IP address.
+    #[arg(long)]
+    pub max_connections_per_address: Option<usize>,
+    /// Most simultaneous logged-in connections of one key.
+    #[arg(long)]
+    pub max_connections_per_key: Option<usize>,
+    /// Seconds a logged-in connection may send no frame before it is closed
+    /// and its slot freed.
     #[arg(long)]
     pub idle_timeout_secs: Option<u64>,
+    /// Most unfinished games one key may have created.
+    #[arg(long)]
+    pub max_unfinished_games_per_key: Option<u64>,
+    /// Most unfinished games on the server.
+    #[arg(long)]
+    pub max_unfinished_games: Option<u64>,
+    /// Longest pad a new game may ask for (entries; at most 65536).
+    #[arg(long)]
+    pub max_pad_len: Option<u32>,
+    /// Seconds after its creation a game whose seats were never both taken
+    /// expires.
+    #[arg(long)]
+    pub unstarted_expiry_secs: Option<u64>,
+    /// Seconds a finished game stays in memory after its last viewer left.
+    #[arg(long)]
+    pub finished_linger_secs: Option<u64>,
+    /// Finished games one key may have rebuilt from their logs per second,
+    /// sustained.
+    #[arg(long)]
+    pub rebuilds_per_second: Option<u32>,
+    /// Finished games one key may have rebuilt in a burst.
+    #[arg(long)]
+    pub rebuild_burst: Option<u32>,
+    /// Seconds a game message sent in parts has to be complete.
+    #[arg(long)]
+    pub partial_message_timeout_secs: Option<u64>,
+    /// Bytes of an incomplete game message one connection may hold.
+    #[arg(long)]
+    pub max_partial_bytes_per_connection: Option<usize>,
+    /// Bytes of incomplete game messages all connections may hold together.
+    #[arg(long)]
+    pub max_partial_bytes: Option<usize>,
 }
 
 /// The TOML configuration file.
@@ -97,8 +161,32 @@ pub struct FileConfig {
     pub login_timeout_secs: Option<u64>,
     /// See [`Cli::max_connections`].
     pub max_connections: Option<usize>,
+    /// See [`Cli::max_connections_per_address`].
+    pub max_connections_per_address: Option<usize>,
+    /// See [`Cli::max_connections_per_key`].
+    pub max_connections_per_key: Option<usize>,
     /// See [`Cli::idle_timeout_secs`].
     pub idle_timeout_secs: Option<u64>,
+    /// See [`Cli::max_unfinished_games_per_key`].
+    pub max_unfinished_games_per_key: Option<u64>,
+    /// See [`Cli::max_unfinished_games`].
+    pub max_unfinished_games: Option<u64>,
+    /// See [`Cli::max_pad_len`].
+    pub max_pad_len: Option<u32>,
+    /// See [`Cli::unstarted_expiry_secs`].
+    pub unstarted_expiry_secs: Option<u64>,
+    /// See [`Cli::finished_linger_secs`].
+    pub finished_linger_secs: Option<u64>,
+    /// See [`Cli::rebuilds_per_second`].
+    pub rebuilds_per_second: Option<u32>,
+    /// See [`Cli::rebuild_burst`].
+    pub rebuild_burst: Option<u32>,
+    /// See [`Cli::partial_message_timeout_secs`].
+    pub partial_message_timeout_secs: Option<u64>,
+    /// See [`Cli::max_partial_bytes_per_connection`].
+    pub max_partial_bytes_per_connection: Option<usize>,
+    /// See [`Cli::max_partial_bytes`].
+    pub max_partial_bytes: Option<usize>,
 }
 
 /// Why the configuration is unusable.
@@ -153,6 +241,19 @@ pub struct ServerSettings {
     pub login_timeout: Duration,
     /// Most simultaneous connections.
     pub max_connections: usize,
+    /// Most simultaneous connections from one IP address.
+    pub max_connections_per_address: usize,
+    /// Most simultaneous logged-in connections of one key.
+    pub max_connections_per_key: usize,
+    /// Game caps, pad length, expiry, linger and rebuild rate (the answer
+    /// timeout and spectator delay are taken from the fields above).
+    pub games: GameSettings,
+    /// Time a game message sent in parts has to be complete.
+    pub partial_message_timeout: Duration,
+    /// Bytes of an incomplete game message one connection may hold.
+    pub max_partial_bytes_per_connection: usize,
+    /// Bytes of incomplete game messages all connections may hold.
+    pub max_partial_bytes: usize,
 }
 
 impl ServerSettings {
@@ -162,12 +263,32 @@ impl ServerSettings {
             listen,
             data_dir,
             cert_names: Vec::new(),
-            frame: FrameLimits::default(),
+            frame: {
+                let mut frame = FrameLimits::default();
+                frame.idle_timeout = DEFAULT_IDLE_TIMEOUT;
+                frame
+            },
             rate_limit: RateLimit::default(),
             answer_timeout: DEFAULT_ANSWER_TIMEOUT,
             spectator_delay: Duration::ZERO,
             login_timeout: DEFAULT_LOGIN_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            max_connections_per_key: DEFAULT_MAX_CONNECTIONS_PER_KEY,
+            games: GameSettings::default(),
+            partial_message_timeout: DEFAULT_PARTIAL_MESSAGE_TIMEOUT,
+            max_partial_bytes_per_connection: MAX_GAME_MESSAGE_LEN,
+            max_partial_bytes: DEFAULT_MAX_PARTIAL_BYTES,
+        }
+    }
+
+    /// The lobby's settings: [`ServerSettings::games`] with this answer
+    /// timeout and spectator delay.
+    pub fn game_settings(&self) -> GameSettings {
+        GameSettings {
+            answer_timeout: self.answer_timeout,
+            spectator_delay: self.spectator_delay,
+            ..self.games
         }
     }
 }
@@ -184,6 +305,17 @@ impl FileConfig {
             detail: e.to_string(),
         })
     }
+}
+
+fn at_least_one(setting: &'static str, v: u64) -> Result<u64, ConfigError> {
+    if v == 0 {
+        return Err(ConfigError::OutOfRange {
+            setting,
+            value: 0,
+            why: "must be at least 1",
+        });
+    }
+    Ok(v)
 }
 
 fn non_zero(setting: &'static str, v: u32) -> Result<NonZeroU32, ConfigError> {
@@ -282,6 +414,70 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
         }
         s.max_connections = v;
     }
+    if let Some(v) = cli
+        .max_connections_per_address
+        .or(file.max_connections_per_address)
+    {
+        s.max_connections_per_address =
+            at_least_one("max_connections_per_address", v as u64)? as usize;
+    }
+    if let Some(v) = cli.max_connections_per_key.or(file.max_connections_per_key) {
+        s.max_connections_per_key = at_least_one("max_connections_per_key", v as u64)? as usize;
+    }
+    if let Some(v) = cli
+        .max_unfinished_games_per_key
+        .or(file.max_unfinished_games_per_key)
+    {
+        s.games.caps.per_key = at_least_one("max_unfinished_games_per_key", v)?;
+    }
+    if let Some(v) = cli.max_unfinished_games.or(file.max_unfinished_games) {
+        s.games.caps.total = at_least_one("max_unfinished_games", v)?;
+    }
+    if let Some(v) = cli.max_pad_len.or(file.max_pad_len) {
+        if v == 0 || v > MAX_PAD_LEN {
+            return Err(ConfigError::OutOfRange {
+                setting: "max_pad_len",
+                value: u64::from(v),
+                why: "must be between 1 and 65536",
+            });
+        }
+        s.games.max_pad_len = v;
+    }
+    if let Some(v) = cli.unstarted_expiry_secs.or(file.unstarted_expiry_secs) {
+        s.games.unstarted_expiry = Duration::from_secs(at_least_one("unstarted_expiry_secs", v)?);
+    }
+    if let Some(v) = cli.finished_linger_secs.or(file.finished_linger_secs) {
+        s.games.finished_linger = Duration::from_secs(v);
+    }
+    if let Some(v) = cli.rebuilds_per_second.or(file.rebuilds_per_second) {
+        s.games.rebuild_rate.frames_per_second = non_zero("rebuilds_per_second", v)?;
+    }
+    if let Some(v) = cli.rebuild_burst.or(file.rebuild_burst) {
+        s.games.rebuild_rate.burst = non_zero("rebuild_burst", v)?;
+    }
+    if let Some(v) = cli
+        .partial_message_timeout_secs
+        .or(file.partial_message_timeout_secs)
+    {
+        s.partial_message_timeout =
+            Duration::from_secs(at_least_one("partial_message_timeout_secs", v)?);
+    }
+    if let Some(v) = cli
+        .max_partial_bytes_per_connection
+        .or(file.max_partial_bytes_per_connection)
+    {
+        if v == 0 || v > MAX_GAME_MESSAGE_LEN {
+            return Err(ConfigError::OutOfRange {
+                setting: "max_partial_bytes_per_connection",
+                value: v as u64,
+                why: "must be between 1 and 8388608",
+            });
+        }
+        s.max_partial_bytes_per_connection = v;
+    }
+    if let Some(v) = cli.max_partial_bytes.or(file.max_partial_bytes) {
+        s.max_partial_bytes = at_least_one("max_partial_bytes", v as u64)? as usize;
+    }
     Ok(s)
 }
 
@@ -339,5 +535,61 @@ mod tests {
             })
         ));
         assert!(toml::from_str::<FileConfig>("bogus = 1").is_err());
+    }
+
+    // G6 (issue 10 items 8-11): the limits come from flags or the file,
+    // and a bad value is refused with an error naming it.
+    #[test]
+    fn limits_are_settings_and_bad_ones_are_named() {
+        let file: FileConfig = toml::from_str(
+            r#"
+            max_connections_per_address = 3
+            max_connections_per_key = 2
+            idle_timeout_secs = 60
+            max_unfinished_games_per_key = 4
+            max_unfinished_games = 40
+            max_pad_len = 1024
+            unstarted_expiry_secs = 3600
+            finished_linger_secs = 0
+            rebuilds_per_second = 2
+            rebuild_burst = 3
+            partial_message_timeout_secs = 5
+            max_partial_bytes_per_connection = 100000
+            max_partial_bytes = 1000000
+            "#,
+        )
+        .unwrap();
+        let s = merge(&Cli::default(), file).unwrap();
+        assert_eq!(s.max_connections_per_address, 3);
+        assert_eq!(s.max_connections_per_key, 2);
+        assert_eq!(s.frame.idle_timeout, Duration::from_secs(60));
+        let g = s.game_settings();
+        assert_eq!((g.caps.per_key, g.caps.total), (4, 40));
+        assert_eq!(g.max_pad_len, 1024);
+        assert_eq!(g.unstarted_expiry, Duration::from_secs(3600));
+        assert_eq!(g.finished_linger, Duration::ZERO);
+        assert_eq!(g.rebuild_rate.frames_per_second.get(), 2);
+        assert_eq!(g.rebuild_rate.burst.get(), 3);
+        assert_eq!(s.partial_message_timeout, Duration::from_secs(5));
+        assert_eq!(s.max_partial_bytes_per_connection, 100_000);
+        assert_eq!(s.max_partial_bytes, 1_000_000);
+        for (flag, value, setting) in [
+            ("--max-pad-len", "70000", "max_pad_len = 70000"),
+            (
+                "--max-connections-per-key",
+                "0",
+                "max_connections_per_key = 0",
+            ),
+            (
+                "--max-partial-bytes-per-connection",
+                "9000000",
+                "max_partial_bytes_per_connection = 9000000",
+            ),
+            ("--max-unfinished-games", "0", "max_unfinished_games = 0"),
+        ] {
+            let cli = Cli::try_parse_from(["hexveil-server", flag, value]).unwrap();
+            let err = merge(&cli, FileConfig::default()).unwrap_err().to_string();
+            assert!(err.starts_with(setting), "{err}");
+        }
     }
 }

@@ -8,10 +8,19 @@
 //! trusted to be in step. A well-framed but invalid message (undecodable,
 //! out of place, over the rate limit) gets an error frame and is otherwise
 //! ignored: it changes nothing. A failed login closes the connection.
+//!
+//! Bounded cost per connection, key and host (G6): connections per IP
+//! address are capped at the accept loop ([`AddressSlots`]), logged-in
+//! connections per key at login; a logged-in connection silent past the
+//! idle timeout is closed and frees its slots. A game message sent in parts
+//! must be complete within the partial-message deadline and fit both this
+//! connection's budget and the budget all connections share; otherwise it is
+//! dropped with an error and the connection goes on.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use quinn::VarInt;
 use ring::rand::SystemRandom;
@@ -62,6 +71,10 @@ pub struct ConnectionContext {
     pub settings: ServerSettings,
     rng: SystemRandom,
     next_id: AtomicU64,
+    /// Logged-in connections per key.
+    keys: Mutex<HashMap<PublicKey, usize>>,
+    /// Bytes of incomplete game messages held by all connections.
+    partial_bytes: AtomicUsize,
 }
 
 impl ConnectionContext {
@@ -72,11 +85,92 @@ impl ConnectionContext {
             settings,
             rng: SystemRandom::new(),
             next_id: AtomicU64::new(1),
+            keys: Mutex::new(HashMap::new()),
+            partial_bytes: AtomicUsize::new(0),
         }
     }
 
     fn next_id(&self) -> ConnectionId {
         ConnectionId(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Bytes of incomplete game messages all connections hold now.
+    pub fn partial_bytes(&self) -> usize {
+        self.partial_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Takes one of `key`'s connection slots, if it has one left.
+    fn take_key_slot(self: &Arc<Self>, key: PublicKey) -> Option<KeySlot> {
+        let mut keys = self.keys.lock().expect("key table poisoned");
+        let n = keys.entry(key).or_insert(0);
+        if *n >= self.settings.max_connections_per_key {
+            return None;
+        }
+        *n += 1;
+        Some(KeySlot {
+            ctx: self.clone(),
+            key,
+        })
+    }
+}
+
+/// One logged-in connection of a key; freed when dropped.
+struct KeySlot {
+    ctx: Arc<ConnectionContext>,
+    key: PublicKey,
+}
+
+impl Drop for KeySlot {
+    fn drop(&mut self) {
+        let mut keys = self.ctx.keys.lock().expect("key table poisoned");
+        if let Some(n) = keys.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                keys.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// Connections per remote IP address, capped (G6: one host cannot fill
+/// the connection table).
+#[derive(Debug, Default)]
+pub struct AddressSlots {
+    counts: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One connection of an address; freed when dropped.
+#[derive(Debug)]
+pub struct AddressSlot {
+    slots: Arc<AddressSlots>,
+    ip: IpAddr,
+}
+
+impl AddressSlots {
+    /// Takes one of `ip`'s slots if it has fewer than `max` connections.
+    pub fn take(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<AddressSlot> {
+        let mut counts = self.counts.lock().expect("address table poisoned");
+        let n = counts.entry(ip).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(AddressSlot {
+            slots: self.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut counts = self.slots.counts.lock().expect("address table poisoned");
+        if let Some(n) = counts.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                counts.remove(&self.ip);
+            }
+        }
     }
 }
 
@@ -85,6 +179,8 @@ struct Ending {
     code: u32,
     reason: String,
     error: Option<ServerMessage>,
+    /// No frame started within the wait (the connection is still in step).
+    idle: bool,
 }
 
 impl Ending {
@@ -93,6 +189,7 @@ impl Ending {
             code: close::OK,
             reason: reason.into(),
             error: None,
+            idle: false,
         }
     }
 
@@ -101,10 +198,18 @@ impl Ending {
             code: close_code,
             reason: message.clone(),
             error: Some(ServerMessage::error(code, message)),
+            idle: false,
         }
     }
 
     fn from_frame_error(e: FrameError) -> Self {
+        let idle = matches!(e, FrameError::Idle(_));
+        let mut ending = Self::from_frame_error_inner(e);
+        ending.idle = idle;
+        ending
+    }
+
+    fn from_frame_error_inner(e: FrameError) -> Self {
         match e {
             FrameError::TooLarge { .. } => Ending::with_error(
                 close::FRAME_TOO_LARGE,
@@ -171,6 +276,9 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
         bucket: TokenBucket::new(ctx.settings.rate_limit, std::time::Instant::now()),
         joined: HashMap::new(),
         assembler: GameAssembler::default(),
+        partial_since: None,
+        partial_held: 0,
+        key_slot: None,
     };
     let ending = session.run().await;
     session.finish(ending, writer).await;
@@ -212,9 +320,62 @@ struct Session {
     bucket: TokenBucket,
     joined: HashMap<GameId, (Role, mpsc::Sender<GameCommand>)>,
     assembler: GameAssembler,
+    /// When the incomplete game message being put together began.
+    partial_since: Option<tokio::time::Instant>,
+    /// Its bytes, as counted in the shared budget.
+    partial_held: usize,
+    /// This connection's slot among its key's connections.
+    key_slot: Option<KeySlot>,
 }
 
 impl Session {
+    /// Counts the assembler's open bytes in the shared budget.
+    fn recount_partial(&mut self) {
+        let now = self.assembler.open_len();
+        let budget = &self.ctx.partial_bytes;
+        if now > self.partial_held {
+            budget.fetch_add(now - self.partial_held, Ordering::Relaxed);
+        } else {
+            budget.fetch_sub(self.partial_held - now, Ordering::Relaxed);
+        }
+        self.partial_held = now;
+        if now == 0 {
+            self.partial_since = None;
+        } else if self.partial_since.is_none() {
+            self.partial_since = Some(tokio::time::Instant::now());
+        }
+    }
+
+    /// Drops the incomplete game message and tells the client why.
+    async fn drop_partial(&mut self, why: String) -> Result<(), Ending> {
+        self.assembler.clear();
+        self.recount_partial();
+        self.reply(ServerMessage::error(ErrorCode::BadGameMessage, why))
+            .await
+    }
+
+    /// Whether a part of `len` bytes that continues the open message
+    /// would pass a budget; the error names the setting.
+    fn over_budget(&self, len: usize) -> Option<String> {
+        let s = &self.ctx.settings;
+        let mine = self.assembler.open_len() + len;
+        if mine > s.max_partial_bytes_per_connection {
+            return Some(format!(
+                "incomplete game message of {mine} bytes is over max_partial_bytes_per_connection = {}; dropped",
+                s.max_partial_bytes_per_connection
+            ));
+        }
+        let all = self.ctx.partial_bytes() + len;
+        if all > s.max_partial_bytes {
+            return Some(format!(
+                "the server holds {} bytes of incomplete game messages, its max_partial_bytes = {}; message dropped, send it again later",
+                self.ctx.partial_bytes(),
+                s.max_partial_bytes
+            ));
+        }
+        None
+    }
+
     async fn reply(&self, msg: ServerMessage) -> Result<(), Ending> {
         match timeout(
             self.ctx.settings.frame.transfer_timeout,
@@ -259,11 +420,29 @@ impl Session {
             Err(e) => return e,
         };
         info!(connection = self.id.0, key = %key, "logged in");
-        let limits = self.ctx.settings.frame;
+        let partial_timeout = self.ctx.settings.partial_message_timeout;
         loop {
+            let mut limits = self.ctx.settings.frame;
+            if let Some(since) = self.partial_since {
+                let due = since + partial_timeout;
+                let now = tokio::time::Instant::now();
+                if now >= due {
+                    let why = format!(
+                        "incomplete game message not completed within partial_message_timeout_secs = {}; dropped",
+                        partial_timeout.as_secs()
+                    );
+                    if let Err(e) = self.drop_partial(why).await {
+                        return e;
+                    }
+                    continue;
+                }
+                limits.idle_timeout = limits.idle_timeout.min(due - now);
+            }
             let msg = match self.next_message(&limits).await {
                 Ok(Some(m)) => m,
                 Ok(None) => continue,
+                // The wait was cut short by the partial message's deadline.
+                Err(e) if e.idle && self.partial_since.is_some() => continue,
                 Err(e) => return e,
             };
             if let Err(e) = self.dispatch(key, msg).await {
@@ -330,6 +509,16 @@ impl Session {
                         .and_then(|x| verify_login(&public_key, &x, &c, &signature));
                     return match checked {
                         Ok(()) => {
+                            let Some(slot) = self.ctx.take_key_slot(public_key) else {
+                                let max = self.ctx.settings.max_connections_per_key;
+                                warn!(connection = self.id.0, key = %public_key, "too many connections of one key");
+                                return Err(Ending::with_error(
+                                    close::LOGIN_FAILED,
+                                    ErrorCode::LoginFailed,
+                                    format!("key {public_key} already has {max} connections, this server's max_connections_per_key = {max}; close one first"),
+                                ));
+                            };
+                            self.key_slot = Some(slot);
                             self.reply(ServerMessage::LoginOk { public_key }).await?;
                             Ok(public_key)
                         }
@@ -373,12 +562,9 @@ impl Session {
             }
             ClientMessage::Ping { nonce } => self.reply(ServerMessage::Pong { nonce }).await?,
             ClientMessage::CreateGame { scenario } => {
-                let msg = match self.ctx.lobby.create_game(scenario).await {
+                let msg = match self.ctx.lobby.create_game(key, scenario).await {
                     Ok(game_id) => ServerMessage::GameCreated { game_id },
-                    Err(crate::lobby::LobbyError::Rejected(r)) => {
-                        ServerMessage::error(ErrorCode::Rejected, r)
-                    }
-                    Err(e) => ServerMessage::error(ErrorCode::Internal, e.to_string()),
+                    Err(e) => ServerMessage::error(e.code(), e.to_string()),
                 };
                 self.reply(msg).await?;
             }
@@ -392,7 +578,21 @@ impl Session {
                 resume_from,
             } => self.join(key, game_id, role, resume_from).await?,
             ClientMessage::FetchTranscript { game_id, offset } => {
-                let msg = self.transcript_chunk(game_id, offset).await;
+                let mut msg = self.transcript_chunk(game_id, offset).await;
+                if matches!(
+                    &msg,
+                    ServerMessage::Error {
+                        code: ErrorCode::NotFinished,
+                        ..
+                    }
+                ) && self.ctx.lobby.commands(game_id).is_none()
+                {
+                    // Not rebuilt since a restart: rebuilding it finishes a
+                    // log that was closed before the crash (G6).
+                    if let Ok(Some(_)) = self.ctx.lobby.open_game(game_id, key).await {
+                        msg = self.transcript_chunk(game_id, offset).await;
+                    }
+                }
                 self.reply(msg).await?;
             }
             ClientMessage::Leave { game_id } => match self.joined.remove(&game_id) {
@@ -425,7 +625,14 @@ impl Session {
                     return Ok(());
                 }
                 let game = game.clone();
-                let payload = match self.assembler.push(game_id, payload, more) {
+                if more {
+                    if let Some(why) = self.over_budget(payload.len()) {
+                        return self.drop_partial(why).await;
+                    }
+                }
+                let pushed = self.assembler.push(game_id, payload, more);
+                self.recount_partial();
+                let payload = match pushed {
                     Ok(Some((_, whole))) => whole,
                     Ok(None) => return Ok(()),
                     Err(e) => {
@@ -502,7 +709,7 @@ impl Session {
         }
         // A finished game is brought back from its log for a late
         // spectator (DESIGN 5).
-        let game = match self.ctx.lobby.open_game(game_id).await {
+        let game = match self.ctx.lobby.open_game(game_id, key).await {
             Ok(Some(game)) => game,
             Ok(None) => {
                 return self
@@ -515,7 +722,7 @@ impl Session {
             Err(e) => {
                 return self
                     .reply(ServerMessage::error(
-                        ErrorCode::Internal,
+                        e.code(),
                         format!("game {game_id} could not be opened: {e}"),
                     ))
                     .await
@@ -559,8 +766,13 @@ impl Session {
             outbox,
             joined,
             ctx,
+            partial_held,
+            key_slot,
             ..
         } = self;
+        // Its incomplete message no longer counts; its key slot is free.
+        ctx.partial_bytes.fetch_sub(partial_held, Ordering::Relaxed);
+        drop(key_slot);
         if let Some(err) = ending.error {
             let _ = outbox.try_send(err);
         }

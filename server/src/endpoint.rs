@@ -1,6 +1,7 @@
 //! quinn endpoint configuration (DESIGN section 5): idle timeout 5 minutes
-//! (players think for minutes), client keep-alive every 20 seconds (well under
-//! it), 0-RTT off, and one bidirectional stream per connection: the session's
+//! on the server, 10 seconds on clients (which send a keep-alive every 3
+//! seconds, so a player thinking for hours stays connected and a dead server
+//! is noticed within seconds), 0-RTT off, and one bidirectional stream per connection: the session's
 //! long-lived stream.
 
 use std::sync::Arc;
@@ -17,7 +18,14 @@ use crate::tls::{client_crypto, server_crypto, ServerIdentity, ServerTrust, TlsE
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Clients send a QUIC keep-alive this often.
-pub const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(20);
+pub const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(3);
+
+/// A client's connection with no packet from the server for this long is
+/// closed: a client notices within seconds that its server is gone (killed,
+/// restarted, cut off) and can reconnect (the idle timeout in force is the
+/// smaller of the two peers', so the server's connections of such a client
+/// idle out after it too; its keep-alives keep them open).
+pub const CLIENT_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Bidirectional streams a client may have open at once: the one session
 /// stream.
@@ -34,10 +42,14 @@ pub enum EndpointError {
     Quic(String),
 }
 
-fn transport(keep_alive: Option<Duration>, peer_bidi_streams: u32) -> TransportConfig {
+fn transport(
+    idle: Duration,
+    keep_alive: Option<Duration>,
+    peer_bidi_streams: u32,
+) -> TransportConfig {
     let mut t = TransportConfig::default();
     t.max_idle_timeout(Some(
-        IdleTimeout::try_from(IDLE_TIMEOUT).expect("5 minutes fits a QUIC idle timeout"),
+        IdleTimeout::try_from(idle).expect("minutes fit a QUIC idle timeout"),
     ));
     t.keep_alive_interval(keep_alive);
     t.max_concurrent_bidi_streams(VarInt::from_u32(peer_bidi_streams));
@@ -50,7 +62,7 @@ pub fn server_config(identity: &ServerIdentity) -> Result<quinn::ServerConfig, E
     let crypto = QuicServerConfig::try_from(server_crypto(identity)?)
         .map_err(|e| EndpointError::Quic(e.to_string()))?;
     let mut cfg = quinn::ServerConfig::with_crypto(Arc::new(crypto));
-    cfg.transport_config(Arc::new(transport(None, MAX_BIDI_STREAMS)));
+    cfg.transport_config(Arc::new(transport(IDLE_TIMEOUT, None, MAX_BIDI_STREAMS)));
     Ok(cfg)
 }
 
@@ -60,7 +72,11 @@ pub fn client_config(trust: &ServerTrust) -> Result<quinn::ClientConfig, Endpoin
         .map_err(|e| EndpointError::Quic(e.to_string()))?;
     let mut cfg = quinn::ClientConfig::new(Arc::new(crypto));
     // The server opens no streams towards the client.
-    cfg.transport_config(Arc::new(transport(Some(KEEP_ALIVE_INTERVAL), 0)));
+    cfg.transport_config(Arc::new(transport(
+        CLIENT_IDLE_TIMEOUT,
+        Some(KEEP_ALIVE_INTERVAL),
+        0,
+    )));
     Ok(cfg)
 }
 
@@ -70,7 +86,8 @@ mod tests {
 
     #[test]
     fn keep_alive_well_under_idle_timeout() {
-        assert!(KEEP_ALIVE_INTERVAL * 5 < IDLE_TIMEOUT);
+        assert!(KEEP_ALIVE_INTERVAL * 3 < CLIENT_IDLE_TIMEOUT);
+        assert!(CLIENT_IDLE_TIMEOUT < IDLE_TIMEOUT);
     }
 
     #[test]

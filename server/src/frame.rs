@@ -32,7 +32,7 @@ pub struct FrameLimits {
     /// How long to wait for the first byte of the next frame. Long by
     /// default: a spectator or a player waiting for his opponent may send
     /// nothing for a long time, and a dead peer is found sooner by the QUIC
-    /// idle timeout (5 minutes, with 20-second keep-alives).
+    /// idle timeout (10 s for a client, whose keep-alives go every 3 s).
     pub idle_timeout: Duration,
     /// How long a started frame (rest of header and body) may take, and how
     /// long one frame write may take.

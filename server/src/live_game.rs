@@ -26,7 +26,9 @@ use crate::session::{
 };
 use crate::wire::{PublicKey, Role, Side};
 
-/// Largest pad a new game may ask for (entries per pad epoch).
+/// Largest pad a new game may ask for (entries per pad epoch) on any
+/// server; a server's `max_pad_len` setting may lower it (each pad is held
+/// in memory: about 4 MiB at this length, G6).
 pub const MAX_PAD_LEN: u32 = 1 << 16;
 
 /// Longest answer timeout a new game may ask for: 30 days, for play by
@@ -281,6 +283,12 @@ impl SessionFactory for LiveGameFactory {
         scenario: &[u8],
     ) -> Result<Box<dyn GameSession>, Rejection> {
         let req = NewGame::decode(scenario)?;
+        if req.pad_len > ctx.max_pad_len {
+            return Err(Rejection(format!(
+                "pad_len {} is over this server's max_pad_len = {}",
+                req.pad_len, ctx.max_pad_len
+            )));
+        }
         let params = GameParams {
             ruleset: req.ruleset,
             ruleset_version: req.ruleset_version,
@@ -335,12 +343,14 @@ impl SessionFactory for LiveGameFactory {
             ctx.now_ms,
         )
         .map_err(|e| Rejection(e.to_string()))?;
-        let finished = session.is_closed();
-        // What the server owed when it stopped is written at start.
+        // What the server owed when it stopped is written at start; a log
+        // that is closed gets its transcript then too (a game stored in
+        // two steps by an older version may have been cut between them; the
+        // shell stores the result of a game already finished only once).
         Ok(Box::new(LiveGame {
             session,
             at_start: owed,
-            finished,
+            finished: false,
             at_rest,
         }))
     }

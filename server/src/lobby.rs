@@ -17,10 +17,19 @@
 //! Once the game has finished its transcript is public (anyone may fetch
 //! it), so the queue is flushed and nothing is held back any more; a
 //! finished game whose task has ended is brought back from its log when
-//! someone joins it ([`Lobby::open_game`]).
+//! someone joins it ([`Lobby::open_game`]); its task then stays for the
+//! finished-game linger after its last member leaves, so joining and leaving
+//! again does not rebuild it, and rebuilds are rate-limited per key (G6).
+//!
+//! Bounded cost (G6): unfinished games are capped per creator key and in
+//! all ([`GameSettings::caps`], counted by the store in the creating
+//! transaction), games whose seats were never both taken expire
+//! ([`Lobby::expire_unstarted`]), and unfinished games are restored from
+//! their logs lazily, when first joined, so the server listens at once after
+//! a restart however many games it holds ([`Lobby::restore_unfinished`]).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -31,13 +40,14 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{sleep_until, Instant};
 use tracing::{error, info, warn};
 
+use crate::rate::{RateLimit, TokenBucket};
 use crate::session::{
     unix_millis, ConnectionId, Effect, GameSession, Participant, Recipient, SessionContext,
     SessionFactory,
 };
-use crate::store::{StoreError, StoreHandle};
+use crate::store::{GameCaps, NewGameRecord, StoreError, StoreHandle};
 use crate::wire::{
-    split_game_message, ErrorCode, GameId, GameSummary, Role, ServerMessage, Side,
+    split_game_message, ErrorCode, GameId, GameSummary, PublicKey, Role, ServerMessage, Side,
     MAX_GAME_MESSAGE_LEN, MAX_LISTED_GAMES,
 };
 
@@ -51,7 +61,7 @@ pub const GAME_SEND_TIMEOUT: Duration = Duration::from_secs(5);
 /// QUIC close code for a connection dropped because it read too slowly.
 pub const CLOSE_TOO_SLOW: u32 = 4;
 
-/// Per-game timing settings.
+/// Per-game timing settings and the lobby's limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameSettings {
     /// How long an awaited side may take to answer; handed to the session
@@ -59,6 +69,54 @@ pub struct GameSettings {
     pub answer_timeout: Duration,
     /// How late spectators see [`Recipient::Spectators`] messages.
     pub spectator_delay: Duration,
+    /// Caps on unfinished games, per creator key and in all.
+    pub caps: GameCaps,
+    /// Longest pad a new game may ask for; handed to the factory.
+    pub max_pad_len: u32,
+    /// A game whose two seats were never both taken expires this long after
+    /// its creation.
+    pub unstarted_expiry: Duration,
+    /// How long a finished game's task stays after its last member left,
+    /// so that joining it again costs no rebuild.
+    pub finished_linger: Duration,
+    /// How often one key may have a finished game rebuilt from its log.
+    pub rebuild_rate: RateLimit,
+}
+
+/// Default cap on one key's unfinished games.
+pub const DEFAULT_MAX_UNFINISHED_PER_KEY: u64 = 16;
+/// Default cap on the server's unfinished games.
+pub const DEFAULT_MAX_UNFINISHED: u64 = 1024;
+/// Default longest pad a new game may ask for (the client's default).
+pub const DEFAULT_MAX_PAD_LEN: u32 = 4096;
+/// Default expiry of a game that never started: 7 days.
+pub const DEFAULT_UNSTARTED_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
+/// Default linger of a finished game's task: 10 minutes.
+pub const DEFAULT_FINISHED_LINGER: Duration = Duration::from_secs(600);
+/// Default rebuilds of finished games per key: one every 10 seconds,
+/// bursts of 6.
+pub const DEFAULT_REBUILD_RATE: RateLimit = RateLimit {
+    frames_per_second: std::num::NonZeroU32::MIN,
+    burst: std::num::NonZeroU32::new(6).expect("non-zero"),
+};
+/// Per-key rebuild buckets kept at most; full buckets are forgotten first.
+const REBUILD_BUCKETS: usize = 4096;
+
+impl Default for GameSettings {
+    fn default() -> Self {
+        GameSettings {
+            answer_timeout: Duration::from_secs(600),
+            spectator_delay: Duration::ZERO,
+            caps: GameCaps {
+                per_key: DEFAULT_MAX_UNFINISHED_PER_KEY,
+                total: DEFAULT_MAX_UNFINISHED,
+            },
+            max_pad_len: DEFAULT_MAX_PAD_LEN,
+            unstarted_expiry: DEFAULT_UNSTARTED_EXPIRY,
+            finished_linger: DEFAULT_FINISHED_LINGER,
+            rebuild_rate: DEFAULT_REBUILD_RATE,
+        }
+    }
 }
 
 /// Why a lobby operation failed.
@@ -73,6 +131,21 @@ pub enum LobbyError {
     /// The random generator failed.
     #[error("system random generator failed")]
     Random,
+    /// The key asked for too many rebuilds of finished games (G6).
+    #[error("{0}")]
+    RateLimited(String),
+}
+
+impl LobbyError {
+    /// The error code a client is sent.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            LobbyError::Rejected(_) => ErrorCode::Rejected,
+            LobbyError::RateLimited(_) => ErrorCode::RateLimited,
+            LobbyError::Store(StoreError::TooManyGames { .. }) => ErrorCode::Rejected,
+            LobbyError::Store(_) | LobbyError::Random => ErrorCode::Internal,
+        }
+    }
 }
 
 /// The way back from a game to one connection.
@@ -116,6 +189,9 @@ pub enum GameCommand {
         /// The connection.
         from: ConnectionId,
     },
+    /// The game expired in the store (it never started): tell the members
+    /// and end the task.
+    Expire,
 }
 
 /// Seats and counts of a live game, updated by its task, read by listings.
@@ -140,10 +216,17 @@ type Registry = Arc<Mutex<HashMap<GameId, GameEntry>>>;
 /// its storage failed; a finished game's transcript stays in the store.
 pub struct Lobby {
     games: Registry,
+    /// Unfinished games in the store not brought back yet (lazy restore).
+    dormant: Mutex<BTreeSet<GameId>>,
     factory: Arc<dyn SessionFactory>,
     store: StoreHandle,
     settings: GameSettings,
     rng: SystemRandom,
+    /// How many times a game was rebuilt from its log (restored or
+    /// reopened), for measurement.
+    rebuilds: AtomicU64,
+    /// Per-key budget of rebuilds of finished games.
+    rebuild_buckets: Mutex<HashMap<PublicKey, TokenBucket>>,
 }
 
 impl std::fmt::Debug for Lobby {
@@ -163,11 +246,31 @@ impl Lobby {
     ) -> Self {
         Lobby {
             games: Arc::new(Mutex::new(HashMap::new())),
+            dormant: Mutex::new(BTreeSet::new()),
             factory,
             store,
             settings,
             rng: SystemRandom::new(),
+            rebuilds: AtomicU64::new(0),
+            rebuild_buckets: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// How many times a game has been rebuilt from its log (an unfinished
+    /// game restored, a finished one reopened) since the lobby started.
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds.load(Ordering::Relaxed)
+    }
+
+    /// How many games have a task (are in memory) now.
+    pub fn live_games(&self) -> usize {
+        let games = self.games.lock().expect("lobby lock poisoned");
+        games.values().filter(|e| !e.commands.is_closed()).count()
+    }
+
+    /// The lobby's settings.
+    pub fn settings(&self) -> &GameSettings {
+        &self.settings
     }
 
     /// The store games write to.
@@ -175,36 +278,37 @@ impl Lobby {
         &self.store
     }
 
-    /// Rebuild every unfinished game from its stored log (DESIGN section 5:
-    /// restart replays the log through the engine). Games the factory cannot
-    /// restore are logged and skipped. Returns how many were restored.
+    /// Note every unfinished game of the store; each is rebuilt from its
+    /// stored log (DESIGN section 5: restart replays the log through the
+    /// engine) when someone first joins it ([`Lobby::open_game`]), so the
+    /// server listens at once however many games it holds (G6). Returns how
+    /// many there are.
     pub async fn restore_unfinished(&self) -> Result<usize, StoreError> {
-        let mut restored = 0;
-        for game_id in self.store.list_unfinished().await? {
-            let game = self.store.load_game(game_id).await?;
-            let events: Vec<Vec<u8>> = self
-                .store
-                .load_events(game_id)
-                .await?
-                .into_iter()
-                .map(|e| e.bytes)
-                .collect();
-            let next_seq = events.len() as u64;
-            let ctx = self.context(game_id);
-            match self.factory.restore(&ctx, &game.metadata, &events) {
-                Ok(session) => {
-                    self.spawn_game(game_id, session, next_seq, Origin::Restored);
-                    restored += 1;
-                }
-                Err(r) => error!(%game_id, reason = %r.0, "could not restore game; left out"),
-            }
-        }
-        Ok(restored)
+        let ids = self.store.list_unfinished().await?;
+        let n = ids.len();
+        self.dormant
+            .lock()
+            .expect("lobby lock poisoned")
+            .extend(ids);
+        Ok(n)
     }
 
-    /// Create a game from scenario bytes: the factory makes its session, the
-    /// store records it durably, then its task starts.
-    pub async fn create_game(&self, scenario: Vec<u8>) -> Result<GameId, LobbyError> {
+    /// Create a game for `creator` from scenario bytes: the caps are
+    /// checked, the factory makes its session, the store records it durably
+    /// (checking the caps again in the same transaction), then its task
+    /// starts.
+    pub async fn create_game(
+        &self,
+        creator: PublicKey,
+        scenario: Vec<u8>,
+    ) -> Result<GameId, LobbyError> {
+        let caps = self.settings.caps;
+        // Checked before the session is made, so a key over its cap costs
+        // no pad generation; checked again when the game is stored.
+        let (mine, all) = self.store.count_unfinished(creator).await?;
+        if mine >= caps.per_key || all >= caps.total {
+            return Err(too_many(creator, caps, mine, all).into());
+        }
         let mut id = [0u8; 16];
         self.rng.fill(&mut id).map_err(|_| LobbyError::Random)?;
         let game_id = GameId(id);
@@ -212,10 +316,49 @@ impl Lobby {
             .factory
             .create(&self.context(game_id), &scenario)
             .map_err(|r| LobbyError::Rejected(r.0))?;
-        self.store.create_game(game_id, scenario).await?;
-        self.spawn_game(game_id, session, 0, Origin::Created);
+        let record = NewGameRecord {
+            creator,
+            created_ms: unix_millis(),
+            caps,
+        };
+        self.store.create_game(game_id, scenario, record).await?;
+        self.spawn_game(game_id, session, 0, Origin::Created, false);
         info!(%game_id, "game created");
         Ok(game_id)
+    }
+
+    /// Expire the games created more than the expiry ago whose seats were
+    /// never both taken (G6): marked in the store, their tasks told to end.
+    /// Returns how many.
+    pub async fn expire_unstarted(&self) -> Result<usize, StoreError> {
+        let cutoff =
+            unix_millis().saturating_sub(self.settings.unstarted_expiry.as_millis() as u64);
+        let ids = self.store.expire_unstarted(cutoff).await?;
+        for id in &ids {
+            self.dormant.lock().expect("lobby lock poisoned").remove(id);
+            if let Some(game) = self.commands(*id) {
+                let _ = game.try_send(GameCommand::Expire);
+            }
+            info!(game_id = %id, "game expired: never started");
+        }
+        Ok(ids.len())
+    }
+
+    /// Expires games that never started, now and then, for as long as the
+    /// lobby lives.
+    pub fn spawn_expiry(self: &Arc<Self>) {
+        let every = (self.settings.unstarted_expiry / 4)
+            .clamp(Duration::from_millis(100), Duration::from_secs(60));
+        let lobby = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(lobby) = lobby.upgrade() else { return };
+                if let Err(e) = lobby.expire_unstarted().await {
+                    warn!(error = %e, "could not expire games that never started");
+                }
+            }
+        });
     }
 
     fn context(&self, game_id: GameId) -> SessionContext {
@@ -223,6 +366,7 @@ impl Lobby {
             game_id,
             now_ms: unix_millis(),
             answer_timeout: self.settings.answer_timeout,
+            max_pad_len: self.settings.max_pad_len,
         }
     }
 
@@ -240,7 +384,18 @@ impl Lobby {
                 finished: e.status.finished.load(Ordering::Relaxed),
             })
             .collect();
+        drop(games);
+        // Restored lazily: listed, nobody seated yet.
+        let dormant = self.dormant.lock().expect("lobby lock poisoned");
+        out.extend(dormant.iter().take(MAX_LISTED_GAMES).map(|id| GameSummary {
+            game_id: *id,
+            side_a_seated: false,
+            side_b_seated: false,
+            spectators: 0,
+            finished: false,
+        }));
         out.sort_by_key(|g| g.game_id);
+        out.dedup_by_key(|g| g.game_id);
         out.truncate(MAX_LISTED_GAMES);
         out
     }
@@ -254,15 +409,17 @@ impl Lobby {
             .map(|e| e.commands.clone())
     }
 
-    /// The command channel of a game someone asks to join: a live game's,
-    /// or, for a finished game no task holds any more, a new task's with the
-    /// game rebuilt from its stored log (so a late spectator still gets the
-    /// whole public history, DESIGN 5; the transcript is fetched with
-    /// `FetchTranscript`). `None` if no such game is stored, or it is
-    /// unfinished and not live (its restore failed at start).
+    /// The command channel of a game `key` asks to join: a live game's,
+    /// or a new task's with the game rebuilt from its stored log: an
+    /// unfinished game not restored yet (lazy restore), or a finished game
+    /// no task holds any more (so a late spectator still gets the whole
+    /// public history, DESIGN 5; the transcript is fetched with
+    /// `FetchTranscript`). Rebuilding a finished game is rate-limited per
+    /// key (G6). `None` if no such game is stored or it expired.
     pub async fn open_game(
         &self,
         game_id: GameId,
+        key: PublicKey,
     ) -> Result<Option<mpsc::Sender<GameCommand>>, LobbyError> {
         if let Some(commands) = self.commands(game_id) {
             return Ok(Some(commands));
@@ -272,9 +429,15 @@ impl Lobby {
             Err(StoreError::UnknownGame(_)) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
-        if game.result.is_none() {
+        if game.expired {
             return Ok(None);
         }
+        let origin = if game.result.is_some() {
+            self.take_rebuild(key)?;
+            Origin::Finished
+        } else {
+            Origin::Restored
+        };
         let events: Vec<Vec<u8>> = self
             .store
             .load_events(game_id)
@@ -283,16 +446,58 @@ impl Lobby {
             .map(|e| e.bytes)
             .collect();
         let next_seq = events.len() as u64;
-        let session = self
+        let session = match self
             .factory
             .restore(&self.context(game_id), &game.metadata, &events)
-            .map_err(|r| LobbyError::Rejected(r.0))?;
-        Ok(Some(self.spawn_game(
-            game_id,
-            session,
-            next_seq,
-            Origin::Finished,
-        )))
+        {
+            Ok(s) => s,
+            Err(r) => {
+                error!(%game_id, reason = %r.0, "could not restore game");
+                return Err(LobbyError::Rejected(r.0));
+            }
+        };
+        self.rebuilds.fetch_add(1, Ordering::Relaxed);
+        let (commands, ready) = self.spawn_game(game_id, session, next_seq, origin, game.started);
+        self.dormant
+            .lock()
+            .expect("lobby lock poisoned")
+            .remove(&game_id);
+        if let Some(ready) = ready {
+            // What the restored session owed at its start (a closed log's
+            // result and transcript among it) is stored before anyone is
+            // answered.
+            let _ = tokio::time::timeout(GAME_SEND_TIMEOUT, ready).await;
+        }
+        Ok(Some(commands))
+    }
+
+    /// Takes one rebuild of a finished game from `key`'s budget.
+    fn take_rebuild(&self, key: PublicKey) -> Result<(), LobbyError> {
+        let now = std::time::Instant::now();
+        let limit = self.settings.rebuild_rate;
+        let mut buckets = self.rebuild_buckets.lock().expect("lobby lock poisoned");
+        if buckets.len() >= REBUILD_BUCKETS && !buckets.contains_key(&key) {
+            // Forget keys whose budget is whole again (they lose nothing).
+            buckets.retain(|_, b| {
+                let mut probe = b.clone();
+                (0..limit.burst.get()).any(|_| probe.try_take(now).is_err())
+            });
+            if buckets.len() >= REBUILD_BUCKETS {
+                return Err(LobbyError::RateLimited(
+                    "too many keys are reopening finished games; try again later, or fetch the transcript".into(),
+                ));
+            }
+        }
+        buckets
+            .entry(key)
+            .or_insert_with(|| TokenBucket::new(limit, now))
+            .try_take(now)
+            .map_err(|_| {
+                LobbyError::RateLimited(format!(
+                    "key {key} reopened too many finished games (at most {} a second, bursts of {}); try again later, or fetch the transcript",
+                    limit.frames_per_second, limit.burst
+                ))
+            })
     }
 
     /// Starts the task of a game, unless one is already live (a finished
@@ -304,11 +509,13 @@ impl Lobby {
         session: Box<dyn GameSession>,
         next_seq: u64,
         origin: Origin,
-    ) -> mpsc::Sender<GameCommand> {
+        started: bool,
+    ) -> (mpsc::Sender<GameCommand>, Option<oneshot::Receiver<()>>) {
         let mut games = self.games.lock().expect("lobby lock poisoned");
         if let Some(live) = games.get(&game_id).filter(|e| !e.commands.is_closed()) {
-            return live.commands.clone();
+            return (live.commands.clone(), None);
         }
+        let (ready_tx, ready_rx) = oneshot::channel();
         let (tx, rx) = mpsc::channel(GAME_QUEUE);
         let status = Arc::new(GameStatus::default());
         status
@@ -328,6 +535,9 @@ impl Lobby {
             deadline: None,
             departures: Vec::new(),
             registry: self.games.clone(),
+            started,
+            linger_until: None,
+            ready: Some(ready_tx),
         };
         games.insert(
             game_id,
@@ -337,7 +547,26 @@ impl Lobby {
             },
         );
         tokio::spawn(task.run(rx, origin));
-        tx
+        (tx, Some(ready_rx))
+    }
+}
+
+/// The error of a creation over a cap (as the store words it).
+fn too_many(creator: PublicKey, caps: GameCaps, mine: u64, all: u64) -> StoreError {
+    if mine >= caps.per_key {
+        StoreError::TooManyGames {
+            holder: format!("key {creator}"),
+            count: mine,
+            limit: caps.per_key,
+            setting: "max_unfinished_games_per_key",
+        }
+    } else {
+        StoreError::TooManyGames {
+            holder: "this server".into(),
+            count: all,
+            limit: caps.total,
+            setting: "max_unfinished_games",
+        }
     }
 }
 
@@ -375,6 +604,12 @@ struct GameTask {
     deadline: Option<Instant>,
     departures: Vec<Participant>,
     registry: Registry,
+    /// Whether both seats have been taken at least once (stored).
+    started: bool,
+    /// When a finished game with no members ends its task.
+    linger_until: Option<Instant>,
+    /// Told once what the session owed at its start is stored.
+    ready: Option<oneshot::Sender<()>>,
 }
 
 /// Messages a late spectator's catch-up queue holds at most while its
@@ -457,15 +692,27 @@ impl GameTask {
             let effects = self.session.start(unix_millis());
             self.apply(effects).await?;
         }
+        if let Some(ready) = self.ready.take() {
+            let _ = ready.send(());
+        }
         self.refresh_deadline();
         loop {
             let next_delayed = self.delayed.front().map(|(t, _)| *t);
             let deadline = self.deadline;
+            let linger = self.linger_until;
             let result = tokio::select! {
                 cmd = rx.recv() => match cmd {
+                    Some(GameCommand::Expire) => {
+                        self.expire();
+                        return Ok(());
+                    }
                     Some(cmd) => self.on_command(cmd).await,
                     None => return Ok(()),
                 },
+                // A finished game nobody joined again within the linger.
+                _ = sleep_until(linger.unwrap_or_else(Instant::now)), if linger.is_some() => {
+                    return Ok(());
+                }
                 _ = sleep_until(next_delayed.unwrap_or_else(Instant::now)), if next_delayed.is_some() => {
                     self.deliver_delayed();
                     Ok(())
@@ -477,9 +724,33 @@ impl GameTask {
             result?;
             self.refresh_deadline();
             self.update_status();
-            if self.status.finished.load(Ordering::Relaxed) && self.members.is_empty() {
-                return Ok(());
+            let idle = self.status.finished.load(Ordering::Relaxed) && self.members.is_empty();
+            if !idle {
+                self.linger_until = None;
+            } else if self.linger_until.is_none() {
+                if self.settings.finished_linger.is_zero() {
+                    return Ok(());
+                }
+                // Kept ready for a while: joining it again costs no rebuild
+                // from the log (G6).
+                self.linger_until = Some(Instant::now() + self.settings.finished_linger);
             }
+        }
+    }
+
+    /// The game expired (never started): its members are told, the task
+    /// ends.
+    fn expire(&mut self) {
+        info!(game_id = %self.game_id, "game expired; task ends");
+        for m in self.members.values() {
+            let _ = m.link.outbox.try_send(ServerMessage::error(
+                ErrorCode::UnknownGame,
+                format!(
+                    "game {} expired: its two seats were not both taken within {} s of its creation",
+                    self.game_id,
+                    self.settings.unstarted_expiry.as_secs()
+                ),
+            ));
         }
     }
 
@@ -514,6 +785,7 @@ impl GameTask {
                     Err(r) => self.send_to(from, ServerMessage::error(ErrorCode::Rejected, r.0)),
                 }
             }
+            GameCommand::Expire => {}
             GameCommand::Leave { from } => {
                 if let Some(m) = self.remove_member(from) {
                     let _ = m.link.outbox.try_send(ServerMessage::Left {
@@ -557,6 +829,12 @@ impl GameTask {
                         }
                     }
                     self.seats[seat(side)] = Some(participant.connection);
+                    if !self.started && self.seats.iter().all(Option::is_some) {
+                        // Both seats taken: the game started and no longer
+                        // expires (G6).
+                        self.store.mark_started(self.game_id).await?;
+                        self.started = true;
+                    }
                 }
                 let id = participant.connection;
                 let history = match participant.role {
@@ -618,28 +896,60 @@ impl GameTask {
     }
 
     async fn apply(&mut self, effects: Vec<Effect>) -> Result<(), StoreError> {
-        for effect in effects {
+        let mut effects = effects.into_iter().peekable();
+        while let Some(effect) = effects.next() {
             match effect {
                 Effect::Append(bytes) => {
-                    self.store
-                        .append_event(self.game_id, self.next_seq, bytes)
-                        .await?;
-                    self.next_seq += 1;
+                    if matches!(effects.peek(), Some(Effect::Finish { .. }))
+                        && !self.status.finished.load(Ordering::Relaxed)
+                    {
+                        // The log's last entry and the result in one
+                        // transaction: no crash can leave a closed log in
+                        // a game listed as open (G6).
+                        let Some(Effect::Finish { result, transcript }) = effects.next() else {
+                            unreachable!("peeked");
+                        };
+                        self.store
+                            .append_and_finish(
+                                self.game_id,
+                                self.next_seq,
+                                bytes,
+                                result,
+                                transcript,
+                            )
+                            .await?;
+                        self.next_seq += 1;
+                        self.finished();
+                    } else {
+                        self.store
+                            .append_event(self.game_id, self.next_seq, bytes)
+                            .await?;
+                        self.next_seq += 1;
+                    }
                 }
                 Effect::Send { to, payload } => self.send(to, payload),
+                // Already finished (a finished game reopened): stored once.
+                Effect::Finish { .. } if self.status.finished.load(Ordering::Relaxed) => {}
                 Effect::Finish { result, transcript } => {
+                    // A restored game whose log was closed before a crash
+                    // (stored by an older version in two steps) is finished
+                    // here, at its start.
                     self.store
                         .finish_game(self.game_id, result, transcript)
                         .await?;
-                    self.status.finished.store(true, Ordering::Relaxed);
-                    info!(game_id = %self.game_id, "game finished");
-                    // The transcript is public from now on: holding back the
-                    // public view would hide nothing (DESIGN 5).
-                    self.release_delayed(None);
+                    self.finished();
                 }
             }
         }
         Ok(())
+    }
+
+    fn finished(&mut self) {
+        self.status.finished.store(true, Ordering::Relaxed);
+        info!(game_id = %self.game_id, "game finished");
+        // The transcript is public from now on: holding back the public
+        // view would hide nothing (DESIGN 5).
+        self.release_delayed(None);
     }
 
     fn send(&mut self, to: Recipient, payload: Vec<u8>) {
@@ -865,6 +1175,8 @@ mod tests {
         GameSettings {
             answer_timeout: Duration::from_secs(answer),
             spectator_delay: Duration::from_secs(spectator_delay),
+            finished_linger: Duration::ZERO,
+            ..GameSettings::default()
         }
     }
 
@@ -884,7 +1196,10 @@ mod tests {
     ) -> (tempfile::TempDir, Lobby, GameId, mpsc::Sender<GameCommand>) {
         let dir = tempfile::tempdir().unwrap();
         let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, delay));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let id = lobby
+            .create_game(PublicKey([0; 32]), b"s".to_vec())
+            .await
+            .unwrap();
         let game = lobby.commands(id).unwrap();
         (dir, lobby, id, game)
     }
@@ -1172,7 +1487,10 @@ mod tests {
     async fn g6_a_resync_longer_than_the_outbox_arrives_whole_and_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let lobby = lobby_with(Arc::new(LongResyncFactory), sqlite(&dir), settings(600, 0));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let id = lobby
+            .create_game(PublicKey([0; 32]), b"s".to_vec())
+            .await
+            .unwrap();
         let game = lobby.commands(id).unwrap();
         let mut a = client(1, 8);
         assert!(a.join(&game, Role::Player(Side::A)).await);
@@ -1226,7 +1544,11 @@ mod tests {
             l.commands(id).is_none()
         })
         .await;
-        let game = lobby.open_game(id).await.unwrap().expect("reopened");
+        let game = lobby
+            .open_game(id, PublicKey([3; 32]))
+            .await
+            .unwrap()
+            .expect("reopened");
         let mut late = client(3, 64);
         assert!(late.join(&game, Role::Spectator).await);
         assert!(matches!(late.next().await, ServerMessage::Joined { .. }));
@@ -1255,7 +1577,11 @@ mod tests {
         })
         .await;
         // An unknown game is not invented.
-        assert!(lobby.open_game(GameId([9; 16])).await.unwrap().is_none());
+        assert!(lobby
+            .open_game(GameId([9; 16]), PublicKey([3; 32]))
+            .await
+            .unwrap()
+            .is_none());
     }
 
     // DESIGN 5: after a restart, a game rebuilt from its log still gives a
@@ -1265,7 +1591,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let id = {
             let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
-            let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+            let id = lobby
+                .create_game(PublicKey([0; 32]), b"s".to_vec())
+                .await
+                .unwrap();
             let game = lobby.commands(id).unwrap();
             let mut a = client(1, 64);
             assert!(a.join(&game, Role::Player(Side::A)).await);
@@ -1275,7 +1604,12 @@ mod tests {
         };
         let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
         assert_eq!(lobby.restore_unfinished().await.unwrap(), 1);
-        let game = lobby.commands(id).unwrap();
+        assert!(lobby.commands(id).is_none(), "restored lazily");
+        let game = lobby
+            .open_game(id, PublicKey([1; 32]))
+            .await
+            .unwrap()
+            .unwrap();
         let mut a = client(1, 64);
         let mut late = client(3, 64);
         assert!(a.join(&game, Role::Player(Side::A)).await);
@@ -1348,7 +1682,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let id = {
             let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, 0));
-            let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+            let id = lobby
+                .create_game(PublicKey([0; 32]), b"s".to_vec())
+                .await
+                .unwrap();
             let game = lobby.commands(id).unwrap();
             let mut a = client(1, 64);
             assert!(a.join(&game, Role::Player(Side::A)).await);
@@ -1358,7 +1695,12 @@ mod tests {
         };
         let lobby = lobby_with(Arc::new(OwingFactory), sqlite(&dir), settings(600, 0));
         assert_eq!(lobby.restore_unfinished().await.unwrap(), 1);
-        let game = lobby.commands(id).unwrap();
+        assert!(lobby.commands(id).is_none(), "restored lazily");
+        let game = lobby
+            .open_game(id, PublicKey([1; 32]))
+            .await
+            .unwrap()
+            .unwrap();
         let mut late = client(3, 64);
         assert!(late.join(&game, Role::Spectator).await);
         assert!(matches!(late.next().await, ServerMessage::Joined { .. }));
@@ -1438,7 +1780,10 @@ mod tests {
     async fn answer_timeout_reaches_the_session() {
         let dir = tempfile::tempdir().unwrap();
         let lobby = lobby_with(Arc::new(TurnsFactory), sqlite(&dir), settings(1, 0));
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let id = lobby
+            .create_game(PublicKey([0; 32]), b"s".to_vec())
+            .await
+            .unwrap();
         let game = lobby.commands(id).unwrap();
         let mut a = client(1, 64);
         let mut b = client(2, 64);
@@ -1475,8 +1820,32 @@ mod tests {
     struct BrokenDisk;
 
     impl GameStore for BrokenDisk {
-        fn create_game(&mut self, _: GameId, _: &[u8]) -> Result<(), StoreError> {
+        fn create_game(
+            &mut self,
+            _: GameId,
+            _: &[u8],
+            _: &NewGameRecord,
+        ) -> Result<(), StoreError> {
             Ok(())
+        }
+        fn count_unfinished(&self, _: &PublicKey) -> Result<(u64, u64), StoreError> {
+            Ok((0, 0))
+        }
+        fn append_and_finish(
+            &mut self,
+            g: GameId,
+            _: u64,
+            _: &[u8],
+            _: &[u8],
+            _: &[u8],
+        ) -> Result<(), StoreError> {
+            Err(StoreError::UnknownGame(g))
+        }
+        fn mark_started(&mut self, _: GameId) -> Result<(), StoreError> {
+            Ok(())
+        }
+        fn expire_unstarted(&mut self, _: u64) -> Result<Vec<GameId>, StoreError> {
+            Ok(Vec::new())
         }
         fn append_event(&mut self, _: GameId, _: u64, _: &[u8]) -> Result<(), StoreError> {
             Err(StoreError::Backend {
@@ -1510,7 +1879,10 @@ mod tests {
             Box::new(BrokenDisk),
             settings(600, 0),
         );
-        let id = lobby.create_game(b"s".to_vec()).await.unwrap();
+        let id = lobby
+            .create_game(PublicKey([0; 32]), b"s".to_vec())
+            .await
+            .unwrap();
         let game = lobby.commands(id).unwrap();
         let mut a = client(1, 64);
         // The seat event cannot be stored: Joined was sent, then the failure.

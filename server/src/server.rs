@@ -11,9 +11,9 @@ use tokio::sync::Semaphore;
 use tracing::{info, warn};
 
 use crate::config::ServerSettings;
-use crate::connection::{close, serve_connection, ConnectionContext};
+use crate::connection::{close, serve_connection, AddressSlots, ConnectionContext};
 use crate::endpoint::{server_config, EndpointError};
-use crate::lobby::{GameSettings, Lobby};
+use crate::lobby::Lobby;
 use crate::session::SessionFactory;
 use crate::sqlite::SqliteStore;
 use crate::store::{GameStore, StoreError, StoreHandle};
@@ -49,6 +49,7 @@ pub struct Server {
     local_addr: SocketAddr,
     lobby: Arc<Lobby>,
     restored: usize,
+    connections: Arc<ConnectionContext>,
 }
 
 impl Server {
@@ -79,15 +80,10 @@ impl Server {
             action: "start the storage thread",
             source,
         })?;
-        let lobby = Arc::new(Lobby::new(
-            factory,
-            store,
-            GameSettings {
-                answer_timeout: settings.answer_timeout,
-                spectator_delay: settings.spectator_delay,
-            },
-        ));
+        let lobby = Arc::new(Lobby::new(factory, store, settings.game_settings()));
+        // Lazy: only the ids; each game is rebuilt when first joined (G6).
         let restored = lobby.restore_unfinished().await?;
+        lobby.spawn_expiry();
         let endpoint = quinn::Endpoint::server(server_config(&identity)?, settings.listen)
             .map_err(|source| ServerError::Io {
                 action: "bind the UDP socket",
@@ -98,20 +94,31 @@ impl Server {
             source,
         })?;
         let slots = Arc::new(Semaphore::new(settings.max_connections));
+        let per_address = settings.max_connections_per_address;
+        let addresses = Arc::new(AddressSlots::default());
         let ctx = Arc::new(ConnectionContext::new(lobby.clone(), settings));
+        let context = ctx.clone();
         let accepting = endpoint.clone();
         tokio::spawn(async move {
             while let Some(incoming) = accepting.accept().await {
+                let remote = incoming.remote_address();
+                // G6: one host cannot take every slot.
+                let Some(address_slot) = addresses.take(remote.ip(), per_address) else {
+                    warn!(%remote, "connection limit per address reached; refused");
+                    incoming.refuse();
+                    continue;
+                };
                 match slots.clone().try_acquire_owned() {
                     Ok(slot) => {
                         let ctx = ctx.clone();
                         tokio::spawn(async move {
                             serve_connection(incoming, ctx).await;
                             drop(slot);
+                            drop(address_slot);
                         });
                     }
                     Err(_) => {
-                        warn!(remote = %incoming.remote_address(), "connection limit reached; refused");
+                        warn!(%remote, "connection limit reached; refused");
                         incoming.refuse();
                     }
                 }
@@ -124,6 +131,7 @@ impl Server {
             local_addr,
             lobby,
             restored,
+            connections: context,
         })
     }
 
@@ -137,12 +145,18 @@ impl Server {
         self.fingerprint
     }
 
+    /// What every connection shares (budgets, settings).
+    pub fn connections(&self) -> &Arc<ConnectionContext> {
+        &self.connections
+    }
+
     /// The lobby.
     pub fn lobby(&self) -> &Arc<Lobby> {
         &self.lobby
     }
 
-    /// How many unfinished games were restored at start.
+    /// How many unfinished games the store held at start (each is rebuilt
+    /// from its log when first joined).
     pub fn restored_games(&self) -> usize {
         self.restored
     }

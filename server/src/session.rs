@@ -99,6 +99,9 @@ pub struct SessionContext {
     pub now_ms: u64,
     /// The per-game answer timeout configured on the server (G2).
     pub answer_timeout: Duration,
+    /// The longest pad a new game may ask for (the server's `max_pad_len`;
+    /// each pad is held in memory, G6).
+    pub max_pad_len: u32,
 }
 
 /// A game's state machine, owned by one task of the shell. Calls never block

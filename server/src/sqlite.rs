@@ -1,18 +1,24 @@
 //! The default [`GameStore`]: SQLite (bundled) in the data directory, WAL
-//! journal, `synchronous=FULL`, one transaction per append (DESIGN section 5).
+//! journal, `synchronous=FULL`, one transaction per append (DESIGN section 5);
+//! the log's last entry and the game's result and transcript are one
+//! transaction ([`GameStore::append_and_finish`], G6).
+//!
+//! Schema 2 adds to each game its creator key, creation time, whether it
+//! started (both seats taken) and when it expired; a schema-1 database is
+//! migrated in place on open (its games count as started, so none expires).
 
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use crate::store::{GameStore, StoreError, StoredEvent, StoredGame};
-use crate::wire::GameId;
+use crate::store::{GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame};
+use crate::wire::{GameId, PublicKey};
 
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "hexveil.sqlite3";
 
 /// Schema version stored in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -28,6 +34,19 @@ CREATE TABLE IF NOT EXISTS events (
     bytes   BLOB NOT NULL,
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
+";
+
+/// Schema 1 to 2: creator, creation time, started, expired (G6: caps per
+/// key, expiry of games that never start). Games already stored count as
+/// started: nothing is known of them, so none is expired.
+const MIGRATE_1_TO_2: &str = "
+ALTER TABLE games ADD COLUMN creator BLOB;
+ALTER TABLE games ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN started INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN expired_ms INTEGER;
+UPDATE games SET started = 1;
+CREATE INDEX IF NOT EXISTS games_open_by_creator ON games(creator) WHERE result IS NULL AND expired_ms IS NULL;
+PRAGMA user_version = 2;
 ";
 
 /// SQLite-backed [`GameStore`].
@@ -70,9 +89,9 @@ impl SqliteStore {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(backend("read the schema version"))?;
         match version {
-            0 => conn
-                .execute_batch(&format!("PRAGMA user_version={SCHEMA_VERSION}"))
-                .map_err(backend("write the schema version"))?,
+            0 | 1 => conn
+                .execute_batch(&format!("BEGIN IMMEDIATE; {MIGRATE_1_TO_2} COMMIT;"))
+                .map_err(backend("migrate the schema to version 2"))?,
             SCHEMA_VERSION => {}
             other => {
                 return Err(StoreError::Backend {
@@ -102,8 +121,104 @@ fn game_state(conn: &Connection, game_id: GameId) -> Result<Option<bool>, StoreE
     .map_err(backend("look up the game"))
 }
 
+/// Fails unless the game exists, is not finished and has not expired.
+fn check_open(conn: &Connection, game_id: GameId) -> Result<(), StoreError> {
+    let state = conn
+        .query_row(
+            "SELECT result IS NOT NULL, expired_ms IS NOT NULL FROM games WHERE game_id = ?1",
+            params![&game_id.0[..]],
+            |r| Ok((r.get::<_, bool>(0)?, r.get::<_, bool>(1)?)),
+        )
+        .optional()
+        .map_err(backend("look up the game"))?;
+    match state {
+        None => Err(StoreError::UnknownGame(game_id)),
+        Some((true, _)) => Err(StoreError::GameFinished(game_id)),
+        Some((_, true)) => Err(StoreError::Expired(game_id)),
+        Some((false, false)) => Ok(()),
+    }
+}
+
+/// Appends inside an open transaction after checking the sequence number.
+fn insert_event(
+    tx: &Connection,
+    game_id: GameId,
+    seq: u64,
+    bytes: &[u8],
+) -> Result<(), StoreError> {
+    let seq_i = SqliteStore::seq_sql(seq)?;
+    check_open(tx, game_id)?;
+    let next: i64 = tx
+        .query_row(
+            "SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game_id = ?1",
+            params![&game_id.0[..]],
+            |r| r.get(0),
+        )
+        .map_err(backend("find the next seq"))?;
+    if seq_i < next {
+        return Err(StoreError::DuplicateSeq { game: game_id, seq });
+    }
+    if seq_i > next {
+        return Err(StoreError::SeqGap {
+            game: game_id,
+            expected: next as u64,
+            got: seq,
+        });
+    }
+    tx.execute(
+        "INSERT INTO events (game_id, seq, bytes) VALUES (?1, ?2, ?3)",
+        params![&game_id.0[..], seq_i, bytes],
+    )
+    .map_err(backend("insert the event"))?;
+    Ok(())
+}
+
+/// Unfinished, unexpired games of `creator` and in all.
+fn count_open(conn: &Connection, creator: &PublicKey) -> Result<(u64, u64), StoreError> {
+    conn.query_row(
+        "SELECT count(*) FILTER (WHERE creator = ?1), count(*) FROM games
+         WHERE result IS NULL AND expired_ms IS NULL",
+        params![&creator.0[..]],
+        |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+    )
+    .map_err(backend("count unfinished games"))
+}
+
+fn ms_sql(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+/// Marks a game finished inside an open transaction.
+fn store_result(
+    tx: &Connection,
+    game_id: GameId,
+    result: &[u8],
+    transcript: &[u8],
+) -> Result<(), StoreError> {
+    check_open(tx, game_id)?;
+    tx.execute(
+        "UPDATE games SET result = ?2, transcript = ?3 WHERE game_id = ?1",
+        params![&game_id.0[..], result, transcript],
+    )
+    .map_err(backend("store the result"))?;
+    Ok(())
+}
+
+fn game_id_of(bytes: Vec<u8>) -> Result<GameId, StoreError> {
+    let id: [u8; 16] = bytes.try_into().map_err(|b: Vec<u8>| StoreError::Backend {
+        operation: "read a game id",
+        detail: format!("stored id has {} bytes, not 16", b.len()),
+    })?;
+    Ok(GameId(id))
+}
+
 impl GameStore for SqliteStore {
-    fn create_game(&mut self, game_id: GameId, metadata: &[u8]) -> Result<(), StoreError> {
+    fn create_game(
+        &mut self,
+        game_id: GameId,
+        metadata: &[u8],
+        new: &NewGameRecord,
+    ) -> Result<(), StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -111,66 +226,70 @@ impl GameStore for SqliteStore {
         if game_state(&tx, game_id)?.is_some() {
             return Err(StoreError::DuplicateGame(game_id));
         }
+        let (mine, all) = count_open(&tx, &new.creator)?;
+        if mine >= new.caps.per_key {
+            return Err(StoreError::TooManyGames {
+                holder: format!("key {}", new.creator),
+                count: mine,
+                limit: new.caps.per_key,
+                setting: "max_unfinished_games_per_key",
+            });
+        }
+        if all >= new.caps.total {
+            return Err(StoreError::TooManyGames {
+                holder: "this server".into(),
+                count: all,
+                limit: new.caps.total,
+                setting: "max_unfinished_games",
+            });
+        }
         let created: i64 = tx
             .query_row("SELECT coalesce(max(created), 0) + 1 FROM games", [], |r| {
                 r.get(0)
             })
             .map_err(backend("number the game"))?;
         tx.execute(
-            "INSERT INTO games (game_id, created, metadata) VALUES (?1, ?2, ?3)",
-            params![&game_id.0[..], created, metadata],
+            "INSERT INTO games (game_id, created, metadata, creator, created_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                &game_id.0[..],
+                created,
+                metadata,
+                &new.creator.0[..],
+                ms_sql(new.created_ms)
+            ],
         )
         .map_err(backend("insert the game"))?;
         tx.commit().map_err(backend("commit create_game"))
     }
 
     fn append_event(&mut self, game_id: GameId, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
-        let seq_i = Self::seq_sql(seq)?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(backend("begin append_event"))?;
-        match game_state(&tx, game_id)? {
-            None => return Err(StoreError::UnknownGame(game_id)),
-            Some(true) => return Err(StoreError::GameFinished(game_id)),
-            Some(false) => {}
-        }
-        let next: i64 = tx
-            .query_row(
-                "SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game_id = ?1",
-                params![&game_id.0[..]],
-                |r| r.get(0),
-            )
-            .map_err(backend("find the next seq"))?;
-        if seq_i < next {
-            return Err(StoreError::DuplicateSeq { game: game_id, seq });
-        }
-        if seq_i > next {
-            return Err(StoreError::SeqGap {
-                game: game_id,
-                expected: next as u64,
-                got: seq,
-            });
-        }
-        tx.execute(
-            "INSERT INTO events (game_id, seq, bytes) VALUES (?1, ?2, ?3)",
-            params![&game_id.0[..], seq_i, bytes],
-        )
-        .map_err(backend("insert the event"))?;
+        insert_event(&tx, game_id, seq, bytes)?;
         // With WAL and synchronous=FULL the commit returns after fsync.
         tx.commit().map_err(backend("commit append_event"))
+    }
+
+    fn count_unfinished(&self, creator: &PublicKey) -> Result<(u64, u64), StoreError> {
+        count_open(&self.conn, creator)
     }
 
     fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError> {
         self.conn
             .query_row(
-                "SELECT metadata, result FROM games WHERE game_id = ?1",
+                "SELECT metadata, result, started, expired_ms IS NOT NULL
+                 FROM games WHERE game_id = ?1",
                 params![&game_id.0[..]],
                 |r| {
                     Ok(StoredGame {
                         game_id,
                         metadata: r.get(0)?,
                         result: r.get(1)?,
+                        started: r.get(2)?,
+                        expired: r.get(3)?,
                     })
                 },
             )
@@ -202,19 +321,14 @@ impl GameStore for SqliteStore {
     fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT game_id FROM games WHERE result IS NULL ORDER BY created")
+            .prepare_cached("SELECT game_id FROM games WHERE result IS NULL AND expired_ms IS NULL ORDER BY created")
             .map_err(backend("prepare list_unfinished"))?;
         let rows = stmt
             .query_map([], |r| r.get::<_, Vec<u8>>(0))
             .map_err(backend("list unfinished games"))?;
         let mut out = Vec::new();
         for row in rows {
-            let bytes = row.map_err(backend("read a game id"))?;
-            let id: [u8; 16] = bytes.try_into().map_err(|b: Vec<u8>| StoreError::Backend {
-                operation: "read a game id",
-                detail: format!("stored id has {} bytes, not 16", b.len()),
-            })?;
-            out.push(GameId(id));
+            out.push(game_id_of(row.map_err(backend("read a game id"))?)?);
         }
         Ok(out)
     }
@@ -229,17 +343,67 @@ impl GameStore for SqliteStore {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(backend("begin finish_game"))?;
-        match game_state(&tx, game_id)? {
-            None => return Err(StoreError::UnknownGame(game_id)),
-            Some(true) => return Err(StoreError::GameFinished(game_id)),
-            Some(false) => {}
-        }
-        tx.execute(
-            "UPDATE games SET result = ?2, transcript = ?3 WHERE game_id = ?1",
-            params![&game_id.0[..], result, transcript],
-        )
-        .map_err(backend("store the result"))?;
+        store_result(&tx, game_id, result, transcript)?;
         tx.commit().map_err(backend("commit finish_game"))
+    }
+
+    fn append_and_finish(
+        &mut self,
+        game_id: GameId,
+        seq: u64,
+        bytes: &[u8],
+        result: &[u8],
+        transcript: &[u8],
+    ) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(backend("begin append_and_finish"))?;
+        insert_event(&tx, game_id, seq, bytes)?;
+        store_result(&tx, game_id, result, transcript)?;
+        tx.commit().map_err(backend("commit append_and_finish"))
+    }
+
+    fn mark_started(&mut self, game_id: GameId) -> Result<(), StoreError> {
+        let n = self
+            .conn
+            .execute(
+                "UPDATE games SET started = 1 WHERE game_id = ?1",
+                params![&game_id.0[..]],
+            )
+            .map_err(backend("mark the game started"))?;
+        if n == 0 {
+            return Err(StoreError::UnknownGame(game_id));
+        }
+        Ok(())
+    }
+
+    fn expire_unstarted(&mut self, created_before_ms: u64) -> Result<Vec<GameId>, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(backend("begin expire_unstarted"))?;
+        let ids: Vec<Vec<u8>> = {
+            let mut stmt = tx
+                .prepare(
+                    "SELECT game_id FROM games WHERE result IS NULL AND expired_ms IS NULL
+                     AND started = 0 AND created_ms < ?1 ORDER BY created",
+                )
+                .map_err(backend("prepare expire_unstarted"))?;
+            let rows = stmt
+                .query_map(params![ms_sql(created_before_ms)], |r| r.get(0))
+                .map_err(backend("find games that never started"))?;
+            rows.collect::<Result<_, _>>()
+                .map_err(backend("read a game id"))?
+        };
+        tx.execute(
+            "UPDATE games SET expired_ms = ?1 WHERE result IS NULL AND expired_ms IS NULL
+             AND started = 0 AND created_ms < ?1",
+            params![ms_sql(created_before_ms)],
+        )
+        .map_err(backend("expire games that never started"))?;
+        tx.commit().map_err(backend("commit expire_unstarted"))?;
+        ids.into_iter().map(game_id_of).collect()
     }
 
     fn load_transcript(&self, game_id: GameId) -> Result<Option<Vec<u8>>, StoreError> {
@@ -261,6 +425,10 @@ mod tests {
 
     const G1: GameId = GameId([1; 16]);
     const G2: GameId = GameId([2; 16]);
+
+    fn own() -> NewGameRecord {
+        NewGameRecord::uncapped(PublicKey([7; 32]), 1)
+    }
 
     #[test]
     fn pragmas_are_set() {
@@ -284,7 +452,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let mut s = SqliteStore::open(dir.path()).unwrap();
-            s.create_game(G1, b"scenario").unwrap();
+            s.create_game(G1, b"scenario", &own()).unwrap();
             s.append_event(G1, 0, b"e0").unwrap();
             s.append_event(G1, 1, b"e1").unwrap();
         }
@@ -312,7 +480,7 @@ mod tests {
     fn duplicate_seq_and_gaps_rejected() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = SqliteStore::open(dir.path()).unwrap();
-        s.create_game(G1, b"").unwrap();
+        s.create_game(G1, b"", &own()).unwrap();
         s.append_event(G1, 0, b"first").unwrap();
         assert!(matches!(
             s.append_event(G1, 0, b"second"),
@@ -329,7 +497,7 @@ mod tests {
         assert_eq!(s.load_events(G1).unwrap()[0].bytes, b"first");
         assert_eq!(s.load_events(G1).unwrap().len(), 1);
         assert!(matches!(
-            s.create_game(G1, b""),
+            s.create_game(G1, b"", &own()),
             Err(StoreError::DuplicateGame(G1))
         ));
         assert!(matches!(
@@ -346,8 +514,8 @@ mod tests {
     fn concurrent_games_are_independent() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = SqliteStore::open(dir.path()).unwrap();
-        s.create_game(G1, b"a").unwrap();
-        s.create_game(G2, b"b").unwrap();
+        s.create_game(G1, b"a", &own()).unwrap();
+        s.create_game(G2, b"b", &own()).unwrap();
         for i in 0..3u64 {
             s.append_event(G1, i, &[1, i as u8]).unwrap();
             s.append_event(G2, i, &[2, i as u8]).unwrap();
@@ -370,7 +538,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let mut s = SqliteStore::open(dir.path()).unwrap();
-            s.create_game(G1, b"").unwrap();
+            s.create_game(G1, b"", &own()).unwrap();
             assert_eq!(s.load_transcript(G1).unwrap(), None);
             s.finish_game(G1, b"draw", b"TRANSCRIPT").unwrap();
             assert!(matches!(
@@ -390,12 +558,114 @@ mod tests {
         assert!(s.list_unfinished().unwrap().is_empty());
     }
 
+    // G6 (issue 10 item 5): the log's last entry and the result are one
+    // transaction: refused together (here: a seq gap), stored together.
+    #[test]
+    fn g6_last_entry_and_result_commit_together() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = SqliteStore::open(dir.path()).unwrap();
+        s.create_game(G1, b"", &own()).unwrap();
+        s.append_event(G1, 0, b"e0").unwrap();
+        assert!(matches!(
+            s.append_and_finish(G1, 2, b"last", b"r", b"T"),
+            Err(StoreError::SeqGap { .. })
+        ));
+        assert_eq!(s.load_events(G1).unwrap().len(), 1);
+        assert_eq!(s.load_transcript(G1).unwrap(), None, "nothing half-done");
+        s.append_and_finish(G1, 1, b"last", b"r", b"T").unwrap();
+        drop(s);
+        let s = SqliteStore::open(dir.path()).unwrap();
+        assert_eq!(s.load_events(G1).unwrap()[1].bytes, b"last");
+        assert_eq!(s.load_transcript(G1).unwrap().as_deref(), Some(&b"T"[..]));
+        assert!(s.list_unfinished().unwrap().is_empty());
+    }
+
+    // G6 (issue 10 item 8): unfinished games are capped per creator key and
+    // in all; finished and expired games do not count.
+    #[test]
+    fn g6_unfinished_games_are_capped_per_key_and_in_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = SqliteStore::open(dir.path()).unwrap();
+        let caps = crate::store::GameCaps {
+            per_key: 2,
+            total: 3,
+        };
+        let rec = |k: u8| NewGameRecord {
+            creator: PublicKey([k; 32]),
+            created_ms: 1000,
+            caps,
+        };
+        let g = |n: u8| GameId([n; 16]);
+        s.create_game(g(1), b"", &rec(1)).unwrap();
+        s.create_game(g(2), b"", &rec(1)).unwrap();
+        let err = s.create_game(g(3), b"", &rec(1)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::TooManyGames {
+                    count: 2,
+                    limit: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("max_unfinished_games_per_key = 2"),
+            "{err}"
+        );
+        s.create_game(g(3), b"", &rec(2)).unwrap();
+        let err = s.create_game(g(4), b"", &rec(3)).unwrap_err();
+        assert!(
+            err.to_string().contains("max_unfinished_games = 3"),
+            "{err}"
+        );
+        // A finished game frees its place.
+        s.finish_game(g(1), b"r", b"t").unwrap();
+        s.create_game(g(4), b"", &rec(1)).unwrap();
+        assert_eq!(s.count_unfinished(&PublicKey([1; 32])).unwrap(), (2, 3));
+        // Games that never started expire, and free their places.
+        s.mark_started(g(2)).unwrap();
+        let expired = s.expire_unstarted(1001).unwrap();
+        assert_eq!(expired, vec![g(3), g(4)]);
+        assert_eq!(s.count_unfinished(&PublicKey([1; 32])).unwrap(), (1, 1));
+        assert_eq!(s.list_unfinished().unwrap(), vec![g(2)]);
+        assert!(s.load_game(g(3)).unwrap().expired);
+        assert!(matches!(
+            s.append_event(g(3), 0, b"late"),
+            Err(StoreError::Expired(_))
+        ));
+        assert!(s.expire_unstarted(1001).unwrap().is_empty());
+    }
+
+    // A schema-1 database is migrated on open; its games count as started
+    // (never expired) and keep their events.
+    #[test]
+    fn schema_1_is_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+            conn.execute_batch(SCHEMA).unwrap();
+            conn.execute_batch(
+                "PRAGMA user_version=1;
+                 INSERT INTO games (game_id, created, metadata) VALUES (x'01010101010101010101010101010101', 1, x'');
+                 INSERT INTO events VALUES (x'01010101010101010101010101010101', 0, x'65');",
+            )
+            .unwrap();
+        }
+        let mut s = SqliteStore::open(dir.path()).unwrap();
+        assert!(s.load_game(G1).unwrap().started);
+        assert!(s.expire_unstarted(u64::MAX >> 2).unwrap().is_empty());
+        assert_eq!(s.load_events(G1).unwrap().len(), 1);
+        s.append_event(G1, 1, b"more").unwrap();
+    }
+
     #[tokio::test]
     async fn handle_runs_on_its_thread() {
         let dir = tempfile::tempdir().unwrap();
         let h = crate::store::StoreHandle::spawn(Box::new(SqliteStore::open(dir.path()).unwrap()))
             .unwrap();
-        h.create_game(G1, b"m".to_vec()).await.unwrap();
+        h.create_game(G1, b"m".to_vec(), own()).await.unwrap();
         h.append_event(G1, 0, b"e".to_vec()).await.unwrap();
         assert!(matches!(
             h.append_event(G1, 0, b"e".to_vec()).await,

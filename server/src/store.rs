@@ -18,7 +18,7 @@ use std::thread;
 use thiserror::Error;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::wire::GameId;
+use crate::wire::{GameId, PublicKey};
 
 /// Why a storage operation failed. Each variant says exactly what.
 #[derive(Debug, Error)]
@@ -64,6 +64,63 @@ pub enum StoreError {
     /// The storage thread is gone (the server is shutting down or it panicked).
     #[error("the storage thread has stopped")]
     Closed,
+    /// A new game would pass a cap on unfinished games (G6: bounded cost
+    /// per key).
+    #[error("{holder} already has {count} unfinished games, the most this server allows ({setting} = {limit}); finish or abandon one first")]
+    TooManyGames {
+        /// Whose games were counted: `key <hex>` or `this server`.
+        holder: String,
+        /// How many it has.
+        count: u64,
+        /// The cap.
+        limit: u64,
+        /// The server setting that sets the cap.
+        setting: &'static str,
+    },
+    /// The game expired before it started (both seats never taken); its
+    /// log is closed.
+    #[error("game {0} expired: it never started")]
+    Expired(GameId),
+}
+
+/// Caps on unfinished games checked when a game is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameCaps {
+    /// Unfinished games one creator key may have.
+    pub per_key: u64,
+    /// Unfinished games the server holds in all.
+    pub total: u64,
+}
+
+impl GameCaps {
+    /// No cap (tests and tools).
+    pub const NONE: GameCaps = GameCaps {
+        per_key: u64::MAX,
+        total: u64::MAX,
+    };
+}
+
+/// Who creates a game, when, and under which caps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewGameRecord {
+    /// The key that created it (counted by [`GameCaps::per_key`]).
+    pub creator: PublicKey,
+    /// Unix milliseconds at creation (for the expiry of games that never
+    /// start).
+    pub created_ms: u64,
+    /// The caps to check, in the same transaction as the insert.
+    pub caps: GameCaps,
+}
+
+impl NewGameRecord {
+    /// A record with no caps (tests and tools).
+    pub fn uncapped(creator: PublicKey, created_ms: u64) -> Self {
+        NewGameRecord {
+            creator,
+            created_ms,
+            caps: GameCaps::NONE,
+        }
+    }
 }
 
 /// A stored game's header.
@@ -75,6 +132,10 @@ pub struct StoredGame {
     pub metadata: Vec<u8>,
     /// The result, once finished.
     pub result: Option<Vec<u8>>,
+    /// Whether both seats have been taken at least once.
+    pub started: bool,
+    /// Whether it expired before it started ([`GameStore::expire_unstarted`]).
+    pub expired: bool,
 }
 
 /// One stored event.
@@ -89,8 +150,19 @@ pub struct StoredEvent {
 /// Durable game storage. Every method that writes returns only once the
 /// write is durable.
 pub trait GameStore: Send {
-    /// Record a new game with its metadata.
-    fn create_game(&mut self, game_id: GameId, metadata: &[u8]) -> Result<(), StoreError>;
+    /// Record a new game with its metadata, unless the creator's or the
+    /// server's unfinished games (not expired) already reach `new.caps`
+    /// ([`StoreError::TooManyGames`]); the count and the insert are one
+    /// transaction.
+    fn create_game(
+        &mut self,
+        game_id: GameId,
+        metadata: &[u8],
+        new: &NewGameRecord,
+    ) -> Result<(), StoreError>;
+
+    /// Unfinished, unexpired games: of `creator`, and in all.
+    fn count_unfinished(&self, creator: &PublicKey) -> Result<(u64, u64), StoreError>;
 
     /// Append an event. `seq` must be the next free sequence number (the
     /// number of events stored so far); returns after it is durable.
@@ -116,6 +188,29 @@ pub trait GameStore: Send {
 
     /// The transcript of a finished game; `None` while it is unfinished.
     fn load_transcript(&self, game_id: GameId) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Append the log's last event and mark the game finished with its
+    /// result and transcript, all in one durable transaction: a crash
+    /// leaves either neither or both (G6; without it a kill between the two
+    /// left a closed log in a game listed as open).
+    fn append_and_finish(
+        &mut self,
+        game_id: GameId,
+        seq: u64,
+        bytes: &[u8],
+        result: &[u8],
+        transcript: &[u8],
+    ) -> Result<(), StoreError>;
+
+    /// Record that both seats have been taken (the game started); games
+    /// that never start expire ([`GameStore::expire_unstarted`]).
+    fn mark_started(&mut self, game_id: GameId) -> Result<(), StoreError>;
+
+    /// Expire every unfinished game that never started and was created
+    /// before `created_before_ms`: its log is closed (appends are refused
+    /// with [`StoreError::Expired`]), it no longer counts against the caps
+    /// and is no longer listed. Returns their ids.
+    fn expire_unstarted(&mut self, created_before_ms: u64) -> Result<Vec<GameId>, StoreError>;
 }
 
 type Job = Box<dyn FnOnce(&mut dyn GameStore) + Send>;
@@ -157,8 +252,46 @@ impl StoreHandle {
     }
 
     /// See [`GameStore::create_game`].
-    pub async fn create_game(&self, game_id: GameId, metadata: Vec<u8>) -> Result<(), StoreError> {
-        self.run(move |s| s.create_game(game_id, &metadata)).await
+    pub async fn create_game(
+        &self,
+        game_id: GameId,
+        metadata: Vec<u8>,
+        new: NewGameRecord,
+    ) -> Result<(), StoreError> {
+        self.run(move |s| s.create_game(game_id, &metadata, &new))
+            .await
+    }
+
+    /// See [`GameStore::count_unfinished`].
+    pub async fn count_unfinished(&self, creator: PublicKey) -> Result<(u64, u64), StoreError> {
+        self.run(move |s| s.count_unfinished(&creator)).await
+    }
+
+    /// See [`GameStore::append_and_finish`].
+    pub async fn append_and_finish(
+        &self,
+        game_id: GameId,
+        seq: u64,
+        bytes: Vec<u8>,
+        result: Vec<u8>,
+        transcript: Vec<u8>,
+    ) -> Result<(), StoreError> {
+        self.run(move |s| s.append_and_finish(game_id, seq, &bytes, &result, &transcript))
+            .await
+    }
+
+    /// See [`GameStore::mark_started`].
+    pub async fn mark_started(&self, game_id: GameId) -> Result<(), StoreError> {
+        self.run(move |s| s.mark_started(game_id)).await
+    }
+
+    /// See [`GameStore::expire_unstarted`].
+    pub async fn expire_unstarted(
+        &self,
+        created_before_ms: u64,
+    ) -> Result<Vec<GameId>, StoreError> {
+        self.run(move |s| s.expire_unstarted(created_before_ms))
+            .await
     }
 
     /// See [`GameStore::append_event`].

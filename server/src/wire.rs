@@ -338,6 +338,16 @@ pub struct GameAssembler {
 }
 
 impl GameAssembler {
+    /// Bytes of the message being put together (0 if none is open).
+    pub fn open_len(&self) -> usize {
+        self.open.as_ref().map_or(0, |(_, b)| b.len())
+    }
+
+    /// Drops the message being put together, if any.
+    pub fn clear(&mut self) {
+        self.open = None;
+    }
+
     /// Add a part; returns the whole message when `more` is false. On an
     /// error the open message is dropped.
     pub fn push(

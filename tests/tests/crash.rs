@@ -4,6 +4,7 @@
 //! was. Both games finish with a transcript that verifies clean (G5).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use hexveil::driver::GameEvent;
 use hexveil_asl::turn::Phase;
@@ -11,8 +12,16 @@ use hexveil_asl::Side;
 use hexveil_protocol::message::{Body, Prompt};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
+use hexveil_server::config::ServerSettings;
+use hexveil_server::live_game::LiveGameFactory;
+use hexveil_server::secrets::ServerSecrets;
+use hexveil_server::sqlite::SqliteStore;
+use hexveil_server::store::{GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame};
+use hexveil_server::wire::{GameId, PublicKey};
+use hexveil_server::Server;
 use hexveil_tests::{
-    move_into, secrets_a, secrets_b, start_server, units, ServerProcess, Table, Who, PAD_LEN, WAIT,
+    move_into, secrets_a, secrets_b, start_server, units, Endpoint, ServerProcess, Table, Who,
+    PAD_LEN, WAIT,
 };
 
 fn fail((w, e): (Who, hexveil::driver::DriverError)) {
@@ -205,5 +214,117 @@ async fn g6_a_player_disconnected_mid_reveal_resumes_and_reveals() {
         }
         Verdict::Fault(f) => panic!("fault: {f}"),
     }
+    server.shutdown().await;
+}
+
+/// SQLite as a store written in two steps would leave it when killed
+/// between them: the log's last entry is stored, the result and transcript
+/// are not (how servers before issue 10 item 5 stored the end of a game).
+struct CutBeforeTheResult(SqliteStore);
+
+impl GameStore for CutBeforeTheResult {
+    fn create_game(&mut self, g: GameId, m: &[u8], n: &NewGameRecord) -> Result<(), StoreError> {
+        self.0.create_game(g, m, n)
+    }
+    fn count_unfinished(&self, k: &PublicKey) -> Result<(u64, u64), StoreError> {
+        self.0.count_unfinished(k)
+    }
+    fn append_event(&mut self, g: GameId, seq: u64, b: &[u8]) -> Result<(), StoreError> {
+        self.0.append_event(g, seq, b)
+    }
+    fn load_game(&self, g: GameId) -> Result<StoredGame, StoreError> {
+        self.0.load_game(g)
+    }
+    fn load_events(&self, g: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+        self.0.load_events(g)
+    }
+    fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {
+        self.0.list_unfinished()
+    }
+    fn finish_game(&mut self, g: GameId, r: &[u8], t: &[u8]) -> Result<(), StoreError> {
+        self.0.finish_game(g, r, t)
+    }
+    fn load_transcript(&self, g: GameId) -> Result<Option<Vec<u8>>, StoreError> {
+        self.0.load_transcript(g)
+    }
+    fn append_and_finish(
+        &mut self,
+        g: GameId,
+        seq: u64,
+        bytes: &[u8],
+        _: &[u8],
+        _: &[u8],
+    ) -> Result<(), StoreError> {
+        self.0.append_event(g, seq, bytes)?;
+        Err(StoreError::Backend {
+            operation: "store the result",
+            detail: "killed between the last entry and the result".into(),
+        })
+    }
+    fn mark_started(&mut self, g: GameId) -> Result<(), StoreError> {
+        self.0.mark_started(g)
+    }
+    fn expire_unstarted(&mut self, before: u64) -> Result<Vec<GameId>, StoreError> {
+        self.0.expire_unstarted(before)
+    }
+}
+
+// G6 (issue 10 item 5): a game whose log was closed (the end and both
+// reveals stored) but whose result and transcript were not, when the
+// server died, is finished when the server comes back: its transcript can
+// be fetched at once, by anyone, and verifies clean; it is no longer open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g6_a_log_closed_before_a_crash_is_finished_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = ServerSettings::new(dir.path().to_owned(), "127.0.0.1:0".parse().unwrap());
+    let (secrets, _) = ServerSecrets::load_or_create(dir.path()).unwrap();
+    let factory = Arc::new(LiveGameFactory::new(Arc::new(secrets)));
+    let store = CutBeforeTheResult(SqliteStore::open(dir.path()).unwrap());
+    let server = Server::start_with_store(settings, factory, Box::new(store))
+        .await
+        .unwrap();
+    let ep = Endpoint {
+        addr: server.local_addr(),
+        fingerprint: server.fingerprint(),
+    };
+    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, false).await;
+    let game_id = t.game_id;
+    t.a.concede().unwrap();
+    // The last reveal is stored, the result is not: the game stops.
+    t.pump(|t| {
+        t.log
+            .iter()
+            .any(|(_, e)| matches!(e, GameEvent::ServerError { .. }))
+    })
+    .await
+    .unwrap_or_else(fail);
+    server.shutdown().await;
+
+    let (server, ep) = start_server(dir.path(), WAIT).await;
+    assert_eq!(server.restored_games(), 1, "left open by the crash");
+    let file = ep.client().await.fetch_transcript(game_id).await.unwrap();
+    let log = Transcript::parse(&file).unwrap();
+    let reveals = log
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(
+                Body::decode(&e.envelope.envelope().body),
+                Ok(Body::Reveal(_))
+            )
+        })
+        .count();
+    assert_eq!(reveals, 2, "the log was closed before the crash");
+    match verify(&file, &hexveil_fixtures::rulesets()) {
+        Verdict::Clean(s) => assert_eq!(s.end.unwrap().winner, Some(Side::B)),
+        Verdict::Fault(f) => panic!("fault: {f}"),
+    }
+    assert!(server
+        .lobby()
+        .store()
+        .list_unfinished()
+        .await
+        .unwrap()
+        .is_empty());
     server.shutdown().await;
 }

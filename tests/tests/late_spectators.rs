@@ -6,6 +6,8 @@
 //! view, which `no_leaks.rs` checks); after the end, the transcript; and it
 //! still cannot act (G6).
 
+mod support;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,8 +22,8 @@ use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::wire::{ClientMessage, ErrorCode, ServerMessage};
 use hexveil_server::Server;
 use hexveil_tests::{
-    secrets_a, secrets_b, start_server, step_into_the_minefield, Endpoint, ServerProcess, Table,
-    Who, PAD_LEN, WAIT,
+    secrets_a, secrets_b, start_server, step_into_the_minefield, Endpoint, Table, Who, PAD_LEN,
+    WAIT,
 };
 
 fn fail((w, e): (Who, hexveil::driver::DriverError)) -> ! {
@@ -83,12 +85,22 @@ async fn listed(ep: &Endpoint, game: hexveil_server::wire::GameId) -> bool {
 
 // DESIGN 5, G3, G6, with the real server binary and no spectator delay: a
 // spectator who joins mid-game, one who joins after the end, and one who
-// joins after everyone left (the game's task ended) all get exactly the
-// early spectator's updates, and the transcript.
+// joins after everyone left (the game's task ended; no linger, so it is
+// rebuilt from its log) all get exactly the early spectator's updates, and
+// the transcript.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn design5_g3_late_spectators_see_what_an_early_one_saw_binary_server() {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = ServerProcess::spawn(dir.path(), "127.0.0.1:0", 600);
+    let mut server = support::Proc::spawn(
+        dir.path(),
+        "127.0.0.1:0",
+        &[
+            "--answer-timeout-secs",
+            "600",
+            "--finished-linger-secs",
+            "0",
+        ],
+    );
     let ep = server.endpoint.clone();
     let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, true).await;
     t.end_phase_until(Side::A, Phase::Movement).await;

@@ -358,6 +358,50 @@ fn the_game(game: Option<&str>, r: &Resolved) -> Result<GameId, PlayError> {
 /// they like (a dead server is noticed by the QUIC idle timeout).
 pub const PATIENCE: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// How long a seat keeps trying to reconnect after it lost the server
+/// (a restart, a network cut) before it gives up: the default answer
+/// timeout.
+pub const RECONNECT_FOR: Duration = Duration::from_secs(600);
+
+/// The first wait before reconnecting; it doubles up to
+/// [`RECONNECT_MAX_BACKOFF`].
+pub const RECONNECT_FIRST_BACKOFF: Duration = Duration::from_millis(250);
+
+/// The longest wait between two reconnection attempts.
+pub const RECONNECT_MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+/// Whether a driver error means the connection is gone (as opposed to a
+/// refusal by the server).
+fn connection_lost(e: &DriverError) -> bool {
+    matches!(e, DriverError::Disconnected(_) | DriverError::Net(_))
+}
+
+/// Reconnects a seat that lost the server, with backoff, and resumes it
+/// after the last view it saw: the server re-sends what it missed and the
+/// driver sends again its last entry if it was never receipted (a command
+/// typed while the server was away is among them; G6). The other side
+/// sees only a delay.
+async fn resume(seat: &mut RemotePlayer, out: &Output, why: &DriverError) -> Result<(), PlayError> {
+    let side = seat.side();
+    out.note(side, &format!("lost the server ({why}); reconnecting"));
+    let start = tokio::time::Instant::now();
+    let mut backoff = RECONNECT_FIRST_BACKOFF;
+    loop {
+        tokio::time::sleep(backoff).await;
+        match seat.reconnect().await {
+            Ok(()) => {
+                out.note(side, "reconnected; resuming where the game was");
+                return Ok(());
+            }
+            Err(e) if connection_lost(&e) && start.elapsed() < RECONNECT_FOR => {
+                out.note(side, &format!("not yet ({e}); trying again"));
+                backoff = (backoff * 2).min(RECONNECT_MAX_BACKOFF);
+            }
+            Err(e) => return Err(lost(e, &format!("side {side}"))),
+        }
+    }
+}
+
 /// How long a finished game's transcript may take to be stored.
 pub const TRANSCRIPT_WAIT: Duration = Duration::from_secs(5);
 
@@ -714,10 +758,14 @@ pub async fn play_seat(
             out.note(side, &format!("server: {text}"));
             false
         };
-        let event = seat
-            .next_event()
-            .await
-            .map_err(|e| lost(e, &format!("side {side}")))?;
+        let event = match seat.next_event().await {
+            Ok(event) => event,
+            Err(e) if connection_lost(&e) => {
+                resume(seat, out, &e).await?;
+                continue;
+            }
+            Err(e) => return Err(lost(e, &format!("side {side}"))),
+        };
         let ask = match event {
             GameEvent::Update(u) | GameEvent::Replayed(u) => {
                 // Of the views re-sent when the seat is taken, only the
@@ -746,14 +794,16 @@ pub async fn play_seat(
         if ask {
             // `acting` stays set until the next update: a refused action
             // (nothing changed) asks again.
-            match decide(&mut input, &language, side, out, &board).await {
-                Decision::Concede => {
-                    seat.concede()?;
-                }
-                Decision::Act(bytes) => {
-                    seat.act(bytes)?;
-                }
+            let sent = match decide(&mut input, &language, side, out, &board).await {
+                Decision::Concede => seat.concede(),
+                Decision::Act(bytes) => seat.act(bytes),
                 Decision::Leave => return Ok(false),
+            };
+            match sent {
+                Ok(_) => {}
+                // Kept by the driver until receipted: sent again on resume.
+                Err(e) if connection_lost(&e) => resume(seat, out, &e).await?,
+                Err(e) => return Err(e.into()),
             }
         }
     }

@@ -1,0 +1,273 @@
+//! SIGKILL at random points of whole games (G6; issue 10 item 6).
+//!
+//! The real `hexveil-server` binary plays whole games (a Live one and an
+//! Escrow one, alternately): pads, setups (the escrow handed over), phases,
+//! a move into a hidden minefield with its openings and rolls, a
+//! concession, both reveals and the closed log. The process is SIGKILLed at
+//! random moments of every game (the first kill may land in the middle of
+//! the setups, escrow included) and once more just after the end is
+//! announced, while the reveals and the result are being stored (the
+//! window of item 5); each time a new process is started on the same data
+//! directory and address and both players reconnect and resume. At the end:
+//!
+//! - every entry a player had receipted is in the log at its seq, once;
+//! - every update a player was shown (server-written entries among them:
+//!   rolls, rulings, the end) is the log's: the same head after that seq,
+//!   so nothing a player saw was rewritten or rolled again;
+//! - no entry is in the log twice and no roll number twice;
+//! - the game finished: its transcript is fetched and verifies clean.
+//!
+//! Cost: `HEXVEIL_CRASH_GAMES` games (default 4) with
+//! `HEXVEIL_CRASH_KILLS` random kills each (default 4) plus the kill at the
+//! end (a few seconds in all); `HEXVEIL_CRASH_SEED` replays a run (the seed is printed). A longer
+//! run: `HEXVEIL_CRASH_GAMES=20 HEXVEIL_CRASH_KILLS=6 cargo test -p
+//! hexveil-tests --test crash_random -- --nocapture`, with
+//! `HEXVEIL_SERVER_BIN` pointing at a release build to kill the binary
+//! operators run.
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use hexveil::driver::{GameEvent, SeatSetup};
+use hexveil_asl::turn::Phase;
+use hexveil_asl::{Action, Side};
+use hexveil_protocol::encoding::Digest;
+use hexveil_protocol::envelope::next_head;
+use hexveil_protocol::message::{Body, Mode};
+use hexveil_protocol::transcript::Transcript;
+use hexveil_protocol::verifier::{verify, Verdict};
+use hexveil_server::live_game::NewGame;
+use hexveil_tests::{new_key, scenario_toml, secrets_a, secrets_b, Table, Who, PAD_LEN};
+use support::Proc;
+use tokio::time::{sleep_until, Instant};
+
+fn env_num(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// xorshift64*: reproducible from the printed seed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
+    }
+}
+
+const FLAGS: &[&str] = &["--answer-timeout-secs", "120"];
+
+/// Kills the server, starts a new one on the same directory and address,
+/// and has both players reconnect and resume.
+async fn kill_and_resume(server: &mut Proc, dir: &std::path::Path, t: &mut Table) {
+    let addr = server.endpoint.addr.to_string();
+    server.kill();
+    *server = Proc::spawn(dir, &addr, FLAGS);
+    for side in [Side::A, Side::B] {
+        t.seat(side)
+            .reconnect()
+            .await
+            .unwrap_or_else(|e| panic!("side {side} reconnects: {e}"));
+    }
+}
+
+/// What every player saw: (seq, head after it) of every update, and the
+/// receipts.
+fn seen(t: &Table) -> (BTreeMap<u64, Digest>, Vec<(u64, Digest)>) {
+    let mut heads = BTreeMap::new();
+    for who in [Who::A, Who::B] {
+        for e in t.events_of(who) {
+            if let GameEvent::Update(u) | GameEvent::Replayed(u) = e {
+                let old = heads.insert(u.seq, u.head);
+                assert!(
+                    old.is_none_or(|h| h == u.head),
+                    "two heads shown for seq {}",
+                    u.seq
+                );
+            }
+        }
+    }
+    let receipts =
+        t.a.receipts()
+            .iter()
+            .chain(t.b.receipts())
+            .map(|r| (r.seq, r.entry_hash))
+            .collect();
+    (heads, receipts)
+}
+
+/// Plays one whole game with kills; returns how many kills it took.
+async fn one_game(rng: &mut Rng, mode: Mode, kills: u64) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Proc::spawn(dir.path(), "127.0.0.1:0", FLAGS);
+    let ep = server.endpoint.clone();
+    let ruleset = hexveil_fixtures::ruleset();
+    let (key_a, key_b) = (new_key(), new_key());
+    let mut ca = ep.client_with(&key_a).await;
+    let cb = ep.client_with(&key_b).await;
+    let players = [ca.public_key().unwrap(), cb.public_key().unwrap()];
+    let game_id = ca
+        .create_game(&NewGame {
+            ruleset: ruleset.id().into(),
+            ruleset_version: ruleset.version(),
+            scenario_toml: scenario_toml(),
+            players,
+            mode,
+            pad_len: PAD_LEN,
+            answer_timeout_secs: None,
+        })
+        .await
+        .unwrap();
+    let seat = |secrets| SeatSetup {
+        ruleset: ruleset.clone(),
+        scenario_toml: scenario_toml(),
+        secrets,
+        pad_len: PAD_LEN,
+        mode,
+    };
+    let a = ca.join(game_id, seat(secrets_a())).await.unwrap();
+    let b = cb.join(game_id, seat(secrets_b())).await.unwrap();
+    let mut t = Table {
+        game_id,
+        a,
+        b,
+        spectator: None,
+        log: Vec::new(),
+        phase: None,
+    };
+
+    // A whole game takes a few hundred milliseconds on loopback: the first
+    // kill comes within the setups (escrow included), the later ones
+    // within 150 ms of each restart.
+    let mut kills_left = kills;
+    let mut killed = 0;
+    let mut killed_at = Vec::new();
+    let mut next_kill = (kills_left > 0).then(|| Instant::now() + ms(rng.below(100)));
+    let mut end_kill_done = false;
+    let mut moved = false;
+    let mut acted_at: Option<u64> = None;
+    let mut steps = 0;
+    while !t.over() {
+        steps += 1;
+        assert!(steps < 20_000, "the game does not progress");
+        if !end_kill_done
+            && t.log
+                .iter()
+                .any(|(_, e)| matches!(e, GameEvent::Update(u) if u.entry == "end"))
+        {
+            // The end is announced: the reveals and the result are being
+            // stored now (item 5's window).
+            end_kill_done = true;
+            next_kill = Some(Instant::now() + ms(rng.below(40)));
+        }
+        let seq = t.seq();
+        if acted_at.is_none_or(|s| seq > s) && t.quiet_after(seq) {
+            let side = t.ender();
+            let in_a_movement = matches!(t.phase, Some((_, Side::A, Phase::Movement)));
+            let sent = if !in_a_movement && !moved {
+                t.seat(side).act(Action::EndPhase)
+            } else if !moved {
+                moved = true;
+                t.a.act(hexveil_tests::step_into_the_minefield())
+            } else {
+                t.a.concede()
+            };
+            sent.unwrap();
+            acted_at = Some(seq);
+        }
+        let kill_at = next_kill;
+        tokio::select! {
+            r = t.pump_one() => {
+                if let Err((who, e)) = r {
+                    panic!("{who:?}: {e} (after {killed} kills)");
+                }
+            }
+            _ = sleep_until(kill_at.unwrap_or_else(Instant::now)), if kill_at.is_some() => {
+                killed_at.push(t.seq());
+                kill_and_resume(&mut server, dir.path(), &mut t).await;
+                killed += 1;
+                kills_left = kills_left.saturating_sub(1);
+                next_kill = (kills_left > 0).then(|| Instant::now() + ms(rng.below(150)));
+            }
+        }
+    }
+
+    let file = t.transcript().await;
+    let log = Transcript::parse(&file).unwrap();
+    let (heads, receipts) = seen(&t);
+    let mut head_after = Vec::new();
+    let mut hashes = BTreeSet::new();
+    let mut rolls = BTreeSet::new();
+    for e in &log.entries {
+        let env = e.envelope.envelope();
+        assert!(
+            hashes.insert(e.envelope.entry_hash()),
+            "entry {} is in the log twice",
+            env.seq
+        );
+        head_after.push(next_head(&env.prev_head, &e.envelope.entry_hash()));
+        if let Ok(Body::Roll(r)) = Body::decode(&env.body) {
+            assert!(rolls.insert(r.k), "roll {} is in the log twice", r.k);
+        }
+    }
+    for (seq, hash) in &receipts {
+        assert_eq!(
+            log.entries[*seq as usize].envelope.entry_hash(),
+            *hash,
+            "receipted entry {seq} kept"
+        );
+    }
+    for (seq, head) in &heads {
+        assert_eq!(
+            head_after[*seq as usize], *head,
+            "entry {seq} as a player was shown it"
+        );
+    }
+    assert!(!rolls.is_empty(), "the move into the minefield rolled");
+    match verify(&file, &hexveil_fixtures::rulesets()) {
+        Verdict::Clean(s) => assert_eq!(s.end.unwrap().winner, Some(Side::B)),
+        Verdict::Fault(f) => panic!("fault after {killed} kills: {f}"),
+    }
+    eprintln!(
+        "{mode:?} game: {killed} SIGKILLs (players had seen entry {killed_at:?}), {} entries, {} receipts, {} updates checked, {} rolls",
+        log.entries.len(),
+        receipts.len(),
+        heads.len(),
+        rolls.len()
+    );
+    killed
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+// G6 (issue 10 item 6): see the module documentation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g6_sigkill_at_random_points_of_whole_games_loses_nothing() {
+    let games = env_num("HEXVEIL_CRASH_GAMES", 4);
+    let kills = env_num("HEXVEIL_CRASH_KILLS", 4);
+    let seed = env_num(
+        "HEXVEIL_CRASH_SEED",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+            | 1,
+    );
+    eprintln!("crash_random: seed {seed} (HEXVEIL_CRASH_SEED={seed} replays the kill times)");
+    let mut rng = Rng(seed);
+    let mut total = 0;
+    for g in 0..games {
+        let mode = if g % 2 == 0 { Mode::Live } else { Mode::Escrow };
+        total += one_game(&mut rng, mode, kills).await;
+    }
+    eprintln!("crash_random: {games} games, {total} SIGKILLs, every game finished and verified");
+}
