@@ -325,7 +325,8 @@ fn roll_json(r: &Roll) -> Value {
 }
 
 /// Replaces unit names by ids in an action's JSON (`units`, `firers`:
-/// lists; `unit`, `vehicle`: single).
+/// lists; `unit`, `vehicle`, `gun`: single; the vehicle of an ordnance
+/// shot's `target_type`, `{"Vehicle": name}`, C3.31).
 fn resolve_names(scenario: &Scenario, v: &mut Value) -> Result<(), String> {
     let id = |x: &Value| -> Result<Value, String> {
         match x {
@@ -346,12 +347,42 @@ fn resolve_names(scenario: &Scenario, v: &mut Value) -> Result<(), String> {
                         }
                     }
                 }
-                "unit" | "vehicle" => *x = id(x)?,
+                "unit" | "vehicle" | "gun" => *x = id(x)?,
+                "target_type" => {
+                    if let Some(v) = x.get_mut("Vehicle") {
+                        *v = id(v)?;
+                    }
+                }
                 _ => resolve_names(scenario, x)?,
             }
         }
     }
     Ok(())
+}
+
+/// The supplied tables the rulings used in place of the shipped ones
+/// (R12): each one's file and pinned hash, as given, and its data rows.
+fn tables_json(scenario: &Scenario) -> Value {
+    let mut out = JsonMap::new();
+    for (name, t) in &scenario.tables.0 {
+        let mut e = JsonMap::new();
+        if let Some(f) = &t.file {
+            e.insert("file".into(), json!(f));
+        }
+        if let Some(h) = &t.sha256 {
+            e.insert("sha256".into(), json!(h));
+        }
+        // Data rows: neither `#` comments nor the header row.
+        let rows = t.csv.as_deref().map_or(0, |c| {
+            c.lines()
+                .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+                .count()
+                .saturating_sub(1)
+        });
+        e.insert("rows".into(), json!(rows));
+        out.insert(name.clone(), Value::Object(e));
+    }
+    Value::Object(out)
 }
 
 fn visibility_json(v: Visibility) -> Value {
@@ -632,6 +663,9 @@ pub fn run(input: &str) -> Result<String, OracleError> {
             layouts.insert(side.to_string(), verdict);
         }
         out.insert("layouts".into(), Value::Object(layouts));
+    }
+    if !scenario.tables.is_empty() {
+        out.insert("tables".into(), tables_json(&scenario));
     }
     out.insert("rulings".into(), Value::Array(rulings));
     if !input_errors.is_empty() {

@@ -406,6 +406,60 @@ fn c3_2_an_ambiguous_facing_is_resolved_by_the_opponent() {
     .unwrap();
 }
 
+/// C3.2: a scenario gives a Gun's facing as any of the six hexspines
+/// (definite CA) or the six hexsides (ambiguous), by the names its docs
+/// list; an action names a hexspine the same way.
+#[test]
+fn c3_2_every_facing_name_reads_as_a_spine_or_a_hexside() {
+    let with_ca = |ca: &str| {
+        Scenario::from_toml(&format!(
+            "name = \"ca\"\nfirst = \"A\"\nturns = 1\n\
+             [map]\nboards = [4]\nlayout = [{{ board = 4, column = 0, row = 0 }}]\n\
+             [sides.A]\nnationality = \"German\"\nelr = 3\n\
+             [sides.B]\nnationality = \"Russian\"\nelr = 3\n\
+             [[units]]\nname = \"gun\"\nside = \"A\"\nkind = \"gun\"\nhex = \"4E2\"\nca = \"{ca}\"\n\
+             [units.gun]\ncalibre_mm = 75\ncolour = \"black\"\nhe_fp = 8\nammo = [\"HE\"]\nmax_range = 40\n"
+        ))
+        .map(|sc| sc.units[0].status.facing)
+    };
+    for (name, spine) in [
+        ("e", Spine::E),
+        ("sse", Spine::SSE),
+        ("ssw", Spine::SSW),
+        ("w", Spine::W),
+        ("nnw", Spine::NNW),
+        ("nne", Spine::NNE),
+    ] {
+        assert_eq!(with_ca(name), Ok(Some(Facing::Spine(spine))), "{name}");
+        let json = serde_json::to_value(spine).unwrap();
+        assert_eq!(json, serde_json::json!(name));
+    }
+    for (name, d) in [
+        ("n", Direction::N),
+        ("ne", Direction::NE),
+        ("se", Direction::SE),
+        ("s", Direction::S),
+        ("sw", Direction::SW),
+        ("nw", Direction::NW),
+    ] {
+        assert_eq!(with_ca(name), Ok(Some(Facing::Hexside(d))), "{name}");
+    }
+    let why = with_ca("s_s_e").unwrap_err().to_string();
+    assert!(why.contains("C3.2") && why.contains("units[0].ca"), "{why}");
+    // An action's hexspine, as a rules question writes it.
+    let a: Action = serde_json::from_value(serde_json::json!({
+        "ChangeCa": { "unit": 0, "ca": "nne" }
+    }))
+    .unwrap();
+    assert_eq!(
+        a,
+        Action::ChangeCa {
+            unit: UnitId(0),
+            ca: Spine::NNE
+        }
+    );
+}
+
 #[test]
 fn c3_21_changing_ca_to_fire_costs_case_a() {
     let sc = setup(gun75(), vec![rsquad(2, "4E5")], &[]);

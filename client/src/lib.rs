@@ -1,7 +1,9 @@
 //! hexveil client library: the QUIC connection to a hexveil server
 //! ([`net`]) and the game driver that plays one seat or watches a game over
 //! it ([`driver`]). The `hexveil` command-line client, the demo and the
-//! end-to-end tests are built on it.
+//! end-to-end tests are built on it. [`tables`] reads in the data tables a
+//! scenario or a rules question names by file (R12).
 
 pub mod driver;
 pub mod net;
+pub mod tables;

@@ -211,9 +211,13 @@ enum Command {
         #[arg(long, default_value = "asl")]
         ruleset: String,
     },
-    /// Rules oracle: reads a situation as JSON on stdin, prints the rulings
-    /// as JSON (docs/RULES-ORACLE.md).
-    Rules,
+    /// Rules oracle: reads a situation as JSON (from QUESTION, or stdin),
+    /// prints the rulings as JSON (docs/RULES-ORACLE.md).
+    Rules {
+        /// The question file; its directory is where the supplied tables
+        /// it names by `file` are read from (stdin: the current directory).
+        question: Option<PathBuf>,
+    },
 }
 
 /// Exit status of a command whose reader went away (`hexveil replay FILE |
@@ -350,7 +354,7 @@ fn main() -> ExitCode {
             escrow,
             ruleset,
         } => cli::demo::main(out, escrow, &ruleset),
-        Command::Rules => rules_cmd::run(),
+        Command::Rules { question } => rules_cmd::run(question.as_deref()),
     }
 }
 

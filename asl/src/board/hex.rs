@@ -128,7 +128,8 @@ impl MapPos {
 /// Hexes are flat-topped: the column runs north (row - 1) to south
 /// (row + 1). The six directions are the hex grain (B28.46).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+// `lowercase`, not `snake_case`: serde's snake case of `NE` is `n_e`.
+#[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Same column, one row up: step (0, -2).
     N,
@@ -208,7 +209,8 @@ impl Direction {
 /// of its vertices. Extended, a hexspine is an alternate hex grain (B28.46);
 /// it runs along the hexside between the two hexes that meet at that vertex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+// `lowercase`, not `snake_case`: serde's snake case of `SSE` is `s_s_e`.
+#[serde(rename_all = "lowercase")]
 pub enum Spine {
     /// The vertex due east, between hexsides NE and SE: step (+2, 0).
     E,
