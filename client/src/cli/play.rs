@@ -463,6 +463,7 @@ pub fn ruleset_of(text: &str) -> Result<String, String> {
 pub fn load_scenario(path: &Path) -> Result<Loaded, PlayError> {
     let text = files::read_text(path)?;
     let bad = |e: String| PlayError::Input(format!("{}: {e}", path.display()));
+    let text = with_tables_inlined(text, path).map_err(bad)?;
     let id = ruleset_of(&text).map_err(bad)?;
     let ruleset = hexveil_rulesets::all()
         .latest(&id)
@@ -473,6 +474,25 @@ pub fn load_scenario(path: &Path) -> Result<Loaded, PlayError> {
         ruleset,
         scenario,
     })
+}
+
+/// The scenario text with every `[tables.<name>] file = "..."` read in
+/// (beside the scenario file) as `csv`, with its `sha256` (R12,
+/// `hexveil_core::tables`): the text the genesis carries then holds the
+/// whole table and its hash. A text that names no table file is returned
+/// as it is.
+pub fn with_tables_inlined(text: String, path: &Path) -> Result<String, String> {
+    let mut table: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
+    if !table.contains_key("tables") {
+        return Ok(text);
+    }
+    let before = table.clone();
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    hexveil::tables::inline_table_files_toml(&mut table, dir)?;
+    if table == before {
+        return Ok(text);
+    }
+    toml::to_string(&table).map_err(|e| format!("cannot write the scenario back: {e}"))
 }
 
 /// The mode a player asks for or agrees to.
@@ -1179,5 +1199,53 @@ pub fn check(
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: &str =
+        "# example data\ntarget_type,colour,range_band,basic_th\ninfantry,black,3-6,8\n";
+
+    fn scenario_with(dir: &Path, extra: &str) -> PathBuf {
+        let text = format!(
+            "{}\n{extra}",
+            include_str!("../../../examples/demo/scenario.toml")
+        );
+        let p = dir.join("scenario.toml");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn r12_a_scenario_names_a_table_file_and_the_genesis_text_carries_it_and_its_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("league")).unwrap();
+        std::fs::write(dir.path().join("league/to_hit.csv"), TABLE).unwrap();
+        let p = scenario_with(
+            dir.path(),
+            "[tables.to_hit]\nfile = \"league/to_hit.csv\"\n",
+        );
+        let loaded = load_scenario(&p).unwrap();
+        let hash = hexveil::tables::sha256_hex(TABLE.as_bytes());
+        assert!(loaded.text.contains(&hash), "{}", loaded.text);
+        let t = loaded.scenario.supplied_tables();
+        assert_eq!(t.csv("to_hit"), Some(TABLE));
+        assert_eq!(t.0["to_hit"].sha256.as_deref(), Some(hash.as_str()));
+        // A wrong pin, or a file that is not there, is refused by name.
+        let p = scenario_with(
+            dir.path(),
+            &format!(
+                "[tables.to_hit]\nfile = \"league/to_hit.csv\"\nsha256 = \"{}\"\n",
+                "0".repeat(64)
+            ),
+        );
+        let e = load_scenario(&p).err().unwrap().to_string();
+        assert!(e.contains("to_hit") && e.contains(&hash), "{e}");
+        let p = scenario_with(dir.path(), "[tables.to_hit]\nfile = \"nowhere.csv\"\n");
+        let e = load_scenario(&p).err().unwrap().to_string();
+        assert!(e.contains("nowhere.csv"), "{e}");
     }
 }
