@@ -54,28 +54,11 @@ fn gun(id: u16, side: Side, nat: &str, at: &str, o: Ordnance, facing: Facing) ->
 }
 
 fn truck(id: u16, side: Side, at: &str, size_drm: i8) -> Unit {
-    new_unit(
-        id,
-        side,
-        "Russian",
-        at,
-        UnitKind::Vehicle(Vehicle {
-            hull: None,
-            aerial_af: None,
-            fully_tracked: false,
-            motorcycle: false,
-            wagon: false,
-            open_topped: false,
-            flail: false,
-            printed_mp: 0,
-            immobilized: false,
-            passengers: Vec::new(),
-            riders: Vec::new(),
-            ordnance: None,
-            size_drm,
-            hull_down: false,
-        }),
-    )
+    let v = Vehicle {
+        size_drm,
+        ..Vehicle::default()
+    };
+    new_unit(id, side, "Russian", at, UnitKind::Vehicle(v))
 }
 
 fn tank(id: u16, side: Side, at: &str, o: Option<Ordnance>, hd: bool) -> Unit {
@@ -752,7 +735,7 @@ fn c3_33_area_target_type_mortars_friendly_units_half_fp_wp() {
         .iter()
         .position(|e| matches!(&e.kind, EventKind::Ordnance(OrdnanceEvent::ToHit { .. })));
     assert!(
-        mc.is_some() && th < mc,
+        th.unwrap() < mc.unwrap(),
         "C3.76: the TH DR precedes the WP NMC"
     );
 }
@@ -821,7 +804,7 @@ fn c3_332_area_hits_on_vehicles_afv_refused_truck_on_the_vehicle_line_with_tem()
         OrdnanceEvent::VehicleLine { fp, final_dr, .. } => Some((fp, final_dr)),
         _ => None,
     });
-    assert_eq!(line, Some((4, 5)));
+    assert_eq!(line, Some((4, 4)), "no hex TEM on the Vehicle line (R60)");
     // Shipped Vehicle line: the 16 FP column a CH would need is missing:
     // refused before any die.
     sc.tables = Default::default();
@@ -1096,6 +1079,35 @@ fn c3_71_a_critical_hit_destroys_a_gun_and_its_crew() {
         .any(|o| matches!(o, OrdnanceEvent::GunDestroyed { gun: UnitId(2), .. })));
     assert!(e.state().unit(UnitId(2)).unwrap().status.eliminated);
     assert!(e.state().unit(UnitId(3)).unwrap().status.eliminated);
+    // The crew dies with its Gun even when the same shot's normal attack
+    // broke it first (it manned the Gun when the shot was fired); a squad
+    // merely stacked with the Gun is not its crew.
+    let enemy = gun(
+        2,
+        Side::B,
+        "Russian",
+        "4E5",
+        gun75(),
+        Facing::Spine(Spine::NNW),
+    );
+    let enemy_crew = crew(3, Side::B, "Russian", "2-2-8", Class::FirstLine, "4E5");
+    let sc = setup(gun75(), vec![enemy, enemy_crew, rsquad(4, "4E5")], &[]);
+    let mut e = engine(sc);
+    let ev = run(
+        &mut e,
+        Side::A,
+        shoot(0, "4E5", TargetType::Infantry, Ammo::He),
+        // TH 2: a CH vs all three; Random Selection gives it to the Gun;
+        // one Effects DR 5 (2MC on 8 FP) for crew and squad; their MC DRs.
+        &[dr(1, 1), d(6), d(2), d(2), dr(2, 3), dr(4, 5), dr(1, 1)],
+    )
+    .unwrap();
+    assert!(ord(&ev).iter().any(|o| matches!(
+        o,
+        OrdnanceEvent::GunDestroyed { gun: UnitId(2), crew } if crew == &vec![UnitId(3)]
+    )));
+    assert!(e.state().unit(UnitId(3)).unwrap().status.eliminated);
+    assert!(!e.state().unit(UnitId(4)).unwrap().status.eliminated);
 }
 
 #[test]

@@ -119,6 +119,17 @@ pub fn server_binary() -> PathBuf {
     bin
 }
 
+/// The server binary the process tests run: `HEXVEIL_SERVER_BIN` if set
+/// (e.g. a release build: `cargo build --release -p hexveil-server`, then
+/// `HEXVEIL_SERVER_BIN=target/release/hexveil-server`), else the one
+/// `cargo test` built ([`server_binary`]).
+pub fn process_binary() -> PathBuf {
+    match std::env::var_os("HEXVEIL_SERVER_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => server_binary(),
+    }
+}
+
 /// The `hexveil-server` binary as a child process; killed with SIGKILL
 /// when dropped.
 pub struct ServerProcess {
@@ -129,16 +140,22 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     /// Starts the binary on `listen` (e.g. 127.0.0.1:0) with `data_dir` and
-    /// an answer timeout in seconds; reads its first two stdout lines.
+    /// an answer timeout in seconds.
     pub fn spawn(data_dir: &Path, listen: &str, answer_timeout_secs: u64) -> ServerProcess {
-        let mut child = Command::new(server_binary())
+        let t = answer_timeout_secs.to_string();
+        ServerProcess::spawn_with(data_dir, listen, &["--answer-timeout-secs", &t])
+    }
+
+    /// Starts [`process_binary`] on `listen` with `data_dir` and any other
+    /// `flags`; returns once it printed its fingerprint and address.
+    pub fn spawn_with(data_dir: &Path, listen: &str, flags: &[&str]) -> ServerProcess {
+        let mut child = Command::new(process_binary())
             .arg("--listen")
             .arg(listen)
             .arg("--data-dir")
             .arg(data_dir)
-            .arg("--answer-timeout-secs")
-            .arg(answer_timeout_secs.to_string())
-            .env("RUST_LOG", "warn")
+            .args(flags)
+            .env("RUST_LOG", "error")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -161,6 +178,20 @@ impl ServerProcess {
             child,
             endpoint: Endpoint { addr, fingerprint },
         }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Resident memory (VmRSS) in KiB, from /proc (Linux).
+    pub fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
     }
 
     /// SIGKILL: no shutdown, no flush beyond what is already durable.
@@ -514,6 +545,28 @@ impl Table {
                     })
                     .collect(),
                 _ => vec![],
+            })
+            .collect()
+    }
+
+    /// What `pick` takes from the ASL events `who` was shown after log
+    /// position `from`, in order.
+    pub fn asl_seen<T>(
+        &self,
+        from: usize,
+        who: Who,
+        pick: impl Fn(EventKind) -> Option<T>,
+    ) -> Vec<T> {
+        self.log[from..]
+            .iter()
+            .filter(|(w, _)| *w == who)
+            .flat_map(|(_, e)| match e {
+                GameEvent::Update(u) => u
+                    .events
+                    .iter()
+                    .filter_map(|e| pick(hexveil_fixtures::asl(e).kind))
+                    .collect(),
+                _ => Vec::new(),
             })
             .collect()
     }

@@ -25,8 +25,6 @@
 //! `HEXVEIL_SERVER_BIN` pointing at a release build to kill the binary
 //! operators run.
 
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -39,8 +37,8 @@ use hexveil_protocol::message::{Body, Mode};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_server::live_game::NewGame;
+use hexveil_tests::ServerProcess as Proc;
 use hexveil_tests::{new_key, scenario_toml, secrets_a, secrets_b, Table, Who, PAD_LEN};
-use support::Proc;
 use tokio::time::{sleep_until, Instant};
 
 fn env_num(name: &str, default: u64) -> u64 {
@@ -69,7 +67,7 @@ const FLAGS: &[&str] = &["--answer-timeout-secs", "120"];
 async fn kill_and_resume(server: &mut Proc, dir: &std::path::Path, t: &mut Table) {
     let addr = server.endpoint.addr.to_string();
     server.kill();
-    *server = Proc::spawn(dir, &addr, FLAGS);
+    *server = Proc::spawn_with(dir, &addr, FLAGS);
     for side in [Side::A, Side::B] {
         t.seat(side)
             .reconnect()
@@ -106,7 +104,7 @@ fn seen(t: &Table) -> (BTreeMap<u64, Digest>, Vec<(u64, Digest)>) {
 /// Plays one whole game with kills; returns how many kills it took.
 async fn one_game(rng: &mut Rng, mode: Mode, kills: u64) -> u64 {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Proc::spawn(dir.path(), "127.0.0.1:0", FLAGS);
+    let mut server = Proc::spawn_with(dir.path(), "127.0.0.1:0", FLAGS);
     let ep = server.endpoint.clone();
     let ruleset = hexveil_fixtures::ruleset();
     let (key_a, key_b) = (new_key(), new_key());

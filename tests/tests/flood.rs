@@ -12,12 +12,10 @@
 //! before the caps. `HEXVEIL_SERVER_BIN` picks the binary (e.g. a release
 //! build).
 
-mod support;
-
 use hexveil_protocol::message::Mode;
 use hexveil_server::live_game::NewGame;
+use hexveil_tests::ServerProcess as Proc;
 use hexveil_tests::{new_key, scenario_toml};
-use support::Proc;
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -57,7 +55,7 @@ async fn g6_a_creation_flood_is_capped_and_its_memory_measured() {
             &per_key_s,
         ]
     };
-    let mut server = Proc::spawn(dir.path(), "127.0.0.1:0", &flags);
+    let mut server = Proc::spawn_with(dir.path(), "127.0.0.1:0", &flags);
     let ep = server.endpoint.clone();
     let rss_start = server.rss_kib().unwrap_or(0);
 
@@ -117,7 +115,7 @@ async fn g6_a_creation_flood_is_capped_and_its_memory_measured() {
 
     // Restart: the games are listed, none is rebuilt until joined.
     server.kill();
-    let server = Proc::spawn(dir.path(), "127.0.0.1:0", &flags);
+    let server = Proc::spawn_with(dir.path(), "127.0.0.1:0", &flags);
     let rss_restart = server.rss_kib().unwrap_or(0);
     let mut c = server.endpoint.client().await;
     let listed = c.list_games().await.unwrap().len() as u64;

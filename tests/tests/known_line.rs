@@ -5,7 +5,6 @@
 //! starts beside it (3I4) steps into 3H4: everyone is told the hex is
 //! unmined and it is marked with a Dummy counter, not cleared.
 
-use hexveil::driver::GameEvent;
 use hexveil_asl::minefield::{FoundBy, MinefieldEvent};
 use hexveil_asl::turn::Phase;
 use hexveil_asl::{EventKind, Side};
@@ -24,21 +23,10 @@ ger-pz = "4E6"
 
 /// The minefield events `who` was shown after log position `from`.
 fn mines_seen(t: &Table, from: usize, who: Who) -> Vec<MinefieldEvent> {
-    t.log[from..]
-        .iter()
-        .filter(|(w, _)| *w == who)
-        .flat_map(|(_, e)| match e {
-            GameEvent::Update(u) => u
-                .events
-                .iter()
-                .filter_map(|e| match hexveil_fixtures::asl(e).kind {
-                    EventKind::Minefield(m) => Some(m),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        })
-        .collect()
+    t.asl_seen(from, who, |k| match k {
+        EventKind::Minefield(m) => Some(m),
+        _ => None,
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,8 +6,6 @@
 //! view, which `no_leaks.rs` checks); after the end, the transcript; and it
 //! still cannot act (G6).
 
-mod support;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -91,7 +89,7 @@ async fn listed(ep: &Endpoint, game: hexveil_server::wire::GameId) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn design5_g3_late_spectators_see_what_an_early_one_saw_binary_server() {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = support::Proc::spawn(
+    let mut server = hexveil_tests::ServerProcess::spawn_with(
         dir.path(),
         "127.0.0.1:0",
         &[

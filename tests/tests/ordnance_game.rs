@@ -6,7 +6,6 @@
 //! Everyone sees the To Hit DR's coloured and white dice; the transcript
 //! verifies, names the supplied table and its hash (G5).
 
-use hexveil::driver::GameEvent;
 use hexveil_asl::c3::ordnance::OrdnanceEvent;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::unit::{Ammo, UnitId};
@@ -81,21 +80,10 @@ fn shot(gun: &str, target: &str, tt: hexveil_asl::action::TargetType, ammo: Ammo
 }
 
 fn ordnance_seen(t: &Table, from: usize, who: Who) -> Vec<OrdnanceEvent> {
-    t.log[from..]
-        .iter()
-        .filter(|(w, _)| *w == who)
-        .flat_map(|(_, e)| match e {
-            GameEvent::Update(u) => u
-                .events
-                .iter()
-                .filter_map(|e| match hexveil_fixtures::asl(e).kind {
-                    EventKind::Ordnance(o) => Some(o),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        })
-        .collect()
+    t.asl_seen(from, who, |k| match k {
+        EventKind::Ordnance(o) => Some(o),
+        _ => None,
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

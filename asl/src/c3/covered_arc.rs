@@ -199,7 +199,7 @@ pub fn resolve_change(ctx: &mut Ctx<'_>, unit: UnitId, ca: Spine) -> Res<()> {
         );
     }
     let crew = crate::c3::ordnance::manning(&ctx.state, &u);
-    if u.gun().is_some() && crew.is_empty() {
+    if u.gun().is_some() && crew.is_none() {
         return refuse(
             format!("{} has no Good Order crew to turn it", u.name),
             "C3.22",
@@ -221,7 +221,7 @@ pub fn resolve_change(ctx: &mut Ctx<'_>, unit: UnitId, ca: Spine) -> Res<()> {
     if now.phase == Phase::PrepFire {
         let key = (now.turn, now.phasing);
         ctx.state.ordnance.no_move.insert(unit, key);
-        for c in crew {
+        if let Some(c) = crew {
             ctx.state.ordnance.no_move.insert(c, key);
         }
     }

@@ -4,8 +4,8 @@
 //! Order of work, so that a refusal comes before any die (R12) and the
 //! dice are drawn in one fixed order (G2):
 //!
-//! 1. the firer: on the map, fires ordnance, manned (a Gun: Good Order
-//!    Infantry of its side in its hex), has not fired nor changed CA
+//! 1. the firer: on the map, fires ordnance, manned (a Gun: see
+//!    [`manning`], R69), has not fired nor changed CA
 //!    without fire this phase (Rate of Fire, C2.24, is not adjudicated:
 //!    one shot per weapon per phase);
 //! 2. range (C3.52), LOS, the Target Type for the weapon and ammunition
@@ -181,17 +181,22 @@ fn emit(ctx: &mut Ctx<'_>, e: OrdnanceEvent, cite: &[&str]) {
     ctx.emit(Visibility::Public, EventKind::Ordnance(e), cite);
 }
 
-/// The Good Order Infantry of a Gun's side manning it in its hex; empty
-/// for a vehicle (its crew is inherent).
-pub fn manning(state: &GameState, gun: &Unit) -> Vec<UnitId> {
+/// The Infantry manning a Gun (R69): a Good Order crew of its side in its
+/// hex, else a Good Order squad or half-squad of its side there, the lowest
+/// id first; `None` for a vehicle (its crew is inherent) or an unmanned
+/// Gun.
+pub fn manning(state: &GameState, gun: &Unit) -> Option<UnitId> {
     let (Some(hex), Some(_)) = (gun.hex, gun.gun()) else {
-        return Vec::new();
+        return None;
     };
-    state
+    let mmc: Vec<&Unit> = state
         .units_in(hex)
         .filter(|u| u.side == gun.side && u.good_order() && u.is_mmc())
+        .collect();
+    mmc.iter()
+        .find(|u| u.is_crew())
+        .or_else(|| mmc.first())
         .map(|u| u.id)
-        .collect()
 }
 
 fn r12(e: crate::model::error::RuleError) -> Interrupt {
@@ -217,7 +222,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
         return refuse(format!("{} is aboard a vehicle", u.name), "C3");
     }
     let crew = manning(&ctx.state, &u);
-    if u.gun().is_some() && crew.is_empty() {
+    if u.gun().is_some() && crew.is_none() {
         return refuse(
             format!(
                 "{} has no Good Order Infantry of its side manning it",
@@ -295,13 +300,22 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
                     );
                 }
                 let n = covered_arc::spines_turned(current, new);
-                if ord.turreted {
-                    tables.drm(Case::CaTurreted).map_err(r12)?;
-                }
-                let mut a = tables.drm(Case::CaFirst).map_err(r12)?
-                    + (n as i8 - 1) * tables.drm(Case::CaEach).map_err(r12)?;
+                // C5.1 as the data reads: the first hexspine (a turreted
+                // weapon's own value), +each further one, x2 in woods or a
+                // building (R64).
+                let first = if ord.turreted {
+                    Case::CaTurreted
+                } else {
+                    Case::CaFirst
+                };
+                let each = tables.drm(Case::CaEach).map_err(r12)?;
+                let mut a = tables
+                    .drm(first)
+                    .map_err(r12)?
+                    .saturating_add(each.saturating_mul(n as i8 - 1));
                 if woods_or_building(firer_terrain) {
-                    a *= tables.drm_multiplier(Case::CaWoodsBuilding).map_err(r12)?;
+                    a = a
+                        .saturating_mul(tables.drm_multiplier(Case::CaWoodsBuilding).map_err(r12)?);
                 }
                 common.push((format!("A: CA change of {n} hexspine(s)"), a));
                 Some(Facing::Spine(new))
@@ -328,11 +342,8 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
             tables.drm(Case::AdvancingFire).map_err(r12)?,
         ));
     }
-    let all_pinned = !crew.is_empty()
-        && crew
-            .iter()
-            .all(|c| ctx.state.unit(*c).is_some_and(|x| x.status.pinned));
-    if all_pinned {
+    let pinned = crew.is_some_and(|c| ctx.state.unit(c).is_some_and(|x| x.status.pinned));
+    if pinned {
         common.push((
             "D: firer pinned".into(),
             tables.drm(Case::Pinned).map_err(r12)?,
@@ -342,7 +353,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
     if range == 0 {
         let mut e = tables.drm(Case::RangeZero).map_err(r12)?;
         if woods_or_building(firer_terrain) {
-            e *= tables.drm_multiplier(Case::CaWoodsBuilding).map_err(r12)?;
+            e = e.saturating_mul(tables.drm_multiplier(Case::CaWoodsBuilding).map_err(r12)?);
         }
         common.push(("E: target in firer's hex".into(), e));
     }
@@ -375,7 +386,9 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
     for m in ToHitTables::modifications_of(&ord, shot.ammo) {
         modifications.push((m.to_string(), tables.modification(m, range).map_err(r12)?));
     }
-    let modified = basic + modifications.iter().map(|(_, v)| v).sum::<i8>();
+    let modified = modifications
+        .iter()
+        .fold(basic, |th, (_, v)| th.saturating_add(*v));
     let targets =
         target_type::targets(&ctx.state, ctx.actor, target, shot.target_type).map_err(r12)?;
     let tem = map.info(target).tem();
@@ -398,7 +411,8 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
             }
             _ => {}
         }
-        if t.status.concealed {
+        // Case K: concealed from the firer, so enemy units only.
+        if t.status.concealed && t.side != ctx.actor {
             drm.push((
                 "K: concealed".into(),
                 tables.drm(Case::Concealed).map_err(r12)?,
@@ -434,19 +448,38 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
                     }
                 }
             }
-            for v in unarmored {
-                let prc = prc::aboard(ctx, v);
-                if !prc.is_empty() {
-                    return refuse(
-                        format!(
-                            "vehicle {v} carries PRC {prc:?}: Collateral attacks on them (D.8) are not adjudicated"
-                        ),
-                        "C3.332",
-                    );
-                }
-            }
         }
     }
+    // Any vehicle a hit could reach, and every vehicle in the Location
+    // (an AFV is immune on the Infantry Target Type, its Vulnerable PRC
+    // are not, C3.32): PRC aboard would need Collateral attacks (D.8).
+    let reachable: Vec<UnitId> = match shot.target_type {
+        TargetType::Vehicle(v) => vec![v],
+        _ => ctx
+            .state
+            .units_in(target)
+            .filter(|u| u.vehicle().is_some())
+            .map(|u| u.id)
+            .collect(),
+    };
+    for v in reachable {
+        let prc = prc::aboard(ctx, v);
+        if !prc.is_empty() {
+            return refuse(
+                format!(
+                    "vehicle {v} carries PRC {prc:?}: Collateral attacks on them (D.8) are not adjudicated"
+                ),
+                "C3.32",
+            );
+        }
+    }
+    // The Infantry manning each Gun a hit could destroy (C3.71), as they
+    // are before the shot's effects.
+    let gun_crews: Vec<(UnitId, Option<UnitId>)> = own
+        .iter()
+        .filter(|o| o.1 == TargetKind::Gun)
+        .filter_map(|o| ctx.state.unit(o.0).map(|g| (o.0, manning(&ctx.state, g))))
+        .collect();
 
     // 4. The dice.
     if let (Some(new), Some(m)) = (shot.change_ca, ctx.state.units.get_mut(&shot.gun)) {
@@ -541,26 +574,6 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
         .iter()
         .any(|(_, _, o)| hit::multiple_hits(&ord, shot.target_type, coloured, white, *o));
 
-    // C3.74: the CH applies to the Random Selection target (a vehicle that
-    // got one always keeps it).
-    let crit: Vec<UnitId> = hits
-        .iter()
-        .filter(|(_, _, o)| o.is_critical())
-        .map(|h| h.0)
-        .collect();
-    let crit_vehicles: Vec<UnitId> = hits
-        .iter()
-        .filter(|(_, k, o)| o.is_critical() && matches!(k, TargetKind::Unarmored | TargetKind::Afv))
-        .map(|h| h.0)
-        .collect();
-    let ch: Vec<UnitId> = if !crit_vehicles.is_empty() {
-        crit_vehicles
-    } else if crit.len() > 1 {
-        random_selection::select(ctx, &crit, 1, "Critical Hit target (C3.74)")?
-    } else {
-        crit
-    };
-
     if let TargetType::Vehicle(v) = shot.target_type {
         let (_, _, o) = hits[0];
         let aspect = match o {
@@ -580,33 +593,78 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
         return Ok(());
     }
     if shot.ammo == Ammo::Wp {
-        // C3.33: every vulnerable unit hit by WP takes an A24.31 NMC.
-        for (id, kind, _) in &hits {
-            if *kind == TargetKind::Personnel && ctx.state.unit(*id).is_some_and(Unit::in_play) {
-                morale::morale_check(ctx, *id, 0, "WP hit (A24.31)")?;
+        // C3.33: a WP hit places WP in the Location, and every vulnerable
+        // unit there takes an A24.31 NMC, hit by it or not (the WP counter
+        // itself is not kept, R65).
+        let here: Vec<UnitId> = ctx
+            .state
+            .units_in(target)
+            .filter(|u| u.is_personnel())
+            .map(|u| u.id)
+            .collect();
+        for id in here {
+            if ctx.state.unit(id).is_some_and(Unit::in_play) {
+                morale::morale_check(ctx, id, 0, "WP (A24.31)")?;
             }
         }
         return Ok(());
     }
 
-    // HE on the Infantry or Area Target Type: one Effects DR for all the
-    // hit units (two with a Multiple Hit, the firer's better one kept).
-    let effects_roll = if multiple {
-        let a = ctx.roll_dr2("Effects DR, first of a Multiple Hit", "C3.8")?;
-        let b = ctx.roll_dr2("Effects DR, second of a Multiple Hit", "C3.8")?;
-        let used = a.total().min(b.total());
-        emit(
-            ctx,
-            OrdnanceEvent::MultipleHit {
-                originals: [a.total(), b.total()],
-                used,
-            },
-            &["C3.8", "R59"],
-        );
-        used
+    // C3.74: the CH applies to the Random Selection target (a vehicle that
+    // got one always keeps it).
+    let crit: Vec<UnitId> = hits
+        .iter()
+        .filter(|(_, _, o)| o.is_critical())
+        .map(|h| h.0)
+        .collect();
+    let crit_vehicles: Vec<UnitId> = hits
+        .iter()
+        .filter(|(_, k, o)| o.is_critical() && *k == TargetKind::Unarmored)
+        .map(|h| h.0)
+        .collect();
+    let ch: Vec<UnitId> = if !crit_vehicles.is_empty() {
+        crit_vehicles
+    } else if crit.len() > 1 {
+        random_selection::select(ctx, &crit, 1, "Critical Hit target (C3.74)")?
     } else {
-        ctx.roll_dr2(format!("Effects DR of the hit in {target}"), "C3.3")?
-            .total()
+        crit
+    };
+
+    // HE on the Infantry or Area Target Type: one Effects DR for all the
+    // hit units, rolled only if a hit unit needs one (a Gun hit needs none:
+    // no effect, or destroyed by a CH). A Multiple Hit (C3.8) adds a second
+    // DR for the non-CH hits, the firer's better one used (R59).
+    let needs_dr = hits
+        .iter()
+        .any(|(_, k, _)| matches!(k, TargetKind::Personnel | TargetKind::Unarmored));
+    let (first_dr, normal_dr) = if needs_dr {
+        let purpose = if multiple {
+            "Effects DR, first of a Multiple Hit".to_string()
+        } else {
+            format!("Effects DR of the hit in {target}")
+        };
+        let a = ctx
+            .roll_dr2(purpose, if multiple { "C3.8" } else { "C3.3" })?
+            .total();
+        if multiple {
+            let b = ctx
+                .roll_dr2("Effects DR, second of a Multiple Hit", "C3.8")?
+                .total();
+            let used = a.min(b);
+            emit(
+                ctx,
+                OrdnanceEvent::MultipleHit {
+                    originals: [a, b],
+                    used,
+                },
+                &["C3.8", "R59"],
+            );
+            (a, used)
+        } else {
+            (a, a)
+        }
+    } else {
+        (0, 0)
     };
     for critical in [false, true] {
         let group: Vec<UnitId> = hits
@@ -617,9 +675,10 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
         if group.is_empty() {
             continue;
         }
+        let original = if critical { first_dr } else { normal_dr };
         let fp = effects::he_fp(full_fp, shot.target_type, critical, into_marsh);
         let drm = effects::effects_tem(tem, shot.target_type, critical);
-        let final_dr = i16::from(effects_roll) + i16::from(drm);
+        let final_dr = i16::from(original) + i16::from(drm);
         let result = ift::lookup(fp, final_dr, 0);
         let cite: &[&str] = if critical {
             &["C3.71", "C3.74", "A7.3"]
@@ -632,7 +691,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
                 targets: group.clone(),
                 fp,
                 critical,
-                original: effects_roll,
+                original,
                 drm,
                 final_dr,
                 result,
@@ -645,28 +704,32 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
         let critical = ch.contains(id);
         match kind {
             TargetKind::Gun if critical => {
-                let Some(g) = ctx.state.unit(*id).cloned() else {
-                    continue;
-                };
-                let gun_crew = manning(&ctx.state, &g);
+                // C3.71: the Gun and the Infantry that manned it when the
+                // shot was fired, whatever the shot's IFT attack did to them.
+                let crew: Vec<UnitId> = gun_crews
+                    .iter()
+                    .find(|(g, _)| g == id)
+                    .and_then(|(_, c)| *c)
+                    .into_iter()
+                    .collect();
                 morale::eliminate(ctx, *id, "Critical Hit on a Gun", &["C3.71"]);
-                for c in &gun_crew {
-                    morale::eliminate(ctx, *c, "Critical Hit on its Gun", &["C3.71"]);
+                for c in &crew {
+                    if ctx.state.unit(*c).is_some_and(Unit::in_play) {
+                        morale::eliminate(ctx, *c, "Critical Hit on its Gun", &["C3.71"]);
+                    }
                 }
                 emit(
                     ctx,
-                    OrdnanceEvent::GunDestroyed {
-                        gun: *id,
-                        crew: gun_crew,
-                    },
+                    OrdnanceEvent::GunDestroyed { gun: *id, crew },
                     &["C3.71"],
                 );
             }
             TargetKind::Gun => emit(ctx, OrdnanceEvent::GunHit { gun: *id }, &["C3.41"]),
             TargetKind::Unarmored => {
+                // The Vehicle line takes no hex TEM (R60).
+                let original = if critical { first_dr } else { normal_dr };
                 let fp = effects::he_fp(full_fp, shot.target_type, critical, into_marsh);
-                let final_dr = i16::from(effects_roll)
-                    + i16::from(effects::effects_tem(tem, shot.target_type, critical));
+                let final_dr = i16::from(original);
                 let line = vehicle_line_of(ctx.scenario).map_err(r12)?;
                 let outcome = match ift::vehicle_line_in(&line, fp, final_dr).map_err(r12)? {
                     ift::VehicleLineResult::BurningWreck => VehicleOutcome::BurningWreck,

@@ -147,7 +147,7 @@ pub enum Action {
         change_ca: Option<Spine>,
         /// Other To Hit DRM the players agree on (Hindrance, Case R, and
         /// the cases the engine does not derive); the engine adds Cases A,
-        /// B, D, E, K, L, N, Q and Target Size itself.
+        /// B, D, E, K, L, N, Q and vehicles' Target Size itself.
         extra_drm: i8,
     },
     /// A Gun or vehicle changes its CA without firing, at the end of a

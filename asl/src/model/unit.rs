@@ -157,8 +157,9 @@ pub struct HullArmor {
     pub rear: Option<u8>,
 }
 
-/// Vehicle data.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Vehicle data (the default: an unarmored, wheeled vehicle with nothing
+/// aboard and no ordnance).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Vehicle {
     /// Hull armor; `None` for an unarmored vehicle (truck, halftrack ...).
     pub hull: Option<HullArmor>,

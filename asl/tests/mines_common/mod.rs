@@ -69,20 +69,8 @@ pub fn half_squad(id: u16, side: Side, at: &str) -> Unit {
 /// A plain vehicle record.
 pub fn vehicle_data() -> Vehicle {
     Vehicle {
-        hull: None,
-        aerial_af: None,
-        fully_tracked: false,
-        motorcycle: false,
-        wagon: false,
-        open_topped: false,
-        flail: false,
         printed_mp: 12,
-        immobilized: false,
-        passengers: Vec::new(),
-        riders: Vec::new(),
-        ordnance: None,
-        size_drm: 0,
-        hull_down: false,
+        ..Vehicle::default()
     }
 }
 
