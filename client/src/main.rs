@@ -211,6 +211,28 @@ enum Command {
         #[arg(long, default_value = "asl")]
         ruleset: String,
     },
+    /// League data: verifies each transcript as `verify` does and prints
+    /// one row per game (scenario, ruleset, sides, keys, result and
+    /// reason, entries, actions, verdict) as CSV or JSON. Only complete,
+    /// clean transcripts are exported: if any file is refused, each is
+    /// named on stderr, nothing is printed, and the exit code is that of
+    /// the first refused file (1 a fault, 2 unreadable, 3 incomplete).
+    #[command(group(clap::ArgGroup::new("format").required(true).args(["csv", "json"])))]
+    Results {
+        /// The transcript files.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// Print CSV with a header line.
+        #[arg(long)]
+        csv: bool,
+        /// Print one JSON array of objects.
+        #[arg(long)]
+        json: bool,
+        /// The server transcript key to trust for every file (as `verify
+        /// --server-key`).
+        #[arg(long, value_name = "KEY")]
+        server_key: Option<String>,
+    },
     /// Rules oracle: reads a situation as JSON (from QUESTION, or stdin),
     /// prints the rulings as JSON (docs/RULES-ORACLE.md).
     Rules {
@@ -355,6 +377,19 @@ fn main() -> ExitCode {
             ruleset,
         } => cli::demo::main(out, escrow, &ruleset),
         Command::Rules { question } => rules_cmd::run(question.as_deref()),
+        Command::Results {
+            files,
+            csv,
+            json: _,
+            server_key,
+        } => {
+            let format = if csv {
+                cli::results::Format::Csv
+            } else {
+                cli::results::Format::Json
+            };
+            cli::results::main(&files, format, server_key.as_deref())
+        }
     }
 }
 

@@ -10,6 +10,7 @@ pub mod minis_command;
 pub mod narrate;
 pub mod play;
 pub mod prompt;
+pub mod results;
 pub mod script;
 pub mod secrets;
 pub mod setup_check;
