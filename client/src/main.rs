@@ -1,6 +1,6 @@
 //! The `hexveil` command-line client (README.md, docs/PLAYING.md).
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,9 +9,19 @@ mod rules_cmd;
 
 use cli::play::{Connect, JoinArgs};
 
+/// The exit codes every command keeps (README.md, "Exit codes"; shown
+/// at the end of `hexveil --help`).
+const EXIT_CODES: &str = "Exit codes (every command): 0 success (a transcript complete and clean); \
+1 failure: a fault in a transcript, a command line or setup that `check` finds wrong, \
+or an operation that failed (the server refused, the connection broke, a key would be overwritten); \
+2 the command could not start on what it was given: a command line it does not accept, \
+a file that cannot be read or is not what it should be, a malformed key, game id or fingerprint; \
+3 a transcript clean so far but incomplete (`verify`, `results`); \
+141 the reader of the output went away (`hexveil replay FILE | head`).";
+
 /// hexveil: a referee nobody has to trust.
 #[derive(Parser)]
-#[command(name = "hexveil", version, about)]
+#[command(name = "hexveil", version, about, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -42,12 +52,18 @@ enum Command {
         /// Where to write the key.
         #[arg(long)]
         out: PathBuf,
+        /// Print the file and public key as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the public key of a key file (hex).
     Whoami {
         /// The key file.
         #[arg(long)]
         key: PathBuf,
+        /// Print the public key as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Create a game between you and an opponent; prints its id.
     Create {
@@ -76,6 +92,10 @@ enum Command {
     List {
         #[command(flatten)]
         connect: Connect,
+        /// Print one JSON array of objects (game, side_a_seated,
+        /// side_b_seated, spectators, finished).
+        #[arg(long)]
+        json: bool,
     },
     /// Take your seat in a game and play it (commands: docs/PLAYING.md).
     Join {
@@ -136,7 +156,9 @@ enum Command {
     /// Check without connecting: command lines (a script file, or stdin)
     /// against a scenario, each line's action or what is wrong with it; or,
     /// with --sealed, a side's setup files against the scenario's setup
-    /// rules (what `join` checks before committing to anything).
+    /// rules (what `join` checks before committing to anything). Exit
+    /// codes: 0 all good, 1 a line or the setup is wrong, 2 a file cannot
+    /// be read or the scenario does not load.
     Check {
         /// The scenario file.
         #[arg(long)]
@@ -153,6 +175,9 @@ enum Command {
         /// The side of --sealed.
         #[arg(long, value_enum, ignore_case = true, requires = "sealed")]
         side: Option<SideArg>,
+        /// Print the result as one JSON object (scenario, ok, setup, lines).
+        #[arg(long)]
+        json: bool,
     },
     /// Check a transcript file offline. Exit codes: 0 complete and clean
     /// (every audit ran), 1 a fault, 2 unreadable (not a transcript, or an
@@ -233,6 +258,13 @@ enum Command {
         #[arg(long, value_name = "KEY")]
         server_key: Option<String>,
     },
+    /// Print a shell completion script for SHELL on stdout, e.g.
+    /// `hexveil completions bash > ~/.local/share/bash-completion/completions/hexveil`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Rules oracle: reads a situation as JSON (from QUESTION, or stdin),
     /// prints the rulings as JSON (docs/RULES-ORACLE.md).
     Rules {
@@ -268,7 +300,17 @@ fn quiet_on_broken_pipe() {
 fn main() -> ExitCode {
     quiet_on_broken_pipe();
     match Cli::parse().command {
-        Command::Keygen { out } => match cli::keys::keygen(&out) {
+        Command::Keygen { out, json } => match cli::keys::keygen(&out) {
+            Ok(id) if json => {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "file": out.display().to_string(),
+                        "public_key": cli::keys::public_hex(&id),
+                    })
+                );
+                ExitCode::SUCCESS
+            }
             Ok(id) => {
                 println!("wrote {}", out.display());
                 println!("public key {}", cli::keys::public_hex(&id));
@@ -276,12 +318,19 @@ fn main() -> ExitCode {
             }
             Err(e) => fail("keygen", e),
         },
-        Command::Whoami { key } => match cli::keys::load(&key) {
+        Command::Whoami { key, json } => match cli::keys::load(&key) {
+            Ok((_, id)) if json => {
+                println!(
+                    "{}",
+                    serde_json::json!({ "public_key": cli::keys::public_hex(&id) })
+                );
+                ExitCode::SUCCESS
+            }
             Ok((_, id)) => {
                 println!("{}", cli::keys::public_hex(&id));
                 ExitCode::SUCCESS
             }
-            Err(e) => fail("whoami", e),
+            Err(e) => fail_input("whoami", e),
         },
         Command::Create {
             connect,
@@ -297,8 +346,8 @@ fn main() -> ExitCode {
             };
             cli::play::create(&connect, &scenario, side.into(), &opponent, terms).await
         }),
-        Command::List { connect } => {
-            network("list", async move { cli::play::list(&connect).await })
+        Command::List { connect, json } => {
+            network("list", async move { cli::play::list(&connect, json).await })
         }
         Command::Join {
             connect,
@@ -343,6 +392,7 @@ fn main() -> ExitCode {
             sealed,
             setup,
             side,
+            json,
         } => {
             let setups = match (sealed, setup, side) {
                 (Some(sealed), Some(setup), Some(side)) => Some(cli::play::SetupFiles {
@@ -352,7 +402,7 @@ fn main() -> ExitCode {
                 }),
                 _ => None,
             };
-            cli::play::check(&scenario, script.as_deref(), setups)
+            cli::play::check(&scenario, script.as_deref(), setups, json)
         }
         Command::Verify {
             file,
@@ -377,6 +427,15 @@ fn main() -> ExitCode {
             ruleset,
         } => cli::demo::main(out, escrow, &ruleset),
         Command::Rules { question } => rules_cmd::run(question.as_deref()),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "hexveil",
+                &mut std::io::stdout(),
+            );
+            ExitCode::SUCCESS
+        }
         Command::Results {
             files,
             csv,
@@ -407,8 +466,17 @@ fn network(
     };
     match runtime.block_on(task) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(what, e),
+        Err(e) => {
+            eprintln!("hexveil {what}: {e}");
+            ExitCode::from(e.exit_code())
+        }
     }
+}
+
+/// A command that could not start on what it was given: exit code 2.
+fn fail_input(what: &str, e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("hexveil {what}: {e}");
+    ExitCode::from(2)
 }
 
 fn fail(what: &str, e: impl std::fmt::Display) -> ExitCode {

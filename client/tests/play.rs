@@ -124,6 +124,20 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
     let list: Vec<&str> = list.iter().map(String::as_str).collect();
     let (ok, out, _) = run(&list).await;
     assert!(ok && out.contains(&game), "{out}");
+    // issue 12: `list --json` says the same as one JSON array.
+    let mut list_json = list.clone();
+    list_json.push("--json");
+    let (ok, out, err) = run(&list_json).await;
+    assert!(ok, "{out}{err}");
+    let games: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let listed = games
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["game"] == game.as_str())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(listed["finished"], false, "{out}");
+    assert_eq!(listed["side_a_seated"], false, "{out}");
 
     // A plays part of its turn and leaves at a prompt (its input ends),
     // then joins again with the same secrets and finishes.

@@ -569,10 +569,28 @@ pub async fn create(
     Ok(())
 }
 
-/// `hexveil list`.
-pub async fn list(c: &Connect) -> Result<(), PlayError> {
+/// `hexveil list [--json]`: one line per game, or (`--json`) one JSON
+/// array of objects with the same fields.
+pub async fn list(c: &Connect, json: bool) -> Result<(), PlayError> {
     let (mut client, _) = c.client().await?;
     let games = client.list_games().await?;
+    client.close().await;
+    if json {
+        let v: Vec<serde_json::Value> = games
+            .iter()
+            .map(|g| {
+                serde_json::json!({
+                    "game": game_hex(&g.game_id),
+                    "side_a_seated": g.side_a_seated,
+                    "side_b_seated": g.side_b_seated,
+                    "spectators": g.spectators,
+                    "finished": g.finished,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(v));
+        return Ok(());
+    }
     if games.is_empty() {
         println!("no games");
     }
@@ -586,7 +604,6 @@ pub async fn list(c: &Connect) -> Result<(), PlayError> {
             if g.finished { "  (finished)" } else { "" }
         );
     }
-    client.close().await;
     Ok(())
 }
 
@@ -1091,6 +1108,24 @@ pub async fn watch(
     Ok(())
 }
 
+impl PlayError {
+    /// The exit code (README.md, "Exit codes"): 2 when the command could
+    /// not start on what it was given (a key, file, setup, scenario or
+    /// argument that cannot be read or is malformed), 1 when it failed
+    /// after that (the connection, the server, the game).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            PlayError::Key(_)
+            | PlayError::File(_)
+            | PlayError::PublicKey(_)
+            | PlayError::Fingerprint(_)
+            | PlayError::GameId(_)
+            | PlayError::Input(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
 /// A side's setup files for `hexveil check --sealed`.
 #[derive(Clone, Debug)]
 pub struct SetupFiles {
@@ -1110,9 +1145,29 @@ pub fn check(
     scenario: &Path,
     script: Option<&Path>,
     setups: Option<SetupFiles>,
+    json: bool,
 ) -> std::process::ExitCode {
     use std::io::Read;
     use std::process::ExitCode;
+    // What is printed: the lines, or (`--json`) one object at the end.
+    let mut report = serde_json::json!({
+        "scenario": scenario.display().to_string(),
+        "ok": true,
+        "setup": null,
+        "lines": [],
+    });
+    let finish = |report: serde_json::Value, ok: bool| {
+        if json {
+            let mut report = report;
+            report["ok"] = ok.into();
+            println!("{report}");
+        }
+        if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        }
+    };
     let loaded = match load_scenario(scenario) {
         Ok(x) => x,
         Err(e) => {
@@ -1129,10 +1184,19 @@ pub fn check(
                 return ExitCode::from(2);
             }
         };
-        match check_setups(
+        let checked = check_setups(
             false, &loaded, s.side, &s.setup, &public, &s.sealed, &sealed,
-        ) {
-            Ok(c) => {
+        );
+        report["setup"] = serde_json::json!({
+            "side": s.side.to_string(),
+            "setup": s.setup.display().to_string(),
+            "sealed": s.sealed.display().to_string(),
+            "legal": checked.is_ok(),
+            "assumed": checked.as_ref().map(|c| c.assumed.clone()).unwrap_or_default(),
+            "error": checked.as_ref().err().map(|e| e.to_string()),
+        });
+        match checked {
+            Ok(c) if !json => {
                 println!(
                     "{}: a legal sealed setup for side {} with {}",
                     s.sealed.display(),
@@ -1143,13 +1207,16 @@ pub fn check(
                     println!("  (checked assuming {a})");
                 }
             }
+            Ok(_) => {}
             Err(e) => {
-                println!("{e}");
-                return ExitCode::FAILURE;
+                if !json {
+                    println!("{e}");
+                }
+                return finish(report, false);
             }
         }
         if script.is_none() {
-            return ExitCode::SUCCESS;
+            return finish(report, true);
         }
     }
     let language = match Language::for_game(loaded.scenario.as_ref()) {
@@ -1178,28 +1245,35 @@ pub fn check(
     };
     let narrator = Narrator::for_game(loaded.scenario.as_ref());
     let mut bad = 0;
+    let mut lines = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let body = line.split('#').next().unwrap_or("").trim();
         if body.is_empty() {
             continue;
         }
-        match language.parse(body) {
-            Ok(Parsed::Act { bytes, .. }) => {
-                println!("line {}: ok: {}", n + 1, narrator.action_bytes(&bytes))
+        let (ok, said) = match language.parse(body) {
+            Ok(Parsed::Act { bytes, .. }) => (true, narrator.action_bytes(&bytes)),
+            Ok(Parsed::Help) => (true, "help".to_string()),
+            Ok(Parsed::Show(_)) => (true, format!("{body} (shown, nothing sent)")),
+            Err(e) => (false, e.to_string()),
+        };
+        if ok {
+            if !json {
+                println!("line {}: ok: {said}", n + 1);
             }
-            Ok(Parsed::Help) => println!("line {}: ok: help", n + 1),
-            Ok(Parsed::Show(_)) => println!("line {}: ok: {body} (shown, nothing sent)", n + 1),
-            Err(e) => {
-                bad += 1;
-                println!("line {}: `{body}`: {e}", n + 1);
+            lines
+                .push(serde_json::json!({"line": n + 1, "text": body, "ok": true, "action": said}));
+        } else {
+            bad += 1;
+            if !json {
+                println!("line {}: `{body}`: {said}", n + 1);
             }
+            lines
+                .push(serde_json::json!({"line": n + 1, "text": body, "ok": false, "error": said}));
         }
     }
-    if bad > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    report["lines"] = lines.into();
+    finish(report, bad == 0)
 }
 
 #[cfg(test)]
