@@ -3,7 +3,7 @@
 //! and only a complete, clean one (every audit ran, G5) becomes a row. One
 //! refused file fails the whole run: every refused file is named on stderr
 //! with why, and nothing at all is written to stdout, so a league never
-//! imports half a batch (docs/PLAYING.md, "League data").
+//! imports half a batch (README.md, "League data: `hexveil results`").
 
 use super::transcript::{self, CLEAN, FAULT, INCOMPLETE, UNREADABLE};
 use hexveil_protocol::identity::PublicKey;
