@@ -13,6 +13,7 @@ pub mod prompt;
 pub mod script;
 pub mod secrets;
 pub mod setup_check;
+pub mod svg;
 pub mod transcript;
 
 // Durable, owner-only file writes: the server's one implementation.
