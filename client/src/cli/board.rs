@@ -1251,6 +1251,17 @@ pub struct Folded {
     pub reveals: Vec<(Side, hexveil_protocol::message::RevealBody)>,
 }
 
+/// Whether `reader` may see an event told to `to` (G3): a spectator the
+/// public ones, a player those and its own side's, a replay everything.
+pub fn shown_to(reader: super::narrate::Reader, to: kernel::Visibility) -> bool {
+    use super::narrate::Reader;
+    match reader {
+        Reader::Everything => true,
+        Reader::Player(side) => to.shown_to(side),
+        Reader::Spectator => to == kernel::Visibility::Public,
+    }
+}
+
 /// Folds `t` up to log entry `step` for `reader` (see [`Folded`]); `None`
 /// for a transcript without entries, `Err` for a genesis the referee
 /// refuses.
@@ -1265,11 +1276,7 @@ pub fn fold_transcript(
         Ok(r) => r,
         Err(e) => return Some(Err(e)),
     };
-    let shown = |to: kernel::Visibility| match reader {
-        Reader::Everything => true,
-        Reader::Player(side) => to.shown_to(side),
-        Reader::Spectator => to == kernel::Visibility::Public,
-    };
+    let shown = |to: kernel::Visibility| shown_to(reader, to);
     let scenario = Arc::clone(referee.scenario());
     let mut board = Board::for_game(scenario.as_ref());
     if let Reader::Player(side) = reader {

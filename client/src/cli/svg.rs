@@ -751,6 +751,106 @@ mod tests {
         assert_eq!(SvgView::parse("everyone"), None);
     }
 
+    fn demo() -> Board {
+        use hexveil_core::Ruleset;
+        let text = include_str!("../../../examples/demo/scenario.toml");
+        let scenario = hexveil_asl::ruleset::Asl.load(text).unwrap();
+        let mut b = Board::for_game(scenario.as_ref());
+        b.setup(include_str!("../../../examples/demo/setup-a.toml"))
+            .unwrap();
+        b.setup(include_str!("../../../examples/demo/setup-b.toml"))
+            .unwrap();
+        b
+    }
+
+    fn ev(to: hexveil_asl::Visibility, kind: hexveil_asl::EventKind) -> hexveil_core::Event {
+        hexveil_asl::ruleset::event_to_kernel(&hexveil_asl::Event {
+            to,
+            kind,
+            cite: Vec::new(),
+        })
+    }
+
+    // G3, B28.531, B28.41: B's secret Daisy Chain (told to B alone) and a
+    // referee-only A-P presence in 3E4 are folded only for a view that may
+    // see them, so the public and A pictures never draw them; B's does
+    // draw its own chain. A public A-P attack in 3E3 is drawn in every view.
+    #[test]
+    fn g3_a_sealed_event_is_drawn_only_in_a_view_that_may_see_it() {
+        use hexveil_asl::b28::minefield::MinefieldEvent;
+        use hexveil_asl::daisy_chain::DaisyEvent;
+        use hexveil_asl::unit::UnitId;
+        use hexveil_asl::{EventKind, Visibility};
+        let hex = |s: &str| s.parse::<Hex>().unwrap();
+        let events = [
+            ev(
+                Visibility::Side(Side::B),
+                EventKind::DaisyChain(DaisyEvent::Placed {
+                    owner: Side::B,
+                    holder: UnitId(5),
+                    hex: hex("3E5"),
+                    factors: 2,
+                    opportunity: 1,
+                }),
+            ),
+            ev(
+                Visibility::Referee,
+                EventKind::Minefield(MinefieldEvent::ApPresent {
+                    hex: hex("3E4"),
+                    owner: Side::B,
+                }),
+            ),
+            ev(
+                Visibility::Public,
+                EventKind::Minefield(MinefieldEvent::ApPresent {
+                    hex: hex("3E3"),
+                    owner: Side::B,
+                }),
+            ),
+        ];
+        for view in [
+            SvgView::Public,
+            SvgView::Side(Side::A),
+            SvgView::Side(Side::B),
+            SvgView::All,
+        ] {
+            let mut b = demo();
+            let seen: Vec<_> = events
+                .iter()
+                .filter(|e| super::super::board::shown_to(view.reader(), e.to))
+                .cloned()
+                .collect();
+            b.events(&seen);
+            let svg = board_svg(&b, view, 9, &[]);
+            let chain = svg.contains("class=\"daisy-chain placed\" data-hex=\"3E5\"");
+            let e4 = svg.contains("class=\"mine ap revealed\" data-hex=\"3E4\"");
+            assert_eq!(
+                chain,
+                matches!(view, SvgView::Side(Side::B) | SvgView::All),
+                "{view:?}"
+            );
+            assert_eq!(e4, view == SvgView::All, "{view:?}");
+            assert!(
+                svg.contains("class=\"mine ap revealed\" data-hex=\"3E3\""),
+                "{view:?}"
+            );
+            // Each counter at its hex's centre on the grid (MapPos).
+            let ab = b.asl().unwrap();
+            for u in ab.state.units.values().filter(|u| u.in_play()) {
+                let h = u.hex.unwrap();
+                let (x, y) = hex_centre(ab.scenario(), h).unwrap();
+                let want = format!(
+                    "data-unit=\"{}\" data-side=\"{}\" data-hex=\"{h}\"",
+                    ab.name(u.id),
+                    u.side
+                );
+                let at = svg.find(&want).unwrap_or_else(|| panic!("{want}"));
+                let tag = &svg[at..at + svg[at..].find('>').unwrap()];
+                assert!(tag.contains(&format!("translate({x:.1},{y:.1})")), "{tag}");
+            }
+        }
+    }
+
     // G3: a view sees the sealed contents of its own side only, and only
     // `all` sees both.
     #[test]
