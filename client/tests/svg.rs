@@ -301,3 +301,59 @@ fn svg_goes_to_a_file_and_a_bad_view_is_refused() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stdout(&bad).is_empty());
 }
+
+// Issue 12, G3: the miniatures demo's table drawn in inches: each figure
+// at the position the state gives it (12 px to the inch), and no side's
+// sealed mined cells in the public view, only A's own in A's.
+#[test]
+fn g3_issue_12_svg_of_the_miniatures_demo_draws_figures_in_inches() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("minis.transcript");
+    let out = hexveil(&[
+        "demo",
+        "--ruleset",
+        "minis",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    let board = stdout(&hexveil(&["replay", file.to_str().unwrap(), "--board"]));
+    let public = svg_at(&file, 10_000, "public");
+    let a = svg_at(&file, 10_000, "A");
+    let all = svg_at(&file, 10_000, "all");
+    let figures = tags(&public, "figure");
+    assert!(!figures.is_empty(), "{public}");
+    for f in figures {
+        let name = attr(f, "data-figure").unwrap();
+        let at = attr(f, "data-at").unwrap();
+        let line = board
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} in {board}"));
+        assert!(
+            line.contains(&format!(" at {at} ")),
+            "{name} at {at}: {line}"
+        );
+        let (x, y) = at.split_once(',').unwrap();
+        let (x, y): (f64, f64) = (x.parse().unwrap(), y.parse().unwrap());
+        let circle = &public[public.find(&format!("data-figure=\"{name}\"")).unwrap()..];
+        let circle = &circle[circle.find("<circle").unwrap()..];
+        assert!(
+            circle.starts_with(&format!(
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\"",
+                x * 12.0,
+                y * 12.0
+            )),
+            "{name}: {}",
+            &circle[..60]
+        );
+    }
+    assert!(tags(&public, "sealed").is_empty(), "G3: public view");
+    for t in tags(&a, "sealed") {
+        assert!(
+            attr(t, "data-owner").as_deref() == Some("A"),
+            "G3: A's view draws only A's own sealed cells: {t}"
+        );
+    }
+    assert!(tags(&all, "sealed").len() > tags(&a, "sealed").len());
+}

@@ -591,10 +591,15 @@ fn minis_svg(b: &MinisBoard, view: SvgView, caption: &[String], sealed: &[&Seale
             break;
         }
     }
-    let cell_rect = |out: &mut String, c: Cell, class: &str, fill: &str, title: &str| {
+    let cell_rect = |out: &mut String, c: Cell, class: &str, extra: &str, title: &str| {
+        let fill = if class.starts_with("sealed") {
+            "none"
+        } else {
+            "#f0b0a0"
+        };
         let _ = writeln!(
             out,
-            "<g class=\"{class}\" data-cell=\"{c}\"><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" \
+            "<g class=\"{class}\" data-cell=\"{c}\"{extra}><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" \
              width=\"{k:.1}\" height=\"{k:.1}\" fill=\"{fill}\" stroke=\"#900\" stroke-width=\"0.5\"/></g>",
             escape(title),
             f64::from(c.x) * k,
@@ -606,7 +611,7 @@ fn minis_svg(b: &MinisBoard, view: SvgView, caption: &[String], sealed: &[&Seale
             &mut out,
             *c,
             "mine open",
-            "#f0b0a0",
+            "",
             &format!("{c}: open mines, A-P {ap}, S-mine {smine}, A-T {at}"),
         );
     }
@@ -621,7 +626,7 @@ fn minis_svg(b: &MinisBoard, view: SvgView, caption: &[String], sealed: &[&Seale
             &mut out,
             c,
             "sealed mine",
-            "none",
+            &format!(" data-owner=\"{}\"", f.owner),
             &format!(
                 "{c}: side {}'s sealed mines, A-P {}{}, A-T {}",
                 f.owner,
