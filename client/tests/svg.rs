@@ -269,7 +269,7 @@ fn g3_issue_12_svg_of_the_demo_matches_the_state_and_draws_no_sealed_mine() {
 }
 
 // --out writes the file and says so; a view that is no view is refused
-// with exit 2 and nothing drawn.
+// with exit 2 and nothing drawn; `all` needs a complete game (G3).
 #[test]
 fn svg_goes_to_a_file_and_a_bad_view_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -300,6 +300,27 @@ fn svg_goes_to_a_file_and_a_bad_view_is_refused() {
     ]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stdout(&bad).is_empty());
+
+    // G3: everything is revealed only after the end. A transcript cut
+    // before the end and the reveals is drawn for the public (exit 3,
+    // INCOMPLETE, as `verify`), never with --view all.
+    let bytes = std::fs::read(&file).unwrap();
+    let mut starts = vec![];
+    let mut at = 10;
+    while at + 4 <= bytes.len() {
+        starts.push(at);
+        at += 4 + u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    }
+    let cut = dir.path().join("cut.transcript");
+    std::fs::write(&cut, &bytes[..starts[starts.len() / 2]]).unwrap();
+    let c = cut.to_str().unwrap();
+    let public = hexveil(&["replay", c, "--svg", "30"]);
+    assert_eq!(public.status.code(), Some(3));
+    assert!(stdout(&public).starts_with("<svg "));
+    let all = hexveil(&["replay", c, "--svg", "30", "--view", "all"]);
+    assert_eq!(all.status.code(), Some(2));
+    assert!(stdout(&all).is_empty());
+    assert!(String::from_utf8_lossy(&all.stderr).contains("complete, clean game"));
 }
 
 // Issue 12, G3: the miniatures demo's table drawn in inches: each figure
