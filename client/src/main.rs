@@ -207,6 +207,17 @@ enum Command {
         /// With --board: the board after this log entry (default: the last).
         #[arg(long, requires = "board")]
         step: Option<u64>,
+        /// Draw the board after this log entry as SVG (to stdout, or to
+        /// --out); the verdict goes to stderr.
+        #[arg(long, value_name = "STEP", conflicts_with = "board")]
+        svg: Option<u64>,
+        /// With --svg: whose view to draw: public, A, B, or all (everything
+        /// revealed; a complete game only).
+        #[arg(long, value_name = "VIEW", default_value = "public", requires = "svg")]
+        view: String,
+        /// With --svg: write the SVG to this file instead of stdout.
+        #[arg(long, value_name = "FILE", requires = "svg")]
+        out: Option<PathBuf>,
     },
     /// Print a scenario's starting board offline: the map around the units,
     /// terrain, public markers, units (with the public setups given).
@@ -409,8 +420,17 @@ fn main() -> ExitCode {
             server_key,
             json,
         } => cli::transcript::verify_file(&file, server_key.as_deref(), json),
-        Command::Replay { file, board, step } => {
-            if board {
+        Command::Replay {
+            file,
+            board,
+            step,
+            svg,
+            view,
+            out,
+        } => {
+            if let Some(n) = svg {
+                cli::svg::replay_svg(&file, n, &view, out.as_deref())
+            } else if board {
                 cli::board::replay_board(&file, step)
             } else {
                 cli::transcript::replay_file(&file)

@@ -136,7 +136,7 @@ impl Board {
             .filter(|l| !l.starts_with("[DESIGN") && !l.starts_with("log #"))
             .cloned();
         if u.action.is_some() {
-            self.last = told.collect();
+            self.set_last(told.collect());
         } else if !u.events.is_empty() {
             self.last.extend(told);
         }
@@ -159,6 +159,35 @@ impl Board {
     /// Sets what the last action did (a replay tells it its own way).
     pub fn set_last(&mut self, lines: Vec<String>) {
         self.last = lines;
+        if let Game::Asl(b) = &mut self.game {
+            b.last_hexes.clear();
+        }
+    }
+
+    /// The ASL picture, if the game is one.
+    pub fn asl(&self) -> Option<&AslBoard> {
+        match &self.game {
+            Game::Asl(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The miniatures picture, if the game is one.
+    pub fn minis(&self) -> Option<&MinisBoard> {
+        match &self.game {
+            Game::Minis(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// What the last action did, in words.
+    pub fn last_lines(&self) -> &[String] {
+        &self.last
+    }
+
+    /// How the game ended, in words (once it has).
+    pub fn result(&self) -> Option<&str> {
+        self.result.as_deref()
     }
 
     /// Adds a line to what the last action did.
@@ -273,6 +302,9 @@ pub struct AslBoard {
     /// The hex of a Daisy Chain attack just told: its A-T attack event
     /// follows, and marks no minefield there (B28.531).
     daisy_attack: Option<Hex>,
+    /// The hexes the last action's events named (moved from and into,
+    /// attacked, searched): what a picture highlights.
+    pub last_hexes: BTreeSet<Hex>,
 }
 
 impl AslBoard {
@@ -286,6 +318,7 @@ impl AslBoard {
             extra_names: BTreeMap::new(),
             started: false,
             daisy_attack: None,
+            last_hexes: BTreeSet::new(),
         }
     }
 
@@ -317,8 +350,13 @@ impl AslBoard {
         Ok(())
     }
 
+    /// The scenario played.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
     /// A unit's name (`id:N` for one the scenario does not name).
-    fn name(&self, id: UnitId) -> String {
+    pub fn name(&self, id: UnitId) -> String {
         if let Some(n) = self.extra_names.get(&id) {
             return n.clone();
         }
@@ -336,7 +374,8 @@ impl AslBoard {
         hexveil_asl::mf_left(&self.state, unit)
     }
 
-    fn when(&self) -> String {
+    /// Turn, phase and side, in words.
+    pub fn when(&self) -> String {
         let s = &self.state;
         let head = format!("\"{}\" (ASL)", self.scenario.name);
         if !self.started {
@@ -488,6 +527,7 @@ impl AslBoard {
                         }
                     }
                 }
+                self.last_hexes.extend([from, to]);
                 for id in units {
                     self.put(id, Some(to));
                 }
@@ -529,6 +569,17 @@ impl AslBoard {
     }
 
     fn minefield(&mut self, m: MinefieldEvent) {
+        match &m {
+            MinefieldEvent::ApPresent { hex, .. }
+            | MinefieldEvent::ApAttack { hex, .. }
+            | MinefieldEvent::SearchFound { hex, .. }
+            | MinefieldEvent::AtAttack { hex, .. }
+            | MinefieldEvent::VehicleHit { hex, .. }
+            | MinefieldEvent::DummyFound { hex, .. } => {
+                self.last_hexes.insert(*hex);
+            }
+            _ => {}
+        }
         match m {
             MinefieldEvent::ApPresent { hex, .. } => {
                 let mk = self.state.markers.entry(hex).or_default();
@@ -657,6 +708,9 @@ impl AslBoard {
     }
 
     fn daisy(&mut self, d: DaisyEvent) {
+        if let DaisyEvent::Attacks { hex, .. } | DaisyEvent::Revealed { hex, .. } = &d {
+            self.last_hexes.insert(*hex);
+        }
         match d {
             DaisyEvent::Placed {
                 owner,
@@ -841,7 +895,7 @@ impl AslBoard {
     }
 
     /// A unit's state in words (empty: Good Order, nothing to say).
-    fn states(&self, u: &Unit) -> String {
+    pub fn states(&self, u: &Unit) -> String {
         let st = &u.status;
         let mut w = Vec::new();
         if st.captured {
@@ -938,14 +992,15 @@ impl AslBoard {
 /// The miniatures picture (seed 004): figures by position, open mines.
 #[derive(Clone, Debug)]
 pub struct MinisBoard {
-    scenario: MinisScenario,
+    /// The scenario played.
+    pub scenario: MinisScenario,
     /// Positions by figure (scenario order); `None` until a setup or the
     /// scenario places it.
-    pos: Vec<Option<Point>>,
+    pub pos: Vec<Option<Point>>,
     /// Status by figure, in words (empty: active).
-    status: Vec<Vec<String>>,
+    pub status: Vec<Vec<String>>,
     /// Open mines by cell: `(A-P, S-mine, A-T)` densities.
-    open: BTreeMap<Cell, (u16, u16, u16)>,
+    pub open: BTreeMap<Cell, (u16, u16, u16)>,
     /// Turn and side to act.
     turn: u16,
     active: Side,
@@ -1071,7 +1126,8 @@ impl MinisBoard {
         None
     }
 
-    fn when(&self) -> String {
+    /// Turn and side to act, in words.
+    pub fn when(&self) -> String {
         format!(
             "\"{}\" (miniatures, seed 004): turn {} of {}, side {} to act",
             self.scenario.name, self.turn, self.scenario.turns, self.active
@@ -1177,42 +1233,90 @@ pub fn board_file(scenario: &std::path::Path, setups: [Option<&std::path::Path>;
     ExitCode::SUCCESS
 }
 
-/// `hexveil replay FILE --board [--step N]`: the board after log entry N
-/// (default: the last) of a finished game, everything revealed. Exit codes
-/// as `hexveil verify`'s.
-pub fn replay_board(path: &std::path::Path, step: Option<u64>) -> ExitCode {
+/// A finished game's board after log entry `step` (default: the last),
+/// folded from a verified transcript for one reader (G3): `Everything`
+/// folds every event, referee-only ones included; a player folds the
+/// public events and its own side's; a spectator the public ones only.
+/// The secrets the sides revealed after the end come with it, by side,
+/// for a reader that may see them.
+pub struct Folded {
+    /// The picture.
+    pub board: Board,
+    /// The last log entry folded.
+    pub at: u64,
+    /// Things to tell on the way (a setup this client cannot read, an
+    /// entry the referee refuses).
+    pub notes: Vec<String>,
+    /// The sides' end-of-game reveals (every one, whatever the step).
+    pub reveals: Vec<(Side, hexveil_protocol::message::RevealBody)>,
+}
+
+/// Whether `reader` may see an event told to `to` (G3): a spectator the
+/// public ones, a player those and its own side's, a replay everything.
+pub fn shown_to(reader: super::narrate::Reader, to: kernel::Visibility) -> bool {
+    use super::narrate::Reader;
+    match reader {
+        Reader::Everything => true,
+        Reader::Player(side) => to.shown_to(side),
+        Reader::Spectator => to == kernel::Visibility::Public,
+    }
+}
+
+/// Folds `t` up to log entry `step` for `reader` (see [`Folded`]); `None`
+/// for a transcript without entries, `Err` for a genesis the referee
+/// refuses.
+pub fn fold_transcript(
+    t: &hexveil_protocol::transcript::Transcript,
+    step: Option<u64>,
+    reader: super::narrate::Reader,
+) -> Option<Result<Folded, String>> {
+    use super::narrate::Reader;
     use hexveil_protocol::message::{side_of, Body};
-    let (t, code) = match super::transcript::verified_transcript(path) {
-        Ok(t) => t,
-        Err(code) => return code,
+    let (mut referee, rest) = match super::transcript::referee_of(t)? {
+        Ok(r) => r,
+        Err(e) => return Some(Err(e)),
     };
-    let (mut referee, rest) = match super::transcript::referee_of(&t) {
-        None => return ExitCode::from(code),
-        Some(Ok(r)) => r,
-        Some(Err(e)) => {
-            println!("{e}");
-            return ExitCode::from(code);
-        }
-    };
+    let shown = |to: kernel::Visibility| shown_to(reader, to);
     let scenario = Arc::clone(referee.scenario());
     let mut board = Board::for_game(scenario.as_ref());
+    if let Reader::Player(side) = reader {
+        board.viewer = Some(side);
+    }
     let mut narrator = super::narrate::Narrator::for_game(scenario.as_ref());
-    let mut at = 0;
+    let mut folded = Folded {
+        board: Board::for_game(scenario.as_ref()),
+        at: 0,
+        notes: Vec::new(),
+        reveals: Vec::new(),
+    };
+    let mut folding = true;
     for entry in rest {
         let seq = entry.envelope.envelope().seq;
         if step.is_some_and(|n| seq > n) {
-            break;
+            folding = false;
         }
         let Ok(accepted) = referee.accept(&entry.envelope) else {
-            println!("entry {seq} is refused by the referee: the board stops before it");
+            if folding {
+                folded.notes.push(format!(
+                    "entry {seq} is refused by the referee: the board stops before it"
+                ));
+            }
             break;
         };
-        at = seq;
         let who = side_of(accepted.author);
+        if let (Body::Reveal(r), Some(side)) = (&accepted.body, who) {
+            folded.reveals.push((side, r.clone()));
+        }
+        if !folding {
+            continue;
+        }
+        folded.at = seq;
         match &accepted.body {
             Body::Setup(s) => {
                 if let Err(e) = board.setup(&s.public_setup_toml) {
-                    println!("entry {seq}: a public setup this client cannot read: {e}");
+                    folded.notes.push(format!(
+                        "entry {seq}: a public setup this client cannot read: {e}"
+                    ));
                 }
             }
             Body::Act(a) => board.set_last(vec![format!(
@@ -1225,9 +1329,11 @@ pub fn replay_board(path: &std::path::Path, step: Option<u64>) -> ExitCode {
                 who.map(|s| s.to_string()).unwrap_or_default()
             )]),
             Body::Ruling(r) => {
-                board.events(&r.events);
-                for e in &r.events {
-                    for l in narrator.event(e, super::narrate::Reader::Everything) {
+                let events: Vec<kernel::Event> =
+                    r.events.iter().filter(|e| shown(e.to)).cloned().collect();
+                board.events(&events);
+                for e in &events {
+                    for l in narrator.event(e, reader) {
                         board.push_last(l);
                     }
                 }
@@ -1235,7 +1341,34 @@ pub fn replay_board(path: &std::path::Path, step: Option<u64>) -> ExitCode {
             _ => {}
         }
     }
-    println!("the board after log entry #{at} (everything revealed):");
+    folded.board = board;
+    Some(Ok(folded))
+}
+
+/// `hexveil replay FILE --board [--step N]`: the board after log entry N
+/// (default: the last) of a finished game, everything revealed. Exit codes
+/// as `hexveil verify`'s.
+pub fn replay_board(path: &std::path::Path, step: Option<u64>) -> ExitCode {
+    let (t, code) = match super::transcript::verified_transcript(path) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let folded = match fold_transcript(&t, step, super::narrate::Reader::Everything) {
+        None => return ExitCode::from(code),
+        Some(Ok(f)) => f,
+        Some(Err(e)) => {
+            println!("{e}");
+            return ExitCode::from(code);
+        }
+    };
+    for n in &folded.notes {
+        println!("{n}");
+    }
+    let board = folded.board;
+    println!(
+        "the board after log entry #{} (everything revealed):",
+        folded.at
+    );
     print!("{}", board.show(View::Board));
     board.print_units_apart();
     ExitCode::from(code)

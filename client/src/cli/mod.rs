@@ -14,6 +14,7 @@ pub mod results;
 pub mod script;
 pub mod secrets;
 pub mod setup_check;
+pub mod svg;
 pub mod transcript;
 
 // Durable, owner-only file writes: the server's one implementation.

@@ -180,6 +180,22 @@ pub fn replay_file(path: &Path) -> ExitCode {
 /// exit code to end with when there is nothing to replay (an unreadable
 /// file, or damage that stops the parse: both said on the way).
 pub fn verified_transcript(path: &Path) -> Result<(Transcript, u8), ExitCode> {
+    verified_transcript_telling(path, false)
+}
+
+/// [`verified_transcript`], telling the verdict and any damage on stderr
+/// when `to_stderr` (stdout carries something else: `replay --svg`).
+pub fn verified_transcript_telling(
+    path: &Path,
+    to_stderr: bool,
+) -> Result<(Transcript, u8), ExitCode> {
+    let say = |line: String| {
+        if to_stderr {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -188,14 +204,14 @@ pub fn verified_transcript(path: &Path) -> Result<(Transcript, u8), ExitCode> {
         }
     };
     let (verdict, code) = judge(&bytes);
-    println!("verdict: {verdict}");
+    say(format!("verdict: {verdict}"));
     if code == UNREADABLE {
         return Err(ExitCode::from(code));
     }
     match Transcript::parse(&bytes) {
         Ok(t) => Ok((t, code)),
         Err(e) => {
-            println!("(cannot replay past the damage: {e})");
+            say(format!("(cannot replay past the damage: {e})"));
             Err(ExitCode::from(code))
         }
     }
