@@ -3,23 +3,10 @@
 //! that never overwrites a key, and command lines refused with a clear
 //! message and nothing sent.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::*;
 
-fn hexveil(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexveil"))
-        .args(args)
-        .output()
-        .expect("the hexveil binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn examples() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"))
-}
+use std::process::Command;
 
 // DESIGN 3.6: the same scripted game in Escrow mode. The server's escrow
 // agent opens B's hexes and carries out its Daisy Chain standing order
@@ -155,7 +142,7 @@ fn bad_command_lines_are_refused_with_what_is_wrong() {
         "end\nmove ger-squad-1 3E4\nmove ger-squadd-1 3E4\nmove ger-pz\nfire ger-squad-1 3E4 lots\nfly ger-pz 3E5\nmove ger-pz 3E5 sideways\n",
     )
     .unwrap();
-    let scenario = examples().join("scenario.toml");
+    let scenario = examples_dir().join("scenario.toml");
     let out = hexveil(&[
         "check",
         "--scenario",
@@ -249,8 +236,8 @@ fn seed004_demo_ruleset_minis_plays_over_quic_and_verifies_clean() {
 // wrong with a bad line.
 #[test]
 fn seed004_check_reads_miniatures_commands() {
-    let scenario = examples().join("minis/scenario.toml");
-    let script = examples().join("minis/script-a.txt");
+    let scenario = examples_dir().join("minis/scenario.toml");
+    let script = examples_dir().join("minis/script-a.txt");
     let ok = hexveil(&[
         "check",
         "--scenario",
@@ -279,18 +266,6 @@ fn seed004_check_reads_miniatures_commands() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("no figure named `nobody`"), "{text}");
     assert!(text.contains("`xx` is no mine type"), "{text}");
-}
-
-/// Offsets where each entry of a transcript file starts (after the 10-byte
-/// header), and the file's end.
-fn entry_starts(bytes: &[u8]) -> Vec<usize> {
-    let mut at = 10;
-    let mut out = vec![];
-    while at + 4 <= bytes.len() {
-        out.push(at);
-        at += 4 + u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
-    }
-    out
 }
 
 /// G5 (issue 10 items 2 and 3): `verify` says which server key it checked

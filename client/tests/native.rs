@@ -2,27 +2,8 @@
 //! report something, shell completions, and exit codes that are the same
 //! in the help, the README and what the binary does.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn hexveil(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexveil"))
-        .args(args)
-        .output()
-        .expect("the hexveil binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn examples(name: &str) -> String {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"))
-        .join(name)
-        .to_str()
-        .unwrap()
-        .to_string()
-}
+mod common;
+use common::*;
 
 #[test]
 fn issue12_completions_name_every_subcommand_for_each_shell() {

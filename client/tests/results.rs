@@ -3,43 +3,8 @@
 //! (incomplete), a tampered and a missing transcript refused by name with
 //! nothing written to stdout.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn hexveil(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexveil"))
-        .args(args)
-        .output()
-        .expect("the hexveil binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn demo(dir: &Path, ruleset: &str) -> String {
-    let file = dir.join(format!("{ruleset}.transcript"));
-    let f = file.to_str().unwrap().to_string();
-    let out = hexveil(&["demo", "--ruleset", ruleset, "--out", &f]);
-    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
-    f
-}
-
-/// Offsets where each entry of a transcript file starts (after the 10-byte
-/// header).
-fn entry_starts(bytes: &[u8]) -> Vec<usize> {
-    let mut at = 10;
-    let mut out = vec![];
-    while at + 4 <= bytes.len() {
-        out.push(at);
-        at += 4 + u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
-    }
-    out
-}
+mod common;
+use common::*;
 
 #[test]
 fn issue12_results_exports_verified_games_as_csv_and_json_and_refuses_bad_files_by_name() {

@@ -5,25 +5,12 @@
 //! revealed minefields are drawn (B28.41, B28.45), and no sealed mine is
 //! drawn in a view that may not see it (G3), read off the SVG text itself.
 
+mod common;
+use common::*;
+
 use hexveil_asl::Hex;
 use hexveil_core::Ruleset;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn hexveil(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hexveil"))
-        .args(args)
-        .output()
-        .expect("the hexveil binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn examples(name: &str) -> String {
-    format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"))
-}
 
 fn demo_scenario() -> std::sync::Arc<hexveil_asl::scenario::Scenario> {
     let text = std::fs::read_to_string(examples("demo/scenario.toml")).unwrap();
