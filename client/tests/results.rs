@@ -106,8 +106,14 @@ fn issue12_results_exports_verified_games_as_csv_and_json_and_refuses_bad_files_
     );
     assert!(!err.contains(&format!("{asl}: refused")), "{err}");
 
+    // The flipped byte makes the file a fault (a bad signature, exit 1) or
+    // unreadable (an entry that no longer decodes, exit 2), depending on
+    // where it lands in this run's transcript: `results` exits as `verify`
+    // does on it.
+    let verify_code = hexveil(&["verify", tampered]).status.code();
+    assert!(matches!(verify_code, Some(1) | Some(2)), "{verify_code:?}");
     let out = hexveil(&["results", "--json", tampered, &asl, cut, missing]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.status.code(), verify_code, "{}", stderr(&out));
     assert_eq!(stdout(&out), "");
     let err = stderr(&out);
     assert!(err.contains(&format!("{tampered}: refused: ")), "{err}");
