@@ -12,8 +12,10 @@
 use std::path::Path;
 
 /// SHA-256 of `bytes` in lower-case hex: the form of a table's `sha256`.
+/// Written as the protocol writes every digest, so a pin the client fills
+/// is the hash the referee checks at genesis.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(ring::digest::digest(&ring::digest::SHA256, bytes))
+    hexveil_protocol::encoding::Digest::sha256(bytes).to_string()
 }
 
 /// Reads in the supplied tables of a scenario given as JSON (the scenario

@@ -45,6 +45,19 @@ pub enum VehicleOutcome {
     BurningWreck,
 }
 
+impl From<crate::a::ift::VehicleLineResult> for VehicleOutcome {
+    /// What a Vehicle line result (A7.308) does to the vehicle.
+    fn from(r: crate::a::ift::VehicleLineResult) -> VehicleOutcome {
+        use crate::a::ift::VehicleLineResult as L;
+        match r {
+            L::BurningWreck => VehicleOutcome::BurningWreck,
+            L::Eliminated => VehicleOutcome::Eliminated,
+            L::Immobilized => VehicleOutcome::Immobilized,
+            L::NoEffect => VehicleOutcome::NoEffect,
+        }
+    }
+}
+
 /// How a Dummy or an unmined hex was found (B28.47).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum FoundBy {
@@ -702,7 +715,7 @@ pub fn is_flail_obstacle(t: Terrain) -> bool {
 /// one place so a change of theirs touches one spot.
 pub(crate) mod agreed {
     use super::VehicleOutcome;
-    use crate::a::ift::{self, IftResult, VehicleLineResult};
+    use crate::a::ift::{self, IftResult};
     use crate::a::morale::{self, AttackCause, AttackInfo};
     use crate::board::hex::Hex;
     use crate::model::resolve::{Ctx, Interrupt, Res};
@@ -721,12 +734,7 @@ pub(crate) mod agreed {
             e.cite.push("B28.42".into());
             Interrupt::Refuse(e)
         })?;
-        Ok(match r {
-            VehicleLineResult::BurningWreck => VehicleOutcome::BurningWreck,
-            VehicleLineResult::Eliminated => VehicleOutcome::Eliminated,
-            VehicleLineResult::Immobilized => VehicleOutcome::Immobilized,
-            VehicleLineResult::NoEffect => VehicleOutcome::NoEffect,
-        })
+        Ok(r.into())
     }
 
     /// Applies an IFT result of a minefield attack to Personnel in `hex`:

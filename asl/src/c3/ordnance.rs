@@ -421,8 +421,14 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
         let hd = t.vehicle().is_some_and(|v| v.hull_down);
         own.push((*id, kind, drm, hd));
     }
-    // What the hits could need, before any die (R12).
+    // What the hits could need, before any die (R12): the Vehicle line is
+    // read once, when an unarmored vehicle could be hit.
     let full_fp = ord.he_fp.unwrap_or(0);
+    let line = if own.iter().any(|o| o.1 == TargetKind::Unarmored) {
+        Some(vehicle_line_of(ctx.scenario).map_err(r12)?)
+    } else {
+        None
+    };
     if shot.ammo == Ammo::He && !matches!(shot.target_type, TargetType::Vehicle(_)) {
         if let Some((id, ..)) = own.iter().find(|o| o.1 == TargetKind::Afv) {
             return refuse(
@@ -437,8 +443,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
             .filter(|o| o.1 == TargetKind::Unarmored)
             .map(|o| o.0)
             .collect();
-        if !unarmored.is_empty() {
-            let line = vehicle_line_of(ctx.scenario).map_err(r12)?;
+        if let (false, Some(line)) = (unarmored.is_empty(), &line) {
             for critical in [false, true] {
                 let fp = effects::he_fp(full_fp, shot.target_type, critical, into_marsh);
                 if let Some(c) = ift::column_index(fp) {
@@ -730,13 +735,10 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
                 let original = if critical { first_dr } else { normal_dr };
                 let fp = effects::he_fp(full_fp, shot.target_type, critical, into_marsh);
                 let final_dr = i16::from(original);
-                let line = vehicle_line_of(ctx.scenario).map_err(r12)?;
-                let outcome = match ift::vehicle_line_in(&line, fp, final_dr).map_err(r12)? {
-                    ift::VehicleLineResult::BurningWreck => VehicleOutcome::BurningWreck,
-                    ift::VehicleLineResult::Eliminated => VehicleOutcome::Eliminated,
-                    ift::VehicleLineResult::Immobilized => VehicleOutcome::Immobilized,
-                    ift::VehicleLineResult::NoEffect => VehicleOutcome::NoEffect,
-                };
+                let Some(line) = &line else { continue };
+                let outcome: VehicleOutcome = ift::vehicle_line_in(line, fp, final_dr)
+                    .map_err(r12)?
+                    .into();
                 emit(
                     ctx,
                     OrdnanceEvent::VehicleLine {

@@ -21,6 +21,7 @@ use crate::a::tables::{bad_cell, missing_cell, records};
 use crate::model::error::RuleError;
 use crate::model::scenario::Scenario;
 use crate::model::unit::{Ammo, Ordnance, Suffix, ThColour};
+use std::borrow::Cow;
 
 /// File name of the Basic TH# table.
 pub const TO_HIT_CSV: &str = "to_hit.csv";
@@ -247,16 +248,17 @@ impl ToHitTables {
 
     /// The tables of a scenario: each supplied one in place of the shipped
     /// one.
-    pub fn of(scenario: &Scenario) -> Result<ToHitTables, RuleError> {
+    pub fn of(scenario: &Scenario) -> Result<Cow<'static, ToHitTables>, RuleError> {
         let t = &scenario.tables;
         if SUPPLIED_NAMES.iter().all(|n| t.csv(n).is_none()) {
-            return Ok(ToHitTables::shipped().clone());
+            return Ok(Cow::Borrowed(ToHitTables::shipped()));
         }
         ToHitTables::parse(
             t.csv("to_hit").unwrap_or(TO_HIT_SRC),
             t.csv("to_hit_modifications").unwrap_or(MODIFICATIONS_SRC),
             t.csv("to_hit_drm").unwrap_or(DRM_SRC),
         )
+        .map(Cow::Owned)
     }
 
     /// The Basic TH# (C3.3): Area is red for everyone.
