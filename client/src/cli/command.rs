@@ -551,15 +551,15 @@ pub enum Parsed {
     Help,
     /// Show a view of the game (`board`, `status`, `units`): a local
     /// command, nothing is sent.
-    Show(super::board::View),
+    Show(hexveil_view::board::View),
 }
 
 /// A view command (`board`, `status`, `units`, `figures`) alone on the
 /// line, in any ruleset; `None` for any other line.
-pub fn view_command(line: &str) -> Option<Result<super::board::View, String>> {
+pub fn view_command(line: &str) -> Option<Result<hexveil_view::board::View, String>> {
     let body = line.split('#').next().unwrap_or("");
     let mut words = body.split_whitespace();
-    let view = super::board::View::from_word(words.next()?)?;
+    let view = hexveil_view::board::View::from_word(words.next()?)?;
     Some(match words.next() {
         None => Ok(view),
         Some(extra) => Err(format!(

@@ -7,7 +7,6 @@ pub mod command;
 pub mod demo;
 pub mod keys;
 pub mod minis_command;
-pub mod narrate;
 pub mod play;
 pub mod prompt;
 pub mod results;

@@ -4,9 +4,7 @@
 //! prompts are answered by the protocol player inside the driver; only
 //! `Prompt::Act` asks the human (or the script).
 
-use super::board::Board;
 use super::command::{Language, Parsed, Parser};
-use super::narrate::{Narrator, Reader};
 use super::prompt::{confirmed, Completions, CONCEDE_QUESTION};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
@@ -23,6 +21,8 @@ use hexveil_protocol::player::Secrets;
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
 use hexveil_server::wire::GameId;
+use hexveil_view::board::Board;
+use hexveil_view::narrate::{Narrator, Reader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

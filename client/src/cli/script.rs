@@ -15,7 +15,7 @@ pub enum Next {
     /// `help` in a script: nothing to send.
     Help,
     /// `board`, `status` or `units` in a script: show it, send nothing.
-    Show(super::board::View),
+    Show(hexveil_view::board::View),
     /// The script is used up.
     Done,
 }

@@ -922,7 +922,7 @@ mod tests {
     fn narrator() -> Narrator {
         Narrator::new(
             &hexveil_asl::scenario::Scenario::from_toml(include_str!(
-                "../../../examples/scenario.toml"
+                "../../examples/scenario.toml"
             ))
             .unwrap(),
         )
@@ -948,7 +948,7 @@ mod tests {
         // Found by a new user: `end` at the old "Setup" prompt gave away
         // side A's first turn.
         let scenario = hexveil_minis::MinisScenario::from_toml(include_str!(
-            "../../../examples/minis/scenario.toml"
+            "../../examples/minis/scenario.toml"
         ))
         .unwrap();
         let mut n = Narrator::for_game(&scenario);

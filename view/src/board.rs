@@ -1,0 +1,1417 @@
+//! What a player can see of the game, as text: the `board`, `status` and
+//! `units` commands at the prompt (docs/PLAYING.md), `hexveil board`
+//! offline and `hexveil replay --board`.
+//!
+//! # Where the picture comes from (G3)
+//!
+//! The client keeps its own copy of the public game state by folding what
+//! it legitimately received, in log order, into the ruleset's own state
+//! type: the start of play is built from the scenario and the public
+//! setups (each Setup entry's update carries its author's public setup,
+//! `Update.public_setup`, public to every audience), and every event of
+//! every update after it is applied. A player's updates hold only public
+//! events and its own side's private ones (`session::view`), so nothing of
+//! the other side's sealed facts can reach this view: it is never told
+//! them. No engine is re-run (an engine would need the sealed facts); the
+//! fold mirrors what the engine's public events say happened (units moved,
+//! broken, pinned, eliminated, markers revealed or removed, the phase).
+//! A replay after the game folds every event, referee-only ones included:
+//! everything is revealed then.
+//!
+//! Movement Factors are not shown: the ASL engine does not track them yet.
+//! [`AslBoard::mf_left`] is the one place to add them when it does.
+
+use hexveil_asl::b28::minefield::{MinefieldEvent, VehicleOutcome};
+use hexveil_asl::daisy_chain::DaisyEvent;
+use hexveil_asl::morale::MoraleEvent;
+use hexveil_asl::movement::MoveEvent;
+use hexveil_asl::scenario::Scenario;
+use hexveil_asl::sealed::{ApStrength, AtFactors, Layer};
+use hexveil_asl::setup::PublicSetup;
+use hexveil_asl::state::{GameState, PlacedDaisy, TrailBreak};
+use hexveil_asl::turn::TurnEvent;
+use hexveil_asl::unit::{Unit, UnitId};
+use hexveil_asl::{EventKind, Hex, Side};
+use hexveil_core as kernel;
+use hexveil_minis::{Cell, MinisEvent, MinisScenario, Point};
+use hexveil_protocol::message::Update;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// The three views a player may ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The map around the units, with the status on top.
+    Board,
+    /// Turn, phase, whose move, the last action.
+    Status,
+    /// Every unit (figure) and its state.
+    Units,
+}
+
+impl View {
+    /// The view a command word asks for (`board`, `status`, `units`,
+    /// `figures` for the miniatures rules).
+    pub fn from_word(word: &str) -> Option<View> {
+        match word.to_ascii_lowercase().as_str() {
+            "board" | "map" => Some(View::Board),
+            "status" => Some(View::Status),
+            "units" | "figures" => Some(View::Units),
+            _ => None,
+        }
+    }
+
+    /// The command word of the view.
+    pub fn word(self) -> &'static str {
+        match self {
+            View::Board => "board",
+            View::Status => "status",
+            View::Units => "units",
+        }
+    }
+}
+
+/// A player's (or a replay's) picture of one game.
+#[derive(Clone, Debug)]
+pub struct Board {
+    game: Game,
+    /// The reader: a player's side, `None` offline or in a replay.
+    pub viewer: Option<Side>,
+    /// What the last action did, in the narrator's words.
+    last: Vec<String>,
+    /// How the game ended, in words.
+    result: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+enum Game {
+    Asl(Box<AslBoard>),
+    Minis(Box<MinisBoard>),
+    Unknown(String),
+}
+
+impl Board {
+    /// The picture of a game of `scenario` before any setup is known.
+    pub fn for_game(scenario: &dyn kernel::Scenario) -> Board {
+        let any = scenario.as_any();
+        let game = if let Some(asl) = any.downcast_ref::<hexveil_asl::ruleset::AslScenario>() {
+            Game::Asl(Box::new(AslBoard::new(Arc::clone(&asl.scenario))))
+        } else if let Some(minis) = any.downcast_ref::<MinisScenario>() {
+            Game::Minis(Box::new(MinisBoard::new(minis.clone())))
+        } else {
+            Game::Unknown(scenario.name().to_string())
+        };
+        Board {
+            game,
+            viewer: None,
+            last: Vec::new(),
+            result: None,
+        }
+    }
+
+    /// Takes a side's public setup (TOML text, as its Setup entry carries
+    /// it); the side is the one the file names.
+    pub fn setup(&mut self, text: &str) -> Result<(), String> {
+        let side = side_named(text)?;
+        match &mut self.game {
+            Game::Asl(b) => b.setup(side, text),
+            Game::Minis(b) => b.setup(side, text),
+            Game::Unknown(_) => Ok(()),
+        }
+    }
+
+    /// Folds one update the reader received; `lines` is what the narrator
+    /// told of it (kept as "what the last action did").
+    pub fn update(&mut self, u: &Update, lines: &[String]) {
+        if let Some(text) = &u.public_setup {
+            // A setup the referee accepted parses; a client of another
+            // version may not read it, and then draws without it.
+            let _ = self.setup(text);
+        }
+        self.events(&u.events);
+        let told = lines
+            .iter()
+            .filter(|l| !l.starts_with(">>") && !l.starts_with("[G4]"))
+            .filter(|l| !l.starts_with("[DESIGN") && !l.starts_with("log #"))
+            .cloned();
+        if u.action.is_some() {
+            self.set_last(told.collect());
+        } else if !u.events.is_empty() {
+            self.last.extend(told);
+        }
+    }
+
+    /// Folds events (a ruling's, in order).
+    pub fn events(&mut self, events: &[kernel::Event]) {
+        for e in events {
+            let ended = match &mut self.game {
+                Game::Asl(b) => b.event(e),
+                Game::Minis(b) => b.event(e),
+                Game::Unknown(_) => None,
+            };
+            if ended.is_some() {
+                self.result = ended;
+            }
+        }
+    }
+
+    /// Sets what the last action did (a replay tells it its own way).
+    pub fn set_last(&mut self, lines: Vec<String>) {
+        self.last = lines;
+        if let Game::Asl(b) = &mut self.game {
+            b.last_hexes.clear();
+        }
+    }
+
+    /// The ASL picture, if the game is one.
+    pub fn asl(&self) -> Option<&AslBoard> {
+        match &self.game {
+            Game::Asl(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The miniatures picture, if the game is one.
+    pub fn minis(&self) -> Option<&MinisBoard> {
+        match &self.game {
+            Game::Minis(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// What the last action did, in words.
+    pub fn last_lines(&self) -> &[String] {
+        &self.last
+    }
+
+    /// How the game ended, in words (once it has).
+    pub fn result(&self) -> Option<&str> {
+        self.result.as_deref()
+    }
+
+    /// Adds a line to what the last action did.
+    pub fn push_last(&mut self, line: String) {
+        self.last.push(line);
+    }
+
+    /// The text of a view.
+    pub fn show(&self, view: View) -> String {
+        let mut out = Vec::new();
+        match view {
+            View::Status => self.status(&mut out),
+            View::Board => {
+                self.status(&mut out);
+                match &self.game {
+                    Game::Asl(b) => b.map(&mut out),
+                    Game::Minis(b) => b.table(&mut out),
+                    Game::Unknown(_) => {}
+                }
+            }
+            View::Units => match &self.game {
+                Game::Asl(b) => b.units(&mut out),
+                Game::Minis(b) => b.figures(&mut out),
+                Game::Unknown(_) => {}
+            },
+        }
+        let mut s = out.join("\n");
+        s.push('\n');
+        s
+    }
+
+    fn status(&self, out: &mut Vec<String>) {
+        let you = match self.viewer {
+            Some(s) => format!("; you are side {s}"),
+            None => String::new(),
+        };
+        match &self.game {
+            Game::Asl(b) => out.push(format!("{}{you}", b.when())),
+            Game::Minis(b) => out.push(format!("{}{you}", b.when())),
+            Game::Unknown(name) => out.push(format!(
+                "\"{name}\": this client cannot draw this ruleset's board{you}"
+            )),
+        }
+        if let Some(r) = &self.result {
+            out.push(format!("the game is over: {r}"));
+        }
+        if self.last.is_empty() {
+            out.push("last action: none yet".into());
+        } else {
+            out.push("last action:".into());
+            out.extend(self.last.iter().map(|l| format!("  {l}")));
+        }
+    }
+
+    /// The units view, unless the board view already lists them (a
+    /// miniatures table lists its figures): empty then.
+    pub fn units_apart(&self) -> String {
+        if matches!(self.game, Game::Minis(_)) {
+            String::new()
+        } else {
+            self.show(View::Units)
+        }
+    }
+
+    /// Names the completion offers: units or figures.
+    pub fn names(&self) -> Vec<String> {
+        match &self.game {
+            Game::Asl(b) => b.state.units.values().map(|u| b.name(u.id)).collect(),
+            Game::Minis(b) => b.scenario.figures.iter().map(|f| f.name.clone()).collect(),
+            Game::Unknown(_) => Vec::new(),
+        }
+    }
+
+    /// Places the completion offers: every hex of the ASL map (cells are
+    /// not offered: a table has too many).
+    pub fn places(&self) -> Vec<String> {
+        match &self.game {
+            Game::Asl(b) => b
+                .scenario
+                .map
+                .all_hexes()
+                .iter()
+                .map(|h| h.to_string())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The `side = "A"` key of a public setup file.
+pub fn side_named(text: &str) -> Result<Side, String> {
+    let t: toml::Table = text
+        .parse()
+        .map_err(|e| format!("a public setup that is not TOML: {e}"))?;
+    match t.get("side").and_then(|v| v.as_str()) {
+        Some("A") | Some("a") => Ok(Side::A),
+        Some("B") | Some("b") => Ok(Side::B),
+        _ => Err("a public setup without `side = \"A\"` or `\"B\"`".into()),
+    }
+}
+
+/// The ASL picture: the engine's own [`GameState`] type, holding only
+/// what was public (or the reader's own) when folded.
+#[derive(Clone, Debug)]
+pub struct AslBoard {
+    scenario: Arc<Scenario>,
+    setups: Vec<PublicSetup>,
+    /// The state as the reader knows it.
+    pub state: GameState,
+    /// Names of units that entered play later (Replacements, A19.13).
+    extra_names: BTreeMap<UnitId, String>,
+    /// Whether the phase was announced (else: Setup).
+    started: bool,
+    /// The hex of a Daisy Chain attack just told: its A-T attack event
+    /// follows, and marks no minefield there (B28.531).
+    daisy_attack: Option<Hex>,
+    /// The hexes the last action's events named (moved from and into,
+    /// attacked, searched): what a picture highlights.
+    pub last_hexes: BTreeSet<Hex>,
+}
+
+impl AslBoard {
+    fn new(scenario: Arc<Scenario>) -> AslBoard {
+        let state = hexveil_asl::setup::initial_state(&scenario, &[])
+            .expect("no setup has nothing to refuse");
+        AslBoard {
+            scenario,
+            setups: Vec::new(),
+            state,
+            extra_names: BTreeMap::new(),
+            started: false,
+            daisy_attack: None,
+            last_hexes: BTreeSet::new(),
+        }
+    }
+
+    fn setup(&mut self, side: Side, text: &str) -> Result<(), String> {
+        let parsed = hexveil_asl::ruleset::AslScenario {
+            scenario: Arc::clone(&self.scenario),
+        };
+        let public = kernel::Scenario::public_setup(&parsed, side, text)?;
+        let public = public
+            .as_any()
+            .downcast_ref::<hexveil_asl::ruleset::AslPublic>()
+            .ok_or("not an ASL public setup")?
+            .0
+            .clone();
+        self.setups.retain(|s| s.side != side);
+        self.setups.push(public);
+        // Setups come before play: the start of play is rebuilt from them.
+        let mut state =
+            hexveil_asl::setup::initial_state(&self.scenario, &self.setups).map_err(|v| {
+                v.iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })?;
+        state.turn = self.state.turn;
+        state.phasing = self.state.phasing;
+        state.phase = self.state.phase;
+        self.state = state;
+        Ok(())
+    }
+
+    /// The scenario played.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// A unit's name (`id:N` for one the scenario does not name).
+    pub fn name(&self, id: UnitId) -> String {
+        if let Some(n) = self.extra_names.get(&id) {
+            return n.clone();
+        }
+        self.scenario
+            .units
+            .get(usize::from(id.0))
+            .map(|u| u.name.clone())
+            .unwrap_or_else(|| format!("id:{}", id.0))
+    }
+
+    /// Movement Factors left to `unit` in its side's MPh (A4.1, R57), as
+    /// the engine counts them: every cost is public (the terrain entered,
+    /// the mode, the stack), so the view charges each move it is shown.
+    pub fn mf_left(&self, unit: UnitId) -> Option<hexveil_asl::a::movement_factors::Mf> {
+        hexveil_asl::mf_left(&self.state, unit)
+    }
+
+    /// Turn, phase and side, in words.
+    pub fn when(&self) -> String {
+        let s = &self.state;
+        let head = format!("\"{}\" (ASL)", self.scenario.name);
+        if !self.started {
+            return format!(
+                "{head}: Setup (side {} sets up first; its `end` starts Game Turn 1)",
+                self.scenario.first_side()
+            );
+        }
+        format!(
+            "{head}: Game Turn {} of {}, side {}'s {} (side {} phasing)",
+            s.turn,
+            self.scenario.turns,
+            s.phasing,
+            s.phase.abbrev(),
+            s.phasing
+        )
+    }
+
+    fn unit_mut(&mut self, id: UnitId) -> Option<&mut Unit> {
+        self.state.units.get_mut(&id)
+    }
+
+    /// Moves a unit, and what it carries, into `hex`.
+    fn put(&mut self, id: UnitId, hex: Option<Hex>) {
+        let carried: Vec<UnitId> = self
+            .state
+            .units
+            .get(&id)
+            .and_then(|u| u.vehicle())
+            .map(|v| v.passengers.iter().chain(&v.riders).copied().collect())
+            .unwrap_or_default();
+        if let Some(u) = self.unit_mut(id) {
+            u.hex = hex;
+        }
+        for c in carried {
+            if let Some(u) = self.unit_mut(c) {
+                if u.status.aboard == Some(id) {
+                    u.hex = hex;
+                }
+            }
+        }
+    }
+
+    fn eliminate(&mut self, id: UnitId) {
+        self.put(id, None);
+        if let Some(u) = self.unit_mut(id) {
+            u.status.eliminated = true;
+        }
+    }
+
+    /// Folds one event; `Some(words)` when it ends the game.
+    fn event(&mut self, e: &kernel::Event) -> Option<String> {
+        let kind = match &e.kind {
+            kernel::EventKind::Rules(_) => hexveil_asl::ruleset::event_from_kernel(e).ok()?.kind,
+            _ => return None,
+        };
+        match kind {
+            EventKind::Turn(t) => return self.turn(t),
+            EventKind::Move(m) => self.movement(m),
+            EventKind::Minefield(m) => self.minefield(m),
+            EventKind::Morale(m) => self.morale(m),
+            EventKind::DaisyChain(d) => self.daisy(d),
+            EventKind::Ordnance(o) => self.ordnance(o),
+            _ => {}
+        }
+        None
+    }
+
+    /// Ordnance (C3): facings, Guns destroyed, vehicles on the Vehicle line.
+    fn ordnance(&mut self, o: hexveil_asl::c3::ordnance::OrdnanceEvent) {
+        use hexveil_asl::c3::covered_arc::CaEvent;
+        use hexveil_asl::c3::ordnance::OrdnanceEvent as O;
+        use hexveil_asl::unit::Facing;
+        match o {
+            O::Ca(CaEvent::Changed { unit, to, .. }) | O::Ca(CaEvent::Chosen { unit, ca: to }) => {
+                if let Some(u) = self.unit_mut(unit) {
+                    u.status.facing = Some(Facing::Spine(to));
+                }
+            }
+            O::GunDestroyed { gun, crew } => {
+                self.eliminate(gun);
+                for c in crew {
+                    self.eliminate(c);
+                }
+            }
+            O::VehicleLine { unit, outcome, .. } => {
+                let hex = self.state.unit(unit).and_then(|u| u.hex);
+                if let Some(hex) = hex {
+                    self.vehicle(unit, hex, outcome);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn turn(&mut self, t: TurnEvent) -> Option<String> {
+        match t {
+            TurnEvent::PhaseBegins {
+                turn,
+                phasing,
+                phase,
+            } => {
+                self.started = true;
+                self.state.turn = turn;
+                self.state.phasing = phasing;
+                self.state.phase = phase;
+                // A4.1: Movement Factors are spent afresh in each MPh.
+                if phase == hexveil_asl::turn::Phase::Movement {
+                    self.state.mf_spent.clear();
+                }
+            }
+            TurnEvent::Surrendered { unit, .. } => {
+                self.put(unit, None);
+                if let Some(u) = self.unit_mut(unit) {
+                    u.status.captured = true;
+                }
+            }
+            TurnEvent::Conceded { side } => return Some(format!("side {side} concedes")),
+            TurnEvent::GameOver { winner, reason } => {
+                return Some(match winner {
+                    Some(w) => format!("side {w} wins ({reason})"),
+                    None => format!("no winner ({reason})"),
+                })
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn movement(&mut self, m: MoveEvent) {
+        match m {
+            MoveEvent::Moved {
+                kind,
+                units,
+                from,
+                to,
+                mode,
+            } => {
+                // Charged as the engine charges a move (b28::movement).
+                if kind == hexveil_asl::movement::MoveKind::Move {
+                    use hexveil_asl::a::movement_factors::{cost, pay};
+                    for id in &units {
+                        let Some(u) = self.state.unit(*id).cloned() else {
+                            continue;
+                        };
+                        let c = cost(&self.scenario.map, &u, from, to, mode);
+                        if let Ok(total) = pay(&self.state, &u, c) {
+                            self.state.mf_spent.insert(*id, total.0);
+                        }
+                    }
+                }
+                self.last_hexes.extend([from, to]);
+                for id in units {
+                    self.put(id, Some(to));
+                }
+            }
+            MoveEvent::Disembarked {
+                vehicle,
+                units,
+                hex,
+            } => {
+                for id in &units {
+                    if let Some(u) = self.unit_mut(*id) {
+                        u.status.aboard = None;
+                        u.hex = Some(hex);
+                    }
+                }
+                if let Some(hexveil_asl::unit::UnitKind::Vehicle(v)) =
+                    self.unit_mut(vehicle).map(|u| &mut u.kind)
+                {
+                    v.passengers.retain(|p| !units.contains(p));
+                    v.riders.retain(|p| !units.contains(p));
+                }
+            }
+            MoveEvent::TrailBreakPlaced { hex, ends } => self
+                .state
+                .mines
+                .trail_breaks
+                .entry(hex)
+                .or_default()
+                .push(TrailBreak { ends }),
+            MoveEvent::FlailBroken { unit, .. } => {
+                if let Some(hexveil_asl::unit::UnitKind::Vehicle(v)) =
+                    self.unit_mut(unit).map(|u| &mut u.kind)
+                {
+                    v.flail = false;
+                }
+            }
+            MoveEvent::Stayed { .. } | MoveEvent::FlailEntered { .. } => {}
+        }
+    }
+
+    fn minefield(&mut self, m: MinefieldEvent) {
+        match &m {
+            MinefieldEvent::ApPresent { hex, .. }
+            | MinefieldEvent::ApAttack { hex, .. }
+            | MinefieldEvent::SearchFound { hex, .. }
+            | MinefieldEvent::AtAttack { hex, .. }
+            | MinefieldEvent::VehicleHit { hex, .. }
+            | MinefieldEvent::DummyFound { hex, .. } => {
+                self.last_hexes.insert(*hex);
+            }
+            _ => {}
+        }
+        match m {
+            MinefieldEvent::ApPresent { hex, .. } => {
+                let mk = self.state.markers.entry(hex).or_default();
+                if mk.ap_revealed.is_none() {
+                    mk.ap_revealed = Some(None);
+                }
+            }
+            MinefieldEvent::ApAttack { hex, strength, .. } => {
+                let mk = self.state.markers.entry(hex).or_default();
+                match strength.and_then(ApStrength::from_factors) {
+                    Some(s) => mk.ap_revealed = Some(Some(s)),
+                    None if mk.ap_revealed.is_none() => mk.ap_revealed = Some(None),
+                    None => {}
+                }
+            }
+            MinefieldEvent::SearchFound { hex, layer, .. } => {
+                let mk = self.state.markers.entry(hex).or_default();
+                if layer == Layer::AntiTank {
+                    mk.at_revealed.get_or_insert(None);
+                } else if layer == Layer::AntiPersonnel {
+                    mk.ap_revealed.get_or_insert(None);
+                }
+            }
+            MinefieldEvent::AtAttack {
+                hex,
+                unit,
+                factors,
+                outcome,
+                ..
+            } => {
+                // A Daisy Chain's attack (told just before) is no minefield.
+                if self.daisy_attack.take() != Some(hex) {
+                    self.state.markers.entry(hex).or_default().at_revealed =
+                        Some(AtFactors::new(factors));
+                }
+                self.vehicle(unit, hex, outcome);
+            }
+            MinefieldEvent::VehicleHit { unit, hex, outcome } => self.vehicle(unit, hex, outcome),
+            MinefieldEvent::DummyFound {
+                hex, owner, marked, ..
+            } => {
+                let mk = self.state.markers.entry(hex).or_default();
+                if mk.known_counter == Some(owner) {
+                    mk.known_counter = None;
+                }
+                mk.dummy_marker |= marked;
+            }
+            MinefieldEvent::ConcealmentLost { unit } => {
+                if let Some(u) = self.unit_mut(unit) {
+                    u.status.concealed = false;
+                }
+            }
+            MinefieldEvent::FullViewMinesRemoved { hex, .. } => {
+                if let Some(mk) = self.state.markers.get_mut(&hex) {
+                    mk.at_in_view = None;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn vehicle(&mut self, unit: UnitId, hex: Hex, outcome: VehicleOutcome) {
+        match outcome {
+            VehicleOutcome::NoEffect => {}
+            VehicleOutcome::Immobilized => {
+                if let Some(hexveil_asl::unit::UnitKind::Vehicle(v)) =
+                    self.unit_mut(unit).map(|u| &mut u.kind)
+                {
+                    v.immobilized = true;
+                }
+            }
+            VehicleOutcome::Eliminated => self.eliminate(unit),
+            VehicleOutcome::BurningWreck => {
+                self.eliminate(unit);
+                self.state.mines.burning_wrecks.insert(unit, hex);
+            }
+        }
+    }
+
+    fn morale(&mut self, m: MoraleEvent) {
+        match m {
+            MoraleEvent::Broken { unit } => {
+                if let Some(u) = self.unit_mut(unit) {
+                    u.status.broken = true;
+                }
+            }
+            MoraleEvent::Pinned { unit } => {
+                if let Some(u) = self.unit_mut(unit) {
+                    u.status.pinned = true;
+                }
+            }
+            MoraleEvent::Disrupted { unit } => {
+                if let Some(u) = self.unit_mut(unit) {
+                    u.status.disrupted = true;
+                }
+            }
+            MoraleEvent::ConcealmentLost { unit } => {
+                if let Some(u) = self.unit_mut(unit) {
+                    u.status.concealed = false;
+                }
+            }
+            MoraleEvent::Eliminated { unit, .. } => self.eliminate(unit),
+            MoraleEvent::CasualtyReduced { unit, to, .. } => {
+                let name = format!("{} (now {to})", self.name(unit));
+                self.extra_names.insert(unit, name);
+            }
+            MoraleEvent::Replaced { old, new, to, .. } => {
+                let Some(before) = self.state.units.get(&old).cloned() else {
+                    return;
+                };
+                self.eliminate(old);
+                for (i, id) in new.iter().enumerate() {
+                    let mut u = before.clone();
+                    u.id = *id;
+                    u.status.eliminated = false;
+                    let what = to.get(i).cloned().unwrap_or_default();
+                    self.extra_names.insert(
+                        *id,
+                        format!("id:{} ({what}, replaced {})", id.0, self.name(old)),
+                    );
+                    self.state.units.insert(*id, u);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn daisy(&mut self, d: DaisyEvent) {
+        if let DaisyEvent::Attacks { hex, .. } | DaisyEvent::Revealed { hex, .. } = &d {
+            self.last_hexes.insert(*hex);
+        }
+        match d {
+            DaisyEvent::Placed {
+                owner,
+                holder,
+                hex,
+                factors,
+                opportunity,
+            } => self.state.daisy_chains.push(PlacedDaisy {
+                owner,
+                holder,
+                hex,
+                factors,
+                opportunity,
+                revealed: false,
+                attacked: false,
+            }),
+            DaisyEvent::Revealed { owner, hex, .. } => {
+                match self
+                    .state
+                    .daisy_chains
+                    .iter_mut()
+                    .find(|c| c.owner == owner && c.hex == hex && !c.attacked)
+                {
+                    Some(c) => c.revealed = true,
+                    None => self.state.daisy_chains.push(PlacedDaisy {
+                        owner,
+                        holder: UnitId(u16::MAX),
+                        hex,
+                        factors: 0,
+                        opportunity: 0,
+                        revealed: true,
+                        attacked: false,
+                    }),
+                }
+            }
+            DaisyEvent::Attacks {
+                owner,
+                hex,
+                vehicle: _,
+                factors,
+                ..
+            } => {
+                self.daisy_attack = Some(hex);
+                let mut known = false;
+                for c in self
+                    .state
+                    .daisy_chains
+                    .iter_mut()
+                    .filter(|c| c.owner == owner && c.hex == hex && !c.attacked)
+                {
+                    c.attacked = true;
+                    c.revealed = true;
+                    known = true;
+                }
+                // The opponent's chain, never seen placed: its attack
+                // tells it.
+                if !known {
+                    self.state.daisy_chains.push(PlacedDaisy {
+                        owner,
+                        holder: UnitId(u16::MAX),
+                        hex,
+                        factors,
+                        opportunity: 0,
+                        revealed: true,
+                        attacked: true,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The hexes worth drawing: those holding a unit, their ADJACENT hexes,
+    /// and every hex with a public marker.
+    fn around(&self) -> BTreeSet<Hex> {
+        let map = &self.scenario.map;
+        let mut hexes = BTreeSet::new();
+        for u in self.state.units.values().filter(|u| u.in_play()) {
+            if let Some(h) = u.hex {
+                hexes.insert(h);
+                hexes.extend(map.neighbors(h));
+            }
+        }
+        hexes.extend(self.state.markers.keys().copied());
+        hexes.extend(self.state.mines.trail_breaks.keys().copied());
+        hexes.extend(self.state.daisy_chains.iter().map(|d| d.hex));
+        hexes.into_iter().map(|h| map.canonical(h)).collect()
+    }
+
+    fn terrain(&self, hex: Hex) -> String {
+        let info = self.scenario.map.info(hex);
+        let mut words = vec![info.terrain.name().to_string()];
+        if info.level != 0 {
+            words.push(format!("level {}", info.level));
+        }
+        let f = info.features;
+        for (on, w) in [
+            (f.paved_road, "paved road"),
+            (f.dirt_road, "dirt road"),
+            (f.bridge, "bridge"),
+            (f.runway, "runway"),
+            (f.ice, "ice"),
+            (f.trench, "trench"),
+            (f.tower, "tower"),
+            (f.sewer, "sewer"),
+        ] {
+            if on {
+                words.push(w.into());
+            }
+        }
+        words.join(", ")
+    }
+
+    fn markers(&self, hex: Hex) -> Vec<String> {
+        let mk = self.state.markers(hex);
+        let mut out = Vec::new();
+        if let Some(s) = mk.known_counter {
+            out.push(format!("Known minefield counter (side {s})"));
+        }
+        match mk.ap_revealed {
+            Some(Some(s)) => out.push(format!("A-P mines, {}-factor", s.factors())),
+            Some(None) => out.push("A-P mines".into()),
+            None => {}
+        }
+        match mk.at_revealed {
+            Some(Some(f)) => out.push(format!("A-T mines, {} factors", f.get())),
+            Some(None) => out.push("A-T mines".into()),
+            None => {}
+        }
+        if let Some(s) = mk.at_in_view {
+            out.push(format!("A-T mines in full view (side {s})"));
+        }
+        if mk.dummy_marker {
+            out.push("Dummy marker (no mines)".into());
+        }
+        if let Some(tbs) = self.state.mines.trail_breaks.get(&hex) {
+            for tb in tbs {
+                out.push(format!("Trail Break {}-{}", tb.ends[0], tb.ends[1]));
+            }
+        }
+        for d in self.state.daisy_chains.iter().filter(|d| d.hex == hex) {
+            let how = match (d.attacked, d.revealed) {
+                (true, _) => "attacked, gone",
+                (false, true) => "revealed",
+                (false, false) => "placed, secret (only its owner sees it)",
+            };
+            out.push(format!("Daisy Chain of side {} ({how})", d.owner));
+        }
+        for (u, h) in &self.state.mines.burning_wrecks {
+            if *h == hex {
+                out.push(format!("Burning Wreck ({})", self.name(*u)));
+            }
+        }
+        out
+    }
+
+    fn stack(&self, hex: Hex) -> Vec<String> {
+        self.state
+            .units_in(hex)
+            .map(|u| {
+                let mut s = format!("{} ({}", self.name(u.id), u.side);
+                let st = self.states(u);
+                if !st.is_empty() {
+                    s.push_str(&format!(", {st}"));
+                }
+                s.push(')');
+                if let Some(v) = u.vehicle() {
+                    let aboard: Vec<String> = v
+                        .passengers
+                        .iter()
+                        .chain(&v.riders)
+                        .filter(|id| self.state.unit(**id).is_some_and(|u| u.in_play()))
+                        .map(|id| self.name(*id))
+                        .collect();
+                    if !aboard.is_empty() {
+                        s.push_str(&format!(" carrying {}", aboard.join(", ")));
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// A unit's state in words (empty: Good Order, nothing to say).
+    pub fn states(&self, u: &Unit) -> String {
+        let st = &u.status;
+        let mut w = Vec::new();
+        if st.captured {
+            w.push("captured".to_string());
+        } else if st.eliminated {
+            w.push("eliminated".to_string());
+        }
+        if st.broken {
+            w.push("broken".into());
+        }
+        if st.disrupted {
+            w.push("Disrupted".into());
+        }
+        if st.pinned {
+            w.push("pinned".into());
+        }
+        if st.concealed {
+            w.push("concealed".into());
+        }
+        if let Some(v) = st.aboard {
+            w.push(format!("aboard {}", self.name(v)));
+        }
+        if let Some(v) = u.vehicle() {
+            if v.immobilized {
+                w.push("immobilized".into());
+            }
+        }
+        match st.facing {
+            Some(hexveil_asl::unit::Facing::Spine(s)) => w.push(format!("CA {s}")),
+            Some(hexveil_asl::unit::Facing::Hexside(d)) => {
+                w.push(format!("CA ambiguous (faces hexside {d})"))
+            }
+            None => {}
+        }
+        w.join(", ")
+    }
+
+    fn map(&self, out: &mut Vec<String>) {
+        out.push(format!(
+            "map around the units (boards {}; hexes with units, their ADJACENT hexes, public markers):",
+            self.scenario
+                .map
+                .boards
+                .iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let hexes = self.around();
+        if hexes.is_empty() {
+            out.push("  (no unit on the map yet: the setups are not known)".into());
+        }
+        for hex in hexes {
+            let mut line = format!("  {:<6} {:<22}", hex.to_string(), self.terrain(hex));
+            let stack = self.stack(hex);
+            let marks = self.markers(hex);
+            if !stack.is_empty() {
+                line.push_str(&format!(" units: {}", stack.join("; ")));
+            }
+            if !marks.is_empty() {
+                line.push_str(&format!(" | {}", marks.join("; ")));
+            }
+            out.push(line.trim_end().to_string());
+        }
+    }
+
+    fn units(&self, out: &mut Vec<String>) {
+        out.push(format!("units ({}):", self.when()));
+        for side in [Side::A, Side::B] {
+            for u in self.state.units.values().filter(|u| u.side == side) {
+                let at = match (u.hex, u.in_play()) {
+                    (Some(h), true) => h.to_string(),
+                    (_, false) => "-".into(),
+                    (None, true) => "off board".into(),
+                };
+                let st = self.states(u);
+                let mf = match self.mf_left(u.id) {
+                    Some(mf) => format!("  {mf} MF left"),
+                    None => String::new(),
+                };
+                out.push(format!(
+                    "  {:<18} side {}  {:<14} {:<9} {}{mf}",
+                    self.name(u.id),
+                    u.side,
+                    u.label(),
+                    at,
+                    if st.is_empty() { "Good Order" } else { &st }
+                ));
+            }
+        }
+    }
+}
+
+/// The miniatures picture (seed 004): figures by position, open mines.
+#[derive(Clone, Debug)]
+pub struct MinisBoard {
+    /// The scenario played.
+    pub scenario: MinisScenario,
+    /// Positions by figure (scenario order); `None` until a setup or the
+    /// scenario places it.
+    pub pos: Vec<Option<Point>>,
+    /// Status by figure, in words (empty: active).
+    pub status: Vec<Vec<String>>,
+    /// Open mines by cell: `(A-P, S-mine, A-T)` densities.
+    pub open: BTreeMap<Cell, (u16, u16, u16)>,
+    /// Turn and side to act.
+    turn: u16,
+    active: Side,
+}
+
+impl MinisBoard {
+    fn new(scenario: MinisScenario) -> MinisBoard {
+        let pos = scenario.figures.iter().map(|f| f.start).collect();
+        let status = vec![Vec::new(); scenario.figures.len()];
+        MinisBoard {
+            scenario,
+            pos,
+            status,
+            open: BTreeMap::new(),
+            turn: 1,
+            active: Side::A,
+        }
+    }
+
+    fn setup(&mut self, side: Side, text: &str) -> Result<(), String> {
+        let public = kernel::Scenario::public_setup(&self.scenario, side, text)?;
+        let public = public
+            .as_any()
+            .downcast_ref::<hexveil_minis::MinisPublicSetup>()
+            .ok_or("not a miniatures public setup")?;
+        for (i, f) in self.scenario.figures.iter().enumerate() {
+            if let Some(p) = public.positions.get(&f.name) {
+                self.pos[i] = Some(*p);
+            }
+        }
+        for (c, m) in &public.open {
+            let o = self.open.entry(*c).or_default();
+            if m.s {
+                o.1 += u16::from(m.ap);
+            } else {
+                o.0 += u16::from(m.ap);
+            }
+            o.2 += u16::from(m.at);
+        }
+        Ok(())
+    }
+
+    fn figure(&self, name: &str) -> Option<usize> {
+        self.scenario.figure_named(name).map(|(i, _)| i)
+    }
+
+    fn mark(&mut self, name: &str, word: &str) {
+        if let Some(i) = self.figure(name) {
+            if !self.status[i].iter().any(|w| w == word) {
+                self.status[i].push(word.to_string());
+            }
+        }
+    }
+
+    fn event(&mut self, e: &kernel::Event) -> Option<String> {
+        let kernel::EventKind::Rules(bytes) = &e.kind else {
+            return None;
+        };
+        let m = hexveil_minis::decode_event(bytes).ok()?;
+        match m {
+            MinisEvent::Moved { figure, to, .. } => {
+                if let Some(i) = self.figure(&figure) {
+                    self.pos[i] = Some(to);
+                }
+            }
+            MinisEvent::Detonation { figure, at, .. } => {
+                if let Some(i) = self.figure(&figure) {
+                    self.pos[i] = Some(at);
+                }
+            }
+            MinisEvent::VehicleHit { figure, result } => match result {
+                hexveil_minis::VehicleResult::Destroyed => self.mark(&figure, "destroyed"),
+                hexveil_minis::VehicleResult::Immobilized => self.mark(&figure, "immobilized"),
+                hexveil_minis::VehicleResult::NoDamage => {}
+            },
+            MinisEvent::TowedWeapon {
+                figure,
+                towed,
+                survived: false,
+            } => self.mark(&figure, &format!("lost its {towed}")),
+            MinisEvent::BlastSave {
+                figure,
+                saved: false,
+                ..
+            } => self.mark(&figure, "removed"),
+            MinisEvent::LayingBegun { figure, cell, .. } => {
+                self.mark(&figure, &format!("laying a mine in {cell}"))
+            }
+            MinisEvent::MineLaid {
+                figure,
+                cell,
+                kind,
+                density,
+            } => {
+                if let Some(i) = self.figure(&figure) {
+                    self.status[i].retain(|w| !w.starts_with("laying"));
+                }
+                let o = self.open.entry(cell).or_default();
+                match kind {
+                    hexveil_minis::MineKind::AntiPersonnel => o.0 += density,
+                    hexveil_minis::MineKind::SMine => o.1 += density,
+                    hexveil_minis::MineKind::AntiTank => o.2 += density,
+                }
+            }
+            MinisEvent::Cleared { open_removed, .. } => {
+                for c in open_removed {
+                    self.open.remove(&c);
+                }
+            }
+            MinisEvent::TurnEnded { turn, next, .. } => {
+                self.turn = turn;
+                self.active = next;
+            }
+            MinisEvent::Conceded { side } => return Some(format!("side {side} concedes")),
+            MinisEvent::GameOver { winner, reason } => {
+                return Some(match winner {
+                    Some(w) => format!("side {w} wins ({reason})"),
+                    None => format!("no winner ({reason})"),
+                })
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// Turn and side to act, in words.
+    pub fn when(&self) -> String {
+        format!(
+            "\"{}\" (miniatures, seed 004): turn {} of {}, side {} to act",
+            self.scenario.name, self.turn, self.scenario.turns, self.active
+        )
+    }
+
+    fn table(&self, out: &mut Vec<String>) {
+        out.push(format!(
+            "table {} x {} in; figures (position in inches, its 1-inch cell):",
+            self.scenario.width, self.scenario.depth
+        ));
+        self.figures_lines(out);
+        if self.open.is_empty() {
+            out.push("open mines: none".into());
+        } else {
+            out.push("open mines by cell:".into());
+            for (c, (ap, s, at)) in &self.open {
+                let mut w = Vec::new();
+                for (n, what) in [(ap, "A-P"), (s, "S-mine"), (at, "A-T")] {
+                    if *n > 0 {
+                        w.push(format!("{what} density {n}"));
+                    }
+                }
+                out.push(format!("  {c:<8} {}", w.join(", ")));
+            }
+        }
+    }
+
+    fn figures(&self, out: &mut Vec<String>) {
+        out.push(format!("figures ({}):", self.when()));
+        self.figures_lines(out);
+    }
+
+    fn figures_lines(&self, out: &mut Vec<String>) {
+        for side in [Side::A, Side::B] {
+            for (i, f) in self.scenario.figures.iter().enumerate() {
+                if f.side != side {
+                    continue;
+                }
+                let at = match self.pos[i] {
+                    Some(p) => format!("{p} ({})", cell_of(p)),
+                    None => "not placed yet".into(),
+                };
+                let st = if self.status[i].is_empty() {
+                    "active".to_string()
+                } else {
+                    self.status[i].join(", ")
+                };
+                out.push(format!(
+                    "  {:<14} side {}  {:<9} at {:<22} {st}",
+                    f.name,
+                    f.side,
+                    format!("{:?}", f.kind).to_ascii_lowercase(),
+                    at
+                ));
+            }
+        }
+    }
+}
+
+/// The 1-inch cell a point lies in (a point on a grid line: the cell
+/// above and to the right of it).
+fn cell_of(p: Point) -> Cell {
+    let whole = |t: i32| u16::try_from(t.max(0) / 10).unwrap_or(u16::MAX);
+    Cell::new(whole(p.x), whole(p.y))
+}
+
+/// A finished game's board after log entry `step` (default: the last),
+/// folded from a verified transcript for one reader (G3): `Everything`
+/// folds every event, referee-only ones included; a player folds the
+/// public events and its own side's; a spectator the public ones only.
+/// The secrets the sides revealed after the end come with it, by side,
+/// for a reader that may see them.
+pub struct Folded {
+    /// The picture.
+    pub board: Board,
+    /// The last log entry folded.
+    pub at: u64,
+    /// Things to tell on the way (a setup this client cannot read, an
+    /// entry the referee refuses).
+    pub notes: Vec<String>,
+    /// The sides' end-of-game reveals (every one, whatever the step).
+    pub reveals: Vec<(Side, hexveil_protocol::message::RevealBody)>,
+}
+
+/// Whether `reader` may see an event told to `to` (G3): a spectator the
+/// public ones, a player those and its own side's, a replay everything.
+pub fn shown_to(reader: crate::narrate::Reader, to: kernel::Visibility) -> bool {
+    use crate::narrate::Reader;
+    match reader {
+        Reader::Everything => true,
+        Reader::Player(side) => to.shown_to(side),
+        Reader::Spectator => to == kernel::Visibility::Public,
+    }
+}
+
+/// Folds `t` up to log entry `step` for `reader` (see [`Folded`]); `None`
+/// for a transcript without entries, `Err` for a genesis the referee
+/// refuses.
+pub fn fold_transcript(
+    t: &hexveil_protocol::transcript::Transcript,
+    step: Option<u64>,
+    reader: crate::narrate::Reader,
+) -> Option<Result<Folded, String>> {
+    use crate::narrate::Reader;
+    use hexveil_protocol::message::{side_of, Body};
+    let (mut referee, rest) = match crate::transcript::referee_of(t)? {
+        Ok(r) => r,
+        Err(e) => return Some(Err(e)),
+    };
+    let shown = |to: kernel::Visibility| shown_to(reader, to);
+    let scenario = Arc::clone(referee.scenario());
+    let mut board = Board::for_game(scenario.as_ref());
+    if let Reader::Player(side) = reader {
+        board.viewer = Some(side);
+    }
+    let mut narrator = crate::narrate::Narrator::for_game(scenario.as_ref());
+    let mut folded = Folded {
+        board: Board::for_game(scenario.as_ref()),
+        at: 0,
+        notes: Vec::new(),
+        reveals: Vec::new(),
+    };
+    let mut folding = true;
+    for entry in rest {
+        let seq = entry.envelope.envelope().seq;
+        if step.is_some_and(|n| seq > n) {
+            folding = false;
+        }
+        let Ok(accepted) = referee.accept(&entry.envelope) else {
+            if folding {
+                folded.notes.push(format!(
+                    "entry {seq} is refused by the referee: the board stops before it"
+                ));
+            }
+            break;
+        };
+        let who = side_of(accepted.author);
+        if let (Body::Reveal(r), Some(side)) = (&accepted.body, who) {
+            folded.reveals.push((side, r.clone()));
+        }
+        if !folding {
+            continue;
+        }
+        folded.at = seq;
+        match &accepted.body {
+            Body::Setup(s) => {
+                if let Err(e) = board.setup(&s.public_setup_toml) {
+                    folded.notes.push(format!(
+                        "entry {seq}: a public setup this client cannot read: {e}"
+                    ));
+                }
+            }
+            Body::Act(a) => board.set_last(vec![format!(
+                "side {}: {}",
+                who.map(|s| s.to_string()).unwrap_or_default(),
+                narrator.action_bytes(a)
+            )]),
+            Body::Concede => board.set_last(vec![format!(
+                "side {} concedes",
+                who.map(|s| s.to_string()).unwrap_or_default()
+            )]),
+            Body::Ruling(r) => {
+                let events: Vec<kernel::Event> =
+                    r.events.iter().filter(|e| shown(e.to)).cloned().collect();
+                board.events(&events);
+                for e in &events {
+                    for l in narrator.event(e, reader) {
+                        board.push_last(l);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    folded.board = board;
+    Some(Ok(folded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hexveil_asl::movement::MoveKind;
+    use hexveil_asl::{Event, MoveMode, Visibility};
+    use hexveil_core::Ruleset;
+
+    fn demo() -> Board {
+        let text = include_str!("../../examples/demo/scenario.toml");
+        let scenario = hexveil_asl::ruleset::Asl.load(text).unwrap();
+        let mut b = Board::for_game(scenario.as_ref());
+        b.setup(include_str!("../../examples/demo/setup-a.toml"))
+            .unwrap();
+        b.setup(include_str!("../../examples/demo/setup-b.toml"))
+            .unwrap();
+        b
+    }
+
+    fn ev(kind: EventKind) -> kernel::Event {
+        hexveil_asl::ruleset::event_to_kernel(&Event {
+            to: Visibility::Public,
+            kind,
+            cite: Vec::new(),
+        })
+    }
+
+    fn hex(s: &str) -> Hex {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn public_events_move_break_and_mark() {
+        let mut b = demo();
+        let pz = UnitId(2);
+        b.events(&[
+            ev(EventKind::Turn(TurnEvent::PhaseBegins {
+                turn: 1,
+                phasing: Side::A,
+                phase: hexveil_asl::turn::Phase::Movement,
+            })),
+            ev(EventKind::Move(MoveEvent::Moved {
+                kind: MoveKind::Move,
+                units: vec![pz],
+                from: hex("3D5"),
+                to: hex("3E5"),
+                mode: MoveMode::Normal,
+            })),
+            // A Daisy Chain attacks the tank: no A-T minefield is marked.
+            ev(EventKind::DaisyChain(DaisyEvent::Attacks {
+                owner: Side::B,
+                hex: hex("3E5"),
+                vehicle: pz,
+                factors: 2,
+                immediate: true,
+            })),
+            ev(EventKind::Minefield(MinefieldEvent::AtAttack {
+                hex: hex("3E5"),
+                unit: pz,
+                factors: 2,
+                trigger_dr: 1,
+                final_dr: 9,
+                aerial_af: Some(2),
+                outcome: VehicleOutcome::Immobilized,
+            })),
+            ev(EventKind::Morale(MoraleEvent::Broken { unit: UnitId(0) })),
+            ev(EventKind::Minefield(MinefieldEvent::ApPresent {
+                hex: hex("3E3"),
+                owner: Side::B,
+            })),
+        ]);
+        let board = b.show(View::Board);
+        assert!(board.contains("side A's MPh"), "{board}");
+        let line = |h: &str| {
+            board
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{h} ")))
+                .unwrap_or_else(|| panic!("{h} in {board}"))
+                .to_string()
+        };
+        let e5 = line("3E5");
+        assert!(
+            e5.contains("ger-pz (A, immobilized) carrying ger-hs-1"),
+            "{e5}"
+        );
+        assert!(
+            e5.contains("Daisy Chain of side B (attacked, gone)"),
+            "{e5}"
+        );
+        assert!(!e5.contains("A-T mines"), "{e5}");
+        assert!(line("3E3").contains("A-P mines"), "{board}");
+        assert!(line("3E2").contains("ger-squad-1 (A, broken)"), "{board}");
+        let units = b.show(View::Units);
+        let hs = units
+            .lines()
+            .find(|l| l.trim_start().starts_with("ger-hs-1 "))
+            .unwrap();
+        assert!(hs.contains("3E5") && hs.contains("aboard ger-pz"), "{hs}");
+    }
+
+    #[test]
+    fn a_setup_names_its_side() {
+        assert_eq!(side_named("side = \"B\"\n"), Ok(Side::B));
+        assert!(side_named("[positions]\n").is_err());
+        assert_eq!(View::from_word("FIGURES"), Some(View::Units));
+        assert_eq!(View::from_word("boards"), None);
+    }
+}

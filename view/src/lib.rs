@@ -1,0 +1,16 @@
+//! hexveil-view: what a reader may see of a game, as text and pictures,
+//! shared by the `hexveil` CLI and the server's web view.
+//!
+//! - [`board`]: the public board, folded from the updates a reader was
+//!   told (a player, a spectator) or from a finished transcript (G3).
+//! - [`narrate`]: log entries and events in words, with rule citations.
+//! - [`svg`]: the board drawn as SVG for one view.
+//! - [`transcript`]: a transcript's verdict and exit code (G5), the
+//!   referee after its genesis, the whole game told.
+//!
+//! Pure: no IO, no network; the callers read and write the files.
+
+pub mod board;
+pub mod narrate;
+pub mod svg;
+pub mod transcript;

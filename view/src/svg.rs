@@ -1,0 +1,791 @@
+//! Board pictures: the board of a game at one step drawn as SVG text
+//! (`hexveil replay FILE --svg STEP`, docs/PLAYING.md), for the ASL
+//! geomorphic map and the miniatures table.
+//!
+//! # What a picture may show (G3)
+//!
+//! The renderer draws only the state it is handed: the public state the
+//! client folds for [`super::board`] (the same fold `hexveil board` and
+//! `replay --board` use), folded for one reader, so a view holds nothing
+//! its reader was not told. The only other input is `sealed`: the
+//! contents the sides revealed after the end, which the caller passes for
+//! `all` (a complete game) and, for a side's view, that side's own
+//! contents only (its own secrets, which it always knew). Nothing else
+//! sealed reaches this module, so it cannot draw it.
+//!
+//! # Geometry
+//!
+//! Flat-topped hexes of size [`HEX_SIZE`] (centre to corner), the centre
+//! of a hex at `(1.5 * s * x, sqrt(3)/2 * s * y)` in the map's global
+//! doubled coordinates (`hexveil_asl` `MapPos`, `Map::pos`). A miniatures
+//! table is drawn at [`PX_PER_INCH`] pixels per inch, (0, 0) in the top
+//! left corner.
+
+use crate::board::{AslBoard, Board, MinisBoard};
+use crate::narrate::Reader;
+use hexveil_asl::content::from_kernel;
+use hexveil_asl::scenario::Scenario;
+use hexveil_asl::sealed::{Content, DaisyNote};
+use hexveil_asl::terrain::Terrain;
+use hexveil_asl::{Hex, Side};
+use hexveil_minis::{Cell, CellMines};
+use std::fmt::Write as _;
+
+/// Hex size in pixels: centre to corner (half the flat-to-flat width's
+/// 2/sqrt(3)).
+pub const HEX_SIZE: f64 = 28.0;
+
+/// Miniatures table scale.
+pub const PX_PER_INCH: f64 = 12.0;
+
+/// Room around the map and below it (caption, units off the map).
+const MARGIN: f64 = 20.0;
+
+/// Which view a picture is drawn for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SvgView {
+    /// What a spectator sees: public events only.
+    Public,
+    /// What one side sees: public events and its own.
+    Side(Side),
+    /// Everything, the sides' revealed secrets included (only after the
+    /// end of a complete game).
+    All,
+}
+
+impl SvgView {
+    /// `public`, `A`, `B` or `all`.
+    pub fn parse(word: &str) -> Option<SvgView> {
+        match word.to_ascii_lowercase().as_str() {
+            "public" => Some(SvgView::Public),
+            "a" => Some(SvgView::Side(Side::A)),
+            "b" => Some(SvgView::Side(Side::B)),
+            "all" => Some(SvgView::All),
+            _ => None,
+        }
+    }
+
+    /// The narrator's reader for this view (the fold's filter).
+    pub fn reader(self) -> Reader {
+        match self {
+            SvgView::Public => Reader::Spectator,
+            SvgView::Side(s) => Reader::Player(s),
+            SvgView::All => Reader::Everything,
+        }
+    }
+
+    /// Whether this view may see the secrets `owner` sealed (G3): its own
+    /// side's, or everything after the end.
+    pub fn sees_sealed_of(self, owner: Side) -> bool {
+        match self {
+            SvgView::Public => false,
+            SvgView::Side(s) => s == owner,
+            SvgView::All => true,
+        }
+    }
+
+    /// The view in words (`public view`, `side A's view`, ...).
+    pub fn words(self) -> String {
+        match self {
+            SvgView::Public => "public view".into(),
+            SvgView::Side(s) => format!("side {s}'s view"),
+            SvgView::All => "everything revealed".into(),
+        }
+    }
+}
+
+/// A sealed content a side revealed after the end: its owner, the
+/// location named and the content bytes (`RevealBody` layers).
+#[derive(Clone, Debug)]
+pub struct SealedFact {
+    /// The side that sealed it.
+    pub owner: Side,
+    /// The location name (a hex, a cell key, a board).
+    pub location: String,
+    /// The content.
+    pub content: hexveil_core::Content,
+}
+
+/// Escapes text for SVG character data and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The centre of `hex` in picture coordinates (before the map's offset),
+/// `None` for a hex on no board of the map.
+pub fn hex_centre(scenario: &Scenario, hex: Hex) -> Option<(f64, f64)> {
+    let p = scenario.map.pos(hex)?;
+    Some((
+        1.5 * HEX_SIZE * f64::from(p.x),
+        3f64.sqrt() / 2.0 * HEX_SIZE * f64::from(p.y),
+    ))
+}
+
+/// The picture of `board` (an ASL map or a miniatures table) for `view`.
+/// `step` is the log entry drawn after; `sealed` what the view may see
+/// of the sides' revealed secrets (the caller filters by
+/// [`SvgView::sees_sealed_of`]; this function filters again).
+pub fn board_svg(board: &Board, view: SvgView, step: u64, sealed: &[SealedFact]) -> String {
+    let sealed: Vec<&SealedFact> = sealed
+        .iter()
+        .filter(|f| view.sees_sealed_of(f.owner))
+        .collect();
+    let mut caption = vec![format!("after log entry #{step}, {}", view.words())];
+    if let Some(r) = board.result() {
+        caption.push(format!("the game is over: {r}"));
+    }
+    if board.last_lines().is_empty() {
+        caption.push("last action: none yet".into());
+    } else {
+        caption.push("last action:".into());
+        caption.extend(board.last_lines().iter().map(|l| format!("  {l}")));
+    }
+    if let Some(b) = board.asl() {
+        caption.insert(0, b.when());
+        asl_svg(b, view, &caption, &sealed)
+    } else if let Some(b) = board.minis() {
+        caption.insert(0, b.when());
+        minis_svg(b, view, &caption, &sealed)
+    } else {
+        let mut out = String::new();
+        open_svg(&mut out, 400.0, 60.0, view);
+        let _ = writeln!(
+            out,
+            "<text x=\"10\" y=\"30\">this client cannot draw this ruleset's board</text>"
+        );
+        out.push_str("</svg>\n");
+        out
+    }
+}
+
+fn open_svg(out: &mut String, w: f64, h: f64, view: SvgView) {
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" \
+         viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"sans-serif\" \
+         data-view=\"{}\" data-hex-size=\"{HEX_SIZE}\">",
+        escape(&view.words())
+    );
+    let _ = writeln!(
+        out,
+        "<rect width=\"100%\" height=\"100%\" fill=\"#fafaf5\"/>"
+    );
+}
+
+fn terrain_fill(t: Terrain) -> &'static str {
+    match t {
+        Terrain::Open => "#e8e6c8",
+        Terrain::Grain => "#e9d98a",
+        Terrain::Brush => "#b9c98a",
+        Terrain::Orchard => "#a9cc8a",
+        Terrain::Woods => "#6f9a55",
+        Terrain::WoodenBuilding => "#b08a5a",
+        Terrain::StoneBuilding => "#9a9a9a",
+        Terrain::Rubble | Terrain::StoneRubble => "#c0b0a0",
+        Terrain::Marsh => "#9ec3b8",
+        Terrain::Crag => "#8a7f70",
+        Terrain::Water => "#8ab4dc",
+    }
+}
+
+fn side_fill(s: Side) -> &'static str {
+    match s {
+        Side::A => "#5a6fa8",
+        Side::B => "#a85a5a",
+    }
+}
+
+/// Writes caption lines from `y` on.
+fn caption_lines(out: &mut String, x: f64, mut y: f64, lines: &[String]) {
+    for l in lines {
+        let _ = writeln!(
+            out,
+            "<text class=\"caption\" x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"11\">{}</text>",
+            escape(l)
+        );
+        y += 14.0;
+    }
+}
+
+/// The ASL picture: every hex of the scenario's boards with its terrain
+/// and coordinate, the public markers, the units as counters, the
+/// eliminated ones listed below the map, the last action's hexes
+/// highlighted.
+fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFact]) -> String {
+    let scenario = b.scenario();
+    let state = &b.state;
+    let hexes = scenario.map.all_hexes();
+    let centres: Vec<(Hex, (f64, f64))> = hexes
+        .iter()
+        .filter_map(|h| Some((*h, hex_centre(scenario, *h)?)))
+        .collect();
+    let s = HEX_SIZE;
+    let h2 = 3f64.sqrt() / 2.0 * s;
+    let min_x = centres.iter().map(|c| c.1 .0).fold(f64::MAX, f64::min) - s;
+    let max_x = centres.iter().map(|c| c.1 .0).fold(f64::MIN, f64::max) + s;
+    let min_y = centres.iter().map(|c| c.1 .1).fold(f64::MAX, f64::min) - h2;
+    let max_y = centres.iter().map(|c| c.1 .1).fold(f64::MIN, f64::max) + h2;
+    let (min_x, max_x, min_y, max_y) = if centres.is_empty() {
+        (0.0, 400.0, 0.0, 100.0)
+    } else {
+        (min_x, max_x, min_y, max_y)
+    };
+    let off: Vec<_> = state
+        .units
+        .values()
+        .filter(|u| u.hex.is_none() && (u.status.eliminated || u.status.captured))
+        .collect();
+    let map_w = max_x - min_x;
+    let map_h = max_y - min_y;
+    let below = 14.0 * (caption.len() + off.len() + 2) as f64;
+    let width = (map_w + 2.0 * MARGIN).max(500.0);
+    let height = map_h + 3.0 * MARGIN + below;
+    let mut out = String::new();
+    open_svg(&mut out, width, height, view);
+    let _ = writeln!(
+        out,
+        "<title>{}</title>",
+        escape(&format!("{} ({})", scenario.name, view.words()))
+    );
+    let _ = writeln!(
+        out,
+        "<g class=\"map\" transform=\"translate({:.1},{:.1})\">",
+        MARGIN - min_x,
+        MARGIN - min_y
+    );
+
+    // Hexes: terrain, coordinate.
+    for (hex, (cx, cy)) in &centres {
+        let info = scenario.map.info(*hex);
+        let corners: Vec<String> = (0..6)
+            .map(|i| {
+                let a = std::f64::consts::PI / 3.0 * f64::from(i);
+                format!("{:.1},{:.1}", cx + s * a.cos(), cy + s * a.sin())
+            })
+            .collect();
+        let mut terrain = info.terrain.name().to_string();
+        if info.level != 0 {
+            terrain.push_str(&format!(", level {}", info.level));
+        }
+        let f = info.features;
+        for (on, w) in [
+            (f.paved_road, "paved road"),
+            (f.dirt_road, "dirt road"),
+            (f.bridge, "bridge"),
+        ] {
+            if on {
+                terrain.push_str(", ");
+                terrain.push_str(w);
+            }
+        }
+        let last = b.last_hexes.contains(hex);
+        let _ = writeln!(
+            out,
+            "<g class=\"hex{}\" data-hex=\"{hex}\"><title>{}</title>\
+             <polygon points=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>",
+            if last { " last-action" } else { "" },
+            escape(&format!("{hex}: {terrain}")),
+            corners.join(" "),
+            terrain_fill(info.terrain),
+            if last { "#e0a000" } else { "#777" },
+            if last { 3 } else { 1 }
+        );
+        if f.paved_road || f.dirt_road {
+            let _ = writeln!(
+                out,
+                "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"4\" fill=\"{}\"/>",
+                if f.paved_road { "#555" } else { "#a0804a" }
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<text class=\"coord\" x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"6\" \
+             text-anchor=\"middle\" fill=\"#333\">{}</text></g>",
+            cy - h2 + 7.0,
+            escape(&hex.to_string())
+        );
+    }
+
+    // Public markers, then what the view may see of the sealed contents.
+    for (hex, mk) in &state.markers {
+        let Some((cx, cy)) = hex_centre(scenario, *hex) else {
+            continue;
+        };
+        let mut labels: Vec<(&str, String)> = Vec::new();
+        if let Some(side) = mk.known_counter {
+            labels.push(("marker known", format!("Known ({side})")));
+        }
+        match mk.ap_revealed {
+            Some(Some(st)) => labels.push(("mine ap revealed", format!("A-P {}", st.factors()))),
+            Some(None) => labels.push(("mine ap revealed", "A-P".into())),
+            None => {}
+        }
+        match mk.at_revealed {
+            Some(Some(f)) => labels.push(("mine at revealed", format!("A-T {}", f.get()))),
+            Some(None) => labels.push(("mine at revealed", "A-T".into())),
+            None => {}
+        }
+        if let Some(side) = mk.at_in_view {
+            labels.push(("mine at in-view", format!("A-T in view ({side})")));
+        }
+        if mk.dummy_marker {
+            labels.push(("marker dummy", "Dummy".into()));
+        }
+        marker_labels(&mut out, *hex, cx, cy, &labels);
+    }
+    for (hex, tbs) in &state.mines.trail_breaks {
+        if let Some((cx, cy)) = hex_centre(scenario, *hex) {
+            let labels: Vec<(&str, String)> = tbs
+                .iter()
+                .map(|tb| {
+                    (
+                        "marker trail-break",
+                        format!("TB {}-{}", tb.ends[0], tb.ends[1]),
+                    )
+                })
+                .collect();
+            marker_labels(&mut out, *hex, cx, cy - 8.0, &labels);
+        }
+    }
+    for d in &state.daisy_chains {
+        let Some((cx, cy)) = hex_centre(scenario, d.hex) else {
+            continue;
+        };
+        let how = match (d.attacked, d.revealed) {
+            (true, _) => "attacked",
+            (false, true) => "revealed",
+            (false, false) => "placed",
+        };
+        let _ = writeln!(
+            out,
+            "<g class=\"daisy-chain {how}\" data-hex=\"{}\" data-owner=\"{}\">\
+             <title>{}</title><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" \
+             stroke=\"#c00\" stroke-width=\"2\" stroke-dasharray=\"3,2\"/></g>",
+            d.hex,
+            d.owner,
+            escape(&format!(
+                "Daisy Chain of side {} ({how}) in {}",
+                d.owner, d.hex
+            )),
+            cx - s * 0.8,
+            cy + h2 * 0.55,
+            cx + s * 0.8,
+            cy + h2 * 0.55
+        );
+    }
+    for f in sealed {
+        let Ok(content) = from_kernel(&f.content) else {
+            continue;
+        };
+        let (hex, class, label) = match content {
+            Content::Empty => continue,
+            Content::ApMines(st) => (
+                f.location.parse::<Hex>().ok(),
+                "sealed mine ap",
+                format!("A-P {} (sealed)", st.factors()),
+            ),
+            Content::AtMines(n) => (
+                f.location.parse::<Hex>().ok(),
+                "sealed mine at",
+                format!("A-T {} (sealed)", n.get()),
+            ),
+            Content::Dummy => (
+                f.location.parse::<Hex>().ok(),
+                "sealed dummy",
+                "Dummy (sealed)".into(),
+            ),
+            Content::Daisy(DaisyNote::Placed { hex, .. }) => (
+                Some(hex),
+                "sealed daisy-chain",
+                "Daisy Chain (noted)".into(),
+            ),
+            Content::Daisy(DaisyNote::Nothing) | Content::BoobyTraps(_) => continue,
+        };
+        let Some(hex) = hex else { continue };
+        let Some((cx, cy)) = hex_centre(scenario, hex) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "<g class=\"{class}\" data-hex=\"{hex}\" data-owner=\"{}\"><title>{}</title>\
+             <circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{:.1}\" fill=\"none\" stroke=\"#900\" \
+             stroke-width=\"2\" stroke-dasharray=\"4,3\"/></g>",
+            f.owner,
+            escape(&format!("{label}: side {}'s, in {hex}", f.owner)),
+            s * 0.75
+        );
+    }
+
+    // Units on the map, stacked per hex; a passenger shown in its vehicle's hex.
+    let mut stacks: std::collections::BTreeMap<Hex, Vec<&hexveil_asl::unit::Unit>> =
+        std::collections::BTreeMap::new();
+    for u in state.units.values().filter(|u| u.in_play()) {
+        if let Some(h) = u.hex {
+            stacks.entry(scenario.map.canonical(h)).or_default().push(u);
+        }
+    }
+    for (hex, units) in &stacks {
+        let Some((cx, cy)) = hex_centre(scenario, *hex) else {
+            continue;
+        };
+        for (i, u) in units.iter().enumerate() {
+            let name = b.name(u.id);
+            let mut st = Vec::new();
+            if u.status.broken {
+                st.push("BRK");
+            }
+            if u.status.pinned {
+                st.push("PIN");
+            }
+            if u.status.disrupted {
+                st.push("DIS");
+            }
+            if u.status.concealed {
+                st.push("?");
+            }
+            if u.vehicle().is_some_and(|v| v.immobilized) {
+                st.push("IMM");
+            }
+            if u.status.aboard.is_some() {
+                st.push("aboard");
+            }
+            let said = b.states(u);
+            let state_words = if said.is_empty() {
+                "Good Order".to_string()
+            } else {
+                said
+            };
+            let dx = 4.0 * i as f64;
+            let dy = 4.0 * i as f64;
+            let _ = writeln!(
+                out,
+                "<g class=\"counter\" data-unit=\"{}\" data-side=\"{}\" data-hex=\"{hex}\" \
+                 data-state=\"{}\" transform=\"translate({cx:.1},{cy:.1})\">\
+                 <title>{}</title>\
+                 <rect x=\"{:.1}\" y=\"{:.1}\" width=\"30\" height=\"22\" rx=\"2\" fill=\"{}\" \
+                 stroke=\"{}\" stroke-width=\"1\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"5\" fill=\"#fff\" text-anchor=\"middle\">{}</text>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"5\" fill=\"#fff\" text-anchor=\"middle\">{}</text>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"5\" fill=\"#ff0\" text-anchor=\"middle\">{}</text></g>",
+                escape(&name),
+                u.side,
+                escape(&state_words),
+                escape(&format!(
+                    "{name} (side {}, {}) in {hex}: {state_words}",
+                    u.side,
+                    u.label()
+                )),
+                dx - 15.0,
+                dy - 9.0,
+                side_fill(u.side),
+                if u.status.broken { "#f00" } else { "#222" },
+                dx,
+                dy - 2.0,
+                escape(&name),
+                dx,
+                dy + 4.0,
+                escape(&u.label()),
+                dx,
+                dy + 10.0,
+                escape(&st.join(" "))
+            );
+        }
+    }
+    out.push_str("</g>\n");
+
+    // Below the map: the caption, then the units off the map.
+    let mut y = map_h + 2.0 * MARGIN + 4.0;
+    caption_lines(&mut out, MARGIN, y, caption);
+    y += 14.0 * caption.len() as f64 + 6.0;
+    if !off.is_empty() {
+        let _ = writeln!(
+            out,
+            "<text class=\"caption\" x=\"{MARGIN:.1}\" y=\"{y:.1}\" font-size=\"11\" \
+             font-weight=\"bold\">off the map:</text>"
+        );
+        for u in off {
+            y += 14.0;
+            let how = if u.status.captured {
+                "captured"
+            } else {
+                "eliminated"
+            };
+            let _ = writeln!(
+                out,
+                "<text class=\"off-map\" data-unit=\"{}\" data-side=\"{}\" x=\"{:.1}\" y=\"{y:.1}\" \
+                 font-size=\"11\">{}</text>",
+                escape(&b.name(u.id)),
+                u.side,
+                MARGIN + 10.0,
+                escape(&format!("{} (side {}, {}): {how}", b.name(u.id), u.side, u.label()))
+            );
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Marker labels in a hex, stacked from its top.
+fn marker_labels(out: &mut String, hex: Hex, cx: f64, cy: f64, labels: &[(&str, String)]) {
+    for (i, (class, text)) in labels.iter().enumerate() {
+        let y = cy - 14.0 + 7.0 * i as f64;
+        let _ = writeln!(
+            out,
+            "<g class=\"{class}\" data-hex=\"{hex}\"><title>{}</title>\
+             <rect x=\"{:.1}\" y=\"{:.1}\" width=\"36\" height=\"7\" fill=\"#fff3b0\" stroke=\"#a00\" \
+             stroke-width=\"0.5\"/><text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"5\" \
+             text-anchor=\"middle\" fill=\"#a00\">{}</text></g>",
+            escape(&format!("{text} in {hex}")),
+            cx - 18.0,
+            y - 5.5,
+            y,
+            escape(text)
+        );
+    }
+}
+
+/// The miniatures picture: the table in inches, the open mines by cell,
+/// the figures at their positions (what the view may see of the sealed
+/// cells too).
+fn minis_svg(b: &MinisBoard, view: SvgView, caption: &[String], sealed: &[&SealedFact]) -> String {
+    let sc = &b.scenario;
+    let k = PX_PER_INCH;
+    let tw = f64::from(sc.width) * k;
+    let td = f64::from(sc.depth) * k;
+    let below = 14.0 * (caption.len() + 1) as f64;
+    let width = (tw + 2.0 * MARGIN).max(500.0);
+    let height = td + 3.0 * MARGIN + below;
+    let mut out = String::new();
+    open_svg(&mut out, width, height, view);
+    let _ = writeln!(
+        out,
+        "<title>{}</title>",
+        escape(&format!("{} ({})", sc.name, view.words()))
+    );
+    let _ = writeln!(
+        out,
+        "<g class=\"table\" transform=\"translate({MARGIN:.1},{MARGIN:.1})\">\
+         <rect width=\"{tw:.1}\" height=\"{td:.1}\" fill=\"#d8e0c0\" stroke=\"#555\"/>"
+    );
+    // Inch ticks every 6 inches.
+    let mut i = 0u16;
+    while i <= sc.width {
+        let x = f64::from(i) * k;
+        let _ = writeln!(
+            out,
+            "<text class=\"coord\" x=\"{x:.1}\" y=\"-4\" font-size=\"7\" text-anchor=\"middle\">{i}\"</text>"
+        );
+        i = i.saturating_add(6);
+        if i == u16::MAX {
+            break;
+        }
+    }
+    let cell_rect = |out: &mut String, c: Cell, class: &str, extra: &str, title: &str| {
+        let fill = if class.starts_with("sealed") {
+            "none"
+        } else {
+            "#f0b0a0"
+        };
+        let _ = writeln!(
+            out,
+            "<g class=\"{class}\" data-cell=\"{c}\"{extra}><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" \
+             width=\"{k:.1}\" height=\"{k:.1}\" fill=\"{fill}\" stroke=\"#900\" stroke-width=\"0.5\"/></g>",
+            escape(title),
+            f64::from(c.x) * k,
+            f64::from(c.y) * k
+        );
+    };
+    for (c, (ap, smine, at)) in &b.open {
+        cell_rect(
+            &mut out,
+            *c,
+            "mine open",
+            "",
+            &format!("{c}: open mines, A-P {ap}, S-mine {smine}, A-T {at}"),
+        );
+    }
+    for f in sealed {
+        let (Some(c), Ok(m)) = (Cell::from_key(&f.location), CellMines::decode(&f.content)) else {
+            continue;
+        };
+        if m.is_empty() {
+            continue;
+        }
+        cell_rect(
+            &mut out,
+            c,
+            "sealed mine",
+            &format!(" data-owner=\"{}\"", f.owner),
+            &format!(
+                "{c}: side {}'s sealed mines, A-P {}{}, A-T {}",
+                f.owner,
+                m.ap,
+                if m.s { " (S-mines)" } else { "" },
+                m.at
+            ),
+        );
+    }
+    for (i, fig) in sc.figures.iter().enumerate() {
+        let Some(p) = b.pos.get(i).copied().flatten() else {
+            continue;
+        };
+        let (x, y) = (f64::from(p.x) / 10.0 * k, f64::from(p.y) / 10.0 * k);
+        let st = b.status.get(i).cloned().unwrap_or_default();
+        let words = if st.is_empty() {
+            "active".to_string()
+        } else {
+            st.join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "<g class=\"figure\" data-figure=\"{}\" data-side=\"{}\" data-at=\"{p}\" \
+             data-state=\"{}\"><title>{}</title><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" \
+             fill=\"{}\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"7\" text-anchor=\"middle\">{}</text></g>",
+            escape(&fig.name),
+            fig.side,
+            escape(&words),
+            escape(&format!("{} (side {}) at {p}: {words}", fig.name, fig.side)),
+            side_fill(fig.side),
+            y - 6.0,
+            escape(&fig.name)
+        );
+    }
+    out.push_str("</g>\n");
+    caption_lines(&mut out, MARGIN, td + 2.0 * MARGIN + 4.0, caption);
+    out.push_str("</svg>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+        assert_eq!(SvgView::parse("B"), Some(SvgView::Side(Side::B)));
+        assert_eq!(SvgView::parse("everyone"), None);
+    }
+
+    fn demo() -> Board {
+        use hexveil_core::Ruleset;
+        let text = include_str!("../../examples/demo/scenario.toml");
+        let scenario = hexveil_asl::ruleset::Asl.load(text).unwrap();
+        let mut b = Board::for_game(scenario.as_ref());
+        b.setup(include_str!("../../examples/demo/setup-a.toml"))
+            .unwrap();
+        b.setup(include_str!("../../examples/demo/setup-b.toml"))
+            .unwrap();
+        b
+    }
+
+    fn ev(to: hexveil_asl::Visibility, kind: hexveil_asl::EventKind) -> hexveil_core::Event {
+        hexveil_asl::ruleset::event_to_kernel(&hexveil_asl::Event {
+            to,
+            kind,
+            cite: Vec::new(),
+        })
+    }
+
+    // G3, B28.531, B28.41: B's secret Daisy Chain (told to B alone) and a
+    // referee-only A-P presence in 3E4 are folded only for a view that may
+    // see them, so the public and A pictures never draw them; B's does
+    // draw its own chain. A public A-P attack in 3E3 is drawn in every view.
+    #[test]
+    fn g3_a_sealed_event_is_drawn_only_in_a_view_that_may_see_it() {
+        use hexveil_asl::b28::minefield::MinefieldEvent;
+        use hexveil_asl::daisy_chain::DaisyEvent;
+        use hexveil_asl::unit::UnitId;
+        use hexveil_asl::{EventKind, Visibility};
+        let hex = |s: &str| s.parse::<Hex>().unwrap();
+        let events = [
+            ev(
+                Visibility::Side(Side::B),
+                EventKind::DaisyChain(DaisyEvent::Placed {
+                    owner: Side::B,
+                    holder: UnitId(5),
+                    hex: hex("3E5"),
+                    factors: 2,
+                    opportunity: 1,
+                }),
+            ),
+            ev(
+                Visibility::Referee,
+                EventKind::Minefield(MinefieldEvent::ApPresent {
+                    hex: hex("3E4"),
+                    owner: Side::B,
+                }),
+            ),
+            ev(
+                Visibility::Public,
+                EventKind::Minefield(MinefieldEvent::ApPresent {
+                    hex: hex("3E3"),
+                    owner: Side::B,
+                }),
+            ),
+        ];
+        for view in [
+            SvgView::Public,
+            SvgView::Side(Side::A),
+            SvgView::Side(Side::B),
+            SvgView::All,
+        ] {
+            let mut b = demo();
+            let seen: Vec<_> = events
+                .iter()
+                .filter(|e| crate::board::shown_to(view.reader(), e.to))
+                .cloned()
+                .collect();
+            b.events(&seen);
+            let svg = board_svg(&b, view, 9, &[]);
+            let chain = svg.contains("class=\"daisy-chain placed\" data-hex=\"3E5\"");
+            let e4 = svg.contains("class=\"mine ap revealed\" data-hex=\"3E4\"");
+            assert_eq!(
+                chain,
+                matches!(view, SvgView::Side(Side::B) | SvgView::All),
+                "{view:?}"
+            );
+            assert_eq!(e4, view == SvgView::All, "{view:?}");
+            assert!(
+                svg.contains("class=\"mine ap revealed\" data-hex=\"3E3\""),
+                "{view:?}"
+            );
+            // Each counter at its hex's centre on the grid (MapPos).
+            let ab = b.asl().unwrap();
+            for u in ab.state.units.values().filter(|u| u.in_play()) {
+                let h = u.hex.unwrap();
+                let (x, y) = hex_centre(ab.scenario(), h).unwrap();
+                let want = format!(
+                    "data-unit=\"{}\" data-side=\"{}\" data-hex=\"{h}\"",
+                    ab.name(u.id),
+                    u.side
+                );
+                let at = svg.find(&want).unwrap_or_else(|| panic!("{want}"));
+                let tag = &svg[at..at + svg[at..].find('>').unwrap()];
+                assert!(tag.contains(&format!("translate({x:.1},{y:.1})")), "{tag}");
+            }
+        }
+    }
+
+    // G3: a view sees the sealed contents of its own side only, and only
+    // `all` sees both.
+    #[test]
+    fn g3_a_view_sees_only_its_own_sealed_facts() {
+        assert!(!SvgView::Public.sees_sealed_of(Side::B));
+        assert!(!SvgView::Side(Side::A).sees_sealed_of(Side::B));
+        assert!(SvgView::Side(Side::B).sees_sealed_of(Side::B));
+        assert!(SvgView::All.sees_sealed_of(Side::A));
+    }
+}

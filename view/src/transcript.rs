@@ -1,0 +1,322 @@
+//! A transcript read: its verdict and exit code (G5), the referee after its
+//! genesis, and the whole game told with everything revealed.
+
+use crate::narrate::{Narrator, Reader};
+use hexveil_core::{Content, CONTENT_LEN};
+use hexveil_protocol::envelope::Refusal;
+use hexveil_protocol::identity::PublicKey;
+use hexveil_protocol::message::{side_of, Body, OpenedFact};
+use hexveil_protocol::referee::Referee;
+use hexveil_protocol::transcript::{EntryReader, Transcript};
+use hexveil_protocol::verifier::{
+    genesis_server_key, verify_trusting, Blame, FaultKind, Status, Verdict,
+};
+
+/// Exit code of a complete, clean transcript (every audit ran).
+pub const CLEAN: u8 = 0;
+/// Exit code of a transcript with a fault.
+pub const FAULT: u8 = 1;
+/// Exit code of a file that cannot be read, is no transcript at all, or
+/// holds an entry that does not decode.
+pub const UNREADABLE: u8 = 2;
+/// Exit code of a transcript clean so far but not complete (cut before
+/// the end and the reveals): the end-of-game audits have not run (G5).
+pub const INCOMPLETE: u8 = 3;
+
+/// The verdict on `bytes` and the exit code that goes with it (see
+/// [`exit_code`]), with the server key the genesis names.
+pub fn judge(bytes: &[u8]) -> (Verdict, u8) {
+    judge_trusting(bytes, None)
+}
+
+/// [`judge`], trusting only the server key `trusted` if one is given.
+pub fn judge_trusting(bytes: &[u8], trusted: Option<&PublicKey>) -> (Verdict, u8) {
+    let verdict = verify_trusting(bytes, &hexveil_rulesets::all(), trusted);
+    let code = exit_code(&verdict);
+    (verdict, code)
+}
+
+/// 0 complete and clean, 1 a fault (the side, server or nobody to blame,
+/// and the entry), 2 unreadable (not a transcript file, or an entry that
+/// does not decode), 3 clean so far but incomplete (audits not run).
+pub fn exit_code(verdict: &Verdict) -> u8 {
+    match (verdict.status(), verdict.fault()) {
+        (Status::Clean, _) => CLEAN,
+        (Status::Incomplete, _) => INCOMPLETE,
+        (_, Some(f)) if matches!(f.what, FaultKind::Unreadable(_) | FaultKind::Empty) => UNREADABLE,
+        _ => FAULT,
+    }
+}
+
+/// The server key entry 0 of `bytes` names, if it is readable.
+pub fn named_server_key(bytes: &[u8]) -> Option<PublicKey> {
+    let mut reader = EntryReader::new(bytes).ok()?;
+    genesis_server_key(&reader.next()?.ok()?)
+}
+
+/// The verdict as one JSON object (`hexveil verify --json`).
+pub fn verdict_json(
+    verdict: &Verdict,
+    code: u8,
+    server_key: Option<PublicKey>,
+    pinned: bool,
+) -> serde_json::Value {
+    let status = match code {
+        CLEAN => "clean",
+        INCOMPLETE => "incomplete",
+        UNREADABLE => "unreadable",
+        _ => "fault",
+    };
+    let mut v = serde_json::json!({
+        "status": status,
+        "complete": verdict.status() == Status::Clean,
+        "exit_code": code,
+        "server_key": server_key.map(|k| k.to_string()),
+        "server_key_trusted": pinned,
+        "verdict": verdict.to_string(),
+    });
+    match verdict {
+        Verdict::Clean(s) => {
+            v["summary"] = serde_json::json!({
+                "game": s.game_id.to_string(),
+                "entries": s.entries,
+                "rulings": s.rulings,
+                "rolls": s.rolls,
+                "head": s.head.to_string(),
+                "end": s.end.as_ref().map(|e| serde_json::json!({
+                    "winner": e.winner.map(|w| w.to_string()),
+                    "reason": e.reason,
+                })),
+                "audited": s.audited.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+                "unaudited": s.unaudited.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+                "next": s.next,
+                "supplied_tables": s.tables.iter().map(|(name, hash)| serde_json::json!({
+                    "name": name,
+                    "sha256": hash.to_string(),
+                })).collect::<Vec<_>>(),
+            });
+        }
+        Verdict::Fault(f) => {
+            v["fault"] = serde_json::json!({
+                "blame": match f.blame {
+                    Blame::Side(s) => format!("side {s}"),
+                    Blame::Server => "server".into(),
+                    Blame::Undetermined => "undetermined".into(),
+                },
+                "entry": f.entry,
+                "what": f.what.to_string(),
+            });
+        }
+    }
+    v
+}
+
+/// A server's signed refusal in words, with the bytes to show it later
+/// (G5): the seq and entry hash it covers and its postcard encoding in hex
+/// (PROTOCOL.md 14.2), which anyone can check against the server's
+/// transcript key.
+pub fn refusal_proof(r: &Refusal) -> String {
+    format!(
+        "the server's signed refusal of entry {} at seq {} (keep it as proof): {}",
+        r.entry_hash,
+        r.seq,
+        hex::encode(hexveil_protocol::message::encode(r))
+    )
+}
+
+/// The referee of a transcript's game after its genesis, and the entries
+/// that follow; `None` for a transcript without entries.
+pub fn referee_of(
+    t: &Transcript,
+) -> Option<Result<(Referee, &[hexveil_protocol::message::LoggedEntry]), String>> {
+    let (first, rest) = t.entries.split_first()?;
+    Some(
+        Referee::new(&first.envelope, &hexveil_rulesets::all())
+            .map(|(referee, _)| (referee, rest))
+            .map_err(|e| format!("entry 0 is not a genesis the referee accepts: {e}")),
+    )
+}
+
+/// Every entry of a transcript in words, everything revealed. Stops at
+/// the first entry the referee refuses (the verdict names it).
+pub fn replay_lines(t: &Transcript) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut referee, rest) = match referee_of(t) {
+        None => return out,
+        Some(Ok(r)) => r,
+        Some(Err(e)) => {
+            out.push(e);
+            return out;
+        }
+    };
+    let g = referee.genesis().clone();
+    let mut narrator = Narrator::for_game(referee.scenario().as_ref());
+    out.push(format!(
+        "#0 server: genesis of game {} \"{}\" (ruleset {} v{}); side A key {}, side B key {}, server key {}, scenario hash {}",
+        referee.game_id(),
+        referee.scenario().name(),
+        g.ruleset,
+        g.ruleset_version,
+        g.players[0],
+        g.players[1],
+        g.server,
+        g.scenario_hash
+    ));
+    for entry in rest {
+        let seq = entry.envelope.envelope().seq;
+        let accepted = match referee.accept(&entry.envelope) {
+            Ok(a) => a,
+            Err(e) => {
+                out.push(format!("#{seq} refused by the referee: {e} (replay stops)"));
+                break;
+            }
+        };
+        let who = match side_of(accepted.author) {
+            Some(s) => format!("side {s}"),
+            None => "server".into(),
+        };
+        let head = format!("#{seq} {who}:");
+        match &accepted.body {
+            Body::Genesis(_) => out.push(format!("{head} a second genesis")),
+            Body::Pad(p) => out.push(format!("{head} pad statement {p:?}")),
+            Body::Setup(s) => {
+                out.push(format!(
+                    "{head} setup with {} sealed layer roots",
+                    s.roots.len()
+                ));
+                for r in &s.roots {
+                    out.push(format!("    root {r}"));
+                }
+                for l in s.public_setup_toml.lines() {
+                    let l = l.trim();
+                    if !l.is_empty() && !l.starts_with('#') {
+                        out.push(format!("    | {l}"));
+                    }
+                }
+            }
+            Body::Act(a) => out.push(format!("{head} {}", narrator.action_bytes(a))),
+            Body::Open(list) => {
+                out.push(format!("{head} opens {} facts to the referee", list.len()));
+                for f in list {
+                    out.push(format!("    {}", opened(&narrator, f)));
+                }
+            }
+            Body::Entry(e) => out.push(format!("{head} pad entry {:?} = {}", e.position, e.value)),
+            Body::Transitions(list) => {
+                out.push(format!("{head} commits {} transitions", list.len()));
+                for t in list {
+                    out.push(format!(
+                        "    {} v{}: {} -> {}",
+                        t.old.location,
+                        t.old.version,
+                        content_words(&narrator, &t.old.content),
+                        content_words(&narrator, &t.new_content),
+                    ));
+                }
+            }
+            Body::Roll(r) => out.push(format!(
+                "{head} roll {} for action #{}: {}{}",
+                r.k,
+                r.action_seq,
+                r.dice
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if accepted.secret_dice {
+                    " (a Secret roll)"
+                } else {
+                    ""
+                }
+            )),
+            Body::Ruling(r) => {
+                out.push(format!("{head} ruling on action #{}", r.action_seq));
+                for e in &r.events {
+                    for l in narrator.event(e, Reader::Everything) {
+                        out.push(format!("    {l}"));
+                    }
+                }
+            }
+            Body::Timeout { party, request } => out.push(format!(
+                "{head} {party} did not answer in time ({request}) and loses"
+            )),
+            Body::Concede => out.push(format!("{head} concedes")),
+            Body::BadAnswer(_) => {
+                for f in &accepted.faults {
+                    out.push(format!(
+                        "{head} records a refused answer against side {}: {}",
+                        f.side, f.what
+                    ));
+                }
+            }
+            Body::End(e) => out.push(format!(
+                "{head} the game is over: {} ({})",
+                match e.winner {
+                    Some(w) => format!("side {w} wins"),
+                    None => "no winner named".into(),
+                },
+                e.reason
+            )),
+            Body::Reveal(r) => {
+                out.push(format!(
+                    "{head} reveals its secrets: notes seed {}, pad seed {}",
+                    hex::encode(r.notes_seed),
+                    r.pad_seed
+                ));
+                for l in &r.layers {
+                    let held: Vec<String> = l
+                        .contents
+                        .iter()
+                        .filter(|(_, c)| !Content(*c).is_empty())
+                        .map(|(loc, c)| format!("{loc}: {}", narrator.content(&Content(*c))))
+                        .collect();
+                    out.push(format!(
+                        "    {who} layer {} (seed {}, {} locations): {}",
+                        l.layer,
+                        hex::encode(l.seed),
+                        l.contents.len(),
+                        if held.is_empty() {
+                            "all empty".to_string()
+                        } else {
+                            held.join("; ")
+                        }
+                    ));
+                }
+            }
+        }
+        for f in &accepted.faults {
+            out.push(format!(
+                "    FAULT proven against side {} (entry {}): {}",
+                f.side, f.seq, f.what
+            ));
+        }
+    }
+    out
+}
+
+fn opened(n: &Narrator, f: &OpenedFact) -> String {
+    match f {
+        OpenedFact::Leaf(o) => format!(
+            "{} v{}: {}",
+            o.location,
+            o.version,
+            content_words(n, &o.content)
+        ),
+        OpenedFact::Note {
+            commitment,
+            opening,
+        } => match hexveil_protocol::note::note_content(opening) {
+            Ok(c) => format!(
+                "note {} of {}: {}",
+                commitment.seq,
+                commitment.side,
+                n.content(&c)
+            ),
+            Err(e) => format!("note {} of {}: {e}", commitment.seq, commitment.side),
+        },
+    }
+}
+
+fn content_words(n: &Narrator, c: &[u8; CONTENT_LEN]) -> String {
+    n.content(&Content(*c))
+}
