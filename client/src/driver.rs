@@ -149,7 +149,7 @@ struct Link {
 }
 
 impl Link {
-    fn start(conn: ServerConnection) -> Link {
+    fn start(conn: ServerConnection, pace: RateLimit) -> Link {
         let ServerConnection {
             endpoint,
             conn,
@@ -182,7 +182,7 @@ impl Link {
             }
         });
         tokio::spawn(async move {
-            let mut pace = TokenBucket::new(CLIENT_PACE, std::time::Instant::now());
+            let mut pace = TokenBucket::new(pace, std::time::Instant::now());
             let keepalive = ClientMessage::Ping {
                 nonce: KEEPALIVE_NONCE,
             }
@@ -402,13 +402,15 @@ struct Access {
     addr: SocketAddr,
     trust: ServerTrust,
     key_pkcs8: Vec<u8>,
+    /// How fast the writer sends frames ([`CLIENT_PACE`] unless set).
+    pace: RateLimit,
 }
 
 impl Access {
     async fn login(&self) -> Result<Link, DriverError> {
         let conn =
             ServerConnection::connect(self.addr, SERVER_NAME, &self.trust, &self.key_pkcs8).await?;
-        Ok(Link::start(conn))
+        Ok(Link::start(conn, self.pace))
     }
 }
 
@@ -456,10 +458,26 @@ impl Client {
         trust: ServerTrust,
         key_pkcs8: &[u8],
     ) -> Result<Client, DriverError> {
+        Client::connect_paced(addr, trust, key_pkcs8, CLIENT_PACE).await
+    }
+
+    /// As [`Client::connect`], sending frames at most as fast as `pace`
+    /// instead of [`CLIENT_PACE`] (kept by every seat or spectator made
+    /// from this client, and on a reconnect). A load tool raises it
+    /// together with the server's `--rate-per-second` so that the bots,
+    /// not the pace, are what it measures; a server whose limit is below
+    /// `pace` drops the frames beyond it and says so.
+    pub async fn connect_paced(
+        addr: SocketAddr,
+        trust: ServerTrust,
+        key_pkcs8: &[u8],
+        pace: RateLimit,
+    ) -> Result<Client, DriverError> {
         let access = Access {
             addr,
             trust,
             key_pkcs8: key_pkcs8.to_vec(),
+            pace,
         };
         let link = access.login().await?;
         Ok(Client {
