@@ -1,0 +1,604 @@
+//! One load run: start (or reach) the server, open the games and measure
+//! them idle, drive them for the time asked, measure the floor, and sum up.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use hexveil::driver::{Client, SeatSetup};
+use hexveil_asl::Side;
+use hexveil_core::Ruleset;
+use hexveil_protocol::identity::Identity;
+use hexveil_protocol::message::{Mode, PAD_BUCKET};
+use hexveil_server::live_game::NewGame;
+use hexveil_server::rate::RateLimit;
+use hexveil_server::tls::{Fingerprint, ServerTrust};
+use thiserror::Error;
+
+use crate::floor::{self, FloorError};
+use crate::game::{Bot, BotError, GameError, Kind, LoadGame, Mix, Outcome};
+use crate::report::{Floor, Latency, Ratios, Summary};
+use crate::server::{self, ServerError, ServerProcess, Spawn};
+
+/// Games opened at once while the run starts (handshakes, logins, pads).
+pub const OPEN_AT_ONCE: usize = 16;
+
+/// How long the idle games are left before their memory is read.
+pub const IDLE_SETTLE: Duration = Duration::from_secs(1);
+
+/// How long the SQLite floor commits.
+pub const SQLITE_FLOOR_TIME: Duration = Duration::from_secs(1);
+
+/// Refusals in a row after which a bot gives its game up as stuck.
+pub const MAX_REFUSALS_IN_A_ROW: u32 = 20;
+
+/// Error and refusal messages kept for the summary.
+pub const SAMPLES: usize = 5;
+
+/// Which server the load runs against.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// Start this `hexveil-server` binary with a temporary data directory
+    /// under `data_parent`.
+    Spawn {
+        /// The binary.
+        bin: PathBuf,
+        /// Where the data directory goes.
+        data_parent: PathBuf,
+    },
+    /// A server already running; its process id (on this machine) for the
+    /// CPU and memory figures, if given.
+    Connect {
+        /// Its address.
+        addr: SocketAddr,
+        /// Its certificate fingerprint.
+        fingerprint: Fingerprint,
+        /// Its process id.
+        pid: Option<u32>,
+        /// Where the SQLite floor writes.
+        data_parent: PathBuf,
+    },
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Concurrent games.
+    pub games: usize,
+    /// Seconds to drive them.
+    pub secs: f64,
+    /// The server.
+    pub target: Target,
+    /// The moves.
+    pub mix: Mix,
+    /// Entries per pad epoch in each game.
+    pub pad_len: u32,
+    /// Whether side B holds a Daisy Chain.
+    pub daisy_chains: bool,
+    /// Whether to measure the floor.
+    pub floor: bool,
+    /// Frames per second each connection may send (client pace; the
+    /// spawned server's rate limit too).
+    pub pace: u32,
+    /// Whether to print a progress line every second on stderr.
+    pub progress: bool,
+}
+
+/// Why a run could not be made (a game that fails is counted, not this).
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// The server could not be started or read.
+    #[error(transparent)]
+    Server(#[from] ServerError),
+    /// The load game could not be made.
+    #[error(transparent)]
+    Game(#[from] GameError),
+    /// A floor could not be measured.
+    #[error(transparent)]
+    Floor(#[from] FloorError),
+    /// The client pace is zero.
+    #[error("--pace must be at least 1 frame per second")]
+    Pace,
+    /// No game could be opened at all.
+    #[error("no game could be opened; the first error: {0}")]
+    NoGame(String),
+}
+
+/// Counters and histograms all game tasks write.
+struct Stats {
+    actions: AtomicU64,
+    errors: AtomicU64,
+    refusals: AtomicU64,
+    games_opened: AtomicU64,
+    games_finished: AtomicU64,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Clone)]
+struct Inner {
+    all: Histogram<u64>,
+    by_kind: BTreeMap<Kind, Histogram<u64>>,
+    entries: BTreeMap<Kind, u64>,
+    signed_len: usize,
+    errors: Vec<String>,
+    refusals: Vec<String>,
+}
+
+fn histogram() -> Histogram<u64> {
+    // Microseconds, 1 us to 10 min, 3 significant figures.
+    Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid histogram bounds")
+}
+
+impl Stats {
+    fn new() -> Stats {
+        Stats {
+            actions: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            refusals: AtomicU64::new(0),
+            games_opened: AtomicU64::new(0),
+            games_finished: AtomicU64::new(0),
+            inner: Mutex::new(Inner {
+                all: histogram(),
+                by_kind: Kind::ALL.iter().map(|k| (*k, histogram())).collect(),
+                entries: BTreeMap::new(),
+                signed_len: 0,
+                errors: Vec::new(),
+                refusals: Vec::new(),
+            }),
+        }
+    }
+
+    fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A task that panicked holding the lock left whole numbers behind.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn error(&self, e: &BotError) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        let mut i = self.inner();
+        if i.errors.len() < SAMPLES {
+            i.errors.push(e.to_string());
+        }
+    }
+
+    fn refusal(&self, kind: Kind, reason: &str) {
+        self.refusals.fetch_add(1, Ordering::Relaxed);
+        let mut i = self.inner();
+        if i.refusals.len() < SAMPLES {
+            i.refusals.push(format!("{}: {reason}", kind.name()));
+        }
+    }
+
+    fn ruled(&self, kind: Kind, latency: Duration, entries: u64, signed_len: usize) {
+        let us = latency.as_micros().min(u128::from(u64::MAX)) as u64;
+        let mut i = self.inner();
+        i.all.saturating_record(us.max(1));
+        if let Some(h) = i.by_kind.get_mut(&kind) {
+            h.saturating_record(us.max(1));
+        }
+        *i.entries.entry(kind).or_default() += entries;
+        i.signed_len = i.signed_len.max(signed_len);
+        drop(i);
+        self.actions.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// What every game task shares.
+struct Ctx {
+    addr: SocketAddr,
+    trust: ServerTrust,
+    pace: RateLimit,
+    game: LoadGame,
+    pad_len: u32,
+    stats: Stats,
+}
+
+/// Opens one game: two fresh keys, the game created, both seats taken, the
+/// pads, the Secret dr and the setups answered, until side A may act.
+async fn open_game(ctx: &Ctx) -> Result<Bot, BotError> {
+    let open = |what| move |source| BotError::Open { what, source };
+    let key = || Identity::generate_pkcs8().map_err(|e| GameError::Secrets(format!("a key: {e}")));
+    let (key_a, key_b) = (key()?, key()?);
+    let mut ca = Client::connect_paced(ctx.addr, ctx.trust.clone(), &key_a, ctx.pace)
+        .await
+        .map_err(open("side A connects"))?;
+    let cb = Client::connect_paced(ctx.addr, ctx.trust.clone(), &key_b, ctx.pace)
+        .await
+        .map_err(open("side B connects"))?;
+    let players = [
+        ca.public_key().map_err(open("side A's key"))?,
+        cb.public_key().map_err(open("side B's key"))?,
+    ];
+    let asl = hexveil_asl::ruleset::Asl;
+    let game_id = ca
+        .create_game(&NewGame {
+            ruleset: asl.id().into(),
+            ruleset_version: asl.version(),
+            scenario_toml: ctx.game.scenario_toml.clone(),
+            players,
+            mode: Mode::Live,
+            pad_len: ctx.pad_len,
+            answer_timeout_secs: None,
+        })
+        .await
+        .map_err(open("create the game"))?;
+    let seat = |side| -> Result<SeatSetup, BotError> {
+        Ok(SeatSetup {
+            ruleset: Arc::new(hexveil_asl::ruleset::Asl),
+            scenario_toml: ctx.game.scenario_toml.clone(),
+            secrets: ctx.game.secrets(side)?,
+            pad_len: ctx.pad_len,
+            mode: Mode::Live,
+        })
+    };
+    let a = ca
+        .join(game_id, seat(Side::A)?)
+        .await
+        .map_err(open("side A joins"))?;
+    let b = cb
+        .join(game_id, seat(Side::B)?)
+        .await
+        .map_err(open("side B joins"))?;
+    let mut bot = Bot::new(a, b, &ctx.game);
+    bot.settle().await?;
+    ctx.stats.games_opened.fetch_add(1, Ordering::Relaxed);
+    Ok(bot)
+}
+
+/// Plays games one after another until `deadline`: `first` (if opened),
+/// then new ones. Returns the game in play when time ran out, to close.
+async fn play(ctx: Arc<Ctx>, first: Option<Bot>, deadline: Instant) -> Option<Bot> {
+    let mut current = first;
+    while Instant::now() < deadline {
+        let mut bot = match current.take() {
+            Some(b) => b,
+            None => match open_game(&ctx).await {
+                Ok(b) => b,
+                Err(e) => {
+                    ctx.stats.error(&e);
+                    // Not a busy loop against a server that refuses.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        let mut refused_in_a_row = 0;
+        loop {
+            if bot.over() {
+                ctx.stats.games_finished.fetch_add(1, Ordering::Relaxed);
+                tokio::spawn(bot.close());
+                break;
+            }
+            if Instant::now() >= deadline {
+                return Some(bot);
+            }
+            let (side, action, kind) = bot.choose();
+            match bot.act(side, action).await {
+                Ok(Outcome::Ruled {
+                    latency,
+                    entries,
+                    signed_len,
+                }) => {
+                    refused_in_a_row = 0;
+                    ctx.stats.ruled(kind, latency, entries, signed_len);
+                }
+                Ok(Outcome::Refused(reason)) => {
+                    ctx.stats.refusal(kind, &reason);
+                    refused_in_a_row += 1;
+                    if refused_in_a_row >= MAX_REFUSALS_IN_A_ROW {
+                        ctx.stats
+                            .error(&BotError::Stuck(refused_in_a_row, reason.clone()));
+                        tokio::spawn(bot.close());
+                        break;
+                    }
+                }
+                Err(e) => {
+                    ctx.stats.error(&e);
+                    tokio::spawn(bot.close());
+                    break;
+                }
+            }
+        }
+    }
+    current
+}
+
+/// The server's process id as a `/proc` name, if known.
+fn server_pid(target: &Target, spawned: &Option<ServerProcess>) -> Option<String> {
+    match (spawned, target) {
+        (Some(p), _) => Some(p.pid().to_string()),
+        (None, Target::Connect { pid, .. }) => pid.map(|p| p.to_string()),
+        _ => None,
+    }
+}
+
+/// Runs the load and the floor; the summary says what was measured.
+pub async fn run(opts: &Options) -> Result<Summary, RunError> {
+    let loadavg_start = server::loadavg();
+    let game = LoadGame::new(opts.mix, opts.daisy_chains)?;
+    let pace = std::num::NonZeroU32::new(opts.pace).ok_or(RunError::Pace)?;
+    let (spawned, addr, fingerprint, data_parent) = match &opts.target {
+        Target::Spawn { bin, data_parent } => {
+            let p = ServerProcess::spawn(&Spawn {
+                bin: bin.clone(),
+                data_parent: data_parent.clone(),
+                games: opts.games,
+                rate: opts.pace,
+                pad_len: opts.pad_len,
+            })?;
+            let (addr, fp) = (p.addr, p.fingerprint);
+            (Some(p), addr, fp, data_parent.clone())
+        }
+        Target::Connect {
+            addr,
+            fingerprint,
+            data_parent,
+            ..
+        } => (None, *addr, *fingerprint, data_parent.clone()),
+    };
+    let pid = server_pid(&opts.target, &spawned);
+    let say = |s: String| {
+        if opts.progress {
+            eprintln!("hexveil-load: {s}");
+        }
+    };
+    say(format!(
+        "server at {addr}{}; {} games, mix {}, pad {}, {} s",
+        pid.as_ref()
+            .map(|p| format!(" (pid {p})"))
+            .unwrap_or_default(),
+        opts.games,
+        opts.mix,
+        opts.pad_len,
+        opts.secs
+    ));
+    let ctx = Arc::new(Ctx {
+        addr,
+        trust: ServerTrust::Pinned(fingerprint),
+        pace: RateLimit {
+            frames_per_second: pace,
+            burst: pace,
+        },
+        game,
+        pad_len: opts.pad_len,
+        stats: Stats::new(),
+    });
+
+    // Memory with no game: after one login, so the TLS and QUIC machinery
+    // that every connection shares is already in place.
+    if let Ok(c) = Client::connect_paced(addr, ctx.trust.clone(), &key_or_empty(), ctx.pace).await {
+        c.close().await;
+    }
+    tokio::time::sleep(IDLE_SETTLE).await;
+    let rss_none = pid.as_deref().map(server::rss_kib).transpose()?;
+
+    // Open every game, OPEN_AT_ONCE at a time, and leave them idle.
+    say(format!("opening {} games", opts.games));
+    let gate = Arc::new(tokio::sync::Semaphore::new(OPEN_AT_ONCE));
+    let opening: Vec<_> = (0..opts.games)
+        .map(|_| {
+            let (ctx, gate) = (ctx.clone(), gate.clone());
+            tokio::spawn(async move {
+                let _turn = gate.acquire().await.expect("the gate is never closed");
+                open_game(&ctx).await
+            })
+        })
+        .collect();
+    let mut bots = Vec::with_capacity(opts.games);
+    let mut first_error = None;
+    for t in opening {
+        match t.await {
+            Ok(Ok(bot)) => bots.push(Some(bot)),
+            Ok(Err(e)) => {
+                ctx.stats.error(&e);
+                first_error.get_or_insert_with(|| e.to_string());
+                bots.push(None);
+            }
+            Err(e) => {
+                let e = format!("a game task failed: {e}");
+                ctx.stats.errors.fetch_add(1, Ordering::Relaxed);
+                first_error.get_or_insert(e);
+                bots.push(None);
+            }
+        }
+    }
+    let idle_games = bots.iter().filter(|b| b.is_some()).count();
+    if idle_games == 0 {
+        return Err(RunError::NoGame(first_error.unwrap_or_default()));
+    }
+    tokio::time::sleep(IDLE_SETTLE).await;
+    let rss_idle = pid.as_deref().map(server::rss_kib).transpose()?;
+    say(format!(
+        "{idle_games} games open and idle{}",
+        match (rss_none, rss_idle) {
+            (Some(n), Some(i)) => format!(
+                ": server RSS {n} KiB with none, {i} KiB with them ({:.1} KiB a game)",
+                (i as f64 - n as f64) / idle_games as f64
+            ),
+            _ => String::new(),
+        }
+    ));
+
+    // Drive them.
+    let cpu_before = pid.as_deref().map(server::cpu_secs).transpose()?;
+    let self_before = server::cpu_secs("self")?;
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(opts.secs);
+    let tasks: Vec<_> = bots
+        .into_iter()
+        .map(|bot| tokio::spawn(play(ctx.clone(), bot, deadline)))
+        .collect();
+    let progress = opts.progress.then(|| {
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            tick.tick().await;
+            let mut last = 0;
+            loop {
+                tick.tick().await;
+                let s = &ctx.stats;
+                let actions = s.actions.load(Ordering::Relaxed);
+                let (p50, p99) = {
+                    let i = s.inner();
+                    (i.all.value_at_quantile(0.5), i.all.value_at_quantile(0.99))
+                };
+                eprintln!(
+                    "[{:>4.0} s] actions {actions} ({}/s) | p50 {} p99 {} | games opened {} finished {} | errors {} refusals {}",
+                    start.elapsed().as_secs_f64(),
+                    actions - last,
+                    ms(p50),
+                    ms(p99),
+                    s.games_opened.load(Ordering::Relaxed),
+                    s.games_finished.load(Ordering::Relaxed),
+                    s.errors.load(Ordering::Relaxed),
+                    s.refusals.load(Ordering::Relaxed),
+                );
+                last = actions;
+            }
+        })
+    });
+    let mut left = Vec::new();
+    for t in tasks {
+        match t.await {
+            Ok(Some(bot)) => left.push(bot),
+            Ok(None) => {}
+            Err(e) => {
+                ctx.stats.errors.fetch_add(1, Ordering::Relaxed);
+                let mut i = ctx.stats.inner();
+                if i.errors.len() < SAMPLES {
+                    i.errors.push(format!("a game task failed: {e}"));
+                }
+            }
+        }
+    }
+    let drive_secs = start.elapsed().as_secs_f64();
+    let cpu_after = pid.as_deref().map(server::cpu_secs).transpose()?;
+    let self_after = server::cpu_secs("self")?;
+    if let Some(p) = progress {
+        p.abort();
+    }
+    futures_join(left.into_iter().map(Bot::close).collect()).await;
+
+    let stats = &ctx.stats;
+    let actions = stats.actions.load(Ordering::Relaxed);
+    let inner = stats.inner().clone();
+    let signed_len = inner.signed_len.max(1);
+    let entries_total: u64 = inner.entries.values().sum();
+
+    // The floor, with the games' connections closed and the server idle.
+    let floor = if opts.floor {
+        say("measuring the floor".into());
+        let crypto = floor::crypto(signed_len)?;
+        // An action goes out as its signed bytes, the signature and a few
+        // bytes of framing; a padded update comes back.
+        let echo = floor::echo(
+            (2 * opts.games).min(512),
+            actions.max(1000),
+            signed_len + 64 + 16,
+            PAD_BUCKET,
+        )
+        .await?;
+        let sqlite = floor::sqlite(&data_parent, signed_len + 64 + 16, SQLITE_FLOOR_TIME)?;
+        Some(Floor {
+            crypto,
+            echo,
+            sqlite,
+        })
+    } else {
+        None
+    };
+
+    let actions_per_sec = actions as f64 / drive_secs.max(1e-9);
+    let server_cpu_secs = cpu_before.zip(cpu_after).map(|(b, a)| a - b);
+    let server_cpu_us_per_action =
+        server_cpu_secs.and_then(|c| (actions > 0).then(|| c * 1e6 / actions as f64));
+    let entries_per_sec = entries_total as f64 / drive_secs.max(1e-9);
+    let ratios = floor.as_ref().map(|f| Ratios {
+        server_cpu_per_action_over_crypto_floor: server_cpu_us_per_action
+            .map(|c| c / f.crypto.per_action_us),
+        actions_per_sec_over_echo_round_trips_per_sec: actions_per_sec / f.echo.round_trips_per_sec,
+        entries_per_sec_over_sqlite_commits_per_sec: entries_per_sec / f.sqlite.commits_per_sec,
+    });
+    let per_kind = |f: &dyn Fn(Kind) -> Option<f64>| -> BTreeMap<String, f64> {
+        Kind::ALL
+            .iter()
+            .filter_map(|k| f(*k).map(|v| (k.name().to_string(), v)))
+            .collect()
+    };
+    let count = |k: Kind| inner.by_kind.get(&k).map_or(0, |h| h.len());
+    let summary = Summary {
+        games: opts.games,
+        secs: opts.secs,
+        mix: opts.mix.to_string(),
+        pad_len: opts.pad_len,
+        daisy_chains: opts.daisy_chains,
+        server: match &opts.target {
+            Target::Spawn { bin, .. } => bin.display().to_string(),
+            Target::Connect { addr, .. } => addr.to_string(),
+        },
+        actions,
+        actions_by_kind: Kind::ALL
+            .iter()
+            .map(|k| (k.name().to_string(), count(*k)))
+            .collect(),
+        drive_secs,
+        actions_per_sec,
+        latency_us: Latency::of(&inner.all),
+        latency_us_by_kind: Kind::ALL
+            .iter()
+            .filter(|k| count(**k) > 0)
+            .map(|k| (k.name().to_string(), Latency::of(&inner.by_kind[k])))
+            .collect(),
+        entries_per_action: per_kind(&|k| {
+            let n = count(k);
+            (n > 0).then(|| inner.entries.get(&k).copied().unwrap_or(0) as f64 / n as f64)
+        }),
+        action_signed_len: signed_len,
+        server_cpu_secs,
+        server_cpu_us_per_action,
+        load_tool_cpu_us_per_action: (actions > 0)
+            .then(|| (self_after - self_before) * 1e6 / actions as f64),
+        server_rss_kib_none: rss_none,
+        server_rss_kib_idle: rss_idle,
+        idle_games,
+        server_rss_kib_per_idle_game: rss_none
+            .zip(rss_idle)
+            .map(|(n, i)| (i as f64 - n as f64) / idle_games as f64),
+        errors: stats.errors.load(Ordering::Relaxed),
+        error_samples: inner.errors.clone(),
+        refusals: stats.refusals.load(Ordering::Relaxed),
+        refusal_samples: inner.refusals.clone(),
+        games_opened: stats.games_opened.load(Ordering::Relaxed),
+        games_finished: stats.games_finished.load(Ordering::Relaxed),
+        floor,
+        ratios,
+        loadavg_start,
+        loadavg_end: server::loadavg(),
+    };
+    drop(spawned);
+    Ok(summary)
+}
+
+/// Waits for every future (closing connections at once, not in turn).
+async fn futures_join(fs: Vec<impl std::future::Future<Output = ()> + Send + 'static>) {
+    let handles: Vec<_> = fs.into_iter().map(tokio::spawn).collect();
+    for h in handles {
+        let _ = h.await;
+    }
+}
+
+/// A fresh key for the warm-up login (an empty one if the system's random
+/// generator fails: the login then fails too, and only the warm-up is
+/// skipped).
+fn key_or_empty() -> Vec<u8> {
+    Identity::generate_pkcs8().unwrap_or_default()
+}
+
+/// Microseconds as milliseconds, for the progress line.
+fn ms(us: u64) -> String {
+    format!("{:.1} ms", us as f64 / 1000.0)
+}

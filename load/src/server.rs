@@ -1,0 +1,289 @@
+//! The server under load: a `hexveil-server` child process on loopback
+//! with a temporary data directory (or one already running), and what
+//! `/proc` says about it (Linux).
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use hexveil_server::tls::Fingerprint;
+use tempfile::TempDir;
+use thiserror::Error;
+
+/// How long the server has to print where it listens.
+pub const START_WAIT: Duration = Duration::from_secs(30);
+
+/// Clock ticks per second of `/proc/<pid>/stat` times: Linux reports them
+/// in `USER_HZ`, which its ABI fixes at 100.
+pub const USER_HZ: f64 = 100.0;
+
+/// Why the server could not be started or read.
+#[derive(Debug, Error)]
+pub enum ServerError {
+    /// No server binary where it was looked for.
+    #[error("no hexveil-server at {0}: build it (cargo build --release -p hexveil-server) or pass --server-bin PATH")]
+    NoBinary(PathBuf),
+    /// The temporary data directory could not be made.
+    #[error("cannot make a data directory under {dir}: {source}")]
+    DataDir {
+        /// The parent directory.
+        dir: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The process could not be started.
+    #[error("cannot start {bin}: {source}")]
+    Spawn {
+        /// The binary.
+        bin: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The process did not say where it listens.
+    #[error("{bin} did not start: {detail} (its log: {log})")]
+    Start {
+        /// The binary.
+        bin: PathBuf,
+        /// What went wrong.
+        detail: String,
+        /// Its stderr, kept in the data directory.
+        log: PathBuf,
+    },
+    /// A `/proc` file could not be read or parsed.
+    #[error("cannot read {path}: {detail}")]
+    Proc {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+/// Settings the load needs of a server it starts.
+#[derive(Clone, Debug)]
+pub struct Spawn {
+    /// The binary.
+    pub bin: PathBuf,
+    /// Where the temporary data directory goes.
+    pub data_parent: PathBuf,
+    /// Concurrent games (sizes the connection and game caps).
+    pub games: usize,
+    /// Frames per second (and burst) each connection may send.
+    pub rate: u32,
+    /// The pad length the games ask for (raises `--max-pad-len` if needed).
+    pub pad_len: u32,
+}
+
+/// The `hexveil-server` binary beside this executable (a release build of
+/// the workspace puts both in `target/release/`).
+pub fn beside_me() -> Result<PathBuf, ServerError> {
+    let exe = std::env::current_exe().map_err(|e| ServerError::Proc {
+        path: "the current executable".into(),
+        detail: e.to_string(),
+    })?;
+    let bin = exe
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(format!("hexveil-server{}", std::env::consts::EXE_SUFFIX));
+    if bin.exists() {
+        Ok(bin)
+    } else {
+        Err(ServerError::NoBinary(bin))
+    }
+}
+
+/// A `hexveil-server` child process; killed when dropped.
+pub struct ServerProcess {
+    child: Child,
+    /// Kept open so the server never writes to a closed pipe.
+    _stdout: Option<BufReader<ChildStdout>>,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Its certificate's fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The data directory (removed when dropped).
+    pub data_dir: TempDir,
+}
+
+impl ServerProcess {
+    /// Starts the server on 127.0.0.1 (a free port) with a fresh data
+    /// directory, its limits raised for the load: `games` games of two
+    /// connections each from one address and `rate` frames a second per
+    /// connection (a bot plays far faster than a person; the league's load
+    /// is many slow games, and the limiter's cost does not depend on its
+    /// setting). Returns once it printed its fingerprint and address.
+    pub fn spawn(s: &Spawn) -> Result<ServerProcess, ServerError> {
+        if !s.bin.exists() {
+            return Err(ServerError::NoBinary(s.bin.clone()));
+        }
+        let data_dir = tempfile::Builder::new()
+            .prefix("hexveil-load-")
+            .tempdir_in(&s.data_parent)
+            .map_err(|source| ServerError::DataDir {
+                dir: s.data_parent.clone(),
+                source,
+            })?;
+        let log = data_dir.path().join("server.log");
+        let log_file = std::fs::File::create(&log).map_err(|source| ServerError::DataDir {
+            dir: data_dir.path().to_owned(),
+            source,
+        })?;
+        let conns = (2 * s.games + 64).max(4096);
+        let games = (2 * s.games as u64 + 64).max(1024);
+        let rate = s.rate.to_string();
+        let mut cmd = Command::new(&s.bin);
+        cmd.arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("--data-dir")
+            .arg(data_dir.path())
+            .args(["--rate-per-second", &rate, "--rate-burst", &rate])
+            .args(["--max-connections", &conns.to_string()])
+            .args(["--max-connections-per-address", &conns.to_string()])
+            .args(["--max-unfinished-games", &games.to_string()])
+            .args(["--max-pad-len", &s.pad_len.max(4096).to_string()])
+            .env("RUST_LOG", "error")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(log_file));
+        let mut child = cmd.spawn().map_err(|source| ServerError::Spawn {
+            bin: s.bin.clone(),
+            source,
+        })?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let fail = |detail: String| ServerError::Start {
+            bin: s.bin.clone(),
+            detail,
+            log: log.clone(),
+        };
+        // Read its first lines on a thread, so a server that hangs cannot.
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            let mut lines = Vec::new();
+            for _ in 0..2 {
+                let mut line = String::new();
+                match r.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => lines.push(line.trim().to_string()),
+                }
+            }
+            let _ = tx.send((lines, r));
+        });
+        let (lines, reader) = match rx.recv_timeout(START_WAIT) {
+            Ok(x) => x,
+            Err(_) => {
+                let _ = child.kill();
+                return Err(fail(format!(
+                    "it printed nothing within {} s",
+                    START_WAIT.as_secs()
+                )));
+            }
+        };
+        let field = |i: usize, prefix: &str| -> Result<String, ServerError> {
+            lines
+                .get(i)
+                .and_then(|l| l.strip_prefix(prefix))
+                .map(|v| v.trim().to_string())
+                .ok_or_else(|| fail(format!("expected `{prefix}...` on stdout, got {lines:?}")))
+        };
+        let parsed = (|| {
+            let fingerprint: Fingerprint = field(0, "fingerprint ")?
+                .parse()
+                .map_err(|e| fail(format!("its fingerprint: {e}")))?;
+            let addr: SocketAddr = field(1, "listening ")?
+                .parse()
+                .map_err(|e| fail(format!("its address: {e}")))?;
+            Ok((fingerprint, addr))
+        })();
+        let (fingerprint, addr) = match parsed {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        Ok(ServerProcess {
+            child,
+            _stdout: Some(reader),
+            addr,
+            fingerprint,
+            data_dir,
+        })
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// CPU seconds (user + system, all threads) a process has used, from
+/// `/proc/<pid>/stat` (`"self"` for this one).
+pub fn cpu_secs(pid: &str) -> Result<f64, ServerError> {
+    let path = format!("/proc/{pid}/stat");
+    let bad = |detail: &str| ServerError::Proc {
+        path: path.clone(),
+        detail: detail.to_string(),
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| bad(&e.to_string()))?;
+    // The command name (field 2) is in parentheses and may hold spaces:
+    // fields 3 on follow the last ')'. utime and stime are fields 14, 15.
+    let rest = text
+        .rsplit_once(')')
+        .map(|(_, r)| r)
+        .ok_or_else(|| bad("no ')' after the command name"))?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| -> Result<u64, ServerError> {
+        fields
+            .get(i)
+            .and_then(|f| f.parse().ok())
+            .ok_or_else(|| bad("utime or stime missing"))
+    };
+    Ok((tick(11)? + tick(12)?) as f64 / USER_HZ)
+}
+
+/// Resident memory (VmRSS) of a process in KiB, from `/proc/<pid>/status`.
+pub fn rss_kib(pid: &str) -> Result<u64, ServerError> {
+    let path = format!("/proc/{pid}/status");
+    let text = std::fs::read_to_string(&path).map_err(|e| ServerError::Proc {
+        path: path.clone(),
+        detail: e.to_string(),
+    })?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or(ServerError::Proc {
+            path,
+            detail: "no VmRSS line".into(),
+        })
+}
+
+/// The machine's load average line (`/proc/loadavg`), if readable.
+pub fn loadavg() -> Option<String> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_process() {
+        assert!(cpu_secs("self").unwrap() >= 0.0);
+        assert!(rss_kib("self").unwrap() > 0);
+        assert!(cpu_secs("0").is_err());
+    }
+}
