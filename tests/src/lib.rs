@@ -103,21 +103,31 @@ pub async fn start_server(dir: &Path, answer_timeout: Duration) -> (Server, Endp
 /// is `server/src/main.rs`, see `tests/Cargo.toml`).
 pub const SERVER_BIN: &str = "hexveil-server-e2e";
 
+/// Name of this package's copy of the `hexveil-load` binary (its `main` is
+/// `load/src/main.rs`, see `tests/Cargo.toml`).
+pub const LOAD_BIN: &str = "hexveil-load-e2e";
+
 /// The `hexveil-server` binary `cargo test` built for these tests: cargo
 /// builds every binary of a package before running its integration tests,
 /// and puts it beside their `deps/` directory (where
 /// `CARGO_BIN_EXE_hexveil-server-e2e` points when a test is compiled). No
 /// second `cargo build`: it is compiled once, with the tests.
 pub fn server_binary() -> PathBuf {
+    built_binary(SERVER_BIN)
+}
+
+/// A binary of this package (`SERVER_BIN`, `LOAD_BIN`) that `cargo test`
+/// built beside the test binaries' `deps/` directory.
+pub fn built_binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     let dir = exe
         .parent()
         .and_then(|deps| deps.parent())
         .expect("test binaries live in <target>/<profile>/deps");
-    let bin = dir.join(format!("{SERVER_BIN}{}", std::env::consts::EXE_SUFFIX));
+    let bin = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         bin.exists(),
-        "no server binary at {} (run these tests with `cargo test`, which builds it)",
+        "no {name} binary at {} (run these tests with `cargo test`, which builds it)",
         bin.display()
     );
     bin
