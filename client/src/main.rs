@@ -218,6 +218,12 @@ enum Command {
         /// With --svg: write the SVG to this file instead of stdout.
         #[arg(long, value_name = "FILE", requires = "svg")]
         out: Option<PathBuf>,
+        /// Write the replay page to this file: one self-contained HTML file
+        /// that steps through the game (board, narrative, dice, verdict;
+        /// everything revealed for a complete, clean game, else the public
+        /// view only).
+        #[arg(long, value_name = "OUT", conflicts_with_all = ["board", "svg"])]
+        html: Option<PathBuf>,
     },
     /// Print a scenario's starting board offline: the map around the units,
     /// terrain, public markers, units (with the public setups given).
@@ -427,8 +433,11 @@ fn main() -> ExitCode {
             svg,
             view,
             out,
+            html,
         } => {
-            if let Some(n) = svg {
+            if let Some(page) = html {
+                cli::replay_page::replay_html(&file, &page)
+            } else if let Some(n) = svg {
                 cli::svg::replay_svg(&file, n, &view, out.as_deref())
             } else if board {
                 cli::board::replay_board(&file, step)

@@ -1225,6 +1225,84 @@ pub fn shown_to(reader: crate::narrate::Reader, to: kernel::Visibility) -> bool 
     }
 }
 
+/// Folds accepted log entries, one at a time and in log order, into the
+/// board of one reader (G3: only the events `reader` may see). What
+/// [`fold_transcript`] folds a transcript with, and the replay page
+/// ([`crate::replay`]) draws each step of.
+#[derive(Clone, Debug)]
+pub struct Folder {
+    board: Board,
+    narrator: crate::narrate::Narrator,
+    reader: crate::narrate::Reader,
+}
+
+impl Folder {
+    /// A folder for a game of `scenario` before any setup, for `reader`.
+    pub fn new(scenario: &dyn kernel::Scenario, reader: crate::narrate::Reader) -> Folder {
+        let mut board = Board::for_game(scenario);
+        if let crate::narrate::Reader::Player(side) = reader {
+            board.viewer = Some(side);
+        }
+        Folder {
+            board,
+            narrator: crate::narrate::Narrator::for_game(scenario),
+            reader,
+        }
+    }
+
+    /// Folds one entry the referee accepted. `Ok(true)` when the picture
+    /// may have changed (a setup, an action, a concession, a ruling),
+    /// `Ok(false)` when the entry cannot change it (pads, openings, pad
+    /// entries, rolls, transitions, the end, reveals); `Err` says what
+    /// could not be folded (a public setup this build cannot read), and
+    /// the board goes on without it.
+    pub fn fold(&mut self, accepted: &hexveil_protocol::referee::Accepted) -> Result<bool, String> {
+        use hexveil_protocol::message::{side_of, Body};
+        let who = side_of(accepted.author)
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        match &accepted.body {
+            Body::Setup(s) => self.board.setup(&s.public_setup_toml).map_err(|e| {
+                format!(
+                    "entry {}: a public setup this client cannot read: {e}",
+                    accepted.appended.seq
+                )
+            })?,
+            Body::Act(a) => self.board.set_last(vec![format!(
+                "side {who}: {}",
+                self.narrator.action_bytes(a)
+            )]),
+            Body::Concede => self.board.set_last(vec![format!("side {who} concedes")]),
+            Body::Ruling(r) => {
+                let events: Vec<kernel::Event> = r
+                    .events
+                    .iter()
+                    .filter(|e| shown_to(self.reader, e.to))
+                    .cloned()
+                    .collect();
+                self.board.events(&events);
+                for e in &events {
+                    for l in self.narrator.event(e, self.reader) {
+                        self.board.push_last(l);
+                    }
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The board as folded so far.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The board, folding done.
+    pub fn into_board(self) -> Board {
+        self.board
+    }
+}
+
 /// Folds `t` up to log entry `step` for `reader` (see [`Folded`]); `None`
 /// for a transcript without entries, `Err` for a genesis the referee
 /// refuses.
@@ -1233,19 +1311,13 @@ pub fn fold_transcript(
     step: Option<u64>,
     reader: crate::narrate::Reader,
 ) -> Option<Result<Folded, String>> {
-    use crate::narrate::Reader;
     use hexveil_protocol::message::{side_of, Body};
     let (mut referee, rest) = match crate::transcript::referee_of(t)? {
         Ok(r) => r,
         Err(e) => return Some(Err(e)),
     };
-    let shown = |to: kernel::Visibility| shown_to(reader, to);
     let scenario = Arc::clone(referee.scenario());
-    let mut board = Board::for_game(scenario.as_ref());
-    if let Reader::Player(side) = reader {
-        board.viewer = Some(side);
-    }
-    let mut narrator = crate::narrate::Narrator::for_game(scenario.as_ref());
+    let mut folder = Folder::new(scenario.as_ref(), reader);
     let mut folded = Folded {
         board: Board::for_game(scenario.as_ref()),
         at: 0,
@@ -1266,45 +1338,18 @@ pub fn fold_transcript(
             }
             break;
         };
-        let who = side_of(accepted.author);
-        if let (Body::Reveal(r), Some(side)) = (&accepted.body, who) {
+        if let (Body::Reveal(r), Some(side)) = (&accepted.body, side_of(accepted.author)) {
             folded.reveals.push((side, r.clone()));
         }
         if !folding {
             continue;
         }
         folded.at = seq;
-        match &accepted.body {
-            Body::Setup(s) => {
-                if let Err(e) = board.setup(&s.public_setup_toml) {
-                    folded.notes.push(format!(
-                        "entry {seq}: a public setup this client cannot read: {e}"
-                    ));
-                }
-            }
-            Body::Act(a) => board.set_last(vec![format!(
-                "side {}: {}",
-                who.map(|s| s.to_string()).unwrap_or_default(),
-                narrator.action_bytes(a)
-            )]),
-            Body::Concede => board.set_last(vec![format!(
-                "side {} concedes",
-                who.map(|s| s.to_string()).unwrap_or_default()
-            )]),
-            Body::Ruling(r) => {
-                let events: Vec<kernel::Event> =
-                    r.events.iter().filter(|e| shown(e.to)).cloned().collect();
-                board.events(&events);
-                for e in &events {
-                    for l in narrator.event(e, reader) {
-                        board.push_last(l);
-                    }
-                }
-            }
-            _ => {}
+        if let Err(note) = folder.fold(&accepted) {
+            folded.notes.push(note);
         }
     }
-    folded.board = board;
+    folded.board = folder.into_board();
     Some(Ok(folded))
 }
 

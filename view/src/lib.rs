@@ -5,6 +5,8 @@
 //!   told (a player, a spectator) or from a finished transcript (G3).
 //! - [`narrate`]: log entries and events in words, with rule citations.
 //! - [`svg`]: the board drawn as SVG for one view.
+//! - [`replay`]: the replay page, one self-contained HTML file stepping
+//!   through a verified game.
 //! - [`transcript`]: a transcript's verdict and exit code (G5), the
 //!   referee after its genesis, the whole game told.
 //!
@@ -12,5 +14,6 @@
 
 pub mod board;
 pub mod narrate;
+pub mod replay;
 pub mod svg;
 pub mod transcript;

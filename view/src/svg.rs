@@ -133,11 +133,46 @@ pub fn hex_centre(scenario: &Scenario, hex: Hex) -> Option<(f64, f64)> {
     ))
 }
 
+/// A picture in three pieces: `head` (the `<svg>` element opened, its
+/// title, the map's group opened), `ground` (what every step of a game
+/// draws alike: the hexes with their terrain and coordinates, or the
+/// table and its inch marks) and `tail` (the rest: the last action's
+/// hexes, markers, counters, captions, and the elements closed).
+/// `head + ground + tail` is the picture [`board_svg`] gives; the replay
+/// page ([`crate::replay`]) keeps one `ground` for all its steps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SvgParts {
+    /// Up to the ground.
+    pub head: String,
+    /// The same at every step of a game (no reader's knowledge in it: the
+    /// scenario's map or table only).
+    pub ground: String,
+    /// After the ground.
+    pub tail: String,
+}
+
+impl SvgParts {
+    /// The whole picture.
+    pub fn joined(&self) -> String {
+        let mut out = String::with_capacity(self.head.len() + self.ground.len() + self.tail.len());
+        out.push_str(&self.head);
+        out.push_str(&self.ground);
+        out.push_str(&self.tail);
+        out
+    }
+}
+
 /// The picture of `board` (an ASL map or a miniatures table) for `view`.
 /// `step` is the log entry drawn after; `sealed` what the view may see
 /// of the sides' revealed secrets (the caller filters by
-/// [`SvgView::sees_sealed_of`]; this function filters again).
+/// [`SvgView::sees_sealed_of`], e.g. with [`sealed_facts`]; this function
+/// filters again).
 pub fn board_svg(board: &Board, view: SvgView, step: u64, sealed: &[SealedFact]) -> String {
+    board_svg_parts(board, view, step, sealed).joined()
+}
+
+/// [`board_svg`] in its three pieces (see [`SvgParts`]).
+pub fn board_svg_parts(board: &Board, view: SvgView, step: u64, sealed: &[SealedFact]) -> SvgParts {
     let sealed: Vec<&SealedFact> = sealed
         .iter()
         .filter(|f| view.sees_sealed_of(f.owner))
@@ -159,15 +194,48 @@ pub fn board_svg(board: &Board, view: SvgView, step: u64, sealed: &[SealedFact])
         caption.insert(0, b.when());
         minis_svg(b, view, &caption, &sealed)
     } else {
-        let mut out = String::new();
-        open_svg(&mut out, 400.0, 60.0, view);
+        let mut head = String::new();
+        open_svg(&mut head, 400.0, 60.0, view);
         let _ = writeln!(
-            out,
+            head,
             "<text x=\"10\" y=\"30\">this client cannot draw this ruleset's board</text>"
         );
-        out.push_str("</svg>\n");
-        out
+        SvgParts {
+            head,
+            ground: String::new(),
+            tail: "</svg>\n".into(),
+        }
     }
+}
+
+/// The sealed contents the sides revealed after the end that `view` may
+/// see (G3): none unless the transcript is `complete_and_clean` (every
+/// reveal audited against its commitments, G5); then both sides' for
+/// [`SvgView::All`], a side's own for its view, none for the public.
+/// `reveals` are the Reveal entries by side, as
+/// [`crate::board::Folded::reveals`] holds them. What `hexveil replay
+/// --svg` and the replay page both draw.
+pub fn sealed_facts(
+    view: SvgView,
+    reveals: &[(Side, hexveil_protocol::message::RevealBody)],
+    complete_and_clean: bool,
+) -> Vec<SealedFact> {
+    if !complete_and_clean {
+        return Vec::new();
+    }
+    reveals
+        .iter()
+        .filter(|(owner, _)| view.sees_sealed_of(*owner))
+        .flat_map(|(owner, r)| {
+            r.layers.iter().flat_map(move |l| {
+                l.contents.iter().map(move |(loc, c)| SealedFact {
+                    owner: *owner,
+                    location: loc.clone(),
+                    content: hexveil_core::Content(*c),
+                })
+            })
+        })
+        .collect()
 }
 
 fn open_svg(out: &mut String, w: f64, h: f64, view: SvgView) {
@@ -223,7 +291,7 @@ fn caption_lines(out: &mut String, x: f64, mut y: f64, lines: &[String]) {
 /// and coordinate, the public markers, the units as counters, the
 /// eliminated ones listed below the map, the last action's hexes
 /// highlighted.
-fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFact]) -> String {
+fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFact]) -> SvgParts {
     let scenario = b.scenario();
     let state = &b.state;
     let hexes = scenario.map.all_hexes();
@@ -266,15 +334,20 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
         MARGIN - min_y
     );
 
-    // Hexes: terrain, coordinate.
-    for (hex, (cx, cy)) in &centres {
-        let info = scenario.map.info(*hex);
-        let corners: Vec<String> = (0..6)
+    let head = std::mem::take(&mut out);
+
+    // Hexes: terrain, coordinate (the ground: the same at every step).
+    let corners = |cx: f64, cy: f64| -> String {
+        (0..6)
             .map(|i| {
                 let a = std::f64::consts::PI / 3.0 * f64::from(i);
                 format!("{:.1},{:.1}", cx + s * a.cos(), cy + s * a.sin())
             })
-            .collect();
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for (hex, (cx, cy)) in &centres {
+        let info = scenario.map.info(*hex);
         let mut terrain = info.terrain.name().to_string();
         if info.level != 0 {
             terrain.push_str(&format!(", level {}", info.level));
@@ -290,17 +363,13 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
                 terrain.push_str(w);
             }
         }
-        let last = b.last_hexes.contains(hex);
         let _ = writeln!(
             out,
-            "<g class=\"hex{}\" data-hex=\"{hex}\"><title>{}</title>\
-             <polygon points=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>",
-            if last { " last-action" } else { "" },
+            "<g class=\"hex\" data-hex=\"{hex}\"><title>{}</title>\
+             <polygon points=\"{}\" fill=\"{}\" stroke=\"#777\" stroke-width=\"1\"/>",
             escape(&format!("{hex}: {terrain}")),
-            corners.join(" "),
+            corners(*cx, *cy),
             terrain_fill(info.terrain),
-            if last { "#e0a000" } else { "#777" },
-            if last { 3 } else { 1 }
         );
         if f.paved_road || f.dirt_road {
             let _ = writeln!(
@@ -315,6 +384,19 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
              text-anchor=\"middle\" fill=\"#333\">{}</text></g>",
             cy - h2 + 7.0,
             escape(&hex.to_string())
+        );
+    }
+
+    let ground = std::mem::take(&mut out);
+
+    // The last action's hexes, outlined.
+    for (hex, (cx, cy)) in centres.iter().filter(|(h, _)| b.last_hexes.contains(h)) {
+        let _ = writeln!(
+            out,
+            "<g class=\"last-action\" data-hex=\"{hex}\"><title>{}</title>\
+             <polygon points=\"{}\" fill=\"none\" stroke=\"#e0a000\" stroke-width=\"3\"/></g>",
+            escape(&format!("{hex}: the last action")),
+            corners(*cx, *cy)
         );
     }
 
@@ -534,7 +616,11 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
         }
     }
     out.push_str("</svg>\n");
-    out
+    SvgParts {
+        head,
+        ground,
+        tail: out,
+    }
 }
 
 /// Marker labels in a hex, stacked from its top.
@@ -559,7 +645,12 @@ fn marker_labels(out: &mut String, hex: Hex, cx: f64, cy: f64, labels: &[(&str, 
 /// The miniatures picture: the table in inches, the open mines by cell,
 /// the figures at their positions (what the view may see of the sealed
 /// cells too).
-fn minis_svg(b: &MinisBoard, view: SvgView, caption: &[String], sealed: &[&SealedFact]) -> String {
+fn minis_svg(
+    b: &MinisBoard,
+    view: SvgView,
+    caption: &[String],
+    sealed: &[&SealedFact],
+) -> SvgParts {
     let sc = &b.scenario;
     let k = PX_PER_INCH;
     let tw = f64::from(sc.width) * k;
@@ -576,8 +667,12 @@ fn minis_svg(b: &MinisBoard, view: SvgView, caption: &[String], sealed: &[&Seale
     );
     let _ = writeln!(
         out,
-        "<g class=\"table\" transform=\"translate({MARGIN:.1},{MARGIN:.1})\">\
-         <rect width=\"{tw:.1}\" height=\"{td:.1}\" fill=\"#d8e0c0\" stroke=\"#555\"/>"
+        "<g class=\"table\" transform=\"translate({MARGIN:.1},{MARGIN:.1})\">"
+    );
+    let head = std::mem::take(&mut out);
+    let _ = writeln!(
+        out,
+        "<rect width=\"{tw:.1}\" height=\"{td:.1}\" fill=\"#d8e0c0\" stroke=\"#555\"/>"
     );
     // Inch ticks every 6 inches.
     let mut i = 0u16;
@@ -592,6 +687,7 @@ fn minis_svg(b: &MinisBoard, view: SvgView, caption: &[String], sealed: &[&Seale
             break;
         }
     }
+    let ground = std::mem::take(&mut out);
     let cell_rect = |out: &mut String, c: Cell, class: &str, extra: &str, title: &str| {
         let fill = if class.starts_with("sealed") {
             "none"
@@ -665,7 +761,11 @@ fn minis_svg(b: &MinisBoard, view: SvgView, caption: &[String], sealed: &[&Seale
     out.push_str("</g>\n");
     caption_lines(&mut out, MARGIN, td + 2.0 * MARGIN + 4.0, caption);
     out.push_str("</svg>\n");
-    out
+    SvgParts {
+        head,
+        ground,
+        tail: out,
+    }
 }
 
 #[cfg(test)]

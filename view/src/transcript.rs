@@ -3,10 +3,11 @@
 
 use crate::narrate::{Narrator, Reader};
 use hexveil_core::{Content, CONTENT_LEN};
+use hexveil_protocol::encoding::Party;
 use hexveil_protocol::envelope::Refusal;
 use hexveil_protocol::identity::PublicKey;
 use hexveil_protocol::message::{side_of, Body, OpenedFact};
-use hexveil_protocol::referee::Referee;
+use hexveil_protocol::referee::{Accepted, Referee};
 use hexveil_protocol::transcript::{EntryReader, Transcript};
 use hexveil_protocol::verifier::{
     genesis_server_key, verify_trusting, Blame, FaultKind, Status, Verdict,
@@ -137,6 +138,23 @@ pub fn referee_of(
     )
 }
 
+/// The first line of a replay: the genesis the referee accepted (entry 0),
+/// its game, scenario, ruleset and keys. All public.
+pub fn genesis_line(referee: &Referee) -> String {
+    let g = referee.genesis();
+    format!(
+        "#0 server: genesis of game {} \"{}\" (ruleset {} v{}); side A key {}, side B key {}, server key {}, scenario hash {}",
+        referee.game_id(),
+        referee.scenario().name(),
+        g.ruleset,
+        g.ruleset_version,
+        g.players[0],
+        g.players[1],
+        g.server,
+        g.scenario_hash
+    )
+}
+
 /// Every entry of a transcript in words, everything revealed. Stops at
 /// the first entry the referee refuses (the verdict names it).
 pub fn replay_lines(t: &Transcript) -> Vec<String> {
@@ -149,147 +167,207 @@ pub fn replay_lines(t: &Transcript) -> Vec<String> {
             return out;
         }
     };
-    let g = referee.genesis().clone();
     let mut narrator = Narrator::for_game(referee.scenario().as_ref());
-    out.push(format!(
-        "#0 server: genesis of game {} \"{}\" (ruleset {} v{}); side A key {}, side B key {}, server key {}, scenario hash {}",
-        referee.game_id(),
-        referee.scenario().name(),
-        g.ruleset,
-        g.ruleset_version,
-        g.players[0],
-        g.players[1],
-        g.server,
-        g.scenario_hash
-    ));
+    out.push(genesis_line(&referee));
     for entry in rest {
-        let seq = entry.envelope.envelope().seq;
-        let accepted = match referee.accept(&entry.envelope) {
-            Ok(a) => a,
+        match referee.accept(&entry.envelope) {
+            Ok(accepted) => out.extend(entry_lines(&mut narrator, &accepted, Reader::Everything)),
             Err(e) => {
-                out.push(format!("#{seq} refused by the referee: {e} (replay stops)"));
+                out.push(refused_line(entry.envelope.envelope().seq, &e));
                 break;
             }
-        };
-        let who = match side_of(accepted.author) {
-            Some(s) => format!("side {s}"),
-            None => "server".into(),
-        };
-        let head = format!("#{seq} {who}:");
-        match &accepted.body {
-            Body::Genesis(_) => out.push(format!("{head} a second genesis")),
-            Body::Pad(p) => out.push(format!("{head} pad statement {p:?}")),
-            Body::Setup(s) => {
-                out.push(format!(
-                    "{head} setup with {} sealed layer roots",
-                    s.roots.len()
-                ));
-                for r in &s.roots {
-                    out.push(format!("    root {r}"));
-                }
-                for l in s.public_setup_toml.lines() {
-                    let l = l.trim();
-                    if !l.is_empty() && !l.starts_with('#') {
-                        out.push(format!("    | {l}"));
-                    }
-                }
-            }
-            Body::Act(a) => out.push(format!("{head} {}", narrator.action_bytes(a))),
-            Body::Open(list) => {
-                out.push(format!("{head} opens {} facts to the referee", list.len()));
-                for f in list {
-                    out.push(format!("    {}", opened(&narrator, f)));
-                }
-            }
-            Body::Entry(e) => out.push(format!("{head} pad entry {:?} = {}", e.position, e.value)),
-            Body::Transitions(list) => {
-                out.push(format!("{head} commits {} transitions", list.len()));
-                for t in list {
-                    out.push(format!(
-                        "    {} v{}: {} -> {}",
-                        t.old.location,
-                        t.old.version,
-                        content_words(&narrator, &t.old.content),
-                        content_words(&narrator, &t.new_content),
-                    ));
-                }
-            }
-            Body::Roll(r) => out.push(format!(
-                "{head} roll {} for action #{}: {}{}",
-                r.k,
-                r.action_seq,
-                r.dice
-                    .iter()
-                    .map(|d| d.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if accepted.secret_dice {
-                    " (a Secret roll)"
-                } else {
-                    ""
-                }
-            )),
-            Body::Ruling(r) => {
-                out.push(format!("{head} ruling on action #{}", r.action_seq));
-                for e in &r.events {
-                    for l in narrator.event(e, Reader::Everything) {
-                        out.push(format!("    {l}"));
-                    }
-                }
-            }
-            Body::Timeout { party, request } => out.push(format!(
-                "{head} {party} did not answer in time ({request}) and loses"
-            )),
-            Body::Concede => out.push(format!("{head} concedes")),
-            Body::BadAnswer(_) => {
-                for f in &accepted.faults {
-                    out.push(format!(
-                        "{head} records a refused answer against side {}: {}",
-                        f.side, f.what
-                    ));
-                }
-            }
-            Body::End(e) => out.push(format!(
-                "{head} the game is over: {} ({})",
-                match e.winner {
-                    Some(w) => format!("side {w} wins"),
-                    None => "no winner named".into(),
-                },
-                e.reason
-            )),
-            Body::Reveal(r) => {
-                out.push(format!(
-                    "{head} reveals its secrets: notes seed {}, pad seed {}",
-                    hex::encode(r.notes_seed),
-                    r.pad_seed
-                ));
-                for l in &r.layers {
-                    let held: Vec<String> = l
-                        .contents
-                        .iter()
-                        .filter(|(_, c)| !Content(*c).is_empty())
-                        .map(|(loc, c)| format!("{loc}: {}", narrator.content(&Content(*c))))
-                        .collect();
-                    out.push(format!(
-                        "    {who} layer {} (seed {}, {} locations): {}",
-                        l.layer,
-                        hex::encode(l.seed),
-                        l.contents.len(),
-                        if held.is_empty() {
-                            "all empty".to_string()
-                        } else {
-                            held.join("; ")
-                        }
-                    ));
-                }
-            }
         }
-        for f in &accepted.faults {
+    }
+    out
+}
+
+/// The line for an entry the referee refuses: the replay stops there.
+pub fn refused_line(seq: u64, e: &hexveil_protocol::referee::RefereeError) -> String {
+    format!("#{seq} refused by the referee: {e} (replay stops)")
+}
+
+/// Whether `reader` may be told the secrets `author` holds: its sealed
+/// contents, its Secret dr, its reveal (G3). A replay reader may (the
+/// game is over); a player its own side's; a spectator nobody's.
+fn sees_secrets_of(reader: Reader, author: Party) -> bool {
+    match reader {
+        Reader::Everything => true,
+        Reader::Player(side) => side_of(author) == Some(side),
+        Reader::Spectator => false,
+    }
+}
+
+/// One accepted log entry in words for `reader`, led by its seq and
+/// author (`#25 side A: moves ...`), the lines after the first indented.
+/// This is the one way an entry is told: `hexveil replay` tells every
+/// entry with [`Reader::Everything`] ([`replay_lines`]); the replay page
+/// tells each step with the reader of its view. A reader that may not see
+/// the author's secrets (G3) is told that facts were opened, contents
+/// committed or secrets revealed, never what they are, nor a Secret dr
+/// that is not its own (B28.47).
+pub fn entry_lines(narrator: &mut Narrator, accepted: &Accepted, reader: Reader) -> Vec<String> {
+    let mut out = Vec::new();
+    let seq = accepted.appended.seq;
+    let who = match side_of(accepted.author) {
+        Some(s) => format!("side {s}"),
+        None => "server".into(),
+    };
+    let sees = sees_secrets_of(reader, accepted.author);
+    let head = format!("#{seq} {who}:");
+    let dice = |d: &[hexveil_core::Roll]| {
+        d.iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match &accepted.body {
+        Body::Genesis(_) => out.push(format!("{head} a second genesis")),
+        Body::Pad(p) => out.push(format!(
+            "{head} pad statement: epoch {}, {} entries, root {}",
+            p.epoch, p.n, p.root
+        )),
+        Body::Setup(s) => {
             out.push(format!(
-                "    FAULT proven against side {} (entry {}): {}",
-                f.side, f.seq, f.what
+                "{head} setup with {} sealed layer roots",
+                s.roots.len()
             ));
+            for r in &s.roots {
+                out.push(format!("    root {r}"));
+            }
+            for l in s.public_setup_toml.lines() {
+                let l = l.trim();
+                if !l.is_empty() && !l.starts_with('#') {
+                    out.push(format!("    | {l}"));
+                }
+            }
         }
+        Body::Act(a) => out.push(format!("{head} {}", narrator.action_bytes(a))),
+        Body::Open(list) if sees => {
+            out.push(format!("{head} opens {} facts to the referee", list.len()));
+            for f in list {
+                out.push(format!("    {}", opened(narrator, f)));
+            }
+        }
+        Body::Open(_) => out.push(format!(
+            "{head} opens sealed facts to the referee (what they hold stays sealed until the end, G3, G4)"
+        )),
+        Body::Entry(_) if accepted.secret_dice && !sees => out.push(format!(
+            "{head} pad entry completing its Secret dr (only its roller knows the roll until the rules reveal it, B28.47)"
+        )),
+        Body::Entry(e) => {
+            let mut line = format!(
+                "{head} pad entry (epoch {}, index {}) = {}",
+                e.position.epoch, e.position.index, e.value
+            );
+            if !accepted.dice.is_empty() {
+                line.push_str(&format!(
+                    "; it completes the roll: {}{}",
+                    dice(&accepted.dice),
+                    if accepted.secret_dice {
+                        " (a Secret dr)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            out.push(line);
+        }
+        Body::Transitions(list) if sees => {
+            out.push(format!("{head} commits {} transitions", list.len()));
+            for t in list {
+                out.push(format!(
+                    "    {} v{}: {} -> {}",
+                    t.old.location,
+                    t.old.version,
+                    content_words(narrator, &t.old.content),
+                    content_words(narrator, &t.new_content),
+                ));
+            }
+        }
+        Body::Transitions(_) => out.push(format!(
+            "{head} commits new contents of its sealed facts (sealed until the end, G1, G3)"
+        )),
+        Body::Roll(r) if r.dice.is_empty() => out.push(format!(
+            "{head} its pad entry (epoch {}, index {}) = {} for the Secret dr {} of entry #{}: the roller's own entry completes it",
+            r.server_entry.position.epoch,
+            r.server_entry.position.index,
+            r.server_entry.value,
+            r.k,
+            r.action_seq
+        )),
+        Body::Roll(r) => out.push(format!(
+            "{head} roll {} for action #{}: {}",
+            r.k,
+            r.action_seq,
+            dice(&r.dice)
+        )),
+        Body::Ruling(r) => {
+            out.push(format!("{head} ruling on action #{}", r.action_seq));
+            for e in r
+                .events
+                .iter()
+                .filter(|e| crate::board::shown_to(reader, e.to))
+            {
+                for l in narrator.event(e, reader) {
+                    out.push(format!("    {l}"));
+                }
+            }
+        }
+        Body::Timeout { party, request } => out.push(format!(
+            "{head} {party} did not answer in time ({request}) and loses"
+        )),
+        Body::Concede => out.push(format!("{head} concedes")),
+        Body::BadAnswer(_) => {
+            for f in &accepted.faults {
+                out.push(format!(
+                    "{head} records a refused answer against side {}: {}",
+                    f.side, f.what
+                ));
+            }
+        }
+        Body::End(e) => out.push(format!(
+            "{head} the game is over: {} ({})",
+            match e.winner {
+                Some(w) => format!("side {w} wins"),
+                None => "no winner named".into(),
+            },
+            e.reason
+        )),
+        Body::Reveal(_) if !sees => out.push(format!(
+            "{head} reveals its secrets (shown once the transcript is complete and clean, G3)"
+        )),
+        Body::Reveal(r) => {
+            out.push(format!(
+                "{head} reveals its secrets: notes seed {}, pad seed {}",
+                hex::encode(r.notes_seed),
+                r.pad_seed
+            ));
+            for l in &r.layers {
+                let held: Vec<String> = l
+                    .contents
+                    .iter()
+                    .filter(|(_, c)| !Content(*c).is_empty())
+                    .map(|(loc, c)| format!("{loc}: {}", narrator.content(&Content(*c))))
+                    .collect();
+                out.push(format!(
+                    "    {who} layer {} (seed {}, {} locations): {}",
+                    l.layer,
+                    hex::encode(l.seed),
+                    l.contents.len(),
+                    if held.is_empty() {
+                        "all empty".to_string()
+                    } else {
+                        held.join("; ")
+                    }
+                ));
+            }
+        }
+    }
+    for f in &accepted.faults {
+        out.push(format!(
+            "    FAULT proven against side {} (entry {}): {}",
+            f.side, f.seq, f.what
+        ));
     }
     out
 }

@@ -1,7 +1,7 @@
 //! `hexveil replay FILE --svg STEP`: one board picture of
 //! [`hexveil_view::svg`] written out.
 
-use hexveil_view::svg::{board_svg, SealedFact, SvgView};
+use hexveil_view::svg::{board_svg, sealed_facts, SvgView};
 
 /// `hexveil replay FILE --svg STEP [--view V] [--out FILE]`: the board
 /// after log entry STEP as SVG, for the view asked (`all` only for a
@@ -44,24 +44,7 @@ pub fn replay_svg(
     for n in &folded.notes {
         eprintln!("{n}");
     }
-    let sealed: Vec<SealedFact> = if code == CLEAN {
-        folded
-            .reveals
-            .iter()
-            .filter(|(owner, _)| view.sees_sealed_of(*owner))
-            .flat_map(|(owner, r)| {
-                r.layers.iter().flat_map(move |l| {
-                    l.contents.iter().map(move |(loc, c)| SealedFact {
-                        owner: *owner,
-                        location: loc.clone(),
-                        content: hexveil_core::Content(*c),
-                    })
-                })
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let sealed = sealed_facts(view, &folded.reveals, code == CLEAN);
     let svg = board_svg(&folded.board, view, folded.at, &sealed);
     match out {
         Some(file) => {
