@@ -306,6 +306,25 @@ pub struct AslBoard {
     /// The hexes the last action's events named (moved from and into,
     /// attacked, searched): what a picture highlights.
     pub last_hexes: BTreeSet<Hex>,
+    /// The Booby Traps that went off (B28.9), in the order told: a
+    /// public event, so every view folds it.
+    pub booby_traps: Vec<BoobyAttack>,
+}
+
+/// A Booby Trap that went off (B28.9): where, whose, the unit whose Task
+/// Check's Original DR set it off, and the level bought on that board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoobyAttack {
+    /// The Location.
+    pub hex: Hex,
+    /// The side that bought the Booby Traps.
+    pub owner: Side,
+    /// The unit whose Task Check set it off.
+    pub unit: UnitId,
+    /// The Original TC DR.
+    pub original_dr: u8,
+    /// The level on that board.
+    pub level: hexveil_asl::sealed::BoobyLevel,
 }
 
 impl AslBoard {
@@ -320,6 +339,7 @@ impl AslBoard {
             started: false,
             daisy_attack: None,
             last_hexes: BTreeSet::new(),
+            booby_traps: Vec::new(),
         }
     }
 
@@ -440,9 +460,34 @@ impl AslBoard {
             EventKind::Morale(m) => self.morale(m),
             EventKind::DaisyChain(d) => self.daisy(d),
             EventKind::Ordnance(o) => self.ordnance(o),
+            EventKind::BoobyTrap(b) => self.booby(b),
             _ => {}
         }
         None
+    }
+
+    /// Booby Traps (B28.9): one that went off is marked where it did; one
+    /// that did not (told to the referee only) marks nothing, and its
+    /// level stays sealed.
+    fn booby(&mut self, b: hexveil_asl::booby_trap::BoobyTrapEvent) {
+        use hexveil_asl::booby_trap::BoobyTrapEvent;
+        if let BoobyTrapEvent::Triggered {
+            owner,
+            unit,
+            hex,
+            original_dr,
+            level,
+        } = b
+        {
+            self.last_hexes.insert(hex);
+            self.booby_traps.push(BoobyAttack {
+                hex,
+                owner,
+                unit,
+                original_dr,
+                level,
+            });
+        }
     }
 
     /// Ordnance (C3): facings, Guns destroyed, vehicles on the Vehicle line.
@@ -798,6 +843,7 @@ impl AslBoard {
         hexes.extend(self.state.markers.keys().copied());
         hexes.extend(self.state.mines.trail_breaks.keys().copied());
         hexes.extend(self.state.daisy_chains.iter().map(|d| d.hex));
+        hexes.extend(self.booby_traps.iter().map(|b| b.hex));
         hexes.into_iter().map(|h| map.canonical(h)).collect()
     }
 
@@ -864,6 +910,14 @@ impl AslBoard {
             if *h == hex {
                 out.push(format!("Burning Wreck ({})", self.name(*u)));
             }
+        }
+        for b in self.booby_traps.iter().filter(|b| b.hex == hex) {
+            out.push(format!(
+                "Booby Trap of side {} went off (level {:?}, set off by {})",
+                b.owner,
+                b.level,
+                self.name(b.unit)
+            ));
         }
         out
     }
@@ -1002,6 +1056,9 @@ pub struct MinisBoard {
     pub status: Vec<Vec<String>>,
     /// Open mines by cell: `(A-P, S-mine, A-T)` densities.
     pub open: BTreeMap<Cell, (u16, u16, u16)>,
+    /// The mines that went off, in the order told: each reveals a mine
+    /// of its type in its cell (a public event).
+    pub detonations: Vec<Detonated>,
     /// Turn and side to act.
     turn: u16,
     active: Side,
@@ -1016,6 +1073,7 @@ impl MinisBoard {
             pos,
             status,
             open: BTreeMap::new(),
+            detonations: Vec::new(),
             turn: 1,
             active: Side::A,
         }
@@ -1067,10 +1125,21 @@ impl MinisBoard {
                     self.pos[i] = Some(to);
                 }
             }
-            MinisEvent::Detonation { figure, at, .. } => {
+            MinisEvent::Detonation {
+                figure,
+                mine,
+                cell,
+                at,
+            } => {
                 if let Some(i) = self.figure(&figure) {
                     self.pos[i] = Some(at);
                 }
+                self.detonations.push(Detonated {
+                    cell,
+                    mine,
+                    figure,
+                    at,
+                });
             }
             MinisEvent::VehicleHit { figure, result } => match result {
                 hexveil_minis::VehicleResult::Destroyed => self.mark(&figure, "destroyed"),
@@ -1155,6 +1224,15 @@ impl MinisBoard {
                 out.push(format!("  {c:<8} {}", w.join(", ")));
             }
         }
+        for d in &self.detonations {
+            out.push(format!(
+                "mine gone off: an {} in {} under {} (at {})",
+                d.mine.words(),
+                d.cell,
+                d.figure,
+                d.at
+            ));
+        }
     }
 
     fn figures(&self, out: &mut Vec<String>) {
@@ -1187,6 +1265,20 @@ impl MinisBoard {
             }
         }
     }
+}
+
+/// A mine that went off under a figure (miniatures rules, seed 004
+/// detonation roll): the public event reveals its type and its cell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Detonated {
+    /// The 1-inch cell the mine was in.
+    pub cell: Cell,
+    /// Its type.
+    pub mine: hexveil_minis::MineKind,
+    /// The figure that set it off.
+    pub figure: String,
+    /// The detonation point (where the figure stopped).
+    pub at: Point,
 }
 
 /// The 1-inch cell a point lies in (a point on a grid line: the cell

@@ -99,8 +99,9 @@ pub struct Step {
     pub picture: usize,
     /// The entry in words ([`entry_lines`] for the page's reader).
     pub lines: Vec<String>,
-    /// The beacon round this entry completes, if it completes one.
-    pub roll: Option<RollShown>,
+    /// The beacon rounds to show with this entry: the one it completes,
+    /// or for a ruling every round of the action it rules on.
+    pub rolls: Vec<RollShown>,
 }
 
 /// A beacon round as the transcript holds it: the dice, each party's pad
@@ -209,9 +210,10 @@ pub fn replay(transcript: &[u8]) -> Replay {
         seq: 0,
         picture: first,
         lines: vec![genesis_line(&referee)],
-        roll: None,
+        rolls: Vec::new(),
     });
     let mut round = RoundSoFar::default();
+    let mut rounds_of: BTreeMap<u64, Vec<RollShown>> = BTreeMap::new();
     let mut hashes: BTreeMap<u64, Digest> = BTreeMap::new();
     let game = referee.game_id();
     for entry in rest {
@@ -224,7 +226,7 @@ pub fn replay(transcript: &[u8]) -> Replay {
                     seq,
                     picture: shown,
                     lines: vec![refused_line(seq, &e)],
-                    roll: None,
+                    rolls: Vec::new(),
                 });
                 replay.notes.push(format!(
                     "the replay stops at entry {seq}, which the referee refuses"
@@ -243,12 +245,22 @@ pub fn replay(transcript: &[u8]) -> Replay {
             shown
         };
         let lines = entry_lines(&mut narrator, &accepted, reader);
-        let roll = round.take(&accepted, &hashes, &game, reader);
+        let rolls = match (
+            round.take(&accepted, &hashes, &game, reader),
+            &accepted.body,
+        ) {
+            (Some(r), _) => {
+                rounds_of.entry(r.action_seq).or_default().push(r.clone());
+                vec![r]
+            }
+            (None, Body::Ruling(r)) => rounds_of.get(&r.action_seq).cloned().unwrap_or_default(),
+            (None, _) => Vec::new(),
+        };
         replay.steps.push(Step {
             seq,
             picture,
             lines,
-            roll,
+            rolls,
         });
     }
     replay
@@ -502,10 +514,15 @@ fn lines_html(s: &Step) -> String {
 /// A step's beacon round, escaped: the dice, each party's pad entry, the
 /// seed and how it is made.
 fn roll_html(s: &Step) -> String {
-    let Some(r) = &s.roll else {
-        return "<p class=\"none\">no roll completed at this step</p>".into();
-    };
-    let mut out = String::new();
+    if s.rolls.is_empty() {
+        return "<p class=\"none\">no roll at this step</p>".into();
+    }
+    s.rolls.iter().map(one_roll_html).collect()
+}
+
+/// One beacon round, escaped.
+fn one_roll_html(r: &RollShown) -> String {
+    let mut out = String::from("<div class=\"beacon\">");
     let what = if r.secret { "Secret dr" } else { "roll" };
     let _ = write!(
         out,
@@ -561,6 +578,7 @@ fn roll_html(s: &Step) -> String {
             None => "withheld".into(),
         }
     );
+    out.push_str("</div>");
     out
 }
 
@@ -575,6 +593,7 @@ h2 { font-size: 1em; margin: 0.8em 0 0.3em 0; }
 .verdict.clean { background: #e6f4e6; border-color: #5a5; }
 .verdict.incomplete { background: #fff6d8; border-color: #c90; }
 .verdict.fault, .verdict.unreadable { background: #fbe3e3; border-color: #c44; }
+.beacon + .beacon { border-top: 1px solid #ddd; margin-top: 0.5em; }
 .verdict strong { text-transform: uppercase; margin-right: 0.5em; }
 .verdict p { margin: 0.3em 0 0 0; }
 nav { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4em; padding: 0.5em 1em; background: #eee; border-bottom: 1px solid #ccc; position: sticky; top: 0; z-index: 1; }

@@ -317,7 +317,15 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
         .collect();
     let map_w = max_x - min_x;
     let map_h = max_y - min_y;
-    let below = 14.0 * (caption.len() + off.len() + 2) as f64;
+    // The Booby Trap levels the view may see (sealed per board, B28.9).
+    let booby: Vec<(&SealedFact, hexveil_asl::sealed::BoobyLevel)> = sealed
+        .iter()
+        .filter_map(|f| match from_kernel(&f.content) {
+            Ok(Content::BoobyTraps(level)) => Some((*f, level)),
+            _ => None,
+        })
+        .collect();
+    let below = 14.0 * (caption.len() + off.len() + booby.len() + 3) as f64;
     let width = (map_w + 2.0 * MARGIN).max(500.0);
     let height = map_h + 3.0 * MARGIN + below;
     let mut out = String::new();
@@ -440,6 +448,37 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
                 .collect();
             marker_labels(&mut out, *hex, cx, cy - 8.0, &labels);
         }
+    }
+    // B28.9: a Booby Trap that went off, where it did.
+    for bt in &b.booby_traps {
+        let Some((cx, cy)) = hex_centre(scenario, bt.hex) else {
+            continue;
+        };
+        let (x, y) = (cx - s * 0.55, cy + h2 * 0.05);
+        let _ = writeln!(
+            out,
+            "<g class=\"booby-trap attacked\" data-hex=\"{}\" data-owner=\"{}\"><title>{}</title>\
+             <polygon points=\"{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}\" fill=\"#d33\" stroke=\"#600\" \
+             stroke-width=\"0.8\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"4.5\" fill=\"#fff\" \
+             text-anchor=\"middle\">BT</text></g>",
+            bt.hex,
+            bt.owner,
+            escape(&format!(
+                "Booby Trap of side {} (level {:?}) went off in {}: {}'s Task Check, Original DR {} (B28.9)",
+                bt.owner,
+                bt.level,
+                bt.hex,
+                b.name(bt.unit),
+                bt.original_dr
+            )),
+            x,
+            y - 6.0,
+            x - 6.0,
+            y + 5.0,
+            x + 6.0,
+            y + 5.0,
+            y + 3.5
+        );
     }
     for d in &state.daisy_chains {
         let Some((cx, cy)) = hex_centre(scenario, d.hex) else {
@@ -587,10 +626,26 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
     }
     out.push_str("</g>\n");
 
-    // Below the map: the caption, then the units off the map.
+    // Below the map: the caption, the sealed Booby Trap levels the view
+    // may see, then the units off the map.
     let mut y = map_h + 2.0 * MARGIN + 4.0;
     caption_lines(&mut out, MARGIN, y, caption);
     y += 14.0 * caption.len() as f64 + 6.0;
+    for (f, level) in &booby {
+        let board = f.location.strip_prefix("board").unwrap_or(&f.location);
+        let _ = writeln!(
+            out,
+            "<text class=\"sealed booby-trap\" data-board=\"{}\" data-owner=\"{}\" x=\"{MARGIN:.1}\" \
+             y=\"{y:.1}\" font-size=\"11\" fill=\"#900\">{}</text>",
+            escape(board),
+            f.owner,
+            escape(&format!(
+                "side {}'s Booby Traps on board {board}: level {level:?} (sealed, B28.9)",
+                f.owner
+            ))
+        );
+        y += 14.0;
+    }
     if !off.is_empty() {
         let _ = writeln!(
             out,
@@ -691,6 +746,8 @@ fn minis_svg(
     let cell_rect = |out: &mut String, c: Cell, class: &str, extra: &str, title: &str| {
         let fill = if class.starts_with("sealed") {
             "none"
+        } else if class.ends_with("detonated") {
+            "#e07050"
         } else {
             "#f0b0a0"
         };
@@ -731,6 +788,42 @@ fn minis_svg(
                 if m.s { " (S-mines)" } else { "" },
                 m.at
             ),
+        );
+    }
+    // Seed 004 detonation roll: a mine that went off reveals its type in
+    // its cell (a public event); the detonation point is crossed.
+    for d in &b.detonations {
+        let kind = match d.mine {
+            hexveil_minis::MineKind::AntiPersonnel => "ap",
+            hexveil_minis::MineKind::AntiTank => "at",
+            hexveil_minis::MineKind::SMine => "s",
+        };
+        cell_rect(
+            &mut out,
+            d.cell,
+            "mine detonated",
+            &format!(" data-mine=\"{kind}\" data-at=\"{}\"", d.at),
+            &format!(
+                "{}: an {} went off under {} at {}",
+                d.cell,
+                d.mine.words(),
+                d.figure,
+                d.at
+            ),
+        );
+        let (x, y) = (f64::from(d.at.x) / 10.0 * k, f64::from(d.at.y) / 10.0 * k);
+        let _ = writeln!(
+            out,
+            "<path class=\"detonation-point\" d=\"M{:.1},{:.1} L{:.1},{:.1} M{:.1},{:.1} L{:.1},{:.1}\" \
+             stroke=\"#c00\" stroke-width=\"1.5\"/>",
+            x - 3.0,
+            y - 3.0,
+            x + 3.0,
+            y + 3.0,
+            x - 3.0,
+            y + 3.0,
+            x + 3.0,
+            y - 3.0
         );
     }
     for (i, fig) in sc.figures.iter().enumerate() {
@@ -877,6 +970,180 @@ mod tests {
                 assert!(tag.contains(&format!("translate({x:.1},{y:.1})")), "{tag}");
             }
         }
+    }
+
+    const VIEWS: [SvgView; 4] = [
+        SvgView::Public,
+        SvgView::Side(Side::A),
+        SvgView::Side(Side::B),
+        SvgView::All,
+    ];
+
+    /// The demo board after `events`, as `view` is told of them, drawn.
+    fn drawn(view: SvgView, events: &[hexveil_core::Event], sealed: &[SealedFact]) -> String {
+        let mut b = demo();
+        let seen: Vec<_> = events
+            .iter()
+            .filter(|e| crate::board::shown_to(view.reader(), e.to))
+            .cloned()
+            .collect();
+        b.events(&seen);
+        board_svg(&b, view, 30, sealed)
+    }
+
+    // B28.9, G3: a Booby Trap that goes off (a public event) is marked in
+    // its hex in every view; a Task Check that sets none off (told to the
+    // referee only) marks nothing anywhere, and side B's sealed level on
+    // board 3 is drawn only in B's own view and, after the end, in `all`.
+    #[test]
+    fn b28_9_g3_a_booby_trap_that_went_off_is_marked_in_every_view_told_of_it() {
+        use hexveil_asl::booby_trap::BoobyTrapEvent;
+        use hexveil_asl::sealed::{BoobyLevel, Content};
+        use hexveil_asl::unit::UnitId;
+        use hexveil_asl::{EventKind, Visibility};
+        let hex = |s: &str| s.parse::<Hex>().unwrap();
+        let events = [
+            ev(
+                Visibility::Referee,
+                EventKind::BoobyTrap(BoobyTrapEvent::NotTriggered {
+                    unit: UnitId(3),
+                    hex: hex("3C2"),
+                    original_dr: 11,
+                    level: Some(BoobyLevel::C),
+                }),
+            ),
+            ev(
+                Visibility::Public,
+                EventKind::BoobyTrap(BoobyTrapEvent::Triggered {
+                    owner: Side::B,
+                    unit: UnitId(0),
+                    hex: hex("3E2"),
+                    original_dr: 12,
+                    level: BoobyLevel::C,
+                }),
+            ),
+        ];
+        let sealed = [SealedFact {
+            owner: Side::B,
+            location: "board3".into(),
+            content: hexveil_asl::content::to_kernel(&Content::BoobyTraps(BoobyLevel::C)),
+        }];
+        for view in VIEWS {
+            let svg = drawn(view, &events, &sealed);
+            let marks: Vec<&str> = svg
+                .split('<')
+                .filter(|t| t.starts_with("g class=\"booby-trap attacked\""))
+                .collect();
+            assert_eq!(marks.len(), 1, "{view:?}: {marks:?}");
+            assert!(
+                marks[0].contains("data-hex=\"3E2\" data-owner=\"B\""),
+                "{view:?}: {}",
+                marks[0]
+            );
+            assert!(svg.contains("Original DR 12 (B28.9)"), "{view:?}");
+            assert!(!svg.contains("data-hex=\"3C2\" data-owner"), "{view:?}");
+            // The last action's hexes include the one it went off in.
+            assert!(
+                svg.contains("class=\"last-action\" data-hex=\"3E2\""),
+                "{view:?}"
+            );
+            let level = svg.contains("class=\"sealed booby-trap\" data-board=\"3\"");
+            assert_eq!(
+                level,
+                matches!(view, SvgView::Side(Side::B) | SvgView::All),
+                "{view:?}: B's sealed Booby Trap level"
+            );
+        }
+    }
+
+    // Seed 004 detonation roll, R46, G3: a mine that went off under a
+    // figure (a public event) is drawn in its cell, with its type and the
+    // point where the figure stopped, in the public view; the cell's
+    // sealed contents are not (only the type the event told).
+    #[test]
+    fn seed004_g3_a_mine_that_went_off_is_drawn_in_its_cell_in_every_view() {
+        use hexveil_minis::{encode_event, MineKind, MinisEvent, Point};
+        let scenario = hexveil_minis::MinisScenario::from_toml(include_str!(
+            "../../examples/minis/scenario.toml"
+        ))
+        .unwrap();
+        let cell = Cell::new(20, 15);
+        let at = Point { x: 205, y: 151 };
+        let event = hexveil_core::Event {
+            to: hexveil_core::Visibility::Public,
+            kind: hexveil_core::EventKind::Rules(encode_event(&MinisEvent::Detonation {
+                figure: "ger-pz-iv".into(),
+                mine: MineKind::AntiTank,
+                cell,
+                at,
+            })),
+            cite: vec!["R46".into()],
+        };
+        for view in VIEWS {
+            let mut b = Board::for_game(&scenario);
+            b.events(std::slice::from_ref(&event));
+            let svg = board_svg(&b, view, 12, &[]);
+            let want = format!(
+                "class=\"mine detonated\" data-cell=\"{cell}\" data-mine=\"at\" data-at=\"{at}\""
+            );
+            assert!(svg.contains(&want), "{view:?}: {want}");
+            assert!(svg.contains("class=\"detonation-point\""), "{view:?}");
+            assert!(!svg.contains("class=\"sealed"), "{view:?}");
+            let text = b.show(crate::board::View::Board);
+            assert!(
+                text.contains(&format!("an A-T mine in {cell} under ger-pz-iv")),
+                "{text}"
+            );
+        }
+    }
+
+    // The ground of a picture (hexes, terrain, coordinates) is the same
+    // whatever the state and the view: the replay page draws it once.
+    #[test]
+    fn the_ground_is_the_same_at_every_step_and_in_every_view() {
+        use hexveil_asl::morale::MoraleEvent;
+        use hexveil_asl::unit::UnitId;
+        let before = board_svg_parts(&demo(), SvgView::Public, 8, &[]);
+        let mut b = demo();
+        b.events(&[ev(
+            hexveil_asl::Visibility::Public,
+            hexveil_asl::EventKind::Morale(MoraleEvent::Broken { unit: UnitId(0) }),
+        )]);
+        let after = board_svg_parts(&b, SvgView::All, 9, &[]);
+        assert_eq!(before.ground, after.ground);
+        assert_ne!(before.tail, after.tail);
+        assert!(before.ground.contains("class=\"coord\""));
+        assert!(!before.ground.contains("class=\"counter\""));
+        assert_eq!(after.joined(), board_svg(&b, SvgView::All, 9, &[]));
+    }
+
+    // G3: the revealed contents reach a picture only from a complete,
+    // clean transcript, and then only those the view may see.
+    #[test]
+    fn g3_sealed_facts_come_only_from_a_clean_game_and_only_for_a_view_that_may_see_them() {
+        use hexveil_protocol::message::{LayerReveal, RevealBody};
+        let reveal = |content: [u8; hexveil_core::CONTENT_LEN]| RevealBody {
+            layers: vec![LayerReveal {
+                layer: "ap".into(),
+                seed: [7; 32],
+                contents: vec![("3E4".into(), content)],
+            }],
+            notes_seed: [0; 32],
+            pad_seed: hexveil_protocol::pad::PadSeed([1; 32]),
+        };
+        let mine = hexveil_asl::content::encode(&hexveil_asl::sealed::Content::ApMines(
+            hexveil_asl::sealed::ApStrength::from_factors(6).unwrap(),
+        ));
+        let reveals = [(Side::A, reveal([0; 8])), (Side::B, reveal(mine))];
+        for view in VIEWS {
+            assert!(sealed_facts(view, &reveals, false).is_empty(), "{view:?}");
+        }
+        assert!(sealed_facts(SvgView::Public, &reveals, true).is_empty());
+        let b = sealed_facts(SvgView::Side(Side::B), &reveals, true);
+        assert!(b.iter().all(|f| f.owner == Side::B) && b.len() == 1);
+        assert_eq!(sealed_facts(SvgView::All, &reveals, true).len(), 2);
+        let svg = board_svg(&demo(), SvgView::Side(Side::A), 9, &b);
+        assert!(!svg.contains("class=\"sealed"), "A never draws B's: {svg}");
     }
 
     // G3: a view sees the sealed contents of its own side only, and only
