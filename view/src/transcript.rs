@@ -285,7 +285,7 @@ pub fn entry_lines(narrator: &mut Narrator, accepted: &Accepted, reader: Reader)
             }
         }
         Body::Transitions(_) => out.push(format!(
-            "{head} commits new contents of its sealed facts (sealed until the end, G1, G3)"
+            "{head} commits new contents of its sealed facts (they stay sealed until the end, G1, G3)"
         )),
         Body::Roll(r) if r.dice.is_empty() => out.push(format!(
             "{head} its pad entry (epoch {}, index {}) = {} for the Secret dr {} of entry #{}: the roller's own entry completes it",
