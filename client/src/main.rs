@@ -218,6 +218,13 @@ enum Command {
         /// With --svg: write the SVG to this file instead of stdout.
         #[arg(long, value_name = "FILE", requires = "svg")]
         out: Option<PathBuf>,
+        /// With --svg: render the picture as PNG into this file (text in
+        /// the bundled DejaVu Sans font).
+        #[arg(long, value_name = "FILE", requires = "svg", conflicts_with = "out")]
+        png: Option<PathBuf>,
+        /// With --png: pixels per SVG pixel, 0.1 to 8.
+        #[arg(long, value_name = "N", default_value = "2", requires = "png")]
+        scale: f32,
         /// Write the replay page to this file: one self-contained HTML file
         /// that steps through the game (board, narrative, dice, verdict;
         /// everything revealed for a complete, clean game, else the public
@@ -433,12 +440,19 @@ fn main() -> ExitCode {
             svg,
             view,
             out,
+            png,
+            scale,
             html,
         } => {
             if let Some(page) = html {
                 cli::replay_page::replay_html(&file, &page)
             } else if let Some(n) = svg {
-                cli::svg::replay_svg(&file, n, &view, out.as_deref())
+                let to = match (&png, &out) {
+                    (Some(p), _) => cli::svg::Output::Png(p, scale),
+                    (None, Some(o)) => cli::svg::Output::Svg(o),
+                    (None, None) => cli::svg::Output::Stdout,
+                };
+                cli::svg::replay_svg(&file, n, &view, to)
             } else if board {
                 cli::board::replay_board(&file, step)
             } else {

@@ -365,3 +365,94 @@ fn g3_issue_12_svg_of_the_miniatures_demo_draws_figures_in_inches() {
     }
     assert!(tags(&all, "sealed").len() > tags(&a, "sealed").len());
 }
+
+// Issue 12: `--svg STEP --png FILE` renders the same picture as PNG: the
+// file decodes, is the SVG's size times --scale, is not blank (its pixels
+// vary, and the labels are drawn: the counters' white text on their side's
+// colour), and says what it wrote. `--out x.png` (SVG text in a .png
+// file) and a scale out of range are refused with exit 2 and nothing
+// written; --view all still needs a complete game (G3).
+#[test]
+fn issue_12_png_of_the_demo_board_decodes_and_is_not_blank() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = demo(dir.path(), "asl");
+    let svg = svg_at(Path::new(&file), 40, "public");
+    let root = svg.split('>').next().unwrap();
+    let (w, h): (u32, u32) = (
+        attr(root, "width").unwrap().parse().unwrap(),
+        attr(root, "height").unwrap().parse().unwrap(),
+    );
+    let png = dir.path().join("board.png");
+    let out = hexveil(&[
+        "replay",
+        &file,
+        "--svg",
+        "40",
+        "--png",
+        png.to_str().unwrap(),
+        "--scale",
+        "1.5",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("wrote the board after log entry #40 (public view) to")
+            && stdout(&out).ends_with("(PNG)\n"),
+        "{}",
+        stdout(&out)
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG signature");
+    let pixmap = resvg::tiny_skia::Pixmap::decode_png(&bytes).unwrap();
+    assert_eq!(
+        (pixmap.width(), pixmap.height()),
+        (
+            (w as f32 * 1.5).ceil() as u32,
+            (h as f32 * 1.5).ceil() as u32
+        )
+    );
+    let colours: std::collections::BTreeSet<[u8; 4]> = pixmap
+        .pixels()
+        .iter()
+        .map(|p| [p.red(), p.green(), p.blue(), p.alpha()])
+        .collect();
+    assert!(colours.len() > 50, "{} colours: blank", colours.len());
+    // The labels are drawn: the caption under the map (black text on the
+    // background, nothing else is drawn there) has dark pixels.
+    let caption = tags(&svg, "caption")[0];
+    let top: f32 = attr(caption, "y").unwrap().parse::<f32>().unwrap() - 12.0;
+    let first_row = (top * 1.5) as usize * pixmap.width() as usize;
+    let dark = pixmap.pixels()[first_row..]
+        .iter()
+        .filter(|p| p.red() < 80 && p.green() < 80 && p.blue() < 80)
+        .count();
+    assert!(dark > 200, "the caption's text: {dark} dark pixels");
+
+    let wrong = dir.path().join("wrong.png");
+    let refused = hexveil(&[
+        "replay",
+        &file,
+        "--svg",
+        "40",
+        "--out",
+        wrong.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("use --png"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!wrong.exists());
+    let scale = hexveil(&[
+        "replay",
+        &file,
+        "--svg",
+        "40",
+        "--png",
+        wrong.to_str().unwrap(),
+        "--scale",
+        "0",
+    ]);
+    assert_eq!(scale.status.code(), Some(2));
+    assert!(!wrong.exists());
+}

@@ -5,6 +5,8 @@
 //!   told (a player, a spectator) or from a finished transcript (G3).
 //! - [`narrate`]: log entries and events in words, with rule citations.
 //! - [`svg`]: the board drawn as SVG for one view.
+//! - `png` (feature `png`): a picture rendered as PNG, its text in a
+//!   bundled font.
 //! - [`replay`]: the replay page, one self-contained HTML file stepping
 //!   through a verified game.
 //! - [`transcript`]: a transcript's verdict and exit code (G5), the
@@ -14,6 +16,8 @@
 
 pub mod board;
 pub mod narrate;
+#[cfg(feature = "png")]
+pub mod png;
 pub mod replay;
 pub mod svg;
 pub mod transcript;
