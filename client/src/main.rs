@@ -87,6 +87,11 @@ enum Command {
         /// server's; days for correspondence play).
         #[arg(long)]
         answer_timeout_secs: Option<u64>,
+        /// Print the created game as one JSON object (game, invite, server,
+        /// fingerprint, scenario, ruleset, ruleset_version, side, side_a,
+        /// side_b, mode, answer_timeout_secs).
+        #[arg(long)]
+        json: bool,
     },
     /// List the server's games.
     List {
@@ -363,12 +368,13 @@ fn main() -> ExitCode {
             opponent,
             escrow,
             answer_timeout_secs,
+            json,
         } => network("create", async move {
             let terms = cli::play::Terms {
                 escrow,
                 answer_timeout_secs,
             };
-            cli::play::create(&connect, &scenario, side.into(), &opponent, terms).await
+            cli::play::create(&connect, &scenario, side.into(), &opponent, terms, json).await
         }),
         Command::List { connect, json } => {
             network("list", async move { cli::play::list(&connect, json).await })

@@ -507,3 +507,96 @@ async fn g6_join_survives_a_server_restart_and_keeps_what_was_typed_meanwhile() 
     );
     server.shutdown().await;
 }
+
+// Issue 12 (a CLI that feels native): `create --json` prints the created
+// game as one JSON object, and nothing else on stdout: its id, the invite
+// that holds server, fingerprint and game, the scenario and ruleset, each
+// side's key and the terms asked for; `list --json` then lists that game.
+// A malformed opponent key is refused before anything is created (exit 2,
+// nothing on stdout, G6).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue12_create_json_names_the_game_its_invite_and_its_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path()).await;
+    let (alice, bob, bob_key) = two_players(dir.path()).await;
+    let (_, alice_key, _) = run(&["whoami", "--key", p(&alice)]).await;
+    let mut create = vec!["create".to_string()];
+    create.extend(lab.conn(&alice));
+    create.extend(
+        [
+            "--scenario",
+            &examples("scenario.toml"),
+            "--side",
+            "b",
+            "--opponent",
+            &bob_key,
+            "--escrow",
+            "--answer-timeout-secs",
+            "3600",
+            "--json",
+        ]
+        .map(String::from),
+    );
+    let (ok, out, err) = run(&strs(&create)).await;
+    assert!(ok, "{out}{err}");
+    assert_eq!(out.lines().count(), 1, "one JSON value: {out}");
+    let made: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let game = made["game"].as_str().unwrap().to_string();
+    assert_eq!(game.len(), 32, "{out}");
+    assert_eq!(
+        made["invite"].as_str().unwrap(),
+        format!("hexveil://{}/{game}#{}", lab.addr, lab.fingerprint)
+    );
+    assert_eq!(made["server"], lab.addr.as_str());
+    assert_eq!(made["fingerprint"], lab.fingerprint.as_str());
+    assert_eq!(made["scenario"], "Mine Alley");
+    assert_eq!(made["ruleset"], "asl");
+    assert_eq!(made["ruleset_version"], 1);
+    assert_eq!(made["side"], "B");
+    assert_eq!(made["side_a"], bob_key.as_str());
+    assert_eq!(made["side_b"], alice_key.trim());
+    assert_eq!(made["mode"], "escrow");
+    assert_eq!(made["answer_timeout_secs"], 3600);
+
+    let mut list = vec!["list".to_string()];
+    list.extend(lab.conn(&bob));
+    list.push("--json".into());
+    let (ok, out, err) = run(&strs(&list)).await;
+    assert!(ok, "{out}{err}");
+    let games: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        games
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["game"] == game.as_str()),
+        "{out}"
+    );
+
+    let bad = create
+        .iter()
+        .map(|a| {
+            if *a == bob_key {
+                "xyz".to_string()
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>();
+    let out = Command::new(BIN)
+        .args(&bad)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let (_, listed, _) = run(&strs(&list)).await;
+    let games: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(
+        games.as_array().unwrap().len(),
+        1,
+        "nothing created: {listed}"
+    );
+    lab.server.shutdown().await;
+}

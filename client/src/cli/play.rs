@@ -516,13 +516,17 @@ pub struct Terms {
 
 /// `hexveil create`: a game of `scenario` between our key (on `side`) and
 /// the opponent's; prints the new game's id (the last line is the id
-/// alone, for scripts).
+/// alone, for scripts), or with `json` one JSON object: `game`, `invite`,
+/// `server`, `fingerprint`, `scenario`, `ruleset`, `ruleset_version`,
+/// `side` (ours), `side_a`, `side_b` (the players' keys), `mode` (`live`
+/// or `escrow`) and `answer_timeout_secs` (`null`: the server's).
 pub async fn create(
     c: &Connect,
     scenario: &Path,
     side: Side,
     opponent: &str,
     terms: Terms,
+    json: bool,
 ) -> Result<(), PlayError> {
     let loaded = load_scenario(scenario)?;
     let other: PublicKey = opponent
@@ -545,6 +549,32 @@ pub async fn create(
             answer_timeout_secs: terms.answer_timeout_secs,
         })
         .await?;
+    let invite = Invite {
+        server: resolved.server.clone(),
+        game,
+        fingerprint: resolved.fingerprint,
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "game": game_hex(&game),
+                "invite": invite.to_string(),
+                "server": resolved.server,
+                "fingerprint": resolved.fingerprint.to_string(),
+                "scenario": loaded.scenario.name(),
+                "ruleset": loaded.ruleset.id(),
+                "ruleset_version": loaded.ruleset.version(),
+                "side": side.to_string(),
+                "side_a": players[0].to_string(),
+                "side_b": players[1].to_string(),
+                "mode": if terms.escrow { "escrow" } else { "live" },
+                "answer_timeout_secs": terms.answer_timeout_secs,
+            })
+        );
+        client.close().await;
+        return Ok(());
+    }
     println!(
         "created game \"{}\" ({}): side A {}, side B {}",
         loaded.scenario.name(),
@@ -557,11 +587,6 @@ pub async fn create(
             "Escrow mode: each side gives the server its hidden setup when it sets up, and the server answers for it (both join with --escrow)"
         );
     }
-    let invite = Invite {
-        server: resolved.server.clone(),
-        game,
-        fingerprint: resolved.fingerprint,
-    };
     println!("invite: {invite}");
     println!("  (give it to your opponent and spectators: `hexveil join --invite ...` and `hexveil watch --invite ...` need no --server, --fingerprint or --game)");
     println!("{}", game_hex(&game));
