@@ -665,14 +665,24 @@ const SCRIPT: &str = r#"
     byId('last').disabled = byId('next').disabled = byId('next-change').disabled = i === last;
     if (!fromHash) { setHash(seqOf(i)); }
   }
-  // Keeps the last action (or, before any, the first counter) in sight.
+  // Keeps the last action's hexes (else the units) in sight.
   function reveal() {
-    var el = board.querySelector('.last-action') || board.querySelector('.counter, .figure');
-    if (!el) { return; }
-    var r = el.getBoundingClientRect();
+    var els = board.querySelectorAll('.last-action');
+    if (els.length === 0) { els = board.querySelectorAll('.counter, .figure'); }
+    if (els.length === 0) { return; }
+    var top = Infinity, left = Infinity, bottom = -Infinity, right = -Infinity;
+    els.forEach(function (el) {
+      var r = el.getBoundingClientRect();
+      top = Math.min(top, r.top); left = Math.min(left, r.left);
+      bottom = Math.max(bottom, r.bottom); right = Math.max(right, r.right);
+    });
     var b = board.getBoundingClientRect();
-    if (r.top < b.top || r.bottom > b.bottom) { board.scrollTop += r.top - b.top - b.height / 2; }
-    if (r.left < b.left || r.right > b.right) { board.scrollLeft += r.left - b.left - b.width / 2; }
+    if (top < b.top || bottom > b.bottom) {
+      board.scrollTop += (top + bottom) / 2 - (b.top + b.bottom) / 2;
+    }
+    if (left < b.left || right > b.right) {
+      board.scrollLeft += (left + right) / 2 - (b.left + b.right) / 2;
+    }
   }
   function change(dir) {
     var i = at;
@@ -714,6 +724,7 @@ const SCRIPT: &str = r#"
   });
   var start = fromHash();
   show(start === null ? 0 : start, start !== null);
+  reveal();
 })();
 "#;
 

@@ -243,7 +243,10 @@ pub fn entry_lines(narrator: &mut Narrator, accepted: &Accepted, reader: Reader)
         }
         Body::Act(a) => out.push(format!("{head} {}", narrator.action_bytes(a))),
         Body::Open(list) if sees => {
-            out.push(format!("{head} opens {} facts to the referee", list.len()));
+            out.push(format!(
+                "{head} opens {} to the referee",
+                count(list.len(), "fact", "facts")
+            ));
             for f in list {
                 out.push(format!("    {}", opened(narrator, f)));
             }
@@ -273,7 +276,10 @@ pub fn entry_lines(narrator: &mut Narrator, accepted: &Accepted, reader: Reader)
             out.push(line);
         }
         Body::Transitions(list) if sees => {
-            out.push(format!("{head} commits {} transitions", list.len()));
+            out.push(format!(
+                "{head} commits {}",
+                count(list.len(), "transition", "transitions")
+            ));
             for t in list {
                 out.push(format!(
                     "    {} v{}: {} -> {}",
@@ -370,6 +376,11 @@ pub fn entry_lines(narrator: &mut Narrator, accepted: &Accepted, reader: Reader)
         ));
     }
     out
+}
+
+/// `1 fact`, `2 facts`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn opened(n: &Narrator, f: &OpenedFact) -> String {
