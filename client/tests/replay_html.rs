@@ -318,6 +318,30 @@ fn g3_issue_12_a_page_of_an_unfinished_or_faulty_transcript_holds_no_sealed_fact
         for (seq, pic, _) in steps(&html) {
             assert!(picture(&html, pic).is_some(), "{what}: step {seq}");
         }
+        // B28.47: side B's Secret dr for extra Dummies (the demo's first
+        // roll) is its own: the page gives neither its entry, nor the
+        // seed, nor the dice; the clean page gives all three.
+        let secret = |html: &str| {
+            steps(html)
+                .into_iter()
+                .find(|(_, _, body)| body.contains("Secret dr 0 for entry #"))
+                .map(|(seq, _, body)| (seq, body.to_string()))
+                .expect("the demo's Secret dr")
+        };
+        let (seq, body) = secret(&html);
+        assert!(
+            body.contains("withheld: only its roller knows it"),
+            "{what}: {body}"
+        );
+        assert!(body.contains("withheld (B28.47)"), "{what}: {body}");
+        assert!(
+            body.contains(")) = <code>withheld</code>"),
+            "{what}: {body}"
+        );
+        let (full_seq, full_body) = secret(&full);
+        assert_eq!(seq, full_seq);
+        assert!(!full_body.contains("withheld"), "{full_body}");
+        assert!(full_body.contains("(a Secret dr)"), "{full_body}");
     }
 }
 
