@@ -3,6 +3,7 @@
 //!
 //! - [`board`]: the public board, folded from the updates a reader was
 //!   told (a player, a spectator) or from a finished transcript (G3).
+//! - [`league`]: one row of league data per verified, finished game.
 //! - [`narrate`]: log entries and events in words, with rule citations.
 //! - [`svg`]: the board drawn as SVG for one view.
 //! - `png` (feature `png`): a picture rendered as PNG, its text in a
@@ -15,6 +16,7 @@
 //! Pure: no IO, no network; the callers read and write the files.
 
 pub mod board;
+pub mod league;
 pub mod narrate;
 #[cfg(feature = "png")]
 pub mod png;

@@ -5,11 +5,9 @@
 //! with why, and nothing at all is written to stdout, so a league never
 //! imports half a batch (README.md, "League data: `hexveil results`").
 
-use super::transcript::{self, CLEAN, FAULT, INCOMPLETE, UNREADABLE};
+use super::transcript::{CLEAN, UNREADABLE};
 use hexveil_protocol::identity::PublicKey;
-use hexveil_protocol::message::{Body, Mode};
-use hexveil_protocol::transcript::Transcript;
-use hexveil_protocol::verifier::{Status, Verdict};
+use hexveil_view::league::{self, Row};
 use serde::Serialize;
 use std::path::Path;
 use std::process::ExitCode;
@@ -23,51 +21,16 @@ pub enum Format {
     Json,
 }
 
-/// One verified game: one CSV row or JSON object. The transcript records
-/// no time and no player names (only keys), so neither is a field.
+/// One verified game as `hexveil results` prints it: the file it was read
+/// from, then the fields of [`hexveil_view::league::Row`] (the same the
+/// server lists for its finished games).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Row {
+pub struct FileRow {
     /// The transcript file, as given.
     pub file: String,
-    /// The game id (32 hex digits).
-    pub game: String,
-    /// The scenario's name.
-    pub scenario: String,
-    /// The ruleset's id (`asl`, `minis`).
-    pub ruleset: String,
-    /// The ruleset's version.
-    pub ruleset_version: u32,
-    /// `live` or `escrow`.
-    pub mode: String,
-    /// Side A as the scenario names it (`[sides.A] nationality`), empty if
-    /// it does not.
-    pub side_a: String,
-    /// Side B likewise.
-    pub side_b: String,
-    /// Side A's player key (64 hex digits).
-    pub key_a: String,
-    /// Side B's player key.
-    pub key_b: String,
-    /// `A`, `B`, or empty when the end names no winner.
-    pub winner: String,
-    /// `A wins`, `B wins` or `no winner`.
-    pub result: String,
-    /// Why the game ended, in the referee's words.
-    pub reason: String,
-    /// Log entries, genesis included.
-    pub entries: u64,
-    /// Players' actions (action entries).
-    pub actions: u64,
-    /// Rulings re-derived by the verifier.
-    pub rulings: u64,
-    /// Beacon rolls re-derived by the verifier.
-    pub rolls: u64,
-    /// Always `clean`: only complete, clean transcripts are exported.
-    pub verdict: String,
-    /// The server's transcript key every receipt was checked against.
-    pub server_key: String,
-    /// The log head after the last entry (identifies the transcript).
-    pub head: String,
+    /// The game's row.
+    #[serde(flatten)]
+    pub row: Row,
 }
 
 /// A file refused, with the exit code that goes with why.
@@ -77,108 +40,39 @@ pub struct Refused {
     pub file: String,
     /// Why, in words.
     pub why: String,
-    /// [`transcript::exit_code`]'s code for it (1, 2 or 3).
+    /// [`hexveil_view::transcript::exit_code`]'s code for it (1, 2 or 3).
     pub code: u8,
 }
 
 /// The row of one transcript file, or why it is refused.
-pub fn row_of(path: &Path, trusted: Option<&PublicKey>) -> Result<Row, Refused> {
+pub fn row_of(path: &Path, trusted: Option<&PublicKey>) -> Result<FileRow, Refused> {
     let file = path.display().to_string();
-    let refuse = |why: String, code: u8| Refused {
+    let bytes = std::fs::read(path).map_err(|e| Refused {
         file: file.clone(),
-        why,
-        code,
-    };
-    let bytes =
-        std::fs::read(path).map_err(|e| refuse(format!("cannot read it: {e}"), UNREADABLE))?;
-    let (verdict, code) = transcript::judge_trusting(&bytes, trusted);
-    let summary = match (&verdict, verdict.status()) {
-        (Verdict::Clean(s), Status::Clean) => s,
-        (_, Status::Incomplete) => {
-            return Err(refuse(
-                format!("not complete, so not a result: {verdict}"),
-                INCOMPLETE,
-            ))
-        }
-        _ if code == UNREADABLE => return Err(refuse(format!("unreadable: {verdict}"), code)),
-        _ => return Err(refuse(format!("does not verify: {verdict}"), FAULT)),
-    };
-    let t =
-        Transcript::parse(&bytes).map_err(|e| refuse(format!("unreadable: {e}"), UNREADABLE))?;
-    let referee = match transcript::referee_of(&t) {
-        Some(Ok((referee, _))) => referee,
-        Some(Err(e)) => return Err(refuse(e, FAULT)),
-        None => return Err(refuse("no entries".into(), UNREADABLE)),
-    };
-    let g = referee.genesis();
-    let actions = t
-        .entries
-        .iter()
-        .filter(|e| matches!(Body::decode(&e.envelope.envelope().body), Ok(Body::Act(_))))
-        .count() as u64;
-    let (winner, result, reason) = match &summary.end {
-        Some(end) => match end.winner {
-            Some(w) => (w.to_string(), format!("{w} wins"), end.reason.clone()),
-            None => (String::new(), "no winner".into(), end.reason.clone()),
-        },
-        // A complete log has ended; kept total rather than trusted.
-        None => (String::new(), "not over".into(), String::new()),
-    };
-    let [side_a, side_b] = side_names(&g.scenario_toml);
-    Ok(Row {
-        file: file.clone(),
-        game: summary.game_id.to_string(),
-        scenario: referee.scenario().name().to_string(),
-        ruleset: g.ruleset.clone(),
-        ruleset_version: g.ruleset_version,
-        mode: match g.mode {
-            Mode::Live => "live",
-            Mode::Escrow => "escrow",
-        }
-        .into(),
-        side_a,
-        side_b,
-        key_a: g.players[0].to_string(),
-        key_b: g.players[1].to_string(),
-        winner,
-        result,
-        reason,
-        entries: summary.entries,
-        actions,
-        rulings: summary.rulings,
-        rolls: summary.rolls,
-        verdict: "clean".into(),
-        server_key: summary.server.to_string(),
-        head: summary.head.to_string(),
-    })
-}
-
-/// The sides as the scenario text names them (`[sides.A] nationality`),
-/// empty where it does not.
-fn side_names(scenario_toml: &str) -> [String; 2] {
-    let v: toml::Value = match toml::from_str(scenario_toml) {
-        Ok(v) => v,
-        Err(_) => return [String::new(), String::new()],
-    };
-    ["A", "B"].map(|s| {
-        v.get("sides")
-            .and_then(|x| x.get(s))
-            .and_then(|x| x.get("nationality"))
-            .and_then(|x| x.as_str())
-            .unwrap_or("")
-            .to_string()
-    })
-}
-
-/// The rows as CSV text, header first.
-pub fn to_csv(rows: &[Row]) -> Result<String, String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in rows {
-        w.serialize(r).map_err(|e| e.to_string())?;
+        why: format!("cannot read it: {e}"),
+        code: UNREADABLE,
+    })?;
+    match league::row_of(&bytes, trusted) {
+        Ok(row) => Ok(FileRow { file, row }),
+        Err(r) => Err(Refused {
+            file,
+            why: r.why,
+            code: r.code,
+        }),
     }
+}
+
+/// The rows as CSV text, header first (nothing at all for no rows).
+pub fn to_csv(rows: &[FileRow]) -> Result<String, String> {
     if rows.is_empty() {
-        // serialize writes the header with the first row; none: none.
         return Ok(String::new());
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let header = std::iter::once("file").chain(league::COLUMNS);
+    w.write_record(header).map_err(|e| e.to_string())?;
+    for r in rows {
+        let record = std::iter::once(r.file.clone()).chain(r.row.values());
+        w.write_record(record).map_err(|e| e.to_string())?;
     }
     let bytes = w.into_inner().map_err(|e| e.to_string())?;
     String::from_utf8(bytes).map_err(|e| e.to_string())
