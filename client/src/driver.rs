@@ -40,8 +40,8 @@ use hexveil_server::frame::{read_frame, write_frame, FrameError};
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::ServerTrust;
 use hexveil_server::wire::{
-    split_game_message, ClientMessage, ErrorCode, GameAssembler, GameId, GameSummary, Role,
-    ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
+    split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameSummary,
+    Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
 };
 use thiserror::Error;
 use tokio::sync::mpsc;
@@ -599,6 +599,27 @@ impl Client {
         self.send(&ClientMessage::ListGames)?;
         match self.recv().await? {
             ServerMessage::Games { games } => Ok(games),
+            other => Err(refused(other)),
+        }
+    }
+
+    /// The server's finished games with their league rows (at most
+    /// `limit`, the server caps it at 100), the most recently created
+    /// first. A server too old to list them says `Malformed`: that is
+    /// reported as [`DriverError::Server`] with words saying so.
+    pub async fn list_finished(&mut self, limit: u32) -> Result<Vec<FinishedGame>, DriverError> {
+        self.send(&ClientMessage::ListFinished { limit })?;
+        match self.recv().await? {
+            ServerMessage::FinishedGames { games } => Ok(games),
+            ServerMessage::Error {
+                code: ErrorCode::Malformed,
+                message,
+            } => Err(DriverError::Server {
+                code: ErrorCode::Malformed,
+                message: format!(
+                    "this server does not list finished games (it predates ListFinished): {message}"
+                ),
+            }),
             other => Err(refused(other)),
         }
     }

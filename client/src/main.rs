@@ -98,9 +98,15 @@ enum Command {
         #[command(flatten)]
         connect: Connect,
         /// Print one JSON array of objects (game, side_a_seated,
-        /// side_b_seated, spectators, finished).
+        /// side_b_seated, spectators, finished); with --finished, the
+        /// rows of `hexveil results` (without `file`).
         #[arg(long)]
         json: bool,
+        /// List the finished games instead (at most 100, the most
+        /// recently created first), with the fields of `hexveil results`,
+        /// each verified by the server from its transcript.
+        #[arg(long)]
+        finished: bool,
     },
     /// Take your seat in a game and play it (commands: docs/PLAYING.md).
     Join {
@@ -376,9 +382,17 @@ fn main() -> ExitCode {
             };
             cli::play::create(&connect, &scenario, side.into(), &opponent, terms, json).await
         }),
-        Command::List { connect, json } => {
-            network("list", async move { cli::play::list(&connect, json).await })
-        }
+        Command::List {
+            connect,
+            json,
+            finished,
+        } => network("list", async move {
+            if finished {
+                cli::play::list_finished(&connect, json).await
+            } else {
+                cli::play::list(&connect, json).await
+            }
+        }),
         Command::Join {
             connect,
             game,

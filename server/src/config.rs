@@ -12,7 +12,8 @@
 //! `finished_linger_secs = 600`, `rebuilds_per_second = 1`,
 //! `rebuild_burst = 6`, `partial_message_timeout_secs = 30`,
 //! `max_partial_bytes_per_connection = 8388608`,
-//! `max_partial_bytes = 67108864`.
+//! `max_partial_bytes = 67108864`, `http = "127.0.0.1:8080"` (the web
+//! view, off without it), `http_max_streams = 256`, `log_format = "json"`.
 //!
 //! Every value that is out of range is refused with an error naming the
 //! setting and the value.
@@ -134,6 +135,29 @@ pub struct Cli {
     /// Bytes of incomplete game messages all connections may hold together.
     #[arg(long)]
     pub max_partial_bytes: Option<usize>,
+    /// TCP address of the web view (game list, live pages, transcripts,
+    /// replays, `/metrics`); off unless given (port 0 picks a free one).
+    #[arg(long)]
+    pub http: Option<SocketAddr>,
+    /// Most simultaneous live-page event streams of the web view; more are
+    /// refused with 503.
+    #[arg(long)]
+    pub http_max_streams: Option<usize>,
+    /// Log lines as `text` (default) or `json` (one object a line).
+    #[arg(long, value_enum)]
+    pub log_format: Option<LogFormat>,
+}
+
+/// How log lines are written to stderr.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object a line (tracing-subscriber's JSON format), for log
+    /// collectors.
+    Json,
 }
 
 /// The TOML configuration file.
@@ -187,6 +211,12 @@ pub struct FileConfig {
     pub max_partial_bytes_per_connection: Option<usize>,
     /// See [`Cli::max_partial_bytes`].
     pub max_partial_bytes: Option<usize>,
+    /// See [`Cli::http`].
+    pub http: Option<SocketAddr>,
+    /// See [`Cli::http_max_streams`].
+    pub http_max_streams: Option<usize>,
+    /// See [`Cli::log_format`].
+    pub log_format: Option<LogFormat>,
 }
 
 /// Why the configuration is unusable.
@@ -254,7 +284,16 @@ pub struct ServerSettings {
     pub max_partial_bytes_per_connection: usize,
     /// Bytes of incomplete game messages all connections may hold.
     pub max_partial_bytes: usize,
+    /// The web view's TCP address, if it is on.
+    pub http: Option<SocketAddr>,
+    /// Most simultaneous event streams of the web view.
+    pub http_max_streams: usize,
+    /// How log lines are written.
+    pub log_format: LogFormat,
 }
+
+/// Default limit on the web view's simultaneous event streams.
+pub const DEFAULT_HTTP_MAX_STREAMS: usize = 256;
 
 impl ServerSettings {
     /// Defaults with the given data directory and listen address.
@@ -279,6 +318,9 @@ impl ServerSettings {
             partial_message_timeout: DEFAULT_PARTIAL_MESSAGE_TIMEOUT,
             max_partial_bytes_per_connection: MAX_GAME_MESSAGE_LEN,
             max_partial_bytes: DEFAULT_MAX_PARTIAL_BYTES,
+            http: None,
+            http_max_streams: DEFAULT_HTTP_MAX_STREAMS,
+            log_format: LogFormat::Text,
         }
     }
 
@@ -478,18 +520,26 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
     if let Some(v) = cli.max_partial_bytes.or(file.max_partial_bytes) {
         s.max_partial_bytes = at_least_one("max_partial_bytes", v as u64)? as usize;
     }
+    s.http = cli.http.or(file.http);
+    if let Some(v) = cli.http_max_streams.or(file.http_max_streams) {
+        s.http_max_streams = at_least_one("http_max_streams", v as u64)? as usize;
+    }
+    s.log_format = cli.log_format.or(file.log_format).unwrap_or_default();
     Ok(s)
 }
 
-/// Set up logging to stderr; the filter comes from `RUST_LOG` (default
-/// `info`). Calling it twice is harmless.
-pub fn init_logging() {
+/// Set up logging to stderr in `format`; the filter comes from `RUST_LOG`
+/// (default `info`). Calling it twice is harmless.
+pub fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
 }
 
 #[cfg(test)]
@@ -556,6 +606,9 @@ mod tests {
             partial_message_timeout_secs = 5
             max_partial_bytes_per_connection = 100000
             max_partial_bytes = 1000000
+            http = "127.0.0.1:8080"
+            http_max_streams = 12
+            log_format = "json"
             "#,
         )
         .unwrap();
@@ -573,6 +626,13 @@ mod tests {
         assert_eq!(s.partial_message_timeout, Duration::from_secs(5));
         assert_eq!(s.max_partial_bytes_per_connection, 100_000);
         assert_eq!(s.max_partial_bytes, 1_000_000);
+        assert_eq!(s.http, Some("127.0.0.1:8080".parse().unwrap()));
+        assert_eq!(s.http_max_streams, 12);
+        assert_eq!(s.log_format, LogFormat::Json);
+        assert_eq!(
+            merge(&Cli::default(), FileConfig::default()).unwrap().http,
+            None
+        );
         for (flag, value, setting) in [
             ("--max-pad-len", "70000", "max_pad_len = 70000"),
             (
@@ -586,6 +646,7 @@ mod tests {
                 "max_partial_bytes_per_connection = 9000000",
             ),
             ("--max-unfinished-games", "0", "max_unfinished_games = 0"),
+            ("--http-max-streams", "0", "http_max_streams = 0"),
         ] {
             let cli = Cli::try_parse_from(["hexveil-server", flag, value]).unwrap();
             let err = merge(&cli, FileConfig::default()).unwrap_err().to_string();

@@ -30,6 +30,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::ServerSettings;
 use crate::frame::{read_frame, write_frame, FrameError, FrameLimits};
+use crate::league::League;
 use crate::lobby::{ConnectionLink, GameCommand, Lobby, GAME_SEND_TIMEOUT};
 use crate::login::{exporter, verify_login, Challenge};
 use crate::rate::TokenBucket;
@@ -67,6 +68,8 @@ pub mod close {
 pub struct ConnectionContext {
     /// The games.
     pub lobby: Arc<Lobby>,
+    /// The finished games' league rows.
+    pub league: Arc<League>,
     /// The server's settings.
     pub settings: ServerSettings,
     rng: SystemRandom,
@@ -81,6 +84,7 @@ impl ConnectionContext {
     /// A context for a lobby and settings.
     pub fn new(lobby: Arc<Lobby>, settings: ServerSettings) -> Self {
         ConnectionContext {
+            league: Arc::new(League::new(lobby.store().clone())),
             lobby,
             settings,
             rng: SystemRandom::new(),
@@ -90,7 +94,9 @@ impl ConnectionContext {
         }
     }
 
-    fn next_id(&self) -> ConnectionId {
+    /// A connection id no other connection (nor internal participant,
+    /// such as the web view's spectator) of this server has.
+    pub fn next_id(&self) -> ConnectionId {
         ConnectionId(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
@@ -264,9 +270,11 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
         }
     };
     debug!(connection = id.0, remote = %conn.remote_address(), "connected");
+    let metrics = ctx.lobby.metrics().clone();
+    let _counted = metrics.connection();
     let limits = ctx.settings.frame;
     let (outbox, outbox_rx) = mpsc::channel(OUTBOX_CAPACITY);
-    let writer = tokio::spawn(write_loop(send, outbox_rx, limits, conn.clone()));
+    let writer = tokio::spawn(write_loop(send, outbox_rx, limits, conn.clone(), metrics));
     let mut session = Session {
         id,
         ctx: ctx.clone(),
@@ -284,16 +292,21 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
     session.finish(ending, writer).await;
 }
 
-/// Drain the outbox onto the stream; on a write failure close the
-/// connection. When every sender is gone, finish the stream and wait (bounded)
-/// until the peer has everything.
+/// Drain the outbox onto the stream (counting each error sent, by code, in
+/// the metrics); on a write failure close the connection. When every
+/// sender is gone, finish the stream and wait (bounded) until the peer has
+/// everything.
 async fn write_loop(
     mut send: quinn::SendStream,
     mut outbox: mpsc::Receiver<ServerMessage>,
     limits: FrameLimits,
     conn: quinn::Connection,
+    metrics: std::sync::Arc<crate::metrics::Metrics>,
 ) {
     while let Some(msg) = outbox.recv().await {
+        if let ServerMessage::Error { code, .. } = &msg {
+            metrics.error_sent(*code);
+        }
         let bytes = match msg.encode() {
             Ok(b) => b,
             Err(e) => {
@@ -572,6 +585,27 @@ impl Session {
                 let games = self.ctx.lobby.list();
                 self.reply(ServerMessage::Games { games }).await?;
             }
+            ClientMessage::ListFinished { limit } => {
+                let msg = match self.ctx.league.finished(limit as usize).await {
+                    Ok(mut games) => {
+                        // Rows with long reasons may not all fit one frame:
+                        // the newest that do are sent.
+                        loop {
+                            let msg = ServerMessage::FinishedGames { games };
+                            if msg.encode().is_ok() {
+                                break msg;
+                            }
+                            let ServerMessage::FinishedGames { games: mut g } = msg else {
+                                unreachable!("built above");
+                            };
+                            g.truncate(g.len() / 2);
+                            games = g;
+                        }
+                    }
+                    Err(e) => ServerMessage::error(ErrorCode::Internal, e.to_string()),
+                };
+                self.reply(msg).await?;
+            }
             ClientMessage::Join {
                 game_id,
                 role,
@@ -820,5 +854,6 @@ fn variant_name(m: &ClientMessage) -> &'static str {
         ClientMessage::Leave { .. } => "Leave",
         ClientMessage::Game { .. } => "Game",
         ClientMessage::FetchTranscript { .. } => "FetchTranscript",
+        ClientMessage::ListFinished { .. } => "ListFinished",
     }
 }

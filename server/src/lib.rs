@@ -17,6 +17,10 @@
 //! - [`secrets`]: the transcript key and pad master secret in the data
 //!   directory; [`durable_file`]: crash-safe writes of such files.
 //! - [`config`]: flags, TOML file, logging.
+//! - [`metrics`]: the operator's Prometheus metrics.
+//! - [`league`]: finished games as league rows (verified transcripts).
+//! - [`http`]: the web view (axum): game lists, live public pages over
+//!   server-sent events, transcripts, replays, `/metrics`.
 
 pub mod at_rest;
 pub mod config;
@@ -24,9 +28,12 @@ pub mod connection;
 pub mod durable_file;
 pub mod endpoint;
 pub mod frame;
+pub mod http;
+pub mod league;
 pub mod live_game;
 pub mod lobby;
 pub mod login;
+pub mod metrics;
 pub mod rate;
 pub mod relay;
 pub mod secrets;

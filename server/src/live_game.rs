@@ -13,7 +13,7 @@ use hexveil_core::Registry;
 use std::sync::Arc;
 
 use hexveil_protocol::message::{
-    decode_to_server, encode, encode_padded, Mode, ToClient, ToServer,
+    decode_to_server, encode, encode_padded, Body, Mode, ToClient, ToServer,
 };
 use hexveil_protocol::session::{GameParams, Output, Session};
 use hexveil_protocol::transcript::{decode_entry, encode_entry, TranscriptWriter};
@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use crate::at_rest::StorageKey;
 use crate::secrets::ServerSecrets;
 use crate::session::{
-    Effect, GameSession, Participant, Recipient, Rejection, SessionContext, SessionFactory,
+    Effect, GameSession, Observation, Participant, Recipient, Rejection, SessionContext,
+    SessionFactory,
 };
 use crate::wire::{PublicKey, Role, Side};
 
@@ -131,8 +132,65 @@ fn side_index(side: Side) -> usize {
     }
 }
 
+/// The metrics' word for an entry's kind ([`Observation`]).
+pub fn kind_label(body: &Body) -> &'static str {
+    match body {
+        Body::Genesis(_) => "genesis",
+        Body::Pad(_) => "pad",
+        Body::Setup(_) => "setup",
+        Body::Act(_) => "act",
+        Body::Open(_) => "open",
+        Body::Entry(_) => "entry",
+        Body::Transitions(_) => "transitions",
+        Body::Roll(_) => "roll",
+        Body::Ruling(_) => "ruling",
+        Body::Timeout { .. } => "timeout",
+        Body::Concede => "concede",
+        Body::End(_) => "end",
+        Body::Reveal(_) => "reveal",
+        Body::BadAnswer(_) => "bad_answer",
+    }
+}
+
 impl LiveGame {
+    /// What the operator counts of the session's outputs: each player's
+    /// entry logged, each timeout, and (for a submitted entry of `submitted`
+    /// kind) each refusal.
+    fn observations(&self, outputs: &[Output], submitted: Option<&'static str>) -> Vec<Effect> {
+        let players = self.session.referee().genesis().players;
+        outputs
+            .iter()
+            .filter_map(|o| match o {
+                Output::Persist(entry) => {
+                    let env = entry.envelope.envelope();
+                    let body = Body::decode(&env.body).ok()?;
+                    if matches!(body, Body::Timeout { .. }) {
+                        Some(Observation::AnswerTimeout)
+                    } else if players.contains(&env.author) {
+                        Some(Observation::Accepted {
+                            kind: kind_label(&body),
+                        })
+                    } else {
+                        None
+                    }
+                }
+                Output::ToPlayer(_, ToClient::Rejected(_)) => Some(Observation::Refused {
+                    kind: submitted.unwrap_or("unknown"),
+                }),
+                _ => None,
+            })
+            .map(Effect::Observe)
+            .collect()
+    }
+
     fn effects(&mut self, outputs: Vec<Output>) -> Vec<Effect> {
+        self.effects_of(outputs, None)
+    }
+
+    /// The effects of `outputs`, the observations last (after the
+    /// `Append` + `Finish` pair the shell stores as one transaction).
+    fn effects_of(&mut self, outputs: Vec<Output>, submitted: Option<&'static str>) -> Vec<Effect> {
+        let observed = self.observations(&outputs, submitted);
         let mut out: Vec<Effect> = outputs
             .into_iter()
             .map(|o| match o {
@@ -172,6 +230,7 @@ impl LiveGame {
                 Err(e) => tracing::error!(error = %e, "could not write the transcript"),
             }
         }
+        out.extend(observed);
         out
     }
 
@@ -257,8 +316,11 @@ impl GameSession for LiveGame {
         };
         match decode_to_server(payload).map_err(|e| Rejection(e.to_string()))? {
             ToServer::Submit(env) => {
+                let kind = Body::decode(&env.envelope().body)
+                    .map(|b| kind_label(&b))
+                    .unwrap_or("unreadable");
                 let outputs = self.session.submit(side, env, now_ms);
-                Ok(self.effects(outputs))
+                Ok(self.effects_of(outputs, Some(kind)))
             }
             ToServer::Sync { from_seq } => {
                 Ok(self.resync(side, from_seq, Recipient::Connection(from.connection)))

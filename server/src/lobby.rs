@@ -40,6 +40,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{sleep_until, Instant};
 use tracing::{error, info, warn};
 
+use crate::metrics::Metrics;
 use crate::rate::{RateLimit, TokenBucket};
 use crate::session::{
     unix_millis, ConnectionId, Effect, GameSession, Participant, Recipient, SessionContext,
@@ -227,6 +228,8 @@ pub struct Lobby {
     rebuilds: AtomicU64,
     /// Per-key budget of rebuilds of finished games.
     rebuild_buckets: Mutex<HashMap<PublicKey, TokenBucket>>,
+    /// The operator's metrics, shared with every game task.
+    metrics: Arc<Metrics>,
 }
 
 impl std::fmt::Debug for Lobby {
@@ -238,13 +241,15 @@ impl std::fmt::Debug for Lobby {
 }
 
 impl Lobby {
-    /// An empty lobby.
+    /// An empty lobby; its games report to the store's metrics
+    /// ([`StoreHandle::metrics`]).
     pub fn new(
         factory: Arc<dyn SessionFactory>,
         store: StoreHandle,
         settings: GameSettings,
     ) -> Self {
         Lobby {
+            metrics: store.metrics().clone(),
             games: Arc::new(Mutex::new(HashMap::new())),
             dormant: Mutex::new(BTreeSet::new()),
             factory,
@@ -276,6 +281,11 @@ impl Lobby {
     /// The store games write to.
     pub fn store(&self) -> &StoreHandle {
         &self.store
+    }
+
+    /// The operator's metrics.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
     }
 
     /// Note every unfinished game of the store; each is rebuilt from its
@@ -323,6 +333,7 @@ impl Lobby {
         };
         self.store.create_game(game_id, scenario, record).await?;
         self.spawn_game(game_id, session, 0, Origin::Created, false);
+        self.metrics.game_created();
         info!(%game_id, "game created");
         Ok(game_id)
     }
@@ -538,6 +549,7 @@ impl Lobby {
             started,
             linger_until: None,
             ready: Some(ready_tx),
+            metrics: self.metrics.clone(),
         };
         games.insert(
             game_id,
@@ -610,6 +622,8 @@ struct GameTask {
     linger_until: Option<Instant>,
     /// Told once what the session owed at its start is stored.
     ready: Option<oneshot::Sender<()>>,
+    /// The operator's metrics.
+    metrics: Arc<Metrics>,
 }
 
 /// Messages a late spectator's catch-up queue holds at most while its
@@ -780,10 +794,15 @@ impl GameTask {
                     return Ok(());
                 };
                 let who = member.participant;
+                let started = std::time::Instant::now();
                 match self.session.handle(&who, &payload, unix_millis()) {
                     Ok(effects) => self.apply(effects).await?,
-                    Err(r) => self.send_to(from, ServerMessage::error(ErrorCode::Rejected, r.0)),
+                    Err(r) => {
+                        self.metrics.payload_refused();
+                        self.send_to(from, ServerMessage::error(ErrorCode::Rejected, r.0))
+                    }
                 }
+                self.metrics.adjudicated(started.elapsed());
             }
             GameCommand::Expire => {}
             GameCommand::Leave { from } => {
@@ -848,7 +867,7 @@ impl GameTask {
                 let mut head = effects;
                 let durable = head
                     .iter()
-                    .rposition(|e| !matches!(e, Effect::Send { .. }))
+                    .rposition(|e| matches!(e, Effect::Append(_) | Effect::Finish { .. }))
                     .map_or(0, |i| i + 1);
                 let tail = head.split_off(durable);
                 let to_us = |e: &Effect| matches!(e, Effect::Send { to: Recipient::Connection(c), .. } if *c == id);
@@ -928,6 +947,7 @@ impl GameTask {
                     }
                 }
                 Effect::Send { to, payload } => self.send(to, payload),
+                Effect::Observe(o) => self.metrics.observe(&o),
                 // Already finished (a finished game reopened): stored once.
                 Effect::Finish { .. } if self.status.finished.load(Ordering::Relaxed) => {}
                 Effect::Finish { result, transcript } => {
@@ -946,6 +966,7 @@ impl GameTask {
 
     fn finished(&mut self) {
         self.status.finished.store(true, Ordering::Relaxed);
+        self.metrics.game_finished();
         info!(game_id = %self.game_id, "game finished");
         // The transcript is public from now on: holding back the public
         // view would hide nothing (DESIGN 5).
@@ -1148,6 +1169,7 @@ impl GameTask {
     /// game stops here; a restart rebuilds it from what is durable.
     fn fail(&self, e: StoreError) {
         error!(game_id = %self.game_id, error = %e, "storage failed; game stopped");
+        self.metrics.error("storage");
         for m in self.members.values() {
             let _ = m.link.outbox.try_send(ServerMessage::error(
                 ErrorCode::Internal,

@@ -2,10 +2,11 @@
 //!
 //! Prints, as its first stdout lines, `fingerprint <hex>` (the TLS
 //! certificate's SHA-256, for pinning), `listening <addr>` and
-//! `transcript-key <hex>` (the key that countersigns game logs) so scripts
-//! and end-to-end tests can start it and connect. Logs go to stderr
-//! (`RUST_LOG` filters them). Games are the protocol's live session
-//! ([`hexveil_server::live_game`]).
+//! `transcript-key <hex>` (the key that countersigns game logs), then, when
+//! the web view is on (`--http ADDR`), `http <addr>`, so scripts and
+//! end-to-end tests can start it and connect. Logs go to stderr (`RUST_LOG`
+//! filters them; `--log-format json` writes one JSON object a line). Games
+//! are the protocol's live session ([`hexveil_server::live_game`]).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -20,7 +21,6 @@ use hexveil_server::Server;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
     let settings = match cli.settings() {
         Ok(s) => s,
         Err(e) => {
@@ -28,6 +28,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    init_logging(settings.log_format);
     let secrets = match ServerSecrets::load_or_create(&settings.data_dir) {
         Ok((s, _)) => Arc::new(s),
         Err(e) => {
@@ -49,6 +50,10 @@ async fn main() -> ExitCode {
         let printed = writeln!(out, "fingerprint {}", server.fingerprint())
             .and_then(|_| writeln!(out, "listening {}", server.local_addr()))
             .and_then(|_| writeln!(out, "transcript-key {transcript_key}"))
+            .and_then(|_| match server.http_addr() {
+                Some(addr) => writeln!(out, "http {addr}"),
+                None => Ok(()),
+            })
             .and_then(|_| out.flush());
         if printed.is_err() {
             eprintln!("hexveil-server: cannot write to stdout");

@@ -1,5 +1,5 @@
 //! Starting the server: identity, storage, restored games, the QUIC endpoint
-//! and its accept loop.
+//! and its accept loop, and the web view when it has an HTTP address.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -13,7 +13,9 @@ use tracing::{info, warn};
 use crate::config::ServerSettings;
 use crate::connection::{close, serve_connection, AddressSlots, ConnectionContext};
 use crate::endpoint::{server_config, EndpointError};
+use crate::http::{HttpServer, Web};
 use crate::lobby::Lobby;
+use crate::metrics::Metrics;
 use crate::session::SessionFactory;
 use crate::sqlite::SqliteStore;
 use crate::store::{GameStore, StoreError, StoreHandle};
@@ -50,6 +52,7 @@ pub struct Server {
     lobby: Arc<Lobby>,
     restored: usize,
     connections: Arc<ConnectionContext>,
+    http: Option<HttpServer>,
 }
 
 impl Server {
@@ -76,9 +79,11 @@ impl Server {
         if created {
             info!(fingerprint = %identity.fingerprint(), "created a new self-signed certificate");
         }
-        let store = StoreHandle::spawn(store).map_err(|source| ServerError::Io {
-            action: "start the storage thread",
-            source,
+        let store = StoreHandle::spawn_measured(store, Metrics::new()).map_err(|source| {
+            ServerError::Io {
+                action: "start the storage thread",
+                source,
+            }
         })?;
         let lobby = Arc::new(Lobby::new(factory, store, settings.game_settings()));
         // Lazy: only the ids; each game is rebuilt when first joined (G6).
@@ -96,8 +101,21 @@ impl Server {
         let slots = Arc::new(Semaphore::new(settings.max_connections));
         let per_address = settings.max_connections_per_address;
         let addresses = Arc::new(AddressSlots::default());
+        let http_addr = settings.http;
+        let max_streams = settings.http_max_streams;
         let ctx = Arc::new(ConnectionContext::new(lobby.clone(), settings));
         let context = ctx.clone();
+        let http = match http_addr {
+            Some(addr) => Some(
+                HttpServer::start(addr, Web::new(ctx.clone(), max_streams))
+                    .await
+                    .map_err(|source| ServerError::Io {
+                        action: "bind the web view's TCP address",
+                        source,
+                    })?,
+            ),
+            None => None,
+        };
         let accepting = endpoint.clone();
         tokio::spawn(async move {
             while let Some(incoming) = accepting.accept().await {
@@ -132,6 +150,7 @@ impl Server {
             lobby,
             restored,
             connections: context,
+            http,
         })
     }
 
@@ -155,15 +174,29 @@ impl Server {
         &self.lobby
     }
 
+    /// The operator's metrics.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        self.lobby.metrics()
+    }
+
+    /// The web view's address, if it is on.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(HttpServer::local_addr)
+    }
+
     /// How many unfinished games the store held at start (each is rebuilt
     /// from its log when first joined).
     pub fn restored_games(&self) -> usize {
         self.restored
     }
 
-    /// Close every connection and wait (at most 5 s) for the endpoint to be
-    /// idle. Acknowledged events are already durable.
+    /// Stop the web view (its streams end), close every connection and wait
+    /// (at most 5 s each) for the endpoint to be idle. Acknowledged events
+    /// are already durable.
     pub async fn shutdown(self) {
+        if let Some(http) = self.http {
+            http.shutdown().await;
+        }
         self.endpoint
             .close(VarInt::from_u32(close::SHUTDOWN), b"server shutting down");
         let _ = tokio::time::timeout(Duration::from_secs(5), self.endpoint.wait_idle()).await;

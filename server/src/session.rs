@@ -83,6 +83,27 @@ pub enum Effect {
         /// The complete transcript (everything revealed).
         transcript: Vec<u8>,
     },
+    /// Something for the operator's metrics ([`crate::metrics`]); no
+    /// message, no storage, no change.
+    Observe(Observation),
+}
+
+/// What a session tells the operator's metrics. Kinds are short words
+/// (`act`, `open`, `entry`, ...) chosen by the session.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Observation {
+    /// A player's entry of this kind was logged.
+    Accepted {
+        /// The entry's kind.
+        kind: &'static str,
+    },
+    /// A player's entry of this kind was refused (nothing changed).
+    Refused {
+        /// The kind of entry submitted.
+        kind: &'static str,
+    },
+    /// A party did not answer within the answer timeout and lost (G2).
+    AnswerTimeout,
 }
 
 /// A session's refusal: the request changed nothing; the message is sent to

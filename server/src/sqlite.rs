@@ -333,6 +333,24 @@ impl GameStore for SqliteStore {
         Ok(out)
     }
 
+    fn list_finished(&self, limit: usize) -> Result<Vec<GameId>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT game_id FROM games WHERE result IS NOT NULL ORDER BY created DESC LIMIT ?1",
+            )
+            .map_err(backend("prepare list_finished"))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(params![limit], |r| r.get::<_, Vec<u8>>(0))
+            .map_err(backend("list finished games"))?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(game_id_of(row.map_err(backend("read a game id"))?)?);
+        }
+        Ok(out)
+    }
+
     fn finish_game(
         &mut self,
         game_id: GameId,
@@ -620,8 +638,10 @@ mod tests {
             err.to_string().contains("max_unfinished_games = 3"),
             "{err}"
         );
-        // A finished game frees its place.
+        // A finished game frees its place, and is listed among results.
         s.finish_game(g(1), b"r", b"t").unwrap();
+        assert_eq!(s.list_finished(10).unwrap(), vec![g(1)]);
+        assert!(s.list_finished(0).unwrap().is_empty());
         s.create_game(g(4), b"", &rec(1)).unwrap();
         assert_eq!(s.count_unfinished(&PublicKey([1; 32])).unwrap(), (2, 3));
         // Games that never started expire, and free their places.

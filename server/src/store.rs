@@ -13,11 +13,14 @@
 //! anyway; a PostgreSQL backend can run several such threads (one connection
 //! each) behind the same handle type without changing callers.
 
+use std::sync::Arc;
 use std::thread;
+use std::time::Instant;
 
 use thiserror::Error;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::metrics::Metrics;
 use crate::wire::{GameId, PublicKey};
 
 /// Why a storage operation failed. Each variant says exactly what.
@@ -177,6 +180,13 @@ pub trait GameStore: Send {
     /// Ids of all games not yet finished, in creation order.
     fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError>;
 
+    /// Ids of at most `limit` finished games, the most recently created
+    /// first (a listing of results). A backend that keeps no such index
+    /// lists none.
+    fn list_finished(&self, _limit: usize) -> Result<Vec<GameId>, StoreError> {
+        Ok(Vec::new())
+    }
+
     /// Mark a game finished with its result and its final transcript, in one
     /// durable transaction.
     fn finish_game(
@@ -216,15 +226,27 @@ pub trait GameStore: Send {
 type Job = Box<dyn FnOnce(&mut dyn GameStore) + Send>;
 
 /// Async access to a [`GameStore`] living on its own thread. Cloning shares
-/// the thread; it stops when the last handle is dropped.
+/// the thread; it stops when the last handle is dropped. Each durable write
+/// is timed into the metrics' `store_commit_seconds`.
 #[derive(Clone, Debug)]
 pub struct StoreHandle {
     jobs: mpsc::Sender<Job>,
+    metrics: Arc<Metrics>,
 }
 
 impl StoreHandle {
-    /// Move `store` onto a new thread named `hexveil-store`.
+    /// Move `store` onto a new thread named `hexveil-store`, with metrics
+    /// of its own.
     pub fn spawn(store: Box<dyn GameStore>) -> std::io::Result<Self> {
+        Self::spawn_measured(store, Metrics::new())
+    }
+
+    /// [`StoreHandle::spawn`], reporting to `metrics` (which the lobby
+    /// built on this handle shares).
+    pub fn spawn_measured(
+        store: Box<dyn GameStore>,
+        metrics: Arc<Metrics>,
+    ) -> std::io::Result<Self> {
         let (jobs, mut rx) = mpsc::channel::<Job>(1024);
         thread::Builder::new()
             .name("hexveil-store".into())
@@ -234,7 +256,29 @@ impl StoreHandle {
                     job(store.as_mut());
                 }
             })?;
-        Ok(StoreHandle { jobs })
+        Ok(StoreHandle { jobs, metrics })
+    }
+
+    /// The metrics this store reports to.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// [`StoreHandle::run`] for a durable write, timed on the storage
+    /// thread.
+    async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn GameStore) -> Result<T, StoreError> + Send + 'static,
+    {
+        let metrics = self.metrics.clone();
+        self.run(move |s| {
+            let started = Instant::now();
+            let out = f(s);
+            metrics.committed(started.elapsed());
+            out
+        })
+        .await
     }
 
     /// Run `f` on the storage thread and await its result.
@@ -258,7 +302,7 @@ impl StoreHandle {
         metadata: Vec<u8>,
         new: NewGameRecord,
     ) -> Result<(), StoreError> {
-        self.run(move |s| s.create_game(game_id, &metadata, &new))
+        self.write(move |s| s.create_game(game_id, &metadata, &new))
             .await
     }
 
@@ -276,13 +320,13 @@ impl StoreHandle {
         result: Vec<u8>,
         transcript: Vec<u8>,
     ) -> Result<(), StoreError> {
-        self.run(move |s| s.append_and_finish(game_id, seq, &bytes, &result, &transcript))
+        self.write(move |s| s.append_and_finish(game_id, seq, &bytes, &result, &transcript))
             .await
     }
 
     /// See [`GameStore::mark_started`].
     pub async fn mark_started(&self, game_id: GameId) -> Result<(), StoreError> {
-        self.run(move |s| s.mark_started(game_id)).await
+        self.write(move |s| s.mark_started(game_id)).await
     }
 
     /// See [`GameStore::expire_unstarted`].
@@ -290,7 +334,7 @@ impl StoreHandle {
         &self,
         created_before_ms: u64,
     ) -> Result<Vec<GameId>, StoreError> {
-        self.run(move |s| s.expire_unstarted(created_before_ms))
+        self.write(move |s| s.expire_unstarted(created_before_ms))
             .await
     }
 
@@ -301,7 +345,7 @@ impl StoreHandle {
         seq: u64,
         bytes: Vec<u8>,
     ) -> Result<(), StoreError> {
-        self.run(move |s| s.append_event(game_id, seq, &bytes))
+        self.write(move |s| s.append_event(game_id, seq, &bytes))
             .await
     }
 
@@ -320,6 +364,11 @@ impl StoreHandle {
         self.run(|s| s.list_unfinished()).await
     }
 
+    /// See [`GameStore::list_finished`].
+    pub async fn list_finished(&self, limit: usize) -> Result<Vec<GameId>, StoreError> {
+        self.run(move |s| s.list_finished(limit)).await
+    }
+
     /// See [`GameStore::finish_game`].
     pub async fn finish_game(
         &self,
@@ -327,7 +376,7 @@ impl StoreHandle {
         result: Vec<u8>,
         transcript: Vec<u8>,
     ) -> Result<(), StoreError> {
-        self.run(move |s| s.finish_game(game_id, &result, &transcript))
+        self.write(move |s| s.finish_game(game_id, &result, &transcript))
             .await
     }
 

@@ -45,6 +45,9 @@ pub const MAX_ERROR_MESSAGE_LEN: usize = 1024;
 /// Most games listed in one [`ServerMessage::Games`].
 pub const MAX_LISTED_GAMES: usize = 1000;
 
+/// Most games listed in one [`ServerMessage::FinishedGames`].
+pub const MAX_LISTED_FINISHED: usize = 100;
+
 /// Length of an Ed25519 signature.
 pub const SIGNATURE_LEN: usize = 64;
 
@@ -122,6 +125,30 @@ pub struct GameSummary {
     pub finished: bool,
 }
 
+/// A finished game's league data, as [`ServerMessage::FinishedGames`]
+/// lists it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct FinishedGame {
+    /// The game.
+    pub game_id: GameId,
+    /// Its row, or why its transcript is not one.
+    pub row: FinishedRow,
+}
+
+/// The row of a finished game: the fields of `hexveil results`
+/// ([`hexveil_view::league::Row`]), computed by the server from the
+/// transcript it stores, verified as `hexveil verify` does (G5).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum FinishedRow {
+    /// The transcript is complete and clean.
+    Verified(Box<hexveil_view::league::Row>),
+    /// It is not (a fault, or this server lacks the ruleset): why.
+    Refused {
+        /// Why, in words.
+        why: String,
+    },
+}
+
 /// A message from a client to the server.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub enum ClientMessage {
@@ -185,6 +212,16 @@ pub enum ClientMessage {
         game_id: GameId,
         /// Byte offset to start at.
         offset: u64,
+    },
+    /// List the finished games of this server with their league data,
+    /// the most recently created first. Answered with
+    /// [`ServerMessage::FinishedGames`]. Added after version 1 was
+    /// published, at the end so that no other message changes: a server
+    /// that predates it answers `Error{Malformed}`.
+    ListFinished {
+        /// How many at most (the server lists at most
+        /// [`MAX_LISTED_FINISHED`]).
+        limit: u32,
     },
 }
 
@@ -262,6 +299,12 @@ pub enum ServerMessage {
         total_len: u64,
         /// At most [`MAX_PAYLOAD_LEN`] bytes; empty at the end.
         bytes: Vec<u8>,
+    },
+    /// Answer to [`ClientMessage::ListFinished`].
+    FinishedGames {
+        /// At most [`MAX_LISTED_FINISHED`] games, the most recently
+        /// created first.
+        games: Vec<FinishedGame>,
     },
 }
 
@@ -475,6 +518,9 @@ impl ServerMessage {
                 check_len("message", message.len(), MAX_ERROR_MESSAGE_LEN)
             }
             ServerMessage::Games { games } => check_len("games", games.len(), MAX_LISTED_GAMES),
+            ServerMessage::FinishedGames { games } => {
+                check_len("games", games.len(), MAX_LISTED_FINISHED)
+            }
             ServerMessage::Game { payload, .. } => {
                 check_len("payload", payload.len(), MAX_PAYLOAD_LEN)
             }
@@ -580,6 +626,18 @@ mod tests {
             "03026162"
         );
         assert_eq!(hex(&ClientMessage::ListGames), "04");
+        // Added after version 1 (PROTOCOL.md 10.4): index 9, a varint limit.
+        assert_eq!(hex(&ClientMessage::ListFinished { limit: 300 }), "09ac02");
+        let refused = ServerMessage::FinishedGames {
+            games: vec![FinishedGame {
+                game_id: GameId([1; 16]),
+                row: FinishedRow::Refused { why: "x".into() },
+            }],
+        };
+        assert_eq!(
+            hex::encode(refused.encode().unwrap()),
+            format!("0a01{}010178", "01".repeat(16))
+        );
         assert_eq!(
             hex(&ClientMessage::Join {
                 game_id: GameId([0xab; 16]),

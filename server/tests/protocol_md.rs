@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use hexveil_server::wire::{
-    ClientMessage, ErrorCode, GameId, GameSummary, PublicKey, Role, ServerMessage, Side,
+    ClientMessage, ErrorCode, FinishedGame, FinishedRow, GameId, GameSummary, PublicKey, Role,
+    ServerMessage, Side,
 };
 
 /// The rows of the section 10.6 table: (message label, hex bytes).
@@ -64,6 +65,7 @@ fn client(label: &str) -> Option<ClientMessage> {
             scenario: b"ab".to_vec(),
         },
         "ListGames" => ClientMessage::ListGames,
+        "ListFinished{300}" => ClientMessage::ListFinished { limit: 300 },
         "Join{ab×16, Player(B), 0}" => ClientMessage::Join {
             game_id: GameId([0xab; 16]),
             role: Role::Player(Side::B),
@@ -99,6 +101,12 @@ fn server(label: &str) -> Option<ServerMessage> {
                 finished: false,
             }],
         },
+        "FinishedGames[{01×16, Refused{\"x\"}}]" => ServerMessage::FinishedGames {
+            games: vec![FinishedGame {
+                game_id: GameId([1; 16]),
+                row: FinishedRow::Refused { why: "x".into() },
+            }],
+        },
         _ => return None,
     })
 }
@@ -106,7 +114,7 @@ fn server(label: &str) -> Option<ServerMessage> {
 #[test]
 fn protocol_md_transport_vectors_match_the_encoder_g6() {
     let rows = documented_rows();
-    assert_eq!(rows.len(), 11, "section 10.6 lists 11 messages: {rows:?}");
+    assert_eq!(rows.len(), 13, "section 10.6 lists 13 messages: {rows:?}");
     for (label, doc) in &rows {
         let code = match (client(label), server(label)) {
             (Some(m), None) => hex::encode(m.encode().unwrap()),

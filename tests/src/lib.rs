@@ -150,6 +150,10 @@ pub struct ServerProcess {
     child: Child,
     /// Where it listens.
     pub endpoint: Endpoint,
+    /// Its transcript key (hex), as it printed it.
+    pub transcript_key: String,
+    /// Where its web view listens, when started with `--http`.
+    pub http: Option<SocketAddr>,
 }
 
 impl ServerProcess {
@@ -161,7 +165,8 @@ impl ServerProcess {
     }
 
     /// Starts [`process_binary`] on `listen` with `data_dir` and any other
-    /// `flags`; returns once it printed its fingerprint and address.
+    /// `flags`; returns once it printed its fingerprint, address and
+    /// transcript key (and, with `--http`, its web view's address).
     pub fn spawn_with(data_dir: &Path, listen: &str, flags: &[&str]) -> ServerProcess {
         let mut child = Command::new(process_binary())
             .arg("--listen")
@@ -188,9 +193,15 @@ impl ServerProcess {
         };
         let fingerprint: Fingerprint = next("fingerprint ").parse().expect("a fingerprint");
         let addr: SocketAddr = next("listening ").parse().expect("an address");
+        let transcript_key = next("transcript-key ");
+        let http = flags
+            .contains(&"--http")
+            .then(|| next("http ").parse().expect("the web view's address"));
         ServerProcess {
             child,
             endpoint: Endpoint { addr, fingerprint },
+            transcript_key,
+            http,
         }
     }
 

@@ -632,6 +632,57 @@ pub async fn list(c: &Connect, json: bool) -> Result<(), PlayError> {
     Ok(())
 }
 
+/// `hexveil list --finished [--json]`: the server's finished games with
+/// the fields of `hexveil results` (verified by the server from the
+/// transcripts it stores; fetch a transcript and run `hexveil results` on
+/// it to check for yourself).
+pub async fn list_finished(c: &Connect, json: bool) -> Result<(), PlayError> {
+    use hexveil_server::wire::FinishedRow;
+    let (mut client, _) = c.client().await?;
+    let games = client
+        .list_finished(hexveil_server::wire::MAX_LISTED_FINISHED as u32)
+        .await?;
+    client.close().await;
+    if json {
+        let v: Vec<serde_json::Value> = games
+            .iter()
+            .map(|g| match &g.row {
+                FinishedRow::Verified(row) => serde_json::to_value(row)
+                    .unwrap_or_else(|e| serde_json::json!({ "game": game_hex(&g.game_id), "refused": e.to_string() })),
+                FinishedRow::Refused { why } => serde_json::json!({
+                    "game": game_hex(&g.game_id),
+                    "refused": why,
+                }),
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(v));
+        return Ok(());
+    }
+    if games.is_empty() {
+        println!("no finished games");
+    }
+    for g in games {
+        match g.row {
+            FinishedRow::Verified(r) => println!(
+                "{}  \"{}\" ({} v{}, {})  {}: {}  {} actions  {}",
+                r.game,
+                r.scenario,
+                r.ruleset,
+                r.ruleset_version,
+                r.mode,
+                r.result,
+                r.reason,
+                r.actions,
+                r.verdict
+            ),
+            FinishedRow::Refused { why } => {
+                println!("{}  not a result: {why}", game_hex(&g.game_id))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Where a seat's commands come from.
 #[derive(Debug)]
 pub enum Input {

@@ -1,0 +1,238 @@
+//! The games the web view lists, what each is (from the request that
+//! created it, public from the start: ruleset, scenario, the two keys), and
+//! finished games' transcripts.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use hexveil_view::league::{mode_word, side_names, Row};
+use serde::Serialize;
+
+use super::HttpError;
+use crate::league::League;
+use crate::live_game::NewGame;
+use crate::lobby::Lobby;
+use crate::store::StoreError;
+use crate::wire::{FinishedRow, GameId, PublicKey};
+
+/// Open games, and finished games, listed at most.
+pub const MAX_LISTED: usize = 100;
+/// Game descriptions kept in memory at most (then the cache starts again).
+const MAX_DESCRIPTIONS: usize = 4096;
+
+/// What a game is, as its creation request says (public: the genesis
+/// holds the same).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Description {
+    /// The scenario's name (empty if this server cannot read it).
+    pub scenario: String,
+    /// The ruleset's id.
+    pub ruleset: String,
+    /// The ruleset's version.
+    pub ruleset_version: u32,
+    /// `live` or `escrow`.
+    pub mode: String,
+    /// Side A as the scenario names it (empty if it does not).
+    pub side_a: String,
+    /// Side B likewise.
+    pub side_b: String,
+    /// Side A's player key (hex).
+    pub key_a: String,
+    /// Side B's player key.
+    pub key_b: String,
+}
+
+impl Description {
+    /// The description of a game created with `metadata` (the postcard
+    /// `NewGame`); empty fields for anything else (a test session).
+    pub fn of(metadata: &[u8]) -> Description {
+        let Ok(g) = NewGame::decode(metadata) else {
+            return Description {
+                scenario: String::new(),
+                ruleset: String::new(),
+                ruleset_version: 0,
+                mode: String::new(),
+                side_a: String::new(),
+                side_b: String::new(),
+                key_a: String::new(),
+                key_b: String::new(),
+            };
+        };
+        let scenario = hexveil_rulesets::all()
+            .find(&g.ruleset, g.ruleset_version)
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.load(&g.scenario_toml))
+            .map(|s| s.name().to_string())
+            .unwrap_or_default();
+        let [side_a, side_b] = side_names(&g.scenario_toml);
+        Description {
+            scenario,
+            ruleset: g.ruleset,
+            ruleset_version: g.ruleset_version,
+            mode: mode_word(g.mode).into(),
+            side_a,
+            side_b,
+            key_a: g.players[0].to_string(),
+            key_b: g.players[1].to_string(),
+        }
+    }
+}
+
+/// An open game in the list.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpenGame {
+    /// The game id.
+    pub game: String,
+    /// What it is.
+    #[serde(flatten)]
+    pub description: Description,
+    /// Whether a player holds side A's seat now.
+    pub side_a_seated: bool,
+    /// Whether a player holds side B's seat now.
+    pub side_b_seated: bool,
+    /// Spectators now (the web view's watcher counts as one).
+    pub spectators: u32,
+    /// Its live page.
+    pub live: String,
+}
+
+/// A finished game in the list: the row `hexveil results` prints for its
+/// transcript, or why the transcript is not one.
+#[derive(Clone, Debug, Serialize)]
+pub struct FinishedGame {
+    /// The game id.
+    pub game: String,
+    /// Its league row (verified), if the transcript is one.
+    pub row: Option<Row>,
+    /// Why it is not, if it is not.
+    pub refused: Option<String>,
+    /// Its live page (the public view, all of it now).
+    pub live: String,
+    /// Its replay page.
+    pub replay: String,
+    /// Its transcript file.
+    pub transcript: String,
+}
+
+/// What `/` and `/api/games` list.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameList {
+    /// Unfinished games (at most [`MAX_LISTED`]).
+    pub open: Vec<OpenGame>,
+    /// Finished games, the most recently created first (at most
+    /// [`MAX_LISTED`]).
+    pub finished: Vec<FinishedGame>,
+}
+
+/// The lists and files of the web view.
+#[derive(Debug)]
+pub struct Games {
+    lobby: Arc<Lobby>,
+    league: Arc<League>,
+    descriptions: Mutex<HashMap<GameId, Arc<Description>>>,
+}
+
+impl Games {
+    /// Over a lobby and its league.
+    pub fn new(lobby: Arc<Lobby>, league: Arc<League>) -> Self {
+        Games {
+            lobby,
+            league,
+            descriptions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The description of `game` (cached: it never changes).
+    pub async fn describe(&self, game: GameId) -> Result<Arc<Description>, StoreError> {
+        if let Some(d) = self
+            .descriptions
+            .lock()
+            .expect("descriptions lock poisoned")
+            .get(&game)
+        {
+            return Ok(d.clone());
+        }
+        let stored = self.lobby.store().load_game(game).await?;
+        let d = Arc::new(Description::of(&stored.metadata));
+        let mut all = self
+            .descriptions
+            .lock()
+            .expect("descriptions lock poisoned");
+        if all.len() >= MAX_DESCRIPTIONS {
+            all.clear();
+        }
+        all.insert(game, d.clone());
+        Ok(d)
+    }
+
+    /// The open and the finished games.
+    pub async fn list(&self) -> Result<GameList, HttpError> {
+        let mut open = Vec::new();
+        for s in self
+            .lobby
+            .list()
+            .into_iter()
+            .filter(|s| !s.finished)
+            .take(MAX_LISTED)
+        {
+            let description = match self.describe(s.game_id).await {
+                Ok(d) => d,
+                // Expired or gone since it was listed.
+                Err(StoreError::UnknownGame(_)) => continue,
+                Err(e) => return Err(e.into()),
+            };
+            open.push(OpenGame {
+                game: s.game_id.to_string(),
+                description: (*description).clone(),
+                side_a_seated: s.side_a_seated,
+                side_b_seated: s.side_b_seated,
+                spectators: s.spectators,
+                live: format!("/game/{}", s.game_id),
+            });
+        }
+        let finished = self
+            .league
+            .finished(MAX_LISTED)
+            .await?
+            .into_iter()
+            .map(|f| {
+                let id = f.game_id;
+                let (row, refused) = match f.row {
+                    FinishedRow::Verified(row) => (Some(*row), None),
+                    FinishedRow::Refused { why } => (None, Some(why)),
+                };
+                FinishedGame {
+                    game: id.to_string(),
+                    row,
+                    refused,
+                    live: format!("/game/{id}"),
+                    replay: format!("/game/{id}/replay"),
+                    transcript: format!("/game/{id}/transcript"),
+                }
+            })
+            .collect();
+        Ok(GameList { open, finished })
+    }
+
+    /// A finished game's transcript file (never an unfinished game's: its
+    /// log holds sealed facts until the end). A game not rebuilt since a
+    /// restart is rebuilt first, under `key`'s budget (G6), so that a log
+    /// closed just before a crash is finished.
+    pub async fn transcript(&self, game: GameId, key: PublicKey) -> Result<Vec<u8>, HttpError> {
+        let store = self.lobby.store();
+        match store.load_transcript(game).await {
+            Ok(Some(bytes)) => return Ok(bytes),
+            Ok(None) => {}
+            Err(StoreError::UnknownGame(_)) => return Err(HttpError::UnknownGame(game)),
+            Err(e) => return Err(e.into()),
+        }
+        if self.lobby.commands(game).is_none() {
+            if let Ok(Some(_)) = self.lobby.open_game(game, key).await {
+                if let Ok(Some(bytes)) = store.load_transcript(game).await {
+                    return Ok(bytes);
+                }
+            }
+        }
+        Err(HttpError::NotFinished(game))
+    }
+}

@@ -1,0 +1,430 @@
+//! The web view (issue 12): what spectators, leagues and operators see in a
+//! browser, served by axum on the server's tokio runtime when the server is
+//! given an HTTP address (`--http ADDR`; off by default).
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /` | the open and finished games, as a page ([`pages`]) |
+//! | `GET /api/games` | the same as JSON ([`games`]) |
+//! | `GET /game/{id}` | a game's live public view: board picture, narrative, status ([`live`]) |
+//! | `GET /game/{id}/events` | that view as server-sent events, one per change |
+//! | `GET /game/{id}/transcript` | a finished game's transcript file |
+//! | `GET /metrics` | the operator's metrics ([`crate::metrics`]) |
+//!
+//! Privacy (G3 and the spectator delay): the live view is a spectator of
+//! the game in the lobby like any QUIC spectator ([`live`]): it is sent
+//! only the public updates, padded, held back by the spectator delay, and
+//! a late joiner gets the same public history. Nothing else of a running
+//! game is read: no log entry, no store row. A transcript (and so a replay)
+//! is served only once the game has finished, when it holds no secret any
+//! more (DESIGN 5).
+//!
+//! Bounded cost (G6; the address is public-facing): at most
+//! [`MAX_HTTP_CONNECTIONS`] connections (more wait in the kernel's
+//! backlog), request headers within [`HEADER_READ_TIMEOUT`], every answer
+//! within [`REQUEST_TIMEOUT`] (408 beyond; a stream's answer is its first
+//! event), at most `http_max_streams` event streams and as many watched
+//! games (503 beyond), one watcher per game whatever the number of
+//! browsers, finished games rebuilt from their logs under the lobby's
+//! per-key budget (here per client address), and one whole-game
+//! verification at a time (league rows, replays), each cached.
+
+pub mod games;
+pub mod live;
+pub mod pages;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use thiserror::Error;
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+use tower::ServiceExt;
+use tracing::{debug, info, warn};
+
+use crate::connection::ConnectionContext;
+use crate::league::League;
+use crate::lobby::{Lobby, LobbyError};
+use crate::metrics::{Metrics, CONTENT_TYPE};
+use crate::store::StoreError;
+use crate::wire::{GameId, PublicKey};
+
+/// Most simultaneous HTTP connections.
+pub const MAX_HTTP_CONNECTIONS: usize = 1024;
+/// Time a client has to send a request's headers (also the idle time of a
+/// kept-alive connection between requests).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Time the server has to answer a request (408 beyond).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How often an event stream with nothing new sends a comment, so proxies
+/// and browsers keep it open.
+pub const STREAM_KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How long a graceful shutdown waits for open HTTP connections.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+
+/// Why a web request is refused. Each says what, in words a person reads
+/// (the body of the answer, `text/plain`).
+#[derive(Debug, Error)]
+pub enum HttpError {
+    /// The path's game id is not 32 hex digits.
+    #[error("{0:?} is not a game id: a game id is 32 hex digits")]
+    BadGameId(String),
+    /// No such game on this server.
+    #[error("no game {0} on this server")]
+    UnknownGame(GameId),
+    /// The transcript or replay of a game that has not finished.
+    #[error("game {0} has not finished: its transcript and replay are served once it has (until the end its log holds sealed facts); watch it live at /game/{0}")]
+    NotFinished(GameId),
+    /// Every event stream slot is taken.
+    #[error("this server already serves {0} live streams (its http_max_streams); try again later")]
+    TooManyStreams(usize),
+    /// Every watched-game slot is taken.
+    #[error("this server already shows {0} games live (its http_max_streams); try again later")]
+    TooManyWatched(usize),
+    /// The lobby's per-key budget of rebuilds refused (G6).
+    #[error("{0}")]
+    RateLimited(String),
+    /// The game could not be opened or did not answer in time.
+    #[error("game {game}'s public view is not available now: {why}")]
+    Unavailable {
+        /// The game.
+        game: GameId,
+        /// Why.
+        why: String,
+    },
+    /// The store failed.
+    #[error("storage failed: {0}")]
+    Store(#[from] StoreError),
+    /// No such page.
+    #[error("no page {0} here: try / for the list of games")]
+    NoPage(String),
+}
+
+impl HttpError {
+    /// The HTTP status that goes with it.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            HttpError::BadGameId(_) => StatusCode::BAD_REQUEST,
+            HttpError::UnknownGame(_) | HttpError::NotFinished(_) | HttpError::NoPage(_) => {
+                StatusCode::NOT_FOUND
+            }
+            HttpError::TooManyStreams(_)
+            | HttpError::TooManyWatched(_)
+            | HttpError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            HttpError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+            HttpError::Store(StoreError::UnknownGame(_)) => StatusCode::NOT_FOUND,
+            HttpError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// An error of opening a game for the live view.
+    fn opening(game: GameId, e: LobbyError) -> HttpError {
+        match e {
+            LobbyError::RateLimited(why) => HttpError::RateLimited(why),
+            LobbyError::Store(StoreError::UnknownGame(_)) => HttpError::UnknownGame(game),
+            other => HttpError::Unavailable {
+                game,
+                why: other.to_string(),
+            },
+        }
+    }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let mut response = (status, format!("{self}\n")).into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE || status == StatusCode::TOO_MANY_REQUESTS {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        }
+        response
+    }
+}
+
+/// Parses a path's game id.
+pub fn game_id(text: &str) -> Result<GameId, HttpError> {
+    text.parse().map_err(|_| HttpError::BadGameId(text.into()))
+}
+
+/// What every request handler shares.
+#[derive(Debug)]
+pub struct Web {
+    /// The games.
+    pub lobby: Arc<Lobby>,
+    /// Connection ids (the live view's spectators take theirs from the
+    /// same counter as QUIC connections).
+    pub connections: Arc<ConnectionContext>,
+    /// Finished games' rows.
+    pub league: Arc<League>,
+    /// The operator's metrics.
+    pub metrics: Arc<Metrics>,
+    /// The live views.
+    pub watchers: live::Watchers,
+    /// The games' descriptions and replays.
+    pub games: games::Games,
+    /// Event stream slots.
+    streams: Arc<Semaphore>,
+    max_streams: usize,
+    /// Set to `true` when the server shuts down: every stream ends.
+    shutdown: watch::Sender<bool>,
+}
+
+impl Web {
+    /// The web view of a server's lobby, with at most `max_streams` event
+    /// streams (and as many watched games).
+    pub fn new(connections: Arc<ConnectionContext>, max_streams: usize) -> Arc<Web> {
+        let lobby = connections.lobby.clone();
+        let metrics = lobby.metrics().clone();
+        let (shutdown, _) = watch::channel(false);
+        Arc::new(Web {
+            watchers: live::Watchers::new(lobby.clone(), connections.clone(), max_streams),
+            games: games::Games::new(lobby.clone(), connections.league.clone()),
+            league: connections.league.clone(),
+            lobby,
+            connections,
+            metrics,
+            streams: Arc::new(Semaphore::new(max_streams)),
+            max_streams,
+            shutdown,
+        })
+    }
+
+    /// A receiver that sees `true` when the server shuts down.
+    pub fn shutting_down(&self) -> watch::Receiver<bool> {
+        self.shutdown.subscribe()
+    }
+}
+
+/// The key under which a web client asks the lobby for things it budgets
+/// per key (rebuilds of finished games, G6): one per client address, made
+/// from it, never a player's key (it is never seated: the web view only
+/// watches).
+pub fn web_key(ip: IpAddr) -> PublicKey {
+    let digest = ring::digest::digest(
+        &ring::digest::SHA256,
+        format!("hexveil web view {ip}").as_bytes(),
+    );
+    let mut key = [0u8; 32];
+    key.copy_from_slice(digest.as_ref());
+    PublicKey(key)
+}
+
+/// The routes, over `web`.
+pub fn router(web: Arc<Web>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/api/games", get(api_games))
+        .route("/game/{id}", get(live_page))
+        .route("/game/{id}/events", get(events))
+        .route("/game/{id}/transcript", get(transcript))
+        .route("/metrics", get(metrics))
+        .fallback(no_page)
+        .layer(axum::middleware::map_response_with_state(
+            web.clone(),
+            count_errors,
+        ))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))
+        .with_state(web)
+}
+
+async fn count_errors(State(web): State<Arc<Web>>, response: Response) -> Response {
+    let kind = match response.status().as_u16() {
+        400 => Some("http_bad_request"),
+        404 => Some("http_not_found"),
+        408 => Some("http_timeout"),
+        429 => Some("http_rate_limited"),
+        503 => Some("http_unavailable"),
+        500..=599 => Some("http_internal"),
+        _ => None,
+    };
+    if let Some(kind) = kind {
+        web.metrics.error(kind);
+    }
+    response
+}
+
+async fn no_page(uri: axum::http::Uri) -> HttpError {
+    HttpError::NoPage(uri.path().to_string())
+}
+
+async fn index(State(web): State<Arc<Web>>) -> Result<Html<String>, HttpError> {
+    let list = web.games.list().await?;
+    Ok(Html(pages::index(&list)))
+}
+
+async fn api_games(State(web): State<Arc<Web>>) -> Result<Json<games::GameList>, HttpError> {
+    Ok(Json(web.games.list().await?))
+}
+
+async fn live_page(
+    State(web): State<Arc<Web>>,
+    Path(id): Path<String>,
+    ConnectInfo(remote): ConnectInfo<SocketAddr>,
+) -> Result<Html<String>, HttpError> {
+    let game = game_id(&id)?;
+    let mut view = web.watchers.watch(game, web_key(remote.ip())).await?;
+    live::ready(&mut view).await;
+    let picture = view.borrow().clone();
+    Ok(Html(pages::live(game, &picture)))
+}
+
+async fn events(
+    State(web): State<Arc<Web>>,
+    Path(id): Path<String>,
+    ConnectInfo(remote): ConnectInfo<SocketAddr>,
+) -> Result<Response, HttpError> {
+    let game = game_id(&id)?;
+    let slot = web
+        .streams
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| HttpError::TooManyStreams(web.max_streams))?;
+    let view = web.watchers.watch(game, web_key(remote.ip())).await?;
+    let counted = web.metrics.web_stream();
+    let stream = live::events(game, view, web.shutting_down(), (slot, counted));
+    let sse = Sse::new(stream).keep_alive(KeepAlive::new().interval(STREAM_KEEP_ALIVE));
+    Ok(sse.into_response())
+}
+
+/// The SSE event of a picture (used by [`live::events`]).
+fn event(json: String) -> Event {
+    Event::default().event("picture").data(json)
+}
+
+async fn transcript(
+    State(web): State<Arc<Web>>,
+    Path(id): Path<String>,
+    ConnectInfo(remote): ConnectInfo<SocketAddr>,
+) -> Result<Response, HttpError> {
+    let game = game_id(&id)?;
+    let bytes = web.games.transcript(game, web_key(remote.ip())).await?;
+    let disposition = format!("attachment; filename=\"{game}.hexveil\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+async fn metrics(State(web): State<Arc<Web>>) -> Response {
+    let text = web.metrics.encode(web.lobby.live_games());
+    ([(header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response()
+}
+
+/// The web view, serving.
+#[derive(Debug)]
+pub struct HttpServer {
+    local_addr: SocketAddr,
+    web: Arc<Web>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// Binds `addr` and serves the web view on it.
+    pub async fn start(addr: SocketAddr, web: Arc<Web>) -> std::io::Result<HttpServer> {
+        let listener = TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        let task = tokio::spawn(accept_loop(listener, web.clone()));
+        info!(%local_addr, "web view listening");
+        Ok(HttpServer {
+            local_addr,
+            web,
+            task,
+        })
+    }
+
+    /// The address actually bound.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The shared state.
+    pub fn web(&self) -> &Arc<Web> {
+        &self.web
+    }
+
+    /// Stops accepting, ends every event stream and waits (boundedly) for
+    /// open connections to finish their answers.
+    pub async fn shutdown(self) {
+        let _ = self.web.shutdown.send(true);
+        let _ = tokio::time::timeout(SHUTDOWN_WAIT + Duration::from_secs(1), self.task).await;
+    }
+}
+
+async fn accept_loop(listener: TcpListener, web: Arc<Web>) {
+    let router = router(web.clone());
+    let slots = Arc::new(Semaphore::new(MAX_HTTP_CONNECTIONS));
+    let mut stop = web.shutting_down();
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            _ = stop.changed() => break,
+        };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stop.changed() => break,
+        };
+        let (stream, remote) = match accepted {
+            Ok(a) => a,
+            Err(e) => {
+                // Out of file descriptors and the like: wait a little.
+                warn!(error = %e, "web view: accept failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let router = router.clone();
+        let mut stop = web.shutting_down();
+        connections.spawn(async move {
+            let _slot = slot;
+            let service = hyper::service::service_fn(move |mut request| {
+                request.extensions_mut().insert(ConnectInfo(remote));
+                router.clone().oneshot(request)
+            });
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT);
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(connection);
+            tokio::select! {
+                served = connection.as_mut() => {
+                    if let Err(e) = served {
+                        debug!(%remote, error = %e, "web view: connection ended");
+                    }
+                }
+                _ = stop.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(SHUTDOWN_WAIT, connection).await;
+                }
+            }
+        });
+        // Reap the finished ones as we go.
+        while connections.try_join_next().is_some() {}
+    }
+    let _ = tokio::time::timeout(SHUTDOWN_WAIT, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    connections.abort_all();
+}

@@ -1,0 +1,275 @@
+//! The web view's HTML: the list of games and a game's live page. Each page
+//! is whole in itself (inline CSS and script, no font, no CDN): it works on
+//! a machine with no network but the server's.
+//!
+//! Stable hooks for scripts and browser tests on the live page: `#board`
+//! holds the SVG picture, `#log` the narrative (one `li` per line, with
+//! `data-seq` = its log entry), `#status` the turn, phase and whose move,
+//! `#result` how the game ended, `#links` the replay and transcript once it
+//! has, `#error` why the view stopped.
+
+use hexveil_view::svg::escape;
+
+use super::games::GameList;
+use super::live::Picture;
+use crate::wire::GameId;
+
+const STYLE: &str = r#"
+body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; background: #fafaf7; }
+h1 { font-size: 1.4em; margin: 0 0 0.4em; }
+h2 { font-size: 1.15em; margin: 1.2em 0 0.4em; }
+table { border-collapse: collapse; font-size: 0.9em; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+th { background: #eee; }
+.key { font-family: ui-monospace, monospace; font-size: 0.85em; }
+.muted { color: #777; }
+#status { font-weight: 600; margin: 0.4em 0; }
+#result { font-weight: 600; color: #7a1c1c; }
+#error { color: #b00; }
+#board svg { max-width: 100%; height: auto; border: 1px solid #ccc; background: #fff; }
+#log { font-family: ui-monospace, monospace; font-size: 0.85em; max-height: 28em; overflow-y: auto;
+       border: 1px solid #ccc; background: #fff; padding: 0.5em 0.5em 0.5em 2.5em; }
+.layout { display: flex; flex-wrap: wrap; gap: 1em; }
+.layout > div { flex: 1 1 30em; min-width: 0; }
+"#;
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style></head><body>{body}</body></html>\n",
+        escape(title)
+    )
+}
+
+fn key(k: &str) -> String {
+    if k.is_empty() {
+        "<span class=\"muted\">?</span>".into()
+    } else {
+        format!(
+            "<span class=\"key\" title=\"{}\">{}&hellip;</span>",
+            escape(k),
+            escape(&k[..k.len().min(12)])
+        )
+    }
+}
+
+fn side(name: &str, k: &str) -> String {
+    if name.is_empty() {
+        key(k)
+    } else {
+        format!("{} {}", escape(name), key(k))
+    }
+}
+
+fn seat(taken: bool) -> &'static str {
+    if taken {
+        "seated"
+    } else {
+        "<span class=\"muted\">empty</span>"
+    }
+}
+
+/// The list of games (`GET /`).
+pub fn index(list: &GameList) -> String {
+    let mut body = String::from(
+        "<h1>hexveil: games on this server</h1>\
+         <p class=\"muted\">Live pages show the public view only, late by the server's \
+         spectator delay; a finished game's transcript and replay show everything.</p>",
+    );
+    body.push_str("<h2>Open games</h2>");
+    if list.open.is_empty() {
+        body.push_str("<p class=\"muted\">none</p>");
+    } else {
+        body.push_str(
+            "<table id=\"open\"><tr><th>game</th><th>scenario</th><th>ruleset</th>\
+             <th>side A</th><th>side B</th><th>seats</th><th>spectators</th></tr>",
+        );
+        for g in &list.open {
+            let d = &g.description;
+            body.push_str(&format!(
+                "<tr><td><a class=\"key\" href=\"{live}\">{id}</a></td><td>{scenario}</td>\
+                 <td>{ruleset} v{version} ({mode})</td><td>{a}</td><td>{b}</td>\
+                 <td>A {sa}, B {sb}</td><td>{spect}</td></tr>",
+                live = escape(&g.live),
+                id = escape(&g.game),
+                scenario = escape(&d.scenario),
+                ruleset = escape(&d.ruleset),
+                version = d.ruleset_version,
+                mode = escape(&d.mode),
+                a = side(&d.side_a, &d.key_a),
+                b = side(&d.side_b, &d.key_b),
+                sa = seat(g.side_a_seated),
+                sb = seat(g.side_b_seated),
+                spect = g.spectators,
+            ));
+        }
+        body.push_str("</table>");
+    }
+    body.push_str("<h2>Finished games</h2>");
+    if list.finished.is_empty() {
+        body.push_str("<p class=\"muted\">none</p>");
+    } else {
+        body.push_str(
+            "<table id=\"finished\"><tr><th>game</th><th>scenario</th><th>ruleset</th>\
+             <th>side A</th><th>side B</th><th>result</th><th>actions</th><th>verdict</th>\
+             <th></th></tr>",
+        );
+        for g in &list.finished {
+            let links = format!(
+                "<a href=\"{}\">replay</a> <a href=\"{}\">transcript</a>",
+                escape(&g.replay),
+                escape(&g.transcript)
+            );
+            let row = match (&g.row, &g.refused) {
+                (Some(r), _) => format!(
+                    "<td>{}</td><td>{} v{} ({})</td><td>{}</td><td>{}</td>\
+                     <td>{}: {}</td><td>{}</td><td>{}</td>",
+                    escape(&r.scenario),
+                    escape(&r.ruleset),
+                    r.ruleset_version,
+                    escape(&r.mode),
+                    side(&r.side_a, &r.key_a),
+                    side(&r.side_b, &r.key_b),
+                    escape(&r.result),
+                    escape(&r.reason),
+                    r.actions,
+                    escape(&r.verdict),
+                ),
+                (None, why) => format!(
+                    "<td colspan=\"7\">not a result: {}</td>",
+                    escape(why.as_deref().unwrap_or(""))
+                ),
+            };
+            body.push_str(&format!(
+                "<tr><td><a class=\"key\" href=\"{}\">{}</a></td>{row}<td>{links}</td></tr>",
+                escape(&g.live),
+                escape(&g.game),
+            ));
+        }
+        body.push_str("</table>");
+    }
+    body.push_str(
+        "<p class=\"muted\">The same as JSON: <a href=\"/api/games\">/api/games</a>. \
+         Operators: <a href=\"/metrics\">/metrics</a>.</p>",
+    );
+    page("hexveil games", &body)
+}
+
+const LIVE_SCRIPT: &str = r#"
+(function () {
+  var board = document.getElementById('board');
+  var log = document.getElementById('log');
+  var statusLine = document.getElementById('status');
+  var result = document.getElementById('result');
+  var links = document.getElementById('links');
+  var error = document.getElementById('error');
+  var source = new EventSource(location.pathname.replace(/\/+$/, '') + '/events');
+  source.addEventListener('picture', function (e) {
+    var p = JSON.parse(e.data);
+    if (p.svg) { board.innerHTML = p.svg; }
+    statusLine.textContent = p.status || 'waiting for the game to start';
+    if (p.reset) { log.replaceChildren(); }
+    var bottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+    p.lines.forEach(function (l) {
+      var li = document.createElement('li');
+      li.dataset.seq = l.seq;
+      li.textContent = l.text;
+      log.appendChild(li);
+    });
+    if (bottom) { log.scrollTop = log.scrollHeight; }
+    result.textContent = p.result ? 'Result: ' + p.result : '';
+    if (p.finished) {
+      links.innerHTML = '<a href="' + p.replay + '">replay with everything revealed</a> · ' +
+        '<a href="' + p.transcript + '">transcript</a>';
+    }
+    if (p.error) { error.textContent = p.error; }
+    if (p.finished || p.error) { source.close(); }
+  });
+})();
+"#;
+
+/// A game's live page (`GET /game/{id}`), drawn with the picture at the
+/// time of the request; the script keeps it up to date.
+pub fn live(game: GameId, p: &Picture) -> String {
+    let title = if p.scenario.is_empty() {
+        format!("game {game}")
+    } else {
+        format!("{} (game {game})", p.scenario)
+    };
+    let lines: String = p
+        .lines
+        .iter()
+        .map(|l| format!("<li data-seq=\"{}\">{}</li>", l.seq, escape(&l.text)))
+        .collect();
+    let status = if p.status.is_empty() {
+        "waiting for the game to start".to_string()
+    } else {
+        p.status.clone()
+    };
+    let result = p
+        .result
+        .as_ref()
+        .map(|r| format!("Result: {}", escape(r)))
+        .unwrap_or_default();
+    let links = if p.finished {
+        format!(
+            "<a href=\"/game/{game}/replay\">replay with everything revealed</a> · \
+             <a href=\"/game/{game}/transcript\">transcript</a>"
+        )
+    } else {
+        String::new()
+    };
+    let body = format!(
+        "<h1>{title}</h1>\
+         <p class=\"muted\">The public view, as every spectator sees it, late by this \
+         server's spectator delay. <a href=\"/\">All games</a></p>\
+         <div id=\"status\">{status}</div><div id=\"result\">{result}</div>\
+         <div id=\"links\">{links}</div><div id=\"error\">{error}</div>\
+         <div class=\"layout\"><div id=\"board\">{svg}</div>\
+         <div><ol id=\"log\">{lines}</ol></div></div>\
+         <script>{LIVE_SCRIPT}</script>",
+        title = escape(&title),
+        status = escape(&status),
+        error = escape(p.error.as_deref().unwrap_or("")),
+        svg = p.svg,
+    );
+    page(&title, &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::live::Line;
+    use std::sync::Arc;
+
+    #[test]
+    fn live_page_escapes_the_narrative_and_has_its_hooks() {
+        let p = Picture {
+            scenario: "Mine <Alley>".into(),
+            seq: Some(4),
+            svg: "<svg></svg>".into(),
+            status: "Game Turn 1".into(),
+            lines: Arc::new(vec![Line {
+                seq: 4,
+                text: "<script>alert(1)</script>".into(),
+            }]),
+            ..Picture::default()
+        };
+        let html = live(GameId([1; 16]), &p);
+        for hook in [
+            "id=\"board\"",
+            "id=\"log\"",
+            "id=\"status\"",
+            "id=\"result\"",
+        ] {
+            assert!(html.contains(hook), "{hook}");
+        }
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(html.contains("Mine &lt;Alley&gt;"));
+        assert!(
+            !html.contains("http://") && !html.contains("https://"),
+            "no network"
+        );
+    }
+}
