@@ -270,6 +270,11 @@ enum Command {
         /// `minis` (the miniatures minefield rules, seed 004).
         #[arg(long, default_value = "asl")]
         ruleset: String,
+        /// Also serve the server's web view on this TCP address (e.g.
+        /// 127.0.0.1:8080): the game's live page while it is played, and
+        /// after the end its page, replay and transcript, until Ctrl-C.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
     },
     /// League data: verifies each transcript as `verify` does and prints
     /// one row per game (scenario, ruleset, sides, keys, result and
@@ -488,7 +493,8 @@ fn main() -> ExitCode {
             out,
             escrow,
             ruleset,
-        } => cli::demo::main(out, escrow, &ruleset),
+            http,
+        } => cli::demo::main(out, escrow, &ruleset, http),
         Command::Rules { question } => rules_cmd::run(question.as_deref()),
         Command::Completions { shell } => {
             clap_complete::generate(

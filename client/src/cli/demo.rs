@@ -6,6 +6,11 @@
 //! The narrative is printed as each side sees it; then the transcript is
 //! written and verified (G5). Dice are real: each run differs.
 //!
+//! `hexveil demo --http ADDR` also serves the server's web view (the game's
+//! live page as it is played, then its page, replay and transcript) and
+//! keeps it up after the end until Ctrl-C; without it the demo stops its
+//! server when the game is over.
+//!
 //! `hexveil demo --ruleset minis` plays the miniatures rules instead (seed
 //! 004, examples/minis/): a Panzer IV noses into a hidden mixed field with
 //! a rifleman beside it, a truck towing a gun crosses an open A-P field, a
@@ -220,14 +225,47 @@ pub fn report(bytes: &[u8], path: &std::path::Path) -> bool {
 /// Entries per pad in the demo's game (a short game needs few rolls).
 pub const DEMO_PAD_LEN: u32 = 256;
 
+/// The demo's server kept running after the game for its web view
+/// (`--http`): dropped or [`KeptServer::stop`]ped, it stops.
+#[derive(Debug)]
+pub struct KeptServer {
+    server: hexveil_server::Server,
+    /// The data directory, removed when the server is gone.
+    _dir: tempfile::TempDir,
+    /// The web view's address.
+    pub http: std::net::SocketAddr,
+    /// The demo game.
+    pub game_id: hexveil_server::wire::GameId,
+}
+
+impl KeptServer {
+    /// The game's live page.
+    pub fn live_url(&self) -> String {
+        format!("http://{}/game/{}", self.http, self.game_id)
+    }
+
+    /// The game's replay page.
+    pub fn replay_url(&self) -> String {
+        format!("{}/replay", self.live_url())
+    }
+
+    /// Stops the server (its web view first).
+    pub async fn stop(self) {
+        self.server.shutdown().await;
+    }
+}
+
 /// Runs the demo: a server in-process on 127.0.0.1:0 with a fresh data
 /// directory, two bots over real QUIC, the scripted game in `mode` (Live,
 /// or Escrow: the bots escrow their setups and the server answers for
-/// them, DESIGN 3.6); returns the transcript the server stored.
+/// them, DESIGN 3.6); returns the transcript the server stored. With
+/// `http`, the server also serves its web view there, and is returned
+/// running instead of stopped.
 pub async fn run(
     game: &DemoGame,
     mode: hexveil_protocol::message::Mode,
-) -> Result<Vec<u8>, String> {
+    http: Option<std::net::SocketAddr>,
+) -> Result<(Vec<u8>, Option<KeptServer>), String> {
     use super::play::{fetch_transcript, play_seat, AfterScript, Input, Output, PATIENCE};
     use hexveil::driver::{Client, SeatSetup};
     use hexveil_protocol::identity::Identity;
@@ -241,10 +279,11 @@ pub async fn run(
     let scenario = game.ruleset.load(game.scenario)?;
     let dir = tempfile::tempdir().map_err(|e| format!("cannot make a data directory: {e}"))?;
     let (server_secrets, _) = ServerSecrets::load_or_create(dir.path()).map_err(|e| s(&e))?;
-    let settings = ServerSettings::new(
+    let mut settings = ServerSettings::new(
         dir.path().to_owned(),
         "127.0.0.1:0".parse().map_err(|e| s(&e))?,
     );
+    settings.http = http;
     let server = Server::start(
         settings,
         Arc::new(LiveGameFactory::new(Arc::new(server_secrets))),
@@ -256,6 +295,9 @@ pub async fn run(
         server.local_addr(),
         server.fingerprint()
     );
+    if let Some(addr) = server.http_addr() {
+        println!("web view on http://{addr}/ (every game of this server)");
+    }
     let trust = ServerTrust::Pinned(server.fingerprint());
     let docs = [
         Identity::generate_pkcs8().map_err(|e| s(&e))?,
@@ -293,6 +335,9 @@ pub async fn run(
         scenario.name(),
         game.ruleset.title()
     );
+    if let Some(addr) = server.http_addr() {
+        println!("watch it live in a browser: http://{addr}/game/{game_id}");
+    }
     let [sa, sb] = game.secrets()?;
     let mut seats = Vec::new();
     for (client, secrets) in clients.into_iter().zip([sa, sb]) {
@@ -354,8 +399,21 @@ pub async fn run(
         .map_err(|e| format!("cannot fetch the transcript: {e}"))?;
     seat_a.close().await;
     seat_b.close().await;
-    server.shutdown().await;
-    Ok(transcript)
+    match server.http_addr() {
+        Some(http) => Ok((
+            transcript,
+            Some(KeptServer {
+                server,
+                _dir: dir,
+                http,
+                game_id,
+            }),
+        )),
+        None => {
+            server.shutdown().await;
+            Ok((transcript, None))
+        }
+    }
 }
 
 /// What only the referee saw during play, now revealed by the transcript:
@@ -392,11 +450,13 @@ pub fn hidden_story(bytes: &[u8]) -> Vec<String> {
     out
 }
 
-/// `hexveil demo [--out FILE] [--escrow] [--ruleset asl|minis]`.
+/// `hexveil demo [--out FILE] [--escrow] [--ruleset asl|minis] [--http
+/// ADDR]`.
 pub fn main(
     out: Option<std::path::PathBuf>,
     escrow: bool,
     ruleset: &str,
+    http: Option<std::net::SocketAddr>,
 ) -> std::process::ExitCode {
     use hexveil_protocol::message::Mode;
     use std::process::ExitCode;
@@ -445,7 +505,7 @@ pub fn main(
             return ExitCode::FAILURE;
         }
     };
-    let bytes = match runtime.block_on(run(&game, mode)) {
+    let (bytes, kept) = match runtime.block_on(run(&game, mode, http)) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hexveil demo: {e}");
@@ -469,6 +529,19 @@ pub fn main(
         "replay it with everything revealed: hexveil replay {}",
         path.display()
     );
+    if let Some(kept) = kept {
+        println!();
+        println!("the web view stays up until Ctrl-C:");
+        println!("    the game's page: {}", kept.live_url());
+        println!("    its replay:      {}", kept.replay_url());
+        println!("    every game:      http://{}/", kept.http);
+        runtime.block_on(async {
+            if let Err(e) = tokio::signal::ctrl_c().await {
+                eprintln!("hexveil demo: cannot wait for Ctrl-C: {e}");
+            }
+            kept.stop().await;
+        });
+    }
     if clean {
         ExitCode::SUCCESS
     } else {
