@@ -362,7 +362,7 @@ impl HttpServer {
     /// Stops accepting, ends every event stream and waits (boundedly) for
     /// open connections to finish their answers.
     pub async fn shutdown(self) {
-        let _ = self.web.shutdown.send(true);
+        self.web.shutdown.send_replace(true);
         let _ = tokio::time::timeout(SHUTDOWN_WAIT + Duration::from_secs(1), self.task).await;
     }
 }
