@@ -215,6 +215,8 @@ async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_
     let (status, body) = get(http, &format!("/game/{game}/transcript")).await;
     assert_eq!(status, 404, "{body}");
     assert!(body.contains("has not finished"), "{body}");
+    let (status, body) = get(http, &format!("/game/{game}/replay")).await;
+    assert_eq!(status, 404, "{body}");
 
     // The live view: its first event is the picture so far (the setups).
     let mut events = Events::open(http, game).await;
@@ -328,6 +330,11 @@ async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_
     assert_eq!(served, file);
     let (verdict, code) = hexveil_view::transcript::judge(&served);
     assert_eq!(code, 0, "{verdict}");
+    // Its replay page, everything revealed for a clean game.
+    let (status, replay) = get(http, &format!("/game/{game}/replay")).await;
+    assert_eq!(status, 200, "{replay}");
+    assert!(replay.contains("id=\"verdict\""), "the replay viewer");
+    assert!(replay.contains("data-status=\"clean\""), "a clean verdict");
 
     // Its league row, the one `hexveil results` computes, over HTTP and QUIC.
     let want = hexveil_view::league::row_of(&served, None).unwrap();

@@ -19,6 +19,8 @@ use crate::wire::{FinishedRow, GameId, PublicKey};
 pub const MAX_LISTED: usize = 100;
 /// Game descriptions kept in memory at most (then the cache starts again).
 const MAX_DESCRIPTIONS: usize = 4096;
+/// Replay pages kept in memory at most (then the cache starts again).
+const MAX_REPLAYS: usize = 32;
 
 /// What a game is, as its creation request says (public: the genesis
 /// holds the same).
@@ -130,6 +132,7 @@ pub struct Games {
     lobby: Arc<Lobby>,
     league: Arc<League>,
     descriptions: Mutex<HashMap<GameId, Arc<Description>>>,
+    replays: Mutex<HashMap<GameId, Arc<String>>>,
 }
 
 impl Games {
@@ -139,6 +142,7 @@ impl Games {
             lobby,
             league,
             descriptions: Mutex::new(HashMap::new()),
+            replays: Mutex::new(HashMap::new()),
         }
     }
 
@@ -212,6 +216,48 @@ impl Games {
             })
             .collect();
         Ok(GameList { open, finished })
+    }
+
+    fn cached_replay(&self, game: GameId) -> Option<Arc<String>> {
+        self.replays
+            .lock()
+            .expect("replays lock poisoned")
+            .get(&game)
+            .cloned()
+    }
+
+    /// A finished game's replay page
+    /// ([`hexveil_view::replay::replay_html`], which verifies the
+    /// transcript itself and shows everything only for a complete, clean
+    /// one, G3): made once, on a blocking thread, one whole-game
+    /// verification at a time with the league's rows (G6), and kept.
+    pub async fn replay(&self, game: GameId, key: PublicKey) -> Result<Arc<String>, HttpError> {
+        if let Some(page) = self.cached_replay(game) {
+            return Ok(page);
+        }
+        let bytes = self.transcript(game, key).await?;
+        let _one_at_a_time = self
+            .league
+            .verifying()
+            .acquire()
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        if let Some(page) = self.cached_replay(game) {
+            return Ok(page);
+        }
+        let page = tokio::task::spawn_blocking(move || hexveil_view::replay::replay_html(&bytes))
+            .await
+            .map_err(|e| HttpError::Unavailable {
+                game,
+                why: format!("the replay page could not be made: {e}"),
+            })?;
+        let page = Arc::new(page);
+        let mut all = self.replays.lock().expect("replays lock poisoned");
+        if all.len() >= MAX_REPLAYS {
+            all.clear();
+        }
+        all.insert(game, page.clone());
+        Ok(page)
     }
 
     /// A finished game's transcript file (never an unfinished game's: its

@@ -9,6 +9,7 @@
 //! | `GET /game/{id}` | a game's live public view: board picture, narrative, status ([`live`]) |
 //! | `GET /game/{id}/events` | that view as server-sent events, one per change |
 //! | `GET /game/{id}/transcript` | a finished game's transcript file |
+//! | `GET /game/{id}/replay` | the replay viewer of a finished game ([`hexveil_view::replay`]) |
 //! | `GET /metrics` | the operator's metrics ([`crate::metrics`]) |
 //!
 //! Privacy (G3 and the spectator delay): the live view is a spectator of
@@ -227,6 +228,7 @@ pub fn router(web: Arc<Web>) -> Router {
         .route("/game/{id}", get(live_page))
         .route("/game/{id}/events", get(events))
         .route("/game/{id}/transcript", get(transcript))
+        .route("/game/{id}/replay", get(replay))
         .route("/metrics", get(metrics))
         .fallback(no_page)
         .layer(axum::middleware::map_response_with_state(
@@ -320,6 +322,16 @@ async fn transcript(
         bytes,
     )
         .into_response())
+}
+
+async fn replay(
+    State(web): State<Arc<Web>>,
+    Path(id): Path<String>,
+    ConnectInfo(remote): ConnectInfo<SocketAddr>,
+) -> Result<Html<String>, HttpError> {
+    let game = game_id(&id)?;
+    let page = web.games.replay(game, web_key(remote.ip())).await?;
+    Ok(Html(page.as_str().to_owned()))
 }
 
 async fn metrics(State(web): State<Arc<Web>>) -> Response {
