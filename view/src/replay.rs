@@ -482,7 +482,10 @@ impl Replay {
                 roll_html(s)
             );
         }
-        let _ = write!(out, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
+        let _ = write!(
+            out,
+            "<script>{KEEP_IN_SIGHT_SCRIPT}{SCRIPT}</script>\n</body>\n</html>\n"
+        );
         out
     }
 
@@ -617,6 +620,31 @@ code { font-size: 0.85em; overflow-wrap: anywhere; }
 svg.defs { position: absolute; overflow: hidden; }
 "#;
 
+/// The script both pages (this replay page and the server's live page)
+/// share: `keepInSight(board)` scrolls a board element so the last
+/// action's hexes (else the units) are in sight, when the picture is
+/// larger than its box.
+pub const KEEP_IN_SIGHT_SCRIPT: &str = r#"
+function keepInSight(board) {
+  var els = board.querySelectorAll('.last-action');
+  if (els.length === 0) { els = board.querySelectorAll('.counter, .figure'); }
+  if (els.length === 0) { return; }
+  var top = Infinity, left = Infinity, bottom = -Infinity, right = -Infinity;
+  els.forEach(function (el) {
+    var r = el.getBoundingClientRect();
+    top = Math.min(top, r.top); left = Math.min(left, r.left);
+    bottom = Math.max(bottom, r.bottom); right = Math.max(right, r.right);
+  });
+  var b = board.getBoundingClientRect();
+  if (top < b.top || bottom > b.bottom) {
+    board.scrollTop += (top + bottom) / 2 - (b.top + b.bottom) / 2;
+  }
+  if (left < b.left || right > b.right) {
+    board.scrollLeft += (left + right) / 2 - (b.left + b.right) / 2;
+  }
+}
+"#;
+
 /// The page's stepping: the steps and pictures are `<template>`s.
 const SCRIPT: &str = r#"
 (function () {
@@ -654,7 +682,7 @@ const SCRIPT: &str = r#"
     if (board.dataset.pic !== pic || !board.firstElementChild) {
       board.replaceChildren(byId('pic-' + pic).content.cloneNode(true));
       board.dataset.pic = pic;
-      reveal();
+      keepInSight(board);
     }
     var c = t.content.cloneNode(true);
     fill(narrative, c.querySelector('.lines'));
@@ -664,25 +692,6 @@ const SCRIPT: &str = r#"
     byId('first').disabled = byId('prev').disabled = byId('prev-change').disabled = i === 0;
     byId('last').disabled = byId('next').disabled = byId('next-change').disabled = i === last;
     if (!fromHash) { setHash(seqOf(i)); }
-  }
-  // Keeps the last action's hexes (else the units) in sight.
-  function reveal() {
-    var els = board.querySelectorAll('.last-action');
-    if (els.length === 0) { els = board.querySelectorAll('.counter, .figure'); }
-    if (els.length === 0) { return; }
-    var top = Infinity, left = Infinity, bottom = -Infinity, right = -Infinity;
-    els.forEach(function (el) {
-      var r = el.getBoundingClientRect();
-      top = Math.min(top, r.top); left = Math.min(left, r.left);
-      bottom = Math.max(bottom, r.bottom); right = Math.max(right, r.right);
-    });
-    var b = board.getBoundingClientRect();
-    if (top < b.top || bottom > b.bottom) {
-      board.scrollTop += (top + bottom) / 2 - (b.top + b.bottom) / 2;
-    }
-    if (left < b.left || right > b.right) {
-      board.scrollLeft += (left + right) / 2 - (b.left + b.right) / 2;
-    }
   }
   function change(dir) {
     var i = at;
@@ -724,7 +733,7 @@ const SCRIPT: &str = r#"
   });
   var start = fromHash();
   show(start === null ? 0 : start, start !== null);
-  reveal();
+  keepInSight(board);
 })();
 "#;
 

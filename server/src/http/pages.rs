@@ -8,6 +8,7 @@
 //! `#result` how the game ended, `#links` the replay and transcript once it
 //! has, `#error` why the view stopped.
 
+use hexveil_view::replay::KEEP_IN_SIGHT_SCRIPT;
 use hexveil_view::svg::escape;
 
 use super::games::GameList;
@@ -26,11 +27,13 @@ th { background: #eee; }
 #status { font-weight: 600; margin: 0.4em 0; }
 #result { font-weight: 600; color: #7a1c1c; }
 #error { color: #b00; }
-#board svg { max-width: 100%; height: auto; border: 1px solid #ccc; background: #fff; }
+#board { overflow: auto; max-height: 80vh; border: 1px solid #ccc; background: #fff; }
+#board svg { display: block; }
 #log { font-family: ui-monospace, monospace; font-size: 0.85em; max-height: 28em; overflow-y: auto;
        border: 1px solid #ccc; background: #fff; padding: 0.5em 0.5em 0.5em 2.5em; }
 .layout { display: flex; flex-wrap: wrap; gap: 1em; }
 .layout > div { flex: 1 1 30em; min-width: 0; }
+.layout > #board { flex: 2 1 40em; }
 "#;
 
 fn page(title: &str, body: &str) -> String {
@@ -159,6 +162,7 @@ pub fn index(list: &GameList) -> String {
 const LIVE_SCRIPT: &str = r#"
 (function () {
   var board = document.getElementById('board');
+  keepInSight(board);
   var log = document.getElementById('log');
   var statusLine = document.getElementById('status');
   var result = document.getElementById('result');
@@ -167,7 +171,7 @@ const LIVE_SCRIPT: &str = r#"
   var source = new EventSource(location.pathname.replace(/\/+$/, '') + '/events');
   source.addEventListener('picture', function (e) {
     var p = JSON.parse(e.data);
-    if (p.svg) { board.innerHTML = p.svg; }
+    if (p.svg) { board.innerHTML = p.svg; keepInSight(board); }
     statusLine.textContent = p.status || 'waiting for the game to start';
     if (p.reset) { log.replaceChildren(); }
     var bottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
@@ -228,7 +232,7 @@ pub fn live(game: GameId, p: &Picture) -> String {
          <div id=\"links\">{links}</div><div id=\"error\">{error}</div>\
          <div class=\"layout\"><div id=\"board\">{svg}</div>\
          <div><ol id=\"log\">{lines}</ol></div></div>\
-         <script>{LIVE_SCRIPT}</script>",
+         <script>{KEEP_IN_SIGHT_SCRIPT}{LIVE_SCRIPT}</script>",
         title = escape(&title),
         status = escape(&status),
         error = escape(p.error.as_deref().unwrap_or("")),
