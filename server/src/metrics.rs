@@ -15,7 +15,8 @@
 //! | `hexveil_actions_total{kind}` | counter | entries players submitted that the referee logged, by kind (`act` is a game action; `pad`, `setup`, `open`, `entry`, `transitions`, `concede`, `reveal`) |
 //! | `hexveil_refusals_total{kind}` | counter | entries the referee refused (signed refusals), by the kind submitted; `payload`: a game payload the session could not take at all |
 //! | `hexveil_adjudication_seconds` | histogram | time a game task spends on one player's payload: the ruling and every effect, storage included |
-//! | `hexveil_store_commit_seconds` | histogram | time of one durable write to the store (an append, a finish, a creation) |
+//! | `hexveil_store_commit_seconds` | histogram | time of one durable write to the store (a group commit of appends, a finish, a creation); its count is the number of transactions |
+//! | `hexveil_store_appends_per_commit` | histogram | appends committed together by one group commit (one transaction, one `fsync`) |
 //! | `hexveil_answer_timeouts_total` | counter | parties that did not answer in time and lost (G2) |
 //! | `hexveil_games_created_total`, `hexveil_games_finished_total` | counter | games created, games finished |
 //! | `hexveil_errors_total{kind}` | counter | errors sent to clients, by their code (`rate_limited`, `malformed`, ...); `storage`: a game stopped by a storage failure; `http_*`: web requests refused |
@@ -55,6 +56,7 @@ pub struct Metrics {
     refusals: Family<Kind, Counter>,
     adjudication: Histogram,
     store_commit: Histogram,
+    appends_per_commit: Histogram,
     answer_timeouts: Counter,
     games_created: Counter,
     games_finished: Counter,
@@ -74,6 +76,8 @@ impl Default for Metrics {
             adjudication: Histogram::new(exponential_buckets(0.000_25, 2.0, 16)),
             // 0.1 ms to about 3 s.
             store_commit: Histogram::new(exponential_buckets(0.000_1, 2.0, 16)),
+            // 1 to 2,048 appends.
+            appends_per_commit: Histogram::new(exponential_buckets(1.0, 2.0, 12)),
             answer_timeouts: Counter::default(),
             games_created: Counter::default(),
             games_finished: Counter::default(),
@@ -114,6 +118,11 @@ impl Default for Metrics {
             "store_commit_seconds",
             "Time of one durable write to the store",
             m.store_commit.clone(),
+        );
+        r.register(
+            "store_appends_per_commit",
+            "Appends committed together by one group commit (one transaction, one fsync)",
+            m.appends_per_commit.clone(),
         );
         r.register(
             "answer_timeouts",
@@ -188,6 +197,11 @@ impl Metrics {
     /// Records how long one durable write took.
     pub fn committed(&self, took: Duration) {
         self.store_commit.observe(took.as_secs_f64());
+    }
+
+    /// Records how many appends one group commit made durable together.
+    pub fn group_committed(&self, appends: usize) {
+        self.appends_per_commit.observe(appends as f64);
     }
 
     /// Counts a game created.

@@ -1,6 +1,8 @@
 //! The default [`GameStore`]: SQLite (bundled) in the data directory, WAL
-//! journal, `synchronous=FULL`, one transaction per append (DESIGN section 5);
-//! the log's last entry and the game's result and transcript are one
+//! journal, `synchronous=FULL` (DESIGN section 5). Appends queued together
+//! are one transaction with one `fsync` ([`GameStore::append_batch`], group
+//! commit), each in a savepoint so that one refused append is rolled back
+//! alone; the log's last entry and the game's result and transcript are one
 //! transaction ([`GameStore::append_and_finish`], G6).
 //!
 //! Schema 2 adds to each game its creator key, creation time, whether it
@@ -11,7 +13,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use crate::store::{GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame};
+use crate::store::{Append, GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame};
 use crate::wire::{GameId, PublicKey};
 
 /// File name of the database inside the data directory.
@@ -271,6 +273,51 @@ impl GameStore for SqliteStore {
         insert_event(&tx, game_id, seq, bytes)?;
         // With WAL and synchronous=FULL the commit returns after fsync.
         tx.commit().map_err(backend("commit append_event"))
+    }
+
+    fn append_batch(&mut self, appends: &[Append]) -> Vec<Result<(), StoreError>> {
+        let mut tx = match self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+        {
+            Ok(tx) => tx,
+            Err(e) => {
+                let err = backend("begin a group commit")(e);
+                return appends.iter().map(|_| Err(err.clone())).collect();
+            }
+        };
+        let mut results: Vec<Result<(), StoreError>> = Vec::with_capacity(appends.len());
+        for a in appends {
+            // A savepoint per append: a refused one is rolled back alone
+            // and the batch goes on (G6: bad input changes nothing).
+            let result = tx
+                .savepoint()
+                .map_err(backend("open a savepoint"))
+                .and_then(|sp| {
+                    insert_event(&sp, a.game_id, a.seq, &a.bytes)?;
+                    sp.commit().map_err(backend("release a savepoint"))
+                });
+            results.push(result);
+            if tx.is_autocommit() {
+                // SQLite rolled the whole transaction back (an I/O error,
+                // a full disk): nothing of this batch is durable.
+                let err = StoreError::Backend {
+                    operation: "append in a group commit",
+                    detail: "the transaction was rolled back by the database".into(),
+                };
+                return appends.iter().map(|_| Err(err.clone())).collect();
+            }
+        }
+        // With WAL and synchronous=FULL the commit returns after fsync;
+        // only then is any append of the batch acknowledged.
+        if let Err(e) = tx.commit() {
+            let err = backend("commit a group of appends")(e);
+            return results
+                .into_iter()
+                .map(|r| r.and(Err(err.clone())))
+                .collect();
+        }
+        results
     }
 
     fn count_unfinished(&self, creator: &PublicKey) -> Result<(u64, u64), StoreError> {

@@ -12,6 +12,20 @@
 //! await the answer. One writer thread fits SQLite, which serialises writers
 //! anyway; a PostgreSQL backend can run several such threads (one connection
 //! each) behind the same handle type without changing callers.
+//!
+//! Group commit (issue 16, G6): appends are typed jobs, not closures. When
+//! the thread takes an append it also takes every append queued behind it
+//! (those that arrived while the last commit ran) and hands them all to
+//! [`GameStore::append_batch`], which a backend commits in one transaction
+//! with one `fsync` ([`crate::sqlite`] does; the default implementation
+//! commits them one by one). Each caller is answered only once the
+//! transaction holding its append is durable, so nothing that depends on an
+//! entry (its receipt, the updates) goes out before the entry is on disk.
+//! One append that fails (a sequence gap, a finished game) fails alone: the
+//! others of its batch are still committed. Per game the order is kept: a
+//! game's task awaits each append before it sends the next, and a batch is
+//! applied in queue order; a closure job queued behind appends runs after
+//! their batch is committed.
 
 use std::sync::Arc;
 use std::thread;
@@ -24,7 +38,7 @@ use crate::metrics::Metrics;
 use crate::wire::{GameId, PublicKey};
 
 /// Why a storage operation failed. Each variant says exactly what.
-#[derive(Debug, Error)]
+#[derive(Clone, Debug, Error)]
 pub enum StoreError {
     /// `create_game` with an id that already exists.
     #[error("game {0} already exists")]
@@ -150,6 +164,17 @@ pub struct StoredEvent {
     pub bytes: Vec<u8>,
 }
 
+/// One log entry to append ([`GameStore::append_batch`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Append {
+    /// The game.
+    pub game_id: GameId,
+    /// Its sequence number: the next free one of the game.
+    pub seq: u64,
+    /// The bytes to store.
+    pub bytes: Vec<u8>,
+}
+
 /// Durable game storage. Every method that writes returns only once the
 /// write is durable.
 pub trait GameStore: Send {
@@ -170,6 +195,20 @@ pub trait GameStore: Send {
     /// Append an event. `seq` must be the next free sequence number (the
     /// number of events stored so far); returns after it is durable.
     fn append_event(&mut self, game_id: GameId, seq: u64, bytes: &[u8]) -> Result<(), StoreError>;
+
+    /// Append several events, in order, and return one result per append
+    /// (same order, same length), after every successful one is durable.
+    /// Each append is checked as [`GameStore::append_event`] checks it, after
+    /// those before it in the slice, and a failing one changes nothing and
+    /// fails alone. A backend that can should make them durable together
+    /// (one transaction, one `fsync`: group commit); this default appends
+    /// them one by one.
+    fn append_batch(&mut self, appends: &[Append]) -> Vec<Result<(), StoreError>> {
+        appends
+            .iter()
+            .map(|a| self.append_event(a.game_id, a.seq, &a.bytes))
+            .collect()
+    }
 
     /// A game's header.
     fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError>;
@@ -223,7 +262,71 @@ pub trait GameStore: Send {
     fn expire_unstarted(&mut self, created_before_ms: u64) -> Result<Vec<GameId>, StoreError>;
 }
 
-type Job = Box<dyn FnOnce(&mut dyn GameStore) + Send>;
+/// Any operation on the store, as a closure that answers its caller itself.
+type Task = Box<dyn FnOnce(&mut dyn GameStore) + Send>;
+
+/// Work for the storage thread.
+enum Job {
+    /// Any operation ([`StoreHandle::run`]).
+    Run(Task),
+    /// An append, answered once it is durable; appends queued together are
+    /// group-committed ([`GameStore::append_batch`]).
+    Append(Append, oneshot::Sender<Result<(), StoreError>>),
+}
+
+/// The most appends one group commit takes (the job queue's length: a
+/// batch never waits for more than what is already queued).
+const MAX_BATCH: usize = 1024;
+
+/// The storage thread's loop: runs jobs in queue order, group-committing
+/// each run of queued appends.
+fn serve(mut store: Box<dyn GameStore>, mut rx: mpsc::Receiver<Job>, metrics: Arc<Metrics>) {
+    let mut held: Option<Job> = None;
+    loop {
+        let job = match held.take() {
+            Some(job) => job,
+            None => match rx.blocking_recv() {
+                Some(job) => job,
+                None => return,
+            },
+        };
+        match job {
+            Job::Run(f) => f(store.as_mut()),
+            Job::Append(first, reply) => {
+                let mut appends = vec![first];
+                let mut replies = vec![reply];
+                // Every append queued while the last commit ran; a closure
+                // job behind them waits for their commit (queue order).
+                while appends.len() < MAX_BATCH {
+                    match rx.try_recv() {
+                        Ok(Job::Append(a, r)) => {
+                            appends.push(a);
+                            replies.push(r);
+                        }
+                        Ok(other) => {
+                            held = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let started = Instant::now();
+                let mut results = store.append_batch(&appends).into_iter();
+                metrics.committed(started.elapsed());
+                metrics.group_committed(appends.len());
+                for reply in replies {
+                    // A backend that answered too few (a bug) leaves the
+                    // rest unacknowledged, never acknowledged by mistake.
+                    let result = results.next().unwrap_or(Err(StoreError::Backend {
+                        operation: "append in a group commit",
+                        detail: "the backend gave no result for this append".into(),
+                    }));
+                    let _ = reply.send(result);
+                }
+            }
+        }
+    }
+}
 
 /// Async access to a [`GameStore`] living on its own thread. Cloning shares
 /// the thread; it stops when the last handle is dropped. Each durable write
@@ -247,15 +350,11 @@ impl StoreHandle {
         store: Box<dyn GameStore>,
         metrics: Arc<Metrics>,
     ) -> std::io::Result<Self> {
-        let (jobs, mut rx) = mpsc::channel::<Job>(1024);
+        let (jobs, rx) = mpsc::channel::<Job>(MAX_BATCH);
+        let thread_metrics = metrics.clone();
         thread::Builder::new()
             .name("hexveil-store".into())
-            .spawn(move || {
-                let mut store = store;
-                while let Some(job) = rx.blocking_recv() {
-                    job(store.as_mut());
-                }
-            })?;
+            .spawn(move || serve(store, rx, thread_metrics))?;
         Ok(StoreHandle { jobs, metrics })
     }
 
@@ -288,9 +387,9 @@ impl StoreHandle {
         F: FnOnce(&mut dyn GameStore) -> Result<T, StoreError> + Send + 'static,
     {
         let (tx, rx) = oneshot::channel();
-        let job: Job = Box::new(move |s| {
+        let job = Job::Run(Box::new(move |s| {
             let _ = tx.send(f(s));
-        });
+        }));
         self.jobs.send(job).await.map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
     }
@@ -338,15 +437,26 @@ impl StoreHandle {
             .await
     }
 
-    /// See [`GameStore::append_event`].
+    /// See [`GameStore::append_event`]: answered once the append is
+    /// durable, group-committed with every append queued beside it
+    /// ([`GameStore::append_batch`]).
     pub async fn append_event(
         &self,
         game_id: GameId,
         seq: u64,
         bytes: Vec<u8>,
     ) -> Result<(), StoreError> {
-        self.write(move |s| s.append_event(game_id, seq, &bytes))
+        let (tx, rx) = oneshot::channel();
+        let append = Append {
+            game_id,
+            seq,
+            bytes,
+        };
+        self.jobs
+            .send(Job::Append(append, tx))
             .await
+            .map_err(|_| StoreError::Closed)?;
+        rx.await.map_err(|_| StoreError::Closed)?
     }
 
     /// See [`GameStore::load_game`].
@@ -383,5 +493,193 @@ impl StoreHandle {
     /// See [`GameStore::load_transcript`].
     pub async fn load_transcript(&self, game_id: GameId) -> Result<Option<Vec<u8>>, StoreError> {
         self.run(move |s| s.load_transcript(game_id)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sqlite::SqliteStore;
+    use std::time::Duration;
+
+    fn own() -> NewGameRecord {
+        NewGameRecord::uncapped(PublicKey([7; 32]), 1)
+    }
+
+    /// The value of a metric line of the handle's metrics (`name value`).
+    fn metric(h: &StoreHandle, name: &str) -> u64 {
+        let text = h.metrics().encode(0);
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    }
+
+    // G6 (issue 16, group commit): appends queued while a commit runs are
+    // made durable by one transaction, each caller answered only after it;
+    // a bad append of the batch (a seq gap, a finished or unknown game)
+    // fails alone and stores nothing, the others are stored.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = StoreHandle::spawn(Box::new(SqliteStore::open(dir.path()).unwrap())).unwrap();
+        const GAMES: u8 = 40;
+        let g = |n: u8| GameId([n; 16]);
+        for n in 1..=GAMES + 1 {
+            h.create_game(g(n), vec![], own()).await.unwrap();
+        }
+        h.create_game(g(200), vec![], own()).await.unwrap();
+        h.finish_game(g(200), b"r".to_vec(), b"t".to_vec())
+            .await
+            .unwrap();
+        let commits_before = metric(&h, "hexveil_store_commit_seconds_count");
+
+        // Hold the storage thread so that every append below queues.
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let held = {
+            let h = h.clone();
+            tokio::spawn(async move {
+                h.run(move |_| {
+                    wait.recv().ok();
+                    Ok(())
+                })
+                .await
+            })
+        };
+        let mut good = Vec::new();
+        for n in 1..=GAMES {
+            let h = h.clone();
+            good.push(tokio::spawn(async move {
+                h.append_event(g(n), 0, vec![n]).await
+            }));
+        }
+        let bad = [(g(GAMES + 1), 3), (g(200), 0), (g(201), 0)].map(|(id, seq)| {
+            let h = h.clone();
+            tokio::spawn(async move { h.append_event(id, seq, b"bad".to_vec()).await })
+        });
+        let queued = GAMES as usize + bad.len();
+        for _ in 0..5000 {
+            if h.jobs.max_capacity() - h.jobs.capacity() == queued {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(h.jobs.max_capacity() - h.jobs.capacity(), queued);
+        release.send(()).unwrap();
+        held.await.unwrap().unwrap();
+
+        for t in good {
+            t.await.unwrap().unwrap();
+        }
+        let [gap, finished, unknown] = bad;
+        assert!(matches!(
+            gap.await.unwrap(),
+            Err(StoreError::SeqGap {
+                expected: 0,
+                got: 3,
+                ..
+            })
+        ));
+        assert!(matches!(
+            finished.await.unwrap(),
+            Err(StoreError::GameFinished(_))
+        ));
+        assert!(matches!(
+            unknown.await.unwrap(),
+            Err(StoreError::UnknownGame(_))
+        ));
+        let commits = metric(&h, "hexveil_store_commit_seconds_count") - commits_before;
+        assert_eq!(commits, 1, "{queued} appends, one transaction");
+        assert_eq!(metric(&h, "hexveil_store_appends_per_commit_count"), 1);
+        for n in 1..=GAMES {
+            let events = h.load_events(g(n)).await.unwrap();
+            assert_eq!(events.len(), 1);
+            assert_eq!(events[0].bytes, vec![n]);
+        }
+        assert!(h.load_events(g(GAMES + 1)).await.unwrap().is_empty());
+        assert!(h.load_events(g(200)).await.unwrap().is_empty());
+
+        // Durable: a reopened store has them all.
+        drop(h);
+        let s = SqliteStore::open(dir.path()).unwrap();
+        for n in 1..=GAMES {
+            assert_eq!(s.load_events(g(n)).unwrap().len(), 1);
+        }
+    }
+
+    /// A store without group commit of its own (the trait's default).
+    struct OneByOne(Vec<(GameId, u64)>);
+
+    impl GameStore for OneByOne {
+        fn create_game(
+            &mut self,
+            _: GameId,
+            _: &[u8],
+            _: &NewGameRecord,
+        ) -> Result<(), StoreError> {
+            Ok(())
+        }
+        fn count_unfinished(&self, _: &PublicKey) -> Result<(u64, u64), StoreError> {
+            Ok((0, 0))
+        }
+        fn append_event(&mut self, game_id: GameId, seq: u64, _: &[u8]) -> Result<(), StoreError> {
+            let next = self.0.iter().filter(|(g, _)| *g == game_id).count() as u64;
+            if seq != next {
+                return Err(StoreError::SeqGap {
+                    game: game_id,
+                    expected: next,
+                    got: seq,
+                });
+            }
+            self.0.push((game_id, seq));
+            Ok(())
+        }
+        fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError> {
+            Err(StoreError::UnknownGame(game_id))
+        }
+        fn load_events(&self, _: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+            Ok(Vec::new())
+        }
+        fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {
+            Ok(Vec::new())
+        }
+        fn finish_game(&mut self, _: GameId, _: &[u8], _: &[u8]) -> Result<(), StoreError> {
+            Ok(())
+        }
+        fn load_transcript(&self, _: GameId) -> Result<Option<Vec<u8>>, StoreError> {
+            Ok(None)
+        }
+        fn append_and_finish(
+            &mut self,
+            _: GameId,
+            _: u64,
+            _: &[u8],
+            _: &[u8],
+            _: &[u8],
+        ) -> Result<(), StoreError> {
+            Ok(())
+        }
+        fn mark_started(&mut self, _: GameId) -> Result<(), StoreError> {
+            Ok(())
+        }
+        fn expire_unstarted(&mut self, _: u64) -> Result<Vec<GameId>, StoreError> {
+            Ok(Vec::new())
+        }
+    }
+
+    // G6: the default `append_batch` (a backend without group commit)
+    // answers each append in order, a bad one failing alone.
+    #[test]
+    fn default_append_batch_is_one_by_one_in_order() {
+        let mut s = OneByOne(Vec::new());
+        let a = |seq: u64| Append {
+            game_id: GameId([1; 16]),
+            seq,
+            bytes: Vec::new(),
+        };
+        let results = s.append_batch(&[a(0), a(5), a(1)]);
+        assert!(results[0].is_ok());
+        assert!(matches!(results[1], Err(StoreError::SeqGap { .. })));
+        assert!(results[2].is_ok());
+        assert_eq!(s.0.len(), 2);
     }
 }
