@@ -5,10 +5,22 @@
 //! alone; the log's last entry and the game's result and transcript are one
 //! transaction ([`GameStore::append_and_finish`], G6).
 //!
+//! The append path reads nothing the game already knows (issue 16): the
+//! store keeps, for each open game it has appended to, the next sequence
+//! number in memory, filled from the database on the game's first append
+//! (so it is right after a restart) and dropped when the game finishes or
+//! expires or a transaction holding its append is rolled back. A sequence
+//! number already stored is also refused by the table's primary key
+//! `(game_id, seq)` and an unknown game by its foreign key; those
+//! constraint errors map back to [`StoreError::DuplicateSeq`] and
+//! [`StoreError::UnknownGame`]. Statements on the append path are prepared
+//! once and cached (`prepare_cached`).
+//!
 //! Schema 2 adds to each game its creator key, creation time, whether it
 //! started (both seats taken) and when it expired; a schema-1 database is
 //! migrated in place on open (its games count as started, so none expires).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -55,6 +67,11 @@ PRAGMA user_version = 2;
 #[derive(Debug)]
 pub struct SqliteStore {
     conn: Connection,
+    /// The next sequence number of each open game appended to since the
+    /// store opened: what the append path would otherwise read before
+    /// every insert. Only this connection writes the database, so it stays
+    /// right; it holds committed state only (see [`SqliteStore::forget`]).
+    next_seq: HashMap<GameId, u64>,
 }
 
 fn backend(operation: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
@@ -104,7 +121,17 @@ impl SqliteStore {
                 })
             }
         }
-        Ok(SqliteStore { conn })
+        Ok(SqliteStore {
+            conn,
+            next_seq: HashMap::new(),
+        })
+    }
+
+    /// Drops what the store knows of a game's log (it finished or expired,
+    /// or a transaction holding its append was rolled back): its next
+    /// append reads it again from the database.
+    fn forget(&mut self, game_id: GameId) {
+        self.next_seq.remove(&game_id);
     }
 
     fn seq_sql(seq: u64) -> Result<i64, StoreError> {
@@ -114,23 +141,23 @@ impl SqliteStore {
 
 /// Whether the game exists and whether it is finished.
 fn game_state(conn: &Connection, game_id: GameId) -> Result<Option<bool>, StoreError> {
-    conn.query_row(
-        "SELECT result IS NOT NULL FROM games WHERE game_id = ?1",
-        params![&game_id.0[..]],
-        |r| r.get::<_, bool>(0),
-    )
-    .optional()
-    .map_err(backend("look up the game"))
+    conn.prepare_cached("SELECT result IS NOT NULL FROM games WHERE game_id = ?1")
+        .map_err(backend("prepare a game look-up"))?
+        .query_row(params![&game_id.0[..]], |r| r.get::<_, bool>(0))
+        .optional()
+        .map_err(backend("look up the game"))
 }
 
 /// Fails unless the game exists, is not finished and has not expired.
 fn check_open(conn: &Connection, game_id: GameId) -> Result<(), StoreError> {
     let state = conn
-        .query_row(
+        .prepare_cached(
             "SELECT result IS NOT NULL, expired_ms IS NOT NULL FROM games WHERE game_id = ?1",
-            params![&game_id.0[..]],
-            |r| Ok((r.get::<_, bool>(0)?, r.get::<_, bool>(1)?)),
         )
+        .map_err(backend("prepare a game look-up"))?
+        .query_row(params![&game_id.0[..]], |r| {
+            Ok((r.get::<_, bool>(0)?, r.get::<_, bool>(1)?))
+        })
         .optional()
         .map_err(backend("look up the game"))?;
     match state {
@@ -141,38 +168,81 @@ fn check_open(conn: &Connection, game_id: GameId) -> Result<(), StoreError> {
     }
 }
 
-/// Appends inside an open transaction after checking the sequence number.
+/// The next sequence number of an open game: from `known` if there, else
+/// read from the database (the game must exist, be unfinished and not
+/// expired) and remembered.
+fn next_seq_of(
+    conn: &Connection,
+    known: &mut HashMap<GameId, u64>,
+    game_id: GameId,
+) -> Result<u64, StoreError> {
+    if let Some(next) = known.get(&game_id) {
+        return Ok(*next);
+    }
+    check_open(conn, game_id)?;
+    let next: i64 = conn
+        .prepare_cached("SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game_id = ?1")
+        .map_err(backend("prepare the next seq"))?
+        .query_row(params![&game_id.0[..]], |r| r.get(0))
+        .map_err(backend("find the next seq"))?;
+    let next = next as u64;
+    known.insert(game_id, next);
+    Ok(next)
+}
+
+/// Appends inside an open transaction after checking the sequence number
+/// against `known` (no read when the game is known; see the module), and
+/// advances it. On error nothing is inserted; the caller forgets the game
+/// if the transaction is then rolled back.
 fn insert_event(
     tx: &Connection,
+    known: &mut HashMap<GameId, u64>,
     game_id: GameId,
     seq: u64,
     bytes: &[u8],
 ) -> Result<(), StoreError> {
     let seq_i = SqliteStore::seq_sql(seq)?;
-    check_open(tx, game_id)?;
-    let next: i64 = tx
-        .query_row(
-            "SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game_id = ?1",
-            params![&game_id.0[..]],
-            |r| r.get(0),
-        )
-        .map_err(backend("find the next seq"))?;
-    if seq_i < next {
+    let next = next_seq_of(tx, known, game_id)?;
+    if seq < next {
         return Err(StoreError::DuplicateSeq { game: game_id, seq });
     }
-    if seq_i > next {
+    if seq > next {
         return Err(StoreError::SeqGap {
             game: game_id,
-            expected: next as u64,
+            expected: next,
             got: seq,
         });
     }
-    tx.execute(
-        "INSERT INTO events (game_id, seq, bytes) VALUES (?1, ?2, ?3)",
-        params![&game_id.0[..], seq_i, bytes],
-    )
-    .map_err(backend("insert the event"))?;
+    let inserted = tx
+        .prepare_cached("INSERT INTO events (game_id, seq, bytes) VALUES (?1, ?2, ?3)")
+        .map_err(backend("prepare the insert"))?
+        .execute(params![&game_id.0[..], seq_i, bytes]);
+    if let Err(e) = inserted {
+        // What the constraints caught means `known` was wrong: read the
+        // game again next time.
+        known.remove(&game_id);
+        return Err(match constraint_of(&e) {
+            Some(rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY) => {
+                StoreError::DuplicateSeq { game: game_id, seq }
+            }
+            Some(rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY) => StoreError::UnknownGame(game_id),
+            _ => backend("insert the event")(e),
+        });
+    }
+    known.insert(game_id, next + 1);
     Ok(())
+}
+
+/// The extended result code of a constraint violation, if `e` is one.
+fn constraint_of(e: &rusqlite::Error) -> Option<std::ffi::c_int> {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+        {
+            Some(f.extended_code)
+        }
+        _ => None,
+    }
 }
 
 /// Unfinished, unexpired games of `creator` and in all.
@@ -198,11 +268,10 @@ fn store_result(
     transcript: &[u8],
 ) -> Result<(), StoreError> {
     check_open(tx, game_id)?;
-    tx.execute(
-        "UPDATE games SET result = ?2, transcript = ?3 WHERE game_id = ?1",
-        params![&game_id.0[..], result, transcript],
-    )
-    .map_err(backend("store the result"))?;
+    tx.prepare_cached("UPDATE games SET result = ?2, transcript = ?3 WHERE game_id = ?1")
+        .map_err(backend("prepare storing the result"))?
+        .execute(params![&game_id.0[..], result, transcript])
+        .map_err(backend("store the result"))?;
     Ok(())
 }
 
@@ -270,9 +339,13 @@ impl GameStore for SqliteStore {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(backend("begin append_event"))?;
-        insert_event(&tx, game_id, seq, bytes)?;
+        insert_event(&tx, &mut self.next_seq, game_id, seq, bytes)?;
         // With WAL and synchronous=FULL the commit returns after fsync.
-        tx.commit().map_err(backend("commit append_event"))
+        let committed = tx.commit().map_err(backend("commit append_event"));
+        if committed.is_err() {
+            self.forget(game_id);
+        }
+        committed
     }
 
     fn append_batch(&mut self, appends: &[Append]) -> Vec<Result<(), StoreError>> {
@@ -294,9 +367,13 @@ impl GameStore for SqliteStore {
                 .savepoint()
                 .map_err(backend("open a savepoint"))
                 .and_then(|sp| {
-                    insert_event(&sp, a.game_id, a.seq, &a.bytes)?;
+                    insert_event(&sp, &mut self.next_seq, a.game_id, a.seq, &a.bytes)?;
                     sp.commit().map_err(backend("release a savepoint"))
                 });
+            if result.is_err() {
+                // Its savepoint was rolled back, or never released.
+                self.next_seq.remove(&a.game_id);
+            }
             results.push(result);
             if tx.is_autocommit() {
                 // SQLite rolled the whole transaction back (an I/O error,
@@ -305,6 +382,8 @@ impl GameStore for SqliteStore {
                     operation: "append in a group commit",
                     detail: "the transaction was rolled back by the database".into(),
                 };
+                drop(tx);
+                self.next_seq.clear();
                 return appends.iter().map(|_| Err(err.clone())).collect();
             }
         }
@@ -312,6 +391,7 @@ impl GameStore for SqliteStore {
         // only then is any append of the batch acknowledged.
         if let Err(e) = tx.commit() {
             let err = backend("commit a group of appends")(e);
+            self.next_seq.clear();
             return results
                 .into_iter()
                 .map(|r| r.and(Err(err.clone())))
@@ -409,7 +489,9 @@ impl GameStore for SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(backend("begin finish_game"))?;
         store_result(&tx, game_id, result, transcript)?;
-        tx.commit().map_err(backend("commit finish_game"))
+        let committed = tx.commit().map_err(backend("commit finish_game"));
+        self.forget(game_id);
+        committed
     }
 
     fn append_and_finish(
@@ -424,9 +506,12 @@ impl GameStore for SqliteStore {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(backend("begin append_and_finish"))?;
-        insert_event(&tx, game_id, seq, bytes)?;
-        store_result(&tx, game_id, result, transcript)?;
-        tx.commit().map_err(backend("commit append_and_finish"))
+        let done = insert_event(&tx, &mut self.next_seq, game_id, seq, bytes)
+            .and_then(|()| store_result(&tx, game_id, result, transcript))
+            .and_then(|()| tx.commit().map_err(backend("commit append_and_finish")));
+        // Finished, or rolled back: either way read it again if needed.
+        self.forget(game_id);
+        done
     }
 
     fn mark_started(&mut self, game_id: GameId) -> Result<(), StoreError> {
@@ -468,7 +553,11 @@ impl GameStore for SqliteStore {
         )
         .map_err(backend("expire games that never started"))?;
         tx.commit().map_err(backend("commit expire_unstarted"))?;
-        ids.into_iter().map(game_id_of).collect()
+        let ids: Vec<GameId> = ids.into_iter().map(game_id_of).collect::<Result<_, _>>()?;
+        for id in &ids {
+            self.forget(*id);
+        }
+        Ok(ids)
     }
 
     fn load_transcript(&self, game_id: GameId) -> Result<Option<Vec<u8>>, StoreError> {
@@ -725,6 +814,66 @@ mod tests {
         assert!(s.expire_unstarted(u64::MAX >> 2).unwrap().is_empty());
         assert_eq!(s.load_events(G1).unwrap().len(), 1);
         s.append_event(G1, 1, b"more").unwrap();
+    }
+
+    // G6 (issue 16): the append path trusts its in-memory next seq, which
+    // is read again after a reopen; a row it did not know of is still
+    // refused by the primary key, as the same DuplicateSeq, and the game is
+    // read again; finished and expired games are refused as before.
+    #[test]
+    fn g6_known_next_seq_survives_reopen_and_constraints_back_it() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let mut s = SqliteStore::open(dir.path()).unwrap();
+            s.create_game(G1, b"", &own()).unwrap();
+            s.append_event(G1, 0, b"e0").unwrap();
+            s.append_event(G1, 1, b"e1").unwrap();
+        }
+        let mut s = SqliteStore::open(dir.path()).unwrap();
+        assert!(matches!(
+            s.append_event(G1, 1, b"again"),
+            Err(StoreError::DuplicateSeq { seq: 1, .. })
+        ));
+        assert!(matches!(
+            s.append_event(G1, 3, b"gap"),
+            Err(StoreError::SeqGap {
+                expected: 2,
+                got: 3,
+                ..
+            })
+        ));
+        s.append_event(G1, 2, b"e2").unwrap();
+        // A row written behind the store's back: the constraint catches it.
+        s.conn
+            .execute(
+                "INSERT INTO events (game_id, seq, bytes) VALUES (?1, 3, x'00')",
+                params![&G1.0[..]],
+            )
+            .unwrap();
+        assert!(matches!(
+            s.append_event(G1, 3, b"e3"),
+            Err(StoreError::DuplicateSeq { seq: 3, .. })
+        ));
+        let batch = s.append_batch(&[
+            Append {
+                game_id: G1,
+                seq: 4,
+                bytes: b"e4".to_vec(),
+            },
+            Append {
+                game_id: G2,
+                seq: 0,
+                bytes: Vec::new(),
+            },
+        ]);
+        assert!(batch[0].is_ok(), "{batch:?}");
+        assert!(matches!(batch[1], Err(StoreError::UnknownGame(G2))));
+        assert_eq!(s.load_events(G1).unwrap().len(), 5);
+        s.finish_game(G1, b"r", b"t").unwrap();
+        assert!(matches!(
+            s.append_event(G1, 5, b"late"),
+            Err(StoreError::GameFinished(G1))
+        ));
     }
 
     #[tokio::test]
