@@ -14,7 +14,7 @@
 use crate::beacon::{BeaconRound, RollKind, RollRequest, RoundStatus};
 use crate::dice::DiceStream;
 use crate::encoding::{Digest, GameId, Party};
-use crate::envelope::{Appended, EnvelopeError, LogState, SignedEnvelope};
+use crate::envelope::{Appended, EnvelopeError, LogState, SignedEnvelope, SignedHere};
 use crate::identity::PublicKey;
 use crate::layout::{self, RootStatement, SealedLayout};
 use crate::message::{
@@ -654,6 +654,31 @@ impl Referee {
         // The envelope's checks, its signature verified once.
         let mut log = self.log.clone();
         let appended = log.append(env)?;
+        self.accept_appended(env, log, appended)
+    }
+
+    /// [`Referee::accept`] of an entry the live session just signed itself
+    /// (the server's own, [`SignedHere`]): the same checks and rules, but
+    /// its signature is not verified again (issue 16). Anything read from
+    /// a player, the store or a transcript goes through
+    /// [`Referee::accept`], and the verifier checks every signature.
+    pub(crate) fn accept_signed_here(
+        &mut self,
+        env: &SignedHere,
+    ) -> Result<Accepted, RefereeError> {
+        let mut log = self.log.clone();
+        let appended = log.append_signed_here(env)?;
+        self.accept_appended(env.signed(), log, appended)
+    }
+
+    /// The rules' part of accepting an entry whose envelope `log` has
+    /// appended (as `appended`).
+    fn accept_appended(
+        &mut self,
+        env: &SignedEnvelope,
+        log: LogState,
+        appended: Appended,
+    ) -> Result<Accepted, RefereeError> {
         let author = self
             .party_of_key(&env.envelope().author)
             .ok_or(EnvelopeError::UnknownAuthor(env.envelope().author))?;
