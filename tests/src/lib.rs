@@ -3,12 +3,14 @@
 //! clients ([`hexveil::driver`]) over QUIC on loopback, and a [`Table`] that
 //! pumps two seats and a spectator until a condition holds.
 //!
-//! [`browser`] drives headless Chromium for the web view's tests.
+//! [`browser`] drives headless Chromium for the web view's tests;
+//! [`picture`] reads the board pictures.
 //!
 //! Every wait is bounded (the driver's wait, [`WAIT`]); nothing here looks
 //! at the wall clock to decide a test.
 
 pub mod browser;
+pub mod picture;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

@@ -20,6 +20,7 @@ use fantoccini::Locator;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::Side;
 use hexveil_tests::browser::Browser;
+use hexveil_tests::picture::{attr, tags};
 use hexveil_tests::{
     secrets_a, secrets_b, step_into_the_minefield, ServerProcess, Table, PAD_LEN, WAIT,
 };
@@ -31,20 +32,16 @@ const DELAY_SECS: u64 = 4;
 /// Whether the page draws a mine marker of any kind in `hex` (the SVG's
 /// `class="mine ..." data-hex="..."` markers, view/src/svg.rs).
 fn mine_drawn(html: &str, hex: &str) -> bool {
-    html.match_indices("class=\"mine").any(|(at, _)| {
-        html[at..]
-            .split('>')
-            .next()
-            .is_some_and(|tag| tag.contains(&format!("data-hex=\"{hex}\"")))
-    })
+    tags(html, "mine")
+        .iter()
+        .any(|t| attr(t, "data-hex").as_deref() == Some(hex))
 }
 
 /// Where the German squad is drawn on the page, if it is.
 fn squad_at(html: &str) -> Option<String> {
-    let at = html.find("data-unit=\"ger-squad-1\"")?;
-    let tag = html[at..].split('>').next()?;
-    let h = tag.split("data-hex=\"").nth(1)?;
-    Some(h.split('"').next()?.to_string())
+    html.split('<')
+        .find(|t| attr(t, "data-unit").as_deref() == Some("ger-squad-1"))
+        .and_then(|t| attr(t, "data-hex"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

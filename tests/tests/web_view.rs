@@ -12,6 +12,7 @@ use hexveil::driver::GameEvent;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::Side;
 use hexveil_server::wire::{FinishedRow, GameId};
+use hexveil_tests::picture::{attr, tags};
 use hexveil_tests::{
     secrets_a, secrets_b, step_into_the_minefield, ServerProcess, Table, Who, PAD_LEN, WAIT,
 };
@@ -102,21 +103,6 @@ impl Events {
                 .push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
         }
     }
-}
-
-/// The opening tags of an SVG with `class` among their classes.
-fn tags<'s>(svg: &'s str, class: &str) -> Vec<&'s str> {
-    svg.split('<')
-        .filter(|t| attr(t, "class").is_some_and(|c| c.split(' ').any(|w| w == class)))
-        .map(|t| t.split('>').next().unwrap_or(t))
-        .collect()
-}
-
-fn attr(tag: &str, name: &str) -> Option<String> {
-    let key = format!(" {name}=\"");
-    let start = tag.find(&key)? + key.len();
-    let end = tag[start..].find('"')? + start;
-    Some(tag[start..end].to_string())
 }
 
 /// The hexes drawn with both classes.

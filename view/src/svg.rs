@@ -195,7 +195,7 @@ pub fn board_svg_parts(board: &Board, view: SvgView, step: u64, sealed: &[Sealed
         minis_svg(b, view, &caption, &sealed)
     } else {
         let mut head = String::new();
-        open_svg(&mut head, 400.0, 60.0, view);
+        open_svg(&mut head, 400.0, 60.0, view, None);
         let _ = writeln!(
             head,
             "<text x=\"10\" y=\"30\">this client cannot draw this ruleset's board</text>"
@@ -238,7 +238,9 @@ pub fn sealed_facts(
         .collect()
 }
 
-fn open_svg(out: &mut String, w: f64, h: f64, view: SvgView) {
+/// The `<svg>` element's opening tag, its background and, for a named
+/// scenario, its `<title>` (the scenario's name and the view).
+fn open_svg(out: &mut String, w: f64, h: f64, view: SvgView, name: Option<&str>) {
     let _ = writeln!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" \
@@ -250,6 +252,13 @@ fn open_svg(out: &mut String, w: f64, h: f64, view: SvgView) {
         out,
         "<rect width=\"100%\" height=\"100%\" fill=\"#fafaf5\"/>"
     );
+    if let Some(name) = name {
+        let _ = writeln!(
+            out,
+            "<title>{}</title>",
+            escape(&format!("{name} ({})", view.words()))
+        );
+    }
 }
 
 fn terrain_fill(t: Terrain) -> &'static str {
@@ -329,12 +338,7 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
     let width = (map_w + 2.0 * MARGIN).max(500.0);
     let height = map_h + 3.0 * MARGIN + below;
     let mut out = String::new();
-    open_svg(&mut out, width, height, view);
-    let _ = writeln!(
-        out,
-        "<title>{}</title>",
-        escape(&format!("{} ({})", scenario.name, view.words()))
-    );
+    open_svg(&mut out, width, height, view, Some(&scenario.name));
     let _ = writeln!(
         out,
         "<g class=\"map\" transform=\"translate({:.1},{:.1})\">",
@@ -714,12 +718,7 @@ fn minis_svg(
     let width = (tw + 2.0 * MARGIN).max(500.0);
     let height = td + 3.0 * MARGIN + below;
     let mut out = String::new();
-    open_svg(&mut out, width, height, view);
-    let _ = writeln!(
-        out,
-        "<title>{}</title>",
-        escape(&format!("{} ({})", sc.name, view.words()))
-    );
+    open_svg(&mut out, width, height, view, Some(&sc.name));
     let _ = writeln!(
         out,
         "<g class=\"table\" transform=\"translate({MARGIN:.1},{MARGIN:.1})\">"
