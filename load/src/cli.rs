@@ -8,8 +8,10 @@ use hexveil_server::tls::Fingerprint;
 use thiserror::Error;
 
 use crate::game::Mix;
+use crate::probe::ProbeOptions;
 use crate::run::{Options, Target};
 use crate::server::{self, ServerError};
+use crate::soak::SoakOptions;
 
 /// Longest pad a game may ask for (`hexveil_server::live_game::MAX_PAD_LEN`).
 pub const MAX_PAD_LEN: u32 = hexveil_server::live_game::MAX_PAD_LEN;
@@ -75,6 +77,40 @@ pub struct Cli {
     /// No progress lines on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Instead of the load: this many games one after another, each
+    /// timing one move with nothing to trigger, one step into an empty
+    /// eligible hex, one into a hidden minefield that has no effect and one
+    /// mine attack, at the actor and at a spectator; with `--delay-ms`, in
+    /// round trips; the G3 timing test (Kolmogorov-Smirnov) on the two
+    /// steps.
+    #[arg(long, value_name = "GAMES", conflicts_with = "soak")]
+    pub probe: Option<usize>,
+    /// Instead of the load: play this many games to their end, --games at
+    /// a time, verify every transcript, and compare the server's memory
+    /// after with before.
+    #[arg(long, value_name = "GAMES")]
+    pub soak: Option<u64>,
+    /// Delay each datagram by this many milliseconds each way, through a
+    /// user-space UDP relay between the bots and the server (a long
+    /// network path on loopback).
+    #[arg(long, default_value_t = 0.0)]
+    pub delay_ms: f64,
+    /// The --delay-ms is already on the path (`tc netem`, as
+    /// `scripts/round-trips.sh` sets up): start no relay, only count round
+    /// trips of it.
+    #[arg(long, requires = "delay_ms")]
+    pub delay_on_path: bool,
+}
+
+/// What a command line asks for.
+#[derive(Debug)]
+pub enum Mode {
+    /// The load.
+    Load(Options),
+    /// The probe (`--probe`).
+    Probe(ProbeOptions),
+    /// The soak (`--soak`).
+    Soak(SoakOptions),
 }
 
 /// Flags that parse but make no run.
@@ -102,7 +138,50 @@ pub enum CliError {
 }
 
 impl Cli {
-    /// The run these flags ask for.
+    /// What these flags ask for: the load, the probe or the soak.
+    pub fn mode(&self) -> Result<Mode, CliError> {
+        let load = self.options()?;
+        if let Some(trials) = self.probe {
+            if trials == 0 {
+                return Err(CliError::Range {
+                    flag: "probe",
+                    value: "0".into(),
+                    why: "at least one game",
+                });
+            }
+            return Ok(Mode::Probe(ProbeOptions {
+                trials,
+                delay: load.delay,
+                relay: load.relay,
+                target: load.target,
+                pad_len: load.pad_len,
+                pace: load.pace,
+                progress: load.progress,
+            }));
+        }
+        if let Some(total) = self.soak {
+            if total == 0 {
+                return Err(CliError::Range {
+                    flag: "soak",
+                    value: "0".into(),
+                    why: "at least one game",
+                });
+            }
+            return Ok(Mode::Soak(SoakOptions {
+                games_total: total,
+                concurrent: load.games.min(usize::try_from(total).unwrap_or(usize::MAX)),
+                target: load.target,
+                mix: load.mix,
+                daisy_chains: load.daisy_chains,
+                pad_len: load.pad_len,
+                pace: load.pace,
+                progress: load.progress,
+            }));
+        }
+        Ok(Mode::Load(load))
+    }
+
+    /// The load these flags ask for.
     pub fn options(&self) -> Result<Options, CliError> {
         if self.games == 0 {
             return Err(CliError::Range {
@@ -133,6 +212,13 @@ impl Cli {
             });
         }
         let mix: Mix = self.mix.parse().map_err(CliError::Mix)?;
+        if !(self.delay_ms.is_finite() && (0.0..=10_000.0).contains(&self.delay_ms)) {
+            return Err(CliError::Range {
+                flag: "delay-ms",
+                value: self.delay_ms.to_string(),
+                why: "from 0 to 10000",
+            });
+        }
         let data_parent = self.data_parent.clone().unwrap_or_else(std::env::temp_dir);
         let target = match (&self.connect, &self.fingerprint) {
             (Some(addr), Some(fp)) => Target::Connect {
@@ -161,6 +247,8 @@ impl Cli {
             floor: !self.no_floor,
             pace: self.pace,
             progress: !self.quiet,
+            delay: std::time::Duration::from_secs_f64(self.delay_ms / 1000.0),
+            relay: self.delay_ms > 0.0 && !self.delay_on_path,
         })
     }
 }
@@ -186,6 +274,27 @@ mod tests {
             .contains("--pad-len 70000"));
         assert!(parse(&["--mix", "lots"]).unwrap_err().contains("`lots`"));
         assert!(parse(&["--pace", "0"]).unwrap_err().contains("--pace"));
+        assert!(parse(&["--delay-ms=-1"])
+            .unwrap_err()
+            .contains("--delay-ms -1"));
+        let mode = |args: &[&str]| {
+            let mut all = vec!["hexveil-load", "--server-bin", "/bin/true"];
+            all.extend_from_slice(args);
+            Cli::try_parse_from(all)
+                .map_err(|e| e.to_string())
+                .and_then(|c| c.mode().map_err(|e| e.to_string()))
+        };
+        assert!(mode(&["--probe", "0"]).unwrap_err().contains("--probe 0"));
+        assert!(mode(&["--soak", "0"]).unwrap_err().contains("--soak 0"));
+        assert!(mode(&["--probe", "3", "--soak", "3"]).is_err());
+        assert!(matches!(
+            mode(&["--probe", "3", "--delay-ms", "20"]),
+            Ok(Mode::Probe(p)) if p.trials == 3 && p.delay.as_millis() == 20
+        ));
+        assert!(matches!(
+            mode(&["--soak", "5", "--games", "20"]),
+            Ok(Mode::Soak(s)) if s.games_total == 5 && s.concurrent == 5
+        ));
         assert!(
             parse(&["--connect", "127.0.0.1:1"]).is_err(),
             "needs a fingerprint"

@@ -38,10 +38,11 @@
 //! own rolls (the IFT result's Morale and Task Checks, B28.41, B28.9),
 //! which these steps do not have.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hexveil::driver::{DriverError, GameEvent, RemotePlayer};
+use hexveil::driver::{DriverError, GameEvent, RemotePlayer, Spectator};
 use hexveil_asl::hex::Hex;
 use hexveil_asl::ruleset::{AslPublic, AslScenario};
 use hexveil_asl::scenario::Scenario as AslScenarioData;
@@ -57,6 +58,7 @@ use hexveil_protocol::message::Update;
 use hexveil_protocol::player::Secrets;
 use hexveil_server::wire::ErrorCode;
 use thiserror::Error;
+use tokio::sync::Notify;
 
 /// The example scenario (`examples/scenario.toml`).
 pub const EXAMPLE_SCENARIO: &str = include_str!("../../examples/scenario.toml");
@@ -94,6 +96,10 @@ pub const TANK_STEPS: u32 = 14;
 /// The squad's MF in its MPh when it starts stacked with the leader (A4.1:
 /// 6), 1 MF per step.
 pub const STACK_STEPS: u32 = 6;
+
+/// How long a spectator waits for the next public update, and how long
+/// [`Bot::spectator_arrival`] waits for one entry's.
+pub const SPECTATOR_WAIT: Duration = Duration::from_secs(20);
 
 /// Why the example game could not be made.
 #[derive(Debug, Error)]
@@ -207,6 +213,9 @@ pub struct LoadGame {
     /// The hexes the squad and leader walk through, in order (mine steps,
     /// or two hexes on board 4 back and forth when untriggered).
     pub stack_route: Vec<String>,
+    /// Side B's sealed setup ([`SEALED_B`], or the probe's with its own
+    /// hidden minefields: `crate::probe`).
+    pub sealed_b: String,
 }
 
 fn replace_once(text: &str, from: &'static str, to: &str) -> Result<String, GameError> {
@@ -265,6 +274,7 @@ impl LoadGame {
             daisy_chains,
             mix,
             stack_route,
+            sealed_b: SEALED_B.to_string(),
         };
         s.public_setup(Side::A, &game.setup_a)
             .map_err(GameError::Load)?;
@@ -288,7 +298,7 @@ impl LoadGame {
                 } else {
                     Vec::new()
                 };
-                (SETUP_B.to_string(), SEALED_B.to_string(), orders)
+                (SETUP_B.to_string(), self.sealed_b.clone(), orders)
             }
         };
         Secrets::generate(side, &layers, public, sealed, orders)
@@ -296,16 +306,14 @@ impl LoadGame {
     }
 }
 
-/// The squad and leader's route of mine steps: from [`MINE_ROUTE_START`],
-/// [`MINE_ROUTE_LEN`] adjacent hexes of board 3, each entered once, each
-/// Open Ground with nothing else in it, eligible for side B's A-P mines,
-/// not Known, unmined and with no A-T mines in [`SEALED_B`], and not next
-/// to a unit of side B. Walked greedily, always to the next hex with the
-/// fewest ways on (Warnsdorff), so the walk does not box itself in.
-pub fn mine_route(
+/// The hexes of board 3 a route of quiet mine steps may use: Open Ground
+/// with nothing else in it, eligible for side B's A-P mines, not Known,
+/// unmined and with no A-T mines or Dummy in [`SEALED_B`], and not next to
+/// a unit of side B.
+pub fn quiet_mine_hexes(
     scenario: &AslScenarioData,
     public_b: &PublicSetup,
-) -> Result<Vec<String>, GameError> {
+) -> Result<BTreeSet<Hex>, GameError> {
     let map = &scenario.map;
     let sealed = SealedSetup::from_toml(SEALED_B).map_err(|e| GameError::Load(e.to_string()))?;
     let eligible: BTreeSet<Hex> =
@@ -324,12 +332,23 @@ pub fn mine_route(
         avoid.insert(map.canonical(*h));
         avoid.extend(map.neighbors(*h).into_iter().map(|n| map.canonical(n)));
     }
-    let fits = |h: Hex| {
-        h.board == 3
-            && map.info(h) == HexInfo::default()
-            && eligible.contains(&h)
-            && !avoid.contains(&h)
-    };
+    Ok(eligible
+        .into_iter()
+        .filter(|h| h.board == 3 && map.info(*h) == HexInfo::default() && !avoid.contains(h))
+        .collect())
+}
+
+/// The squad and leader's route of mine steps: from [`MINE_ROUTE_START`],
+/// [`MINE_ROUTE_LEN`] adjacent hexes of [`quiet_mine_hexes`], each entered
+/// once. Walked greedily, always to the next hex with the fewest ways on
+/// (Warnsdorff), so the walk does not box itself in.
+pub fn mine_route(
+    scenario: &AslScenarioData,
+    public_b: &PublicSetup,
+) -> Result<Vec<String>, GameError> {
+    let map = &scenario.map;
+    let quiet = quiet_mine_hexes(scenario, public_b)?;
+    let fits = |h: Hex| quiet.contains(&h);
     let start: Hex = MINE_ROUTE_START
         .parse()
         .map_err(|e| GameError::Load(format!("{MINE_ROUTE_START}: {e}")))?;
@@ -403,6 +422,12 @@ pub enum BotError {
     /// The game or a player's secrets could not be made.
     #[error(transparent)]
     Game(#[from] GameError),
+    /// The spectator's task stopped, or saw no update in time.
+    #[error("the spectator: {0}")]
+    SpectatorStopped(String),
+    /// A spectator's arrival was asked of a bot without one.
+    #[error("no spectator watches this game")]
+    NoSpectator,
     /// Refusal after refusal: the bot's plan no longer fits the game.
     #[error("stuck: {0} refusals in a row, the last: {1}")]
     Stuck(u32, String),
@@ -421,6 +446,10 @@ pub enum Outcome {
         entries: u64,
         /// Length of the action's signed bytes (what the server verifies).
         signed_len: usize,
+        /// When the bot signed the action.
+        sent_at: Instant,
+        /// The ruling's seq.
+        ruling_seq: u64,
     },
     /// Refused (nothing logged), or ruled void after its dice: the reason.
     Refused(String),
@@ -443,6 +472,18 @@ pub struct Bot {
     tank_at: usize,
     /// Bresenham accumulator of the mix's percentage.
     mix_acc: u32,
+    /// What the spectator's own task ([`Bot::watch_with`]) saw.
+    spectator: Option<Arc<SpectatorLog>>,
+    /// That task.
+    spectator_task: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// What a spectator's task saw: when each public update reached it, by
+/// seq, and why it stopped, if it did.
+#[derive(Default)]
+pub struct SpectatorLog {
+    seen: Mutex<(BTreeMap<u64, Instant>, Option<String>)>,
+    news: Notify,
 }
 
 impl Bot {
@@ -460,6 +501,87 @@ impl Bot {
             stack_forward: true,
             tank_at: 0,
             mix_acc: 0,
+            spectator: None,
+            spectator_task: None,
+        }
+    }
+
+    /// The game's id.
+    pub fn game_id(&self) -> hexveil_protocol::encoding::GameId {
+        self.a.game_id()
+    }
+
+    /// Reads `spectator` on a task of its own from now on, noting when
+    /// each public update reaches it ([`Bot::spectator_arrival`]); the task
+    /// ends with the connection.
+    pub fn watch_with(&mut self, mut spectator: Spectator) {
+        let log = Arc::new(SpectatorLog::default());
+        self.spectator = Some(log.clone());
+        // An idle spectator waits as long as the game lasts.
+        spectator.set_wait(SPECTATOR_WAIT);
+        self.spectator_task = Some(tokio::spawn(async move {
+            let stop = loop {
+                match spectator.next_event().await {
+                    Ok(GameEvent::Update(u)) => {
+                        let now = Instant::now();
+                        log.seen
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .0
+                            .entry(u.seq)
+                            .or_insert(now);
+                        log.news.notify_waiters();
+                    }
+                    Ok(GameEvent::ServerError { code, message }) => {
+                        break format!("the server said {code:?}: {message}")
+                    }
+                    Ok(GameEvent::Left) => break "removed from the game".to_string(),
+                    Ok(_) => {}
+                    Err(e) => break e.to_string(),
+                }
+                if spectator.is_closed() {
+                    break "the log is closed".to_string();
+                }
+            };
+            log.seen.lock().unwrap_or_else(|p| p.into_inner()).1 = Some(stop);
+            log.news.notify_waiters();
+            spectator.close().await;
+        }));
+    }
+
+    /// When the public update of entry `seq` (or the first after it)
+    /// reached the spectator: pumps until it has (the spectator must be
+    /// watching).
+    pub async fn spectator_arrival(&self, seq: u64) -> Result<Instant, BotError> {
+        let log = self.spectator.as_ref().ok_or(BotError::NoSpectator)?;
+        let deadline = tokio::time::Instant::now() + SPECTATOR_WAIT;
+        loop {
+            let news = log.news.notified();
+            {
+                let seen = log.seen.lock().unwrap_or_else(|p| p.into_inner());
+                // The first public update at or after `seq` (one update
+                // may carry several entries' views).
+                if let Some((_, t)) = seen.0.range(seq..).next() {
+                    return Ok(*t);
+                }
+                if let Some(why) = &seen.1 {
+                    return Err(BotError::SpectatorStopped(why.clone()));
+                }
+            }
+            if tokio::time::timeout_at(deadline, news).await.is_err() {
+                let last = log
+                    .seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0
+                    .keys()
+                    .next_back()
+                    .copied();
+                return Err(BotError::SpectatorStopped(format!(
+                    "no public update of entry {seq} within {} s (the last: {last:?})",
+                    SPECTATOR_WAIT.as_secs()
+                )));
+            }
         }
     }
 
@@ -474,6 +596,21 @@ impl Bot {
     /// reveals).
     pub fn over(&self) -> bool {
         self.a.is_closed() && self.b.is_closed()
+    }
+
+    /// The finished game's transcript: as side A's seat received it, or
+    /// fetched from the server if it has not come yet.
+    pub async fn transcript(&mut self) -> Result<Vec<u8>, BotError> {
+        if let Some(t) = self.a.transcript() {
+            return Ok(t.to_vec());
+        }
+        self.a
+            .fetch_transcript()
+            .await
+            .map_err(|source| BotError::Driver {
+                side: Side::A,
+                source,
+            })
     }
 
     fn seq(&self) -> u64 {
@@ -563,6 +700,16 @@ impl Bot {
             Ok(Who::NonPhasing) => phasing.opponent(),
             _ => phasing,
         }
+    }
+
+    /// Whether it is side A's Movement Phase.
+    pub fn in_a_movement(&self) -> bool {
+        matches!(self.phase, Some((_, Side::A, Phase::Movement)))
+    }
+
+    /// The end of the current phase, by the side that ends it.
+    pub fn end_phase(&self) -> (Side, Action) {
+        (self.ender(), Action::EndPhase)
     }
 
     /// The next action: in side A's MPh a move while MF (MP) last, chosen
@@ -664,6 +811,8 @@ impl Bot {
                             latency,
                             entries: u.seq - seq + 1,
                             signed_len: env.bytes().len(),
+                            sent_at: t0,
+                            ruling_seq: u.seq,
                         },
                     };
                     outcome = Some((o, u.seq));
@@ -679,7 +828,15 @@ impl Bot {
     /// Closes both connections (the seats stay taken on the server until
     /// it notices).
     pub async fn close(self) {
-        let Bot { a, b, .. } = self;
+        let Bot {
+            a,
+            b,
+            spectator_task,
+            ..
+        } = self;
+        if let Some(t) = spectator_task {
+            t.abort();
+        }
         tokio::join!(a.close(), b.close());
     }
 }

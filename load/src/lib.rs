@@ -31,6 +31,10 @@
 pub mod cli;
 pub mod floor;
 pub mod game;
+pub mod ks;
+pub mod probe;
+pub mod relay;
 pub mod report;
 pub mod run;
 pub mod server;
+pub mod soak;

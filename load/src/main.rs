@@ -1,44 +1,65 @@
 //! The `hexveil-load` binary: parses the flags, runs the load
-//! ([`hexveil_load::run::run`]) and prints the summary (JSON with `--json`,
-//! text otherwise) on stdout. Exit code 0 when the run had no error, 1 when
-//! any game had one, 2 when the run could not be made.
+//! ([`hexveil_load::run::run`]), the probe ([`hexveil_load::probe::run`])
+//! or the soak ([`hexveil_load::soak::run`]) and prints the summary (JSON
+//! with `--json`, text otherwise) on stdout. Exit code 0 when the run had
+//! no error (and a soak passed), 1 when any game had one, 2 when the run
+//! could not be made.
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use hexveil_load::cli::Cli;
+use hexveil_load::cli::{Cli, Mode};
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    let opts = match cli.options() {
-        Ok(o) => o,
+    let mode = match cli.mode() {
+        Ok(m) => m,
         Err(e) => {
             eprintln!("hexveil-load: {e}");
             return ExitCode::from(2);
         }
     };
-    let summary = match hexveil_load::run::run(&opts).await {
-        Ok(s) => s,
+    let outcome =
+        match &mode {
+            Mode::Load(o) => hexveil_load::run::run(o).await.map(|s| {
+                print(cli.json, serde_json::to_string_pretty(&s), s.text()).then_some(s.errors)
+            }),
+            Mode::Probe(o) => hexveil_load::probe::run(o).await.map(|s| {
+                print(cli.json, serde_json::to_string_pretty(&s), s.text()).then_some(s.errors)
+            }),
+            Mode::Soak(o) => hexveil_load::soak::run(o).await.map(|s| {
+                print(cli.json, serde_json::to_string_pretty(&s), s.text())
+                    .then_some(if s.passed() { 0 } else { s.errors.max(1) })
+            }),
+        };
+    match outcome {
         Err(e) => {
             eprintln!("hexveil-load: {e}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
-    };
-    if cli.json {
-        match serde_json::to_string_pretty(&summary) {
+        Ok(None) => ExitCode::from(2),
+        Ok(Some(0)) => ExitCode::SUCCESS,
+        Ok(Some(errors)) => {
+            eprintln!("hexveil-load: {errors} errors");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints a summary as JSON (`encoded`) or text; false when it did not
+/// encode.
+fn print(json: bool, encoded: serde_json::Result<String>, text: String) -> bool {
+    if json {
+        match encoded {
             Ok(j) => println!("{j}"),
             Err(e) => {
                 eprintln!("hexveil-load: the summary does not encode as JSON: {e}");
-                return ExitCode::from(2);
+                return false;
             }
         }
     } else {
-        print!("{}", summary.text());
+        print!("{text}");
     }
-    if summary.errors > 0 {
-        eprintln!("hexveil-load: {} errors", summary.errors);
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+    true
 }

@@ -86,6 +86,11 @@ pub struct Options {
     pub pace: u32,
     /// Whether to print a progress line every second on stderr.
     pub progress: bool,
+    /// Delay each way on the path to the server (zero: none).
+    pub delay: Duration,
+    /// Whether the tool adds that delay itself, through the user-space
+    /// relay ([`crate::relay`]); otherwise it is already on the path.
+    pub relay: bool,
 }
 
 /// Why a run could not be made (a game that fails is counted, not this).
@@ -103,18 +108,21 @@ pub enum RunError {
     /// The client pace is zero.
     #[error("--pace must be at least 1 frame per second")]
     Pace,
+    /// The delay relay could not start.
+    #[error("the delay relay: {0}")]
+    Relay(String),
     /// No game could be opened at all.
     #[error("no game could be opened; the first error: {0}")]
     NoGame(String),
 }
 
 /// Counters and histograms all game tasks write.
-struct Stats {
+pub(crate) struct Stats {
     actions: AtomicU64,
-    errors: AtomicU64,
+    pub(crate) errors: AtomicU64,
     refusals: AtomicU64,
-    games_opened: AtomicU64,
-    games_finished: AtomicU64,
+    pub(crate) games_opened: AtomicU64,
+    pub(crate) games_finished: AtomicU64,
     inner: Mutex<Inner>,
 }
 
@@ -134,7 +142,7 @@ fn histogram() -> Histogram<u64> {
 }
 
 impl Stats {
-    fn new() -> Stats {
+    pub(crate) fn new() -> Stats {
         Stats {
             actions: AtomicU64::new(0),
             errors: AtomicU64::new(0),
@@ -157,12 +165,25 @@ impl Stats {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn error(&self, e: &BotError) {
+    pub(crate) fn error(&self, e: &BotError) {
         self.errors.fetch_add(1, Ordering::Relaxed);
         let mut i = self.inner();
         if i.errors.len() < SAMPLES {
             i.errors.push(e.to_string());
         }
+    }
+
+    /// Counts nothing; keeps `e` among the first few errors.
+    pub(crate) fn note_error(&self, e: String) {
+        let mut i = self.inner();
+        if i.errors.len() < SAMPLES {
+            i.errors.push(e);
+        }
+    }
+
+    /// The first few errors.
+    pub(crate) fn error_samples(&self) -> Vec<String> {
+        self.inner().errors.clone()
     }
 
     fn refusal(&self, kind: Kind, reason: &str) {
@@ -188,25 +209,64 @@ impl Stats {
 }
 
 /// What every game task shares.
-struct Ctx {
-    addr: SocketAddr,
-    trust: ServerTrust,
-    pace: RateLimit,
-    game: LoadGame,
-    pad_len: u32,
-    stats: Stats,
+pub(crate) struct Ctx {
+    pub(crate) addr: SocketAddr,
+    pub(crate) trust: ServerTrust,
+    pub(crate) pace: RateLimit,
+    pub(crate) game: LoadGame,
+    pub(crate) pad_len: u32,
+    pub(crate) stats: Stats,
+    /// Games left to open (the ones open at the start included); `None`:
+    /// as many as the time allows.
+    pub(crate) quota: Option<AtomicU64>,
+    /// Where each finished game's transcript goes, if anywhere.
+    pub(crate) finished: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
 }
 
-/// Opens one game: two fresh keys, the game created, both seats taken, the
-/// pads, the Secret dr and the setups answered, until side A may act.
+impl Ctx {
+    /// Takes one game from the quota: whether another may be opened.
+    pub(crate) fn take_quota(&self) -> bool {
+        self.quota.as_ref().is_none_or(|q| {
+            q.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
+        })
+    }
+}
+
+/// Opens one game and counts it.
 async fn open_game(ctx: &Ctx) -> Result<Bot, BotError> {
+    let bot = open_game_at(
+        ctx.addr,
+        &ctx.trust,
+        ctx.pace,
+        &ctx.game,
+        ctx.pad_len,
+        false,
+    )
+    .await?;
+    ctx.stats.games_opened.fetch_add(1, Ordering::Relaxed);
+    Ok(bot)
+}
+
+/// Opens one game of `game` on the server at `addr`: two fresh keys, the
+/// game created, both seats taken, the pads, the Secret dr and the setups
+/// answered, until side A may act. With `watch`, a spectator joins the
+/// game as soon as it is created ([`Bot::watch_with`]).
+pub async fn open_game_at(
+    addr: SocketAddr,
+    trust: &ServerTrust,
+    pace: RateLimit,
+    game: &LoadGame,
+    pad_len: u32,
+    watch: bool,
+) -> Result<Bot, BotError> {
     let open = |what| move |source| BotError::Open { what, source };
     let key = || Identity::generate_pkcs8().map_err(|e| GameError::Secrets(format!("a key: {e}")));
     let (key_a, key_b) = (key()?, key()?);
-    let mut ca = Client::connect_paced(ctx.addr, ctx.trust.clone(), &key_a, ctx.pace)
+    let mut ca = Client::connect_paced(addr, trust.clone(), &key_a, pace)
         .await
         .map_err(open("side A connects"))?;
-    let cb = Client::connect_paced(ctx.addr, ctx.trust.clone(), &key_b, ctx.pace)
+    let cb = Client::connect_paced(addr, trust.clone(), &key_b, pace)
         .await
         .map_err(open("side B connects"))?;
     let players = [
@@ -218,20 +278,32 @@ async fn open_game(ctx: &Ctx) -> Result<Bot, BotError> {
         .create_game(&NewGame {
             ruleset: asl.id().into(),
             ruleset_version: asl.version(),
-            scenario_toml: ctx.game.scenario_toml.clone(),
+            scenario_toml: game.scenario_toml.clone(),
             players,
             mode: Mode::Live,
-            pad_len: ctx.pad_len,
+            pad_len,
             answer_timeout_secs: None,
         })
         .await
         .map_err(open("create the game"))?;
+    let watcher = if watch {
+        let key = key()?;
+        let s = Client::connect_paced(addr, trust.clone(), &key, pace)
+            .await
+            .map_err(open("the spectator connects"))?
+            .watch(game_id)
+            .await
+            .map_err(open("the spectator watches"))?;
+        Some(s)
+    } else {
+        None
+    };
     let seat = |side| -> Result<SeatSetup, BotError> {
         Ok(SeatSetup {
             ruleset: Arc::new(hexveil_asl::ruleset::Asl),
-            scenario_toml: ctx.game.scenario_toml.clone(),
-            secrets: ctx.game.secrets(side)?,
-            pad_len: ctx.pad_len,
+            scenario_toml: game.scenario_toml.clone(),
+            secrets: game.secrets(side)?,
+            pad_len,
             mode: Mode::Live,
         })
     };
@@ -243,19 +315,23 @@ async fn open_game(ctx: &Ctx) -> Result<Bot, BotError> {
         .join(game_id, seat(Side::B)?)
         .await
         .map_err(open("side B joins"))?;
-    let mut bot = Bot::new(a, b, &ctx.game);
+    let mut bot = Bot::new(a, b, game);
+    if let Some(s) = watcher {
+        bot.watch_with(s);
+    }
     bot.settle().await?;
-    ctx.stats.games_opened.fetch_add(1, Ordering::Relaxed);
     Ok(bot)
 }
 
-/// Plays games one after another until `deadline`: `first` (if opened),
-/// then new ones. Returns the game in play when time ran out, to close.
-async fn play(ctx: Arc<Ctx>, first: Option<Bot>, deadline: Instant) -> Option<Bot> {
+/// Plays games one after another until `deadline` (or the quota is
+/// spent): `first` (if opened), then new ones. Returns the game in play
+/// when time ran out, to close.
+pub(crate) async fn play(ctx: Arc<Ctx>, first: Option<Bot>, deadline: Instant) -> Option<Bot> {
     let mut current = first;
     while Instant::now() < deadline {
         let mut bot = match current.take() {
             Some(b) => b,
+            None if !ctx.take_quota() => break,
             None => match open_game(&ctx).await {
                 Ok(b) => b,
                 Err(e) => {
@@ -270,6 +346,14 @@ async fn play(ctx: Arc<Ctx>, first: Option<Bot>, deadline: Instant) -> Option<Bo
         loop {
             if bot.over() {
                 ctx.stats.games_finished.fetch_add(1, Ordering::Relaxed);
+                if let Some(tx) = &ctx.finished {
+                    match bot.transcript().await {
+                        Ok(t) => {
+                            let _ = tx.send(t);
+                        }
+                        Err(e) => ctx.stats.error(&e),
+                    }
+                }
                 tokio::spawn(bot.close());
                 break;
             }
@@ -282,6 +366,7 @@ async fn play(ctx: Arc<Ctx>, first: Option<Bot>, deadline: Instant) -> Option<Bo
                     latency,
                     entries,
                     signed_len,
+                    ..
                 }) => {
                     refused_in_a_row = 0;
                     ctx.stats.ruled(kind, latency, entries, signed_len);
@@ -341,15 +426,34 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         } => (None, *addr, *fingerprint, data_parent.clone()),
     };
     let pid = server_pid(&opts.target, &spawned);
+    let relay = if !opts.relay {
+        None
+    } else {
+        Some(
+            crate::relay::Relay::start(addr, opts.delay)
+                .await
+                .map_err(|e| RunError::Relay(e.to_string()))?,
+        )
+    };
+    let server_addr = addr;
+    let addr = relay.as_ref().map_or(addr, crate::relay::Relay::addr);
     let say = |s: String| {
         if opts.progress {
             eprintln!("hexveil-load: {s}");
         }
     };
     say(format!(
-        "server at {addr}{}; {} games, mix {}, pad {}, {} s",
+        "server at {server_addr}{}{}; {} games, mix {}, pad {}, {} s",
         pid.as_ref()
             .map(|p| format!(" (pid {p})"))
+            .unwrap_or_default(),
+        relay
+            .as_ref()
+            .map(|r| format!(
+                ", through a relay at {} delaying {} ms each way",
+                r.addr(),
+                opts.delay.as_secs_f64() * 1000.0
+            ))
             .unwrap_or_default(),
         opts.games,
         opts.mix,
@@ -366,6 +470,8 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         game,
         pad_len: opts.pad_len,
         stats: Stats::new(),
+        quota: None,
+        finished: None,
     });
 
     // Memory with no game: after one login, so the TLS and QUIC machinery
@@ -579,6 +685,7 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         loadavg_start,
         loadavg_end: server::loadavg(),
     };
+    drop(relay);
     drop(spawned);
     Ok(summary)
 }

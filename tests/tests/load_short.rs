@@ -54,3 +54,72 @@ fn a_short_load_run_has_no_error_and_rules_actions() {
     assert!(floor["sqlite"]["commits"].as_u64() > Some(0), "{summary:#}");
     assert!(summary["ratios"]["server_cpu_per_action_over_crypto_floor"].is_number());
 }
+
+fn load_json(args: &[&str]) -> (std::process::Output, serde_json::Value) {
+    let out = Command::new(built_binary(LOAD_BIN))
+        .args(args)
+        .args(["--json", "--quiet", "--no-floor"])
+        .arg("--server-bin")
+        .arg(process_binary())
+        .output()
+        .expect("run hexveil-load");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("a JSON summary on stdout ({e}); stderr: {stderr}"));
+    (out, summary)
+}
+
+// Issue 16, G3, B28.41, B28.5: the probe through the delay relay. Every
+// timed step is ruled in every game and timed at the actor and at the
+// spectator; with 5 ms each way, no action comes back in
+// less than one round trip (2 x 5 ms: the relay delays, it never speeds
+// up), and a mine attack takes more log entries than a step with nothing
+// in the hex. The KS test's figures are there; their values depend on the
+// machine, so none is asserted.
+#[test]
+fn the_probe_times_each_step_at_the_actor_and_a_spectator_through_the_relay() {
+    let (out, s) = load_json(&["--probe", "2", "--delay-ms", "5"]);
+    assert_eq!(s["errors"], 0, "{s:#}");
+    assert_eq!(s["refusals"], 0, "{s:#}");
+    assert!(out.status.success(), "{s:#}");
+    assert_eq!(s["delay_ms"], 5.0);
+    for step in ["move", "step_empty", "step_hidden_at", "attack"] {
+        let f = &s["steps"][step];
+        assert_eq!(f["actor_us"]["count"], 2, "{step}: {s:#}");
+        assert_eq!(f["spectator_us"]["count"], 2, "{step}: {s:#}");
+        // One round trip at least: out through the relay and back.
+        assert!(
+            f["actor_us"]["p50"].as_u64() >= Some(10_000),
+            "{step}: {s:#}"
+        );
+        assert!(f["round_trips_p50"].as_f64() >= Some(1.0), "{step}: {s:#}");
+    }
+    let entries = |step: &str| s["steps"][step]["entries_per_action"].as_f64().unwrap();
+    // A move: the action and its ruling (G3: nothing sealed asked).
+    assert_eq!(entries("move"), 2.0, "{s:#}");
+    // R28, G3: a step into a hidden minefield that has no effect logs as
+    // many entries as the same step into an empty hex.
+    assert_eq!(entries("step_hidden_at"), entries("step_empty"), "{s:#}");
+    // B28.41: the attack rolls more (the IFT's checks).
+    assert!(entries("attack") > entries("step_empty"), "{s:#}");
+    for who in ["ks_actor", "ks_spectator"] {
+        assert_eq!(s[who]["n"], 2, "{s:#}");
+        assert!(s[who]["p_value"].is_number(), "{s:#}");
+    }
+}
+
+// Issue 16, G5: the soak plays every game to its end and verifies every
+// transcript clean; the memory figures are there (their values depend on
+// the machine and the allocator, so none is asserted here).
+#[test]
+fn the_soak_finishes_and_verifies_every_game() {
+    let (out, s) = load_json(&["--soak", "3", "--games", "2"]);
+    assert_eq!(s["errors"], 0, "{s:#}");
+    assert_eq!(s["games_finished"], 3, "{s:#}");
+    assert_eq!(s["transcripts_clean"], 3, "{s:#}");
+    assert_eq!(s["transcripts_not_clean"], 0, "{s:#}");
+    assert!(s["entries_verified"].as_u64() > Some(3 * 10), "{s:#}");
+    assert!(out.status.success(), "{s:#}");
+    assert!(s["server_rss_kib_before"].is_u64(), "{s:#}");
+    assert!(s["server_rss_after_over_before"].is_number(), "{s:#}");
+}
