@@ -77,6 +77,11 @@ pub struct Cli {
     /// No progress lines on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Actions a second across all games at most (open loop: each action
+    /// waits for its turn on one shared schedule), to measure latency
+    /// below the peak rate; as fast as the bots go by default.
+    #[arg(long, value_name = "ACTIONS_PER_SEC")]
+    pub rate: Option<f64>,
     /// Instead of the load: this many games one after another, each
     /// timing one move with nothing to trigger, one step into an empty
     /// eligible hex, one into a hidden minefield that has no effect and one
@@ -212,6 +217,15 @@ impl Cli {
             });
         }
         let mix: Mix = self.mix.parse().map_err(CliError::Mix)?;
+        if let Some(r) = self.rate {
+            if !(r.is_finite() && r > 0.0 && r <= 1e7) {
+                return Err(CliError::Range {
+                    flag: "rate",
+                    value: r.to_string(),
+                    why: "more than 0 and at most 10000000 actions a second",
+                });
+            }
+        }
         if !(self.delay_ms.is_finite() && (0.0..=10_000.0).contains(&self.delay_ms)) {
             return Err(CliError::Range {
                 flag: "delay-ms",
@@ -249,6 +263,7 @@ impl Cli {
             progress: !self.quiet,
             delay: std::time::Duration::from_secs_f64(self.delay_ms / 1000.0),
             relay: self.delay_ms > 0.0 && !self.delay_on_path,
+            rate: self.rate,
         })
     }
 }
@@ -277,6 +292,8 @@ mod tests {
         assert!(parse(&["--delay-ms=-1"])
             .unwrap_err()
             .contains("--delay-ms -1"));
+        assert!(parse(&["--rate", "0"]).unwrap_err().contains("--rate 0"));
+        assert_eq!(parse(&["--rate", "500"]).unwrap().rate, Some(500.0));
         let mode = |args: &[&str]| {
             let mut all = vec!["hexveil-load", "--server-bin", "/bin/true"];
             all.extend_from_slice(args);

@@ -73,6 +73,9 @@ pub struct Summary {
     pub pad_len: u32,
     /// Whether side B held a Daisy Chain.
     pub daisy_chains: bool,
+    /// `--rate`: actions a second asked for at most (`null`: as fast as
+    /// the bots go).
+    pub rate: Option<f64>,
     /// The server binary started, or the address reached.
     pub server: String,
     /// Actions ruled while driving (refused ones not counted).

@@ -91,6 +91,9 @@ pub struct Options {
     /// Whether the tool adds that delay itself, through the user-space
     /// relay ([`crate::relay`]); otherwise it is already on the path.
     pub relay: bool,
+    /// Actions a second across all games at most (`None`: as fast as the
+    /// bots go).
+    pub rate: Option<f64>,
 }
 
 /// Why a run could not be made (a game that fails is counted, not this).
@@ -221,9 +224,28 @@ pub(crate) struct Ctx {
     pub(crate) quota: Option<AtomicU64>,
     /// Where each finished game's transcript goes, if anywhere.
     pub(crate) finished: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
+    /// The shared schedule of `--rate`: the gap between actions and the
+    /// time the next one may go.
+    pub(crate) schedule: Option<(Duration, tokio::sync::Mutex<tokio::time::Instant>)>,
 }
 
 impl Ctx {
+    /// Waits for the next action's turn on the `--rate` schedule (open
+    /// loop: turns are spaced evenly from the start, and a late action
+    /// does not move the ones after it).
+    pub(crate) async fn turn(&self) {
+        let Some((gap, next)) = &self.schedule else {
+            return;
+        };
+        let at = {
+            let mut next = next.lock().await;
+            let at = *next;
+            *next += *gap;
+            at
+        };
+        tokio::time::sleep_until(at).await;
+    }
+
     /// Takes one game from the quota: whether another may be opened.
     pub(crate) fn take_quota(&self) -> bool {
         self.quota.as_ref().is_none_or(|q| {
@@ -361,6 +383,7 @@ pub(crate) async fn play(ctx: Arc<Ctx>, first: Option<Bot>, deadline: Instant) -
                 return Some(bot);
             }
             let (side, action, kind) = bot.choose();
+            ctx.turn().await;
             match bot.act(side, action).await {
                 Ok(Outcome::Ruled {
                     latency,
@@ -472,6 +495,12 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         stats: Stats::new(),
         quota: None,
         finished: None,
+        schedule: opts.rate.map(|r| {
+            (
+                Duration::from_secs_f64(1.0 / r),
+                tokio::sync::Mutex::new(tokio::time::Instant::now()),
+            )
+        }),
     });
 
     // Memory with no game: after one login, so the TLS and QUIC machinery
@@ -533,6 +562,9 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     let cpu_before = pid.as_deref().map(server::cpu_secs).transpose()?;
     let self_before = server::cpu_secs("self")?;
     let start = Instant::now();
+    if let Some((_, next)) = &ctx.schedule {
+        *next.lock().await = tokio::time::Instant::now();
+    }
     let deadline = start + Duration::from_secs_f64(opts.secs);
     let tasks: Vec<_> = bots
         .into_iter()
@@ -642,6 +674,7 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         mix: opts.mix.to_string(),
         pad_len: opts.pad_len,
         daisy_chains: opts.daisy_chains,
+        rate: opts.rate,
         server: match &opts.target {
             Target::Spawn { bin, .. } => bin.display().to_string(),
             Target::Connect { addr, .. } => addr.to_string(),

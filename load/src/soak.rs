@@ -186,6 +186,7 @@ pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
         stats: Stats::new(),
         quota: Some(AtomicU64::new(opts.games_total)),
         finished: Some(tx),
+        schedule: None,
     });
 
     // Memory before: after one login, as the load's "none".
