@@ -95,6 +95,10 @@ pub struct Cli {
     /// after with before.
     #[arg(long, value_name = "GAMES")]
     pub soak: Option<u64>,
+    /// Seconds the soak leaves the server alone before reading its memory
+    /// after (default: the server's default finished-game linger, and 3).
+    #[arg(long, requires = "soak")]
+    pub settle_secs: Option<f64>,
     /// Delay each datagram by this many milliseconds each way, through a
     /// user-space UDP relay between the bots and the server (a long
     /// network path on loopback).
@@ -181,6 +185,19 @@ impl Cli {
                 pad_len: load.pad_len,
                 pace: load.pace,
                 progress: load.progress,
+                settle: match self.settle_secs {
+                    None => crate::soak::SETTLE_AFTER,
+                    Some(s) if s.is_finite() && (0.0..=3600.0).contains(&s) => {
+                        std::time::Duration::from_secs_f64(s)
+                    }
+                    Some(s) => {
+                        return Err(CliError::Range {
+                            flag: "settle-secs",
+                            value: s.to_string(),
+                            why: "from 0 to 3600",
+                        })
+                    }
+                },
             }));
         }
         Ok(Mode::Load(load))

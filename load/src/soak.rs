@@ -2,8 +2,8 @@
 //! time (`--games`), every finished transcript verified offline as
 //! `hexveil verify` does (G5), and the server's resident memory read
 //! before (after one login, no game) and after (every game over, every
-//! connection closed, a settle): a server that keeps anything per
-//! finished game shows it here (issue 16: back within 10 %).
+//! connection closed, the finished-game linger over): a server that keeps
+//! anything per finished game shows it here (issue 16: back within 10 %).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -23,8 +23,12 @@ use crate::server::{self, ServerProcess, Spawn};
 /// The longest a soak runs: games still unfinished then are errors.
 pub const SOAK_CAP: Duration = Duration::from_secs(3600);
 
-/// How long the server is left alone before its memory is read after.
-pub const SETTLE_AFTER: Duration = Duration::from_secs(3);
+/// How long the server is left alone by default before its memory is read
+/// after: the
+/// server's finished-game linger (its default; a `--connect` server's own
+/// may differ), then a few seconds.
+pub const SETTLE_AFTER: Duration =
+    Duration::from_secs(hexveil_server::lobby::DEFAULT_FINISHED_LINGER.as_secs() + 3);
 
 /// The most the server's memory may grow over a soak (issue 16).
 pub const MEMORY_GROWTH_ALLOWED: f64 = 0.10;
@@ -48,6 +52,8 @@ pub struct SoakOptions {
     pub pace: u32,
     /// Progress lines on stderr.
     pub progress: bool,
+    /// How long the server is left alone before its memory is read after.
+    pub settle: Duration,
 }
 
 /// The soak's summary (`--json`).
@@ -297,7 +303,7 @@ pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
         samples: vec![format!("the verifier failed: {e}")],
         ..Verdicts::default()
     });
-    tokio::time::sleep(SETTLE_AFTER).await;
+    tokio::time::sleep(opts.settle).await;
     let rss_after = pid.as_deref().map(server::rss_kib).transpose()?;
     let ratio = rss_before
         .zip(rss_after)

@@ -9,7 +9,7 @@
 //! `max_connections_per_key = 8`, `idle_timeout_secs = 600`,
 //! `max_unfinished_games_per_key = 16`, `max_unfinished_games = 1024`,
 //! `max_pad_len = 4096`, `unstarted_expiry_secs = 604800`,
-//! `finished_linger_secs = 600`, `rebuilds_per_second = 1`,
+//! `finished_linger_secs = 30`, `rebuilds_per_second = 1`,
 //! `rebuild_burst = 6`, `partial_message_timeout_secs = 30`,
 //! `max_partial_bytes_per_connection = 8388608`,
 //! `max_partial_bytes = 67108864`, `http = "127.0.0.1:8080"` (the web

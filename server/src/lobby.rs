@@ -92,8 +92,11 @@ pub const DEFAULT_MAX_UNFINISHED: u64 = 1024;
 pub const DEFAULT_MAX_PAD_LEN: u32 = 4096;
 /// Default expiry of a game that never started: 7 days.
 pub const DEFAULT_UNSTARTED_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
-/// Default linger of a finished game's task: 10 minutes.
-pub const DEFAULT_FINISHED_LINGER: Duration = Duration::from_secs(600);
+/// Default linger of a finished game's task: 30 seconds, long enough for
+/// its players and spectators to come back for the result without a
+/// rebuild, short enough that a league's finished games do not pile up in
+/// memory (the soak: issue 16).
+pub const DEFAULT_FINISHED_LINGER: Duration = Duration::from_secs(30);
 /// Default rebuilds of finished games per key: one every 10 seconds,
 /// bursts of 6.
 pub const DEFAULT_REBUILD_RATE: RateLimit = RateLimit {

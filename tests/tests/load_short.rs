@@ -113,7 +113,7 @@ fn the_probe_times_each_step_at_the_actor_and_a_spectator_through_the_relay() {
 // the machine and the allocator, so none is asserted here).
 #[test]
 fn the_soak_finishes_and_verifies_every_game() {
-    let (out, s) = load_json(&["--soak", "3", "--games", "2"]);
+    let (out, s) = load_json(&["--soak", "3", "--games", "2", "--settle-secs", "0"]);
     assert_eq!(s["errors"], 0, "{s:#}");
     assert_eq!(s["games_finished"], 3, "{s:#}");
     assert_eq!(s["transcripts_clean"], 3, "{s:#}");
