@@ -793,7 +793,7 @@ pub fn initial_state(
         units,
         elr,
         markers,
-        referee_knows: BTreeMap::new(),
+        referee_knows: Default::default(),
         opportunities: 0,
         result: None,
         mines: Default::default(),

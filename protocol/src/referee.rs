@@ -375,7 +375,12 @@ struct SideSetup {
 /// genesis or the setups (the genesis, the scenario, the setups and the
 /// eligible locations) is shared behind an [`Arc`] and written, during setup
 /// only, through [`Arc::make_mut`], which copies it if a clone shares it.
-/// A clone therefore behaves exactly as a deep copy.
+/// A clone therefore behaves exactly as a deep copy. The engine's clone
+/// ([`Engine::clone_box`]) must be cheap too, and stay so however long
+/// the game: a ruleset keeps what grows with the game in a
+/// [`hexveil_core::PersistentMap`] (ASL: the facts opened to the referee,
+/// one more for each Daisy Chain opportunity), or verifying a transcript
+/// would be quadratic in its length (issue 16).
 #[derive(Clone, Debug)]
 pub struct Referee {
     game_id: GameId,

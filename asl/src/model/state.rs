@@ -5,6 +5,7 @@ use crate::model::phase::Phase;
 use crate::model::sealed::{ApStrength, AtFactors, Content, FactRequest};
 use crate::model::unit::{Unit, UnitId};
 use crate::side::Side;
+use hexveil_core::PersistentMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -182,8 +183,11 @@ pub struct GameState {
     /// Minefield markers per hex and owner.
     pub markers: BTreeMap<Hex, HexMarkers>,
     /// Facts the owners have opened to the referee, with their current
-    /// content (updated by transitions).
-    pub referee_knows: BTreeMap<FactRequest, Content>,
+    /// content (updated by transitions). It gains a key for every Daisy
+    /// Chain opportunity, so it is a [`PersistentMap`]: the referee copies
+    /// the state for every log entry, and this copy costs the same however
+    /// long the game (issue 16).
+    pub referee_knows: PersistentMap<FactRequest, Content>,
     /// Trail Breaks, flail clearances and other minefield bookkeeping.
     #[serde(default)]
     pub mines: MineState,

@@ -47,6 +47,10 @@ pub struct Setup {
     pub pad_len: u32,
     /// Live or escrow (both players agree to it).
     pub mode: Mode,
+    /// Whether side B's machine holds its Daisy Chain order (brit-squad-1
+    /// pulls its chain across 3E5 when an enemy vehicle enters it); the
+    /// scenario must allow Daisy Chains for it.
+    pub daisy_order: bool,
 }
 
 impl Setup {
@@ -60,6 +64,30 @@ impl Setup {
             a_fill: 20,
             pad_len: PAD_LEN,
             mode: Mode::Live,
+            daisy_order: true,
+        }
+    }
+
+    /// As [`Setup::example`], with no Daisy Chain at all: the scenario
+    /// gives side B none (B28.531 does not apply) and B's machine holds no
+    /// order.
+    pub fn without_daisy_chains(turns: u32, sealed_b: &str) -> Setup {
+        let scenario = scenario_toml_lasting(turns);
+        let without = scenario
+            .replacen("daisy_chains = true", "daisy_chains = false", 1)
+            .replacen(
+                "daisy_chains = [{ holder = \"brit-squad-1\", factors = 2 }]",
+                "",
+                1,
+            );
+        assert_ne!(
+            without, scenario,
+            "the example scenario allows Daisy Chains"
+        );
+        Setup {
+            scenario_toml: without,
+            daisy_order: false,
+            ..Setup::example(turns, sealed_b)
         }
     }
 }
@@ -170,7 +198,11 @@ impl Table {
             .unwrap()
         };
         let pa = player(a, secrets(Side::A, &setup.setup_a, SEALED_A, setup.a_fill));
-        let pb = player(b, secrets(Side::B, SETUP_B, &setup.sealed_b, 40));
+        let mut secrets_b = secrets(Side::B, SETUP_B, &setup.sealed_b, 40);
+        if !setup.daisy_order {
+            secrets_b.orders = Vec::new();
+        }
+        let pb = player(b, secrets_b);
         let mut t = Table {
             session,
             players: [(Side::A, pa), (Side::B, pb)].into_iter().collect(),
@@ -406,6 +438,56 @@ pub fn honest_game(end_phases: u32) -> Game {
             break;
         }
         t.end_phase();
+    }
+    t.concede();
+    t.game()
+}
+
+/// The tank's two hexes on board 4 (Open Ground, nothing sealed there):
+/// [`long_game`] drives it between them.
+pub const TANK_ROUTE: [&str; 2] = ["4E6", "4E7"];
+
+/// The tank's MP in an MPh, 1 MP a step.
+pub const TANK_STEPS: u32 = 14;
+
+/// A long honest game of `actions` actions (at least; the last Game Turn's
+/// phases run to the end of their MPh), for the verify-speed bench
+/// (`benches/verify_scale.rs`): in each of side A's MPh the tank (with its
+/// Rider) drives back and forth between [`TANK_ROUTE`]'s two hexes, one
+/// step an action, for its 14 MP; every other phase ends at once; then A
+/// concedes and both sides reveal. With `daisy_chains`, side B holds its
+/// Daisy Chain and an order to pull it across 3E5, which the tank never
+/// enters: every step of the tank and every end of B's fire phases is a
+/// placement opportunity whose note B's machine opens (B28.531), so the
+/// referee learns one more fact per opportunity. Without, the scenario
+/// gives B no Daisy Chain.
+pub fn long_game(actions: u32, daisy_chains: bool) -> Game {
+    // About 30 actions a Game Turn (14 steps, 16 phase ends); room to spare.
+    let turns = 4 + actions / 20;
+    let setup = if daisy_chains {
+        Setup::example(turns, SEALED_B)
+    } else {
+        Setup::without_daisy_chains(turns, SEALED_B)
+    };
+    let mut t = Table::open(setup);
+    let tank = hexveil_fixtures::units::GER_PZ;
+    let mut done = 0;
+    let mut at = 0;
+    while done < actions {
+        assert!(t.playing(), "the game lasts {turns} Game Turns");
+        let state = hexveil_fixtures::asl_state(t.session.referee().engine().unwrap());
+        if state.phasing == Side::A && state.phase == hexveil_asl::turn::Phase::Movement {
+            for _ in 0..TANK_STEPS {
+                at ^= 1;
+                t.act(
+                    Side::A,
+                    hexveil_fixtures::move_into(&[tank], TANK_ROUTE[at]),
+                );
+                done += 1;
+            }
+        }
+        t.end_phase();
+        done += 1;
     }
     t.concede();
     t.game()
