@@ -238,7 +238,7 @@ impl LiveGame {
 
     fn transcript(&self) -> Result<Vec<u8>, hexveil_protocol::transcript::TranscriptError> {
         let mut w = TranscriptWriter::new(Vec::new())?;
-        for e in self.session.log() {
+        for e in &self.session.log() {
             w.append(e)?;
         }
         Ok(w.into_inner())
