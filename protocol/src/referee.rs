@@ -368,6 +368,56 @@ struct SideSetup {
     setup_roots: BTreeMap<Layer, RootStatement>,
 }
 
+/// One side's eligible locations of one layer, in sealing order, packed:
+/// their keys end to end, where each ends, and their positions in the order
+/// of their keys, to tell an eligible location by a binary search. About 12
+/// bytes a location (ASL's hex keys are 3 to 5 bytes) where a [`Location`]
+/// takes 32 and a set of every (side, layer, location) took about 100: these
+/// lists were the largest part of an idle game's memory (issue 16).
+#[derive(Clone, Debug, Default)]
+struct Eligible {
+    keys: String,
+    ends: Vec<u32>,
+    by_key: Vec<u32>,
+}
+
+impl Eligible {
+    fn new(locations: &[Location]) -> Eligible {
+        let mut keys = String::with_capacity(locations.iter().map(|l| l.key().len()).sum());
+        let mut ends = Vec::with_capacity(locations.len());
+        for l in locations {
+            keys.push_str(l.key());
+            ends.push(keys.len() as u32);
+        }
+        let mut e = Eligible {
+            keys,
+            ends,
+            by_key: (0..locations.len() as u32).collect(),
+        };
+        let mut by_key = std::mem::take(&mut e.by_key);
+        by_key.sort_unstable_by_key(|&i| e.key(i as usize));
+        e.by_key = by_key;
+        e
+    }
+
+    fn key(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.keys[start..self.ends[i] as usize]
+    }
+
+    fn locations(&self) -> Vec<Location> {
+        (0..self.ends.len())
+            .map(|i| Location::key_of(self.key(i)).expect("packed from a location's key"))
+            .collect()
+    }
+
+    fn contains(&self, location: &Location) -> bool {
+        self.by_key
+            .binary_search_by(|&i| self.key(i as usize).cmp(location.key()))
+            .is_ok()
+    }
+}
+
 /// The referee of one game.
 ///
 /// [`Referee::accept`] works on a clone and keeps it only if the entry is
@@ -398,12 +448,9 @@ pub struct Referee {
     setups: Arc<BTreeMap<Side, SideSetup>>,
     /// Current roots (moved by transitions).
     roots: BTreeMap<(Side, Layer), RootStatement>,
-    eligible: Arc<BTreeMap<(Side, Layer), Vec<Location>>>,
-    /// For each of those lists, its positions in the order of their
-    /// locations, to tell an eligible location at once (a binary search):
-    /// 4 bytes a location, where a set of every (side, layer, location)
-    /// took about 100 and most of a game's memory (issue 16).
-    eligible_order: Arc<BTreeMap<(Side, Layer), Vec<u32>>>,
+    /// Packed ([`Eligible`]), with an index to tell an eligible location
+    /// at once.
+    eligible: Arc<BTreeMap<(Side, Layer), Eligible>>,
     engine: Option<Box<dyn Engine>>,
     awaiting: Awaiting,
     current: Option<Current>,
@@ -496,7 +543,6 @@ impl Referee {
             setups: Arc::default(),
             roots: BTreeMap::new(),
             eligible: Arc::default(),
-            eligible_order: Arc::default(),
             engine: None,
             awaiting: Awaiting::Pads {
                 missing: vec![Side::A, Side::B],
@@ -565,12 +611,13 @@ impl Referee {
         self.setups.get(&side).map(|s| &s.public)
     }
 
-    /// The eligible locations of a side's layer (public, DESIGN 3.1).
-    pub fn eligible(&self, side: Side, layer: Layer) -> &[Location] {
+    /// The eligible locations of a side's layer (public, DESIGN 3.1), in
+    /// sealing order.
+    pub fn eligible(&self, side: Side, layer: Layer) -> Vec<Location> {
         self.eligible
             .get(&(side, layer))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+            .map(Eligible::locations)
+            .unwrap_or_default()
     }
 
     /// The current root of a side's layer.
@@ -1047,10 +1094,7 @@ impl Referee {
                     setup_roots.insert(layer, root.clone());
                 }
             }
-            let mut order: Vec<u32> = (0..eligible.len() as u32).collect();
-            order.sort_unstable_by_key(|&i| eligible[i as usize]);
-            Arc::make_mut(&mut self.eligible_order).insert((side, layer), order);
-            Arc::make_mut(&mut self.eligible).insert((side, layer), eligible);
+            Arc::make_mut(&mut self.eligible).insert((side, layer), Eligible::new(&eligible));
         }
         if setup.roots.len() != setup_roots.len() {
             return Err(bad("roots for unknown or repeated layers".into()));
@@ -1273,15 +1317,9 @@ impl Referee {
     }
 
     fn is_eligible(&self, request: &FactRequest) -> bool {
-        let key = (request.owner, request.layer);
-        let (Some(locations), Some(order)) =
-            (self.eligible.get(&key), self.eligible_order.get(&key))
-        else {
-            return false;
-        };
-        order
-            .binary_search_by(|&i| locations[i as usize].cmp(&request.location))
-            .is_ok()
+        self.eligible
+            .get(&(request.owner, request.layer))
+            .is_some_and(|e| e.contains(&request.location))
     }
 
     /// Whether a request is for a sealed note (answered by a note at an
@@ -1668,7 +1706,7 @@ impl Referee {
                 }
             }
             keys.sort_unstable();
-            let mut expected: Vec<&str> = eligible.iter().map(|l| l.key()).collect();
+            let mut expected: Vec<&str> = eligible.iter().map(Location::key).collect();
             expected.sort_unstable();
             if keys != expected {
                 problems.push(format!(
@@ -1757,4 +1795,30 @@ pub fn draw(seed: &crate::beacon::RollSeed, specs: &[DiceSpec]) -> Vec<Roll> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn g3_packed_eligible_locations_keep_their_order_and_tell_exactly_the_eligible_ones() {
+        // The referee answers a request for a location that is not eligible
+        // itself and asks the owner for every eligible one (G3, G4): the
+        // packed list must give back the same locations in sealing order
+        // and contain exactly them.
+        let keys = ["3E3", "3D10", "4A1", "3E10", "3E1", "booby3", "4Q9"];
+        let locations: Vec<Location> = keys.iter().map(|k| Location::key_of(k).unwrap()).collect();
+        let e = Eligible::new(&locations);
+        assert_eq!(e.locations(), locations);
+        for l in &locations {
+            assert!(e.contains(l), "{l}");
+        }
+        for k in ["3E", "3E31", "3D1", "4A", "4Q9x", "A", "booby"] {
+            assert!(!e.contains(&Location::key_of(k).unwrap()), "{k}");
+        }
+        let empty = Eligible::new(&[]);
+        assert!(empty.locations().is_empty());
+        assert!(!empty.contains(&locations[0]));
+    }
 }
