@@ -443,7 +443,7 @@ fn g6_a_resync_shows_each_side_exactly_what_it_was_shown_live_also_after_a_resto
     // server gives the same resync as the live one.
     let mut t = Table::open(example());
     t.step_into_the_minefield();
-    let (restored, _) = common::restore(t.session.log()).unwrap();
+    let (restored, _) = common::restore(&t.session.log()).unwrap();
     for side in [Side::A, Side::B] {
         let live: Vec<Update> = t.seen[&side].clone();
         let updates = |msgs: Vec<ToClient>| -> Vec<Update> {
@@ -462,9 +462,23 @@ fn g6_a_resync_shows_each_side_exactly_what_it_was_shown_live_also_after_a_resto
             live[from as usize..].to_vec()
         );
     }
+    // Spectators too: the public resync is what they were sent live, one
+    // update per entry (G3: the public view only). The session keeps no
+    // view but rebuilds each from the log (issue 16), so this also checks
+    // the rebuild.
+    let public = |msgs: Vec<ToClient>| -> Vec<Update> {
+        msgs.into_iter()
+            .map(|m| match m {
+                ToClient::Update(u) => u,
+                other => panic!("a resync holds updates only: {other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(public(t.session.public_resync()), t.spectated);
+    assert_eq!(public(restored.public_resync()), t.spectated);
     assert_eq!(
-        t.session.public_resync().len(),
-        t.session.log().len(),
+        t.spectated.len(),
+        t.session.log_len(),
         "one public update per entry"
     );
 }

@@ -99,6 +99,12 @@ fn rolls(c: &mut Criterion) {
         b.iter(|| Pad::new(PadSeed([6; 32]), GAME, Party::B, 0, 4096).unwrap())
     });
     g.finish();
+    // Releasing one entry derives its chunk of 64 entries again from the
+    // seed (issue 16: the pad keeps only the upper levels of its tree).
+    let pad = Pad::new(PadSeed([6; 32]), GAME, Party::B, 0, 4096).unwrap();
+    c.bench_function("pad/entry_of_4096", |b| {
+        b.iter(|| pad.entry(black_box(1234)).unwrap())
+    });
 }
 
 fn envelopes(c: &mut Criterion) {

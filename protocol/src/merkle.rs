@@ -177,6 +177,93 @@ impl MerkleTree {
     }
 }
 
+/// A Merkle tree that keeps only its upper levels: the roots of its aligned
+/// chunks of `2^chunk_bits` leaves and the tree over those roots. The
+/// leaves are not stored; an audit path recomputes the one chunk its leaf
+/// is in from a function that gives any leaf hash, so memory is
+/// O(n / chunk) digests and a path costs one chunk's leaves and hashes.
+///
+/// The root and every audit path are exactly those of the
+/// [`MerkleTree`] over the same leaves: the nodes `chunk_bits` levels above
+/// the leaves of an RFC 6962 tree are the roots of its aligned chunks (the
+/// last one possibly partial), and a leaf's path is its path inside its
+/// chunk followed by its chunk's path among the chunk roots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpperTree {
+    size: u64,
+    chunk_bits: u32,
+    /// The tree whose leaves are the chunk roots.
+    upper: MerkleTree,
+}
+
+impl UpperTree {
+    /// Builds the upper levels of the tree of `size` leaves, `leaf(i)`
+    /// giving leaf hash `i` (called once per leaf, in order), keeping the
+    /// roots of chunks of `2^chunk_bits` leaves (`chunk_bits` at most 32).
+    pub fn build(size: u64, chunk_bits: u32, mut leaf: impl FnMut(u64) -> Digest) -> UpperTree {
+        let chunk_bits = chunk_bits.min(32);
+        let chunk = 1u64 << chunk_bits;
+        let mut roots = Vec::with_capacity(usize::try_from(size.div_ceil(chunk)).unwrap_or(0));
+        let mut start = 0;
+        while start < size {
+            let end = size.min(start + chunk);
+            let leaves = (start..end).map(&mut leaf).collect();
+            roots.push(MerkleTree::from_leaf_hashes(leaves).root());
+            start = end;
+        }
+        UpperTree {
+            size,
+            chunk_bits,
+            upper: MerkleTree::from_leaf_hashes(roots),
+        }
+    }
+
+    /// Number of leaves.
+    pub fn len(&self) -> u64 {
+        self.size
+    }
+
+    /// True if the tree has no leaves.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+
+    /// The tree head (RFC 6962 MTH), the same as the full tree's.
+    pub fn root(&self) -> Digest {
+        self.upper.root()
+    }
+
+    /// The leaf indices of the chunk that holds `index`.
+    pub fn chunk_of(&self, index: u64) -> std::ops::Range<u64> {
+        let start = (index >> self.chunk_bits) << self.chunk_bits;
+        start..self.size.min(start + (1u64 << self.chunk_bits))
+    }
+
+    /// The padded audit path for `index` (see [`AuditPath`]), equal to
+    /// [`MerkleTree::audit_path`] of the full tree; `leaf(i)` is called for
+    /// every leaf of `index`'s chunk ([`UpperTree::chunk_of`]) and must give
+    /// the leaf hashes the tree was built from.
+    pub fn audit_path(
+        &self,
+        index: u64,
+        leaf: impl FnMut(u64) -> Digest,
+    ) -> Result<AuditPath, IndexOutOfRange> {
+        if index >= self.size {
+            return Err(IndexOutOfRange {
+                index,
+                size: self.size,
+            });
+        }
+        let range = self.chunk_of(index);
+        let offset = index - range.start;
+        let chunk = MerkleTree::from_leaf_hashes(range.map(leaf).collect());
+        let mut hashes = chunk.rfc_path(offset)?;
+        hashes.extend(self.upper.rfc_path(index >> self.chunk_bits)?);
+        hashes.resize(max_path_len(self.size), Digest::ZERO);
+        Ok(AuditPath { hashes })
+    }
+}
+
 /// An audit path padded with all-zero digests to [`max_path_len`] of its
 /// tree, so that every opening of one tree has the same size (G3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -455,6 +542,26 @@ mod tests {
                     prop_assert!(verify_inclusion(&leaves[i], other, size, &p, &t.root()).is_err());
                 }
             }
+        }
+
+        #[test]
+        fn upper_tree_root_and_paths_equal_the_full_tree(n in 0u64..300, bits in 0u32..9, seed in any::<u8>()) {
+            // The compact tree must publish the same root and open every
+            // leaf with the same padded path as the full tree (G2: a pad's
+            // entries verify against the root it signed).
+            let leaf = |i: u64| leaf_hash(&[seed, i as u8, (i >> 8) as u8]);
+            let full = MerkleTree::from_leaf_hashes((0..n).map(leaf).collect());
+            let upper = UpperTree::build(n, bits, leaf);
+            prop_assert_eq!(upper.len(), n);
+            prop_assert_eq!(upper.root(), full.root());
+            for i in 0..n {
+                let mut asked = Vec::new();
+                let path = upper.audit_path(i, |j| { asked.push(j); leaf(j) }).unwrap();
+                prop_assert_eq!(&path, &full.audit_path(i).unwrap());
+                prop_assert_eq!(asked, upper.chunk_of(i).collect::<Vec<_>>());
+                prop_assert!(verify_inclusion(&leaf(i), i, n, &path, &full.root()).is_ok());
+            }
+            prop_assert!(upper.audit_path(n, leaf).is_err());
         }
 
         #[test]

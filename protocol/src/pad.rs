@@ -18,7 +18,7 @@ use thiserror::Error;
 
 use crate::encoding::{byte_newtype, tag, Digest, GameId, Party, PrfKey, TupleEncoder};
 use crate::identity::{BadSignature, Identity, PublicKey, Signature};
-use crate::merkle::{self, AuditPath, InclusionError, MerkleTree};
+use crate::merkle::{self, AuditPath, InclusionError, UpperTree};
 
 /// Entries per pad epoch by default.
 pub const DEFAULT_PAD_LEN: u32 = 4096;
@@ -265,17 +265,33 @@ pub fn verify_pad_entry(st: &PadStatement, e: &PadEntry) -> Result<(), PadEntryE
 }
 
 /// A party's secret pad for one epoch.
+///
+/// It keeps its seed and the upper levels of its Merkle tree only: the
+/// roots of chunks of about sqrt(n) entries ([`pad_chunk_bits`]) and the
+/// tree over them, 2 x sqrt(n) digests (4 KiB for 4,096 entries, where the
+/// whole tree took 256 KiB). [`Pad::entry`] derives the one chunk an entry
+/// is in again from the seed (about sqrt(n) HMACs and hashes); the root
+/// and every entry and path are exactly those of the full tree
+/// ([`merkle::UpperTree`]), so nothing on the wire changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pad {
     game_id: GameId,
     party: Party,
     epoch: u32,
     seed: PadSeed,
-    tree: MerkleTree,
+    tree: UpperTree,
+}
+
+/// The chunks a [`Pad`] keeps the roots of hold `2^pad_chunk_bits(n)`
+/// entries: about sqrt(n), which balances the digests kept against the
+/// work of deriving one entry's path.
+pub fn pad_chunk_bits(n: u32) -> u32 {
+    (merkle::max_path_len(u64::from(n)) as u32).div_ceil(2)
 }
 
 impl Pad {
-    /// Builds the pad epoch (n HMACs and an RFC 6962 tree).
+    /// Builds the pad epoch (n HMACs and the RFC 6962 tree over them, of
+    /// which only the upper levels are kept).
     pub fn new(
         seed: PadSeed,
         game_id: GameId,
@@ -287,19 +303,34 @@ impl Pad {
             return Err(PadError::Empty);
         }
         let key = PrfKey::new(&seed.0);
-        let leaves = (0..n)
-            .map(|i| {
-                let v = value_with(&key, &game_id, party, epoch, i);
-                pad_leaf_hash(&game_id, party, epoch, i, &v)
-            })
-            .collect();
+        let tree = UpperTree::build(u64::from(n), pad_chunk_bits(n), |i| {
+            Self::leaf_with(&key, &game_id, party, epoch, i)
+        });
         Ok(Pad {
             game_id,
             party,
             epoch,
             seed,
-            tree: MerkleTree::from_leaf_hashes(leaves),
+            tree,
         })
+    }
+
+    /// The leaf hash of entry `i` (at most `u32::MAX`: the tree has at most
+    /// that many leaves).
+    fn leaf_with(key: &PrfKey, game_id: &GameId, party: Party, epoch: u32, i: u64) -> Digest {
+        let i = i as u32;
+        let v = value_with(key, game_id, party, epoch, i);
+        pad_leaf_hash(game_id, party, epoch, i, &v)
+    }
+
+    /// Entries in the pad.
+    pub fn len(&self) -> u32 {
+        self.tree.len() as u32
+    }
+
+    /// Always false: a pad has at least one entry.
+    pub fn is_empty(&self) -> bool {
+        self.tree.is_empty()
     }
 
     /// The public statement to sign and send.
@@ -308,7 +339,7 @@ impl Pad {
             game_id: self.game_id,
             party: self.party,
             epoch: self.epoch,
-            n: self.tree.len() as u32,
+            n: self.len(),
             root: self.tree.root(),
         }
     }
@@ -318,22 +349,26 @@ impl Pad {
         &self.seed
     }
 
-    /// The entry at `index`, with its proof.
+    /// The entry at `index`, with its proof (derived from the seed: the
+    /// entries of its chunk and their subtree).
     pub fn entry(&self, index: u32) -> Result<PadEntry, PadError> {
-        let path =
-            self.tree
-                .audit_path(u64::from(index))
-                .map_err(|_| PadError::IndexOutOfRange {
-                    index,
-                    n: self.tree.len() as u32,
-                })?;
+        let key = PrfKey::new(&self.seed.0);
+        let path = self
+            .tree
+            .audit_path(u64::from(index), |i| {
+                Self::leaf_with(&key, &self.game_id, self.party, self.epoch, i)
+            })
+            .map_err(|_| PadError::IndexOutOfRange {
+                index,
+                n: self.len(),
+            })?;
         Ok(PadEntry {
             party: self.party,
             position: PadPosition {
                 epoch: self.epoch,
                 index,
             },
-            value: pad_value(&self.seed, &self.game_id, self.party, self.epoch, index),
+            value: value_with(&key, &self.game_id, self.party, self.epoch, index),
             path,
         })
     }
@@ -408,6 +443,72 @@ mod tests {
             })
         );
         assert_ne!(a.statement().root, a1.statement().root);
+    }
+
+    /// The pad as the full RFC 6962 tree over all its entries gives it.
+    fn full_tree(seed: &PadSeed, party: Party, epoch: u32, n: u32) -> merkle::MerkleTree {
+        merkle::MerkleTree::from_leaf_hashes(
+            (0..n)
+                .map(|i| {
+                    let v = pad_value(seed, &GAME, party, epoch, i);
+                    pad_leaf_hash(&GAME, party, epoch, i, &v)
+                })
+                .collect(),
+        )
+    }
+
+    fn assert_entry_is_the_full_trees(p: &Pad, full: &merkle::MerkleTree, i: u32) {
+        let e = p.entry(i).unwrap();
+        assert_eq!(e.path, full.audit_path(u64::from(i)).unwrap(), "entry {i}");
+        assert_eq!(e.value, pad_value(p.seed(), &GAME, p.party, p.epoch, i));
+        assert_eq!(verify_pad_entry(&p.statement(), &e), Ok(()), "entry {i}");
+    }
+
+    #[test]
+    fn g2_derived_entries_and_paths_equal_the_full_trees_for_every_leaf_of_small_pads() {
+        // The pad keeps only the upper levels of its tree; the root it
+        // signs and every entry it releases must be byte for byte those of
+        // the whole tree (G2: each verifies against the signed root), for
+        // sizes that fill their chunks and sizes that do not.
+        for n in [1, 2, 3, 5, 8, 16, 17, 63, 64, 65, 100, 255, 256, 257] {
+            let seed = PadSeed([n as u8; 32]);
+            let p = Pad::new(seed, GAME, Party::Server, 2, n).unwrap();
+            let full = full_tree(&seed, Party::Server, 2, n);
+            assert_eq!(p.statement().root, full.root(), "n = {n}");
+            assert_eq!(p.len(), n);
+            for i in 0..n {
+                assert_entry_is_the_full_trees(&p, &full, i);
+            }
+            assert_eq!(
+                p.entry(n).unwrap_err(),
+                PadError::IndexOutOfRange { index: n, n }
+            );
+        }
+    }
+
+    #[test]
+    fn g2_derived_entries_equal_the_full_trees_in_a_pad_of_4096() {
+        let seed = PadSeed([7; 32]);
+        let p = Pad::new(seed, GAME, Party::Server, 0, DEFAULT_PAD_LEN).unwrap();
+        let full = full_tree(&seed, Party::Server, 0, DEFAULT_PAD_LEN);
+        assert_eq!(p.statement().root, full.root());
+        assert_eq!(pad_chunk_bits(DEFAULT_PAD_LEN), 6);
+        for i in [0, 1, 63, 64, 65, 1000, 2047, 2048, 4031, 4032, 4094, 4095] {
+            assert_entry_is_the_full_trees(&p, &full, i);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn g2_any_entry_of_any_pad_is_the_full_trees(n in 1u32..600, at in proptest::prelude::any::<u32>(), s in proptest::prelude::any::<u8>()) {
+            let seed = PadSeed([s; 32]);
+            let p = Pad::new(seed, GAME, Party::A, 1, n).unwrap();
+            let full = full_tree(&seed, Party::A, 1, n);
+            proptest::prop_assert_eq!(p.statement().root, full.root());
+            let i = at % n;
+            let e = p.entry(i).unwrap();
+            proptest::prop_assert_eq!(e.path, full.audit_path(u64::from(i)).unwrap());
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 use crate::encoding::Digest;
 use crate::encoding::{GameId, Party};
+use crate::envelope::Appended;
 use crate::envelope::{Envelope, Receipt, Refusal, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::{Identity, PublicKey};
 use crate::keeper::{EscrowAgents, EscrowError};
@@ -22,30 +23,34 @@ use crate::message::{
 };
 use crate::pad::Pad;
 use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
-use hexveil_core::{Event, Registry, Side, Visibility};
+use crate::transcript::{decode_entry, encode_entry};
+use hexveil_core::{Event, Registry, Roll, Side, Visibility};
 
-/// What side A, side B and the spectators were shown of one entry.
+/// What the views of one logged entry need beyond the entry itself (its
+/// body, author and place in the log are in the [`LoggedEntry`]): the
+/// dice it completed, whether they were a Secret dr, and what the referee
+/// awaited after it, as each side's prompt. A resync rebuilds each party's
+/// view from these and the log entry ([`view_of`]), exactly as it was sent,
+/// so no copy of a view is kept (issue 16: three views an entry, each with
+/// its own copy of the genesis or setup text, held most of a game's log in
+/// memory twice over).
 #[derive(Clone, Debug)]
-struct EntryViews {
-    a: Update,
-    b: Update,
-    public: Update,
+struct EntryFacts {
+    dice: Vec<Roll>,
+    secret_dice: bool,
+    /// Side A's and side B's prompts after the entry.
+    prompts: [Prompt; 2],
+    closed: bool,
 }
 
-impl EntryViews {
-    fn of(referee: &Referee, accepted: &Accepted) -> EntryViews {
-        EntryViews {
-            a: view(referee, accepted, Some(Side::A)),
-            b: view(referee, accepted, Some(Side::B)),
-            public: view(referee, accepted, None),
-        }
-    }
-
-    fn seen_by(&self, side: Option<Side>) -> &Update {
-        match side {
-            Some(Side::A) => &self.a,
-            Some(Side::B) => &self.b,
-            None => &self.public,
+impl EntryFacts {
+    fn of(referee: &Referee, accepted: &Accepted) -> EntryFacts {
+        let awaiting = referee.awaiting();
+        EntryFacts {
+            dice: accepted.dice.clone(),
+            secret_dice: accepted.secret_dice,
+            prompts: [Side::A, Side::B].map(|s| prompt_for(awaiting, s)),
+            closed: matches!(awaiting, Awaiting::Closed),
         }
     }
 }
@@ -111,10 +116,13 @@ pub struct Session {
     server_pad_seed: crate::pad::PadSeed,
     /// The server's pads of epochs after 0, built when renewal needs them.
     later_pads: std::collections::BTreeMap<u32, Pad>,
-    log: Vec<LoggedEntry>,
-    /// What each party was shown of each entry, in log order: a resync is
-    /// a lookup, not a replay of the log (a join never stalls the game).
-    views: Vec<EntryViews>,
+    /// The log, each entry as its transcript encoding (an entry decoded
+    /// holds its body twice: the signed bytes and the parsed envelope).
+    log: Vec<Box<[u8]>>,
+    /// What each party's view of each entry needs beyond the entry, in log
+    /// order: a resync rebuilds the views from these and the log, not by a
+    /// replay of the log (a join never stalls the game).
+    facts: Vec<EntryFacts>,
     /// Who owes a machine answer, and by when (ms).
     deadline: Option<(Party, u64)>,
     timeout_ms: u64,
@@ -175,7 +183,7 @@ impl Session {
             server_pad_seed,
             later_pads: Default::default(),
             log: Vec::new(),
-            views: Vec::new(),
+            facts: Vec::new(),
             deadline: None,
             timeout_ms: params.answer_timeout_ms,
             escrows: EscrowAgents::default(),
@@ -232,15 +240,15 @@ impl Session {
             server_pad,
             server_pad_seed,
             later_pads: Default::default(),
-            log: vec![first],
-            views: Vec::new(),
+            log: vec![encode_entry(&first).into_boxed_slice()],
+            facts: Vec::new(),
             deadline: None,
             timeout_ms: genesis.answer_timeout_ms,
             escrows: EscrowAgents::default(),
         };
         session
-            .views
-            .push(EntryViews::of(&session.referee, &genesis_entry));
+            .facts
+            .push(EntryFacts::of(&session.referee, &genesis_entry));
         for entry in entries {
             let env = entry.envelope.envelope();
             let seq = env.seq;
@@ -259,7 +267,7 @@ impl Session {
                 .accept(&entry.envelope)
                 .map_err(|e| replay(e.to_string()))?;
             session
-                .keep(entry, &accepted)
+                .keep(&entry, &accepted)
                 .map_err(|e| replay(e.to_string()))?;
         }
         session.set_deadline(now_ms);
@@ -273,9 +281,19 @@ impl Session {
         &self.referee
     }
 
-    /// The log so far.
-    pub fn log(&self) -> &[LoggedEntry] {
-        &self.log
+    /// The log so far (decoded from the encoding the session keeps).
+    pub fn log(&self) -> Vec<LoggedEntry> {
+        (0..self.log.len()).map(|i| self.entry(i)).collect()
+    }
+
+    /// Entries in the log so far.
+    pub fn log_len(&self) -> usize {
+        self.log.len()
+    }
+
+    /// Log entry `i`, decoded (the session encoded it itself).
+    fn entry(&self, i: usize) -> LoggedEntry {
+        decode_entry(&self.log[i]).expect("the session's own encoding decodes")
     }
 
     /// Whether the log is complete (ended and every reveal in).
@@ -352,10 +370,37 @@ impl Session {
 
     fn views_from(&self, side: Option<Side>, from_seq: u64) -> Vec<ToClient> {
         let from = usize::try_from(from_seq).unwrap_or(usize::MAX);
-        self.views
-            .iter()
-            .skip(from)
-            .map(|v| ToClient::Update(v.seen_by(side).clone()))
+        (from..self.log.len())
+            .map(|i| {
+                let entry = self.entry(i);
+                let env = entry.envelope.envelope();
+                let facts = &self.facts[i];
+                let body = Body::decode(&env.body).expect("a logged body decodes");
+                let author = self
+                    .referee
+                    .party_of_key(&env.author)
+                    .expect("a logged entry's author is a party");
+                let appended = Appended {
+                    seq: entry.receipt.seq,
+                    entry_hash: entry.receipt.entry_hash,
+                    new_head: entry.receipt.new_head,
+                };
+                let prompt = match side {
+                    Some(Side::A) => facts.prompts[0].clone(),
+                    Some(Side::B) => facts.prompts[1].clone(),
+                    None => Prompt::Wait,
+                };
+                ToClient::Update(view_of(
+                    &body,
+                    author,
+                    &appended,
+                    &facts.dice,
+                    facts.secret_dice,
+                    prompt,
+                    facts.closed,
+                    side,
+                ))
+            })
             .collect()
     }
 
@@ -465,32 +510,33 @@ impl Session {
         };
         // The referee accepted any escrow only after building its agent
         // from it, so following cannot fail here.
-        let kept = self.keep(entry.clone(), &accepted);
+        let kept = self.keep(&entry, &accepted);
         debug_assert!(kept.is_ok(), "{kept:?}");
         out.push(Output::Persist(entry));
         if let Some(side) = side_of(accepted.author) {
             out.push(Output::ToPlayer(side, ToClient::Receipt(receipt)));
         }
-        let views = &self.views[self.views.len() - 1];
         for side in [Side::A, Side::B] {
             out.push(Output::ToPlayer(
                 side,
-                ToClient::Update(views.seen_by(Some(side)).clone()),
+                ToClient::Update(view(&self.referee, &accepted, Some(side))),
             ));
         }
-        out.push(Output::ToSpectators(ToClient::Update(
-            views.seen_by(None).clone(),
-        )));
+        out.push(Output::ToSpectators(ToClient::Update(view(
+            &self.referee,
+            &accepted,
+            None,
+        ))));
         self.set_deadline(now_ms);
     }
 
-    /// Appends an accepted entry to the log with the views each party was
-    /// shown of it (one per entry: a resync looks them up by seq), after
-    /// the escrow agents followed it.
-    fn keep(&mut self, entry: LoggedEntry, accepted: &Accepted) -> Result<(), EscrowError> {
+    /// Appends an accepted entry to the log with what the views each party
+    /// was shown of it need (one per entry: a resync rebuilds them by seq),
+    /// after the escrow agents followed it.
+    fn keep(&mut self, entry: &LoggedEntry, accepted: &Accepted) -> Result<(), EscrowError> {
         self.escrows.follow(&self.referee, accepted)?;
-        self.views.push(EntryViews::of(&self.referee, accepted));
-        self.log.push(entry);
+        self.facts.push(EntryFacts::of(&self.referee, accepted));
+        self.log.push(encode_entry(entry).into_boxed_slice());
         Ok(())
     }
 
@@ -536,19 +582,51 @@ fn bounded(reason: String) -> String {
 /// What `side` (or a spectator, `None`) may see of one accepted entry, with
 /// what the referee needs from it now.
 pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Update {
+    let awaiting = referee.awaiting();
+    let prompt = match side {
+        None => Prompt::Wait,
+        Some(s) => prompt_for(awaiting, s),
+    };
+    view_of(
+        &accepted.body,
+        accepted.author,
+        &accepted.appended,
+        &accepted.dice,
+        accepted.secret_dice,
+        prompt,
+        matches!(awaiting, Awaiting::Closed),
+        side,
+    )
+}
+
+/// What `side` (or a spectator, `None`) may see of an entry of `body` by
+/// `author`, logged at `appended`, that completed `dice` (a Secret dr if
+/// `secret_dice`), with the prompt `side` had after it and whether the
+/// log was closed then: [`view`] from what a log entry and its facts hold.
+#[allow(clippy::too_many_arguments)]
+fn view_of(
+    body: &Body,
+    author: Party,
+    appended: &Appended,
+    dice: &[Roll],
+    secret_dice: bool,
+    prompt: Prompt,
+    closed: bool,
+    side: Option<Side>,
+) -> Update {
     let shown = |e: &&Event| match side {
         Some(s) => e.to.shown_to(s),
         None => e.to == Visibility::Public,
     };
-    let events: Vec<Event> = match &accepted.body {
+    let events: Vec<Event> = match body {
         Body::Ruling(r) => r.events.iter().filter(shown).cloned().collect(),
         _ => Vec::new(),
     };
     // A Secret dr is completed by its roller's own entry: only the roller
     // sees its dice (B28.47).
-    let author_side = side_of(accepted.author);
-    let dice_visible = !accepted.secret_dice || (side.is_some() && side == author_side);
-    let entry = match &accepted.body {
+    let author_side = side_of(author);
+    let dice_visible = !secret_dice || (side.is_some() && side == author_side);
+    let entry = match body {
         // The protocol cannot put a ruleset's action in words: a client
         // reads it from `action` with its ruleset.
         Body::Act(_) => format!(
@@ -556,47 +634,43 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
             author_side.map(|s| s.to_string()).unwrap_or_default()
         ),
         // What a player opens or commits is for the referee only (G3).
-        Body::Entry(_) if accepted.secret_dice && side != author_side => "a pad entry".into(),
+        Body::Entry(_) if secret_dice && side != author_side => "a pad entry".into(),
         other => other.name().to_string(),
     };
-    let prompt = match side {
-        None => Prompt::Wait,
-        Some(s) => prompt_for(referee.awaiting(), s),
-    };
-    let action = match (&accepted.body, author_side) {
+    let action = match (body, author_side) {
         (Body::Act(a), Some(by)) => Some(Declared {
             by,
             action: a.clone(),
         }),
         _ => None,
     };
-    let genesis = match &accepted.body {
+    let genesis = match body {
         Body::Genesis(g) => Some(Box::new(g.clone())),
         _ => None,
     };
-    let public_setup = match &accepted.body {
+    let public_setup = match body {
         Body::Setup(s) => Some(s.public_setup_toml.clone()),
         _ => None,
     };
     Update {
-        seq: accepted.appended.seq,
-        head: accepted.appended.new_head,
+        seq: appended.seq,
+        head: appended.new_head,
         entry,
         action,
         genesis,
         public_setup,
         events,
         dice: if dice_visible {
-            accepted.dice.clone()
+            dice.to_vec()
         } else {
             Vec::new()
         },
         prompt,
-        end: match &accepted.body {
+        end: match body {
             Body::End(record) => Some(record.clone()),
             _ => None,
         },
-        closed: matches!(referee.awaiting(), Awaiting::Closed),
+        closed,
     }
 }
 

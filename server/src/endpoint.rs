@@ -2,7 +2,12 @@
 //! on the server, 10 seconds on clients (which send a keep-alive every 3
 //! seconds, so a player thinking for hours stays connected and a dead server
 //! is noticed within seconds), 0-RTT off, and one bidirectional stream per connection: the session's
-//! long-lived stream.
+//! long-lived stream. The server sends without segmentation offload (GSO):
+//! quinn keeps, for every connection, a send buffer as large as its biggest
+//! batch, 10 datagrams (about 14 KiB) with GSO, one datagram without; a
+//! game message is one or two datagrams (a 2 KiB bucket, G3), so batching
+//! saves the server little and the buffer was a fifth of an idle game's
+//! memory (issue 16).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -62,7 +67,11 @@ pub fn server_config(identity: &ServerIdentity) -> Result<quinn::ServerConfig, E
     let crypto = QuicServerConfig::try_from(server_crypto(identity)?)
         .map_err(|e| EndpointError::Quic(e.to_string()))?;
     let mut cfg = quinn::ServerConfig::with_crypto(Arc::new(crypto));
-    cfg.transport_config(Arc::new(transport(IDLE_TIMEOUT, None, MAX_BIDI_STREAMS)));
+    let mut transport = transport(IDLE_TIMEOUT, None, MAX_BIDI_STREAMS);
+    // One datagram a transmit: a send buffer of one datagram per
+    // connection, not ten (see the module's documentation).
+    transport.enable_segmentation_offload(false);
+    cfg.transport_config(Arc::new(transport));
     Ok(cfg)
 }
 
@@ -88,6 +97,18 @@ mod tests {
     fn keep_alive_well_under_idle_timeout() {
         assert!(KEEP_ALIVE_INTERVAL * 3 < CLIENT_IDLE_TIMEOUT);
         assert!(CLIENT_IDLE_TIMEOUT < IDLE_TIMEOUT);
+    }
+
+    #[test]
+    fn server_sends_without_segmentation_offload() {
+        // Issue 16: with GSO, quinn keeps a 10-datagram send buffer for
+        // every connection; the server's connections keep one datagram's.
+        let id = ServerIdentity::generate(&[]).unwrap();
+        let server = format!("{:?}", server_config(&id).unwrap().transport);
+        assert!(
+            server.contains("enable_segmentation_offload: false"),
+            "{server}"
+        );
     }
 
     #[test]

@@ -28,8 +28,10 @@ use crate::session::{
 use crate::wire::{PublicKey, Role, Side};
 
 /// Largest pad a new game may ask for (entries per pad epoch) on any
-/// server; a server's `max_pad_len` setting may lower it (each pad is held
-/// in memory: about 4 MiB at this length, G6).
+/// server; a server's `max_pad_len` setting may lower it (building a pad
+/// costs an HMAC and a hash per entry, each release about sqrt(n) of them;
+/// a pad keeps only the upper levels of its tree, 16 KiB at this length,
+/// G6).
 pub const MAX_PAD_LEN: u32 = 1 << 16;
 
 /// Longest answer timeout a new game may ask for: 30 days, for play by
@@ -236,7 +238,7 @@ impl LiveGame {
 
     fn transcript(&self) -> Result<Vec<u8>, hexveil_protocol::transcript::TranscriptError> {
         let mut w = TranscriptWriter::new(Vec::new())?;
-        for e in self.session.log() {
+        for e in &self.session.log() {
             w.append(e)?;
         }
         Ok(w.into_inner())

@@ -121,7 +121,7 @@ pub struct SessionContext {
     /// The per-game answer timeout configured on the server (G2).
     pub answer_timeout: Duration,
     /// The longest pad a new game may ask for (the server's `max_pad_len`;
-    /// each pad is held in memory, G6).
+    /// building a pad costs an HMAC and a hash per entry, G6).
     pub max_pad_len: u32,
 }
 

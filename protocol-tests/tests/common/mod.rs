@@ -140,6 +140,8 @@ pub struct Table {
     pub rejections: Vec<(Side, String)>,
     /// Every update each side received, in order.
     pub seen: BTreeMap<Side, Vec<Update>>,
+    /// Every update the spectators were sent, in order.
+    pub spectated: Vec<Update>,
 }
 
 impl Table {
@@ -209,6 +211,7 @@ impl Table {
             queue: out.into(),
             rejections: Vec::new(),
             seen: BTreeMap::new(),
+            spectated: Vec::new(),
         };
         t.run();
         t
@@ -230,6 +233,7 @@ impl Table {
                 Output::ToPlayer(side, ToClient::Rejected(r)) => {
                     self.rejections.push((side, r.reason));
                 }
+                Output::ToSpectators(ToClient::Update(u)) => self.spectated.push(u),
                 _ => {}
             }
         }
