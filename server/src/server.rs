@@ -10,12 +10,13 @@ use thiserror::Error;
 use tokio::sync::Semaphore;
 use tracing::{info, warn};
 
-use crate::config::ServerSettings;
+use crate::config::{ServerSettings, StoreChoice};
 use crate::connection::{close, serve_connection, AddressSlots, ConnectionContext};
 use crate::endpoint::{server_config, EndpointError};
 use crate::http::{HttpServer, Web};
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::postgres::PgStore;
 use crate::session::SessionFactory;
 use crate::sqlite::SqliteStore;
 use crate::store::{GameStore, StoreError, StoreHandle};
@@ -56,15 +57,30 @@ pub struct Server {
 }
 
 impl Server {
-    /// Start: load or create the certificate, open the SQLite store in the
-    /// data directory, restore unfinished games through `factory`, bind and
-    /// start accepting. Must be called inside a tokio runtime.
+    /// Start: load or create the certificate, open the store the settings
+    /// name (SQLite in the data directory, or PostgreSQL), restore
+    /// unfinished games through `factory`, bind and start accepting. Must
+    /// be called inside a tokio runtime.
     pub async fn start(
         settings: ServerSettings,
         factory: Arc<dyn SessionFactory>,
     ) -> Result<Server, ServerError> {
-        let store = SqliteStore::open(&settings.data_dir)?;
-        Self::start_with_store(settings, factory, Box::new(store)).await
+        let store: Box<dyn GameStore> = match &settings.store {
+            StoreChoice::Sqlite => Box::new(SqliteStore::open(&settings.data_dir)?),
+            StoreChoice::Postgres(url) => {
+                let url = url.clone();
+                // The blocking client must not run on a runtime thread.
+                Box::new(
+                    tokio::task::spawn_blocking(move || PgStore::connect(&url))
+                        .await
+                        .map_err(|e| StoreError::Backend {
+                            operation: "connect to PostgreSQL",
+                            detail: e.to_string(),
+                        })??,
+                )
+            }
+        };
+        Self::start_with_store(settings, factory, store).await
     }
 
     /// Like [`Server::start`] with another [`GameStore`] backend (e.g. a

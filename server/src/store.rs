@@ -2,8 +2,8 @@
 //! nothing acknowledged is lost when the server is killed).
 //!
 //! [`GameStore`] is a small synchronous trait. Implementations: [`crate::sqlite`]
-//! (the default). A PostgreSQL backend is meant to be a second module
-//! implementing the same trait with a synchronous client.
+//! (the default) and [`crate::postgres`] (a league's nodes sharing one
+//! PostgreSQL); both pass the same tests (`store_conformance`).
 //!
 //! Threading: the trait is synchronous because both SQLite and a synchronous
 //! PostgreSQL client block on I/O (an `fsync`, a network round trip). The
@@ -358,6 +358,12 @@ impl StoreHandle {
         Ok(StoreHandle { jobs, metrics })
     }
 
+    /// Jobs queued and not yet taken by the storage thread (tests).
+    #[cfg(test)]
+    pub(crate) fn queued(&self) -> usize {
+        self.jobs.max_capacity() - self.jobs.capacity()
+    }
+
     /// The metrics this store reports to.
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
@@ -499,112 +505,6 @@ impl StoreHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sqlite::SqliteStore;
-    use std::time::Duration;
-
-    fn own() -> NewGameRecord {
-        NewGameRecord::uncapped(PublicKey([7; 32]), 1)
-    }
-
-    /// The value of a metric line of the handle's metrics (`name value`).
-    fn metric(h: &StoreHandle, name: &str) -> u64 {
-        let text = h.metrics().encode(0);
-        text.lines()
-            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
-    }
-
-    // G6 (issue 16, group commit): appends queued while a commit runs are
-    // made durable by one transaction, each caller answered only after it;
-    // a bad append of the batch (a seq gap, a finished or unknown game)
-    // fails alone and stores nothing, the others are stored.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let h = StoreHandle::spawn(Box::new(SqliteStore::open(dir.path()).unwrap())).unwrap();
-        const GAMES: u8 = 40;
-        let g = |n: u8| GameId([n; 16]);
-        for n in 1..=GAMES + 1 {
-            h.create_game(g(n), vec![], own()).await.unwrap();
-        }
-        h.create_game(g(200), vec![], own()).await.unwrap();
-        h.finish_game(g(200), b"r".to_vec(), b"t".to_vec())
-            .await
-            .unwrap();
-        let commits_before = metric(&h, "hexveil_store_commit_seconds_count");
-
-        // Hold the storage thread so that every append below queues.
-        let (release, wait) = std::sync::mpsc::channel::<()>();
-        let held = {
-            let h = h.clone();
-            tokio::spawn(async move {
-                h.run(move |_| {
-                    wait.recv().ok();
-                    Ok(())
-                })
-                .await
-            })
-        };
-        let mut good = Vec::new();
-        for n in 1..=GAMES {
-            let h = h.clone();
-            good.push(tokio::spawn(async move {
-                h.append_event(g(n), 0, vec![n]).await
-            }));
-        }
-        let bad = [(g(GAMES + 1), 3), (g(200), 0), (g(201), 0)].map(|(id, seq)| {
-            let h = h.clone();
-            tokio::spawn(async move { h.append_event(id, seq, b"bad".to_vec()).await })
-        });
-        let queued = GAMES as usize + bad.len();
-        for _ in 0..5000 {
-            if h.jobs.max_capacity() - h.jobs.capacity() == queued {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-        assert_eq!(h.jobs.max_capacity() - h.jobs.capacity(), queued);
-        release.send(()).unwrap();
-        held.await.unwrap().unwrap();
-
-        for t in good {
-            t.await.unwrap().unwrap();
-        }
-        let [gap, finished, unknown] = bad;
-        assert!(matches!(
-            gap.await.unwrap(),
-            Err(StoreError::SeqGap {
-                expected: 0,
-                got: 3,
-                ..
-            })
-        ));
-        assert!(matches!(
-            finished.await.unwrap(),
-            Err(StoreError::GameFinished(_))
-        ));
-        assert!(matches!(
-            unknown.await.unwrap(),
-            Err(StoreError::UnknownGame(_))
-        ));
-        let commits = metric(&h, "hexveil_store_commit_seconds_count") - commits_before;
-        assert_eq!(commits, 1, "{queued} appends, one transaction");
-        assert_eq!(metric(&h, "hexveil_store_appends_per_commit_count"), 1);
-        for n in 1..=GAMES {
-            let events = h.load_events(g(n)).await.unwrap();
-            assert_eq!(events.len(), 1);
-            assert_eq!(events[0].bytes, vec![n]);
-        }
-        assert!(h.load_events(g(GAMES + 1)).await.unwrap().is_empty());
-        assert!(h.load_events(g(200)).await.unwrap().is_empty());
-
-        // Durable: a reopened store has them all.
-        drop(h);
-        let s = SqliteStore::open(dir.path()).unwrap();
-        for n in 1..=GAMES {
-            assert_eq!(s.load_events(g(n)).unwrap().len(), 1);
-        }
-    }
 
     /// A store without group commit of its own (the trait's default).
     struct OneByOne(Vec<(GameId, u64)>);
