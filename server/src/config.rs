@@ -14,7 +14,8 @@
 //! `max_partial_bytes_per_connection = 8388608`,
 //! `max_partial_bytes = 67108864`, `http = "127.0.0.1:8080"` (the web
 //! view, off without it), `http_max_streams = 256`, `log_format = "json"`,
-//! `store = "postgres://..."` (SQLite in the data directory without it).
+//! `store = "postgres://..."` (SQLite in the data directory without it),
+//! `node_id = "..."`, `lease_secs = 10`, `advertise = "host:port"`.
 //!
 //! Every value that is out of range is refused with an error naming the
 //! setting and the value.
@@ -152,6 +153,19 @@ pub struct Cli {
     /// the nodes of a league share (docs/DEPLOYMENT.md).
     #[arg(long, env = "HEXVEIL_STORE", hide_env_values = true)]
     pub store: Option<String>,
+    /// This node's id among the nodes sharing a PostgreSQL store (default:
+    /// `node-` and random hex, new at every start).
+    #[arg(long)]
+    pub node_id: Option<String>,
+    /// Seconds a node's lease on a game lasts without renewal: a node that
+    /// dies loses its games to the other nodes after this (PostgreSQL
+    /// store only; default 10).
+    #[arg(long)]
+    pub lease_secs: Option<u64>,
+    /// The address clients of this node connect to, which the other nodes'
+    /// lobbies give for the games it serves (default: the bound address).
+    #[arg(long)]
+    pub advertise: Option<String>,
 }
 
 /// Where games are stored ([`Cli::store`]).
@@ -258,6 +272,12 @@ pub struct FileConfig {
     pub log_format: Option<LogFormat>,
     /// See [`Cli::store`].
     pub store: Option<String>,
+    /// See [`Cli::node_id`].
+    pub node_id: Option<String>,
+    /// See [`Cli::lease_secs`].
+    pub lease_secs: Option<u64>,
+    /// See [`Cli::advertise`].
+    pub advertise: Option<String>,
 }
 
 /// Why the configuration is unusable.
@@ -336,6 +356,27 @@ pub struct ServerSettings {
     pub log_format: LogFormat,
     /// Where games are stored.
     pub store: StoreChoice,
+    /// This node's id (a PostgreSQL store shared by several nodes).
+    pub node_id: Option<String>,
+    /// How long a lease lasts without renewal.
+    pub lease: Duration,
+    /// The address this node's clients connect to, if not the bound one.
+    pub advertise: Option<String>,
+}
+
+/// Default lease of a game to a node: 10 seconds.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
+/// [`Cli::lease_secs`] as a duration, if in range.
+fn lease_of(v: u64) -> Result<Duration, ConfigError> {
+    if v == 0 || v > 3600 {
+        return Err(ConfigError::OutOfRange {
+            setting: "lease_secs",
+            value: v,
+            why: "must be between 1 and 3600",
+        });
+    }
+    Ok(Duration::from_secs(v))
 }
 
 /// Default limit on the web view's simultaneous event streams.
@@ -368,6 +409,9 @@ impl ServerSettings {
             http_max_streams: DEFAULT_HTTP_MAX_STREAMS,
             log_format: LogFormat::Text,
             store: StoreChoice::Sqlite,
+            node_id: None,
+            lease: DEFAULT_LEASE,
+            advertise: None,
         }
     }
 
@@ -466,6 +510,11 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
     }
     if let Some(v) = cli.store.as_ref().or(file.store.as_ref()) {
         s.store = StoreChoice::parse(v)?;
+    }
+    s.node_id = cli.node_id.clone().or(file.node_id);
+    s.advertise = cli.advertise.clone().or(file.advertise);
+    if let Some(v) = cli.lease_secs.or(file.lease_secs) {
+        s.lease = lease_of(v)?;
     }
     if let Some(v) = cli.rate_per_second.or(file.rate_per_second) {
         s.rate_limit.frames_per_second = non_zero("rate_per_second", v)?;

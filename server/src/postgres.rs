@@ -24,11 +24,28 @@
 //! one transaction under an advisory lock, so nodes starting together
 //! migrate once. A database migrated by a newer build is refused.
 //!
+//! Several nodes (issue 13): a store opened with [`PgStore::connect_node`]
+//! leases the games it serves. Each unfinished game has at most one lease
+//! row (node, address, fencing token, expiry, by the database's clock). A
+//! node takes a lease when it creates a game or rebuilds one from its log
+//! ([`GameStore::acquire_lease`]): a new row, or a row whose lease expired,
+//! taken over with the token plus one. Every appending write of the node
+//! (an append, a finish) carries the token it holds and checks it in the
+//! same statement (`EXISTS (... FOR SHARE)`): a node paused or cut off
+//! whose lease was taken over meanwhile writes nothing
+//! ([`StoreError::Fenced`]). The share lock orders a takeover after any
+//! write in flight, so the new owner's read of the log, after its takeover,
+//! holds every entry the old owner acknowledged. Leases of live games are
+//! renewed ([`GameStore::renew_leases`]); the others are released, so a
+//! node that drains frees its games at once.
+//!
 //! The connection is plain TCP without TLS: run PostgreSQL on the node's
 //! machine or a private network (entries are sealed anyway; finished games'
 //! transcripts are public).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::time::Duration;
 
 use postgres::{Client, NoTls, Row, Statement};
 
@@ -37,10 +54,11 @@ use crate::wire::{GameId, PublicKey};
 
 /// The schema's migrations, in order: version, name, SQL. Applied ones are
 /// never edited; a change is a new migration at the end.
-pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "games and their logs",
-    "CREATE TABLE games (
+pub const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "games and their logs",
+        "CREATE TABLE games (
         game_id    bytea PRIMARY KEY CHECK (length(game_id) = 16),
         created    bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
         metadata   bytea NOT NULL,
@@ -59,7 +77,20 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
     );
     CREATE INDEX games_open_by_creator ON games(creator)
         WHERE result IS NULL AND expired_ms IS NULL;",
-)];
+    ),
+    (
+        2,
+        "leases of games to nodes",
+        "CREATE TABLE leases (
+        game_id    bytea PRIMARY KEY REFERENCES games(game_id),
+        node       text NOT NULL,
+        address    text NOT NULL,
+        token      bigint NOT NULL,
+        expires_at timestamptz NOT NULL
+    );
+    CREATE INDEX leases_by_node ON leases(node);",
+    ),
+];
 
 /// Advisory lock keys (arbitrary, fixed): schema migration, game creation
 /// (the caps' count and the insert must not interleave across nodes).
@@ -73,6 +104,40 @@ const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, bytes)
       AND $2 = (SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game_id = $1)
     ON CONFLICT DO NOTHING";
 
+/// The append of a node: as [`INSERT_EVENT`], and only while the node
+/// holds the game's lease with this token (share-locked until commit).
+const INSERT_EVENT_FENCED: &str = "INSERT INTO events (game_id, seq, bytes)
+    SELECT $1, $2, $3 FROM games
+    WHERE game_id = $1 AND result IS NULL AND expired_ms IS NULL
+      AND $2 = (SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game_id = $1)
+      AND EXISTS (SELECT 1 FROM leases
+                  WHERE game_id = $1 AND node = $4 AND token = $5 FOR SHARE)
+    ON CONFLICT DO NOTHING";
+
+/// The finish of a node, fenced as [`INSERT_EVENT_FENCED`].
+const STORE_RESULT_FENCED: &str = "UPDATE games SET result = $2, transcript = $3
+    WHERE game_id = $1 AND result IS NULL AND expired_ms IS NULL
+      AND EXISTS (SELECT 1 FROM leases
+                  WHERE game_id = $1 AND node = $4 AND token = $5 FOR SHARE)";
+
+/// A new lease, or the takeover of an expired one (token plus one); no
+/// row while another node's lease runs or the game is unknown.
+const ACQUIRE_LEASE: &str = "INSERT INTO leases (game_id, node, address, token, expires_at)
+    SELECT $1, $2, $3, 1, clock_timestamp() + $4::float8 * interval '1 millisecond'
+    FROM games WHERE game_id = $1
+    ON CONFLICT (game_id) DO UPDATE
+    SET node = excluded.node, address = excluded.address,
+        token = leases.token + 1, expires_at = excluded.expires_at
+    WHERE leases.expires_at < clock_timestamp() OR leases.node = excluded.node
+    RETURNING token";
+
+/// Renews the leases this node still holds with these tokens.
+const RENEW_LEASES: &str = "UPDATE leases
+    SET expires_at = clock_timestamp() + $2::float8 * interval '1 millisecond'
+    FROM unnest($3::bytea[], $4::int8[]) AS held(game_id, token)
+    WHERE leases.game_id = held.game_id AND leases.token = held.token AND leases.node = $1
+    RETURNING leases.game_id";
+
 /// Why an append or a finish changed nothing.
 const GAME_STATE: &str = "SELECT result IS NOT NULL, expired_ms IS NOT NULL,
     (SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game_id = $1)
@@ -85,9 +150,40 @@ const STORE_RESULT: &str = "UPDATE games SET result = $2, transcript = $3
 /// Statements prepared once per connection.
 struct Prepared {
     insert: Statement,
+    insert_fenced: Statement,
     state: Statement,
     result: Statement,
+    result_fenced: Statement,
 }
+
+/// This node's part in a league of several nodes ([`PgStore::connect_node`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeConfig {
+    /// The node's id, unique among the nodes sharing the database.
+    pub id: String,
+    /// How long a lease lasts without renewal: a node that dies loses its
+    /// games to the others after this.
+    pub lease: Duration,
+}
+
+/// A node's leases.
+#[derive(Debug)]
+struct Node {
+    config: NodeConfig,
+    /// The address its clients connect to ([`GameStore::set_node_address`]).
+    address: String,
+    /// The fencing token of each lease it holds.
+    held: HashMap<GameId, i64>,
+}
+
+impl Node {
+    fn lease_ms(&self) -> f64 {
+        self.config.lease.as_secs_f64() * 1000.0
+    }
+}
+
+/// The fence an appending write carries: this node and its token.
+type Fence<'a> = Option<(&'a str, i64)>;
 
 /// One open connection and its prepared statements.
 struct Conn {
@@ -100,6 +196,7 @@ struct Conn {
 pub struct PgStore {
     url: String,
     conn: RefCell<Option<Conn>>,
+    node: Option<Node>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -189,6 +286,12 @@ impl Conn {
             insert: client
                 .prepare(INSERT_EVENT)
                 .map_err(backend("prepare the append"))?,
+            insert_fenced: client
+                .prepare(INSERT_EVENT_FENCED)
+                .map_err(backend("prepare the fenced append"))?,
+            result_fenced: client
+                .prepare(STORE_RESULT_FENCED)
+                .map_err(backend("prepare the fenced finish"))?,
             state: client
                 .prepare(GAME_STATE)
                 .map_err(backend("prepare a game look-up"))?,
@@ -205,18 +308,24 @@ impl Conn {
 fn insert_event(
     tx: &mut postgres::Transaction<'_>,
     p: &Prepared,
+    fence: Fence<'_>,
     game_id: GameId,
     seq: u64,
     bytes: &[u8],
 ) -> Result<(), StoreError> {
     let seq_i = seq_sql(seq)?;
-    let n = tx
-        .execute(&p.insert, &[&&game_id.0[..], &seq_i, &bytes])
-        .map_err(backend("insert the event"))?;
+    let n = match fence {
+        None => tx.execute(&p.insert, &[&&game_id.0[..], &seq_i, &bytes]),
+        Some((node, token)) => tx.execute(
+            &p.insert_fenced,
+            &[&&game_id.0[..], &seq_i, &bytes, &node, &token],
+        ),
+    }
+    .map_err(backend("insert the event"))?;
     if n == 1 {
         return Ok(());
     }
-    Err(refusal(tx, p, game_id, Some(seq))?)
+    Err(refusal(tx, p, fence, game_id, Some(seq))?)
 }
 
 /// Why a write to `game_id` (an append at `seq`, or a finish) changed
@@ -224,9 +333,23 @@ fn insert_event(
 fn refusal(
     tx: &mut postgres::Transaction<'_>,
     p: &Prepared,
+    fence: Fence<'_>,
     game_id: GameId,
     seq: Option<u64>,
 ) -> Result<StoreError, StoreError> {
+    if let Some((node, token)) = fence {
+        let lease = tx
+            .query_opt(
+                "SELECT node, token FROM leases WHERE game_id = $1",
+                &[&&game_id.0[..]],
+            )
+            .map_err(backend("look up the lease"))?;
+        let ours =
+            lease.is_some_and(|r| r.get::<_, &str>(0) == node && r.get::<_, i64>(1) == token);
+        if !ours {
+            return Ok(StoreError::Fenced(game_id));
+        }
+    }
     let row = tx
         .query_opt(&p.state, &[&&game_id.0[..]])
         .map_err(backend("look up the game"))?;
@@ -261,17 +384,23 @@ fn refusal(
 fn store_result(
     tx: &mut postgres::Transaction<'_>,
     p: &Prepared,
+    fence: Fence<'_>,
     game_id: GameId,
     result: &[u8],
     transcript: &[u8],
 ) -> Result<(), StoreError> {
-    let n = tx
-        .execute(&p.result, &[&&game_id.0[..], &result, &transcript])
-        .map_err(backend("store the result"))?;
+    let n = match fence {
+        None => tx.execute(&p.result, &[&&game_id.0[..], &result, &transcript]),
+        Some((node, token)) => tx.execute(
+            &p.result_fenced,
+            &[&&game_id.0[..], &result, &transcript, &node, &token],
+        ),
+    }
+    .map_err(backend("store the result"))?;
     if n == 1 {
         return Ok(());
     }
-    Err(refusal(tx, p, game_id, None)?)
+    Err(refusal(tx, p, fence, game_id, None)?)
 }
 
 impl PgStore {
@@ -282,7 +411,40 @@ impl PgStore {
         Ok(PgStore {
             url: url.to_owned(),
             conn: RefCell::new(Some(conn)),
+            node: None,
         })
+    }
+
+    /// [`PgStore::connect`] for one node of several sharing the database:
+    /// games are leased, and every append is fenced (see the module).
+    pub fn connect_node(url: &str, config: NodeConfig) -> Result<PgStore, StoreError> {
+        let mut store = Self::connect(url)?;
+        store.node = Some(Node {
+            address: String::new(),
+            config,
+            held: HashMap::new(),
+        });
+        Ok(store)
+    }
+
+    /// The fence of this node's writes to `game_id`: none for a store
+    /// without leases; [`StoreError::Fenced`] for a node without the
+    /// game's lease.
+    fn fence(&self, game_id: GameId) -> Result<Option<(String, i64)>, StoreError> {
+        match &self.node {
+            None => Ok(None),
+            Some(node) => match node.held.get(&game_id) {
+                Some(token) => Ok(Some((node.config.id.clone(), *token))),
+                None => Err(StoreError::Fenced(game_id)),
+            },
+        }
+    }
+
+    /// Forgets a lease the database no longer grants (or the game ended).
+    fn drop_lease(&mut self, game_id: GameId) {
+        if let Some(node) = &mut self.node {
+            node.held.remove(&game_id);
+        }
     }
 
     /// Runs `f` on the connection, opening it again first if it was lost
@@ -319,6 +481,7 @@ impl GameStore for PgStore {
         metadata: &[u8],
         new: &NewGameRecord,
     ) -> Result<(), StoreError> {
+        let node = self.node.as_ref();
         self.transaction("create a game", |tx, _| {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&CREATE_LOCK])
                 .map_err(backend("lock game creation"))?;
@@ -356,8 +519,26 @@ impl GameStore for PgStore {
                 ],
             )
             .map_err(backend("insert the game"))?;
+            if let Some(node) = node {
+                tx.execute(
+                    "INSERT INTO leases (game_id, node, address, token, expires_at)
+                     VALUES ($1, $2, $3, 1,
+                             clock_timestamp() + $4::float8 * interval '1 millisecond')",
+                    &[
+                        &&game_id.0[..],
+                        &node.config.id,
+                        &node.address,
+                        &node.lease_ms(),
+                    ],
+                )
+                .map_err(backend("lease the new game"))?;
+            }
             Ok(())
-        })
+        })?;
+        if let Some(node) = &mut self.node {
+            node.held.insert(game_id, 1);
+        }
+        Ok(())
     }
 
     fn count_unfinished(&self, creator: &PublicKey) -> Result<(u64, u64), StoreError> {
@@ -365,16 +546,29 @@ impl GameStore for PgStore {
     }
 
     fn append_event(&mut self, game_id: GameId, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
-        self.transaction("append an event", |tx, p| {
-            insert_event(tx, p, game_id, seq, bytes)
-        })
+        let fence = self.fence(game_id)?;
+        let done = self.transaction("append an event", |tx, p| {
+            insert_event(tx, p, as_fence(&fence), game_id, seq, bytes)
+        });
+        if matches!(done, Err(StoreError::Fenced(_))) {
+            self.drop_lease(game_id);
+        }
+        done
     }
 
     fn append_batch(&mut self, appends: &[Append]) -> Vec<Result<(), StoreError>> {
+        let fences: Vec<_> = appends.iter().map(|a| self.fence(a.game_id)).collect();
         let done = self.transaction("commit a group of appends", |tx, p| {
             let mut results = Vec::with_capacity(appends.len());
-            for a in appends {
-                match insert_event(tx, p, a.game_id, a.seq, &a.bytes) {
+            for (a, fence) in appends.iter().zip(&fences) {
+                let fence = match fence {
+                    Ok(fence) => as_fence(fence),
+                    Err(e) => {
+                        results.push(Err(e.clone()));
+                        continue;
+                    }
+                };
+                match insert_event(tx, p, fence, a.game_id, a.seq, &a.bytes) {
                     // The database failed: the transaction is lost.
                     Err(e @ StoreError::Backend { .. }) => return Err(e),
                     // Refused: nothing inserted, the others go on (G6).
@@ -384,7 +578,14 @@ impl GameStore for PgStore {
             Ok(results)
         });
         match done {
-            Ok(results) => results,
+            Ok(results) => {
+                for (a, r) in appends.iter().zip(&results) {
+                    if matches!(r, Err(StoreError::Fenced(_))) {
+                        self.drop_lease(a.game_id);
+                    }
+                }
+                results
+            }
             // Nothing of the batch is durable: none is acknowledged.
             Err(e) => appends.iter().map(|_| Err(e.clone())).collect(),
         }
@@ -479,9 +680,15 @@ impl GameStore for PgStore {
         result: &[u8],
         transcript: &[u8],
     ) -> Result<(), StoreError> {
-        self.transaction("finish the game", |tx, p| {
-            store_result(tx, p, game_id, result, transcript)
-        })
+        let fence = self.fence(game_id)?;
+        let done = self.transaction("finish the game", |tx, p| {
+            store_result(tx, p, as_fence(&fence), game_id, result, transcript)
+        });
+        // Finished (no more writes) or fenced: the lease is of no more use.
+        if done.is_ok() || matches!(done, Err(StoreError::Fenced(_))) {
+            self.drop_lease(game_id);
+        }
+        done
     }
 
     fn load_transcript(&self, game_id: GameId) -> Result<Option<Vec<u8>>, StoreError> {
@@ -505,10 +712,15 @@ impl GameStore for PgStore {
         result: &[u8],
         transcript: &[u8],
     ) -> Result<(), StoreError> {
-        self.transaction("append the last event and finish", |tx, p| {
-            insert_event(tx, p, game_id, seq, bytes)?;
-            store_result(tx, p, game_id, result, transcript)
-        })
+        let fence = self.fence(game_id)?;
+        let done = self.transaction("append the last event and finish", |tx, p| {
+            insert_event(tx, p, as_fence(&fence), game_id, seq, bytes)?;
+            store_result(tx, p, as_fence(&fence), game_id, result, transcript)
+        });
+        if done.is_ok() || matches!(done, Err(StoreError::Fenced(_))) {
+            self.drop_lease(game_id);
+        }
+        done
     }
 
     fn mark_started(&mut self, game_id: GameId) -> Result<(), StoreError> {
@@ -544,6 +756,100 @@ impl GameStore for PgStore {
             ids_of(rows)
         })
     }
+
+    fn lease_period(&self) -> Option<Duration> {
+        self.node.as_ref().map(|n| n.config.lease)
+    }
+
+    fn set_node_address(&mut self, address: &str) {
+        if let Some(node) = &mut self.node {
+            node.address = address.to_owned();
+        }
+    }
+
+    fn acquire_lease(&mut self, game_id: GameId) -> Result<(), StoreError> {
+        let Some(node) = &self.node else {
+            return Ok(());
+        };
+        let (id, address, lease_ms) = (
+            node.config.id.clone(),
+            node.address.clone(),
+            node.lease_ms(),
+        );
+        let token = self.with(|c| {
+            let row = c
+                .client
+                .query_opt(ACQUIRE_LEASE, &[&&game_id.0[..], &id, &address, &lease_ms])
+                .map_err(backend("take the game's lease"))?;
+            if let Some(row) = row {
+                return Ok(row.get::<_, i64>(0));
+            }
+            let owner = c
+                .client
+                .query_opt(
+                    "SELECT node, address FROM leases WHERE game_id = $1",
+                    &[&&game_id.0[..]],
+                )
+                .map_err(backend("look up the lease"))?;
+            Err(match owner {
+                Some(r) => StoreError::NotOwner {
+                    game: game_id,
+                    node: r.get(0),
+                    address: r.get(1),
+                },
+                None => StoreError::UnknownGame(game_id),
+            })
+        })?;
+        if let Some(node) = &mut self.node {
+            node.held.insert(game_id, token);
+        }
+        Ok(())
+    }
+
+    fn renew_leases(&mut self, live: &[GameId]) -> Result<Vec<GameId>, StoreError> {
+        let Some(node) = &self.node else {
+            return Ok(Vec::new());
+        };
+        let (mut games, mut tokens, mut idle) = (Vec::new(), Vec::new(), Vec::new());
+        for (game, token) in &node.held {
+            if live.contains(game) {
+                games.push(game.0.to_vec());
+                tokens.push(*token);
+            } else {
+                idle.push(game.0.to_vec());
+            }
+        }
+        let (id, lease_ms) = (node.config.id.clone(), node.lease_ms());
+        let renewed = self.with(|c| {
+            // Leases of games with no task here are given up: another node
+            // may take them at once (a drained node frees its games).
+            if !idle.is_empty() {
+                c.client
+                    .execute(
+                        "DELETE FROM leases WHERE node = $1 AND game_id = ANY($2)",
+                        &[&id, &idle],
+                    )
+                    .map_err(backend("release leases"))?;
+            }
+            let rows = c
+                .client
+                .query(RENEW_LEASES, &[&id, &lease_ms, &games, &tokens])
+                .map_err(backend("renew leases"))?;
+            ids_of(rows)
+        })?;
+        let node = self.node.as_mut().expect("checked above");
+        node.held.retain(|g, _| renewed.contains(g));
+        Ok(games
+            .into_iter()
+            .filter_map(|g| game_id_of(g).ok())
+            .filter(|g| !renewed.contains(g))
+            .collect())
+    }
+}
+
+/// The fence as the statements take it.
+fn as_fence(fence: &Option<(String, i64)>) -> Fence<'_> {
+    fence.as_ref().map(|(node, token)| (node.as_str(), *token))
 }
 
 /// Unfinished, unexpired games of `creator` and in all.
@@ -602,5 +908,186 @@ mod tests {
             .unwrap();
         let err = PgStore::connect(&url).unwrap_err();
         assert!(err.to_string().contains("schema 9999"), "{err}");
+    }
+
+    fn node(url: &str, id: &str, lease_ms: u64) -> PgStore {
+        let mut s = PgStore::connect_node(
+            url,
+            NodeConfig {
+                id: id.into(),
+                lease: Duration::from_millis(lease_ms),
+            },
+        )
+        .unwrap();
+        s.set_node_address(&format!("{id}.example:4433"));
+        s
+    }
+
+    const G: GameId = GameId([9; 16]);
+
+    fn record() -> NewGameRecord {
+        NewGameRecord::uncapped(PublicKey([7; 32]), 1)
+    }
+
+    // Issue 13 (G6, fencing): while node A's lease runs, node B is told
+    // the owner; once it expired (A paused: no renewal), B takes the game
+    // over with a new token and reads every entry A acknowledged; A, back,
+    // can append nothing (one append, a batch, the finish), learns at its
+    // renewal that the lease is lost, and B's log goes on from A's last
+    // entry with nothing lost or duplicated.
+    #[test]
+    fn fencing_a_paused_node_cannot_append_after_a_takeover() {
+        let Some(url) = database("postgres::fencing_a_paused_node_cannot_append_after_a_takeover")
+        else {
+            return;
+        };
+        let mut a = node(&url, "a", 400);
+        let mut b = node(&url, "b", 400);
+        a.create_game(G, b"m", &record()).unwrap();
+        a.append_event(G, 0, b"a0").unwrap();
+        a.append_event(G, 1, b"a1").unwrap();
+        match b.acquire_lease(G) {
+            Err(StoreError::NotOwner { node, address, .. }) => {
+                assert_eq!((node.as_str(), address.as_str()), ("a", "a.example:4433"));
+            }
+            other => panic!("B took a running lease: {other:?}"),
+        }
+        assert!(matches!(
+            b.append_event(G, 2, b"b2"),
+            Err(StoreError::Fenced(_))
+        ));
+        std::thread::sleep(Duration::from_millis(600));
+        b.acquire_lease(G).unwrap();
+        let log: Vec<Vec<u8>> = b
+            .load_events(G)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.bytes)
+            .collect();
+        assert_eq!(log, vec![b"a0".to_vec(), b"a1".to_vec()]);
+        assert!(matches!(
+            a.append_event(G, 2, b"a2"),
+            Err(StoreError::Fenced(_))
+        ));
+        // Its lease forgotten, A refuses without asking the database; a
+        // fresh token-less write is refused all the same.
+        a.node.as_mut().unwrap().held.insert(G, 1);
+        let batch = a.append_batch(&[Append {
+            game_id: G,
+            seq: 2,
+            bytes: b"a2".to_vec(),
+        }]);
+        assert!(matches!(batch[0], Err(StoreError::Fenced(_))), "{batch:?}");
+        a.node.as_mut().unwrap().held.insert(G, 1);
+        assert!(matches!(
+            a.append_and_finish(G, 2, b"a2", b"r", b"t"),
+            Err(StoreError::Fenced(_))
+        ));
+        a.node.as_mut().unwrap().held.insert(G, 1);
+        assert!(matches!(
+            a.finish_game(G, b"r", b"t"),
+            Err(StoreError::Fenced(_))
+        ));
+        a.node.as_mut().unwrap().held.insert(G, 1);
+        assert_eq!(a.renew_leases(&[G]).unwrap(), vec![G]);
+        b.append_event(G, 2, b"b2").unwrap();
+        b.append_and_finish(G, 3, b"b3", b"r", b"t").unwrap();
+        let log: Vec<Vec<u8>> = a
+            .load_events(G)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.bytes)
+            .collect();
+        assert_eq!(
+            log,
+            vec![
+                b"a0".to_vec(),
+                b"a1".to_vec(),
+                b"b2".to_vec(),
+                b"b3".to_vec()
+            ]
+        );
+        assert_eq!(a.load_transcript(G).unwrap().as_deref(), Some(&b"t"[..]));
+    }
+
+    // Issue 13: renewal keeps a live game's lease past its period; a game
+    // with no task on its node is released at the next renewal, and another
+    // node takes it at once (how a node is drained).
+    #[test]
+    fn renewal_keeps_live_leases_and_releases_the_others() {
+        let Some(url) = database("postgres::renewal_keeps_live_leases_and_releases_the_others")
+        else {
+            return;
+        };
+        let mut a = node(&url, "a", 300);
+        let mut b = node(&url, "b", 300);
+        let g2 = GameId([10; 16]);
+        a.create_game(G, b"", &record()).unwrap();
+        a.create_game(g2, b"", &record()).unwrap();
+        for _ in 0..6 {
+            std::thread::sleep(Duration::from_millis(100));
+            assert!(a.renew_leases(&[G, g2]).unwrap().is_empty());
+        }
+        assert!(matches!(
+            b.acquire_lease(G),
+            Err(StoreError::NotOwner { .. })
+        ));
+        assert!(a.renew_leases(&[G]).unwrap().is_empty());
+        b.acquire_lease(g2).unwrap();
+        b.append_event(g2, 0, b"b0").unwrap();
+        assert!(matches!(
+            b.acquire_lease(G),
+            Err(StoreError::NotOwner { .. })
+        ));
+        a.append_event(G, 0, b"a0").unwrap();
+        assert!(matches!(
+            a.append_event(g2, 0, b"a0"),
+            Err(StoreError::Fenced(_))
+        ));
+    }
+
+    // Issue 13 (G6): an append in flight when the lease expires holds the
+    // lease row share-locked, so the takeover waits for its commit, and the
+    // new owner's read of the log (after the takeover) has the entry the
+    // old owner is about to acknowledge: nothing acknowledged is lost.
+    #[test]
+    fn fencing_a_takeover_waits_for_the_append_in_flight() {
+        let Some(url) = database("postgres::fencing_a_takeover_waits_for_the_append_in_flight")
+        else {
+            return;
+        };
+        let mut a = node(&url, "a", 200);
+        a.create_game(G, b"", &record()).unwrap();
+        let mut raw = Client::connect(&url, NoTls).unwrap();
+        let mut tx = raw.transaction().unwrap();
+        let n = tx
+            .execute(
+                INSERT_EVENT_FENCED,
+                &[&&G.0[..], &0i64, &&b"a0"[..], &"a", &1i64],
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+        std::thread::sleep(Duration::from_millis(300));
+        let taker = std::thread::spawn({
+            let url = url.clone();
+            move || {
+                let mut b = node(&url, "b", 200);
+                b.acquire_lease(G).unwrap();
+                b.load_events(G).unwrap()
+            }
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            !taker.is_finished(),
+            "the takeover did not wait for the append in flight"
+        );
+        tx.commit().unwrap();
+        let log = taker.join().unwrap();
+        assert_eq!(
+            log.len(),
+            1,
+            "the acknowledged entry is in the new owner's log"
+        );
+        assert_eq!(log[0].bytes, b"a0");
     }
 }

@@ -29,7 +29,7 @@
 
 use std::sync::Arc;
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use thiserror::Error;
 use tokio::sync::{mpsc, oneshot};
@@ -98,6 +98,22 @@ pub enum StoreError {
     /// log is closed.
     #[error("game {0} expired: it never started")]
     Expired(GameId),
+    /// Another node serves the game: its lease there has not expired
+    /// (issue 13). Clients are sent to `address`.
+    #[error("game {game} is served by node {node} at {address}")]
+    NotOwner {
+        /// The game.
+        game: GameId,
+        /// The owning node's id.
+        node: String,
+        /// The address its clients connect to.
+        address: String,
+    },
+    /// This node's lease on the game was taken over by another node: the
+    /// write was refused by the fencing token it carried (issue 13), and
+    /// this node must stop serving the game.
+    #[error("game {0} moved to another node: this node's lease on it was taken over")]
+    Fenced(GameId),
 }
 
 /// Caps on unfinished games checked when a game is created.
@@ -260,6 +276,33 @@ pub trait GameStore: Send {
     /// with [`StoreError::Expired`]), it no longer counts against the caps
     /// and is no longer listed. Returns their ids.
     fn expire_unstarted(&mut self, created_before_ms: u64) -> Result<Vec<GameId>, StoreError>;
+
+    /// How long a lease of this node lasts without renewal, when games are
+    /// leased to nodes (several nodes share the store, issue 13); `None`
+    /// for a store only one server uses (the default).
+    fn lease_period(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The address this node's clients connect to, given to the other
+    /// nodes' clients of the games it leases (default: unused).
+    fn set_node_address(&mut self, _address: &str) {}
+
+    /// Take the lease of an unfinished game for this node before its task
+    /// starts: a new lease, or one taken over because it expired, with a
+    /// new fencing token every appending write of this node then carries.
+    /// [`StoreError::NotOwner`] while another node's lease runs. A store
+    /// without leases grants every game (the default).
+    fn acquire_lease(&mut self, _game_id: GameId) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Renew this node's leases of the games in `live` (those with a task
+    /// here) and give up its others; returns the games of `live` whose
+    /// lease was lost (taken over after it expired: their tasks must stop).
+    fn renew_leases(&mut self, _live: &[GameId]) -> Result<Vec<GameId>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Any operation on the store, as a closure that answers its caller itself.
@@ -463,6 +506,30 @@ impl StoreHandle {
             .await
             .map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// See [`GameStore::lease_period`].
+    pub async fn lease_period(&self) -> Result<Option<Duration>, StoreError> {
+        self.run(|s| Ok(s.lease_period())).await
+    }
+
+    /// See [`GameStore::set_node_address`].
+    pub async fn set_node_address(&self, address: String) -> Result<(), StoreError> {
+        self.run(move |s| {
+            s.set_node_address(&address);
+            Ok(())
+        })
+        .await
+    }
+
+    /// See [`GameStore::acquire_lease`].
+    pub async fn acquire_lease(&self, game_id: GameId) -> Result<(), StoreError> {
+        self.write(move |s| s.acquire_lease(game_id)).await
+    }
+
+    /// See [`GameStore::renew_leases`].
+    pub async fn renew_leases(&self, live: Vec<GameId>) -> Result<Vec<GameId>, StoreError> {
+        self.write(move |s| s.renew_leases(&live)).await
     }
 
     /// See [`GameStore::load_game`].
