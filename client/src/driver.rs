@@ -406,7 +406,36 @@ struct Access {
     pace: RateLimit,
 }
 
+/// Most nodes one join follows ([`ServerMessage::ServedElsewhere`]) before
+/// it gives up: the lease moves at most once a lease period, so more hops
+/// mean the nodes disagree.
+const MAX_HOPS: u32 = 4;
+
 impl Access {
+    /// Follows a [`ServerMessage::ServedElsewhere`] to `address`: the node
+    /// serving the game, checked by the same trust (one league certificate,
+    /// or one of its listed fingerprints), then logs in there. Counts the
+    /// hop in `hops`.
+    async fn follow(&mut self, address: &str, hops: &mut u32) -> Result<Link, DriverError> {
+        *hops += 1;
+        if *hops > MAX_HOPS {
+            return Err(DriverError::Unexpected(format!(
+                "sent from node to node more than {MAX_HOPS} times (last to {address})"
+            )));
+        }
+        let addr = tokio::net::lookup_host(address)
+            .await
+            .ok()
+            .and_then(|mut a| a.next())
+            .ok_or_else(|| {
+                DriverError::Unexpected(format!(
+                    "the server sent us to {address}, which does not resolve"
+                ))
+            })?;
+        self.addr = addr;
+        self.login().await
+    }
+
     async fn login(&self) -> Result<Link, DriverError> {
         let conn =
             ServerConnection::connect(self.addr, SERVER_NAME, &self.trust, &self.key_pkcs8).await?;
@@ -626,14 +655,24 @@ impl Client {
 
     /// Joins `game_id` as a spectator (public view only).
     pub async fn watch(mut self, game_id: GameId) -> Result<Spectator, DriverError> {
-        self.send(&ClientMessage::Join {
-            game_id,
-            role: Role::Spectator,
-            resume_from: 0,
-        })?;
-        match self.recv().await? {
-            ServerMessage::Joined { .. } => {}
-            other => return Err(refused(other)),
+        let mut hops = 0;
+        loop {
+            self.send(&ClientMessage::Join {
+                game_id,
+                role: Role::Spectator,
+                resume_from: 0,
+            })?;
+            match self.recv().await? {
+                ServerMessage::Joined { .. } => break,
+                // Another node of the league serves the game (issue 13).
+                ServerMessage::ServedElsewhere {
+                    game_id: g,
+                    address,
+                } if g == game_id => {
+                    self.link = self.access.follow(&address, &mut hops).await?;
+                }
+                other => return Err(refused(other)),
+            }
         }
         Ok(Spectator {
             link: self.link,
@@ -1062,23 +1101,42 @@ impl RemotePlayer {
         self.take_seat().await
     }
 
+    /// As [`RemotePlayer::reconnect`], to another server: another node of
+    /// the league, when the one this seat played on is gone (issue 13).
+    pub async fn reconnect_to(&mut self, addr: SocketAddr) -> Result<(), DriverError> {
+        self.access.addr = addr;
+        self.reconnect().await
+    }
+
     /// Joins the game as this side, resuming after the last view seen, and
     /// catches up: the `Joined.resync` game messages that re-send the past
     /// are acted on and queued (rebuilding the player's layouts, notes and
     /// orders); of the machine answers only the last view's is sent (the
     /// log moved past every earlier prompt).
     async fn take_seat(&mut self) -> Result<(), DriverError> {
-        self.send(&ClientMessage::Join {
-            game_id: self.game_id,
-            role: Role::Player(self.side()),
-            resume_from: self.last_seq.map_or(0, |s| s + 1),
-        })?;
         let mut burst = Vec::new();
-        let resync = loop {
-            match self.link.recv(self.wait, "the join answer").await? {
-                ServerMessage::Joined { resync, .. } => break resync,
-                e @ ServerMessage::Error { .. } => return Err(refused(e)),
-                other => burst.push(other),
+        let mut hops = 0;
+        let resync = 'joined: loop {
+            self.send(&ClientMessage::Join {
+                game_id: self.game_id,
+                role: Role::Player(self.side()),
+                resume_from: self.last_seq.map_or(0, |s| s + 1),
+            })?;
+            loop {
+                match self.link.recv(self.wait, "the join answer").await? {
+                    ServerMessage::Joined { resync, .. } => break 'joined resync,
+                    ServerMessage::ServedElsewhere { game_id, address }
+                        if game_id == self.game_id =>
+                    {
+                        // Another node of the league serves the game
+                        // (issue 13): log in there and join again.
+                        self.link = self.access.follow(&address, &mut hops).await?;
+                        burst.clear();
+                        continue 'joined;
+                    }
+                    e @ ServerMessage::Error { .. } => return Err(refused(e)),
+                    other => burst.push(other),
+                }
             }
         };
         // The server says how many game messages re-send the past: views

@@ -13,7 +13,9 @@
 //! `rebuild_burst = 6`, `partial_message_timeout_secs = 30`,
 //! `max_partial_bytes_per_connection = 8388608`,
 //! `max_partial_bytes = 67108864`, `http = "127.0.0.1:8080"` (the web
-//! view, off without it), `http_max_streams = 256`, `log_format = "json"`.
+//! view, off without it), `http_max_streams = 256`, `log_format = "json"`,
+//! `store = "postgres://..."` (SQLite in the data directory without it),
+//! `node_id = "..."`, `lease_secs = 10`, `advertise = "host:port"`.
 //!
 //! Every value that is out of range is refused with an error naming the
 //! setting and the value.
@@ -146,6 +148,57 @@ pub struct Cli {
     /// Log lines as `text` (default) or `json` (one object a line).
     #[arg(long, value_enum)]
     pub log_format: Option<LogFormat>,
+    /// Where games are stored: `sqlite` (the default: a file in the data
+    /// directory) or a PostgreSQL URL `postgres://user@host:port/db` that
+    /// the nodes of a league share (docs/DEPLOYMENT.md).
+    #[arg(long, env = "HEXVEIL_STORE", hide_env_values = true)]
+    pub store: Option<String>,
+    /// This node's id among the nodes sharing a PostgreSQL store (default:
+    /// `node-` and random hex, new at every start).
+    #[arg(long)]
+    pub node_id: Option<String>,
+    /// Seconds a node's lease on a game lasts without renewal: a node that
+    /// dies loses its games to the other nodes after this (PostgreSQL
+    /// store only; default 10).
+    #[arg(long)]
+    pub lease_secs: Option<u64>,
+    /// The address clients of this node connect to, which the other nodes'
+    /// lobbies give for the games it serves (default: the bound address).
+    #[arg(long)]
+    pub advertise: Option<String>,
+}
+
+/// Where games are stored ([`Cli::store`]).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub enum StoreChoice {
+    /// SQLite in the data directory.
+    #[default]
+    Sqlite,
+    /// PostgreSQL at this URL.
+    Postgres(String),
+}
+
+impl std::fmt::Debug for StoreChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreChoice::Sqlite => f.write_str("Sqlite"),
+            // Never print the URL: it may hold a password.
+            StoreChoice::Postgres(_) => f.write_str("Postgres(..)"),
+        }
+    }
+}
+
+impl StoreChoice {
+    /// `sqlite`, or a `postgres://` / `postgresql://` URL.
+    pub fn parse(value: &str) -> Result<StoreChoice, ConfigError> {
+        if value == "sqlite" {
+            Ok(StoreChoice::Sqlite)
+        } else if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+            Ok(StoreChoice::Postgres(value.to_owned()))
+        } else {
+            Err(ConfigError::BadStore)
+        }
+    }
 }
 
 /// How log lines are written to stderr.
@@ -217,6 +270,14 @@ pub struct FileConfig {
     pub http_max_streams: Option<usize>,
     /// See [`Cli::log_format`].
     pub log_format: Option<LogFormat>,
+    /// See [`Cli::store`].
+    pub store: Option<String>,
+    /// See [`Cli::node_id`].
+    pub node_id: Option<String>,
+    /// See [`Cli::lease_secs`].
+    pub lease_secs: Option<u64>,
+    /// See [`Cli::advertise`].
+    pub advertise: Option<String>,
 }
 
 /// Why the configuration is unusable.
@@ -238,6 +299,9 @@ pub enum ConfigError {
         /// The parser's message.
         detail: String,
     },
+    /// `store` is neither `sqlite` nor a PostgreSQL URL.
+    #[error("store must be `sqlite` or a URL starting with postgres:// or postgresql://")]
+    BadStore,
     /// A value is out of range.
     #[error("{setting} = {value} is out of range: {why}")]
     OutOfRange {
@@ -290,6 +354,29 @@ pub struct ServerSettings {
     pub http_max_streams: usize,
     /// How log lines are written.
     pub log_format: LogFormat,
+    /// Where games are stored.
+    pub store: StoreChoice,
+    /// This node's id (a PostgreSQL store shared by several nodes).
+    pub node_id: Option<String>,
+    /// How long a lease lasts without renewal.
+    pub lease: Duration,
+    /// The address this node's clients connect to, if not the bound one.
+    pub advertise: Option<String>,
+}
+
+/// Default lease of a game to a node: 10 seconds.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
+/// [`Cli::lease_secs`] as a duration, if in range.
+fn lease_of(v: u64) -> Result<Duration, ConfigError> {
+    if v == 0 || v > 3600 {
+        return Err(ConfigError::OutOfRange {
+            setting: "lease_secs",
+            value: v,
+            why: "must be between 1 and 3600",
+        });
+    }
+    Ok(Duration::from_secs(v))
 }
 
 /// Default limit on the web view's simultaneous event streams.
@@ -321,6 +408,10 @@ impl ServerSettings {
             http: None,
             http_max_streams: DEFAULT_HTTP_MAX_STREAMS,
             log_format: LogFormat::Text,
+            store: StoreChoice::Sqlite,
+            node_id: None,
+            lease: DEFAULT_LEASE,
+            advertise: None,
         }
     }
 
@@ -416,6 +507,14 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
             });
         }
         s.frame.idle_timeout = Duration::from_secs(v);
+    }
+    if let Some(v) = cli.store.as_ref().or(file.store.as_ref()) {
+        s.store = StoreChoice::parse(v)?;
+    }
+    s.node_id = cli.node_id.clone().or(file.node_id);
+    s.advertise = cli.advertise.clone().or(file.advertise);
+    if let Some(v) = cli.lease_secs.or(file.lease_secs) {
+        s.lease = lease_of(v)?;
     }
     if let Some(v) = cli.rate_per_second.or(file.rate_per_second) {
         s.rate_limit.frames_per_second = non_zero("rate_per_second", v)?;
@@ -572,6 +671,31 @@ mod tests {
         assert_eq!(s.frame.max_len(), 1000);
         assert_eq!(s.rate_limit.frames_per_second.get(), 9);
         assert_eq!(s.spectator_delay, Duration::from_secs(30));
+    }
+
+    // Issue 13: `--store` (or `store` in the file) picks PostgreSQL; SQLite
+    // stays the default; anything else is refused; the URL (it may hold a
+    // password) is never printed.
+    #[test]
+    fn store_is_sqlite_by_default_or_a_postgres_url() {
+        let none = Cli::try_parse_from(["hexveil-server"]).unwrap();
+        assert_eq!(
+            merge(&none, FileConfig::default()).unwrap().store,
+            StoreChoice::Sqlite
+        );
+        let file: FileConfig =
+            toml::from_str(r#"store = "postgres://u:secret@db/league""#).unwrap();
+        let s = merge(&none, file).unwrap();
+        assert_eq!(
+            s.store,
+            StoreChoice::Postgres("postgres://u:secret@db/league".into())
+        );
+        assert!(!format!("{s:?}").contains("secret"));
+        let cli = Cli::try_parse_from(["hexveil-server", "--store", "mysql://x"]).unwrap();
+        assert!(matches!(
+            merge(&cli, FileConfig::default()),
+            Err(ConfigError::BadStore)
+        ));
     }
 
     #[test]

@@ -31,7 +31,7 @@ use tracing::{debug, info, warn};
 use crate::config::ServerSettings;
 use crate::frame::{read_frame, write_frame, FrameError, FrameLimits};
 use crate::league::League;
-use crate::lobby::{ConnectionLink, GameCommand, Lobby, GAME_SEND_TIMEOUT};
+use crate::lobby::{ConnectionLink, GameCommand, Lobby, LobbyError, GAME_SEND_TIMEOUT};
 use crate::login::{exporter, verify_login, Challenge};
 use crate::rate::TokenBucket;
 use crate::session::{ConnectionId, Participant};
@@ -39,7 +39,7 @@ use crate::store::StoreError;
 use crate::tls::ALPN;
 use crate::wire::{
     ClientMessage, ErrorCode, GameAssembler, GameId, PublicKey, Role, ServerMessage,
-    MAX_PAYLOAD_LEN, PROTOCOL_VERSION,
+    MAX_ADDRESS_LEN, MAX_PAYLOAD_LEN, PROTOCOL_VERSION,
 };
 
 /// Messages a connection's outbox holds before the client counts as too slow.
@@ -751,6 +751,14 @@ impl Session {
                         ErrorCode::UnknownGame,
                         format!("no game {game_id} on this server"),
                     ))
+                    .await
+            }
+            // Another node serves it (issue 13): the client goes there.
+            Err(LobbyError::Store(StoreError::NotOwner { address, .. }))
+                if address.len() <= MAX_ADDRESS_LEN =>
+            {
+                return self
+                    .reply(ServerMessage::ServedElsewhere { game_id, address })
                     .await
             }
             Err(e) => {

@@ -7,8 +7,9 @@
 //!   maximum and timeouts, a per-connection token bucket, and the
 //!   transport-level postcard messages.
 //! - [`login`]: Ed25519 login bound to the TLS session.
-//! - [`store`], [`sqlite`]: durable storage behind the [`store::GameStore`]
-//!   trait.
+//! - [`store`], [`sqlite`], [`postgres`]: durable storage behind the
+//!   [`store::GameStore`] trait (SQLite on one machine, PostgreSQL shared by
+//!   the nodes of a league).
 //! - [`session`]: the [`session::GameSession`] trait a game plugs in through.
 //! - [`lobby`], [`connection`], [`server`]: games as tasks, connections, the
 //!   accept loop.
@@ -34,6 +35,7 @@ pub mod live_game;
 pub mod lobby;
 pub mod login;
 pub mod metrics;
+pub mod postgres;
 pub mod rate;
 pub mod relay;
 pub mod secrets;
@@ -41,6 +43,8 @@ pub mod server;
 pub mod session;
 pub mod sqlite;
 pub mod store;
+#[cfg(test)]
+mod store_conformance;
 pub mod tls;
 pub mod wire;
 

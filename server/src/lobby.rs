@@ -196,6 +196,9 @@ pub enum GameCommand {
     /// The game expired in the store (it never started): tell the members
     /// and end the task.
     Expire,
+    /// This node lost the game's lease to another node (issue 13): tell
+    /// the members to connect again and end the task.
+    Moved,
 }
 
 /// Seats and counts of a live game, updated by its task, read by listings.
@@ -222,6 +225,8 @@ pub struct Lobby {
     games: Registry,
     /// Unfinished games in the store not brought back yet (lazy restore).
     dormant: Mutex<BTreeSet<GameId>>,
+    /// Games being rebuilt now: their leases are kept like live games'.
+    opening: Mutex<BTreeSet<GameId>>,
     factory: Arc<dyn SessionFactory>,
     store: StoreHandle,
     settings: GameSettings,
@@ -255,6 +260,7 @@ impl Lobby {
             metrics: store.metrics().clone(),
             games: Arc::new(Mutex::new(HashMap::new())),
             dormant: Mutex::new(BTreeSet::new()),
+            opening: Mutex::new(BTreeSet::new()),
             factory,
             store,
             settings,
@@ -452,6 +458,31 @@ impl Lobby {
         } else {
             Origin::Restored
         };
+        self.opening
+            .lock()
+            .expect("lobby lock poisoned")
+            .insert(game_id);
+        let opened = self.rebuild(game_id, game, origin).await;
+        self.opening
+            .lock()
+            .expect("lobby lock poisoned")
+            .remove(&game_id);
+        opened.map(Some)
+    }
+
+    /// Rebuilds a stored game from its log and starts its task; an
+    /// unfinished game's lease is taken first (issue 13: on a store shared
+    /// by several nodes, after a takeover the log read holds every entry the
+    /// old owner acknowledged).
+    async fn rebuild(
+        &self,
+        game_id: GameId,
+        game: crate::store::StoredGame,
+        origin: Origin,
+    ) -> Result<mpsc::Sender<GameCommand>, LobbyError> {
+        if origin == Origin::Restored {
+            self.store.acquire_lease(game_id).await?;
+        }
         let events: Vec<Vec<u8>> = self
             .store
             .load_events(game_id)
@@ -482,7 +513,54 @@ impl Lobby {
             // answered.
             let _ = tokio::time::timeout(GAME_SEND_TIMEOUT, ready).await;
         }
-        Ok(Some(commands))
+        Ok(commands)
+    }
+
+    /// Games whose leases this node keeps: those with a task, and those
+    /// being rebuilt.
+    fn leased_here(&self) -> Vec<GameId> {
+        let mut ids: Vec<GameId> = {
+            let games = self.games.lock().expect("lobby lock poisoned");
+            games
+                .iter()
+                .filter(|(_, e)| !e.commands.is_closed())
+                .map(|(id, _)| *id)
+                .collect()
+        };
+        ids.extend(self.opening.lock().expect("lobby lock poisoned").iter());
+        ids
+    }
+
+    /// Renews this node's leases (a store shared by several nodes, issue
+    /// 13) every third of the lease period, for as long as the lobby
+    /// lives; a game whose lease was lost (taken over by another node after
+    /// it expired: this node was paused or cut off) is told to stop here.
+    /// Nothing to do for a store without leases.
+    pub async fn spawn_lease_renewal(self: &Arc<Self>) -> Result<(), StoreError> {
+        let Some(period) = self.store.lease_period().await? else {
+            return Ok(());
+        };
+        let every = (period / 3).max(Duration::from_millis(50));
+        let lobby = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(lobby) = lobby.upgrade() else { return };
+                let live = lobby.leased_here();
+                match lobby.store.renew_leases(live).await {
+                    Ok(lost) => {
+                        for id in lost {
+                            warn!(game_id = %id, "lease lost to another node; game stops here");
+                            if let Some(game) = lobby.commands(id) {
+                                let _ = game.try_send(GameCommand::Moved);
+                            }
+                        }
+                    }
+                    Err(e) => warn!(error = %e, "could not renew leases"),
+                }
+            }
+        });
+        Ok(())
     }
 
     /// Takes one rebuild of a finished game from `key`'s budget.
@@ -723,6 +801,10 @@ impl GameTask {
                         self.expire();
                         return Ok(());
                     }
+                    Some(GameCommand::Moved) => {
+                        self.moved();
+                        return Ok(());
+                    }
                     Some(cmd) => self.on_command(cmd).await,
                     None => return Ok(()),
                 },
@@ -771,6 +853,21 @@ impl GameTask {
         }
     }
 
+    /// Another node took the game over (issue 13): its members are told to
+    /// connect again (any node's lobby names the owner), the task ends.
+    fn moved(&mut self) {
+        info!(game_id = %self.game_id, "game moved to another node; task ends");
+        for m in self.members.values() {
+            let _ = m.link.outbox.try_send(ServerMessage::error(
+                ErrorCode::Internal,
+                format!(
+                    "game {} moved to another node; connect again to continue",
+                    self.game_id
+                ),
+            ));
+        }
+    }
+
     async fn on_command(&mut self, cmd: GameCommand) -> Result<(), StoreError> {
         match cmd {
             GameCommand::Join {
@@ -807,7 +904,7 @@ impl GameTask {
                 }
                 self.metrics.adjudicated(started.elapsed());
             }
-            GameCommand::Expire => {}
+            GameCommand::Expire | GameCommand::Moved => {}
             GameCommand::Leave { from } => {
                 if let Some(m) = self.remove_member(from) {
                     let _ = m.link.outbox.try_send(ServerMessage::Left {

@@ -10,12 +10,13 @@ use thiserror::Error;
 use tokio::sync::Semaphore;
 use tracing::{info, warn};
 
-use crate::config::ServerSettings;
+use crate::config::{ServerSettings, StoreChoice};
 use crate::connection::{close, serve_connection, AddressSlots, ConnectionContext};
 use crate::endpoint::{server_config, EndpointError};
 use crate::http::{HttpServer, Web};
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::postgres::{NodeConfig, PgStore};
 use crate::session::SessionFactory;
 use crate::sqlite::SqliteStore;
 use crate::store::{GameStore, StoreError, StoreHandle};
@@ -43,6 +44,21 @@ pub enum ServerError {
     },
 }
 
+/// A node id new at every start: `node-` and 8 random bytes in hex.
+fn random_node_id() -> String {
+    let mut bytes = [0u8; 8];
+    // A node id needs no secrecy; the clock stands in if the system
+    // generator fails.
+    if ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes).is_err() {
+        bytes = (std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos() as u64)
+            .to_be_bytes();
+    }
+    format!("node-{}", hex::encode(bytes))
+}
+
 /// A running server.
 #[derive(Debug)]
 pub struct Server {
@@ -56,15 +72,35 @@ pub struct Server {
 }
 
 impl Server {
-    /// Start: load or create the certificate, open the SQLite store in the
-    /// data directory, restore unfinished games through `factory`, bind and
-    /// start accepting. Must be called inside a tokio runtime.
+    /// Start: load or create the certificate, open the store the settings
+    /// name (SQLite in the data directory, or PostgreSQL), restore
+    /// unfinished games through `factory`, bind and start accepting. Must
+    /// be called inside a tokio runtime.
     pub async fn start(
         settings: ServerSettings,
         factory: Arc<dyn SessionFactory>,
     ) -> Result<Server, ServerError> {
-        let store = SqliteStore::open(&settings.data_dir)?;
-        Self::start_with_store(settings, factory, Box::new(store)).await
+        let store: Box<dyn GameStore> = match &settings.store {
+            StoreChoice::Sqlite => Box::new(SqliteStore::open(&settings.data_dir)?),
+            StoreChoice::Postgres(url) => {
+                let url = url.clone();
+                let node = NodeConfig {
+                    id: settings.node_id.clone().unwrap_or_else(random_node_id),
+                    lease: settings.lease,
+                };
+                info!(node = %node.id, lease_secs = node.lease.as_secs(), "PostgreSQL store; games are leased to this node");
+                // The blocking client must not run on a runtime thread.
+                Box::new(
+                    tokio::task::spawn_blocking(move || PgStore::connect_node(&url, node))
+                        .await
+                        .map_err(|e| StoreError::Backend {
+                            operation: "connect to PostgreSQL",
+                            detail: e.to_string(),
+                        })??,
+                )
+            }
+        };
+        Self::start_with_store(settings, factory, store).await
     }
 
     /// Like [`Server::start`] with another [`GameStore`] backend (e.g. a
@@ -98,6 +134,12 @@ impl Server {
             action: "read the bound address",
             source,
         })?;
+        let advertise = settings
+            .advertise
+            .clone()
+            .unwrap_or_else(|| local_addr.to_string());
+        lobby.store().set_node_address(advertise).await?;
+        lobby.spawn_lease_renewal().await?;
         let slots = Arc::new(Semaphore::new(settings.max_connections));
         let per_address = settings.max_connections_per_address;
         let addresses = Arc::new(AddressSlots::default());

@@ -2,8 +2,8 @@
 //! nothing acknowledged is lost when the server is killed).
 //!
 //! [`GameStore`] is a small synchronous trait. Implementations: [`crate::sqlite`]
-//! (the default). A PostgreSQL backend is meant to be a second module
-//! implementing the same trait with a synchronous client.
+//! (the default) and [`crate::postgres`] (a league's nodes sharing one
+//! PostgreSQL); both pass the same tests (`store_conformance`).
 //!
 //! Threading: the trait is synchronous because both SQLite and a synchronous
 //! PostgreSQL client block on I/O (an `fsync`, a network round trip). The
@@ -29,7 +29,7 @@
 
 use std::sync::Arc;
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use thiserror::Error;
 use tokio::sync::{mpsc, oneshot};
@@ -98,6 +98,22 @@ pub enum StoreError {
     /// log is closed.
     #[error("game {0} expired: it never started")]
     Expired(GameId),
+    /// Another node serves the game: its lease there has not expired
+    /// (issue 13). Clients are sent to `address`.
+    #[error("game {game} is served by node {node} at {address}")]
+    NotOwner {
+        /// The game.
+        game: GameId,
+        /// The owning node's id.
+        node: String,
+        /// The address its clients connect to.
+        address: String,
+    },
+    /// This node's lease on the game was taken over by another node: the
+    /// write was refused by the fencing token it carried (issue 13), and
+    /// this node must stop serving the game.
+    #[error("game {0} moved to another node: this node's lease on it was taken over")]
+    Fenced(GameId),
 }
 
 /// Caps on unfinished games checked when a game is created.
@@ -260,6 +276,33 @@ pub trait GameStore: Send {
     /// with [`StoreError::Expired`]), it no longer counts against the caps
     /// and is no longer listed. Returns their ids.
     fn expire_unstarted(&mut self, created_before_ms: u64) -> Result<Vec<GameId>, StoreError>;
+
+    /// How long a lease of this node lasts without renewal, when games are
+    /// leased to nodes (several nodes share the store, issue 13); `None`
+    /// for a store only one server uses (the default).
+    fn lease_period(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The address this node's clients connect to, given to the other
+    /// nodes' clients of the games it leases (default: unused).
+    fn set_node_address(&mut self, _address: &str) {}
+
+    /// Take the lease of an unfinished game for this node before its task
+    /// starts: a new lease, or one taken over because it expired, with a
+    /// new fencing token every appending write of this node then carries.
+    /// [`StoreError::NotOwner`] while another node's lease runs. A store
+    /// without leases grants every game (the default).
+    fn acquire_lease(&mut self, _game_id: GameId) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Renew this node's leases of the games in `live` (those with a task
+    /// here) and give up its others; returns the games of `live` whose
+    /// lease was lost (taken over after it expired: their tasks must stop).
+    fn renew_leases(&mut self, _live: &[GameId]) -> Result<Vec<GameId>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Any operation on the store, as a closure that answers its caller itself.
@@ -356,6 +399,12 @@ impl StoreHandle {
             .name("hexveil-store".into())
             .spawn(move || serve(store, rx, thread_metrics))?;
         Ok(StoreHandle { jobs, metrics })
+    }
+
+    /// Jobs queued and not yet taken by the storage thread (tests).
+    #[cfg(test)]
+    pub(crate) fn queued(&self) -> usize {
+        self.jobs.max_capacity() - self.jobs.capacity()
     }
 
     /// The metrics this store reports to.
@@ -459,6 +508,30 @@ impl StoreHandle {
         rx.await.map_err(|_| StoreError::Closed)?
     }
 
+    /// See [`GameStore::lease_period`].
+    pub async fn lease_period(&self) -> Result<Option<Duration>, StoreError> {
+        self.run(|s| Ok(s.lease_period())).await
+    }
+
+    /// See [`GameStore::set_node_address`].
+    pub async fn set_node_address(&self, address: String) -> Result<(), StoreError> {
+        self.run(move |s| {
+            s.set_node_address(&address);
+            Ok(())
+        })
+        .await
+    }
+
+    /// See [`GameStore::acquire_lease`].
+    pub async fn acquire_lease(&self, game_id: GameId) -> Result<(), StoreError> {
+        self.write(move |s| s.acquire_lease(game_id)).await
+    }
+
+    /// See [`GameStore::renew_leases`].
+    pub async fn renew_leases(&self, live: Vec<GameId>) -> Result<Vec<GameId>, StoreError> {
+        self.write(move |s| s.renew_leases(&live)).await
+    }
+
     /// See [`GameStore::load_game`].
     pub async fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError> {
         self.run(move |s| s.load_game(game_id)).await
@@ -499,112 +572,6 @@ impl StoreHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sqlite::SqliteStore;
-    use std::time::Duration;
-
-    fn own() -> NewGameRecord {
-        NewGameRecord::uncapped(PublicKey([7; 32]), 1)
-    }
-
-    /// The value of a metric line of the handle's metrics (`name value`).
-    fn metric(h: &StoreHandle, name: &str) -> u64 {
-        let text = h.metrics().encode(0);
-        text.lines()
-            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
-    }
-
-    // G6 (issue 16, group commit): appends queued while a commit runs are
-    // made durable by one transaction, each caller answered only after it;
-    // a bad append of the batch (a seq gap, a finished or unknown game)
-    // fails alone and stores nothing, the others are stored.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let h = StoreHandle::spawn(Box::new(SqliteStore::open(dir.path()).unwrap())).unwrap();
-        const GAMES: u8 = 40;
-        let g = |n: u8| GameId([n; 16]);
-        for n in 1..=GAMES + 1 {
-            h.create_game(g(n), vec![], own()).await.unwrap();
-        }
-        h.create_game(g(200), vec![], own()).await.unwrap();
-        h.finish_game(g(200), b"r".to_vec(), b"t".to_vec())
-            .await
-            .unwrap();
-        let commits_before = metric(&h, "hexveil_store_commit_seconds_count");
-
-        // Hold the storage thread so that every append below queues.
-        let (release, wait) = std::sync::mpsc::channel::<()>();
-        let held = {
-            let h = h.clone();
-            tokio::spawn(async move {
-                h.run(move |_| {
-                    wait.recv().ok();
-                    Ok(())
-                })
-                .await
-            })
-        };
-        let mut good = Vec::new();
-        for n in 1..=GAMES {
-            let h = h.clone();
-            good.push(tokio::spawn(async move {
-                h.append_event(g(n), 0, vec![n]).await
-            }));
-        }
-        let bad = [(g(GAMES + 1), 3), (g(200), 0), (g(201), 0)].map(|(id, seq)| {
-            let h = h.clone();
-            tokio::spawn(async move { h.append_event(id, seq, b"bad".to_vec()).await })
-        });
-        let queued = GAMES as usize + bad.len();
-        for _ in 0..5000 {
-            if h.jobs.max_capacity() - h.jobs.capacity() == queued {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-        assert_eq!(h.jobs.max_capacity() - h.jobs.capacity(), queued);
-        release.send(()).unwrap();
-        held.await.unwrap().unwrap();
-
-        for t in good {
-            t.await.unwrap().unwrap();
-        }
-        let [gap, finished, unknown] = bad;
-        assert!(matches!(
-            gap.await.unwrap(),
-            Err(StoreError::SeqGap {
-                expected: 0,
-                got: 3,
-                ..
-            })
-        ));
-        assert!(matches!(
-            finished.await.unwrap(),
-            Err(StoreError::GameFinished(_))
-        ));
-        assert!(matches!(
-            unknown.await.unwrap(),
-            Err(StoreError::UnknownGame(_))
-        ));
-        let commits = metric(&h, "hexveil_store_commit_seconds_count") - commits_before;
-        assert_eq!(commits, 1, "{queued} appends, one transaction");
-        assert_eq!(metric(&h, "hexveil_store_appends_per_commit_count"), 1);
-        for n in 1..=GAMES {
-            let events = h.load_events(g(n)).await.unwrap();
-            assert_eq!(events.len(), 1);
-            assert_eq!(events[0].bytes, vec![n]);
-        }
-        assert!(h.load_events(g(GAMES + 1)).await.unwrap().is_empty());
-        assert!(h.load_events(g(200)).await.unwrap().is_empty());
-
-        // Durable: a reopened store has them all.
-        drop(h);
-        let s = SqliteStore::open(dir.path()).unwrap();
-        for n in 1..=GAMES {
-            assert_eq!(s.load_events(g(n)).unwrap().len(), 1);
-        }
-    }
 
     /// A store without group commit of its own (the trait's default).
     struct OneByOne(Vec<(GameId, u64)>);

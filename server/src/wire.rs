@@ -306,7 +306,20 @@ pub enum ServerMessage {
         /// created first.
         games: Vec<FinishedGame>,
     },
+    /// Answer to [`ClientMessage::Join`] on a node that does not serve the
+    /// game: another node of the league does (issue 13); join it there.
+    /// Added after version 1 was published, as the last variant.
+    ServedElsewhere {
+        /// The game.
+        game_id: GameId,
+        /// The owning node's address, `host:port` (at most
+        /// [`MAX_ADDRESS_LEN`] bytes).
+        address: String,
+    },
 }
+
+/// Longest address in [`ServerMessage::ServedElsewhere`].
+pub const MAX_ADDRESS_LEN: usize = 256;
 
 /// Why a frame could not be decoded into a message, or a message could not be
 /// encoded.
@@ -527,6 +540,9 @@ impl ServerMessage {
             ServerMessage::TranscriptChunk { bytes, .. } => {
                 check_len("bytes", bytes.len(), MAX_PAYLOAD_LEN)
             }
+            ServerMessage::ServedElsewhere { address, .. } => {
+                check_len("address", address.len(), MAX_ADDRESS_LEN)
+            }
             _ => Ok(()),
         }
     }
@@ -638,6 +654,21 @@ mod tests {
             hex::encode(refused.encode().unwrap()),
             format!("0a01{}010178", "01".repeat(16))
         );
+        // Added after version 1 (issue 13): index 11, the id, a string.
+        let elsewhere = ServerMessage::ServedElsewhere {
+            game_id: GameId([2; 16]),
+            address: "a:1".into(),
+        };
+        assert_eq!(
+            hex::encode(elsewhere.encode().unwrap()),
+            format!("0b{}03613a31", "02".repeat(16))
+        );
+        assert!(ServerMessage::ServedElsewhere {
+            game_id: GameId([2; 16]),
+            address: "a".repeat(MAX_ADDRESS_LEN + 1),
+        }
+        .encode()
+        .is_err());
         assert_eq!(
             hex(&ClientMessage::Join {
                 game_id: GameId([0xab; 16]),

@@ -107,6 +107,11 @@ fn server(label: &str) -> Option<ServerMessage> {
                 row: FinishedRow::Refused { why: "x".into() },
             }],
         },
+        // Issue 13: appended after version 1.
+        "ServedElsewhere{02×16, \"a:1\"}" => ServerMessage::ServedElsewhere {
+            game_id: GameId([2; 16]),
+            address: "a:1".into(),
+        },
         _ => return None,
     })
 }
@@ -114,7 +119,7 @@ fn server(label: &str) -> Option<ServerMessage> {
 #[test]
 fn protocol_md_transport_vectors_match_the_encoder_g6() {
     let rows = documented_rows();
-    assert_eq!(rows.len(), 13, "section 10.6 lists 13 messages: {rows:?}");
+    assert_eq!(rows.len(), 14, "section 10.6 lists 14 messages: {rows:?}");
     for (label, doc) in &rows {
         let code = match (client(label), server(label)) {
             (Some(m), None) => hex::encode(m.encode().unwrap()),
