@@ -356,18 +356,24 @@ fn g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone(b: &dyn Backend) {
             .unwrap();
         let commits_before = metric(&h, "hexveil_store_commit_seconds_count");
 
-        // Hold the storage thread so that every append below queues.
+        // Hold the storage thread so that every append below queues: the
+        // held job must be running (taken off the queue, alone in its
+        // batch) before they are sent, or a loaded machine may let the
+        // thread take it together with them in one batch.
         let (release, wait) = std::sync::mpsc::channel::<()>();
+        let (running, is_running) = tokio::sync::oneshot::channel::<()>();
         let held = {
             let h = h.clone();
             tokio::spawn(async move {
                 h.run(move |_| {
+                    let _ = running.send(());
                     wait.recv().ok();
                     Ok(())
                 })
                 .await
             })
         };
+        is_running.await.expect("the held job runs");
         let mut good = Vec::new();
         for n in 1..=GAMES {
             let h = h.clone();
