@@ -58,8 +58,8 @@ use crate::game::{
 use crate::ks::{self, KsTest};
 use crate::relay::Relay;
 use crate::report::Latency;
-use crate::run::{open_game_at, RunError, Target};
-use crate::server::{self, ServerProcess, Spawn};
+use crate::run::{open_game_at, reach, RunError, Target};
+use crate::server;
 
 /// The hexes of the probe's game (board 3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -475,22 +475,8 @@ pub async fn run(opts: &ProbeOptions) -> Result<ProbeSummary, RunError> {
     let loadavg_start = server::loadavg();
     let (game, site) = probe_game()?;
     let pace = std::num::NonZeroU32::new(opts.pace).ok_or(RunError::Pace)?;
-    let (_spawned, addr, fingerprint): (Option<ServerProcess>, _, _) = match &opts.target {
-        Target::Spawn { bin, data_parent } => {
-            let p = ServerProcess::spawn(&Spawn {
-                bin: bin.clone(),
-                data_parent: data_parent.clone(),
-                games: opts.trials,
-                rate: opts.pace,
-                pad_len: opts.pad_len,
-            })?;
-            let (addr, fp) = (p.addr, p.fingerprint);
-            (Some(p), addr, fp)
-        }
-        Target::Connect {
-            addr, fingerprint, ..
-        } => (None, *addr, *fingerprint),
-    };
+    let reached = reach(&opts.target, opts.trials, opts.pace, opts.pad_len)?;
+    let (addr, fingerprint) = (reached.addr, reached.fingerprint);
     let relay = if !opts.relay {
         None
     } else {

@@ -415,13 +415,59 @@ pub(crate) async fn play(ctx: Arc<Ctx>, first: Option<Bot>, deadline: Instant) -
     current
 }
 
-/// The server's process id as a `/proc` name, if known.
-fn server_pid(target: &Target, spawned: &Option<ServerProcess>) -> Option<String> {
-    match (spawned, target) {
-        (Some(p), _) => Some(p.pid().to_string()),
-        (None, Target::Connect { pid, .. }) => pid.map(|p| p.to_string()),
-        _ => None,
-    }
+/// The server a run drives: started here (killed when this is dropped)
+/// or reached.
+pub(crate) struct Reached {
+    /// The process started, if the run started one.
+    pub(crate) spawned: Option<ServerProcess>,
+    /// Where it listens.
+    pub(crate) addr: SocketAddr,
+    /// Its certificate's fingerprint.
+    pub(crate) fingerprint: Fingerprint,
+    /// Its process id as a `/proc` name, if known.
+    pub(crate) pid: Option<String>,
+    /// Where the run's own files (the SQLite floor) go.
+    pub(crate) data_parent: PathBuf,
+}
+
+/// Starts the target's server with its limits raised for `games` games,
+/// `pace` frames a second and pads of `pad_len`, or reaches it.
+pub(crate) fn reach(
+    target: &Target,
+    games: usize,
+    pace: u32,
+    pad_len: u32,
+) -> Result<Reached, RunError> {
+    Ok(match target {
+        Target::Spawn { bin, data_parent } => {
+            let p = ServerProcess::spawn(&Spawn {
+                bin: bin.clone(),
+                data_parent: data_parent.clone(),
+                games,
+                rate: pace,
+                pad_len,
+            })?;
+            Reached {
+                addr: p.addr,
+                fingerprint: p.fingerprint,
+                pid: Some(p.pid().to_string()),
+                spawned: Some(p),
+                data_parent: data_parent.clone(),
+            }
+        }
+        Target::Connect {
+            addr,
+            fingerprint,
+            pid,
+            data_parent,
+        } => Reached {
+            spawned: None,
+            addr: *addr,
+            fingerprint: *fingerprint,
+            pid: pid.map(|p| p.to_string()),
+            data_parent: data_parent.clone(),
+        },
+    })
 }
 
 /// Runs the load and the floor; the summary says what was measured.
@@ -429,26 +475,13 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     let loadavg_start = server::loadavg();
     let game = LoadGame::new(opts.mix, opts.daisy_chains)?;
     let pace = std::num::NonZeroU32::new(opts.pace).ok_or(RunError::Pace)?;
-    let (spawned, addr, fingerprint, data_parent) = match &opts.target {
-        Target::Spawn { bin, data_parent } => {
-            let p = ServerProcess::spawn(&Spawn {
-                bin: bin.clone(),
-                data_parent: data_parent.clone(),
-                games: opts.games,
-                rate: opts.pace,
-                pad_len: opts.pad_len,
-            })?;
-            let (addr, fp) = (p.addr, p.fingerprint);
-            (Some(p), addr, fp, data_parent.clone())
-        }
-        Target::Connect {
-            addr,
-            fingerprint,
-            data_parent,
-            ..
-        } => (None, *addr, *fingerprint, data_parent.clone()),
-    };
-    let pid = server_pid(&opts.target, &spawned);
+    let Reached {
+        spawned,
+        addr,
+        fingerprint,
+        pid,
+        data_parent,
+    } = reach(&opts.target, opts.games, opts.pace, opts.pad_len)?;
     let relay = if !opts.relay {
         None
     } else {

@@ -17,8 +17,8 @@ use hexveil_server::tls::ServerTrust;
 use serde::Serialize;
 
 use crate::game::{Bot, LoadGame};
-use crate::run::{play, Ctx, RunError, Stats, Target, SAMPLES};
-use crate::server::{self, ServerProcess, Spawn};
+use crate::run::{play, reach, Ctx, RunError, Stats, Target, SAMPLES};
+use crate::server;
 
 /// The longest a soak runs: games still unfinished then are errors.
 pub const SOAK_CAP: Duration = Duration::from_secs(3600);
@@ -158,27 +158,8 @@ pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
     let loadavg_start = server::loadavg();
     let game = LoadGame::new(opts.mix, opts.daisy_chains)?;
     let pace = std::num::NonZeroU32::new(opts.pace).ok_or(RunError::Pace)?;
-    let (spawned, addr, fingerprint): (Option<ServerProcess>, _, _) = match &opts.target {
-        Target::Spawn { bin, data_parent } => {
-            let p = ServerProcess::spawn(&Spawn {
-                bin: bin.clone(),
-                data_parent: data_parent.clone(),
-                games: opts.concurrent,
-                rate: opts.pace,
-                pad_len: opts.pad_len,
-            })?;
-            let (addr, fp) = (p.addr, p.fingerprint);
-            (Some(p), addr, fp)
-        }
-        Target::Connect {
-            addr, fingerprint, ..
-        } => (None, *addr, *fingerprint),
-    };
-    let pid = match (&spawned, &opts.target) {
-        (Some(p), _) => Some(p.pid().to_string()),
-        (None, Target::Connect { pid, .. }) => pid.map(|p| p.to_string()),
-        _ => None,
-    };
+    let reached = reach(&opts.target, opts.concurrent, opts.pace, opts.pad_len)?;
+    let (addr, fingerprint, pid) = (reached.addr, reached.fingerprint, reached.pid.clone());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
     let ctx = Arc::new(Ctx {
         addr,
@@ -309,7 +290,7 @@ pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
         .zip(rss_after)
         .map(|(b, a)| a as f64 / b.max(1) as f64);
     let missing = games_finished.saturating_sub(verdicts.clean + verdicts.not_clean);
-    drop(spawned);
+    drop(reached);
     Ok(SoakSummary {
         games_total: opts.games_total,
         concurrent: opts.concurrent,
