@@ -20,7 +20,7 @@ DELAY_MS="${DELAY_MS:-20}"
 GAMES="${GAMES:-20}"
 
 cargo build --release --locked -q -p hexveil-server -p hexveil-load
-LOAD="$PWD/target/release/hexveil-load"
+LOAD="${CARGO_TARGET_DIR:-$PWD/target}/release/hexveil-load"
 
 netem_why=""
 if [ "$(id -u)" != 0 ]; then
