@@ -58,7 +58,7 @@ use crate::game::{
 use crate::ks::{self, KsTest};
 use crate::relay::Relay;
 use crate::report::Latency;
-use crate::run::{open_game_at, reach, RunError, Target};
+use crate::run::{open_game_at, rate_limit, reach, RunError, Target};
 use crate::server;
 
 /// The hexes of the probe's game (board 3).
@@ -474,7 +474,7 @@ fn latency(us: &[u64]) -> Latency {
 pub async fn run(opts: &ProbeOptions) -> Result<ProbeSummary, RunError> {
     let loadavg_start = server::loadavg();
     let (game, site) = probe_game()?;
-    let pace = std::num::NonZeroU32::new(opts.pace).ok_or(RunError::Pace)?;
+    let pace = rate_limit(opts.pace)?;
     let reached = reach(&opts.target, opts.trials, opts.pace, opts.pad_len)?;
     let (addr, fingerprint) = (reached.addr, reached.fingerprint);
     let relay = if !opts.relay {
@@ -489,10 +489,7 @@ pub async fn run(opts: &ProbeOptions) -> Result<ProbeSummary, RunError> {
     let reach = Reach {
         addr: relay.as_ref().map_or(addr, Relay::addr),
         trust: ServerTrust::Pinned(fingerprint),
-        pace: RateLimit {
-            frames_per_second: pace,
-            burst: pace,
-        },
+        pace,
         pad_len: opts.pad_len,
     };
     let mut samples = Samples::default();

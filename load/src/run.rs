@@ -474,7 +474,7 @@ pub(crate) fn reach(
 pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     let loadavg_start = server::loadavg();
     let game = LoadGame::new(opts.mix, opts.daisy_chains)?;
-    let pace = std::num::NonZeroU32::new(opts.pace).ok_or(RunError::Pace)?;
+    let pace = rate_limit(opts.pace)?;
     let Reached {
         spawned,
         addr,
@@ -519,10 +519,7 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     let ctx = Arc::new(Ctx {
         addr,
         trust: ServerTrust::Pinned(fingerprint),
-        pace: RateLimit {
-            frames_per_second: pace,
-            burst: pace,
-        },
+        pace,
         game,
         pad_len: opts.pad_len,
         stats: Stats::new(),
@@ -536,13 +533,7 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         }),
     });
 
-    // Memory with no game: after one login, so the TLS and QUIC machinery
-    // that every connection shares is already in place.
-    if let Ok(c) = Client::connect_paced(addr, ctx.trust.clone(), &key_or_empty(), ctx.pace).await {
-        c.close().await;
-    }
-    tokio::time::sleep(IDLE_SETTLE).await;
-    let rss_none = pid.as_deref().map(server::rss_kib).transpose()?;
+    let rss_none = rss_with_no_game(addr, &ctx.trust, ctx.pace, pid.as_deref()).await?;
 
     // Open every game, OPEN_AT_ONCE at a time, and leave them idle.
     say(format!("opening {} games", opts.games));
@@ -764,11 +755,33 @@ async fn futures_join(fs: Vec<impl std::future::Future<Output = ()> + Send + 'st
     }
 }
 
-/// A fresh key for the warm-up login (an empty one if the system's random
-/// generator fails: the login then fails too, and only the warm-up is
-/// skipped).
-fn key_or_empty() -> Vec<u8> {
-    Identity::generate_pkcs8().unwrap_or_default()
+/// The bots' pace: `pace` frames a second, with a burst of as many.
+pub(crate) fn rate_limit(pace: u32) -> Result<RateLimit, RunError> {
+    let pace = std::num::NonZeroU32::new(pace).ok_or(RunError::Pace)?;
+    Ok(RateLimit {
+        frames_per_second: pace,
+        burst: pace,
+    })
+}
+
+/// The server's resident memory with no game (KiB, if its pid is known):
+/// read after one login, so the TLS and QUIC machinery every connection
+/// shares is already in place, and [`IDLE_SETTLE`] of quiet. A warm-up
+/// that fails (no key from the system's random generator, a refused login)
+/// only skips the warm-up.
+pub(crate) async fn rss_with_no_game(
+    addr: SocketAddr,
+    trust: &ServerTrust,
+    pace: RateLimit,
+    pid: Option<&str>,
+) -> Result<Option<u64>, RunError> {
+    if let Ok(key) = Identity::generate_pkcs8() {
+        if let Ok(c) = Client::connect_paced(addr, trust.clone(), &key, pace).await {
+            c.close().await;
+        }
+    }
+    tokio::time::sleep(IDLE_SETTLE).await;
+    Ok(pid.map(server::rss_kib).transpose()?)
 }
 
 /// Microseconds as milliseconds, for the progress line.

@@ -9,15 +9,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hexveil::driver::Client;
-use hexveil_protocol::identity::Identity;
 use hexveil_protocol::verifier::{self, Status};
-use hexveil_server::rate::RateLimit;
 use hexveil_server::tls::ServerTrust;
 use serde::Serialize;
 
 use crate::game::{Bot, LoadGame};
-use crate::run::{play, reach, Ctx, RunError, Stats, Target, SAMPLES};
+use crate::run::{
+    play, rate_limit, reach, rss_with_no_game, Ctx, RunError, Stats, Target, SAMPLES,
+};
 use crate::server;
 
 /// The longest a soak runs: games still unfinished then are errors.
@@ -157,17 +156,14 @@ struct Verdicts {
 pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
     let loadavg_start = server::loadavg();
     let game = LoadGame::new(opts.mix, opts.daisy_chains)?;
-    let pace = std::num::NonZeroU32::new(opts.pace).ok_or(RunError::Pace)?;
+    let pace = rate_limit(opts.pace)?;
     let reached = reach(&opts.target, opts.concurrent, opts.pace, opts.pad_len)?;
     let (addr, fingerprint, pid) = (reached.addr, reached.fingerprint, reached.pid.clone());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
     let ctx = Arc::new(Ctx {
         addr,
         trust: ServerTrust::Pinned(fingerprint),
-        pace: RateLimit {
-            frames_per_second: pace,
-            burst: pace,
-        },
+        pace,
         game,
         pad_len: opts.pad_len,
         stats: Stats::new(),
@@ -176,14 +172,8 @@ pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
         schedule: None,
     });
 
-    // Memory before: after one login, as the load's "none".
-    if let Ok(key) = Identity::generate_pkcs8() {
-        if let Ok(c) = Client::connect_paced(addr, ctx.trust.clone(), &key, ctx.pace).await {
-            c.close().await;
-        }
-    }
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let rss_before = pid.as_deref().map(server::rss_kib).transpose()?;
+    // Memory before: as the load's "none".
+    let rss_before = rss_with_no_game(addr, &ctx.trust, ctx.pace, pid.as_deref()).await?;
 
     // The verifier: every transcript as it comes, off the runtime's
     // threads (G5: what `hexveil verify` runs).

@@ -492,22 +492,7 @@ impl GameStore for PgStore {
                 return Err(StoreError::DuplicateGame(game_id));
             }
             let (mine, all) = count_open(tx, &new.creator)?;
-            if mine >= new.caps.per_key {
-                return Err(StoreError::TooManyGames {
-                    holder: format!("key {}", new.creator),
-                    count: mine,
-                    limit: new.caps.per_key,
-                    setting: "max_unfinished_games_per_key",
-                });
-            }
-            if all >= new.caps.total {
-                return Err(StoreError::TooManyGames {
-                    holder: "this server".into(),
-                    count: all,
-                    limit: new.caps.total,
-                    setting: "max_unfinished_games",
-                });
-            }
+            new.check_caps(mine, all)?;
             tx.execute(
                 "INSERT INTO games (game_id, metadata, creator, created_ms)
                  VALUES ($1, $2, $3, $4)",

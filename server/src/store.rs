@@ -146,6 +146,29 @@ pub struct NewGameRecord {
 }
 
 impl NewGameRecord {
+    /// Refuses a game past its caps, given the creator's (`mine`) and the
+    /// server's (`all`) unfinished games counted in the inserting
+    /// transaction (G6: bounded cost; every backend applies the same rule).
+    pub fn check_caps(&self, mine: u64, all: u64) -> Result<(), StoreError> {
+        if mine >= self.caps.per_key {
+            return Err(StoreError::TooManyGames {
+                holder: format!("key {}", self.creator),
+                count: mine,
+                limit: self.caps.per_key,
+                setting: "max_unfinished_games_per_key",
+            });
+        }
+        if all >= self.caps.total {
+            return Err(StoreError::TooManyGames {
+                holder: "this server".into(),
+                count: all,
+                limit: self.caps.total,
+                setting: "max_unfinished_games",
+            });
+        }
+        Ok(())
+    }
+
     /// A record with no caps (tests and tools).
     pub fn uncapped(creator: PublicKey, created_ms: u64) -> Self {
         NewGameRecord {

@@ -10,6 +10,7 @@
 //! at the wall clock to decide a test.
 
 pub mod browser;
+pub mod kept;
 pub mod picture;
 
 use std::io::{BufRead, BufReader};

@@ -25,20 +25,18 @@
 //! `HEXVEIL_SERVER_BIN` pointing at a release build to kill the binary
 //! operators run.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use hexveil::driver::{GameEvent, SeatSetup};
 use hexveil_asl::turn::Phase;
 use hexveil_asl::{Action, Side};
-use hexveil_protocol::encoding::Digest;
-use hexveil_protocol::envelope::next_head;
-use hexveil_protocol::message::{Body, Mode};
+use hexveil_protocol::message::Mode;
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_server::live_game::NewGame;
+use hexveil_tests::kept::assert_acknowledged_kept;
 use hexveil_tests::ServerProcess as Proc;
-use hexveil_tests::{new_key, scenario_toml, secrets_a, secrets_b, Table, Who, PAD_LEN};
+use hexveil_tests::{new_key, scenario_toml, secrets_a, secrets_b, Table, PAD_LEN};
 use tokio::time::{sleep_until, Instant};
 
 fn env_num(name: &str, default: u64) -> u64 {
@@ -74,31 +72,6 @@ async fn kill_and_resume(server: &mut Proc, dir: &std::path::Path, t: &mut Table
             .await
             .unwrap_or_else(|e| panic!("side {side} reconnects: {e}"));
     }
-}
-
-/// What every player saw: (seq, head after it) of every update, and the
-/// receipts.
-fn seen(t: &Table) -> (BTreeMap<u64, Digest>, Vec<(u64, Digest)>) {
-    let mut heads = BTreeMap::new();
-    for who in [Who::A, Who::B] {
-        for e in t.events_of(who) {
-            if let GameEvent::Update(u) | GameEvent::Replayed(u) = e {
-                let old = heads.insert(u.seq, u.head);
-                assert!(
-                    old.is_none_or(|h| h == u.head),
-                    "two heads shown for seq {}",
-                    u.seq
-                );
-            }
-        }
-    }
-    let receipts =
-        t.a.receipts()
-            .iter()
-            .chain(t.b.receipts())
-            .map(|r| (r.seq, r.entry_hash))
-            .collect();
-    (heads, receipts)
 }
 
 /// Plays one whole game with kills; returns how many kills it took.
@@ -199,46 +172,15 @@ async fn one_game(rng: &mut Rng, mode: Mode, kills: u64) -> u64 {
 
     let file = t.transcript().await;
     let log = Transcript::parse(&file).unwrap();
-    let (heads, receipts) = seen(&t);
-    let mut head_after = Vec::new();
-    let mut hashes = BTreeSet::new();
-    let mut rolls = BTreeSet::new();
-    for e in &log.entries {
-        let env = e.envelope.envelope();
-        assert!(
-            hashes.insert(e.envelope.entry_hash()),
-            "entry {} is in the log twice",
-            env.seq
-        );
-        head_after.push(next_head(&env.prev_head, &e.envelope.entry_hash()));
-        if let Ok(Body::Roll(r)) = Body::decode(&env.body) {
-            assert!(rolls.insert(r.k), "roll {} is in the log twice", r.k);
-        }
-    }
-    for (seq, hash) in &receipts {
-        assert_eq!(
-            log.entries[*seq as usize].envelope.entry_hash(),
-            *hash,
-            "receipted entry {seq} kept"
-        );
-    }
-    for (seq, head) in &heads {
-        assert_eq!(
-            head_after[*seq as usize], *head,
-            "entry {seq} as a player was shown it"
-        );
-    }
-    assert!(!rolls.is_empty(), "the move into the minefield rolled");
+    let kept = assert_acknowledged_kept(&t, &log);
+    assert!(kept.rolls > 0, "the move into the minefield rolled");
     match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => assert_eq!(s.end.unwrap().winner, Some(Side::B)),
         Verdict::Fault(f) => panic!("fault after {killed} kills: {f}"),
     }
     eprintln!(
         "{mode:?} game: {killed} SIGKILLs (players had seen entry {killed_at:?}), {} entries, {} receipts, {} updates checked, {} rolls",
-        log.entries.len(),
-        receipts.len(),
-        heads.len(),
-        rolls.len()
+        kept.entries, kept.receipts, kept.heads, kept.rolls
     );
     killed
 }

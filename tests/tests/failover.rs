@@ -23,21 +23,18 @@
 //! Printed: games moved, time from the kill/stop to both seats resumed on
 //! node 3 (the lease time included), entries checked.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use hexveil::driver::GameEvent;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::{Action, Side};
-use hexveil_protocol::encoding::Digest;
-use hexveil_protocol::envelope::next_head;
-use hexveil_protocol::message::{Body, Mode};
+use hexveil_protocol::message::Mode;
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
+use hexveil_tests::kept::assert_acknowledged_kept;
 use hexveil_tests::ServerProcess as Proc;
-use hexveil_tests::{Table, Who};
+use hexveil_tests::Table;
 
 /// The lease of a game to a node, in seconds.
 const LEASE_SECS: u64 = 2;
@@ -131,58 +128,12 @@ async fn check(p: &mut Play) -> usize {
     let t = &mut p.t;
     let file = t.transcript().await;
     let log = Transcript::parse(&file).unwrap();
-    let mut heads: BTreeMap<u64, Digest> = BTreeMap::new();
-    for who in [Who::A, Who::B] {
-        for e in t.events_of(who) {
-            if let GameEvent::Update(u) | GameEvent::Replayed(u) = e {
-                let old = heads.insert(u.seq, u.head);
-                assert!(
-                    old.is_none_or(|h| h == u.head),
-                    "two heads shown for seq {}",
-                    u.seq
-                );
-            }
-        }
-    }
-    let receipts: Vec<(u64, Digest)> =
-        t.a.receipts()
-            .iter()
-            .chain(t.b.receipts())
-            .map(|r| (r.seq, r.entry_hash))
-            .collect();
-    let mut head_after = Vec::new();
-    let mut hashes = BTreeSet::new();
-    let mut rolls = BTreeSet::new();
-    for e in &log.entries {
-        let env = e.envelope.envelope();
-        assert!(
-            hashes.insert(e.envelope.entry_hash()),
-            "entry {} twice",
-            env.seq
-        );
-        head_after.push(next_head(&env.prev_head, &e.envelope.entry_hash()));
-        if let Ok(Body::Roll(r)) = Body::decode(&env.body) {
-            assert!(rolls.insert(r.k), "roll {} twice", r.k);
-        }
-    }
-    for (seq, hash) in &receipts {
-        assert_eq!(
-            log.entries[*seq as usize].envelope.entry_hash(),
-            *hash,
-            "receipted entry {seq} kept"
-        );
-    }
-    for (seq, head) in &heads {
-        assert_eq!(
-            head_after[*seq as usize], *head,
-            "entry {seq} as a player was shown it"
-        );
-    }
+    let kept = assert_acknowledged_kept(t, &log);
     match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => assert_eq!(s.end.unwrap().winner, Some(Side::B)),
         Verdict::Fault(f) => panic!("the moved game's transcript: {f}"),
     }
-    log.entries.len()
+    kept.entries
 }
 
 /// Whether every lease of these nodes has expired (by the database's
