@@ -151,6 +151,9 @@ pub fn kind_label(body: &Body) -> &'static str {
         Body::End(_) => "end",
         Body::Reveal(_) => "reveal",
         Body::BadAnswer(_) => "bad_answer",
+        Body::Declare(_) => "declare",
+        Body::Entries(_) => "entries",
+        Body::OpenAhead(_) => "open_ahead",
     }
 }
 

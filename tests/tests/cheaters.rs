@@ -178,7 +178,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
     refused.push(forged);
 
     // B is not phasing: its action is out of turn.
-    let out_of_turn = t.b.player_mut().act(Action::EndPhase);
+    let out_of_turn = t.b.player_mut().act(Action::EndPhase).unwrap();
     t.b.submit(out_of_turn.clone()).unwrap();
     let (_, why) = refusal(&mut t, Who::B).await;
     assert!(
@@ -188,7 +188,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
     refused.push(out_of_turn);
 
     // A spectator submits A's honest action: the shell refuses it.
-    let honest = t.a.player_mut().act(Action::EndPhase);
+    let honest = t.a.player_mut().act(Action::EndPhase).unwrap();
     let spectator = t.spectator.as_ref().unwrap();
     spectator
         .send_game(encode(&ToServer::Submit(honest.clone())))
