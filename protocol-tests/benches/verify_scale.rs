@@ -36,7 +36,6 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use hexveil_protocol::message::Body;
 use hexveil_protocol::verifier::{verify, Verdict};
 
 /// Transcript lengths, in actions, when none is given.
