@@ -371,8 +371,36 @@ impl kernel::Scenario for AslScenario {
         &self.scenario.tables
     }
 
+    fn rolls_ahead(&self, action: &[u8]) -> u32 {
+        decode_action(action).map_or(4, |a| rolls_ahead(&a))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// How many public rolls an action may take, from the action alone (the
+/// window of pad entries its opponent releases at once, PROTOCOL.md 7.1):
+/// an estimate, never a rule. A stack's step may bring the attacks of the
+/// hex it leaves and of the hex it enters (B28.41, B28.52, B28.531) and
+/// then each unit's Morale or Task Check (A10, B28.43), and a leader's
+/// failure may bring more; a fire attack its IFT or To Hit DR and the
+/// Morale Checks of what it hits (A7, C3).
+pub fn rolls_ahead(action: &Action) -> u32 {
+    let per_stack = |units: usize| 2 + 3 * units as u32;
+    match action {
+        Action::Move { units, .. } | Action::Advance { units, .. } => per_stack(units.len()),
+        Action::Disembark { units, .. } => per_stack(units.len() + 1),
+        Action::Rout { .. } => per_stack(1),
+        Action::InfantryClearance { units } => 1 + 2 * units.len() as u32,
+        Action::Fire { .. } | Action::Ffe { .. } | Action::OrdnanceFire { .. } => 6,
+        Action::Search { .. } | Action::ClearFullViewMines { .. } => 2,
+        Action::EndPhase
+        | Action::DummyDr
+        | Action::Concede
+        | Action::ChangeCa { .. }
+        | Action::ChooseCa { .. } => 1,
     }
 }
 

@@ -916,7 +916,7 @@ impl RemotePlayer {
 
     /// Declares an action (signed on top of the last head seen).
     pub fn act(&mut self, action: impl Into<Vec<u8>>) -> Result<SignedEnvelope, DriverError> {
-        let env = self.player.act(action);
+        let env = self.player.act(action)?;
         self.send_entry(env.clone())?;
         Ok(env)
     }

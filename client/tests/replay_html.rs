@@ -191,12 +191,18 @@ fn g5_issue_12_the_replay_page_of_the_demo_shows_every_entry_its_verdict_and_its
         .map(|c| c.split("</code>").next().unwrap())
         .collect();
     assert_eq!(cells.len(), 3, "{body}");
+    // Message version 4 (PROTOCOL.md 7.1): the actor's part is the nonce
+    // of its declaration, the opponent's an entry of its window; each is
+    // in the log as `replay` tells it.
+    assert!(body.contains("the nonce of its declaration"), "{body}");
     for (party, value) in ["side A", "side B"].iter().zip(&cells) {
-        let line = story
-            .lines()
-            .filter(|l| l.contains(&format!(" {party}: pad entry (epoch ")))
-            .find(|l| l.ends_with(&format!("= {value}")));
-        assert!(line.is_some(), "{party}'s entry {value} is in the log");
+        assert!(
+            story
+                .lines()
+                .any(|l| l.ends_with(&format!("= {value}"))
+                    || l.ends_with(&format!("(nonce {value})"))),
+            "{party}'s part {value} is in the log"
+        );
     }
     let bytes = std::fs::read(&file).unwrap();
     let t = hexveil_protocol::transcript::Transcript::parse(&bytes).unwrap();
@@ -204,7 +210,7 @@ fn g5_issue_12_the_replay_page_of_the_demo_shows_every_entry_its_verdict_and_its
     let value = |v: &str| v.parse::<hexveil_protocol::pad::PadValue>().unwrap();
     let game: hexveil_protocol::encoding::GameId =
         json["summary"]["game"].as_str().unwrap().parse().unwrap();
-    let seed = hexveil_protocol::beacon::roll_seed(
+    let seed = hexveil_protocol::beacon::nonce_roll_seed(
         &game,
         k,
         &hash,

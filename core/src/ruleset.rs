@@ -119,6 +119,18 @@ pub trait Scenario: Send + Sync + Debug {
         SuppliedTables::none()
     }
 
+    /// At most how many public rolls `action` (in the ruleset's encoding)
+    /// may take, judged from its bytes alone, which are public (G3): the
+    /// length of the window of pad entries the action's opponent releases
+    /// at once in a game of message version 4 (PROTOCOL.md 7.1). Too few
+    /// costs round trips (another window is asked), too many burns pad
+    /// entries; neither changes a ruling. The referee keeps it within
+    /// 1..=16.
+    fn rolls_ahead(&self, action: &[u8]) -> u32 {
+        let _ = action;
+        4
+    }
+
     /// The ruleset's own scenario.
     fn as_any(&self) -> &dyn Any;
 }

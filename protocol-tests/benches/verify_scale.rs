@@ -36,7 +36,6 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use hexveil_protocol::message::Body;
 use hexveil_protocol::verifier::{verify, Verdict};
 
 /// Transcript lengths, in actions, when none is given.
@@ -91,7 +90,7 @@ fn measure(actions: u32, daisy: bool, out: Option<&std::path::Path>) {
     let made = made.elapsed();
     let bytes = g.bytes();
     let acts = (0..g.entries.len())
-        .filter(|i| matches!(g.body(*i), Body::Act(_)))
+        .filter(|i| g.body(*i).declared_action().is_some())
         .count();
     let summary = match verify(&bytes, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => s,

@@ -28,8 +28,17 @@ fn authors_of(g: &Game, name: &str) -> Vec<Party> {
 }
 
 /// The entries' kinds and authors, in order.
+/// The kinds of a game's entries, in order. An owner's openings with its
+/// window of pad entries (message version 4, PROTOCOL.md 7.1) count as the
+/// two things they carry: in Escrow mode the server writes the openings and
+/// the owner still releases its own window (no pad seed is escrowed, G2).
 fn shape(g: &Game) -> Vec<&'static str> {
-    (0..g.entries.len()).map(|i| g.body(i).name()).collect()
+    (0..g.entries.len())
+        .flat_map(|i| match g.body(i) {
+            Body::OpenAhead(_) => vec!["openings", "pad entries"],
+            body => vec![body.name()],
+        })
+        .collect()
 }
 
 #[test]

@@ -75,7 +75,12 @@ fn g6_an_entry_out_of_turn_is_refused_and_changes_nothing() {
     ));
     assert_eq!(t.session.referee().log().head(), head);
     // A replayed entry is refused as a replay.
-    let env = t.players.get_mut(&Side::A).unwrap().act(Action::EndPhase);
+    let env = t
+        .players
+        .get_mut(&Side::A)
+        .unwrap()
+        .act(Action::EndPhase)
+        .expect("the system random generator");
     t.send(Side::A, env.clone());
     t.run();
     assert_eq!(t.rejections, vec![], "the first time it is accepted");
@@ -132,7 +137,7 @@ fn b28_412_owner_opens_exit_then_entry_hex_and_mover_sees_presence_only_g4() {
     let asked: Vec<String> = t.seen[&Side::B][before..]
         .iter()
         .filter_map(|u| match &u.prompt {
-            Prompt::Open(reqs) => Some(
+            Prompt::Open(reqs) | Prompt::OpenAhead { requests: reqs, .. } => Some(
                 reqs.iter()
                     .map(|r| r.to_string())
                     .collect::<Vec<_>>()

@@ -12,7 +12,7 @@ use std::path::Path;
 use hexveil_asl::sealed::{BoobyLevel, Content as CoreContent, DaisyNote};
 use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Action, Hex, MoveMode};
-use hexveil_protocol::beacon::{roll_seed, secret_roll_seed};
+use hexveil_protocol::beacon::{nonce_roll_seed, roll_seed, secret_roll_seed};
 use hexveil_protocol::dice::DiceStream;
 use hexveil_protocol::encoding::{Digest, GameId, Party};
 use hexveil_protocol::envelope::{
@@ -25,7 +25,7 @@ use hexveil_protocol::layout::{
 use hexveil_protocol::merkle;
 use hexveil_protocol::message::{self, Body, ToClient, ToServer};
 use hexveil_protocol::note::{NoteBook, NoteContent, NotesSeed};
-use hexveil_protocol::pad::{pad_value, verify_pad_entry, Pad, PadSeed};
+use hexveil_protocol::pad::{pad_value, verify_pad_entry, Pad, PadSeed, PadValue};
 
 const GAME: &str = "00112233445566778899aabbccddeeff";
 
@@ -278,6 +278,14 @@ fn computed() -> BTreeMap<String, String> {
         "secret_roll.3.dr",
         DiceStream::new(&secret).d6().to_string(),
     );
+    // Message version 4 (PROTOCOL.md 7.1): roll 3 of an action A declared
+    // with this nonce, with B's and the server's pad values above.
+    let nonce = seq32(0xa0);
+    put("input.nonce", hex::encode(nonce));
+    let nonce_seed = nonce_roll_seed(&game, 3, &eh, [&PadValue(nonce), &r[1].value, &r[2].value]);
+    put("nonce_roll.seed.3", nonce_seed.to_string());
+    let dr = DiceStream::new(&nonce_seed).dr();
+    put("nonce_roll.3.dr", format!("{} {}", dr.coloured, dr.white));
 
     // Postcard, worked example (PROTOCOL.md 11): a log-entry body (12), the
     // envelope that carries it (6) inside a live message (14).
@@ -290,10 +298,41 @@ fn computed() -> BTreeMap<String, String> {
         "postcard.action.move",
         hex::encode(hexveil_asl::ruleset::encode_action(&action)),
     );
-    let body = Body::Act(action.into());
+    let body = Body::Act(action.clone().into());
     let body_bytes = message::encode(&body);
     assert_eq!(Body::decode(&body_bytes).unwrap(), body);
     put("postcard.body.act_move", hex::encode(&body_bytes));
+    // Message version 4 (7.1): the same action declared with the nonce; B's
+    // window of one entry (its roll-3 entry above), alone and with no
+    // openings; the prompt for a window of 2 from roll 3.
+    for (name, body) in [
+        (
+            "postcard.body.declare_move",
+            Body::Declare(message::Declare {
+                action: hexveil_asl::ruleset::encode_action(&action),
+                nonce,
+            }),
+        ),
+        (
+            "postcard.body.entries_b_3",
+            Body::Entries(vec![r[1].clone()]),
+        ),
+        (
+            "postcard.body.open_ahead_b_3",
+            Body::OpenAhead(message::OpenAhead {
+                openings: vec![],
+                entries: vec![r[1].clone()],
+            }),
+        ),
+    ] {
+        let bytes = message::encode(&body);
+        assert_eq!(Body::decode(&bytes).unwrap(), body);
+        put(name, hex::encode(&bytes));
+    }
+    put(
+        "postcard.prompt.window_3_2",
+        hex::encode(message::encode(&message::Prompt::Window { k: 3, count: 2 })),
+    );
     let env2 = Envelope {
         version: ENVELOPE_VERSION,
         game_id: game,

@@ -295,7 +295,7 @@ fn a_refused_entry_the_server_receipted_is_the_servers_fault_not_the_signers_g5(
     let mut g = set_up_game();
     let act = honest.body(
         honest
-            .find(|p, b| p == Party::A && matches!(b, Body::Act(_)))
+            .find(|p, b| p == Party::A && b.declared_action().is_some())
             .unwrap(),
     );
     g.push(Party::B, &act);
@@ -609,7 +609,14 @@ fn a_false_notes_seed_is_proven_by_the_reveal_b28_531_g5() {
     let notes = honest
         .find(|p, b| {
             p == Party::B
-                && matches!(b, Body::Open(v) if v.iter().any(|f| matches!(f, OpenedFact::Note { .. })))
+                && match b {
+                    Body::Open(v) => v.iter().any(|f| matches!(f, OpenedFact::Note { .. })),
+                    Body::OpenAhead(a) => a
+                        .openings
+                        .iter()
+                        .any(|f| matches!(f, OpenedFact::Note { .. })),
+                    _ => false,
+                }
         })
         .is_some();
     assert!(notes, "B answers Daisy Chain opportunities with notes");

@@ -74,6 +74,18 @@ pub fn secret_roll_seed(
     seed_with(tag::SECRET_ROLL, game_id, k, action_hash, r)
 }
 
+/// The seed of public roll `k` of message version 4 (PROTOCOL.md 7.1): the
+/// actor's slot holds the nonce of its declaration, the other two the pad
+/// values of the opponent and the server; always in the order A, B, server.
+pub fn nonce_roll_seed(
+    game_id: &GameId,
+    k: u64,
+    action_hash: &Digest,
+    r: [&PadValue; 3],
+) -> RollSeed {
+    seed_with(tag::NONCE_ROLL, game_id, k, action_hash, r)
+}
+
 /// Public roll or Secret dr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum RollKind {
@@ -198,6 +210,8 @@ pub struct BeaconRound {
     order: [Party; 3],
     next: usize,
     entries: [Option<PadValue>; 3],
+    /// Message version 4: the actor's slot holds its declaration's nonce.
+    nonce: bool,
 }
 
 impl BeaconRound {
@@ -246,7 +260,32 @@ impl BeaconRound {
             order,
             next: 0,
             entries: [None; 3],
+            nonce: false,
         })
+    }
+
+    /// Starts a public round of message version 4 (PROTOCOL.md 7.1): the
+    /// actor's part is the `nonce` it declared its action with, already
+    /// released with the action; the opponent's pad entry comes next, the
+    /// server's last.
+    pub fn with_nonce(
+        req: RollRequest,
+        position: PadPosition,
+        statements: [PadStatement; 3],
+        nonce: [u8; 32],
+    ) -> Result<BeaconRound, RoundSetupError> {
+        let mut round = BeaconRound::new(
+            RollRequest {
+                kind: RollKind::Public,
+                ..req
+            },
+            position,
+            statements,
+        )?;
+        round.entries[req.actor.index()] = Some(PadValue(nonce));
+        round.next = 1;
+        round.nonce = true;
+        Ok(round)
     }
 
     /// The request this round serves.
@@ -283,6 +322,9 @@ impl BeaconRound {
 
     fn seed_from(&self, r: [&PadValue; 3]) -> RollSeed {
         match self.req.kind {
+            RollKind::Public if self.nonce => {
+                nonce_roll_seed(&self.req.game_id, self.req.k, &self.req.action_hash, r)
+            }
             RollKind::Public => roll_seed(&self.req.game_id, self.req.k, &self.req.action_hash, r),
             RollKind::Secret => {
                 secret_roll_seed(&self.req.game_id, self.req.k, &self.req.action_hash, r)

@@ -46,6 +46,9 @@ pub mod tag {
     pub const ROLL: &str = "hexveil/v1/roll";
     /// The seed of a Secret dr (B28.47).
     pub const SECRET_ROLL: &str = "hexveil/v1/secret-roll";
+    /// The seed of a public roll of message version 4, whose actor gives
+    /// the nonce of its declaration instead of a pad entry (PROTOCOL.md 7.1).
+    pub const NONCE_ROLL: &str = "hexveil/v1/nonce-roll";
     /// The signed part of an action envelope (DESIGN 3.5).
     pub const ACTION_SIG: &str = "hexveil/v1/action-sig";
     /// A server receipt (countersignature) over an appended entry.
@@ -74,6 +77,7 @@ pub mod tag {
         PAD_LEAF,
         ROLL,
         SECRET_ROLL,
+        NONCE_ROLL,
         ACTION_SIG,
         SERVER_SIG,
         ROOT_SIG,

@@ -280,7 +280,8 @@ impl EscrowAgents {
                 .map_err(|reason| EscrowError::Agent { side, reason })?;
                 self.keepers.insert(side, keeper);
             }
-            (Body::Act(action), Some(actor)) => {
+            (body, Some(actor)) if body.declared_action().is_some() => {
+                let action = body.declared_action().expect("checked");
                 for keeper in self.keepers.values_mut() {
                     keeper.observe(actor, action);
                 }

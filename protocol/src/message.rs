@@ -16,8 +16,15 @@ use crate::pad::{PadEntry, PadSeed, PadStatement};
 use hexveil_core::{Content, Event, FactRequest, Roll, Side};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
-/// Version of the message layer; a Genesis names it.
-pub const MESSAGE_VERSION: u16 = 3;
+/// Version of the message layer a new game's Genesis names: 4, windowed
+/// public rolls (PROTOCOL.md 7.1). The referee also plays games of version
+/// 3 (one pad entry of each player per roll, section 7), so their
+/// transcripts still verify.
+pub const MESSAGE_VERSION: u16 = 4;
+/// The message versions the referee plays.
+pub const MESSAGE_VERSIONS: [u16; 2] = [3, MESSAGE_VERSION];
+/// The most pad entries one window may hold (PROTOCOL.md 7.1).
+pub const MAX_WINDOW: u32 = 16;
 /// Largest encoded [`Body`] accepted (a setup with its roots, or the end
 /// reveal of a large layout, is the biggest).
 pub const MAX_BODY_LEN: usize = 4 * 1024 * 1024;
@@ -278,13 +285,44 @@ pub enum Body {
     End(EndRecord),
     /// Player: its secrets, after the end.
     Reveal(RevealBody),
-    /// Server: a player's signed answer (openings, a pad entry,
-    /// transitions) that the referee refused because it does not match the
+    /// Server: a player's signed answer (openings, a pad entry or a
+    /// window of them, transitions) that the referee refused because it does not match the
     /// player's own commitment, recorded against its author (G1, G2, G5):
     /// the exact envelope the player signed for this seq, on top of this
     /// head. Nothing else changes; the same answer is still awaited (and its
     /// deadline still runs), so repeated attempts are in the transcript.
     BadAnswer(SignedEnvelope),
+    /// Player, message version 4: an action for the engine, in the
+    /// ruleset's encoding, with the actor's fresh contribution to every
+    /// public roll the action takes (PROTOCOL.md 7.1).
+    Declare(Declare),
+    /// Player, message version 4: the opponent's pad entries for a window
+    /// of the action's public rolls, in position order (PROTOCOL.md 7.1).
+    Entries(Vec<PadEntry>),
+    /// Player, message version 4: openings answering the referee's request,
+    /// in its order, and the owner's window of pad entries for the action's
+    /// public rolls (PROTOCOL.md 7.1): one answer where two were asked.
+    OpenAhead(OpenAhead),
+}
+
+/// An action declared in a game of message version 4 (PROTOCOL.md 7.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declare {
+    /// The action, in the ruleset's encoding.
+    pub action: Vec<u8>,
+    /// 32 bytes from the actor's system random generator, fresh for every
+    /// declaration: the actor's part of the seed of each public roll the
+    /// action takes, in place of its pad entry.
+    pub nonce: [u8; 32],
+}
+
+/// Openings with the owner's window of pad entries (PROTOCOL.md 7.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenAhead {
+    /// One opening per request of the prompt, in its order.
+    pub openings: Vec<OpenedFact>,
+    /// The owner's pad entries for the window's positions, in order.
+    pub entries: Vec<PadEntry>,
 }
 
 impl Body {
@@ -310,6 +348,19 @@ impl Body {
             Body::End(_) => "end",
             Body::Reveal(_) => "reveal",
             Body::BadAnswer(_) => "refused answer recorded",
+            Body::Declare(_) => "action",
+            Body::Entries(_) => "pad entries",
+            Body::OpenAhead(_) => "openings and pad entries",
+        }
+    }
+
+    /// The action this entry declares, in the ruleset's encoding: an
+    /// [`Body::Act`] (message version 3) or a [`Body::Declare`] (4).
+    pub fn declared_action(&self) -> Option<&[u8]> {
+        match self {
+            Body::Act(action) => Some(action),
+            Body::Declare(d) => Some(&d.action),
+            _ => None,
         }
     }
 }
@@ -341,6 +392,25 @@ pub enum Prompt {
     RenewPad {
         /// The epoch.
         epoch: u32,
+    },
+    /// Message version 4: release your pad entries for the `count` rolls
+    /// from roll `k` on, in one [`Body::Entries`] (PROTOCOL.md 7.1).
+    Window {
+        /// The first roll number of the window.
+        k: u64,
+        /// How many entries.
+        count: u32,
+    },
+    /// Message version 4: open these facts, in this order, and release
+    /// your pad entries for the `count` rolls from roll `k` on, in one
+    /// [`Body::OpenAhead`] (PROTOCOL.md 7.1).
+    OpenAhead {
+        /// The facts to open.
+        requests: Vec<FactRequest>,
+        /// The first roll number of the window.
+        k: u64,
+        /// How many entries.
+        count: u32,
     },
 }
 

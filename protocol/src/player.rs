@@ -14,7 +14,8 @@ use crate::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::Identity;
 use crate::keeper::{Keeper, KeeperError};
 use crate::message::{
-    encode, party_of, Body, EscrowBody, LayerReveal, Mode, Prompt, RevealBody, SetupBody, Update,
+    encode, party_of, Body, Declare, EscrowBody, LayerReveal, Mode, OpenAhead, Prompt, RevealBody,
+    SetupBody, Update, MAX_WINDOW,
 };
 use crate::note::NotesSeed;
 use crate::pad::{Pad, PadSeed};
@@ -136,6 +137,9 @@ pub struct Player {
     /// Why the game's terms were refused, if they were: nothing is
     /// answered in such a game, ever.
     refused: Option<String>,
+    /// The game's message version, from its genesis: 4 declares actions
+    /// with a nonce and rolls in windows (PROTOCOL.md 7.1).
+    message_version: u16,
 }
 
 impl std::fmt::Debug for Player {
@@ -223,6 +227,7 @@ impl Player {
             pad_len,
             terms_checked: false,
             refused: None,
+            message_version: crate::message::MESSAGE_VERSION,
         })
     }
 
@@ -250,6 +255,7 @@ impl Player {
                 return Err(PlayerError::CannotAnswer(why));
             }
             self.terms_checked = true;
+            self.message_version = genesis.message_version;
         }
         self.head = Some((update.seq, update.head));
         if let Some(declared) = &update.action {
@@ -270,19 +276,12 @@ impl Player {
             }
             Prompt::Setup => Some(Body::Setup(self.setup_body())),
             Prompt::Open(requests) => Some(Body::Open(self.keeper.open(requests).map_err(cannot)?)),
-            Prompt::Entry { k } => {
-                let position = crate::pad::PadSchedule {
-                    n: self.pad_len,
-                    ..crate::pad::PadSchedule::default()
-                }
-                .position(*k)
-                .map_err(|e| PlayerError::CannotAnswer(e.to_string()))?;
-                let entry = self
-                    .pad_for(position.epoch)?
-                    .entry(position.index)
-                    .map_err(|e| PlayerError::CannotAnswer(e.to_string()))?;
-                Some(Body::Entry(entry))
-            }
+            Prompt::Entry { k } => Some(Body::Entry(self.pad_entry(*k)?)),
+            Prompt::Window { k, count } => Some(Body::Entries(self.window(*k, *count)?)),
+            Prompt::OpenAhead { requests, k, count } => Some(Body::OpenAhead(OpenAhead {
+                openings: self.keeper.open(requests).map_err(cannot)?,
+                entries: self.window(*k, *count)?,
+            })),
             Prompt::RenewPad { epoch } => Some(Body::Pad(self.pad_for(*epoch)?.statement())),
             Prompt::Transitions(list) => Some(Body::Transitions(
                 self.keeper.transitions(list).map_err(cannot)?,
@@ -331,10 +330,55 @@ impl Player {
         Ok(())
     }
 
+    /// This player's pad entry for roll `k`.
+    fn pad_entry(&mut self, k: u64) -> Result<crate::pad::PadEntry, PlayerError> {
+        let position = crate::pad::PadSchedule {
+            n: self.pad_len,
+            ..crate::pad::PadSchedule::default()
+        }
+        .position(k)
+        .map_err(|e| PlayerError::CannotAnswer(e.to_string()))?;
+        self.pad_for(position.epoch)?
+            .entry(position.index)
+            .map_err(|e| PlayerError::CannotAnswer(e.to_string()))
+    }
+
+    /// This player's pad entries for the `count` rolls from roll `k` on
+    /// (message version 4, PROTOCOL.md 7.1); at most [`MAX_WINDOW`].
+    fn window(&mut self, k: u64, count: u32) -> Result<Vec<crate::pad::PadEntry>, PlayerError> {
+        if count == 0 || count > MAX_WINDOW {
+            return Err(PlayerError::CannotAnswer(format!(
+                "a window of {count} pad entries is asked; a window holds 1 to {MAX_WINDOW}"
+            )));
+        }
+        (k..k + u64::from(count))
+            .map(|k| self.pad_entry(k))
+            .collect()
+    }
+
     /// Signs an action (in the ruleset's encoding) on top of the last head
-    /// seen.
-    pub fn act(&mut self, action: impl Into<Vec<u8>>) -> SignedEnvelope {
-        self.sign(&Body::Act(action.into()))
+    /// seen: a [`Body::Declare`] with a fresh nonce in a game of message
+    /// version 4 (PROTOCOL.md 7.1), a [`Body::Act`] in one of version 3.
+    pub fn act(&mut self, action: impl Into<Vec<u8>>) -> Result<SignedEnvelope, PlayerError> {
+        Ok(self.act_with_nonce(action, random32()?))
+    }
+
+    /// [`Player::act`] with a nonce of the caller's choosing, for drivers
+    /// that must replay a game exactly (tests, benchmarks). Choosing it
+    /// gains the actor nothing: the opponent's and the server's parts of
+    /// each roll are released only after the action is declared (G2).
+    pub fn act_with_nonce(
+        &mut self,
+        action: impl Into<Vec<u8>>,
+        nonce: [u8; 32],
+    ) -> SignedEnvelope {
+        let action = action.into();
+        let body = if self.message_version >= 4 {
+            Body::Declare(Declare { action, nonce })
+        } else {
+            Body::Act(action)
+        };
+        self.sign(&body)
     }
 
     /// Signs a concession.

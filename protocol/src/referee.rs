@@ -11,7 +11,7 @@
 //! server's own entries when the referee awaits them; the verifier reads them
 //! from the transcript and the referee checks them the same way.
 
-use crate::beacon::{BeaconRound, RollKind, RollRequest, RoundStatus};
+use crate::beacon::{BeaconError, BeaconRound, RollKind, RollRequest, RoundStatus};
 use crate::dice::DiceStream;
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{Appended, EnvelopeError, LogState, SignedEnvelope, SignedHere};
@@ -19,7 +19,7 @@ use crate::identity::PublicKey;
 use crate::layout::{self, RootStatement, SealedLayout};
 use crate::message::{
     party_of, side_of, Body, EndRecord, EscrowBody, Genesis, LayerReveal, Mode, OpenedFact,
-    RevealBody, RollRecord, SetupBody, MESSAGE_VERSION,
+    RevealBody, RollRecord, SetupBody, MAX_WINDOW, MESSAGE_VERSIONS,
 };
 use crate::note;
 use crate::pad::{Pad, PadSchedule, PadStatement};
@@ -68,6 +68,21 @@ pub enum Awaiting {
         requests: Vec<FactRequest>,
         /// Whether the server answers for the owner (Escrow mode).
         escrowed: bool,
+        /// Message version 4: the owner, the current action's opponent,
+        /// also releases its window of pad entries with these openings
+        /// (PROTOCOL.md 7.1).
+        window: Option<WindowAsk>,
+    },
+    /// Message version 4: `party`, the current action's opponent, must
+    /// release its pad entries for the `count` rolls from roll `k` on
+    /// (PROTOCOL.md 7.1).
+    Window {
+        /// The opponent.
+        party: Party,
+        /// The first roll of the window.
+        k: u64,
+        /// How many entries.
+        count: u32,
     },
     /// `party` must release its pad entry for roll `k`.
     Entry {
@@ -125,7 +140,7 @@ impl Awaiting {
             } else {
                 party_of(*owner)
             }),
-            Awaiting::Entry { party, .. } => Some(*party),
+            Awaiting::Entry { party, .. } | Awaiting::Window { party, .. } => Some(*party),
             Awaiting::Renewal { missing, .. } => missing.first().copied(),
             // Either side may reveal; the first missing one is prompted and
             // is the one a deadline runs against.
@@ -145,6 +160,7 @@ impl Awaiting {
             self,
             Awaiting::Openings { .. }
                 | Awaiting::Entry { .. }
+                | Awaiting::Window { .. }
                 | Awaiting::Transitions { .. }
                 | Awaiting::Renewal { .. }
                 | Awaiting::Reveals { .. }
@@ -161,6 +177,7 @@ impl Awaiting {
                 owner,
                 requests,
                 escrowed,
+                window,
             } => {
                 let list: Vec<String> = requests.iter().map(|r| r.to_string()).collect();
                 let by = if *escrowed {
@@ -168,9 +185,21 @@ impl Awaiting {
                 } else {
                     ""
                 };
-                format!("{by}side {owner} to open {}", list.join("; "))
+                let ahead = match window {
+                    Some(w) => format!(", with its pad entries for {}", w.describe()),
+                    None => String::new(),
+                };
+                format!("{by}side {owner} to open {}{ahead}", list.join("; "))
             }
             Awaiting::Entry { party, k } => format!("{party}'s pad entry for roll {k}"),
+            Awaiting::Window { party, k, count } => format!(
+                "{party}'s pad entries for {}",
+                WindowAsk {
+                    k: *k,
+                    count: *count
+                }
+                .describe()
+            ),
             Awaiting::Renewal { epoch, missing } => {
                 format!("pad epoch {epoch} from {missing:?}")
             }
@@ -191,6 +220,26 @@ impl Awaiting {
             Awaiting::End { .. } => "the server's end record".into(),
             Awaiting::Reveals { missing } => format!("the reveal of side(s) {missing:?}"),
             Awaiting::Closed => "nothing: the log is closed".into(),
+        }
+    }
+}
+
+/// Message version 4: the window of public rolls whose pad entries the
+/// current action's opponent is asked to release at once (PROTOCOL.md 7.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowAsk {
+    /// The first roll number.
+    pub k: u64,
+    /// How many rolls.
+    pub count: u32,
+}
+
+impl WindowAsk {
+    fn describe(&self) -> String {
+        if self.count == 1 {
+            format!("roll {}", self.k)
+        } else {
+            format!("rolls {} to {}", self.k, self.k + u64::from(self.count) - 1)
         }
     }
 }
@@ -228,6 +277,30 @@ pub enum RefereeError {
         author: Party,
         /// What it was.
         body: &'static str,
+        /// What the referee waits for.
+        awaiting: String,
+    },
+    /// An action declared with the other message version's body: `Act`
+    /// in a game of version 3, `Declare` in one of version 4.
+    #[error("a {body} is not how a game of message version {version} declares an action: send a {expected}")]
+    WrongVersion {
+        /// What was sent.
+        body: &'static str,
+        /// The game's message version.
+        version: u16,
+        /// The body that declares an action in this game.
+        expected: &'static str,
+    },
+    /// Plain openings where the prompt asked for openings with a window of
+    /// pad entries (message version 4).
+    #[error("openings without the window of pad entries asked: waiting for {awaiting}")]
+    WindowAsked {
+        /// What the referee waits for.
+        awaiting: String,
+    },
+    /// Openings with a window of pad entries where none was asked.
+    #[error("a window of pad entries was not asked: waiting for {awaiting}")]
+    NoWindowAsked {
         /// What the referee waits for.
         awaiting: String,
     },
@@ -359,6 +432,31 @@ struct Current {
     seq: u64,
     actor: Side,
     hash: Digest,
+    /// Message version 4: the nonce the action was declared with, the
+    /// actor's part of each of its public rolls (PROTOCOL.md 7.1).
+    nonce: Option<[u8; 32]>,
+    /// Message version 4: how many rolls a window of the opponent's pad
+    /// entries covers for this action, from the ruleset's estimate.
+    window_len: u32,
+}
+
+/// The opponent's window of pad entries for the current action (message
+/// version 4, PROTOCOL.md 7.1): checked when released, used in order.
+#[derive(Clone, Debug)]
+struct Window {
+    first: u64,
+    entries: Vec<crate::pad::PadEntry>,
+}
+
+impl Window {
+    fn end(&self) -> u64 {
+        self.first + self.entries.len() as u64
+    }
+
+    fn entry(&self, k: u64) -> Option<&crate::pad::PadEntry> {
+        k.checked_sub(self.first)
+            .and_then(|i| self.entries.get(usize::try_from(i).ok()?))
+    }
 }
 
 /// One side's accepted setup.
@@ -461,6 +559,9 @@ pub struct Referee {
     current: Option<Current>,
     round: Option<Round>,
     next_roll: u64,
+    /// The current action's window of the opponent's pad entries, if it
+    /// released one (message version 4).
+    window: Option<Window>,
     facts_wanted: Vec<FactRequest>,
     facts_got: Vec<Fact>,
     transitions_due: Vec<(FactRequest, Content)>,
@@ -481,9 +582,9 @@ impl Referee {
         let Body::Genesis(genesis) = body.clone() else {
             return Err(RefereeError::BadGenesis(format!("it is a {}", body.name())));
         };
-        if genesis.message_version != MESSAGE_VERSION {
+        if !MESSAGE_VERSIONS.contains(&genesis.message_version) {
             return Err(RefereeError::BadGenesis(format!(
-                "message version {} is not {MESSAGE_VERSION}",
+                "message version {} is not one this build plays ({MESSAGE_VERSIONS:?})",
                 genesis.message_version
             )));
         }
@@ -555,6 +656,7 @@ impl Referee {
             current: None,
             round: None,
             next_roll: 0,
+            window: None,
             facts_wanted: Vec::new(),
             facts_got: Vec::new(),
             transitions_due: Vec::new(),
@@ -871,22 +973,76 @@ impl Referee {
                 self.accept_escrow(side, setup.escrow.as_ref())?;
                 Ok((Vec::new(), false))
             }
-            (Awaiting::Action { .. }, Body::Act(action)) => {
+            (Awaiting::Action { .. }, Body::Act(_) | Body::Declare(_)) => {
                 let side = side_of(author).ok_or_else(|| self.out_of_turn(author, body))?;
-                self.accept_action(side, seq, entry_hash, action)?;
+                let nonce = match (self.windowed(), body) {
+                    (false, Body::Act(_)) => None,
+                    (true, Body::Declare(d)) => Some(d.nonce),
+                    _ => {
+                        return Err(RefereeError::WrongVersion {
+                            body: body.name(),
+                            version: self.genesis.message_version,
+                            expected: if self.windowed() { "Declare" } else { "Act" },
+                        })
+                    }
+                };
+                let action = body.declared_action().expect("an action");
+                self.accept_action(side, seq, entry_hash, action, nonce)?;
                 Ok((Vec::new(), false))
             }
             (
                 Awaiting::Openings {
-                    owner, requests, ..
+                    owner,
+                    requests,
+                    window,
+                    ..
                 },
-                Body::Open(openings),
+                Body::Open(_) | Body::OpenAhead(_),
             ) => {
                 if Some(author) != self.awaiting.party() {
                     return Err(self.out_of_turn(author, body));
                 }
-                self.accept_openings(*owner, requests, openings)?;
+                match (window, body) {
+                    (None, Body::Open(openings)) => {
+                        self.accept_openings(*owner, requests, openings)?
+                    }
+                    (Some(ask), Body::OpenAhead(ahead)) => {
+                        // The window first: the openings may complete the
+                        // engine's facts and start a roll that uses it.
+                        self.accept_window(author, *ask, &ahead.entries)?;
+                        self.accept_openings(*owner, requests, &ahead.openings)?
+                    }
+                    (Some(_), _) => {
+                        return Err(RefereeError::WindowAsked {
+                            awaiting: self.awaiting.describe(),
+                        })
+                    }
+                    (None, _) => {
+                        return Err(RefereeError::NoWindowAsked {
+                            awaiting: self.awaiting.describe(),
+                        })
+                    }
+                }
                 Ok((Vec::new(), false))
+            }
+            (Awaiting::Window { party, k, count }, Body::Entries(entries)) => {
+                if author != *party {
+                    return Err(self.out_of_turn(author, body));
+                }
+                let ask = WindowAsk {
+                    k: *k,
+                    count: *count,
+                };
+                self.accept_window(author, ask, entries)?;
+                let entry = self
+                    .window
+                    .as_ref()
+                    .and_then(|w| w.entry(*k))
+                    .cloned()
+                    .expect("the window just accepted starts at the roll");
+                let round = self.round.as_mut().expect("a window serves a round");
+                let status = round.beacon.submit(&entry)?;
+                self.after_status(status)
             }
             (Awaiting::Entry { party, k }, Body::Entry(entry)) => {
                 if author != *party || entry.party != *party {
@@ -972,6 +1128,7 @@ impl Referee {
                 escrowed: false, ..
             }
             | Awaiting::Entry { .. }
+            | Awaiting::Window { .. }
             | Awaiting::Transitions {
                 escrowed: false, ..
             } => self.awaiting.party(),
@@ -996,7 +1153,14 @@ impl Referee {
         debug_assert_eq!(appended.seq, seq);
         let body =
             Body::decode(&env.body).map_err(|e| not(format!("the recorded answer's body: {e}")))?;
-        if !matches!(body, Body::Open(_) | Body::Entry(_) | Body::Transitions(_)) {
+        if !matches!(
+            body,
+            Body::Open(_)
+                | Body::Entry(_)
+                | Body::Transitions(_)
+                | Body::Entries(_)
+                | Body::OpenAhead(_)
+        ) {
             return Err(not(format!("a {} is not an answer", body.name())));
         }
         let mut probe = self.clone();
@@ -1013,6 +1177,8 @@ impl Referee {
                         match body {
                             Body::Open(_) => "openings",
                             Body::Entry(_) => "a pad entry",
+                            Body::Entries(_) => "a window of pad entries",
+                            Body::OpenAhead(_) => "openings and a window of pad entries",
                             _ => "transitions",
                         }
                     ),
@@ -1186,6 +1352,8 @@ impl Referee {
             seq,
             actor: side,
             hash,
+            nonce: None,
+            window_len: 1,
         });
         self.start_round(vec![spec])
     }
@@ -1196,6 +1364,7 @@ impl Referee {
         seq: u64,
         hash: Digest,
         action: &[u8],
+        nonce: Option<[u8; 32]>,
     ) -> Result<(), RefereeError> {
         let engine = self.engine.as_mut().expect("actions come after setup");
         let step = engine.apply(side, action)?;
@@ -1203,8 +1372,97 @@ impl Referee {
             seq,
             actor: side,
             hash,
+            nonce,
+            window_len: self.scenario.rolls_ahead(action).clamp(1, MAX_WINDOW),
         });
+        self.window = None;
         self.advance(step)
+    }
+
+    /// Whether this game rolls in windows (message version 4, PROTOCOL.md
+    /// 7.1).
+    fn windowed(&self) -> bool {
+        self.genesis.message_version >= 4
+    }
+
+    /// The window the current action's opponent is asked to release now, if
+    /// one is due (PROTOCOL.md 7.1): in a game of message version 4, during
+    /// an action whose released window (if any) does not cover the next
+    /// roll, when every party has committed the next roll's epoch (else the
+    /// pads are renewed first, and the window is asked after). It starts at
+    /// the next roll and covers the action's estimate, at most
+    /// [`MAX_WINDOW`], and never crosses into the next epoch.
+    fn window_due(&self) -> Option<WindowAsk> {
+        let current = self.current?;
+        current.nonce?;
+        if self
+            .window
+            .as_ref()
+            .is_some_and(|w| w.end() > self.next_roll)
+        {
+            return None;
+        }
+        let n = self.genesis.pad_len;
+        let position = PadSchedule {
+            n,
+            ..PadSchedule::default()
+        }
+        .position(self.next_roll)
+        .ok()?;
+        let committed = Party::ALL
+            .iter()
+            .all(|p| self.pads.get(p).map_or(0, Vec::len) > position.epoch as usize);
+        committed.then(|| WindowAsk {
+            k: self.next_roll,
+            count: current.window_len.min(n - position.index),
+        })
+    }
+
+    /// Checks the opponent's window of pad entries: `ask.count` entries of
+    /// its pad at the positions of rolls `ask.k`, `ask.k + 1`, ..., each
+    /// verifying against its pad statement of that epoch. Kept for the
+    /// action's rolls.
+    fn accept_window(
+        &mut self,
+        author: Party,
+        ask: WindowAsk,
+        entries: &[crate::pad::PadEntry],
+    ) -> Result<(), RefereeError> {
+        if entries.len() != ask.count as usize {
+            return Err(RefereeError::WrongCount {
+                expected: ask.count as usize,
+                got: entries.len(),
+            });
+        }
+        let schedule = PadSchedule {
+            n: self.genesis.pad_len,
+            ..PadSchedule::default()
+        };
+        for (k, entry) in (ask.k..).zip(entries) {
+            let position = schedule
+                .position(k)
+                .map_err(|e| RefereeError::BadRoll(e.to_string()))?;
+            if entry.party != author || entry.position != position {
+                return Err(BeaconError::WrongIndex {
+                    party: entry.party,
+                    expected: position,
+                    got: entry.position,
+                }
+                .into());
+            }
+            let statement = &self.pads[&author][position.epoch as usize];
+            crate::pad::verify_pad_entry(statement, entry).map_err(|error| {
+                BeaconError::BadEntry {
+                    party: author,
+                    error,
+                }
+            })?;
+        }
+        self.window = Some(Window {
+            first: ask.k,
+            entries: entries.to_vec(),
+        });
+        Ok(())
     }
 
     /// Moves to what the engine's step needs next.
@@ -1250,10 +1508,16 @@ impl Referee {
                 .take_while(|r| r.owner == first.owner && (self.is_note(r) || self.is_eligible(r)))
                 .copied()
                 .collect();
+            let escrowed = self.escrowed();
+            let opponent = self.current.map(|c| c.actor.opponent());
+            let window = (!escrowed && opponent == Some(first.owner))
+                .then(|| self.window_due())
+                .flatten();
             self.awaiting = Awaiting::Openings {
                 owner: first.owner,
                 requests,
-                escrowed: self.escrowed(),
+                escrowed,
+                window,
             };
             return Ok(());
         }
@@ -1412,6 +1676,13 @@ impl Referee {
                 "a Secret dr must be rolled alone".into(),
             ));
         }
+        if secret_roller.is_some() {
+            // A Secret dr never uses a window (its roller withholds its
+            // entry): the window's unused positions are burned first.
+            if let Some(w) = self.window.take() {
+                self.next_roll = self.next_roll.max(w.end());
+            }
+        }
         let k = self.next_roll;
         let schedule = PadSchedule {
             n: self.genesis.pad_len,
@@ -1451,14 +1722,44 @@ impl Referee {
             self.pads[&Party::B][epoch],
             self.pads[&Party::Server][epoch],
         ];
-        let beacon = BeaconRound::new(request, position, statements)
-            .map_err(|e| RefereeError::BadRoll(e.to_string()))?;
+        let nonce = current.nonce.filter(|_| secret_roller.is_none());
+        let beacon = match nonce {
+            Some(nonce) => BeaconRound::with_nonce(request, position, statements, nonce),
+            None => BeaconRound::new(request, position, statements),
+        }
+        .map_err(|e| RefereeError::BadRoll(e.to_string()))?;
+        // Message version 4: the opponent's entry comes from its window,
+        // released with its openings or asked for now (PROTOCOL.md 7.1).
+        let window_ask = if nonce.is_some() {
+            self.window_due()
+        } else {
+            None
+        };
         self.next_roll += 1;
         self.round = Some(Round {
             beacon,
             specs,
             secret: secret_roller.is_some(),
         });
+        if let Some(ask) = window_ask {
+            self.awaiting = Awaiting::Window {
+                party: party_of(current.actor.opponent()),
+                k: ask.k,
+                count: ask.count,
+            };
+            return Ok(());
+        }
+        if nonce.is_some() {
+            let entry = self
+                .window
+                .as_ref()
+                .and_then(|w| w.entry(k))
+                .cloned()
+                .expect("a window covers the roll, or one was just asked");
+            let round = self.round.as_mut().expect("just started");
+            let status = round.beacon.submit(&entry)?;
+            debug_assert_eq!(status, RoundStatus::Awaiting(Party::Server));
+        }
         self.await_round()
     }
 
@@ -1547,6 +1848,11 @@ impl Referee {
     }
 
     fn after_ruling(&mut self, events: &[Event]) {
+        // The window's unused positions are burned: no later roll uses an
+        // entry released before its action was declared (PROTOCOL.md 7.1).
+        if let Some(w) = self.window.take() {
+            self.next_roll = self.next_roll.max(w.end());
+        }
         self.transitions_due = events
             .iter()
             .filter_map(|e| match &e.kind {

@@ -629,7 +629,7 @@ fn view_of(
     let entry = match body {
         // The protocol cannot put a ruleset's action in words: a client
         // reads it from `action` with its ruleset.
-        Body::Act(_) => format!(
+        Body::Act(_) | Body::Declare(_) => format!(
             "side {} declares an action",
             author_side.map(|s| s.to_string()).unwrap_or_default()
         ),
@@ -637,10 +637,10 @@ fn view_of(
         Body::Entry(_) if secret_dice && side != author_side => "a pad entry".into(),
         other => other.name().to_string(),
     };
-    let action = match (body, author_side) {
-        (Body::Act(a), Some(by)) => Some(Declared {
+    let action = match (body.declared_action(), author_side) {
+        (Some(a), Some(by)) => Some(Declared {
             by,
-            action: a.clone(),
+            action: a.to_vec(),
         }),
         _ => None,
     };
@@ -686,8 +686,20 @@ pub fn prompt_for(awaiting: &Awaiting, side: Side) -> Prompt {
             owner,
             requests,
             escrowed: false,
-        } if *owner == side => Prompt::Open(requests.clone()),
+            window,
+        } if *owner == side => match window {
+            None => Prompt::Open(requests.clone()),
+            Some(w) => Prompt::OpenAhead {
+                requests: requests.clone(),
+                k: w.k,
+                count: w.count,
+            },
+        },
         Awaiting::Entry { party, k } if *party == party_of(side) => Prompt::Entry { k: *k },
+        Awaiting::Window { party, k, count } if *party == party_of(side) => Prompt::Window {
+            k: *k,
+            count: *count,
+        },
         Awaiting::Transitions {
             owner,
             list,

@@ -686,10 +686,12 @@ impl Ledger {
             Body::Pad(st) => book.pads.push(*st),
             Body::Setup(setup) => book.roots = setup.roots.clone(),
             Body::Entry(e) => book.entries.push(e.clone()),
-            Body::Open(facts) => book.notes.extend(facts.iter().filter_map(|f| match f {
-                OpenedFact::Note { opening, .. } => Some((opening.seq, opening.salt)),
-                OpenedFact::Leaf(_) => None,
-            })),
+            Body::Entries(es) => book.entries.extend(es.iter().cloned()),
+            Body::Open(facts) => book.notes.extend(notes_of(facts)),
+            Body::OpenAhead(ahead) => {
+                book.notes.extend(notes_of(&ahead.openings));
+                book.entries.extend(ahead.entries.iter().cloned());
+            }
             Body::Reveal(_) => book.revealed = true,
             _ => {}
         }
@@ -714,4 +716,12 @@ impl Ledger {
             .ok_or_else(|| RevealFault::PublicSetup("the side never sent a setup".into()))?;
         audit::check_ob_legality(scenario, public.as_ref(), reveal, referee.setup_rolls(side))
     }
+}
+
+/// The (opportunity, salt) of every note among openings.
+fn notes_of(facts: &[OpenedFact]) -> impl Iterator<Item = (u64, Salt)> + '_ {
+    facts.iter().filter_map(|f| match f {
+        OpenedFact::Note { opening, .. } => Some((opening.seq, opening.salt)),
+        OpenedFact::Leaf(_) => None,
+    })
 }

@@ -140,7 +140,9 @@ pub fn kind_label(body: &Body) -> &'static str {
         Body::Genesis(_) => "genesis",
         Body::Pad(_) => "pad",
         Body::Setup(_) => "setup",
-        Body::Act(_) => "act",
+        // An action, declared with or without a nonce (message version 4 or
+        // 3): one kind for the operator's dashboards.
+        Body::Act(_) | Body::Declare(_) => "act",
         Body::Open(_) => "open",
         Body::Entry(_) => "entry",
         Body::Transitions(_) => "transitions",
@@ -151,6 +153,8 @@ pub fn kind_label(body: &Body) -> &'static str {
         Body::End(_) => "end",
         Body::Reveal(_) => "reveal",
         Body::BadAnswer(_) => "bad_answer",
+        Body::Entries(_) => "entries",
+        Body::OpenAhead(_) => "open_ahead",
     }
 }
 

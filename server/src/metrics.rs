@@ -12,7 +12,7 @@
 //! | `hexveil_live_games` | gauge | games with a task in memory |
 //! | `hexveil_connections` | gauge | open QUIC connections |
 //! | `hexveil_web_streams` | gauge | open server-sent event streams of the web view |
-//! | `hexveil_actions_total{kind}` | counter | entries players submitted that the referee logged, by kind (`act` is a game action; `pad`, `setup`, `open`, `entry`, `transitions`, `concede`, `reveal`) |
+//! | `hexveil_actions_total{kind}` | counter | entries players submitted that the referee logged, by kind (`act` is a game action, declared with or without a nonce; `pad`, `setup`, `open`, `entry`, `entries` and `open_ahead` (a window of pad entries, alone or with openings, PROTOCOL.md 7.1), `transitions`, `concede`, `reveal`) |
 //! | `hexveil_refusals_total{kind}` | counter | entries the referee refused (signed refusals), by the kind submitted; `payload`: a game payload the session could not take at all |
 //! | `hexveil_adjudication_seconds` | histogram | time a game task spends on one player's payload: the ruling and every effect, storage included |
 //! | `hexveil_store_commit_seconds` | histogram | time of one durable write to the store (a group commit of appends, a finish, a creation); its count is the number of transactions |

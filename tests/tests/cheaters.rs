@@ -57,8 +57,19 @@ async fn stall_a_move(
     action: Action,
     staller: Side,
 ) -> (Table, SignedEnvelope) {
+    stall_an_action(ep, watch, Phase::Movement, action, staller).await
+}
+
+/// [`stall_a_move`] with A's `action` declared in its `phase`.
+async fn stall_an_action(
+    ep: &Endpoint,
+    watch: bool,
+    phase: Phase,
+    action: Action,
+    staller: Side,
+) -> (Table, SignedEnvelope) {
     let mut t = Table::open(ep, secrets_a(), secrets_b(), PAD_LEN, watch).await;
-    t.end_phase_until(Side::A, Phase::Movement).await;
+    t.end_phase_until(Side::A, phase).await;
     t.seat(staller).set_auto_answer(false);
     t.a.act(action).unwrap();
     t.pump(|t| t.seat_ref(staller).withheld().is_some())
@@ -178,7 +189,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
     refused.push(forged);
 
     // B is not phasing: its action is out of turn.
-    let out_of_turn = t.b.player_mut().act(Action::EndPhase);
+    let out_of_turn = t.b.player_mut().act(Action::EndPhase).unwrap();
     t.b.submit(out_of_turn.clone()).unwrap();
     let (_, why) = refusal(&mut t, Who::B).await;
     assert!(
@@ -188,7 +199,7 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
     refused.push(out_of_turn);
 
     // A spectator submits A's honest action: the shell refuses it.
-    let honest = t.a.player_mut().act(Action::EndPhase);
+    let honest = t.a.player_mut().act(Action::EndPhase).unwrap();
     let spectator = t.spectator.as_ref().unwrap();
     spectator
         .send_game(encode(&ToServer::Submit(honest.clone())))
@@ -240,8 +251,16 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), WAIT).await;
     let (mut t, honest) = stall_a_move(&ep, false, step_into_the_minefield(), Side::B).await;
-    let Ok(Body::Open(facts)) = Body::decode(&honest.envelope().body) else {
-        panic!("B's first answer to a move is an opening")
+    let Ok(Body::OpenAhead(ahead)) = Body::decode(&honest.envelope().body) else {
+        panic!("B's first answer to a move is an opening, with its window (PROTOCOL.md 7.1)")
+    };
+    let facts = &ahead.openings;
+    // A lie in the opening, with B's own window of pad entries.
+    let with_window = |opening: OpenedFact| {
+        Body::OpenAhead(hexveil_protocol::message::OpenAhead {
+            openings: vec![opening],
+            entries: ahead.entries.clone(),
+        })
     };
     let OpenedFact::Leaf(opening) = &facts[0] else {
         panic!("a leaf first (the exit hex, B28.412)")
@@ -254,7 +273,7 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     tampered.content[0] ^= 0x5a;
     let env =
         t.b.player_mut()
-            .sign(&Body::Open(vec![OpenedFact::Leaf(tampered)]));
+            .sign(&with_window(OpenedFact::Leaf(tampered)));
     t.b.submit(env.clone()).unwrap();
     let (_, why) = refusal(&mut t, Who::B).await;
     assert!(why.contains("opening"), "{why}");
@@ -268,7 +287,7 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     elsewhere.location = "3E4".into();
     let env =
         t.b.player_mut()
-            .sign(&Body::Open(vec![OpenedFact::Leaf(elsewhere)]));
+            .sign(&with_window(OpenedFact::Leaf(elsewhere)));
     t.b.submit(env.clone()).unwrap();
     let (_, why) = refusal(&mut t, Who::B).await;
     assert!(why.contains("opening"), "{why}");
@@ -285,7 +304,7 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
     // The honest opening, on top of the records, goes through; B answers
     // by itself again.
     t.b.set_auto_answer(true);
-    let honest = t.b.player_mut().sign(&Body::Open(facts.clone()));
+    let honest = t.b.player_mut().sign(&Body::OpenAhead(ahead.clone()));
     t.b.submit(honest).unwrap();
     t.settle()
         .await
@@ -354,7 +373,10 @@ async fn g2_withheld_opening_loses_the_game_for_the_owner() {
     let (server, ep) = start_server(dir.path(), STALL_TIMEOUT).await;
     let squad_steps = move_into(&[units::GER_SQUAD], "3E4");
     let (mut t, _never_sent) = stall_a_move(&ep, true, squad_steps, Side::B).await;
-    assert!(matches!(t.b.last_update().unwrap().prompt, Prompt::Open(_)));
+    assert!(matches!(
+        t.b.last_update().unwrap().prompt,
+        Prompt::Open(_) | Prompt::OpenAhead { .. }
+    ));
     // B's machine still publishes its secrets at the end.
     play_out_after_timeout(&mut t, Side::B, Who::B).await;
     let summary = finish_clean(&mut t, &[]).await;
@@ -363,22 +385,27 @@ async fn g2_withheld_opening_loses_the_game_for_the_owner() {
     server.shutdown().await;
 }
 
-// G2, G6: A withholds its pad entry for the beacon round of its own move's
-// minefield attack; after the answer timeout A loses.
+// G2, G6: B withholds its window of pad entries for the beacon round of
+// A's FFE attack (B28.62: the DR comes before any opening, so B is asked
+// for its window alone, PROTOCOL.md 7.1); after the answer timeout B loses.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn g2_withheld_pad_entry_loses_the_game_for_the_staller() {
+async fn g2_withheld_pad_entries_lose_the_game_for_the_staller() {
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), STALL_TIMEOUT).await;
-    let squad_steps = move_into(&[units::GER_SQUAD], "3E4");
-    let (mut t, _never_sent) = stall_a_move(&ep, true, squad_steps, Side::A).await;
+    let ffe = Action::Ffe {
+        hex: "3E4".parse().unwrap(),
+        fp: 36,
+        kind: hexveil_asl::action::FfeKind::HeConcentration,
+    };
+    let (mut t, _never_sent) = stall_an_action(&ep, true, Phase::PrepFire, ffe, Side::B).await;
     assert!(
-        matches!(t.a.last_update().unwrap().prompt, Prompt::Entry { .. }),
+        matches!(t.b.last_update().unwrap().prompt, Prompt::Window { .. }),
         "{:?}",
-        t.a.last_update().unwrap().prompt
+        t.b.last_update().unwrap().prompt
     );
-    play_out_after_timeout(&mut t, Side::A, Who::A).await;
+    play_out_after_timeout(&mut t, Side::B, Who::B).await;
     let summary = finish_clean(&mut t, &[]).await;
-    assert_eq!(summary.end.expect("ended").winner, Some(Side::B));
+    assert_eq!(summary.end.expect("ended").winner, Some(Side::A));
     server.shutdown().await;
 }
 

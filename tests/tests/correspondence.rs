@@ -43,16 +43,14 @@ async fn design_3_6_the_server_answers_for_an_offline_owner_and_the_game_verifie
     t.b.disconnect();
     t.a.act(step_into_the_minefield()).unwrap();
     // The server opens B's exit and entry hexes by itself; the move then
-    // waits for B's pad entry, which only B's machine can give (G2).
+    // waits for B's window of pad entries, which only B's machine can give
+    // (G2, PROTOCOL.md 7.1).
     let mut openings = 0;
-    loop {
+    while openings == 0 {
         let e = t.a.next_event().await.unwrap();
         if let GameEvent::Update(u) = &e {
             if u.entry == "openings" {
                 openings += 1;
-            }
-            if u.entry == "pad entry" && openings > 0 {
-                break;
             }
         }
     }
@@ -88,7 +86,7 @@ async fn design_3_6_the_server_answers_for_an_offline_owner_and_the_game_verifie
         .events_of(Who::B)
         .filter(|e| {
             matches!(e, GameEvent::Update(u)
-                if matches!(u.prompt, Prompt::Open(_) | Prompt::Transitions(_)))
+                if matches!(u.prompt, Prompt::Open(_) | Prompt::OpenAhead { .. } | Prompt::Transitions(_)))
         })
         .collect();
     assert!(asked.is_empty(), "{asked:?}");

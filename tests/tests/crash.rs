@@ -28,7 +28,8 @@ fn fail((w, e): (Who, hexveil::driver::DriverError)) {
     panic!("{w:?}: {e}")
 }
 
-/// How B's pad entry for the roll stands when the server is killed.
+/// How B's pad entries for the roll (its window, PROTOCOL.md 7.1) stand
+/// when the server is killed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum InFlight {
     /// Still held by B: sent only after the restart.
@@ -37,8 +38,9 @@ enum InFlight {
     Racing,
 }
 
-/// A moves `mover` into 3E4 (hidden A-P 12, B28.41); B answers its
-/// openings and holds its pad entry for the attack roll; the server is
+/// A moves `mover` into 3E4 (hidden A-P 12, B28.41); B holds its answer
+/// that carries its pad entries for the attack roll (its openings with its
+/// window); the server is
 /// SIGKILLed with that entry held or in flight; a new server process is
 /// started on the same data directory and address; both players reconnect
 /// and resume; the roll and the ruling complete. Returns the new server and
@@ -64,11 +66,13 @@ async fn kill_mid_roll(
             Prompt::Open(_) => {
                 t.b.release_withheld().unwrap();
             }
-            Prompt::Entry { .. } => break,
+            // B's pad entries for the attack's roll: with its openings or
+            // alone (PROTOCOL.md 7.1).
+            Prompt::OpenAhead { .. } | Prompt::Window { .. } | Prompt::Entry { .. } => break,
             other => panic!("B was asked {other:?} before the roll"),
         }
     }
-    // Both seats have seen the log up to A's pad entry; every entry of
+    // Both seats have seen the log up to what B holds back; every entry of
     // theirs in it is receipted (a receipt comes before the update).
     let seq = t.seq();
     t.pump(|t| t.a.last_seq() == Some(seq) && t.b.last_seq() == Some(seq))
@@ -118,9 +122,9 @@ async fn kill_mid_roll(
 }
 
 // G6: the server process is SIGKILLed twice while a move into a minefield
-// is being adjudicated: the mover's action, B's openings and A's pad entry
-// are receipted, and B's pad entry for the attack roll is first held (sent
-// after the restart), then in flight at the kill (durable or not). After
+// is being adjudicated: the mover's action is receipted, and B's answer
+// with its pad entries for the attack roll is first held (sent after the
+// restart), then in flight at the kill (durable or not). After
 // each restart on the same data directory both players reconnect and
 // resume; every receipted entry is in the log at its seq, each
 // adjudication completes, and the transcript verifies clean.

@@ -57,7 +57,9 @@ fn asked(t: &Table, who: Who, from: usize) -> Vec<Vec<String>> {
         .filter(|(w, _)| *w == who)
         .filter_map(|(_, e)| match e {
             GameEvent::Update(u) => match &u.prompt {
-                Prompt::Open(r) => Some(r.iter().map(|r| r.location.key().to_string()).collect()),
+                Prompt::Open(r) | Prompt::OpenAhead { requests: r, .. } => {
+                    Some(r.iter().map(|r| r.location.key().to_string()).collect())
+                }
                 _ => None,
             },
             _ => None,

@@ -99,7 +99,10 @@ fn shown(t: &Table, from: usize) -> Vec<String> {
             (Who::A, GameEvent::Update(u)) => Some(u.entry.clone()),
             (Who::A, GameEvent::Receipt(_)) => Some("receipt".into()),
             (Who::B, GameEvent::Update(u)) => match &u.prompt {
-                hexveil_protocol::message::Prompt::Open(r) => Some(format!("B asked {r:?}")),
+                hexveil_protocol::message::Prompt::Open(r)
+                | hexveil_protocol::message::Prompt::OpenAhead { requests: r, .. } => {
+                    Some(format!("B asked {r:?}"))
+                }
                 _ => None,
             },
             _ => None,

@@ -32,7 +32,7 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
         .iter()
         .filter_map(|(w, e)| match (w, e) {
             (Who::B, GameEvent::Update(u)) => match &u.prompt {
-                Prompt::Open(r) => Some(format!(
+                Prompt::Open(r) | Prompt::OpenAhead { requests: r, .. } => Some(format!(
                     "{:?}",
                     r.iter()
                         .map(|r| hexveil_asl::sealed::FactRequest::from_kernel(r).unwrap())

@@ -1360,9 +1360,10 @@ impl Folder {
                     accepted.appended.seq
                 )
             })?,
-            Body::Act(a) => self.board.set_last(vec![format!(
+            Body::Act(_) | Body::Declare(_) => self.board.set_last(vec![format!(
                 "side {who}: {}",
-                self.narrator.action_bytes(a)
+                self.narrator
+                    .action_bytes(accepted.body.declared_action().expect("an action"))
             )]),
             Body::Concede => self.board.set_last(vec![format!("side {who} concedes")]),
             Body::Ruling(r) => {

@@ -147,7 +147,9 @@ pub fn row_of(bytes: &[u8], trusted: Option<&PublicKey>) -> Result<Row, Refused>
     let actions = t
         .entries
         .iter()
-        .filter(|e| matches!(Body::decode(&e.envelope.envelope().body), Ok(Body::Act(_))))
+        .filter(|e| {
+            Body::decode(&e.envelope.envelope().body).is_ok_and(|b| b.declared_action().is_some())
+        })
         .count() as u64;
     let (winner, result, reason) = match &summary.end {
         Some(end) => match end.winner {

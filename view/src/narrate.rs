@@ -165,7 +165,7 @@ impl Narrator {
         if let Reader::Player(me) = reader {
             match &u.prompt {
                 // G4: what the owner's client reveals, to the referee only.
-                Prompt::Open(requests) => out.push(format!(
+                Prompt::Open(requests) | Prompt::OpenAhead { requests, .. } => out.push(format!(
                     "[G4] your client opens to the referee only: {}",
                     requests
                         .iter()

@@ -46,10 +46,10 @@ use crate::transcript::{
     entry_lines, genesis_line, judge, referee_of, refused_line, CLEAN, INCOMPLETE, UNREADABLE,
 };
 use hexveil_core::{Roll, Side};
-use hexveil_protocol::beacon::{roll_seed, secret_roll_seed, RollSeed};
+use hexveil_protocol::beacon::{nonce_roll_seed, roll_seed, secret_roll_seed, RollSeed};
 use hexveil_protocol::encoding::{tag, Digest, GameId, Party};
 use hexveil_protocol::message::{side_of, Body, RevealBody, RollRecord};
-use hexveil_protocol::pad::{PadEntry, PadValue};
+use hexveil_protocol::pad::{PadEntry, PadPosition, PadValue};
 use hexveil_protocol::referee::{Accepted, Referee};
 use hexveil_protocol::transcript::Transcript;
 use std::collections::BTreeMap;
@@ -117,6 +117,9 @@ pub struct RollShown {
     pub action_hash: Option<Digest>,
     /// A Secret dr (B28.47).
     pub secret: bool,
+    /// A public roll of message version 4: the actor's part is the nonce
+    /// it declared its action with (PROTOCOL.md 7.1).
+    pub nonce: bool,
     /// The dice, in request order; empty when withheld (a Secret dr the
     /// page's reader may not see).
     pub dice: Vec<Roll>,
@@ -140,6 +143,9 @@ pub struct PadShown {
     /// The value, `None` when withheld (the roller's entry of a Secret dr,
     /// for a reader that may not see it).
     pub value: Option<PadValue>,
+    /// Not a pad entry but the nonce of the actor's declaration (message
+    /// version 4, PROTOCOL.md 7.1): no pad position.
+    pub nonce: bool,
 }
 
 /// Reads `transcript` for its replay page (see [`replay_html`]).
@@ -289,6 +295,10 @@ fn reveals_of(
 struct RoundSoFar {
     entries: Vec<(u64, PadEntry)>,
     record: Option<(u64, RollRecord)>,
+    /// Message version 4 (PROTOCOL.md 7.1): the current action's nonce
+    /// (its entry and author) and the opponent's windows of entries.
+    nonce: Option<(u64, Party, [u8; 32])>,
+    window: Vec<(u64, PadEntry)>,
 }
 
 impl RoundSoFar {
@@ -303,6 +313,25 @@ impl RoundSoFar {
     ) -> Option<RollShown> {
         let seq = accepted.appended.seq;
         match &accepted.body {
+            Body::Declare(d) => {
+                self.nonce = Some((seq, accepted.author, d.nonce));
+                self.window.clear();
+                return None;
+            }
+            Body::Act(_) => {
+                self.nonce = None;
+                self.window.clear();
+                return None;
+            }
+            Body::Entries(es) => {
+                self.window.extend(es.iter().map(|e| (seq, e.clone())));
+                return None;
+            }
+            Body::OpenAhead(a) => {
+                self.window
+                    .extend(a.entries.iter().map(|e| (seq, e.clone())));
+                return None;
+            }
             Body::Entry(e) => self.entries.push((seq, e.clone())),
             Body::Roll(r) => self.record = Some((seq, r.clone())),
             Body::Timeout { .. } => {
@@ -315,10 +344,33 @@ impl RoundSoFar {
             return None;
         }
         let (record_seq, record) = self.record.take()?;
-        let mut entries: Vec<(u64, PadEntry)> = std::mem::take(&mut self.entries);
-        entries.push((record_seq, record.server_entry.clone()));
-        entries.sort_by_key(|(_, e)| e.party.index());
+        // (log entry, party, pad position, value) of each part of the seed.
+        let part = |seq: u64, e: &PadEntry| (seq, e.party, e.position, e.value);
+        let mut entries: Vec<(u64, Party, PadPosition, PadValue)> =
+            std::mem::take(&mut self.entries)
+                .iter()
+                .map(|(seq, e)| part(*seq, e))
+                .collect();
         let secret = accepted.secret_dice;
+        // Message version 4: the actor's nonce and the opponent's entry at
+        // this roll's pad position, from its window.
+        let nonce = self
+            .nonce
+            .filter(|(seq, _, _)| *seq == record.action_seq && !secret);
+        let mut nonce_party = None;
+        if let Some((seq, party, value)) = nonce {
+            nonce_party = Some(party);
+            entries.push((seq, party, record.server_entry.position, PadValue(value)));
+            if let Some((seq, e)) = self
+                .window
+                .iter()
+                .find(|(_, e)| e.party != party && e.position == record.server_entry.position)
+            {
+                entries.push(part(*seq, e));
+            }
+        }
+        entries.push(part(record_seq, &record.server_entry));
+        entries.sort_by_key(|(_, party, _, _)| party.index());
         // B28.47: a Secret dr is its roller's (the author of the entry that
         // completes it) until the end; a reader who may not see it gets
         // neither the roller's entry, nor the seed, nor the dice.
@@ -332,6 +384,8 @@ impl RoundSoFar {
         let seed = match (withheld, action_hash, values(&entries)) {
             (false, Some(hash), Some([a, b, s])) => Some(if secret {
                 secret_roll_seed(game, record.k, &hash, [&a, &b, &s])
+            } else if nonce.is_some() {
+                nonce_roll_seed(game, record.k, &hash, [&a, &b, &s])
             } else {
                 roll_seed(game, record.k, &hash, [&a, &b, &s])
             }),
@@ -342,6 +396,7 @@ impl RoundSoFar {
             action_seq: record.action_seq,
             action_hash,
             secret,
+            nonce: nonce.is_some(),
             dice: if withheld {
                 Vec::new()
             } else {
@@ -349,12 +404,13 @@ impl RoundSoFar {
             },
             entries: entries
                 .iter()
-                .map(|(seq, e)| PadShown {
-                    party: e.party,
+                .map(|(seq, party, position, value)| PadShown {
+                    party: *party,
                     seq: *seq,
-                    epoch: e.position.epoch,
-                    index: e.position.index,
-                    value: (!(withheld && e.party == accepted.author)).then_some(e.value),
+                    epoch: position.epoch,
+                    index: position.index,
+                    value: (!(withheld && *party == accepted.author)).then_some(*value),
+                    nonce: nonce_party == Some(*party),
                 })
                 .collect(),
             seed,
@@ -362,13 +418,13 @@ impl RoundSoFar {
     }
 }
 
-/// The values of A's, B's and the server's entries, in that order.
-fn values(entries: &[(u64, PadEntry)]) -> Option<[PadValue; 3]> {
+/// The values of A's, B's and the server's parts, in that order.
+fn values(entries: &[(u64, Party, PadPosition, PadValue)]) -> Option<[PadValue; 3]> {
     let of = |p: Party| {
         entries
             .iter()
-            .find(|(_, e)| e.party == p)
-            .map(|(_, e)| e.value)
+            .find(|(_, party, _, _)| *party == p)
+            .map(|(_, _, _, v)| *v)
     };
     Some([of(Party::A)?, of(Party::B)?, of(Party::Server)?])
 }
@@ -550,10 +606,13 @@ fn one_roll_html(r: &RollShown) -> String {
     for e in &r.entries {
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}, {}</td><td><code>{}</code></td><td>#{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>#{}</td></tr>",
             party_words(e.party),
-            e.epoch,
-            e.index,
+            if e.nonce {
+                "the nonce of its declaration (PROTOCOL.md 7.1)".to_string()
+            } else {
+                format!("{}, {}", e.epoch, e.index)
+            },
             match &e.value {
                 Some(v) => v.to_string(),
                 None => "withheld (B28.47)".into(),
@@ -564,6 +623,8 @@ fn one_roll_html(r: &RollShown) -> String {
     out.push_str("</table>");
     let domain = if r.secret {
         tag::SECRET_ROLL
+    } else if r.nonce {
+        tag::NONCE_ROLL
     } else {
         tag::ROLL
     };

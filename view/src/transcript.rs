@@ -242,18 +242,29 @@ pub fn entry_lines(narrator: &mut Narrator, accepted: &Accepted, reader: Reader)
             }
         }
         Body::Act(a) => out.push(format!("{head} {}", narrator.action_bytes(a))),
-        Body::Open(list) if sees => {
-            out.push(format!(
-                "{head} opens {} to the referee",
-                count(list.len(), "fact", "facts")
-            ));
-            for f in list {
-                out.push(format!("    {}", opened(narrator, f)));
-            }
-        }
+        Body::Declare(d) => out.push(format!(
+            "{head} {} (nonce {})",
+            narrator.action_bytes(&d.action),
+            hex(&d.nonce)
+        )),
+        Body::Open(list) if sees => opened_list(&mut out, &head, narrator, list),
         Body::Open(_) => out.push(format!(
             "{head} opens sealed facts to the referee (what they hold stays sealed until the end, G3, G4)"
         )),
+        Body::OpenAhead(ahead) => {
+            if sees {
+                opened_list(&mut out, &head, narrator, &ahead.openings);
+            } else {
+                out.push(format!(
+                    "{head} opens sealed facts to the referee (what they hold stays sealed until the end, G3, G4)"
+                ));
+            }
+            window(&mut out, &ahead.entries);
+        }
+        Body::Entries(entries) => {
+            out.push(format!("{head} releases a window of pad entries"));
+            window(&mut out, entries);
+        }
         Body::Entry(_) if accepted.secret_dice && !sees => out.push(format!(
             "{head} pad entry completing its Secret dr (only its roller knows the roll until the rules reveal it, B28.47)"
         )),
@@ -408,4 +419,29 @@ fn opened(n: &Narrator, f: &OpenedFact) -> String {
 
 fn content_words(n: &Narrator, c: &[u8; CONTENT_LEN]) -> String {
     n.content(&Content(*c))
+}
+
+/// The openings of an entry, for a reader who may see them.
+fn opened_list(out: &mut Vec<String>, head: &str, narrator: &Narrator, list: &[OpenedFact]) {
+    out.push(format!(
+        "{head} opens {} to the referee",
+        count(list.len(), "fact", "facts")
+    ));
+    for f in list {
+        out.push(format!("    {}", opened(narrator, f)));
+    }
+}
+
+/// A window of pad entries (PROTOCOL.md 7.1): one line each.
+fn window(out: &mut Vec<String>, entries: &[hexveil_protocol::pad::PadEntry]) {
+    for e in entries {
+        out.push(format!(
+            "    pad entry (epoch {}, index {}) = {}",
+            e.position.epoch, e.position.index, e.value
+        ));
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1,0 +1,239 @@
+//! Windowed public rolls, message version 4 (PROTOCOL.md 7.1): the actor's
+//! nonce, the opponent's window of pad entries released with its openings,
+//! unused entries burned, and the refusals that keep G2.
+
+mod common;
+
+use common::{Table, SEALED_B};
+use hexveil_asl::Side;
+use hexveil_protocol::encoding::Party;
+use hexveil_protocol::message::{Body, Prompt, ToClient, MAX_WINDOW};
+use hexveil_protocol::session::Output;
+use hexveil_protocol::verifier::verify;
+
+/// Every log entry's body, in order.
+fn bodies(t: &Table) -> Vec<(Party, Body)> {
+    let g = t.game();
+    (0..g.entries.len())
+        .map(|i| {
+            let env = g.entries[i].envelope.envelope();
+            let party = t.session.referee().party_of_key(&env.author).unwrap();
+            (party, g.body(i))
+        })
+        .collect()
+}
+
+#[test]
+fn g2_7_1_a_step_into_a_hidden_minefield_asks_its_owner_once_for_openings_and_dice() {
+    // A's squad steps into 3E4 (hidden A-P 12): B opens the hexes and the
+    // Daisy Chain opportunity and releases its window in one answer; every
+    // roll of the attack then goes straight to the server (two round trips
+    // for the mover, PROTOCOL.md 7.1).
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let before_b = t.seen[&Side::B].len();
+    let before_log = t.session.referee().log().next_seq() as usize;
+    t.act(Side::A, hexveil_fixtures::step_into_the_minefield());
+    let prompts: Vec<&Prompt> = t.seen[&Side::B][before_b..]
+        .iter()
+        .map(|u| &u.prompt)
+        .filter(|p| !matches!(p, Prompt::Wait | Prompt::Act))
+        .collect();
+    let all = bodies(&t);
+    let action = &all[before_log..];
+    let rolls = action
+        .iter()
+        .filter(|(_, b)| matches!(b, Body::Roll(_)))
+        .count();
+    assert!(rolls >= 2, "the step rolls its attacks: {rolls}");
+    assert!(
+        matches!(prompts.first(), Some(Prompt::OpenAhead { .. })),
+        "B's first prompt asks openings and its window: {prompts:?}"
+    );
+    assert!(
+        !prompts.iter().any(|p| matches!(p, Prompt::Entry { .. })),
+        "no roll asks B for a single entry: {prompts:?}"
+    );
+    assert!(
+        !action
+            .iter()
+            .any(|(p, b)| *p == Party::A && !matches!(b, Body::Declare(_))),
+        "A writes nothing but its declaration: no pad entry of the mover"
+    );
+    // The attack's rolls fit in the window: B was asked for it once.
+    let windows = prompts
+        .iter()
+        .filter(|p| matches!(p, Prompt::OpenAhead { .. } | Prompt::Window { .. }))
+        .count();
+    assert_eq!(windows, 1, "{prompts:?}");
+    t.concede();
+    let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
+    assert!(verdict.fault().is_none(), "{verdict:?}");
+}
+
+#[test]
+fn g2_7_1_no_pad_position_is_released_twice_and_no_roll_uses_an_entry_of_an_earlier_action() {
+    // Two steps and a concession: every window's positions are new, and
+    // each roll of the second step is past the end of the first step's
+    // window (unused entries are burned, PROTOCOL.md 7.1 item 4).
+    let mut t = Table::new(5, SEALED_B);
+    t.step_into_the_minefield();
+    t.act(
+        Side::A,
+        hexveil_fixtures::move_into(&[hexveil_fixtures::units::GER_SQUAD], "3E5"),
+    );
+    t.concede();
+    let mut released: Vec<(u32, u32)> = Vec::new();
+    let mut window_end_of_earlier_actions = 0u64;
+    let mut window_end = 0u64;
+    let pad_len = u64::from(t.session.referee().genesis().pad_len);
+    for (_, body) in bodies(&t) {
+        match body {
+            Body::Declare(_) => window_end_of_earlier_actions = window_end,
+            Body::Entries(es) => {
+                released.extend(es.iter().map(|e| (e.position.epoch, e.position.index)));
+                let last = es.last().unwrap().position;
+                window_end = u64::from(last.epoch) * pad_len + u64::from(last.index) + 1;
+            }
+            Body::OpenAhead(a) => {
+                released.extend(
+                    a.entries
+                        .iter()
+                        .map(|e| (e.position.epoch, e.position.index)),
+                );
+                let last = a.entries.last().unwrap().position;
+                window_end = u64::from(last.epoch) * pad_len + u64::from(last.index) + 1;
+            }
+            Body::Roll(r) => assert!(
+                r.k >= window_end_of_earlier_actions,
+                "roll {} uses a position released in an earlier action (burned up to {window_end_of_earlier_actions})",
+                r.k
+            ),
+            _ => {}
+        }
+    }
+    assert!(!released.is_empty(), "windows were released");
+    let mut unique = released.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), released.len(), "a position released twice");
+    assert!(verify(&t.game().bytes(), &hexveil_fixtures::rulesets())
+        .fault()
+        .is_none());
+}
+
+#[test]
+fn g2_7_1_a_game_of_version_4_refuses_an_action_without_a_nonce() {
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let head = t.session.referee().log().head();
+    let env = t.players.get_mut(&Side::A).unwrap().sign(&Body::Act(
+        hexveil_fixtures::step_into_the_minefield().into(),
+    ));
+    let out = t.session.submit(Side::A, env, 0);
+    match out.as_slice() {
+        [Output::ToPlayer(Side::A, ToClient::Rejected(r))] => {
+            assert!(r.reason.contains("Declare"), "{}", r.reason)
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+    assert_eq!(t.session.referee().log().head(), head, "nothing changed");
+}
+
+#[test]
+fn g2_g5_7_1_a_window_entry_that_does_not_open_is_recorded_against_its_signer() {
+    // B answers the step's prompt with openings and a window in which one
+    // pad value is not its pad's: the answer is refused, the server records
+    // it as B's fault (BadAnswer), and B's honest answer is still taken.
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let out = t.declare(Side::A, hexveil_fixtures::step_into_the_minefield());
+    t.queue.extend(out);
+    // Deliver until B is asked for its openings and window.
+    let mut honest = None;
+    while let Some(o) = t.queue.pop_front() {
+        if let Output::ToPlayer(side, ToClient::Update(u)) = o {
+            let answer = t.players.get_mut(&side).unwrap().on_update(&u).unwrap();
+            if side == Side::B && matches!(u.prompt, Prompt::OpenAhead { .. }) {
+                honest = answer;
+                break;
+            }
+            if let Some(env) = answer {
+                t.send(side, env);
+            }
+        }
+    }
+    let honest = honest.expect("B is asked for openings with its window");
+    // (B's machine answers the prompt again by itself once the record is in.)
+    let Ok(Body::OpenAhead(mut ahead)) = Body::decode(&honest.envelope().body) else {
+        panic!("B's answer is an OpenAhead");
+    };
+    assert!(!ahead.entries.is_empty() && ahead.entries.len() <= MAX_WINDOW as usize);
+    ahead.entries[0].value.0[0] ^= 1;
+    let bad = t
+        .players
+        .get_mut(&Side::B)
+        .unwrap()
+        .sign(&Body::OpenAhead(ahead));
+    let out = t.session.submit(Side::B, bad, 0);
+    assert!(
+        out.iter()
+            .any(|o| matches!(o, Output::ToPlayer(Side::B, ToClient::Rejected(_)))),
+        "{out:?}"
+    );
+    t.queue.extend(out);
+    t.run();
+    let faults = t.session.faults();
+    assert_eq!(faults.len(), 1, "{faults:?}");
+    assert_eq!(faults[0].side, Side::B);
+    assert!(faults[0].what.contains("window"), "{}", faults[0].what);
+    // The record prompts B again, and its machine's honest answer, on top
+    // of the new head, goes through: the step is ruled.
+    assert_eq!(t.rejections.len(), 1, "{:?}", t.rejections);
+    let g = t.game();
+    let recorded = g
+        .find(|p, b| p == Party::Server && matches!(b, Body::BadAnswer(_)))
+        .expect("the record");
+    assert!(
+        (recorded..g.entries.len()).any(|i| matches!(g.body(i), Body::Ruling(_))),
+        "the step was ruled after the record"
+    );
+    t.concede();
+    let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
+    assert!(
+        verdict
+            .fault()
+            .is_none_or(|f| f.blame == hexveil_protocol::verifier::Blame::Side(Side::B)),
+        "{verdict:?}"
+    );
+}
+
+#[test]
+fn g5_7_1_transcripts_of_message_version_3_still_verify() {
+    // The fuzz seeds hold a whole game written by the version-3 referee
+    // (before windows); the verifier still plays it to the end.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/transcript");
+    let mut v3 = 0;
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let bytes = std::fs::read(f.unwrap().path()).unwrap();
+        let Ok(t) = hexveil_protocol::transcript::Transcript::parse(&bytes) else {
+            continue;
+        };
+        let Some(Ok(Body::Genesis(g))) = t
+            .entries
+            .first()
+            .map(|e| Body::decode(&e.envelope.envelope().body))
+        else {
+            continue;
+        };
+        if g.message_version != 3 {
+            continue;
+        }
+        let verdict = verify(&bytes, &hexveil_fixtures::rulesets());
+        if t.entries.len() > 20 {
+            assert!(verdict.fault().is_none(), "{verdict:?}");
+            v3 += 1;
+        }
+    }
+    assert!(v3 >= 1, "no version-3 game among the seeds");
+}
