@@ -473,14 +473,7 @@ impl Run {
     }
 
     fn act(&mut self, side: Side, action: hexveil_asl::Action) -> Vec<Update> {
-        // A nonce from the log's length: a rerun plays the same dice.
-        let n = self.session.referee().log().next_seq();
-        let nonce = hexveil_protocol::encoding::Digest::sha256(&n.to_be_bytes()).0;
-        let env = self
-            .players
-            .get_mut(&side)
-            .unwrap()
-            .act_with_nonce(action, nonce);
+        let env = common::declare(&self.session, self.players.get_mut(&side).unwrap(), action);
         let out = self.session.submit(side, env, 0);
         self.pump(out)
     }

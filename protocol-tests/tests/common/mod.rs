@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use hexveil_asl::{Action, Side};
-use hexveil_protocol::encoding::{GameId, Party};
+use hexveil_protocol::encoding::{Digest, GameId, Party};
 use hexveil_protocol::envelope::{
     next_head, Appended, Envelope, LogState, Receipt, SignedEnvelope, ENVELOPE_VERSION,
 };
@@ -249,15 +249,7 @@ impl Table {
     /// `side`'s machine signs `action` and submits it; what the session
     /// sends back, not delivered.
     pub fn declare(&mut self, side: Side, action: Action) -> Vec<Output> {
-        // A nonce from the log's length: the same game plays the same dice
-        // (the tests compare runs that differ in one hidden fact, G3).
-        let n = self.session.referee().log().next_seq();
-        let nonce = hexveil_protocol::encoding::Digest::sha256(&n.to_be_bytes()).0;
-        let env = self
-            .players
-            .get_mut(&side)
-            .unwrap()
-            .act_with_nonce(action, nonce);
+        let env = declare(&self.session, self.players.get_mut(&side).unwrap(), action);
         self.session.submit(side, env, 0)
     }
 
@@ -318,6 +310,16 @@ impl Table {
     pub fn game(&self) -> Game {
         Game::from_log(self.session.log().to_vec())
     }
+}
+
+/// `player`'s declaration of `action` in `session`'s game, with a nonce
+/// from the log's length (PROTOCOL.md 7.1): the same game plays the same
+/// dice, so tests can compare runs that differ in one hidden fact (G3) or
+/// replay a game exactly.
+pub fn declare(session: &Session, player: &mut Player, action: Action) -> SignedEnvelope {
+    let n = session.referee().log().next_seq();
+    let nonce = Digest::sha256(&n.to_be_bytes()).0;
+    player.act_with_nonce(action, nonce)
 }
 
 /// A logged game to which hand-made entries can be appended.
