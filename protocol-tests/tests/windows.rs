@@ -24,11 +24,13 @@ fn bodies(t: &Table) -> Vec<(Party, Body)> {
 }
 
 #[test]
-fn g2_7_1_a_step_into_a_hidden_minefield_asks_its_owner_once_for_openings_and_dice() {
-    // A's squad steps into 3E4 (hidden A-P 12): B opens the hexes and the
-    // Daisy Chain opportunity and releases its window in one answer; every
-    // roll of the attack then goes straight to the server (two round trips
-    // for the mover, PROTOCOL.md 7.1).
+fn g2_g4_7_1_a_step_into_a_hidden_minefield_asks_its_owner_only_what_the_rules_need_then() {
+    // A's squad steps from 3E3 into 3E4 (hidden A-P 12). B answers three
+    // times, each when the rules first need it and not before (G4): the
+    // exit hex with its window of pad entries (B28.412: the exit attack
+    // first), the entry hex once a unit is still able to enter, and the
+    // Daisy Chain opportunity after the step (B28.531). No roll asks B for
+    // anything: the server rolls from the window (PROTOCOL.md 7.1).
     let mut t = Table::new(5, SEALED_B);
     t.end_phase_until(hexveil_asl::turn::Phase::Movement);
     let before_b = t.seen[&Side::B].len();
@@ -61,6 +63,23 @@ fn g2_7_1_a_step_into_a_hidden_minefield_asks_its_owner_once_for_openings_and_di
         "A writes nothing but its declaration: no pad entry of the mover"
     );
     // The attack's rolls fit in the window: B was asked for it once.
+    let asked: Vec<String> = prompts
+        .iter()
+        .map(|p| match p {
+            Prompt::OpenAhead { requests, .. } => format!("window + {}", requests[0]),
+            Prompt::Open(requests) => requests[0].to_string(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            "window + side B ap at 3E3",
+            "side B ap at 3E4",
+            "side B daisy at opp1"
+        ],
+        "{prompts:?}"
+    );
     let windows = prompts
         .iter()
         .filter(|p| matches!(p, Prompt::OpenAhead { .. } | Prompt::Window { .. }))
