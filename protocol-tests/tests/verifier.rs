@@ -631,3 +631,48 @@ fn a_false_notes_seed_is_proven_by_the_reveal_b28_531_g5() {
         FaultKind::Reveal(RevealFault::NoteSaltMismatch { .. })
     ));
 }
+
+/// The verdict of checking `bytes` one entry at a time with
+/// [`Replay::step`], no parallel signature pass.
+fn sequential_verdict(bytes: &[u8]) -> String {
+    use hexveil_protocol::transcript::Transcript;
+    use hexveil_protocol::verifier::Replay;
+    let Ok(t) = Transcript::parse(bytes) else {
+        return "unreadable".into();
+    };
+    let mut replay = match Replay::start(&t.entries[0], &hexveil_fixtures::rulesets()) {
+        Ok(r) => r,
+        Err(f) => return format!("{f}"),
+    };
+    for e in &t.entries[1..] {
+        if let Err(f) = replay.step(e) {
+            return format!("{f}");
+        }
+    }
+    format!("{}", Verdict::Clean(replay.summary()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// G5 (issue 16): `verify` checks the signatures of a batch of entries
+    /// in parallel first; its verdict is the one-entry-at-a-time verdict,
+    /// word for word, whichever byte of a signature or a receipt is
+    /// flipped (the last 200 bytes of an entry hold its receipt and the
+    /// end of its envelope's signature).
+    #[test]
+    fn g5_the_parallel_signature_pass_gives_the_sequential_verdict(pos in any::<prop::sample::Index>(), bit in 0u8..8) {
+        let bytes = HONEST.with(|b| b.clone());
+        let starts = entry_starts(&bytes);
+        let entry = 1 + pos.index(starts.len() - 1);
+        let end = starts.get(entry + 1).copied().unwrap_or(bytes.len());
+        let p = end - 1 - pos.index(200.min(end - starts[entry]));
+        let mut flipped = bytes.clone();
+        flipped[p] ^= 1 << bit;
+        let parallel = match verify(&flipped, &hexveil_fixtures::rulesets()) {
+            Verdict::Fault(f) if matches!(f.what, FaultKind::Unreadable(_)) => "unreadable".to_string(),
+            v => match v { Verdict::Fault(f) => format!("{f}"), clean => format!("{clean}") },
+        };
+        prop_assert_eq!(parallel, sequential_verdict(&flipped), "flip at byte {} bit {}", p, bit);
+    }
+}
