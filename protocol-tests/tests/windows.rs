@@ -256,3 +256,49 @@ fn g5_7_1_transcripts_of_message_version_3_still_verify() {
     }
     assert!(v3 >= 1, "no version-3 game among the seeds");
 }
+
+#[test]
+fn g2_7_1_a_roll_in_pads_renewed_during_the_action_takes_no_nonce() {
+    // Pads of 4 entries: the two setup rolls (B28.47) use rolls 0 and 1,
+    // so the step's window holds rolls 2 and 3 and its later rolls need
+    // epoch 1, committed during the action, after A's nonce was public.
+    // Those rolls are made as in version 3: A's pad entry, B's, the
+    // server's (PROTOCOL.md 7.1 item 5), and the game verifies.
+    let mut t = Table::open(common::Setup {
+        pad_len: 4,
+        ..common::Setup::example(5, SEALED_B)
+    });
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let before = t.session.referee().log().next_seq() as usize;
+    t.act(Side::A, hexveil_fixtures::step_into_the_minefield());
+    let all = bodies(&t);
+    let action = &all[before..];
+    let renewed = action
+        .iter()
+        .position(|(p, b)| *p == Party::Server && matches!(b, Body::Pad(s) if s.epoch == 1))
+        .expect("the step renews the pads to epoch 1");
+    let rolls_after: Vec<u64> = action[renewed..]
+        .iter()
+        .filter_map(|(_, b)| match b {
+            Body::Roll(r) => Some(r.k),
+            _ => None,
+        })
+        .collect();
+    assert!(!rolls_after.is_empty(), "the step rolls in epoch 1");
+    assert!(rolls_after.iter().all(|k| *k >= 4));
+    assert!(
+        action[renewed..]
+            .iter()
+            .any(|(p, b)| *p == Party::A && matches!(b, Body::Entry(_))),
+        "A releases its pad entry for a roll of epoch 1"
+    );
+    assert!(
+        !action[renewed..]
+            .iter()
+            .any(|(_, b)| matches!(b, Body::Entries(_) | Body::OpenAhead(_))),
+        "no window in epoch 1 during this action"
+    );
+    t.concede();
+    let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
+    assert!(verdict.fault().is_none(), "{verdict:?}");
+}

@@ -346,14 +346,16 @@ impl Player {
     /// This player's pad entries for the `count` rolls from roll `k` on
     /// (message version 4, PROTOCOL.md 7.1); at most [`MAX_WINDOW`].
     fn window(&mut self, k: u64, count: u32) -> Result<Vec<crate::pad::PadEntry>, PlayerError> {
-        if count == 0 || count > MAX_WINDOW {
-            return Err(PlayerError::CannotAnswer(format!(
-                "a window of {count} pad entries is asked; a window holds 1 to {MAX_WINDOW}"
-            )));
+        let last = k
+            .checked_add(u64::from(count) - 1)
+            .filter(|_| (1..=MAX_WINDOW).contains(&count));
+        let epoch = |k: u64| k / u64::from(self.pad_len.max(1));
+        match last {
+            Some(last) if epoch(last) == epoch(k) => (k..=last).map(|k| self.pad_entry(k)).collect(),
+            _ => Err(PlayerError::CannotAnswer(format!(
+                "a window of {count} pad entries from roll {k} is asked; a window holds 1 to {MAX_WINDOW} entries of one epoch"
+            ))),
         }
-        (k..k + u64::from(count))
-            .map(|k| self.pad_entry(k))
-            .collect()
     }
 
     /// Signs an action (in the ruleset's encoding) on top of the last head

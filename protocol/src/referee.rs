@@ -438,6 +438,13 @@ struct Current {
     /// Message version 4: how many rolls a window of the opponent's pad
     /// entries covers for this action, from the ruleset's estimate.
     window_len: u32,
+    /// Message version 4: the pad epochs every party had committed when
+    /// the action was declared. Only rolls in those epochs take the nonce
+    /// and a window: a statement committed after the nonce was public
+    /// (a renewal during the action) could have been chosen by the server,
+    /// last to commit, knowing it and a colluding opponent's values, so
+    /// such a roll is made as in version 3 (PROTOCOL.md 7.1 item 5).
+    epochs_at_declare: u32,
 }
 
 /// The opponent's window of pad entries for the current action (message
@@ -1367,6 +1374,7 @@ impl Referee {
             hash,
             nonce: None,
             window_len: 1,
+            epochs_at_declare: 0,
         });
         self.start_round(vec![spec])
     }
@@ -1387,9 +1395,21 @@ impl Referee {
             hash,
             nonce,
             window_len: self.scenario.rolls_ahead(action).clamp(1, MAX_WINDOW),
+            epochs_at_declare: self.committed_epochs(),
         });
+        // The ruling of the last action burned its window; never carry one.
+        debug_assert!(self.window.is_none());
         self.window = None;
         self.advance(step)
+    }
+
+    /// How many pad epochs every party has committed.
+    fn committed_epochs(&self) -> u32 {
+        Party::ALL
+            .iter()
+            .map(|p| self.pads.get(p).map_or(0, Vec::len))
+            .min()
+            .unwrap_or(0) as u32
     }
 
     /// Whether this game rolls in windows (message version 4, PROTOCOL.md
@@ -1401,9 +1421,9 @@ impl Referee {
     /// The window the current action's opponent is asked to release now, if
     /// one is due (PROTOCOL.md 7.1): in a game of message version 4, during
     /// an action whose released window (if any) does not cover the next
-    /// roll, when every party has committed the next roll's epoch (else the
-    /// pads are renewed first, and the window is asked after). It starts at
-    /// the next roll and covers the action's estimate, at most
+    /// roll, when the next roll's epoch was committed by every party before
+    /// the action was declared (else that roll is made as in version 3).
+    /// It starts at the next roll and covers the action's estimate, at most
     /// [`MAX_WINDOW`], and never crosses into the next epoch.
     fn window_due(&self) -> Option<WindowAsk> {
         let current = self.current?;
@@ -1422,10 +1442,7 @@ impl Referee {
         }
         .position(self.next_roll)
         .ok()?;
-        let committed = Party::ALL
-            .iter()
-            .all(|p| self.pads.get(p).map_or(0, Vec::len) > position.epoch as usize);
-        committed.then(|| WindowAsk {
+        (position.epoch < current.epochs_at_declare).then(|| WindowAsk {
             k: self.next_roll,
             count: current.window_len.min(n - position.index),
         })
@@ -1735,7 +1752,9 @@ impl Referee {
             self.pads[&Party::B][epoch],
             self.pads[&Party::Server][epoch],
         ];
-        let nonce = current.nonce.filter(|_| secret_roller.is_none());
+        let nonce = current
+            .nonce
+            .filter(|_| secret_roller.is_none() && position.epoch < current.epochs_at_declare);
         let beacon = match nonce {
             Some(nonce) => BeaconRound::with_nonce(request, position, statements, nonce),
             None => BeaconRound::new(request, position, statements),
