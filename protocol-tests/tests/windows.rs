@@ -302,3 +302,49 @@ fn g2_7_1_a_roll_in_pads_renewed_during_the_action_takes_no_nonce() {
     let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
     assert!(verdict.fault().is_none(), "{verdict:?}");
 }
+
+#[test]
+fn g2_7_1_a_client_releases_no_pad_entry_for_a_roll_the_log_is_not_at() {
+    // A server that asks a player for pad entries of rolls to come (and
+    // drops the answer) would learn them; with an actor's nonce chosen
+    // after, it could choose the dice. The player counts the roll numbers
+    // from the public updates and refuses: the roll asked is not the one
+    // the log is at, or the window is not the one the action's bytes and
+    // the pads give.
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let last = t.last(Side::B).clone();
+    let rolls_so_far = t
+        .game()
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| matches!(t.game().body(*i), Body::Roll(_)))
+        .count() as u64;
+    let asks = [
+        Prompt::Entry {
+            k: rolls_so_far + 100,
+        },
+        Prompt::Window {
+            k: rolls_so_far + 100,
+            count: 2,
+        },
+        Prompt::Window {
+            k: rolls_so_far,
+            count: MAX_WINDOW,
+        },
+    ];
+    for (i, prompt) in asks.into_iter().enumerate() {
+        let fake = hexveil_protocol::message::Update {
+            seq: last.seq + 1 + i as u64,
+            entry: "openings".into(),
+            prompt: prompt.clone(),
+            ..last.clone()
+        };
+        let answer = t.players.get_mut(&Side::B).unwrap().on_update(&fake);
+        assert!(
+            matches!(&answer, Err(hexveil_protocol::player::PlayerError::CannotAnswer(why)) if why.contains("G2")),
+            "{prompt:?}: {answer:?}"
+        );
+    }
+}

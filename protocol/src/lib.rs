@@ -27,6 +27,7 @@ pub mod note;
 pub mod pad;
 pub mod player;
 pub mod referee;
+mod roll_count;
 pub mod session;
 pub mod transcript;
 pub mod verifier;

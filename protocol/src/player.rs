@@ -19,6 +19,7 @@ use crate::message::{
 };
 use crate::note::NotesSeed;
 use crate::pad::{Pad, PadSeed};
+use crate::roll_count::RollCount;
 use hexveil_core::{Layer, Ruleset, Side};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -140,6 +141,11 @@ pub struct Player {
     /// The game's message version, from its genesis: 4 declares actions
     /// with a nonce and rolls in windows (PROTOCOL.md 7.1).
     message_version: u16,
+    /// The scenario, for the length of a window (`Scenario::rolls_ahead`).
+    scenario: std::sync::Arc<dyn hexveil_core::Scenario>,
+    /// The roll numbers as the public updates tell them: pad entries are
+    /// released only for the roll the referee is at (G2).
+    rolls: RollCount,
 }
 
 impl std::fmt::Debug for Player {
@@ -228,6 +234,8 @@ impl Player {
             terms_checked: false,
             refused: None,
             message_version: crate::message::MESSAGE_VERSION,
+            scenario,
+            rolls: RollCount::default(),
         })
     }
 
@@ -261,8 +269,18 @@ impl Player {
         if let Some(declared) = &update.action {
             self.keeper.observe(declared.by, &declared.action);
         }
+        self.rolls
+            .observe(update, self.scenario.as_ref(), self.pad_len);
         if self.answered == Some(update.seq) {
             return Ok(None);
+        }
+        if let Some(why) = self
+            .rolls
+            .refuse(&update.prompt, self.scenario.as_ref(), self.pad_len)
+        {
+            return Err(PlayerError::CannotAnswer(format!(
+                "{why}: no pad entry is released (G2, PROTOCOL.md 7.1)"
+            )));
         }
         let body = match &update.prompt {
             Prompt::Pad => Some(Body::Pad(self.pad.statement())),
