@@ -17,8 +17,8 @@ use crate::standing_orders::{self, DaisyOrders};
 use hexveil_core as kernel;
 use hexveil_core::{DiceKind, DiceSpec, Roll};
 use std::any::Any;
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 /// The ruleset's id in a genesis.
 pub const ID: &str = "asl";
@@ -44,13 +44,54 @@ impl kernel::Ruleset for Asl {
         "Advanced Squad Leader: B28 minefields, A19 ELR, the IFT, C3 ordnance"
     }
 
+    /// Every game of one scenario text shares one parse while any of them
+    /// holds it ([`shared_scenario`]).
     fn load(&self, text: &str) -> Result<Arc<dyn kernel::Scenario>, String> {
-        let scenario = Scenario::from_toml(text).map_err(|e| e.to_string())?;
-        crate::supplied::check(&scenario).map_err(|e| e.to_string())?;
-        Ok(Arc::new(AslScenario {
-            scenario: Arc::new(scenario),
-        }))
+        Ok(shared_scenario(text)?)
     }
+}
+
+/// Scenarios parsed and still held by someone, by their text: weak, so a
+/// scenario is dropped with the last game that plays it.
+type SharedScenarios = Mutex<HashMap<Box<str>, Weak<AslScenario>>>;
+
+fn shared_scenarios() -> &'static SharedScenarios {
+    static SHARED: OnceLock<SharedScenarios> = OnceLock::new();
+    SHARED.get_or_init(Default::default)
+}
+
+/// The scenario of `text`, parsed and checked, shared with every other
+/// holder of the same text (issue 16: a server parsed the scenario once
+/// per game, about 3 KiB a live game, the same for every game of a
+/// league). A parse depends on the text alone and is never changed after
+/// it, so a shared one rules exactly as its own copy would (G5).
+pub fn shared_scenario(text: &str) -> Result<Arc<AslScenario>, String> {
+    let held = |shared: &SharedScenarios| {
+        shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(text)
+            .and_then(Weak::upgrade)
+    };
+    if let Some(s) = held(shared_scenarios()) {
+        return Ok(s);
+    }
+    // Parsed without the lock: another game's creation does not wait.
+    let scenario = Scenario::from_toml(text).map_err(|e| e.to_string())?;
+    crate::supplied::check(&scenario).map_err(|e| e.to_string())?;
+    let parsed = Arc::new(AslScenario {
+        scenario: Arc::new(scenario),
+    });
+    let mut shared = shared_scenarios()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(s) = shared.get(text).and_then(Weak::upgrade) {
+        // Parsed meanwhile by another caller: keep one.
+        return Ok(s);
+    }
+    shared.retain(|_, s| s.strong_count() > 0);
+    shared.insert(text.into(), Arc::downgrade(&parsed));
+    Ok(parsed)
 }
 
 /// The bytes of an action, as signed into the log.

@@ -55,3 +55,42 @@ proptest! {
         prop_assert!(ruled > 0, "no step was ruled: the comparison would be empty");
     }
 }
+
+/// Issue 16, G5: games of one scenario share one parse (the referee's
+/// `Ruleset::load`), and a shared parse is the parse of that text: the
+/// same scenario and the same engine at the start as a parse of its own.
+/// The share is weak: with its last holder gone, the next load parses anew.
+#[test]
+fn g5_games_of_one_scenario_share_one_parse_equal_to_a_fresh_one() {
+    use hexveil_asl::ruleset::{shared_scenario, Asl};
+    use hexveil_core::Ruleset as _;
+    use std::sync::Arc;
+    const TEXT: &str = include_str!("../../examples/scenario.toml");
+
+    let first = shared_scenario(TEXT).unwrap();
+    let second = shared_scenario(TEXT).unwrap();
+    assert!(Arc::ptr_eq(&first, &second), "one parse for both games");
+    {
+        let loaded = Asl.load(TEXT).unwrap();
+        let loaded = loaded
+            .as_any()
+            .downcast_ref::<hexveil_asl::ruleset::AslScenario>()
+            .expect("an ASL scenario");
+        assert!(Arc::ptr_eq(&first.scenario, &loaded.scenario));
+    }
+
+    let own = hexveil_asl::scenario::Scenario::from_toml(TEXT).unwrap();
+    assert_eq!(*first.scenario, own, "the shared parse is the text's parse");
+
+    // Another text is another scenario.
+    let other_text = format!("{TEXT}\n# another league's copy\n");
+    let other = shared_scenario(&other_text).unwrap();
+    assert!(!Arc::ptr_eq(&first, &other));
+
+    // Weak: once every game let go, the next one parses again.
+    let weak = Arc::downgrade(&first);
+    drop((first, second, other));
+    assert!(weak.upgrade().is_none(), "nothing else keeps the parse");
+    let again = shared_scenario(TEXT).unwrap();
+    assert_eq!(*again.scenario, own);
+}

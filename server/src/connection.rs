@@ -772,11 +772,11 @@ impl Session {
         };
         let (tx, rx) = oneshot::channel();
         let cmd = GameCommand::Join {
-            participant: Participant {
+            participant: Box::new(Participant {
                 connection: self.id,
                 key,
                 role,
-            },
+            }),
             resume_from,
             link: ConnectionLink {
                 id: self.id,

@@ -1,6 +1,7 @@
 //! hexveil-server: the QUIC shell around the sans-IO game session (DESIGN
 //! section 5, G6).
 //!
+//! - [`allocator`]: jemalloc's settings (the binary's allocator).
 //! - [`tls`], [`endpoint`]: rustls (ring only, TLS 1.3, ALPN `hexveil/1`) and
 //!   quinn configuration; self-signed certificate and fingerprint pinning.
 //! - [`frame`], [`rate`], [`wire`]: length-prefixed frames with a hard
@@ -23,6 +24,7 @@
 //! - [`http`]: the web view (axum): game lists, live public pages over
 //!   server-sent events, transcripts, replays, `/metrics`.
 
+pub mod allocator;
 pub mod at_rest;
 pub mod config;
 pub mod connection;

@@ -18,8 +18,27 @@ use hexveil_server::live_game::LiveGameFactory;
 use hexveil_server::secrets::ServerSecrets;
 use hexveil_server::Server;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// jemalloc, tuned by [`hexveil_server::allocator::tune`]: glibc's malloc
+/// kept the pages of finished games (issue 16; the module says why).
+#[global_allocator]
+static GLOBAL: hexveil_server::allocator::Jemalloc = hexveil_server::allocator::Jemalloc;
+
+fn main() -> ExitCode {
+    // Before the runtime's threads exist, so every arena they get purges
+    // the same way.
+    if let Err(e) = hexveil_server::allocator::tune() {
+        eprintln!("hexveil-server: {e} (going on with jemalloc's defaults)");
+    }
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(serve()),
+        Err(e) => {
+            eprintln!("hexveil-server: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> ExitCode {
     let cli = Cli::parse();
     let settings = match cli.settings() {
         Ok(s) => s,

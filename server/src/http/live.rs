@@ -167,11 +167,11 @@ impl Watchers {
         let (outbox, mut inbox) = mpsc::channel(OUTBOX_CAPACITY);
         let (reply, joined) = oneshot::channel();
         let join = GameCommand::Join {
-            participant: Participant {
+            participant: Box::new(Participant {
                 connection: id,
                 key,
                 role: Role::Spectator,
-            },
+            }),
             resume_from: 0,
             // The game holds the only sender: when it drops this member,
             // the watcher's inbox ends and it knows.
