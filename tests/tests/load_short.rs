@@ -73,8 +73,8 @@ fn load_json(args: &[&str]) -> (std::process::Output, serde_json::Value) {
 // timed step is ruled in every game and timed at the actor and at the
 // spectator; with 5 ms each way, no action comes back in
 // less than one round trip (2 x 5 ms: the relay delays, it never speeds
-// up), and a mine attack takes more log entries than a step with nothing
-// in the hex. The KS test's figures are there; their values depend on the
+// up), and a mine attack takes no fewer log entries than a step with
+// nothing in the hex. The KS test's figures are there; their values depend on the
 // machine, so none is asserted.
 #[test]
 fn the_probe_times_each_step_at_the_actor_and_a_spectator_through_the_relay() {
@@ -100,8 +100,10 @@ fn the_probe_times_each_step_at_the_actor_and_a_spectator_through_the_relay() {
     // R28, G3: a step into a hidden minefield that has no effect logs as
     // many entries as the same step into an empty hex.
     assert_eq!(entries("step_hidden_at"), entries("step_empty"), "{s:#}");
-    // B28.41: the attack rolls more (the IFT's checks).
-    assert!(entries("attack") > entries("step_empty"), "{s:#}");
+    // B28.41: the attack logs at least as many: more when its IFT result
+    // calls for checks, the same when the DR has no effect in both games
+    // (the dice decide: one run in sixteen here).
+    assert!(entries("attack") >= entries("step_empty"), "{s:#}");
     for who in ["ks_actor", "ks_spectator"] {
         assert_eq!(s[who]["n"], 2, "{s:#}");
         assert!(s[who]["p_value"].is_number(), "{s:#}");
