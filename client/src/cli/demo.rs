@@ -385,15 +385,21 @@ pub async fn run(
         }
         views.flush();
     };
-    let game_play = async {
-        let (a, b, ()) = tokio::join!(play_a, play_b, printer);
-        (a, b)
+    // The first seat to fail ends the game at once, with its own error:
+    // the other would otherwise wait for answers that never come.
+    let plays = async {
+        tokio::try_join!(
+            async { play_a.await.map_err(|e| format!("side A: {e}")) },
+            async { play_b.await.map_err(|e| format!("side B: {e}")) },
+        )
     };
-    let (a, b) = tokio::time::timeout(std::time::Duration::from_secs(120), game_play)
+    let game_play = async {
+        let (played, ()) = tokio::join!(plays, printer);
+        played
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(120), game_play)
         .await
-        .map_err(|_| "the demo game did not finish within 2 minutes".to_string())?;
-    a.map_err(|e| format!("side A: {e}"))?;
-    b.map_err(|e| format!("side B: {e}"))?;
+        .map_err(|_| "the demo game did not finish within 2 minutes".to_string())??;
     let transcript = fetch_transcript(&mut seat_a)
         .await
         .map_err(|e| format!("cannot fetch the transcript: {e}"))?;
