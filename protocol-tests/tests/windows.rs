@@ -142,21 +142,41 @@ fn g2_7_1_no_pad_position_is_released_twice_and_no_roll_uses_an_entry_of_an_earl
 }
 
 #[test]
-fn g2_7_1_a_game_of_version_4_refuses_an_action_without_a_nonce() {
+fn g2_7_1_an_action_without_a_nonce_rolls_as_in_version_3() {
+    // A client of version 3 declares with a plain Act: the referee of a
+    // version-4 game takes it and rolls it as section 7 says, the actor's
+    // pad entry in each roll, the opponent's one entry at a time, no window
+    // (PROTOCOL.md 7.1 item 1); the game verifies.
     let mut t = Table::new(5, SEALED_B);
     t.end_phase_until(hexveil_asl::turn::Phase::Movement);
-    let head = t.session.referee().log().head();
+    let before = t.session.referee().log().next_seq() as usize;
     let env = t.players.get_mut(&Side::A).unwrap().sign(&Body::Act(
         hexveil_fixtures::step_into_the_minefield().into(),
     ));
-    let out = t.session.submit(Side::A, env, 0);
-    match out.as_slice() {
-        [Output::ToPlayer(Side::A, ToClient::Rejected(r))] => {
-            assert!(r.reason.contains("Declare"), "{}", r.reason)
-        }
-        other => panic!("not refused: {other:?}"),
-    }
-    assert_eq!(t.session.referee().log().head(), head, "nothing changed");
+    t.send(Side::A, env);
+    t.run();
+    assert_eq!(t.rejections, vec![]);
+    let all = bodies(&t);
+    let action = &all[before..];
+    assert!(matches!(action[0], (Party::A, Body::Act(_))));
+    let entries = |who: Party| {
+        action
+            .iter()
+            .filter(|(p, b)| *p == who && matches!(b, Body::Entry(_)))
+            .count()
+    };
+    let rolls = action
+        .iter()
+        .filter(|(_, b)| matches!(b, Body::Roll(_)))
+        .count();
+    assert!(rolls >= 2, "the step rolls");
+    assert_eq!((entries(Party::A), entries(Party::B)), (rolls, rolls));
+    assert!(!action
+        .iter()
+        .any(|(_, b)| matches!(b, Body::Entries(_) | Body::OpenAhead(_))));
+    t.concede();
+    let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
+    assert!(verdict.fault().is_none(), "{verdict:?}");
 }
 
 #[test]

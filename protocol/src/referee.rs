@@ -280,9 +280,9 @@ pub enum RefereeError {
         /// What the referee waits for.
         awaiting: String,
     },
-    /// An action declared with the other message version's body: `Act`
-    /// in a game of version 3, `Declare` in one of version 4.
-    #[error("a {body} is not how a game of message version {version} declares an action: send a {expected}")]
+    /// A `Declare` in a game of message version 3, which knows only
+    /// `Act`.
+    #[error("this game is of message version {version}, whose actions are declared with `{expected}`, not with a `{body}` (a `Declare`, version 4's, PROTOCOL.md 7.1)")]
     WrongVersion {
         /// What was sent.
         body: &'static str,
@@ -995,14 +995,18 @@ impl Referee {
             }
             (Awaiting::Action { .. }, Body::Act(_) | Body::Declare(_)) => {
                 let side = side_of(author).ok_or_else(|| self.out_of_turn(author, body))?;
+                // An Act, in a game of either version, rolls as in
+                // version 3 (the actor's pad entry, no window); a Declare,
+                // only in a game of version 4, with its nonce (PROTOCOL.md
+                // 7.1).
                 let nonce = match (self.windowed(), body) {
-                    (false, Body::Act(_)) => None,
+                    (_, Body::Act(_)) => None,
                     (true, Body::Declare(d)) => Some(d.nonce),
                     _ => {
                         return Err(RefereeError::WrongVersion {
-                            body: body.name(),
+                            body: "Declare",
                             version: self.genesis.message_version,
-                            expected: if self.windowed() { "Declare" } else { "Act" },
+                            expected: "Act",
                         })
                     }
                 };
