@@ -282,7 +282,7 @@ pub enum RefereeError {
     },
     /// A `Declare` in a game of message version 3, which knows only
     /// `Act`.
-    #[error("this game is of message version {version}, whose actions are declared with `{expected}`, not with a `{body}` (a `Declare`, version 4's, PROTOCOL.md 7.1)")]
+    #[error("a `{body}` declares an action only in a game of message version 4 (PROTOCOL.md 7.1); this game is of version {version}: send an `{expected}`")]
     WrongVersion {
         /// What was sent.
         body: &'static str,
