@@ -11,6 +11,13 @@ use hexveil_protocol::message::{Body, Prompt, ToClient, MAX_WINDOW};
 use hexveil_protocol::session::Output;
 use hexveil_protocol::verifier::verify;
 
+/// A concedes, both reveal, and the transcript verifies clean (G5).
+fn concede_and_verify_clean(t: &mut Table) {
+    t.concede();
+    let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
+    assert!(verdict.fault().is_none(), "{verdict:?}");
+}
+
 /// Every log entry's body, in order.
 fn bodies(t: &Table) -> Vec<(Party, Body)> {
     let g = t.game();
@@ -85,9 +92,7 @@ fn g2_g4_7_1_a_step_into_a_hidden_minefield_asks_its_owner_only_what_the_rules_n
         .filter(|p| matches!(p, Prompt::OpenAhead { .. } | Prompt::Window { .. }))
         .count();
     assert_eq!(windows, 1, "{prompts:?}");
-    t.concede();
-    let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
-    assert!(verdict.fault().is_none(), "{verdict:?}");
+    concede_and_verify_clean(&mut t);
 }
 
 #[test]
@@ -174,9 +179,7 @@ fn g2_7_1_an_action_without_a_nonce_rolls_as_in_version_3() {
     assert!(!action
         .iter()
         .any(|(_, b)| matches!(b, Body::Entries(_) | Body::OpenAhead(_))));
-    t.concede();
-    let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
-    assert!(verdict.fault().is_none(), "{verdict:?}");
+    concede_and_verify_clean(&mut t);
 }
 
 #[test]
@@ -318,9 +321,7 @@ fn g2_7_1_a_roll_in_pads_renewed_during_the_action_takes_no_nonce() {
             .any(|(_, b)| matches!(b, Body::Entries(_) | Body::OpenAhead(_))),
         "no window in epoch 1 during this action"
     );
-    t.concede();
-    let verdict = verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
-    assert!(verdict.fault().is_none(), "{verdict:?}");
+    concede_and_verify_clean(&mut t);
 }
 
 #[test]
