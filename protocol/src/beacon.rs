@@ -350,21 +350,46 @@ impl BeaconRound {
 
     /// Accepts the next entry in release order; on error nothing changes.
     pub fn submit(&mut self, e: &PadEntry) -> Result<RoundStatus, BeaconError> {
+        self.release(e.party, e.value, Some(e))
+    }
+
+    /// [`Self::submit`] of the value of `party`'s entry that the caller has
+    /// already checked at this round's position against the same statement
+    /// (the referee, a window of entries when it was released, PROTOCOL.md
+    /// 7.1): the release order is enforced, the proof not checked again.
+    pub(crate) fn submit_checked(
+        &mut self,
+        party: Party,
+        value: PadValue,
+    ) -> Result<RoundStatus, BeaconError> {
+        self.release(party, value, None)
+    }
+
+    /// Takes `party`'s value next in release order, once its entry, if
+    /// given (else checked by the caller), verifies at this round.
+    fn release(
+        &mut self,
+        party: Party,
+        value: PadValue,
+        entry: Option<&PadEntry>,
+    ) -> Result<RoundStatus, BeaconError> {
         if self.next == 3 {
             return Err(BeaconError::AlreadyComplete);
         }
-        if self.entries[e.party.index()].is_some() {
-            return Err(BeaconError::Duplicate(e.party));
+        if self.entries[party.index()].is_some() {
+            return Err(BeaconError::Duplicate(party));
         }
         let expected = self.order[self.next];
-        if e.party != expected {
+        if party != expected {
             return Err(BeaconError::OutOfOrder {
                 expected,
-                got: e.party,
+                got: party,
             });
         }
-        self.check_entry(e)?;
-        self.entries[e.party.index()] = Some(e.value);
+        if let Some(e) = entry {
+            self.check_entry(e)?;
+        }
+        self.entries[party.index()] = Some(value);
         self.next += 1;
         Ok(self.status())
     }

@@ -22,7 +22,7 @@ use crate::message::{
     RevealBody, RollRecord, SetupBody, MAX_WINDOW, MESSAGE_VERSIONS,
 };
 use crate::note;
-use crate::pad::{Pad, PadSchedule, PadStatement};
+use crate::pad::{Pad, PadSchedule, PadStatement, PadValue};
 use hexveil_core::{
     Content, DiceKind, DiceSpec, Engine, Event, EventKind, Fact, FactRequest, Layer, Location,
     PublicSetup, Registry, Roll, Scenario, Side, Step,
@@ -435,9 +435,10 @@ struct Current {
     /// Message version 4: the nonce the action was declared with, the
     /// actor's part of each of its public rolls (PROTOCOL.md 7.1).
     nonce: Option<[u8; 32]>,
-    /// Message version 4: how many rolls a window of the opponent's pad
-    /// entries covers for this action, from the ruleset's estimate.
-    window_len: u32,
+    /// Message version 4: the ruleset's estimate of the public rolls this
+    /// action may take (`Scenario::rolls_ahead`), which sizes its windows
+    /// ([`window_count`]).
+    rolls_ahead: u32,
     /// Message version 4: the pad epochs every party had committed when
     /// the action was declared. Only rolls in those epochs take the nonce
     /// and a window: a statement committed after the nonce was public
@@ -448,22 +449,35 @@ struct Current {
 }
 
 /// The opponent's window of pad entries for the current action (message
-/// version 4, PROTOCOL.md 7.1): checked when released, used in order.
+/// version 4, PROTOCOL.md 7.1): each entry checked when released, so only
+/// its value is kept (the referee is copied for every entry it takes, G6),
+/// used in order.
 #[derive(Clone, Debug)]
 struct Window {
     first: u64,
-    entries: Vec<crate::pad::PadEntry>,
+    values: Vec<PadValue>,
 }
 
 impl Window {
     fn end(&self) -> u64 {
-        self.first + self.entries.len() as u64
+        self.first + self.values.len() as u64
     }
 
-    fn entry(&self, k: u64) -> Option<&crate::pad::PadEntry> {
+    fn value(&self, k: u64) -> Option<PadValue> {
         k.checked_sub(self.first)
-            .and_then(|i| self.entries.get(usize::try_from(i).ok()?))
+            .and_then(|i| self.values.get(usize::try_from(i).ok()?))
+            .copied()
     }
+}
+
+/// How many rolls a window from roll `k` covers (PROTOCOL.md 7.1): the
+/// action's estimate `rolls_ahead`, kept within 1..=[`MAX_WINDOW`], and no
+/// further than the end of `k`'s pad epoch. The referee asks for it; a
+/// player's roll count ([`crate::roll_count`]) expects the same.
+pub(crate) fn window_count(rolls_ahead: u32, k: u64, pad_len: u32) -> u32 {
+    let n = u64::from(pad_len.max(1));
+    let left = u32::try_from(n - k % n).unwrap_or(u32::MAX);
+    rolls_ahead.clamp(1, MAX_WINDOW).min(left)
 }
 
 /// One side's accepted setup.
@@ -1058,14 +1072,7 @@ impl Referee {
                     count: *count,
                 };
                 self.accept_window(author, ask, entries)?;
-                let entry = self
-                    .window
-                    .as_ref()
-                    .and_then(|w| w.entry(*k))
-                    .cloned()
-                    .expect("the window just accepted starts at the roll");
-                let round = self.round.as_mut().expect("a window serves a round");
-                let status = round.beacon.submit(&entry)?;
+                let status = self.submit_from_window(*k)?;
                 self.after_status(status)
             }
             (Awaiting::Entry { party, k }, Body::Entry(entry)) => {
@@ -1377,7 +1384,7 @@ impl Referee {
             actor: side,
             hash,
             nonce: None,
-            window_len: 1,
+            rolls_ahead: 1,
             epochs_at_declare: 0,
         });
         self.start_round(vec![spec])
@@ -1398,7 +1405,7 @@ impl Referee {
             actor: side,
             hash,
             nonce,
-            window_len: self.scenario.rolls_ahead(action).clamp(1, MAX_WINDOW),
+            rolls_ahead: self.scenario.rolls_ahead(action),
             epochs_at_declare: self.committed_epochs(),
         });
         // The ruling of the last action burned its window; never carry one.
@@ -1439,16 +1446,16 @@ impl Referee {
         {
             return None;
         }
-        let n = self.genesis.pad_len;
+        let k = self.next_roll;
         let position = PadSchedule {
-            n,
+            n: self.genesis.pad_len,
             ..PadSchedule::default()
         }
-        .position(self.next_roll)
+        .position(k)
         .ok()?;
         (position.epoch < current.epochs_at_declare).then(|| WindowAsk {
-            k: self.next_roll,
-            count: current.window_len.min(n - position.index),
+            k,
+            count: window_count(current.rolls_ahead, k, self.genesis.pad_len),
         })
     }
 
@@ -1494,9 +1501,24 @@ impl Referee {
         }
         self.window = Some(Window {
             first: ask.k,
-            entries: entries.to_vec(),
+            values: entries.iter().map(|e| e.value).collect(),
         });
         Ok(())
+    }
+
+    /// Gives the running round roll `k`'s opponent value from its window,
+    /// checked when the window was released ([`Referee::accept_window`]).
+    fn submit_from_window(&mut self, k: u64) -> Result<RoundStatus, RefereeError> {
+        let value = self
+            .window
+            .as_ref()
+            .and_then(|w| w.value(k))
+            .expect("a window covers the roll");
+        let current = self.current.expect("a window serves an action");
+        let round = self.round.as_mut().expect("a window serves a round");
+        Ok(round
+            .beacon
+            .submit_checked(party_of(current.actor.opponent()), value)?)
     }
 
     /// Moves to what the engine's step needs next.
@@ -1786,14 +1808,7 @@ impl Referee {
             return Ok(());
         }
         if nonce.is_some() {
-            let entry = self
-                .window
-                .as_ref()
-                .and_then(|w| w.entry(k))
-                .cloned()
-                .expect("a window covers the roll, or one was just asked");
-            let round = self.round.as_mut().expect("just started");
-            let status = round.beacon.submit(&entry)?;
+            let status = self.submit_from_window(k)?;
             debug_assert_eq!(status, RoundStatus::Awaiting(Party::Server));
         }
         self.await_round()

@@ -20,7 +20,8 @@
 //! all public; and it is asked only in an epoch every party committed before
 //! the action was declared (pad statements are public entries too).
 
-use crate::message::{Prompt, Update, MAX_WINDOW};
+use crate::message::{Prompt, Update};
+use crate::referee::window_count;
 use hexveil_core::Scenario;
 
 /// The names of the entries the count follows ([`crate::message::Body::name`],
@@ -101,12 +102,7 @@ impl RollCount {
 
     /// The length of a window from roll `k` for the current action.
     fn window_count(&self, k: u64, scenario: &dyn Scenario, pad_len: u32) -> u32 {
-        let n = u64::from(pad_len.max(1));
-        let left = u32::try_from(n - k % n).unwrap_or(u32::MAX);
-        scenario
-            .rolls_ahead(&self.action)
-            .clamp(1, MAX_WINDOW)
-            .min(left)
+        window_count(scenario.rolls_ahead(&self.action), k, pad_len)
     }
 
     /// Why this player must not release what `prompt` asks, if it asks pad
