@@ -20,12 +20,14 @@ use hexveil_server::Server;
 
 /// jemalloc, tuned by [`hexveil_server::allocator::tune`]: glibc's malloc
 /// kept the pages of finished games (issue 16; the module says why).
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: hexveil_server::allocator::Jemalloc = hexveil_server::allocator::Jemalloc;
 
 fn main() -> ExitCode {
     // Before the runtime's threads exist, so every arena they get purges
     // the same way.
+    #[cfg(not(feature = "system-alloc"))]
     if let Err(e) = hexveil_server::allocator::tune() {
         eprintln!("hexveil-server: {e} (going on with jemalloc's defaults)");
     }
