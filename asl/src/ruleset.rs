@@ -313,6 +313,21 @@ impl kernel::Scenario for AslScenario {
         v.into_iter().map(Location::to_kernel).collect()
     }
 
+    fn is_eligible(
+        &self,
+        public: &dyn kernel::PublicSetup,
+        layer: kernel::Layer,
+        location: &kernel::Location,
+    ) -> bool {
+        let (Some(layer), Some(at)) = (layer_of(layer), Location::from_key(location.key())) else {
+            return false;
+        };
+        let public = public_of(public);
+        // The same key, not an alias of it (`eligible` lists canonical keys).
+        at.key() == location.key()
+            && setup::is_eligible_location(&self.scenario, public, public.side, layer, at)
+    }
+
     fn sealed_contents(
         &self,
         public: &dyn kernel::PublicSetup,

@@ -384,6 +384,35 @@ pub fn eligible_locations(
     }
 }
 
+/// Whether `location` is one of [`eligible_locations`]'s, without building
+/// the list: the referee asks it of every fact request and keeps no list
+/// per game (issue 16). `asl/tests/setup.rs` checks it against the list
+/// for every hex of the map and its aliases.
+pub fn is_eligible_location(
+    scenario: &Scenario,
+    public: &PublicSetup,
+    side: Side,
+    layer: Layer,
+    location: Location,
+) -> bool {
+    match (layer, location) {
+        (Layer::AntiPersonnel | Layer::AntiTank, Location::Hex(h)) => {
+            let map = &scenario.map;
+            if !map.contains(h) || map.canonical(h) != h {
+                return false;
+            }
+            let ours = public.side == side;
+            let marks = LeafMarks {
+                known_counter: ours && public.known_hexes(map).contains(&h),
+                at_in_view: ours && public.at_in_view.iter().any(|v| map.canonical(*v) == h),
+            };
+            has_leaf(scenario, side, layer, h, marks)
+        }
+        (Layer::BoobyTrap, Location::Board(b)) => scenario.side(side).booby_boards().contains(&b),
+        _ => false,
+    }
+}
+
 /// What the public record shows in one hex for one side's minefield leaves:
 /// its Known Minefield counter (B28.45), its A-T mines in full view (B28.53).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -410,3 +410,56 @@ fn seam_hex_names_are_canonicalized_where_they_enter() {
         }
     );
 }
+
+#[test]
+fn g3_is_eligible_answers_exactly_the_eligible_list_for_every_hex_alias_and_board() {
+    // The referee keeps no eligible list per game and asks the ruleset's
+    // `is_eligible` for every fact request (issue 16); a request it wrongly
+    // thinks not eligible would be answered "empty" without the owner
+    // (G1), one it wrongly thinks eligible would ask the owner for a leaf
+    // that does not exist (G3, DESIGN 3.1). So the two must agree on every
+    // key: every hex of every board of the map and each alias of a seam hex
+    // (`eligible` lists canonical names only), boards, opportunities and
+    // keys that name nothing.
+    use hexveil_asl::hex::{COLUMNS, MAX_ROW};
+    use hexveil_core::ruleset::Scenario as _;
+    let sc = hexveil_asl::ruleset::shared_scenario(SCENARIO).unwrap();
+    let mut keys: Vec<String> = Vec::new();
+    for board in 0..=8u16 {
+        for col in 0..COLUMNS {
+            for row in 0..=MAX_ROW {
+                if let Ok(h) = hexveil_asl::Hex::new(board, col, row) {
+                    keys.push(h.to_string());
+                    keys.push(h.to_string().to_lowercase());
+                }
+            }
+        }
+        keys.push(format!("board{board}"));
+        keys.push(format!("board0{board}"));
+        keys.push(format!("opp{board}"));
+    }
+    keys.extend(["3E", "3E31", "E4", "board", "3E04", "x"].map(String::from));
+    let mut checked = 0;
+    for (side, text) in [(Side::A, SETUP_A), (Side::B, SETUP_B)] {
+        let public = sc.public_setup(side, text).unwrap();
+        for layer in sc.sealed_layers() {
+            let list = sc.eligible(public.as_ref(), layer);
+            let mut found = 0;
+            for key in &keys {
+                let Ok(location) = hexveil_core::Location::key_of(key) else {
+                    continue;
+                };
+                let listed = list.contains(&location);
+                assert_eq!(
+                    sc.is_eligible(public.as_ref(), layer, &location),
+                    listed,
+                    "side {side}, layer {layer}, {key}"
+                );
+                found += usize::from(listed);
+                checked += 1;
+            }
+            assert_eq!(found, list.len(), "side {side}, layer {layer}");
+        }
+    }
+    assert!(checked > 1_000, "{checked} keys checked");
+}

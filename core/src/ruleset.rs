@@ -82,6 +82,16 @@ pub trait Scenario: Send + Sync + Debug {
     /// exactly one leaf for each (DESIGN 3.1). Public data only.
     fn eligible(&self, public: &dyn PublicSetup, layer: Layer) -> Vec<Location>;
 
+    /// Whether `location` is one of [`Scenario::eligible`]'s, exactly (the
+    /// same key, not an alias of it). The referee asks this for every fact
+    /// request and keeps no list per game (issue 16: the lists were the
+    /// largest part of an idle game's memory), so a ruleset answers it from
+    /// its public data without building the whole list; this default
+    /// builds it.
+    fn is_eligible(&self, public: &dyn PublicSetup, layer: Layer, location: &Location) -> bool {
+        self.eligible(public, layer).contains(location)
+    }
+
     /// Reads a side's sealed setup text: every sealed layer with a content
     /// for each eligible location (in [`Scenario::eligible`] order), or
     /// what is wrong with the text.

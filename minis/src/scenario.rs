@@ -784,6 +784,12 @@ impl CoreScenario for MinisScenario {
             .collect()
     }
 
+    fn is_eligible(&self, public: &dyn PublicSetup, layer: Layer, location: &Location) -> bool {
+        layer == mines_layer()
+            && Cell::from_key(location.key())
+                .is_some_and(|c| c.key() == location.key() && self.is_eligible(public.side(), c))
+    }
+
     fn sealed_contents(
         &self,
         public: &dyn PublicSetup,

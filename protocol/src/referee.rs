@@ -487,62 +487,12 @@ struct SideSetup {
     setup_roots: BTreeMap<Layer, RootStatement>,
 }
 
-/// One side's eligible locations of one layer, in sealing order, packed:
-/// their keys end to end, where each ends, and their positions in the order
-/// of their keys, to tell an eligible location by a binary search. About 12
-/// bytes a location (ASL's hex keys are 3 to 5 bytes) where a [`Location`]
-/// takes 32 and a set of every (side, layer, location) took about 100: these
-/// lists were the largest part of an idle game's memory (issue 16).
-#[derive(Clone, Debug, Default)]
-struct Eligible {
-    keys: String,
-    ends: Vec<u32>,
-    by_key: Vec<u32>,
-}
-
-impl Eligible {
-    fn new(locations: &[Location]) -> Eligible {
-        let mut keys = String::with_capacity(locations.iter().map(|l| l.key().len()).sum());
-        let mut ends = Vec::with_capacity(locations.len());
-        for l in locations {
-            keys.push_str(l.key());
-            ends.push(keys.len() as u32);
-        }
-        let mut e = Eligible {
-            keys,
-            ends,
-            by_key: (0..locations.len() as u32).collect(),
-        };
-        let mut by_key = std::mem::take(&mut e.by_key);
-        by_key.sort_unstable_by_key(|&i| e.key(i as usize));
-        e.by_key = by_key;
-        e
-    }
-
-    fn key(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.keys[start..self.ends[i] as usize]
-    }
-
-    fn locations(&self) -> Vec<Location> {
-        (0..self.ends.len())
-            .map(|i| Location::key_of(self.key(i)).expect("packed from a location's key"))
-            .collect()
-    }
-
-    fn contains(&self, location: &Location) -> bool {
-        self.by_key
-            .binary_search_by(|&i| self.key(i as usize).cmp(location.key()))
-            .is_ok()
-    }
-}
-
 /// The referee of one game.
 ///
 /// [`Referee::accept`] works on a clone and keeps it only if the entry is
 /// accepted (G6), so cloning must be cheap: what never changes after the
-/// genesis or the setups (the genesis, the scenario, the setups and the
-/// eligible locations) is shared behind an [`Arc`] and written, during setup
+/// genesis or the setups (the genesis, the scenario and the setups) is
+/// shared behind an [`Arc`] and written, during setup
 /// only, through [`Arc::make_mut`], which copies it if a clone shares it.
 /// A clone therefore behaves exactly as a deep copy. The engine's clone
 /// ([`Engine::clone_box`]) must be cheap too, and stay so however long
@@ -572,9 +522,6 @@ pub struct Referee {
     setups: Arc<BTreeMap<Side, SideSetup>>,
     /// Current roots (moved by transitions).
     roots: BTreeMap<(Side, Layer), RootStatement>,
-    /// Packed ([`Eligible`]), with an index to tell an eligible location
-    /// at once.
-    eligible: Arc<BTreeMap<(Side, Layer), Eligible>>,
     engine: Option<Box<dyn Engine>>,
     awaiting: Awaiting,
     current: Option<Current>,
@@ -669,7 +616,6 @@ impl Referee {
             setup_rolls_due: Vec::new(),
             setups: Arc::default(),
             roots: BTreeMap::new(),
-            eligible: Arc::default(),
             engine: None,
             awaiting: Awaiting::Pads {
                 missing: vec![Side::A, Side::B],
@@ -741,10 +687,12 @@ impl Referee {
 
     /// The eligible locations of a side's layer (public, DESIGN 3.1), in
     /// sealing order.
+    /// Worked out from the scenario and the side's public setup each time:
+    /// the referee keeps no list (issue 16).
     pub fn eligible(&self, side: Side, layer: Layer) -> Vec<Location> {
-        self.eligible
-            .get(&(side, layer))
-            .map(Eligible::locations)
+        self.setups
+            .get(&side)
+            .map(|s| self.scenario.eligible(s.public.as_ref(), layer))
             .unwrap_or_default()
     }
 
@@ -1296,7 +1244,6 @@ impl Referee {
                     setup_roots.insert(layer, root.clone());
                 }
             }
-            Arc::make_mut(&mut self.eligible).insert((side, layer), Eligible::new(&eligible));
         }
         if setup.roots.len() != setup_roots.len() {
             return Err(bad("roots for unknown or repeated layers".into()));
@@ -1641,10 +1588,14 @@ impl Referee {
         self.genesis.mode == Mode::Escrow
     }
 
+    /// Whether a request names one of its owner's eligible locations
+    /// ([`Scenario::is_eligible`], from the public setup: no list is kept
+    /// per game, issue 16).
     fn is_eligible(&self, request: &FactRequest) -> bool {
-        self.eligible
-            .get(&(request.owner, request.layer))
-            .is_some_and(|e| e.contains(&request.location))
+        self.setups.get(&request.owner).is_some_and(|s| {
+            self.scenario
+                .is_eligible(s.public.as_ref(), request.layer, &request.location)
+        })
     }
 
     /// Whether a request is for a sealed note (answered by a note at an
@@ -2157,30 +2108,4 @@ pub fn draw(seed: &crate::beacon::RollSeed, specs: &[DiceSpec]) -> Vec<Roll> {
             }
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn g3_packed_eligible_locations_keep_their_order_and_tell_exactly_the_eligible_ones() {
-        // The referee answers a request for a location that is not eligible
-        // itself and asks the owner for every eligible one (G3, G4): the
-        // packed list must give back the same locations in sealing order
-        // and contain exactly them.
-        let keys = ["3E3", "3D10", "4A1", "3E10", "3E1", "booby3", "4Q9"];
-        let locations: Vec<Location> = keys.iter().map(|k| Location::key_of(k).unwrap()).collect();
-        let e = Eligible::new(&locations);
-        assert_eq!(e.locations(), locations);
-        for l in &locations {
-            assert!(e.contains(l), "{l}");
-        }
-        for k in ["3E", "3E31", "3D1", "4A", "4Q9x", "A", "booby"] {
-            assert!(!e.contains(&Location::key_of(k).unwrap()), "{k}");
-        }
-        let empty = Eligible::new(&[]);
-        assert!(empty.locations().is_empty());
-        assert!(!empty.contains(&locations[0]));
-    }
 }
