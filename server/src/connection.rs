@@ -22,9 +22,10 @@ use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::queue;
 use quinn::VarInt;
 use ring::rand::SystemRandom;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::time::timeout;
 use tracing::{debug, info, warn};
 
@@ -273,7 +274,7 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
     let metrics = ctx.lobby.metrics().clone();
     let _counted = metrics.connection();
     let limits = ctx.settings.frame;
-    let (outbox, outbox_rx) = mpsc::channel(OUTBOX_CAPACITY);
+    let (outbox, outbox_rx) = queue::channel(OUTBOX_CAPACITY);
     let writer = tokio::spawn(write_loop(send, outbox_rx, limits, conn.clone(), metrics));
     let mut session = Session {
         id,
@@ -298,7 +299,7 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
 /// everything.
 async fn write_loop(
     mut send: quinn::SendStream,
-    mut outbox: mpsc::Receiver<ServerMessage>,
+    mut outbox: queue::Receiver<ServerMessage>,
     limits: FrameLimits,
     conn: quinn::Connection,
     metrics: std::sync::Arc<crate::metrics::Metrics>,
@@ -329,9 +330,9 @@ struct Session {
     ctx: Arc<ConnectionContext>,
     conn: quinn::Connection,
     recv: quinn::RecvStream,
-    outbox: mpsc::Sender<ServerMessage>,
+    outbox: queue::Sender<ServerMessage>,
     bucket: TokenBucket,
-    joined: HashMap<GameId, (Role, mpsc::Sender<GameCommand>)>,
+    joined: HashMap<GameId, (Role, queue::Sender<GameCommand>)>,
     assembler: GameAssembler,
     /// When the incomplete game message being put together began.
     partial_since: Option<tokio::time::Instant>,

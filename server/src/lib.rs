@@ -38,6 +38,7 @@ pub mod lobby;
 pub mod login;
 pub mod metrics;
 pub mod postgres;
+pub mod queue;
 pub mod rate;
 pub mod relay;
 pub mod secrets;

@@ -33,10 +33,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::queue;
 use quinn::VarInt;
 use ring::rand::{SecureRandom, SystemRandom};
 use thiserror::Error;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::time::{sleep_until, Instant};
 use tracing::{error, info, warn};
 
@@ -158,7 +159,7 @@ pub struct ConnectionLink {
     /// The connection's id.
     pub id: ConnectionId,
     /// Its bounded outbox (the connection's writer drains it).
-    pub outbox: mpsc::Sender<ServerMessage>,
+    pub outbox: queue::Sender<ServerMessage>,
     /// The QUIC connection, closed if the outbox overflows.
     pub quic: Option<quinn::Connection>,
 }
@@ -187,7 +188,7 @@ pub enum GameCommand {
         payload: Vec<u8>,
         /// Where to report that the sender is no longer a member (e.g. its
         /// seat was taken over by a newer connection of the same key).
-        outbox: mpsc::Sender<ServerMessage>,
+        outbox: queue::Sender<ServerMessage>,
     },
     /// The connection leaves (or closed).
     Leave {
@@ -213,7 +214,7 @@ struct GameStatus {
 
 #[derive(Debug)]
 struct GameEntry {
-    commands: mpsc::Sender<GameCommand>,
+    commands: queue::Sender<GameCommand>,
     status: Arc<GameStatus>,
 }
 
@@ -422,7 +423,7 @@ impl Lobby {
     }
 
     /// The command channel of a live game.
-    pub fn commands(&self, game_id: GameId) -> Option<mpsc::Sender<GameCommand>> {
+    pub fn commands(&self, game_id: GameId) -> Option<queue::Sender<GameCommand>> {
         let games = self.games.lock().expect("lobby lock poisoned");
         games
             .get(&game_id)
@@ -441,7 +442,7 @@ impl Lobby {
         &self,
         game_id: GameId,
         key: PublicKey,
-    ) -> Result<Option<mpsc::Sender<GameCommand>>, LobbyError> {
+    ) -> Result<Option<queue::Sender<GameCommand>>, LobbyError> {
         if let Some(commands) = self.commands(game_id) {
             return Ok(Some(commands));
         }
@@ -480,7 +481,7 @@ impl Lobby {
         game_id: GameId,
         game: crate::store::StoredGame,
         origin: Origin,
-    ) -> Result<mpsc::Sender<GameCommand>, LobbyError> {
+    ) -> Result<queue::Sender<GameCommand>, LobbyError> {
         if origin == Origin::Restored {
             self.store.acquire_lease(game_id).await?;
         }
@@ -603,13 +604,13 @@ impl Lobby {
         next_seq: u64,
         origin: Origin,
         started: bool,
-    ) -> (mpsc::Sender<GameCommand>, Option<oneshot::Receiver<()>>) {
+    ) -> (queue::Sender<GameCommand>, Option<oneshot::Receiver<()>>) {
         let mut games = self.games.lock().expect("lobby lock poisoned");
         if let Some(live) = games.get(&game_id).filter(|e| !e.commands.is_closed()) {
             return (live.commands.clone(), None);
         }
         let (ready_tx, ready_rx) = oneshot::channel();
-        let (tx, rx) = mpsc::channel(GAME_QUEUE);
+        let (tx, rx) = queue::channel(GAME_QUEUE);
         let status = Arc::new(GameStatus::default());
         status
             .finished
@@ -718,8 +719,8 @@ pub const CATCH_UP_QUEUE: usize = 256;
 /// drops the queue or the connection closes.
 async fn forward_backlog(
     history: Vec<ServerMessage>,
-    mut live: mpsc::Receiver<ServerMessage>,
-    outbox: mpsc::Sender<ServerMessage>,
+    mut live: queue::Receiver<ServerMessage>,
+    outbox: queue::Sender<ServerMessage>,
 ) {
     for message in history {
         if outbox.send(message).await.is_err() {
@@ -741,7 +742,7 @@ fn seat(side: Side) -> usize {
 }
 
 impl GameTask {
-    async fn run(mut self, rx: mpsc::Receiver<GameCommand>, origin: Origin) {
+    async fn run(mut self, rx: queue::Receiver<GameCommand>, origin: Origin) {
         let outcome = self.serve(rx, origin).await;
         {
             // Only this task's own entry: a finished game may have been
@@ -762,7 +763,7 @@ impl GameTask {
 
     async fn serve(
         &mut self,
-        mut rx: mpsc::Receiver<GameCommand>,
+        mut rx: queue::Receiver<GameCommand>,
         origin: Origin,
     ) -> Result<(), StoreError> {
         match origin {
@@ -1203,7 +1204,7 @@ impl GameTask {
             }
             return;
         }
-        let (queue, live) = mpsc::channel(CATCH_UP_QUEUE);
+        let (queue, live) = queue::channel(CATCH_UP_QUEUE);
         let outbox = std::mem::replace(&mut member.link.outbox, queue);
         tokio::spawn(forward_backlog(parts, live, outbox));
     }
@@ -1216,7 +1217,7 @@ impl GameTask {
         };
         match m.link.outbox.try_send(msg) {
             Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(_)) => {
+            Err(queue::TrySendError::Full(_)) => {
                 warn!(game_id = %self.game_id, connection = id.0, "client too slow; dropped");
                 if let Some(m) = self.remove_member(id) {
                     if let Some(q) = &m.link.quic {
@@ -1228,7 +1229,7 @@ impl GameTask {
                     self.departures.push(m.participant);
                 }
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => {
+            Err(queue::TrySendError::Closed(_)) => {
                 if let Some(m) = self.remove_member(id) {
                     self.departures.push(m.participant);
                 }
@@ -1316,7 +1317,7 @@ mod tests {
     /// its command channel.
     async fn relay_game(
         delay: u64,
-    ) -> (tempfile::TempDir, Lobby, GameId, mpsc::Sender<GameCommand>) {
+    ) -> (tempfile::TempDir, Lobby, GameId, queue::Sender<GameCommand>) {
         let dir = tempfile::tempdir().unwrap();
         let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, delay));
         let id = lobby
@@ -1334,12 +1335,12 @@ mod tests {
     struct Client {
         id: ConnectionId,
         key: PublicKey,
-        tx: mpsc::Sender<ServerMessage>,
-        rx: mpsc::Receiver<ServerMessage>,
+        tx: queue::Sender<ServerMessage>,
+        rx: queue::Receiver<ServerMessage>,
     }
 
     fn client(n: u64, capacity: usize) -> Client {
-        let (tx, rx) = mpsc::channel(capacity);
+        let (tx, rx) = queue::channel(capacity);
         Client {
             id: ConnectionId(n),
             key: PublicKey([n as u8; 32]),
@@ -1349,7 +1350,7 @@ mod tests {
     }
 
     impl Client {
-        async fn join(&mut self, game: &mpsc::Sender<GameCommand>, role: Role) -> bool {
+        async fn join(&mut self, game: &queue::Sender<GameCommand>, role: Role) -> bool {
             let (reply, answer) = oneshot::channel();
             game.send(GameCommand::Join {
                 participant: Box::new(Participant {
@@ -1370,7 +1371,7 @@ mod tests {
             answer.await.unwrap()
         }
 
-        async fn say(&self, game: &mpsc::Sender<GameCommand>, payload: &[u8]) {
+        async fn say(&self, game: &queue::Sender<GameCommand>, payload: &[u8]) {
             game.send(GameCommand::Payload {
                 from: self.id,
                 payload: payload.to_vec(),
@@ -1471,7 +1472,7 @@ mod tests {
 
     /// Player A on a new relay game says each of `moves`, waiting for each
     /// acknowledgement.
-    async fn play(a: &mut Client, game: &mpsc::Sender<GameCommand>, moves: &[&str]) {
+    async fn play(a: &mut Client, game: &queue::Sender<GameCommand>, moves: &[&str]) {
         for m in moves {
             a.say(game, m.as_bytes()).await;
             assert!(a.next_payload().await.starts_with(b"ack "));

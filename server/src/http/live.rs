@@ -30,13 +30,14 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::queue;
 use futures_util::Stream;
 use hexveil_protocol::message::{decode_padded, ToClient, Update};
 use hexveil_view::board::{Board, View};
 use hexveil_view::narrate::{Narrator, Reader};
 use hexveil_view::svg::{board_svg, SvgView};
 use serde::Serialize;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
@@ -164,7 +165,7 @@ impl Watchers {
             .map_err(|e| HttpError::opening(game, e))?
             .ok_or(HttpError::UnknownGame(game))?;
         let id = self.connections.next_id();
-        let (outbox, mut inbox) = mpsc::channel(OUTBOX_CAPACITY);
+        let (outbox, mut inbox) = queue::channel(OUTBOX_CAPACITY);
         let (reply, joined) = oneshot::channel();
         let join = GameCommand::Join {
             participant: Box::new(Participant {
@@ -236,7 +237,7 @@ impl Watchers {
 
 /// Sends the game that `id` leaves (bounded: a stuck game learns it when
 /// it finds the outbox closed).
-async fn leave(commands: &mpsc::Sender<GameCommand>, game: GameId, id: ConnectionId) {
+async fn leave(commands: &queue::Sender<GameCommand>, game: GameId, id: ConnectionId) {
     let sent = tokio::time::timeout(
         GAME_SEND_TIMEOUT,
         commands.send(GameCommand::Leave { from: id }),
@@ -381,7 +382,7 @@ impl Fold {
 struct Watcher {
     game: GameId,
     id: ConnectionId,
-    commands: mpsc::Sender<GameCommand>,
+    commands: queue::Sender<GameCommand>,
     published: Published,
     games: Arc<Mutex<HashMap<GameId, Published>>>,
     assembler: GameAssembler,
@@ -391,7 +392,7 @@ struct Watcher {
 }
 
 impl Watcher {
-    async fn run(mut self, mut inbox: mpsc::Receiver<ServerMessage>) {
+    async fn run(mut self, mut inbox: queue::Receiver<ServerMessage>) {
         let mut idle_since: Option<Instant> = None;
         loop {
             tokio::select! {
