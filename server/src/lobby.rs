@@ -819,7 +819,7 @@ impl GameTask {
                     Ok(())
                 }
                 _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    self.on_tick().await
+                    Box::pin(self.on_tick()).await
                 }
             };
             result?;
@@ -878,7 +878,10 @@ impl GameTask {
                 link,
                 reply,
             } => {
-                let joined = self.join(*participant, resume_from, link).await;
+                // Boxed while it runs, as the tick below: inline, a join's
+                // future would size the game's task for its whole life
+                // (issue 16).
+                let joined = Box::pin(self.join(*participant, resume_from, link)).await;
                 // On a storage failure the client is told by `fail`.
                 let _ = reply.send(matches!(joined, Ok(true)));
                 joined?;
@@ -916,7 +919,10 @@ impl GameTask {
                 }
             }
         }
-        self.process_departures().await
+        if self.departures.is_empty() {
+            return Ok(());
+        }
+        Box::pin(self.process_departures()).await
     }
 
     async fn join(
@@ -1005,7 +1011,10 @@ impl GameTask {
         self.deadline = None;
         let effects = self.session.tick(unix_millis());
         self.apply(effects).await?;
-        self.process_departures().await
+        if self.departures.is_empty() {
+            return Ok(());
+        }
+        Box::pin(self.process_departures()).await
     }
 
     /// Turn the session's next deadline (Unix ms) into a timer.
