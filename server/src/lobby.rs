@@ -787,7 +787,7 @@ impl GameTask {
         }
         if origin != Origin::Finished {
             let effects = self.session.start(unix_millis());
-            self.apply(effects).await?;
+            Box::pin(self.apply(effects)).await?;
         }
         if let Some(ready) = self.ready.take() {
             let _ = ready.send(());
@@ -807,7 +807,11 @@ impl GameTask {
                         self.moved();
                         return Ok(());
                     }
-                    Some(cmd) => self.on_command(cmd).await,
+                    // Boxed while it runs (a store write, a join): inline,
+                    // its future would size the game's task for its whole
+                    // life, idle or not (issue 16); one allocation a
+                    // command is nothing next to what a command costs.
+                    Some(cmd) => Box::pin(self.on_command(cmd)).await,
                     None => return Ok(()),
                 },
                 // A finished game nobody joined again within the linger.
@@ -878,10 +882,7 @@ impl GameTask {
                 link,
                 reply,
             } => {
-                // Boxed while it runs, as the tick below: inline, a join's
-                // future would size the game's task for its whole life
-                // (issue 16).
-                let joined = Box::pin(self.join(*participant, resume_from, link)).await;
+                let joined = self.join(*participant, resume_from, link).await;
                 // On a storage failure the client is told by `fail`.
                 let _ = reply.send(matches!(joined, Ok(true)));
                 joined?;
@@ -919,10 +920,7 @@ impl GameTask {
                 }
             }
         }
-        if self.departures.is_empty() {
-            return Ok(());
-        }
-        Box::pin(self.process_departures()).await
+        self.process_departures().await
     }
 
     async fn join(
@@ -1011,10 +1009,7 @@ impl GameTask {
         self.deadline = None;
         let effects = self.session.tick(unix_millis());
         self.apply(effects).await?;
-        if self.departures.is_empty() {
-            return Ok(());
-        }
-        Box::pin(self.process_departures()).await
+        self.process_departures().await
     }
 
     /// Turn the session's next deadline (Unix ms) into a timer.
