@@ -177,11 +177,14 @@ impl MerkleTree {
     }
 }
 
-/// A Merkle tree that keeps only its upper levels: the roots of its aligned
-/// chunks of `2^chunk_bits` leaves and the tree over those roots. The
-/// leaves are not stored; an audit path recomputes the one chunk its leaf
-/// is in from a function that gives any leaf hash, so memory is
-/// O(n / chunk) digests and a path costs one chunk's leaves and hashes.
+/// A Merkle tree that keeps only the roots of its aligned chunks of
+/// `2^chunk_bits` leaves, and its root. Neither the leaves nor the levels
+/// above the chunk roots are stored; an audit path recomputes the one
+/// chunk its leaf is in from a function that gives any leaf hash, and the
+/// levels above from the chunk roots, so memory is n / chunk digests
+/// (a server pad of 4,096 entries: 2 KiB, where keeping the levels above
+/// doubled it, issue 16) and a path costs one chunk's leaves and about
+/// n / chunk more hashes.
 ///
 /// The root and every audit path are exactly those of the
 /// [`MerkleTree`] over the same leaves: the nodes `chunk_bits` levels above
@@ -192,8 +195,10 @@ impl MerkleTree {
 pub struct UpperTree {
     size: u64,
     chunk_bits: u32,
-    /// The tree whose leaves are the chunk roots.
-    upper: MerkleTree,
+    /// The roots of the chunks, in order.
+    chunk_roots: Vec<Digest>,
+    /// The tree head, over the chunk roots.
+    root: Digest,
 }
 
 impl UpperTree {
@@ -211,10 +216,12 @@ impl UpperTree {
             roots.push(MerkleTree::from_leaf_hashes(leaves).root());
             start = end;
         }
+        let root = MerkleTree::from_leaf_hashes(roots.clone()).root();
         UpperTree {
             size,
             chunk_bits,
-            upper: MerkleTree::from_leaf_hashes(roots),
+            chunk_roots: roots,
+            root,
         }
     }
 
@@ -230,7 +237,7 @@ impl UpperTree {
 
     /// The tree head (RFC 6962 MTH), the same as the full tree's.
     pub fn root(&self) -> Digest {
-        self.upper.root()
+        self.root
     }
 
     /// The leaf indices of the chunk that holds `index`.
@@ -258,7 +265,8 @@ impl UpperTree {
         let offset = index - range.start;
         let chunk = MerkleTree::from_leaf_hashes(range.map(leaf).collect());
         let mut hashes = chunk.rfc_path(offset)?;
-        hashes.extend(self.upper.rfc_path(index >> self.chunk_bits)?);
+        let upper = MerkleTree::from_leaf_hashes(self.chunk_roots.clone());
+        hashes.extend(upper.rfc_path(index >> self.chunk_bits)?);
         hashes.resize(max_path_len(self.size), Digest::ZERO);
         Ok(AuditPath { hashes })
     }
