@@ -558,3 +558,45 @@ fn g5_a_lying_opening_is_refused_with_a_signed_refusal_and_recorded_against_its_
     assert_eq!((f.blame, f.entry), (Blame::Side(Side::B), Some(i as u64)));
     assert!(matches!(f.what, FaultKind::BadAnswer(_)), "{f}");
 }
+
+#[test]
+fn g6_the_genesis_the_session_no_longer_holds_is_rebuilt_byte_for_byte() {
+    // Issue 16: the session keeps the genesis (which carries the scenario's
+    // text) only as the referee's parse and rebuilds the entry when a
+    // resync or the transcript needs it. What it rebuilds must be exactly
+    // the entry written and made durable (G6), after a restore as well,
+    // or the transcript would not verify (G5).
+    let [_, _, server] = ids();
+    let (session, out) = Session::create(
+        GAME,
+        params(&example()),
+        &hexveil_fixtures::rulesets(),
+        server,
+        SERVER_PAD,
+        0,
+    )
+    .unwrap();
+    let written: Vec<_> = out
+        .iter()
+        .filter_map(|o| match o {
+            Output::Persist(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(written.len(), 1, "the genesis alone");
+    assert_eq!(session.log(), written);
+    let encoded = hexveil_protocol::transcript::encode_entry(&written[0]).len();
+    assert!(encoded > 1_000, "the genesis holds the scenario's text");
+    assert_eq!(session.log_bytes(), 0, "and the session does not hold it");
+    let [_, _, server] = ids();
+    let (restored, _) = Session::restore(
+        written.clone(),
+        &hexveil_fixtures::rulesets(),
+        server,
+        SERVER_PAD,
+        0,
+    )
+    .unwrap();
+    assert_eq!(restored.log(), written);
+    assert_eq!(restored.log_bytes(), 0);
+}

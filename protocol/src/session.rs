@@ -117,7 +117,10 @@ pub struct Session {
     /// The server's pads of epochs after 0, built when renewal needs them.
     later_pads: std::collections::BTreeMap<u32, Pad>,
     /// The log, each entry as its transcript encoding (an entry decoded
-    /// holds its body twice: the signed bytes and the parsed envelope).
+    /// holds its body twice: the signed bytes and the parsed envelope),
+    /// but the genesis: it is left empty when [`Session::genesis_entry`]
+    /// rebuilds it exactly (the scenario's text is then held once, by the
+    /// referee, not twice: issue 16).
     log: Vec<Box<[u8]>>,
     /// What each party's view of each entry needs beyond the entry, in log
     /// order: a resync rebuilds the views from these and the log, not by a
@@ -240,12 +243,13 @@ impl Session {
             server_pad,
             server_pad_seed,
             later_pads: Default::default(),
-            log: vec![encode_entry(&first).into_boxed_slice()],
+            log: Vec::new(),
             facts: Vec::new(),
             deadline: None,
             timeout_ms: genesis.answer_timeout_ms,
             escrows: EscrowAgents::default(),
         };
+        session.push_log(&first);
         session
             .facts
             .push(EntryFacts::of(&session.referee, &genesis_entry));
@@ -286,6 +290,12 @@ impl Session {
         (0..self.log.len()).map(|i| self.entry(i)).collect()
     }
 
+    /// Bytes of log encodings the session holds in memory (the genesis
+    /// is rebuilt, not held: [`Session::log`] gives it all the same).
+    pub fn log_bytes(&self) -> usize {
+        self.log.iter().map(|e| e.len()).sum()
+    }
+
     /// Entries in the log so far.
     pub fn log_len(&self) -> usize {
         self.log.len()
@@ -293,7 +303,38 @@ impl Session {
 
     /// Log entry `i`, decoded (the session encoded it itself).
     fn entry(&self, i: usize) -> LoggedEntry {
+        if self.log[i].is_empty() {
+            return self.genesis_entry();
+        }
         decode_entry(&self.log[i]).expect("the session's own encoding decodes")
+    }
+
+    /// The genesis entry, rebuilt from the referee's genesis: the server
+    /// wrote it, and Ed25519 signatures are deterministic, so signing the
+    /// same envelope and receipt again gives the same bytes. [`Session::keep`]
+    /// drops the stored genesis only after checking that this rebuilds it
+    /// byte for byte.
+    fn genesis_entry(&self) -> LoggedEntry {
+        let game_id = self.referee.game_id();
+        let envelope = Envelope {
+            version: ENVELOPE_VERSION,
+            game_id,
+            author: self.server.public_key(),
+            seq: 0,
+            prev_head: crate::envelope::genesis_head(&game_id),
+            body: encode(&Body::Genesis(self.referee.genesis().clone())),
+        }
+        .sign(&self.server);
+        let entry_hash = envelope.entry_hash();
+        let appended = Appended {
+            seq: 0,
+            entry_hash,
+            new_head: crate::envelope::next_head(&envelope.envelope().prev_head, &entry_hash),
+        };
+        LoggedEntry {
+            receipt: Receipt::issue(&self.server, game_id, &appended),
+            envelope,
+        }
     }
 
     /// Whether the log is complete (ended and every reveal in).
@@ -536,8 +577,22 @@ impl Session {
     fn keep(&mut self, entry: &LoggedEntry, accepted: &Accepted) -> Result<(), EscrowError> {
         self.escrows.follow(&self.referee, accepted)?;
         self.facts.push(EntryFacts::of(&self.referee, accepted));
-        self.log.push(encode_entry(entry).into_boxed_slice());
+        self.push_log(entry);
         Ok(())
+    }
+
+    /// Appends an entry's encoding to the log; the genesis's only if
+    /// [`Session::genesis_entry`] does not rebuild it exactly.
+    fn push_log(&mut self, entry: &LoggedEntry) {
+        let encoded = encode_entry(entry);
+        let rebuilt = self.log.is_empty()
+            && entry.envelope.envelope().author == self.server.public_key()
+            && encode_entry(&self.genesis_entry()) == encoded;
+        self.log.push(if rebuilt {
+            Box::default()
+        } else {
+            encoded.into_boxed_slice()
+        });
     }
 
     fn set_deadline(&mut self, now_ms: u64) {
