@@ -465,3 +465,59 @@ fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
     )));
     assert_eq!(unit(&e, 1).hex, Some(hex("4E6")));
 }
+
+/// Where, among a driven step's events, the referee got the A-P leaf of
+/// `opened` and the potential attack of `rolled` rolled its DR.
+fn opened_and_rolled(run: &Run, opened: &str, rolled: &str) -> (usize, usize) {
+    use hexveil_asl::event::EventKind;
+    let events = run.events();
+    let at = |f: &dyn Fn(&EventKind) -> bool| events.iter().position(|e| f(&e.kind));
+    let open =
+        at(&|k| matches!(k, EventKind::FactOpened { request, .. } if *request == ap_b(opened)));
+    let roll = at(
+        &|k| matches!(k, EventKind::Dice { purpose, .. } if purpose == &format!("A-P minefield attack in {rolled}")),
+    );
+    (
+        open.expect("the leaf was opened"),
+        roll.expect("the DR was rolled"),
+    )
+}
+
+/// Issue 16 with B28.412 and G4: a step's entry leaf is opened before the
+/// exit's potential-attack DR (so the owner answers it with that roll's
+/// window, one round trip) only when the exit cannot attack, the referee
+/// holding its leaf as unmined; leaving a hex it holds as mined, the exit
+/// attack still comes first and the entry is asked after it, and leaving
+/// a hex not opened yet the exit is asked first. The rolls and their use
+/// are the same either way (R28).
+#[test]
+fn b28_412_the_entry_leaf_comes_before_the_exit_roll_only_when_the_exit_cannot_attack() {
+    let mut e = one_squad();
+    let lay = layout(&[(ap_b("4E6"), ap(6))]);
+    // 4E4 (not opened yet) -> 4E5: the exit leaf, its DR, then the entry.
+    let run = step(&mut e, &[1], "4E5", &lay, &[dr(6, 6), dr(6, 6)]);
+    assert_eq!(run.requests, vec![ap_b("4E4"), ap_b("4E5")]);
+    let (open, roll) = opened_and_rolled(&run, "4E5", "4E4");
+    assert!(
+        roll < open,
+        "exit not held yet: its DR before the entry leaf"
+    );
+    // 4E5 (held, unmined) -> 4E6: the entry leaf first, then the exit DR.
+    let run = step(&mut e, &[1], "4E6", &lay, &[dr(6, 6), dr(6, 6)]);
+    assert_eq!(run.requests, vec![ap_b("4E6")]);
+    let (open, roll) = opened_and_rolled(&run, "4E6", "4E5");
+    assert!(open < roll, "exit held unmined: the entry leaf first");
+    assert_eq!(
+        unit(&e, 1).hex,
+        Some(hex("4E6")),
+        "DR 12 on 6 FP: no effect"
+    );
+    // 4E6 (held, mined: the exit attacks, B28.412) -> 4E7: the exit DR first.
+    let run = step(&mut e, &[1], "4E7", &lay, &[dr(6, 6), dr(6, 6)]);
+    assert_eq!(run.requests, vec![ap_b("4E7")]);
+    let (open, roll) = opened_and_rolled(&run, "4E7", "4E6");
+    assert!(
+        roll < open,
+        "exit held mined: its attack before the entry leaf"
+    );
+}

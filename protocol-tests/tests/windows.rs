@@ -369,3 +369,57 @@ fn g2_7_1_a_client_releases_no_pad_entry_for_a_roll_the_log_is_not_at() {
         );
     }
 }
+
+#[test]
+fn g3_g4_7_1_a_step_out_of_a_hex_already_opened_empty_asks_its_owner_once() {
+    // A's squad and leader step from 3E3 into 3E2, then on into 3F2, all
+    // hexes where B may have hidden A-P mines and has none. The first step
+    // asks B twice: the exit hex with the window (B28.412: the exit attack
+    // first), then the entry hex. The second step leaves a hex the referee
+    // already holds as empty, so its exit cannot attack and the entry hex
+    // is sure to be asked (B28.412, G4): it is asked with the window, once
+    // (`minefield::open_entry_first`), and the exit's DR still rolls (R28).
+    // Only the Daisy Chain opportunity after the step is asked again
+    // (B28.531).
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let stack = [
+        hexveil_fixtures::units::GER_SQUAD,
+        hexveil_fixtures::units::GER_LEADER,
+    ];
+    let asked_in = |t: &mut Table, hex: &str| -> Vec<String> {
+        let before = t.seen[&Side::B].len();
+        t.act(Side::A, hexveil_fixtures::move_into(&stack, hex));
+        t.seen[&Side::B][before..]
+            .iter()
+            .filter_map(|u| match &u.prompt {
+                Prompt::OpenAhead { requests, .. } => Some(format!("window + {}", requests[0])),
+                Prompt::Open(requests) => Some(requests[0].to_string()),
+                Prompt::Wait | Prompt::Act => None,
+                other => Some(format!("{other:?}")),
+            })
+            .collect()
+    };
+    assert_eq!(
+        asked_in(&mut t, "3E2"),
+        [
+            "window + side B ap at 3E3",
+            "side B ap at 3E2",
+            "side B daisy at opp1"
+        ]
+    );
+    assert_eq!(
+        asked_in(&mut t, "3F2"),
+        ["window + side B ap at 3F2", "side B daisy at opp2"]
+    );
+    // The exit's potential attack still rolled, after the opening (R28).
+    let all = bodies(&t);
+    let last_rolls = all
+        .iter()
+        .rev()
+        .take_while(|(_, b)| !matches!(b, Body::Declare(_)))
+        .filter(|(_, b)| matches!(b, Body::Roll(_)))
+        .count();
+    assert!(last_rolls >= 1, "{all:?}");
+    concede_and_verify_clean(&mut t);
+}

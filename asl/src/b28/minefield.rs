@@ -387,6 +387,82 @@ pub fn crossing_attacks(
     Ok(())
 }
 
+/// Opens the entry hex's A-P leaf of a step *before* the exit's potential
+/// attack rolls, when nothing the exit crossing does can keep a unit from
+/// entering (B28.412), so the entry crossing is sure to ask exactly this
+/// leaf: the owner then answers it with the window of pad entries the
+/// exit's roll takes, one round trip where it was two (issue 16, PROTOCOL.md
+/// 7.1). Only then, and only in the plainest case, which the checks below
+/// spell out:
+///
+/// - every mover in play is Personnel and moves normally (no Bypass,
+///   Trench, Trail Break or Flail mode, no vehicle: their exemptions and
+///   A-T leaves depend on what the step itself changes), and at least one
+///   can move (`some_able`);
+/// - the exit hex cannot attack: the owner has no A-P leaf there, or the
+///   referee already holds it and it holds no A-P mines. Whether it holds
+///   them was public before this step or becomes public in it (an A-P
+///   minefield attacks every such mover leaving it and is revealed, B28.41),
+///   so choosing this order says nothing the step does not (G3); and it
+///   is on no Known line (B28.46);
+/// - the entry hex has an A-P leaf of the owner that the referee does not
+///   hold yet, and the hexside is no building hexside (B28.44): the one
+///   entry exemption a Personnel mover in normal mode may have, which does
+///   not depend on the step.
+///
+/// So no leaf is opened that the rules would not open in this step (G4);
+/// only the order of one opening and one roll changes, never a roll's
+/// value or use.
+pub fn open_entry_first(
+    ctx: &mut Ctx<'_>,
+    movers: &[UnitId],
+    from: Hex,
+    to: Hex,
+    mode: MoveMode,
+    some_able: bool,
+) -> Res<()> {
+    if mode != MoveMode::Normal || !some_able {
+        return Ok(());
+    }
+    let mut owner = None;
+    for id in movers {
+        let Some(u) = ctx.state.unit(*id) else {
+            continue;
+        };
+        if !u.in_play() {
+            continue;
+        }
+        if !is_personnel(u) {
+            return Ok(());
+        }
+        owner = Some(u.side.opponent());
+    }
+    let Some(owner) = owner else {
+        return Ok(());
+    };
+    let exit_quiet = !leaf_exists(ctx, owner, Layer::AntiPersonnel, from)
+        || ctx
+            .state
+            .referee_knows
+            .get(&request(owner, Layer::AntiPersonnel, from))
+            .is_some_and(|c| !matches!(c, Content::ApMines(_)));
+    let building_side = ctx
+        .scenario
+        .map
+        .hexside(to, from)
+        .is_some_and(|h| h.building);
+    let entry = request(owner, Layer::AntiPersonnel, to);
+    if exit_quiet
+        && !known::on_known_line(ctx, owner, from)
+        && !building_side
+        && leaf_exists(ctx, owner, Layer::AntiPersonnel, to)
+        && !ctx.state.referee_knows.contains_key(&entry)
+    {
+        ctx.open_one(entry)?;
+    }
+    Ok(())
+}
+
 /// Opens the A-P leaf of `owner` in `hex` if it exists, handling a Dummy
 /// found there (B28.47). Returns the A-P strength if mines are there.
 fn open_ap(

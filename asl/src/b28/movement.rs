@@ -432,6 +432,12 @@ fn step(
     for id in units {
         ctx.state.mines.moved_at.insert(*id, stamp);
     }
+    // The entry's leaf asked with the exit's roll when the exit cannot
+    // attack (one round trip less; the rules' order of effects is kept).
+    let some_able = units
+        .iter()
+        .any(|id| ctx.state.unit(*id).is_some_and(|u| still_able(u, kind)));
+    minefield::open_entry_first(ctx, units, from, to, mode, some_able)?;
     // B28.412: the exit attack first, while the units are still in `from`.
     minefield::crossing_attacks(ctx, units, from, to, mode, Crossing::Exit)?;
     let (going, staying): (Vec<UnitId>, Vec<UnitId>) = units
