@@ -22,8 +22,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
 /// The ruleset's id in a genesis.
 pub const ID: &str = "asl";
-/// The ruleset's version: bumped whenever a ruling could change.
-pub const VERSION: u32 = 1;
+/// The ruleset's version: bumped whenever a ruling could change. Version 2:
+/// ruling R70 (a step out of a hex that cannot attack asks the hex entered
+/// before the exit's roll); version 1 ([`AslV1`]) is still played, for the
+/// games and transcripts made with it.
+pub const VERSION: u32 = 2;
 /// Largest action accepted, in bytes.
 pub const MAX_ACTION_LEN: usize = 64 * 1024;
 
@@ -51,9 +54,34 @@ impl kernel::Ruleset for Asl {
     }
 }
 
-/// Scenarios parsed and still held by someone, by their text: weak, so a
-/// scenario is dropped with the last game that plays it.
-type SharedScenarios = Mutex<HashMap<Box<str>, Weak<AslScenario>>>;
+/// ASL at ruleset version 1: the rules of [`Asl`] but ruling R70, for the
+/// games made before it (their logs ask the exit's roll first; the
+/// referee replays a log with the engine its genesis names, G5).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AslV1;
+
+impl kernel::Ruleset for AslV1 {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn version(&self) -> u32 {
+        1
+    }
+
+    fn title(&self) -> &'static str {
+        "Advanced Squad Leader, version 1 (before ruling R70)"
+    }
+
+    fn load(&self, text: &str) -> Result<Arc<dyn kernel::Scenario>, String> {
+        Ok(shared_scenario_of(text, true)?)
+    }
+}
+
+/// Scenarios parsed and still held by someone, by their text and whether
+/// they keep version 1's order ([`AslV1`]): weak, so a scenario is dropped
+/// with the last game that plays it.
+type SharedScenarios = Mutex<HashMap<(bool, Box<str>), Weak<AslScenario>>>;
 
 fn shared_scenarios() -> &'static SharedScenarios {
     static SHARED: OnceLock<SharedScenarios> = OnceLock::new();
@@ -66,18 +94,25 @@ fn shared_scenarios() -> &'static SharedScenarios {
 /// league). A parse depends on the text alone and is never changed after
 /// it, so a shared one rules exactly as its own copy would (G5).
 pub fn shared_scenario(text: &str) -> Result<Arc<AslScenario>, String> {
+    shared_scenario_of(text, false)
+}
+
+/// As [`shared_scenario`], for ruleset version 1 when `exit_roll_first`.
+fn shared_scenario_of(text: &str, exit_roll_first: bool) -> Result<Arc<AslScenario>, String> {
+    let key = (exit_roll_first, Box::<str>::from(text));
     let held = |shared: &SharedScenarios| {
         shared
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(text)
+            .get(&key)
             .and_then(Weak::upgrade)
     };
     if let Some(s) = held(shared_scenarios()) {
         return Ok(s);
     }
     // Parsed without the lock: another game's creation does not wait.
-    let scenario = Scenario::from_toml(text).map_err(|e| e.to_string())?;
+    let mut scenario = Scenario::from_toml(text).map_err(|e| e.to_string())?;
+    scenario.exit_roll_first = exit_roll_first;
     crate::supplied::check(&scenario).map_err(|e| e.to_string())?;
     let parsed = Arc::new(AslScenario {
         scenario: Arc::new(scenario),
@@ -85,12 +120,12 @@ pub fn shared_scenario(text: &str) -> Result<Arc<AslScenario>, String> {
     let mut shared = shared_scenarios()
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
-    if let Some(s) = shared.get(text).and_then(Weak::upgrade) {
+    if let Some(s) = shared.get(&key).and_then(Weak::upgrade) {
         // Parsed meanwhile by another caller: keep one.
         return Ok(s);
     }
     shared.retain(|_, s| s.strong_count() > 0);
-    shared.insert(text.into(), Arc::downgrade(&parsed));
+    shared.insert(key, Arc::downgrade(&parsed));
     Ok(parsed)
 }
 
@@ -564,5 +599,33 @@ impl kernel::Engine for AslEngine {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hexveil_core::Ruleset as _;
+
+    #[test]
+    fn g5_version_1_games_load_with_version_1_order_and_new_games_take_version_2() {
+        // R70 changed the order of a step's requests, so a log made under
+        // version 1 replays only with version 1's order; the two share no
+        // parse.
+        let text = include_str!("../../examples/scenario.toml");
+        assert_eq!((Asl.version(), AslV1.version()), (2, 1));
+        assert!(
+            !shared_scenario_of(text, false)
+                .unwrap()
+                .scenario
+                .exit_roll_first
+        );
+        assert!(
+            shared_scenario_of(text, true)
+                .unwrap()
+                .scenario
+                .exit_roll_first
+        );
+        assert!(Asl.load(text).is_ok() && AslV1.load(text).is_ok());
     }
 }

@@ -521,3 +521,17 @@ fn b28_412_the_entry_leaf_comes_before_the_exit_roll_only_when_the_exit_cannot_a
         "exit held mined: its attack before the entry leaf"
     );
 }
+
+/// Ruleset version 1 (`AslV1`, games made before R70) keeps the exit's
+/// roll before the entry leaf in the same steps, so their logs replay (G5).
+#[test]
+fn b28_412_ruleset_version_1_keeps_the_exit_roll_first() {
+    let mut sc = scenario(&[squad(1, Side::A, "4E4")], &[], false);
+    sc.exit_roll_first = true;
+    let mut e = engine(sc);
+    let lay = layout(&[(ap_b("4E6"), ap(6))]);
+    step(&mut e, &[1], "4E5", &lay, &[dr(6, 6), dr(6, 6)]);
+    let run = step(&mut e, &[1], "4E6", &lay, &[dr(6, 6), dr(6, 6)]);
+    let (open, roll) = opened_and_rolled(&run, "4E6", "4E5");
+    assert!(roll < open, "version 1: the exit DR first");
+}

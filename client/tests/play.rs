@@ -551,7 +551,7 @@ async fn issue12_create_json_names_the_game_its_invite_and_its_terms() {
     assert_eq!(made["fingerprint"], lab.fingerprint.as_str());
     assert_eq!(made["scenario"], "Mine Alley");
     assert_eq!(made["ruleset"], "asl");
-    assert_eq!(made["ruleset_version"], 1);
+    assert_eq!(made["ruleset_version"], hexveil_asl::ruleset::VERSION);
     assert_eq!(made["side"], "B");
     assert_eq!(made["side_a"], bob_key.as_str());
     assert_eq!(made["side_b"], alice_key.trim());

@@ -382,7 +382,7 @@ fn computed() -> BTreeMap<String, String> {
     let genesis = Body::Genesis(message::Genesis {
         message_version: message::MESSAGE_VERSION,
         ruleset: hexveil_asl::ruleset::ID.into(),
-        ruleset_version: hexveil_asl::ruleset::VERSION,
+        ruleset_version: 1,
         scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
         scenario_toml,
         players: [key_a.public_key(), key_b.public_key()],

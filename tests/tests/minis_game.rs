@@ -165,7 +165,7 @@ async fn seed004_a_miniatures_game_is_played_to_the_end_over_quic_and_verifies_g
     // and says which ruleset it lacks.
     let asl_only = hexveil_core::Registry::new(vec![Arc::new(hexveil_asl::ruleset::Asl)]);
     let v = verify(&file, &asl_only).to_string();
-    assert!(v.contains("\"minis\"") && v.contains("asl v1"), "{v}");
+    assert!(v.contains("\"minis\"") && v.contains("asl v2"), "{v}");
     server.shutdown().await;
 }
 

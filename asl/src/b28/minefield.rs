@@ -412,7 +412,10 @@ pub fn crossing_attacks(
 ///
 /// So no leaf is opened that the rules would not open in this step (G4);
 /// only the order of one opening and one roll changes, never a roll's
-/// value or use.
+/// value or use. Games of ruleset version 1 keep the old order
+/// ([`crate::model::scenario::Scenario::exit_roll_first`]). A Trail Break
+/// that exempts the exit (B28.61) keeps its content unannounced, but then
+/// the exit neither opens nor rolls, in either order.
 pub fn open_entry_first(
     ctx: &mut Ctx<'_>,
     movers: &[UnitId],
@@ -421,7 +424,7 @@ pub fn open_entry_first(
     mode: MoveMode,
     some_able: bool,
 ) -> Res<()> {
-    if mode != MoveMode::Normal || !some_able {
+    if mode != MoveMode::Normal || !some_able || ctx.scenario.exit_roll_first {
         return Ok(());
     }
     let mut owner = None;

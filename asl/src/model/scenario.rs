@@ -119,6 +119,13 @@ pub struct Scenario {
     /// ones (`[tables]`, R12; [`hexveil_core::tables`]).
     #[serde(default)]
     pub tables: hexveil_core::SuppliedTables,
+    /// Ruleset version 1's order for a step out of a hex that cannot
+    /// attack: the exit's potential-attack roll before the entry's leaf,
+    /// as before ruling R70. Not read from the file: set when a game of
+    /// version 1 is loaded ([`crate::ruleset::AslV1`]), so the logs of
+    /// those games still replay and verify (G5, G6).
+    #[serde(skip)]
+    pub exit_roll_first: bool,
 }
 
 /// Why a scenario file could not be loaded. Each names the field and the
@@ -889,6 +896,7 @@ impl Scenario {
             first_phasing: Some(first),
             turns: file.turns,
             tables: file.tables,
+            exit_roll_first: false,
         })
     }
 
