@@ -11,19 +11,43 @@
 //! names and meanings, so a task reads the same either way.
 
 use std::fmt;
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, TryAcquireError};
 
 /// The sending half; cheap to clone.
-pub struct Sender<T>(flume::Sender<T>);
+pub struct Sender<T> {
+    queue: flume::Sender<T>,
+    room: Arc<Semaphore>,
+}
 
-/// The receiving half.
-pub struct Receiver<T>(flume::Receiver<T>);
+/// The receiving half. Dropping it drops what is still queued at once (a
+/// join's reply channel in it then tells the joiner), and every sender is
+/// refused from then on.
+pub struct Receiver<T> {
+    queue: flume::Receiver<T>,
+    room: Arc<Semaphore>,
+}
 
 /// A queue that holds at most `capacity` messages: a sender waits
 /// ([`Sender::send`]) or is refused ([`Sender::try_send`]) when it is
 /// full.
+///
+/// The bound is a semaphore of `capacity` permits in front of an
+/// unbounded flume queue: a sender takes a permit, then queues at once, so
+/// a [`Sender::send`] cancelled while it waits (a timeout) has queued
+/// nothing, as tokio's promises; flume's own bounded `send_async` may
+/// still deliver a message after its future was dropped.
 pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
-    let (tx, rx) = flume::bounded(capacity);
-    (Sender(tx), Receiver(rx))
+    let (tx, rx) = flume::unbounded();
+    let room = Arc::new(Semaphore::new(capacity));
+    (
+        Sender {
+            queue: tx,
+            room: room.clone(),
+        },
+        Receiver { queue: rx, room },
+    )
 }
 
 /// The receiver is gone; the message comes back.
@@ -51,15 +75,18 @@ pub enum TryRecvError {
 
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
-        Sender(self.0.clone())
+        Sender {
+            queue: self.queue.clone(),
+            room: self.room.clone(),
+        }
     }
 }
 
 impl<T> fmt::Debug for Sender<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sender")
-            .field("queued", &self.0.len())
-            .field("capacity", &self.0.capacity())
+            .field("queued", &self.queue.len())
+            .field("room", &self.room.available_permits())
             .finish()
     }
 }
@@ -67,38 +94,50 @@ impl<T> fmt::Debug for Sender<T> {
 impl<T> fmt::Debug for Receiver<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Receiver")
-            .field("queued", &self.0.len())
+            .field("queued", &self.queue.len())
             .finish()
     }
 }
 
 impl<T> Sender<T> {
     /// Queues `message`, waiting while the queue is full; an error if the
-    /// receiver is gone.
+    /// receiver is gone. Cancel-safe: dropped before it returns, it has
+    /// queued nothing.
     pub async fn send(&self, message: T) -> Result<(), SendError<T>> {
-        self.0
-            .send_async(message)
-            .await
-            .map_err(|flume::SendError(m)| SendError(m))
+        match self.room.acquire().await {
+            Ok(permit) => {
+                permit.forget();
+                self.push(message).map_err(SendError)
+            }
+            Err(_) => Err(SendError(message)),
+        }
     }
 
     /// Queues `message` now, or says why not.
     pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
-        self.0.try_send(message).map_err(|e| match e {
-            flume::TrySendError::Full(m) => TrySendError::Full(m),
-            flume::TrySendError::Disconnected(m) => TrySendError::Closed(m),
-        })
+        match self.room.try_acquire() {
+            Ok(permit) => {
+                permit.forget();
+                self.push(message).map_err(TrySendError::Closed)
+            }
+            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(message)),
+            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(message)),
+        }
+    }
+
+    /// Queues a message a permit was taken for.
+    fn push(&self, message: T) -> Result<(), T> {
+        self.queue.send(message).map_err(|flume::SendError(m)| m)
     }
 
     /// How many more messages the queue takes now.
     pub fn capacity(&self) -> usize {
-        let cap = self.0.capacity().expect("every queue here is bounded");
-        cap.saturating_sub(self.0.len())
+        self.room.available_permits()
     }
 
     /// Whether the receiver is gone.
     pub fn is_closed(&self) -> bool {
-        self.0.is_disconnected()
+        self.room.is_closed() || self.queue.is_disconnected()
     }
 }
 
@@ -107,15 +146,30 @@ impl<T> Receiver<T> {
     /// and nothing is left. Cancel-safe: a message is taken only when this
     /// returns it.
     pub async fn recv(&mut self) -> Option<T> {
-        self.0.recv_async().await.ok()
+        let message = self.queue.recv_async().await.ok()?;
+        self.room.add_permits(1);
+        Some(message)
     }
 
     /// The next message if one is queued now.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.0.try_recv().map_err(|e| match e {
-            flume::TryRecvError::Empty => TryRecvError::Empty,
-            flume::TryRecvError::Disconnected => TryRecvError::Disconnected,
-        })
+        match self.queue.try_recv() {
+            Ok(message) => {
+                self.room.add_permits(1);
+                Ok(message)
+            }
+            Err(flume::TryRecvError::Empty) => Err(TryRecvError::Empty),
+            Err(flume::TryRecvError::Disconnected) => Err(TryRecvError::Disconnected),
+        }
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        // Refuse senders first, then drop what they queued (flume keeps a
+        // queue's messages until its last sender is gone).
+        self.room.close();
+        while self.queue.try_recv().is_ok() {}
     }
 }
 
@@ -156,6 +210,35 @@ mod tests {
         assert_eq!(rx.recv().await, Some("b"));
         assert_eq!(rx.recv().await, None);
         assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+    }
+
+    #[tokio::test]
+    async fn g6_a_send_cancelled_while_it_waits_queues_nothing() {
+        // A connection gives a full game queue GAME_SEND_TIMEOUT and tells
+        // its client "busy" (send it again) when it runs out: the message
+        // must then not reach the game as well.
+        let (tx, mut rx) = channel(1);
+        tx.send(1).await.unwrap();
+        let waited = tokio::time::timeout(std::time::Duration::from_millis(20), tx.send(2)).await;
+        assert!(waited.is_err(), "the queue was full");
+        assert_eq!(rx.recv().await, Some(1));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty), "2 was not queued");
+        tx.send(3).await.unwrap();
+        assert_eq!(rx.recv().await, Some(3));
+    }
+
+    #[tokio::test]
+    async fn g6_a_dropped_receiver_drops_what_was_queued_at_once() {
+        // A game task that ends drops its queue: a join waiting in it is
+        // told at once (its reply channel closes), not after a timeout.
+        let (tx, rx) = channel(4);
+        let (reply, answer) = tokio::sync::oneshot::channel::<bool>();
+        tx.send(reply).await.unwrap();
+        drop(rx);
+        assert!(answer.await.is_err(), "the reply channel closed");
+        assert!(tx.is_closed());
+        let (reply, _answer) = tokio::sync::oneshot::channel::<bool>();
+        assert!(matches!(tx.try_send(reply), Err(TrySendError::Closed(_))));
     }
 
     #[tokio::test]
