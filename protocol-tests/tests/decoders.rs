@@ -228,7 +228,7 @@ fn body_strategy() -> impl Strategy<Value = Body> {
                     message_version: 2,
                     ruleset: if t % 3 == 0 { "asl" } else { "minis" }.into(),
                     ruleset_version: (t % 5) as u32,
-                    scenario_toml,
+                    scenario_toml: scenario_toml.into(),
                     scenario_hash: Digest(h),
                     players: [pk(a), pk(b)],
                     server: pk(a ^ b),

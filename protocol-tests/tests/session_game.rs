@@ -600,3 +600,40 @@ fn g6_the_genesis_the_session_no_longer_holds_is_rebuilt_byte_for_byte() {
     assert_eq!(restored.log(), written);
     assert_eq!(restored.log_bytes(), 0);
 }
+
+#[test]
+fn games_of_one_scenario_text_share_the_referees_copy_of_it() {
+    // Issue 16: a league's games of one scenario hold its text once (the
+    // genesis's `scenario_toml`), and the text is the same bytes, so the
+    // genesis still encodes, hashes and verifies the same (G5).
+    let make = |game: u8| {
+        let [_, _, server] = ids();
+        Session::create(
+            hexveil_protocol::encoding::GameId([game; 16]),
+            params(&example()),
+            &hexveil_fixtures::rulesets(),
+            server,
+            SERVER_PAD,
+            0,
+        )
+        .unwrap()
+        .0
+    };
+    let (one, two) = (make(1), make(2));
+    let text = |s: &Session| s.referee().genesis().scenario_toml.clone();
+    assert!(std::sync::Arc::ptr_eq(&text(&one), &text(&two)));
+    let mut other = params(&example());
+    other.scenario_toml.push_str("\n# another text\n");
+    let [_, _, server] = ids();
+    let (three, _) = Session::create(
+        hexveil_protocol::encoding::GameId([3; 16]),
+        other,
+        &hexveil_fixtures::rulesets(),
+        server,
+        SERVER_PAD,
+        0,
+    )
+    .unwrap();
+    assert!(!std::sync::Arc::ptr_eq(&text(&one), &text(&three)));
+    assert!(text(&three).ends_with("# another text\n"));
+}

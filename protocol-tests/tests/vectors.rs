@@ -384,7 +384,7 @@ fn computed() -> BTreeMap<String, String> {
         ruleset: hexveil_asl::ruleset::ID.into(),
         ruleset_version: 1,
         scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
-        scenario_toml,
+        scenario_toml: scenario_toml.into(),
         players: [key_a.public_key(), key_b.public_key()],
         server: key_s.public_key(),
         mode: message::Mode::Live,

@@ -129,8 +129,10 @@ pub struct Genesis {
     pub ruleset: String,
     /// The ruleset's version.
     pub ruleset_version: u32,
-    /// The scenario, as the text (TOML) both players agreed to.
-    pub scenario_toml: String,
+    /// The scenario, as the text (TOML) both players agreed to; encoded
+    /// as a string (postcard's `str`). Shared: the referee holds one copy
+    /// for every game of the same text ([`Genesis::share_scenario_text`]).
+    pub scenario_toml: std::sync::Arc<str>,
     /// SHA-256 of `scenario_toml`.
     pub scenario_hash: Digest,
     /// Player keys: side A, side B.
@@ -145,6 +147,33 @@ pub struct Genesis {
     pub answer_timeout_ms: u64,
     /// The server's first pad statement.
     pub server_pad: PadStatement,
+}
+
+impl Genesis {
+    /// Makes this genesis hold the copy of its scenario text that any
+    /// other genesis with the same text holds (a process keeps one copy of
+    /// each text while a game holds it): a league plays many games of one
+    /// scenario, and each referee kept its own (issue 16: about 2 KiB of
+    /// every live game). The text is the same bytes, so nothing signed,
+    /// hashed or ruled changes.
+    pub fn share_scenario_text(&mut self) {
+        use std::collections::HashMap;
+        use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+        type Texts = Mutex<HashMap<Digest, Weak<str>>>;
+        static TEXTS: OnceLock<Texts> = OnceLock::new();
+        let key = Digest::sha256(self.scenario_toml.as_bytes());
+        let mut texts = TEXTS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match texts.get(&key).and_then(Weak::upgrade) {
+            Some(held) if *held == *self.scenario_toml => self.scenario_toml = held,
+            _ => {
+                texts.retain(|_, t| t.strong_count() > 0);
+                texts.insert(key, Arc::downgrade(&self.scenario_toml));
+            }
+        }
+    }
 }
 
 /// A player's setup: its public setup and its commitments to its sealed

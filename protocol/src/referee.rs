@@ -547,7 +547,7 @@ impl Referee {
     ) -> Result<(Referee, Accepted), RefereeError> {
         let env = genesis_env.envelope();
         let body = Body::decode(&env.body)?;
-        let Body::Genesis(genesis) = body.clone() else {
+        let Body::Genesis(mut genesis) = body.clone() else {
             return Err(RefereeError::BadGenesis(format!("it is a {}", body.name())));
         };
         if !MESSAGE_VERSIONS.contains(&genesis.message_version) {
@@ -587,6 +587,7 @@ impl Referee {
                 "server pad statement does not fit the game".into(),
             ));
         }
+        genesis.share_scenario_text();
         let ruleset = rulesets.find(&genesis.ruleset, genesis.ruleset_version)?;
         let scenario = ruleset
             .load(&genesis.scenario_toml)

@@ -161,7 +161,7 @@ impl Session {
             ruleset: params.ruleset,
             ruleset_version: params.ruleset_version,
             scenario_hash: Digest::sha256(params.scenario_toml.as_bytes()),
-            scenario_toml: params.scenario_toml,
+            scenario_toml: params.scenario_toml.into(),
             players: params.players,
             server: server.public_key(),
             mode: params.mode,
