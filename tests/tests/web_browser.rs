@@ -96,16 +96,19 @@ async fn g3_a_browser_sees_the_live_game_late_and_never_a_sealed_mine_then_steps
         !mine_drawn(&now, "3E4"),
         "a hidden minefield drawn before the delay"
     );
+    // B28.41: the minefield's attack reveals it, after the delay; the
+    // squad is drawn in 3E4 then, unless the attack's beacon dice
+    // eliminated it (the dice are fresh in every run).
     let after = browser
         .wait_for_html(WAIT + Duration::from_secs(DELAY_SECS), |h| {
-            squad_at(h).as_deref() == Some("3E4")
+            mine_drawn(h, "3E4")
         })
         .await
-        .expect("the move appears after the delay");
-    // B28.41: the minefield's attack reveals it; the others stay sealed.
+        .expect("the move and the attacking minefield appear after the delay");
     assert!(
-        mine_drawn(&after, "3E4"),
-        "the attacking minefield is drawn"
+        matches!(squad_at(&after).as_deref(), Some("3E4") | None),
+        "the squad entered 3E4 (or died there): {:?}",
+        squad_at(&after)
     );
     // B28.5: the hidden A-T mines in 3E5 were never crossed.
     assert!(

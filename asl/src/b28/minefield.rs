@@ -351,21 +351,15 @@ pub fn crossing_attacks(
     let mut personnel = Vec::new();
     let mut vehicles = Vec::new();
     let mut owner = None;
-    for id in movers {
-        let Some(u) = ctx.state.unit(*id) else {
-            continue;
-        };
-        if !u.in_play() {
-            continue;
-        }
+    for u in in_play(ctx, movers) {
         owner = Some(u.side.opponent());
         if exemption(ctx, u, mine_hex, other, mode, crossing).is_some() {
             continue;
         }
         if is_personnel(u) {
-            personnel.push(*id);
+            personnel.push(u.id);
         } else {
-            vehicles.push(*id);
+            vehicles.push(u.id);
         }
     }
     let Some(owner) = owner else {
@@ -385,6 +379,14 @@ pub fn crossing_attacks(
         known::line_hex_crossed(ctx, owner, mine_hex)?;
     }
     Ok(())
+}
+
+/// The movers still in play, in the order given.
+fn in_play<'c>(ctx: &'c Ctx<'_>, movers: &'c [UnitId]) -> impl Iterator<Item = &'c Unit> + 'c {
+    movers
+        .iter()
+        .filter_map(|id| ctx.state.unit(*id))
+        .filter(|u| u.in_play())
 }
 
 /// Opens the entry hex's A-P leaf of a step *before* the exit's potential
@@ -428,13 +430,7 @@ pub fn open_entry_first(
         return Ok(());
     }
     let mut owner = None;
-    for id in movers {
-        let Some(u) = ctx.state.unit(*id) else {
-            continue;
-        };
-        if !u.in_play() {
-            continue;
-        }
+    for u in in_play(ctx, movers) {
         if !is_personnel(u) {
             return Ok(());
         }
