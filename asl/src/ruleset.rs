@@ -17,8 +17,8 @@ use crate::standing_orders::{self, DaisyOrders};
 use hexveil_core as kernel;
 use hexveil_core::{DiceKind, DiceSpec, Roll};
 use std::any::Any;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The ruleset's id in a genesis.
 pub const ID: &str = "asl";
@@ -78,15 +78,9 @@ impl kernel::Ruleset for AslV1 {
     }
 }
 
-/// Scenarios parsed and still held by someone, by their text and whether
-/// they keep version 1's order ([`AslV1`]): weak, so a scenario is dropped
-/// with the last game that plays it.
-type SharedScenarios = Mutex<HashMap<(bool, Box<str>), Weak<AslScenario>>>;
-
-fn shared_scenarios() -> &'static SharedScenarios {
-    static SHARED: OnceLock<SharedScenarios> = OnceLock::new();
-    SHARED.get_or_init(Default::default)
-}
+/// Scenarios parsed and still held by someone, by whether they keep
+/// version 1's order ([`AslV1`]) and their text.
+static SHARED: kernel::Shared<(bool, Box<str>), AslScenario> = kernel::Shared::new();
 
 /// The scenario of `text`, parsed and checked, shared with every other
 /// holder of the same text (issue 16: a server parsed the scenario once
@@ -100,14 +94,7 @@ pub fn shared_scenario(text: &str) -> Result<Arc<AslScenario>, String> {
 /// As [`shared_scenario`], for ruleset version 1 when `exit_roll_first`.
 fn shared_scenario_of(text: &str, exit_roll_first: bool) -> Result<Arc<AslScenario>, String> {
     let key = (exit_roll_first, Box::<str>::from(text));
-    let held = |shared: &SharedScenarios| {
-        shared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .and_then(Weak::upgrade)
-    };
-    if let Some(s) = held(shared_scenarios()) {
+    if let Some(s) = SHARED.get(&key) {
         return Ok(s);
     }
     // Parsed without the lock: another game's creation does not wait.
@@ -117,16 +104,7 @@ fn shared_scenario_of(text: &str, exit_roll_first: bool) -> Result<Arc<AslScenar
     let parsed = Arc::new(AslScenario {
         scenario: Arc::new(scenario),
     });
-    let mut shared = shared_scenarios()
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if let Some(s) = shared.get(&key).and_then(Weak::upgrade) {
-        // Parsed meanwhile by another caller: keep one.
-        return Ok(s);
-    }
-    shared.retain(|_, s| s.strong_count() > 0);
-    shared.insert(key, Arc::downgrade(&parsed));
-    Ok(parsed)
+    Ok(SHARED.keep(key, parsed))
 }
 
 /// The bytes of an action, as signed into the log.

@@ -19,6 +19,7 @@ pub mod fact;
 pub mod pmap;
 pub mod resolve;
 pub mod ruleset;
+pub mod shared;
 pub mod side;
 pub mod tables;
 
@@ -34,5 +35,6 @@ pub use resolve::{Answers, Asked, Interrupt, Mismatch, Pending};
 pub use ruleset::{
     NoOrders, Orders, PublicSetup, Registry, Ruleset, Scenario, SealedContents, UnknownRuleset,
 };
+pub use shared::Shared;
 pub use side::Side;
 pub use tables::{SuppliedTable, SuppliedTables, TableError};

@@ -198,13 +198,7 @@ fn g6_an_escrow_game_restored_anywhere_writes_what_the_server_owed() {
     let mut checked = 0;
     for cut in before..g.entries.len() {
         let (_, owed) = common::restore(&g.entries[..cut]).unwrap();
-        let written: Vec<_> = owed
-            .iter()
-            .filter_map(|o| match o {
-                Output::Persist(e) => Some(e.clone()),
-                _ => None,
-            })
-            .collect();
+        let written = common::persisted(&owed);
         assert_eq!(
             written.as_slice(),
             &g.entries[cut..cut + written.len()],

@@ -8,7 +8,7 @@ mod common;
 use common::{ids, params, secrets, Setup, Table, GAME, SEALED_A, SEALED_B, SERVER_PAD, SETUP_A};
 use hexveil_asl::{Action, Side};
 use hexveil_fixtures::{move_into, scenario_toml, step_into_the_minefield, units};
-use hexveil_protocol::encoding::Party;
+use hexveil_protocol::encoding::{GameId, Party};
 use hexveil_protocol::message::{Prompt, ToClient, Update};
 use hexveil_protocol::player::Player;
 use hexveil_protocol::referee::Awaiting;
@@ -316,16 +316,8 @@ fn g1_a_player_commits_nothing_to_a_game_on_another_scenario() {
     // The genesis update carries the scenario hash; a player who set up for
     // another text refuses before sending anything.
     let setup = example();
-    let [a, _, server] = ids();
-    let (_session, out) = Session::create(
-        GAME,
-        params(&setup),
-        &hexveil_fixtures::rulesets(),
-        server,
-        SERVER_PAD,
-        0,
-    )
-    .unwrap();
+    let [a, _, _] = ids();
+    let (_session, out) = common::create(GAME, params(&setup));
     let other_text = setup.scenario_toml.replace("turns = 5", "turns = 4");
     let mut pa = Player::new(
         a,
@@ -566,37 +558,14 @@ fn g6_the_genesis_the_session_no_longer_holds_is_rebuilt_byte_for_byte() {
     // resync or the transcript needs it. What it rebuilds must be exactly
     // the entry written and made durable (G6), after a restore as well,
     // or the transcript would not verify (G5).
-    let [_, _, server] = ids();
-    let (session, out) = Session::create(
-        GAME,
-        params(&example()),
-        &hexveil_fixtures::rulesets(),
-        server,
-        SERVER_PAD,
-        0,
-    )
-    .unwrap();
-    let written: Vec<_> = out
-        .iter()
-        .filter_map(|o| match o {
-            Output::Persist(e) => Some(e.clone()),
-            _ => None,
-        })
-        .collect();
+    let (session, out) = common::create(GAME, params(&example()));
+    let written = common::persisted(&out);
     assert_eq!(written.len(), 1, "the genesis alone");
     assert_eq!(session.log(), written);
     let encoded = hexveil_protocol::transcript::encode_entry(&written[0]).len();
     assert!(encoded > 1_000, "the genesis holds the scenario's text");
     assert_eq!(session.log_bytes(), 0, "and the session does not hold it");
-    let [_, _, server] = ids();
-    let (restored, _) = Session::restore(
-        written.clone(),
-        &hexveil_fixtures::rulesets(),
-        server,
-        SERVER_PAD,
-        0,
-    )
-    .unwrap();
+    let (restored, _) = common::restore(&written).unwrap();
     assert_eq!(restored.log(), written);
     assert_eq!(restored.log_bytes(), 0);
 }
@@ -606,34 +575,13 @@ fn games_of_one_scenario_text_share_the_referees_copy_of_it() {
     // Issue 16: a league's games of one scenario hold its text once (the
     // genesis's `scenario_toml`), and the text is the same bytes, so the
     // genesis still encodes, hashes and verifies the same (G5).
-    let make = |game: u8| {
-        let [_, _, server] = ids();
-        Session::create(
-            hexveil_protocol::encoding::GameId([game; 16]),
-            params(&example()),
-            &hexveil_fixtures::rulesets(),
-            server,
-            SERVER_PAD,
-            0,
-        )
-        .unwrap()
-        .0
-    };
+    let make = |game: u8| common::create(GameId([game; 16]), params(&example())).0;
     let (one, two) = (make(1), make(2));
     let text = |s: &Session| s.referee().genesis().scenario_toml.clone();
     assert!(std::sync::Arc::ptr_eq(&text(&one), &text(&two)));
     let mut other = params(&example());
     other.scenario_toml.push_str("\n# another text\n");
-    let [_, _, server] = ids();
-    let (three, _) = Session::create(
-        hexveil_protocol::encoding::GameId([3; 16]),
-        other,
-        &hexveil_fixtures::rulesets(),
-        server,
-        SERVER_PAD,
-        0,
-    )
-    .unwrap();
+    let (three, _) = common::create(GameId([3; 16]), other);
     assert!(!std::sync::Arc::ptr_eq(&text(&one), &text(&three)));
     assert!(text(&three).ends_with("# another text\n"));
 }

@@ -157,20 +157,14 @@ impl Genesis {
     /// every live game). The text is the same bytes, so nothing signed,
     /// hashed or ruled changes.
     pub fn share_scenario_text(&mut self) {
-        use std::collections::HashMap;
-        use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
-        type Texts = Mutex<HashMap<Digest, Weak<str>>>;
-        static TEXTS: OnceLock<Texts> = OnceLock::new();
-        let key = Digest::sha256(self.scenario_toml.as_bytes());
-        let mut texts = TEXTS
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        match texts.get(&key).and_then(Weak::upgrade) {
+        static TEXTS: hexveil_core::Shared<Digest, str> = hexveil_core::Shared::new();
+        // By the hash the genesis carries (the referee checked it); a text
+        // held under it is taken only if it is this very text.
+        match TEXTS.get(&self.scenario_hash) {
             Some(held) if *held == *self.scenario_toml => self.scenario_toml = held,
-            _ => {
-                texts.retain(|_, t| t.strong_count() > 0);
-                texts.insert(key, Arc::downgrade(&self.scenario_toml));
+            Some(_) => {}
+            None => {
+                TEXTS.keep(self.scenario_hash, self.scenario_toml.clone());
             }
         }
     }

@@ -108,6 +108,21 @@ pub enum SessionError {
     NotAPlayer,
 }
 
+/// The genesis entry's envelope (seq 0, on the genesis head), signed by
+/// the server: written at creation, and rebuilt byte for byte from the
+/// referee's genesis when the log is read ([`Session::genesis_entry`]).
+fn sign_genesis(server: &Identity, game_id: GameId, genesis: Genesis) -> SignedEnvelope {
+    Envelope {
+        version: ENVELOPE_VERSION,
+        game_id,
+        author: server.public_key(),
+        seq: 0,
+        prev_head: crate::envelope::genesis_head(&game_id),
+        body: encode(&Body::Genesis(genesis)),
+    }
+    .sign(server)
+}
+
 /// One game's live session.
 pub struct Session {
     referee: Referee,
@@ -169,15 +184,7 @@ impl Session {
             answer_timeout_ms: params.answer_timeout_ms,
             server_pad: server_pad.statement(),
         };
-        let env = Envelope {
-            version: ENVELOPE_VERSION,
-            game_id,
-            author: server.public_key(),
-            seq: 0,
-            prev_head: crate::envelope::genesis_head(&game_id),
-            body: encode(&Body::Genesis(genesis)),
-        }
-        .sign(&server);
+        let env = sign_genesis(&server, game_id, genesis);
         let (referee, accepted) = Referee::new(&env, rulesets)?;
         let mut session = Session {
             referee,
@@ -316,15 +323,7 @@ impl Session {
     /// byte for byte.
     fn genesis_entry(&self) -> LoggedEntry {
         let game_id = self.referee.game_id();
-        let envelope = Envelope {
-            version: ENVELOPE_VERSION,
-            game_id,
-            author: self.server.public_key(),
-            seq: 0,
-            prev_head: crate::envelope::genesis_head(&game_id),
-            body: encode(&Body::Genesis(self.referee.genesis().clone())),
-        }
-        .sign(&self.server);
+        let envelope = sign_genesis(&self.server, game_id, self.referee.genesis().clone());
         let entry_hash = envelope.entry_hash();
         let appended = Appended {
             seq: 0,

@@ -713,7 +713,6 @@ impl Session {
         if !matches!(sent, Ok(Ok(()))) {
             self.reply(busy(game_id)).await?;
         }
-
         Ok(())
     }
 

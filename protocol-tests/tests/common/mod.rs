@@ -128,6 +128,31 @@ pub fn restore(log: &[LoggedEntry]) -> Result<(Session, Vec<Output>), SessionErr
     )
 }
 
+/// A new session of `game` with `params`, by the server of [`ids`], at
+/// time 0, and what it output (the genesis).
+pub fn create(game: GameId, params: GameParams) -> (Session, Vec<Output>) {
+    let [_, _, server] = ids();
+    Session::create(
+        game,
+        params,
+        &hexveil_fixtures::rulesets(),
+        server,
+        SERVER_PAD,
+        0,
+    )
+    .unwrap()
+}
+
+/// The entries among `out` the server makes durable, in order.
+pub fn persisted(out: &[Output]) -> Vec<LoggedEntry> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Persist(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A live session and both players' machines.
 pub struct Table {
     /// The server's session.
@@ -177,16 +202,8 @@ impl Table {
 
     /// As [`Table::open`], keeping refusals in [`Table::rejections`].
     pub fn start_setup(setup: Setup) -> Table {
-        let [a, b, server] = ids();
-        let (session, out) = Session::create(
-            GAME,
-            params(&setup),
-            &hexveil_fixtures::rulesets(),
-            server,
-            SERVER_PAD,
-            0,
-        )
-        .unwrap();
+        let [a, b, _] = ids();
+        let (session, out) = create(GAME, params(&setup));
         let player = |id: Identity, secrets: Secrets| {
             Player::new(
                 id,
