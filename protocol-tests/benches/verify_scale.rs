@@ -111,7 +111,9 @@ fn measure(actions: u32, daisy: bool, out: Option<&std::path::Path>) {
         let t = Instant::now();
         for e in &g.entries {
             e.envelope.verify_signature().unwrap();
-            e.receipt.verify(&server).unwrap();
+            if let Some(receipt) = e.receipt {
+                receipt.verify(&server).unwrap();
+            }
         }
         sigs = sigs.min(t.elapsed());
         let t = Instant::now();

@@ -222,8 +222,8 @@ pub fn seed_corpus() -> Vec<(&'static str, Vec<u8>)> {
         message::encode(&ToServer::Sync { from_seq: 3 }),
     ));
     // What the server sends, padded: receipts, a refusal, a transcript.
-    for e in g.entries.iter().take(2) {
-        let m = ToClient::Receipt(e.receipt);
+    for receipt in g.entries.iter().filter_map(|e| e.receipt).take(2) {
+        let m = ToClient::Receipt(receipt);
         out.push(("padded", message::encode_padded(&m)));
     }
     let refusal = ToClient::Rejected(hexveil_protocol::envelope::Refusal::issue(

@@ -490,11 +490,9 @@ fn g6_b28_531_a_restore_cut_anywhere_around_a_daisy_placement_continues_identica
     // same state), and the log must verify clean.
     let (log, before) = escrowed_daisy_chain_placed_on_a_tank();
     assert!(verify(
-        &hexveil_protocol::transcript::Transcript {
-            entries: log.clone()
-        }
-        .to_bytes()
-        .unwrap(),
+        &hexveil_protocol::transcript::Transcript::new(log.clone())
+            .to_bytes()
+            .unwrap(),
         &hexveil_fixtures::rulesets()
     )
     .fault()

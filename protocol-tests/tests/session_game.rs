@@ -273,7 +273,8 @@ fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, 
                     t.queue.extend(more);
                 }
             }
-            Output::ToSpectators(msg) => {
+            Output::ToSpectators { seq } => {
+                let msg = t.session.public_view(seq).expect("a logged entry");
                 to_spectators.push(hexveil_protocol::message::encode_padded(&msg).len())
             }
             _ => {}
@@ -372,11 +373,9 @@ fn g2_pads_are_renewed_when_they_run_out_mid_action() {
     t.concede();
     assert_eq!(t.rejections, vec![], "honest reveals are accepted");
     assert_eq!(t.session.faults(), &[], "reveals prove every epoch's pad");
-    let file = hexveil_protocol::transcript::Transcript {
-        entries: t.session.log().to_vec(),
-    }
-    .to_bytes()
-    .unwrap();
+    let file = hexveil_protocol::transcript::Transcript::new(t.session.log().to_vec())
+        .to_bytes()
+        .unwrap();
     let verdict = hexveil_protocol::verifier::verify(&file, &hexveil_fixtures::rulesets());
     assert!(verdict.fault().is_none(), "{verdict:?}");
     let [_, _, server] = ids();

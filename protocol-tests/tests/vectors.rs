@@ -150,6 +150,20 @@ fn computed() -> BTreeMap<String, String> {
         hex::encode(Receipt::signing_bytes(&game, 0, &eh, &h1)),
     );
     put("receipt.sig", rc.sig.to_string());
+    // The log entry (15): A's envelope with the receipt, and the same body
+    // signed by the server, which message version 5 logs without one (6).
+    let entry = |envelope, receipt| {
+        hex::encode(hexveil_protocol::transcript::encode_entry(
+            &hexveil_protocol::message::LoggedEntry { envelope, receipt },
+        ))
+    };
+    put("log_entry.receipted", entry(signed.clone(), Some(rc)));
+    let by_server = Envelope {
+        author: key_s.public_key(),
+        ..env.clone()
+    }
+    .sign(&key_s);
+    put("log_entry.receiptless", entry(by_server, None));
     // Ed25519 validity (5): each edge case, what ring 0.17 alone does
     // (where it matters), and hexveil's answer.
     let mut ed = |name: &str, key: [u8; 32], msg: &[u8], sig: [u8; 64], valid: bool| {

@@ -8,7 +8,9 @@ mod common;
 use common::{honest_game, set_up_game, Game, Table};
 use hexveil_asl::Side;
 use hexveil_protocol::encoding::Party;
-use hexveil_protocol::envelope::{next_head, Appended, Envelope, EnvelopeError, Receipt};
+use hexveil_protocol::envelope::{
+    next_head, Appended, Envelope, EnvelopeError, Receipt, SignedEnvelope,
+};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{self, Body, EndRecord, OpenedFact, RevealBody};
 use hexveil_protocol::referee::RefereeError;
@@ -134,10 +136,20 @@ fn wrong_magic_version_and_short_files_are_unreadable_g6() {
         FaultKind::Unreadable(FormatError::BadMagic { .. })
     ));
     let mut version = bytes.clone();
-    version[9] = 2;
+    version[9] = 3;
     assert_eq!(
         fault(verify(&version, &hexveil_fixtures::rulesets())).what,
-        FaultKind::Unreadable(FormatError::UnsupportedVersion { got: 2 })
+        FaultKind::Unreadable(FormatError::UnsupportedVersion { got: 3 })
+    );
+    // PROTOCOL.md 15: a version-1 file holds only receipted entries, and
+    // the genesis of message version 5 has none.
+    version[9] = 1;
+    assert_eq!(
+        fault(verify(&version, &hexveil_fixtures::rulesets())).what,
+        FaultKind::Unreadable(FormatError::Entry {
+            index: 0,
+            problem: EntryProblem::ReceiptlessInVersion1
+        })
     );
     assert_eq!(
         fault(verify(&bytes[..5], &hexveil_fixtures::rulesets())).what,
@@ -196,32 +208,110 @@ fn a_hostile_length_prefix_is_refused_before_allocation_g6() {
 #[test]
 fn a_forged_receipt_names_its_entry_g5() {
     let mut g = set_up_game();
-    // Side A "receipts" entry 3 itself.
-    let prev = g.entries[2].receipt.new_head;
-    let e = &mut g.entries[3];
+    // Side A "receipts" a player's entry itself.
+    let [i, _] = receipted(&g);
+    let prev = g.entries[i - 1].appended().new_head;
+    let e = &mut g.entries[i];
     let hash = e.envelope.entry_hash();
     let app = Appended {
-        seq: 3,
+        seq: i as u64,
         entry_hash: hash,
         new_head: next_head(&prev, &hash),
     };
-    e.receipt = Receipt::issue(&Identity::from_seed(&[1; 32]).unwrap(), g.game, &app);
+    e.receipt = Some(Receipt::issue(
+        &Identity::from_seed(&[1; 32]).unwrap(),
+        g.game,
+        &app,
+    ));
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
     assert_eq!(
         (f.blame, f.entry, f.what),
-        (Blame::Undetermined, Some(3), FaultKind::ForgedReceipt)
+        (
+            Blame::Undetermined,
+            Some(i as u64),
+            FaultKind::ForgedReceipt
+        )
     );
+}
+
+/// The first two entries of `g` that carry a receipt (players' entries).
+fn receipted(g: &Game) -> [usize; 2] {
+    let mut with = (1..g.entries.len()).filter(|i| g.entries[*i].receipt.is_some());
+    [with.next().unwrap(), with.next().unwrap()]
+}
+
+/// The first entry after the genesis that the server wrote.
+fn servers(g: &Game) -> usize {
+    let server = g.ids[2].public_key();
+    (1..g.entries.len())
+        .find(|i| g.entries[*i].envelope.envelope().author == server)
+        .unwrap()
 }
 
 #[test]
 fn a_genuine_receipt_moved_to_another_entry_is_caught_g5() {
     let mut g = set_up_game();
-    g.entries[4].receipt = g.entries[5].receipt;
+    let [i, j] = receipted(&g);
+    g.entries[i].receipt = g.entries[j].receipt;
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
     assert_eq!(
         (f.entry, f.what),
-        (Some(4), FaultKind::ReceiptForOtherEntry)
+        (Some(i as u64), FaultKind::ReceiptForOtherEntry)
     );
+}
+
+#[test]
+fn g5_a_players_entry_stripped_of_its_receipt_is_caught() {
+    // PROTOCOL.md 6: every player's entry carries the server's receipt.
+    let mut g = set_up_game();
+    let [i, _] = receipted(&g);
+    g.entries[i].receipt = None;
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry, f.what),
+        (
+            Blame::Undetermined,
+            Some(i as u64),
+            FaultKind::MissingReceipt
+        )
+    );
+}
+
+#[test]
+fn g5_a_server_entry_of_message_version_5_carries_no_receipt() {
+    // The server's own signature stands for its receipt (PROTOCOL.md 6):
+    // the genesis and every later server entry are written without one,
+    // and one added (even a genuine one) is not the form the protocol
+    // writes.
+    let mut g = set_up_game();
+    assert!(g.entries[0].receipt.is_none(), "the genesis");
+    let i = servers(&g);
+    assert!(g.entries[i].receipt.is_none());
+    let appended = g.entries[i].appended();
+    g.entries[i].receipt = Some(Receipt::issue(&g.ids[2], g.game, &appended));
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry, f.what),
+        (
+            Blame::Undetermined,
+            Some(i as u64),
+            FaultKind::UnexpectedReceipt
+        )
+    );
+}
+
+#[test]
+fn g5_a_server_entry_with_a_forged_signature_blames_nobody_and_is_caught() {
+    // Without a receipt, the server's entry rests on its own signature:
+    // one flipped bit of it is caught, and proves nothing against anyone.
+    let mut g = set_up_game();
+    let i = servers(&g);
+    let env = &g.entries[i].envelope;
+    let mut sig = *env.signature();
+    sig.0[0] ^= 1;
+    g.entries[i].envelope = SignedEnvelope::from_parts(env.bytes().to_vec(), sig).unwrap();
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Undetermined, Some(i as u64)));
 }
 
 #[test]

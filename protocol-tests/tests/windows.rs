@@ -99,17 +99,22 @@ fn g2_g4_7_1_a_step_into_a_hidden_minefield_asks_its_owner_only_what_the_rules_n
 fn g2_7_1_no_pad_position_is_released_twice_and_no_roll_uses_an_entry_of_an_earlier_action() {
     // Two steps and a concession: every window's positions are new, and
     // each roll of the second step is past the end of the first step's
-    // window (unused entries are burned, PROTOCOL.md 7.1 item 4).
+    // window (unused entries are burned, PROTOCOL.md 7.1 item 4). The
+    // steps go through hexes B may have mined and has not (3E2, then
+    // 3F2), so no attack's dice can stop the second one.
     let mut t = Table::new(5, SEALED_B);
-    t.step_into_the_minefield();
-    t.act(
-        Side::A,
-        hexveil_fixtures::move_into(&[hexveil_fixtures::units::GER_SQUAD], "3E5"),
-    );
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let stack = [
+        hexveil_fixtures::units::GER_SQUAD,
+        hexveil_fixtures::units::GER_LEADER,
+    ];
+    t.act(Side::A, hexveil_fixtures::move_into(&stack, "3E2"));
+    t.act(Side::A, hexveil_fixtures::move_into(&stack, "3F2"));
     t.concede();
     let mut released: Vec<(u32, u32)> = Vec::new();
     let mut window_end_of_earlier_actions = 0u64;
     let mut window_end = 0u64;
+    let mut later_rolls = 0;
     let pad_len = u64::from(t.session.referee().genesis().pad_len);
     for (_, body) in bodies(&t) {
         match body {
@@ -128,15 +133,19 @@ fn g2_7_1_no_pad_position_is_released_twice_and_no_roll_uses_an_entry_of_an_earl
                 let last = a.entries.last().unwrap().position;
                 window_end = u64::from(last.epoch) * pad_len + u64::from(last.index) + 1;
             }
-            Body::Roll(r) => assert!(
-                r.k >= window_end_of_earlier_actions,
-                "roll {} uses a position released in an earlier action (burned up to {window_end_of_earlier_actions})",
-                r.k
-            ),
+            Body::Roll(r) => {
+                assert!(
+                    r.k >= window_end_of_earlier_actions,
+                    "roll {} uses a position released in an earlier action (burned up to {window_end_of_earlier_actions})",
+                    r.k
+                );
+                later_rolls += usize::from(window_end_of_earlier_actions > 0);
+            }
             _ => {}
         }
     }
     assert!(!released.is_empty(), "windows were released");
+    assert!(later_rolls > 0, "the second step rolled after a window");
     let mut unique = released.clone();
     unique.sort();
     unique.dedup();
@@ -251,11 +260,13 @@ fn g2_g5_7_1_a_window_entry_that_does_not_open_is_recorded_against_its_signer() 
 }
 
 #[test]
-fn g5_7_1_transcripts_of_message_version_3_still_verify() {
-    // The fuzz seeds hold a whole game written by the version-3 referee
-    // (before windows); the verifier still plays it to the end.
+fn g5_7_1_transcripts_of_message_versions_3_and_4_still_verify() {
+    // The fuzz seeds hold whole games written by the version-3 referee
+    // (before windows) and the version-4 one (before the server's own
+    // entries went unreceipted, PROTOCOL.md 6): the verifier still plays
+    // them to the end, every entry receipted as they were written.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/transcript");
-    let mut v3 = 0;
+    let mut played = std::collections::BTreeSet::new();
     for f in std::fs::read_dir(&dir).unwrap() {
         let bytes = std::fs::read(f.unwrap().path()).unwrap();
         let Ok(t) = hexveil_protocol::transcript::Transcript::parse(&bytes) else {
@@ -268,16 +279,19 @@ fn g5_7_1_transcripts_of_message_version_3_still_verify() {
         else {
             continue;
         };
-        if g.message_version != 3 {
+        if g.message_version >= 5 || t.entries.len() <= 20 {
             continue;
         }
+        assert!(t.entries.iter().all(|e| e.receipt.is_some()));
         let verdict = verify(&bytes, &hexveil_fixtures::rulesets());
-        if t.entries.len() > 20 {
-            assert!(verdict.fault().is_none(), "{verdict:?}");
-            v3 += 1;
-        }
+        assert!(verdict.fault().is_none(), "{verdict:?}");
+        played.insert(g.message_version);
     }
-    assert!(v3 >= 1, "no version-3 game among the seeds");
+    assert_eq!(
+        played,
+        [3, 4].into(),
+        "a whole game of each older version among the seeds"
+    );
 }
 
 #[test]

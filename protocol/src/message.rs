@@ -16,13 +16,14 @@ use crate::pad::{PadEntry, PadSeed, PadStatement};
 use hexveil_core::{Content, Event, FactRequest, Roll, Side};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
-/// Version of the message layer a new game's Genesis names: 4, windowed
-/// public rolls (PROTOCOL.md 7.1). The referee also plays games of version
-/// 3 (one pad entry of each player per roll, section 7), so their
-/// transcripts still verify.
-pub const MESSAGE_VERSION: u16 = 4;
+/// Version of the message layer a new game's Genesis names: 5, the
+/// server's own entries are their own countersignature (PROTOCOL.md 6).
+/// The referee also plays games of version 4 (windowed public rolls,
+/// section 7.1, every entry receipted) and 3 (one pad entry of each player
+/// per roll, section 7), so their transcripts still verify.
+pub const MESSAGE_VERSION: u16 = 5;
 /// The message versions the referee plays.
-pub const MESSAGE_VERSIONS: [u16; 2] = [3, MESSAGE_VERSION];
+pub const MESSAGE_VERSIONS: [u16; 3] = [3, 4, MESSAGE_VERSION];
 /// The most pad entries one window may hold (PROTOCOL.md 7.1).
 pub const MAX_WINDOW: u32 = 16;
 /// Largest encoded [`Body`] accepted (a setup with its roots, or the end
@@ -167,6 +168,14 @@ impl Genesis {
                 TEXTS.keep(self.scenario_hash, self.scenario_toml.clone());
             }
         }
+    }
+
+    /// Whether the server receipts its own entries (message versions 3 and
+    /// 4). From version 5 on, an entry the server authored carries no
+    /// receipt: its envelope signature, over its seq and the head before
+    /// it, is already the server's signed word on it (PROTOCOL.md 6).
+    pub fn receipts_server_entries(&self) -> bool {
+        self.message_version < 5
     }
 }
 
@@ -580,11 +589,30 @@ pub fn side_of(party: Party) -> Option<Side> {
 }
 
 /// One entry of a game's log as stored and published: the exact signed
-/// envelope and the server's receipt for it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// envelope and the server's receipt for it, if it has one. Encoded by
+/// [`crate::transcript::encode_entry`] (PROTOCOL.md 15).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoggedEntry {
     /// The signed envelope, bytes as signed.
     pub envelope: SignedEnvelope,
-    /// The server's countersignature ("durable").
-    pub receipt: Receipt,
+    /// The server's countersignature ("durable"). `None` only for an entry
+    /// the server authored in a game of message version 5 or later
+    /// ([`Genesis::receipts_server_entries`]): its own signature stands
+    /// for it. The verifier checks the form against the game's version.
+    pub receipt: Option<Receipt>,
+}
+
+impl LoggedEntry {
+    /// Where the entry stands in the log: its seq, its hash and the head
+    /// after it, from the envelope (an accepted entry's `prev_head` is the
+    /// head before it).
+    pub fn appended(&self) -> crate::envelope::Appended {
+        let env = self.envelope.envelope();
+        let entry_hash = self.envelope.entry_hash();
+        crate::envelope::Appended {
+            seq: env.seq,
+            entry_hash,
+            new_head: crate::envelope::next_head(&env.prev_head, &entry_hash),
+        }
+    }
 }

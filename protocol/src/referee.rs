@@ -550,16 +550,20 @@ impl Referee {
         let Body::Genesis(mut genesis) = body.clone() else {
             return Err(RefereeError::BadGenesis(format!("it is a {}", body.name())));
         };
+        if env.author != genesis.server {
+            return Err(RefereeError::BadGenesis(
+                "not signed by the server key it names".into(),
+            ));
+        }
+        // The signature before anything the body says: a damaged genesis
+        // proves nothing against the server, whose signature is all that
+        // binds it from message version 5 on (no receipt, PROTOCOL.md 6).
+        genesis_env.verify_signature()?;
         if !MESSAGE_VERSIONS.contains(&genesis.message_version) {
             return Err(RefereeError::BadGenesis(format!(
                 "message version {} is not one this build plays ({MESSAGE_VERSIONS:?})",
                 genesis.message_version
             )));
-        }
-        if env.author != genesis.server {
-            return Err(RefereeError::BadGenesis(
-                "not signed by the server key it names".into(),
-            ));
         }
         if Digest::sha256(genesis.scenario_toml.as_bytes()) != genesis.scenario_hash {
             return Err(RefereeError::BadGenesis(

@@ -82,8 +82,13 @@ pub enum Output {
     Persist(LoggedEntry),
     /// Send this to a player.
     ToPlayer(Side, ToClient),
-    /// Publish this to spectators (public view only).
-    ToSpectators(ToClient),
+    /// The public view of entry `seq` is due to spectators. It is built
+    /// only if someone is there to see it, by [`Session::public_view`]
+    /// (issue 16: no view is built or encoded while no one watches).
+    ToSpectators {
+        /// The entry's seq.
+        seq: u64,
+    },
 }
 
 /// Why a session could not be made or restored.
@@ -324,16 +329,20 @@ impl Session {
     fn genesis_entry(&self) -> LoggedEntry {
         let game_id = self.referee.game_id();
         let envelope = sign_genesis(&self.server, game_id, self.referee.genesis().clone());
-        let entry_hash = envelope.entry_hash();
-        let appended = Appended {
-            seq: 0,
-            entry_hash,
-            new_head: crate::envelope::next_head(&envelope.envelope().prev_head, &entry_hash),
-        };
-        LoggedEntry {
-            receipt: Receipt::issue(&self.server, game_id, &appended),
+        let mut entry = LoggedEntry {
             envelope,
-        }
+            receipt: None,
+        };
+        entry.receipt = self.receipt_for(Party::Server, &entry.appended());
+        entry
+    }
+
+    /// The server's receipt of an entry `author` wrote: every player's
+    /// entry has one; the server's own only in games of message versions 3
+    /// and 4 (PROTOCOL.md 6: from version 5, its signature stands for it).
+    fn receipt_for(&self, author: Party, appended: &Appended) -> Option<Receipt> {
+        (author.is_player() || self.referee.genesis().receipts_server_entries())
+            .then(|| Receipt::issue(&self.server, self.referee.game_id(), appended))
     }
 
     /// Whether the log is complete (ended and every reveal in).
@@ -408,40 +417,47 @@ impl Session {
         self.views_from(None, 0)
     }
 
+    /// The public view of entry `seq` (what [`Output::ToSpectators`] asks
+    /// for), or `None` past the log's end: byte for byte what a spectator
+    /// is sent of it, live or in a late join's history.
+    pub fn public_view(&self, seq: u64) -> Option<ToClient> {
+        let i = usize::try_from(seq).ok().filter(|i| *i < self.log.len())?;
+        Some(self.view_at(None, i))
+    }
+
     fn views_from(&self, side: Option<Side>, from_seq: u64) -> Vec<ToClient> {
         let from = usize::try_from(from_seq).unwrap_or(usize::MAX);
         (from..self.log.len())
-            .map(|i| {
-                let entry = self.entry(i);
-                let env = entry.envelope.envelope();
-                let facts = &self.facts[i];
-                let body = Body::decode(&env.body).expect("a logged body decodes");
-                let author = self
-                    .referee
-                    .party_of_key(&env.author)
-                    .expect("a logged entry's author is a party");
-                let appended = Appended {
-                    seq: entry.receipt.seq,
-                    entry_hash: entry.receipt.entry_hash,
-                    new_head: entry.receipt.new_head,
-                };
-                let prompt = match side {
-                    Some(Side::A) => facts.prompts[0].clone(),
-                    Some(Side::B) => facts.prompts[1].clone(),
-                    None => Prompt::Wait,
-                };
-                ToClient::Update(view_of(
-                    &body,
-                    author,
-                    &appended,
-                    &facts.dice,
-                    facts.secret_dice,
-                    prompt,
-                    facts.closed,
-                    side,
-                ))
-            })
+            .map(|i| self.view_at(side, i))
             .collect()
+    }
+
+    /// What `side` (a spectator if `None`) was shown of entry `i`, rebuilt
+    /// from the log and the facts kept for it.
+    fn view_at(&self, side: Option<Side>, i: usize) -> ToClient {
+        let entry = self.entry(i);
+        let env = entry.envelope.envelope();
+        let facts = &self.facts[i];
+        let body = Body::decode(&env.body).expect("a logged body decodes");
+        let author = self
+            .referee
+            .party_of_key(&env.author)
+            .expect("a logged entry's author is a party");
+        let prompt = match side {
+            Some(Side::A) => facts.prompts[0].clone(),
+            Some(Side::B) => facts.prompts[1].clone(),
+            None => Prompt::Wait,
+        };
+        ToClient::Update(view_of(
+            &body,
+            author,
+            &entry.appended(),
+            &facts.dice,
+            facts.secret_dice,
+            prompt,
+            facts.closed,
+            side,
+        ))
     }
 
     /// Writes the server's own entries while the referee awaits them.
@@ -543,7 +559,7 @@ impl Session {
         now_ms: u64,
         out: &mut Vec<Output>,
     ) {
-        let receipt = Receipt::issue(&self.server, self.referee.game_id(), &accepted.appended);
+        let receipt = self.receipt_for(accepted.author, &accepted.appended);
         let entry = LoggedEntry {
             envelope: env,
             receipt,
@@ -553,7 +569,7 @@ impl Session {
         let kept = self.keep(&entry, &accepted);
         debug_assert!(kept.is_ok(), "{kept:?}");
         out.push(Output::Persist(entry));
-        if let Some(side) = side_of(accepted.author) {
+        if let (Some(side), Some(receipt)) = (side_of(accepted.author), receipt) {
             out.push(Output::ToPlayer(side, ToClient::Receipt(receipt)));
         }
         for side in [Side::A, Side::B] {
@@ -562,11 +578,9 @@ impl Session {
                 ToClient::Update(view(&self.referee, &accepted, Some(side))),
             ));
         }
-        out.push(Output::ToSpectators(ToClient::Update(view(
-            &self.referee,
-            &accepted,
-            None,
-        ))));
+        out.push(Output::ToSpectators {
+            seq: accepted.appended.seq,
+        });
         self.set_deadline(now_ms);
     }
 

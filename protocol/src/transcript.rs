@@ -3,7 +3,10 @@
 //!
 //! ```text
 //! file  = "HEXVEIL\0" || u16 BE file-format version || entry*
-//! entry = u32 BE length || postcard(LoggedEntry { envelope, receipt })
+//! entry = u32 BE length || entry-bytes
+//! entry-bytes = postcard(envelope) || postcard(receipt)   a receipted entry
+//!             | 00 || postcard(envelope)                  a server entry of a
+//!                                                         message-version-5 game
 //! ```
 //!
 //! Entry 0 is the server's genesis (its body is `Body::Genesis`); the end
@@ -26,8 +29,20 @@ use crate::message::{self, MessageError, MAX_BODY_LEN};
 /// The first eight bytes of every transcript file.
 pub const MAGIC: [u8; 8] = *b"HEXVEIL\0";
 
-/// The file-format version this crate writes and reads.
-pub const FILE_VERSION: u16 = 1;
+/// The file-format version this crate writes: 2, whose entries may be a
+/// server entry without a receipt (message version 5, PROTOCOL.md 6).
+pub const FILE_VERSION: u16 = 2;
+
+/// The file-format versions this crate reads: version 1 files (every entry
+/// receipted) are read as they always were.
+pub const FILE_VERSIONS: [u16; 2] = [1, FILE_VERSION];
+
+/// The first byte of an entry encoded without a receipt. A receipted
+/// entry starts with the varint length of its envelope's signed bytes,
+/// which are at least 119 bytes long, so its first byte is never 0: the
+/// two forms cannot be confused, and every entry stored before message
+/// version 5 still decodes as it did.
+pub const RECEIPTLESS: u8 = 0x00;
 
 /// Length of the file header (magic and version).
 pub const HEADER_LEN: usize = MAGIC.len() + 2;
@@ -43,14 +58,38 @@ pub const MAX_ENTRY_LEN: usize = MAX_BODY_LEN + ENTRY_OVERHEAD;
 /// Most entries a transcript may hold (a long game has a few thousand).
 pub const MAX_ENTRIES: usize = 1 << 20;
 
-/// Encodes one entry (what follows its length prefix).
+/// Encodes one entry (what follows its length prefix): a receipted entry
+/// as the postcard of its envelope and receipt, exactly as before message
+/// version 5; an entry without a receipt as [`RECEIPTLESS`] and the
+/// postcard of its envelope.
 pub fn encode_entry(entry: &LoggedEntry) -> Vec<u8> {
-    message::encode(entry)
+    match &entry.receipt {
+        Some(receipt) => message::encode(&(&entry.envelope, receipt)),
+        None => {
+            let mut out = vec![RECEIPTLESS];
+            out.extend_from_slice(&message::encode(&entry.envelope));
+            out
+        }
+    }
 }
 
 /// Decodes one entry (without its length prefix), with the size limit.
 pub fn decode_entry(bytes: &[u8]) -> Result<LoggedEntry, MessageError> {
-    message::decode_limited(bytes, MAX_ENTRY_LEN, "transcript entry")
+    const WHAT: &str = "transcript entry";
+    match bytes.split_first() {
+        // The rest is one byte shorter than the limit allows the whole.
+        Some((&RECEIPTLESS, envelope)) => Ok(LoggedEntry {
+            envelope: message::decode_limited(envelope, MAX_ENTRY_LEN - 1, WHAT)?,
+            receipt: None,
+        }),
+        _ => {
+            let (envelope, receipt) = message::decode_limited(bytes, MAX_ENTRY_LEN, WHAT)?;
+            Ok(LoggedEntry {
+                envelope,
+                receipt: Some(receipt),
+            })
+        }
+    }
 }
 
 /// What is wrong with one entry of a transcript file.
@@ -82,6 +121,10 @@ pub enum EntryProblem {
     /// envelope bytes that are not a valid envelope tuple).
     #[error("it does not decode: {0}")]
     Malformed(MessageError),
+    /// An entry without a receipt in a version-1 file, which holds only
+    /// receipted entries (message versions 3 and 4).
+    #[error("it has no receipt, which a version-1 file does not allow")]
+    ReceiptlessInVersion1,
     /// The writer refuses an entry larger than [`MAX_ENTRY_LEN`].
     #[error("it encodes to {len} bytes, more than the limit of {max}")]
     Oversized {
@@ -154,20 +197,38 @@ pub enum TranscriptError {
 }
 
 /// A whole transcript, parsed.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Transcript {
+    /// The file-format version it was read with, and is written with.
+    pub version: u16,
     /// The entries in log order (entry 0 is the genesis).
     pub entries: Vec<LoggedEntry>,
 }
 
+impl Default for Transcript {
+    fn default() -> Self {
+        Transcript::new(Vec::new())
+    }
+}
+
 impl Transcript {
+    /// A transcript of these entries, in the version this crate writes.
+    pub fn new(entries: Vec<LoggedEntry>) -> Transcript {
+        Transcript {
+            version: FILE_VERSION,
+            entries,
+        }
+    }
+
     /// Parses a whole file held in memory.
     pub fn parse(bytes: &[u8]) -> Result<Transcript, FormatError> {
+        let reader = EntryReader::new(bytes)?;
+        let version = reader.version;
         let mut entries = Vec::new();
-        for e in EntryReader::new(bytes)? {
+        for e in reader {
             entries.push(e?);
         }
-        Ok(Transcript { entries })
+        Ok(Transcript { version, entries })
     }
 
     /// Reads a whole file from a reader (for example a file on disk). Reads
@@ -178,12 +239,15 @@ impl Transcript {
         while let Some(e) = r.next_entry()? {
             entries.push(e);
         }
-        Ok(Transcript { entries })
+        Ok(Transcript {
+            version: r.version,
+            entries,
+        })
     }
 
-    /// The file bytes.
+    /// The file bytes, in the version it was read with.
     pub fn to_bytes(&self) -> Result<Vec<u8>, TranscriptError> {
-        let mut w = TranscriptWriter::new(Vec::new())?;
+        let mut w = TranscriptWriter::with_version(Vec::new(), self.version)?;
         for e in &self.entries {
             w.append(e)?;
         }
@@ -191,7 +255,8 @@ impl Transcript {
     }
 }
 
-fn check_header(h: &[u8]) -> Result<(), FormatError> {
+/// Checks the header; returns the file's version.
+fn check_header(h: &[u8]) -> Result<u16, FormatError> {
     if h.len() < HEADER_LEN {
         return Err(FormatError::TooShort { len: h.len() });
     }
@@ -201,16 +266,17 @@ fn check_header(h: &[u8]) -> Result<(), FormatError> {
         return Err(FormatError::BadMagic { found });
     }
     let got = u16::from_be_bytes([h[8], h[9]]);
-    if got != FILE_VERSION {
+    if !FILE_VERSIONS.contains(&got) {
         return Err(FormatError::UnsupportedVersion { got });
     }
-    Ok(())
+    Ok(got)
 }
 
 /// An iterator over the entries of a file held in memory; each entry is
 /// decoded only when reached, so a verifier can stop at the first bad one.
 #[derive(Clone, Debug)]
 pub struct EntryReader<'a> {
+    version: u16,
     rest: &'a [u8],
     index: u64,
     failed: bool,
@@ -219,8 +285,9 @@ pub struct EntryReader<'a> {
 impl<'a> EntryReader<'a> {
     /// Checks the header and starts at entry 0.
     pub fn new(bytes: &'a [u8]) -> Result<EntryReader<'a>, FormatError> {
-        check_header(bytes)?;
+        let version = check_header(bytes)?;
         Ok(EntryReader {
+            version,
             rest: &bytes[HEADER_LEN..],
             index: 0,
             failed: false,
@@ -258,8 +325,7 @@ impl<'a> EntryReader<'a> {
                 available: body.len(),
             }));
         }
-        let entry =
-            decode_entry(&body[..len_usize]).map_err(|e| bad(EntryProblem::Malformed(e)))?;
+        let entry = decode_in(self.version, &body[..len_usize]).map_err(bad)?;
         self.rest = &body[len_usize..];
         self.index += 1;
         Ok(entry)
@@ -283,6 +349,7 @@ impl Iterator for EntryReader<'_> {
 /// allocates the entry's buffer.
 #[derive(Debug)]
 pub struct StreamReader<R> {
+    version: u16,
     reader: R,
     index: u64,
 }
@@ -292,8 +359,12 @@ impl<R: Read> StreamReader<R> {
     pub fn new(mut reader: R) -> Result<StreamReader<R>, TranscriptError> {
         let mut h = [0u8; HEADER_LEN];
         let got = read_up_to(&mut reader, &mut h)?;
-        check_header(&h[..got]).map_err(TranscriptError::Format)?;
-        Ok(StreamReader { reader, index: 0 })
+        let version = check_header(&h[..got]).map_err(TranscriptError::Format)?;
+        Ok(StreamReader {
+            version,
+            reader,
+            index: 0,
+        })
     }
 
     /// The next entry, or `None` at a clean end of file.
@@ -330,10 +401,19 @@ impl<R: Read> StreamReader<R> {
                 available: buf.len(),
             }));
         }
-        let entry = decode_entry(&buf).map_err(|e| bad(EntryProblem::Malformed(e)))?;
+        let entry = decode_in(self.version, &buf).map_err(bad)?;
         self.index += 1;
         Ok(Some(entry))
     }
+}
+
+/// Decodes one entry of a file of `version`.
+fn decode_in(version: u16, bytes: &[u8]) -> Result<LoggedEntry, EntryProblem> {
+    let entry = decode_entry(bytes).map_err(EntryProblem::Malformed)?;
+    if version == 1 && entry.receipt.is_none() {
+        return Err(EntryProblem::ReceiptlessInVersion1);
+    }
+    Ok(entry)
 }
 
 /// Fills `buf` as far as the reader allows; returns the bytes read.
@@ -354,16 +434,33 @@ fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
 /// as it becomes durable).
 #[derive(Debug)]
 pub struct TranscriptWriter<W: Write> {
+    version: u16,
     writer: W,
     index: u64,
 }
 
 impl<W: Write> TranscriptWriter<W> {
-    /// Writes the header.
-    pub fn new(mut writer: W) -> Result<TranscriptWriter<W>, TranscriptError> {
+    /// Writes the header of [`FILE_VERSION`].
+    pub fn new(writer: W) -> Result<TranscriptWriter<W>, TranscriptError> {
+        TranscriptWriter::with_version(writer, FILE_VERSION)
+    }
+
+    /// Writes the header of a file of `version`, one of [`FILE_VERSIONS`]
+    /// (to write a file back as it was read).
+    pub fn with_version(
+        mut writer: W,
+        version: u16,
+    ) -> Result<TranscriptWriter<W>, TranscriptError> {
+        if !FILE_VERSIONS.contains(&version) {
+            return Err(FormatError::UnsupportedVersion { got: version }.into());
+        }
         writer.write_all(&MAGIC)?;
-        writer.write_all(&FILE_VERSION.to_be_bytes())?;
-        Ok(TranscriptWriter { writer, index: 0 })
+        writer.write_all(&version.to_be_bytes())?;
+        Ok(TranscriptWriter {
+            version,
+            writer,
+            index: 0,
+        })
     }
 
     /// Appends one entry. An entry over [`MAX_ENTRY_LEN`] or beyond
@@ -371,6 +468,13 @@ impl<W: Write> TranscriptWriter<W> {
     pub fn append(&mut self, entry: &LoggedEntry) -> Result<(), TranscriptError> {
         if self.index as usize >= MAX_ENTRIES {
             return Err(FormatError::TooManyEntries { max: MAX_ENTRIES }.into());
+        }
+        if self.version == 1 && entry.receipt.is_none() {
+            return Err(FormatError::Entry {
+                index: self.index,
+                problem: EntryProblem::ReceiptlessInVersion1,
+            }
+            .into());
         }
         let bytes = encode_entry(entry);
         if bytes.len() > MAX_ENTRY_LEN {

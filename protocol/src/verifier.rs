@@ -114,6 +114,15 @@ pub enum FaultKind {
     /// stored with: the entry was altered or swapped after it was receipted.
     #[error("the receipt is for another game, seq or entry than the one stored with it")]
     ReceiptForOtherEntry,
+    /// An entry that must carry the server's receipt (a player's, or any
+    /// entry of a game of message version 3 or 4) has none: the file was
+    /// cut or altered (PROTOCOL.md 6).
+    #[error("the entry has no receipt, and this entry of this game must have one")]
+    MissingReceipt,
+    /// A server entry of a game of message version 5 or later carries a
+    /// receipt: not the form the protocol writes (PROTOCOL.md 6, 15).
+    #[error("the server's own entry carries a receipt, which message version 5 does not write")]
+    UnexpectedReceipt,
     /// The server signed a head that does not follow from the previous one.
     #[error(
         "the receipt's head {got} does not follow from the previous head (expected {expected})"
@@ -448,8 +457,9 @@ const BATCH: usize = 512;
 /// the envelope, and the server's receipt under `server`. Chunks of the
 /// batch go to scoped threads, one per core (one thread: in this one).
 fn signatures_verify(server: &PublicKey, entries: &[LoggedEntry]) -> Vec<bool> {
-    let check =
-        |e: &LoggedEntry| e.envelope.verify_signature().is_ok() && e.receipt.verify(server).is_ok();
+    let check = |e: &LoggedEntry| {
+        e.envelope.verify_signature().is_ok() && e.receipt.is_none_or(|r| r.verify(server).is_ok())
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if threads <= 1 || entries.len() < 2 {
         return entries.iter().map(check).collect();
@@ -497,31 +507,59 @@ fn check_trusted(first: &LoggedEntry, trusted: &PublicKey) -> Checked<()> {
     }
 }
 
-/// Checks that `entry`'s receipt is the server's signature over this game,
-/// this seq, this entry's exact bytes, and the head that follows `prev_head`
-/// (G5). A receipt that does not verify, or verifies for other bytes, proves
-/// nothing against anyone; a genuine receipt with a broken head is the
-/// server's fault.
+/// Checks that `entry` carries a receipt exactly when the game's form
+/// wants one (every player's entry; the server's own only when
+/// `receipts_server_entries`, message versions 3 and 4: PROTOCOL.md 6), and
+/// that a receipt is the server's signature over this game, this seq, this
+/// entry's exact bytes, and the head that follows `prev_head` (G5). A
+/// receipt that does not verify, or verifies for other bytes, and an entry
+/// in the wrong form, prove nothing against anyone; a genuine receipt with
+/// a broken head is the server's fault. An entry without a receipt is bound
+/// to its place by its author's (the server's) own signature over its seq
+/// and the head before it, which the referee checks.
 pub fn check_receipt(
     server: &PublicKey,
-    game_id: GameId,
+    receipts_server_entries: bool,
     seq: u64,
     prev_head: &Digest,
     entry: &LoggedEntry,
 ) -> Checked<()> {
-    check_receipt_with(server, game_id, seq, prev_head, entry, false)
+    let game_id = entry.envelope.envelope().game_id;
+    check_receipt_with(
+        server,
+        receipts_server_entries,
+        game_id,
+        seq,
+        prev_head,
+        entry,
+        false,
+    )
 }
 
-/// [`check_receipt`], the signature already verified if `verified`.
+/// [`check_receipt`] for `game_id`, the receipt's signature already
+/// verified if `verified`.
 fn check_receipt_with(
     server: &PublicKey,
+    receipts_server_entries: bool,
     game_id: GameId,
     seq: u64,
     prev_head: &Digest,
     entry: &LoggedEntry,
     verified: bool,
 ) -> Checked<()> {
-    let r = &entry.receipt;
+    let wanted = receipts_server_entries || entry.envelope.envelope().author != *server;
+    let r = match (&entry.receipt, wanted) {
+        (Some(r), true) => r,
+        (None, false) => return Ok(()),
+        (None, true) => return Err(fault(Blame::Undetermined, seq, FaultKind::MissingReceipt)),
+        (Some(_), false) => {
+            return Err(fault(
+                Blame::Undetermined,
+                seq,
+                FaultKind::UnexpectedReceipt,
+            ))
+        }
+    };
     if !verified && r.verify(server).is_err() {
         return Err(fault(Blame::Undetermined, seq, FaultKind::ForgedReceipt));
     }
@@ -614,7 +652,7 @@ impl Replay {
         }
         check_receipt(
             &genesis.server,
-            env.game_id,
+            genesis.receipts_server_entries(),
             0,
             &genesis_head(&env.game_id),
             first,
@@ -664,12 +702,23 @@ impl Replay {
         let seq = self.referee.log().next_seq();
         check_receipt_with(
             &self.server,
+            self.referee.genesis().receipts_server_entries(),
             self.referee.game_id(),
             seq,
             &self.referee.log().head(),
             entry,
             verified,
         )?;
+        // An entry without a receipt (the server's own, message version 5)
+        // is bound only by its author's signature: checked before anything
+        // the envelope says is believed, so damage to it blames nobody.
+        if entry.receipt.is_none() && !verified {
+            entry
+                .envelope
+                .verify_signature()
+                .map_err(|e| refusal(seq, e.into()))?;
+        }
+        let verified = verified || entry.receipt.is_none();
         let env = entry.envelope.envelope();
         let author = self.referee.party_of_key(&env.author);
         // The agent answers for the state before the entry; the referee's

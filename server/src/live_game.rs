@@ -208,10 +208,7 @@ impl LiveGame {
                     to: Recipient::Player(side),
                     payload: encode_padded(&msg),
                 },
-                Output::ToSpectators(msg) => Effect::Send {
-                    to: Recipient::Spectators,
-                    payload: encode_padded(&msg),
-                },
+                Output::ToSpectators { .. } => Effect::Publish,
             })
             .collect();
         if !self.finished && self.session.is_closed() {
@@ -289,26 +286,23 @@ impl GameSession for LiveGame {
         }
     }
 
-    fn spectator_history(&self) -> Vec<Vec<u8>> {
-        // `Session::record` sends spectators exactly one update per log
-        // entry, the public view (`view(.., None)`), and `public_resync`
-        // rebuilds that same update for every entry, in log order; so this
-        // is what spectators were sent, padded the same way (G3), but for
-        // the entries whose outputs wait for `start` (a new game's genesis,
-        // what a restored game still owed): those are not sent yet.
+    fn public_len(&self) -> usize {
+        // `Session::record` publishes exactly one public view per log entry
+        // (`Output::ToSpectators { seq }`), so public message `i` is the
+        // view of entry `i`; but for the entries whose outputs wait for
+        // `start` (a new game's genesis, what a restored game still owed):
+        // those are not published yet.
         let pending = self
             .at_start
             .iter()
-            .filter(|o| matches!(o, Output::ToSpectators(_)))
+            .filter(|o| matches!(o, Output::ToSpectators { .. }))
             .count();
-        let mut history: Vec<Vec<u8>> = self
-            .session
-            .public_resync()
-            .iter()
-            .map(encode_padded)
-            .collect();
-        history.truncate(history.len().saturating_sub(pending));
-        history
+        self.session.log_len().saturating_sub(pending)
+    }
+
+    fn public_message(&self, index: usize) -> Option<Vec<u8>> {
+        let view = self.session.public_view(u64::try_from(index).ok()?)?;
+        Some(encode_padded(&view))
     }
 
     fn handle(

@@ -9,11 +9,14 @@
 //! players. Slow or silent clients therefore never stall another game.
 //!
 //! Spectators (DESIGN 5) get the public view late by the spectator delay: a
-//! game task holds [`Recipient::Spectators`] messages in a queue until they
-//! mature, and counts those that have left it. A spectator who joins is sent
-//! that many from the front of [`GameSession::spectator_history`] (what the
-//! spectators already present have seen), then the queue's rest as it
-//! matures, like everyone else: no message twice, none missing, in order.
+//! game task holds each [`Effect::Publish`] in a queue until it matures,
+//! and counts those that have left it. A spectator who joins is sent that
+//! many public messages from the first ([`GameSession::public_message`]:
+//! what the spectators already present have seen), then the queue's rest
+//! as it matures, like everyone else: no message twice, none missing, in
+//! order. A message's bytes are asked of the session only when a spectator
+//! is there to receive them, so a game no one watches builds no public view
+//! (issue 16).
 //! Once the game has finished its transcript is public (anyone may fetch
 //! it), so the queue is flushed and nothing is held back any more; a
 //! finished game whose task has ended is brought back from its log when
@@ -688,11 +691,12 @@ struct GameTask {
     next_seq: u64,
     members: HashMap<ConnectionId, Member>,
     seats: [Option<ConnectionId>; 2],
-    /// Spectator messages not yet sent, each with the time it may go.
-    delayed: VecDeque<(Instant, Vec<u8>)>,
-    /// How many spectator messages have left `delayed` (sent to the
+    /// Public messages not yet released to spectators: the time each may
+    /// go, in order (the first is message number `public_sent`).
+    delayed: VecDeque<Instant>,
+    /// How many public messages have left `delayed` (sent to the
     /// spectators present then). Always `public_sent + delayed.len()` =
-    /// the length of the session's `spectator_history`.
+    /// the number the session has published.
     public_sent: usize,
     settings: GameSettings,
     status: Arc<GameStatus>,
@@ -774,15 +778,10 @@ impl GameTask {
             // restart, however recent it was.
             Origin::Restored if !self.settings.spectator_delay.is_zero() => {
                 let at = Instant::now() + self.settings.spectator_delay;
-                self.delayed = self
-                    .session
-                    .spectator_history()
-                    .into_iter()
-                    .map(|m| (at, m))
-                    .collect();
+                self.delayed = std::iter::repeat_n(at, self.session.public_len()).collect();
             }
             Origin::Restored | Origin::Finished => {
-                self.public_sent = self.session.spectator_history().len();
+                self.public_sent = self.session.public_len();
             }
         }
         if origin != Origin::Finished {
@@ -794,7 +793,7 @@ impl GameTask {
         }
         self.refresh_deadline();
         loop {
-            let next_delayed = self.delayed.front().map(|(t, _)| *t);
+            let next_delayed = self.delayed.front().copied();
             let deadline = self.deadline;
             let linger = self.linger_until;
             let result = tokio::select! {
@@ -1053,6 +1052,7 @@ impl GameTask {
                     }
                 }
                 Effect::Send { to, payload } => self.send(to, payload),
+                Effect::Publish => self.publish(),
                 Effect::Observe(o) => self.metrics.observe(&o),
                 // Already finished (a finished game reopened): stored once.
                 Effect::Finish { .. } if self.status.finished.load(Ordering::Relaxed) => {}
@@ -1084,22 +1084,23 @@ impl GameTask {
             Recipient::Connection(c) => vec![c],
             Recipient::Player(side) => self.seats[seat(side)].into_iter().collect(),
             Recipient::Players => self.seats.iter().flatten().copied().collect(),
-            Recipient::Spectators => {
-                let held = !self.settings.spectator_delay.is_zero()
-                    && !self.status.finished.load(Ordering::Relaxed);
-                if held {
-                    self.delayed
-                        .push_back((Instant::now() + self.settings.spectator_delay, payload));
-                } else {
-                    // Behind anything still queued, to keep the order.
-                    self.delayed.push_back((Instant::now(), payload));
-                    self.release_delayed(None);
-                }
-                return;
-            }
         };
         for t in targets {
             self.send_message(t, &payload);
+        }
+    }
+
+    /// The session's next public message is due: it goes to the
+    /// spectators after the delay, behind anything still queued.
+    fn publish(&mut self) {
+        let held = !self.settings.spectator_delay.is_zero()
+            && !self.status.finished.load(Ordering::Relaxed);
+        if held {
+            self.delayed
+                .push_back(Instant::now() + self.settings.spectator_delay);
+        } else {
+            self.delayed.push_back(Instant::now());
+            self.release_delayed(None);
         }
     }
 
@@ -1139,15 +1140,25 @@ impl GameTask {
     }
 
     /// Sends the spectators the queued messages due by `until` (all of
-    /// them if `None`), in order, counting them in `public_sent`.
+    /// them if `None`), in order, counting them in `public_sent`. A
+    /// message is built only if a spectator is there to receive it.
     fn release_delayed(&mut self, until: Option<Instant>) {
-        while let Some((t, _)) = self.delayed.front() {
+        while let Some(t) = self.delayed.front() {
             if until.is_some_and(|until| *t > until) {
                 break;
             }
-            let (_, payload) = self.delayed.pop_front().expect("front exists");
+            self.delayed.pop_front();
+            let index = self.public_sent;
             self.public_sent += 1;
-            for id in self.spectator_ids() {
+            let spectators = self.spectator_ids();
+            if spectators.is_empty() {
+                continue;
+            }
+            let Some(payload) = self.session.public_message(index) else {
+                error!(game_id = %self.game_id, index, "the session has no public message it published");
+                continue;
+            };
+            for id in spectators {
                 self.send_message(id, &payload);
             }
         }
@@ -1157,22 +1168,18 @@ impl GameTask {
     /// spectators have already been sent, the history up to where the delay
     /// queue starts. The queued rest reaches it as it matures (DESIGN 5).
     fn public_history(&self) -> Vec<Vec<u8>> {
-        if self.public_sent == 0 {
-            // Nothing released yet: no need to rebuild the history.
-            return Vec::new();
-        }
-        let mut history = self.session.spectator_history();
-        let expected = self.public_sent + self.delayed.len();
-        if history.len() != expected {
+        let history: Vec<Vec<u8>> = (0..self.public_sent)
+            .map_while(|i| self.session.public_message(i))
+            .collect();
+        if history.len() != self.public_sent {
             // A session breaking its contract; send what is safe to send.
             error!(
                 game_id = %self.game_id,
                 history = history.len(),
-                expected,
-                "spectator history does not match the messages sent"
+                expected = self.public_sent,
+                "the session lacks public messages it published"
             );
         }
-        history.truncate(self.public_sent);
         history
     }
 
@@ -1291,7 +1298,7 @@ impl GameTask {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::relay::RelayFactory;
+    use crate::relay::{RelayFactory, RelaySession};
     use crate::session::Rejection;
     use crate::sqlite::SqliteStore;
     use crate::store::{GameStore, StoredEvent, StoredGame};
@@ -1600,8 +1607,11 @@ mod tests {
             Err(Rejection("nothing to handle".into()))
         }
 
-        fn spectator_history(&self) -> Vec<Vec<u8>> {
-            Vec::new()
+        fn public_len(&self) -> usize {
+            0
+        }
+        fn public_message(&self, _: usize) -> Option<Vec<u8>> {
+            None
         }
     }
 
@@ -1774,19 +1784,16 @@ mod tests {
                 return Vec::new();
             };
             self.sent.push(owed.clone());
-            vec![
-                Effect::Append(owed.clone()),
-                Effect::Send {
-                    to: Recipient::Spectators,
-                    payload: owed,
-                },
-            ]
+            vec![Effect::Append(owed), Effect::Publish]
         }
         fn admit(&mut self, _: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
             Ok(Vec::new())
         }
-        fn spectator_history(&self) -> Vec<Vec<u8>> {
-            self.sent.clone()
+        fn public_len(&self) -> usize {
+            self.sent.len()
+        }
+        fn public_message(&self, index: usize) -> Option<Vec<u8>> {
+            self.sent.get(index).cloned()
         }
         fn handle(&mut self, _: &Participant, _: &[u8], _: u64) -> Result<Vec<Effect>, Rejection> {
             Err(Rejection("no moves".into()))
@@ -1851,6 +1858,97 @@ mod tests {
         assert_eq!(stored.last().unwrap().bytes, b"owed", "written durably");
     }
 
+    /// A relay session that counts the public messages the shell asks it
+    /// to build.
+    struct Counted {
+        relay: RelaySession,
+        built: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl GameSession for Counted {
+        fn admit(
+            &mut self,
+            who: &Participant,
+            from: u64,
+            now: u64,
+        ) -> Result<Vec<Effect>, Rejection> {
+            self.relay.admit(who, from, now)
+        }
+        fn public_len(&self) -> usize {
+            self.relay.public_len()
+        }
+        fn public_message(&self, index: usize) -> Option<Vec<u8>> {
+            self.built.fetch_add(1, Ordering::Relaxed);
+            self.relay.public_message(index)
+        }
+        fn handle(
+            &mut self,
+            from: &Participant,
+            payload: &[u8],
+            now: u64,
+        ) -> Result<Vec<Effect>, Rejection> {
+            self.relay.handle(from, payload, now)
+        }
+    }
+
+    struct CountedFactory(Arc<std::sync::atomic::AtomicUsize>);
+
+    impl SessionFactory for CountedFactory {
+        fn create(
+            &self,
+            ctx: &SessionContext,
+            scenario: &[u8],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            RelayFactory.create(ctx, scenario)?;
+            Ok(Box::new(Counted {
+                relay: RelaySession::default(),
+                built: self.0.clone(),
+            }))
+        }
+        fn restore(
+            &self,
+            _: &SessionContext,
+            _: &[u8],
+            _: &[Vec<u8>],
+        ) -> Result<Box<dyn GameSession>, Rejection> {
+            Err(Rejection("create only".into()))
+        }
+    }
+
+    // Issue 16: a game no one watches builds no public message; a
+    // spectator who joins is sent the history, built then, and each later
+    // message once, built once for all the spectators present.
+    #[tokio::test]
+    async fn issue16_public_messages_are_built_only_for_spectators_present() {
+        let dir = tempfile::tempdir().unwrap();
+        let built = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let lobby = lobby_with(
+            Arc::new(CountedFactory(built.clone())),
+            sqlite(&dir),
+            settings(600, 0),
+        );
+        let id = lobby
+            .create_game(PublicKey([0; 32]), b"s".to_vec())
+            .await
+            .unwrap();
+        let game = lobby.commands(id).unwrap();
+        let mut a = client(1, 64);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert!(a.next_payload().await.starts_with(b"welcome "));
+        play(&mut a, &game, &["m1", "m2"]).await;
+        assert_eq!(built.load(Ordering::Relaxed), 0, "no one watches");
+        let mut s1 = client(2, 64);
+        let mut s2 = client(3, 64);
+        assert!(s1.join(&game, Role::Spectator).await);
+        assert_eq!(built.load(Ordering::Relaxed), 2, "the history, for s1");
+        assert!(s2.join(&game, Role::Spectator).await);
+        assert_eq!(built.load(Ordering::Relaxed), 4, "the history, for s2");
+        play(&mut a, &game, &["m3"]).await;
+        assert_eq!(public(&mut s1, 3).await, bytes(&["m1", "m2", "m3"]));
+        assert_eq!(public(&mut s2, 3).await, bytes(&["m1", "m2", "m3"]));
+        assert_eq!(built.load(Ordering::Relaxed), 5, "m3 once for both");
+    }
+
     /// A session that gives side B the answer timeout after side A moved.
     struct Turns {
         timeout_ms: u64,
@@ -1861,8 +1959,11 @@ mod tests {
         fn admit(&mut self, _: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
             Ok(Vec::new())
         }
-        fn spectator_history(&self) -> Vec<Vec<u8>> {
-            Vec::new()
+        fn public_len(&self) -> usize {
+            0
+        }
+        fn public_message(&self, _: usize) -> Option<Vec<u8>> {
+            None
         }
         fn handle(
             &mut self,

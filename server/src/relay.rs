@@ -37,6 +37,11 @@ fn seat_index(side: Side) -> usize {
 }
 
 impl RelaySession {
+    /// The logged events that were relayed (all but the seatings).
+    fn relayed(&self) -> impl Iterator<Item = &Vec<u8>> {
+        self.log.iter().filter(|e| !e.starts_with(b"seat "))
+    }
+
     fn apply(&mut self, event: &[u8]) -> Result<(), Rejection> {
         if let Some(rest) = event.strip_prefix(b"seat ") {
             let text = std::str::from_utf8(rest).map_err(|_| Rejection("bad seat event".into()))?;
@@ -92,15 +97,15 @@ impl GameSession for RelaySession {
         Ok(out)
     }
 
-    /// The relayed payloads: every logged event but the seat events
-    /// (a payload that itself starts with `seat ` is not supported: a
-    /// restore would read it as a seating).
-    fn spectator_history(&self) -> Vec<Vec<u8>> {
-        self.log
-            .iter()
-            .filter(|e| !e.starts_with(b"seat "))
-            .cloned()
-            .collect()
+    /// The relayed payloads are the public messages: every logged event
+    /// but the seat events (a payload that itself starts with `seat ` is
+    /// not supported: a restore would read it as a seating).
+    fn public_len(&self) -> usize {
+        self.relayed().count()
+    }
+
+    fn public_message(&self, index: usize) -> Option<Vec<u8>> {
+        self.relayed().nth(index).cloned()
     }
 
     fn handle(
@@ -128,10 +133,7 @@ impl GameSession for RelaySession {
             to: Recipient::Player(side.opponent()),
             payload: payload.to_vec(),
         });
-        out.push(Effect::Send {
-            to: Recipient::Spectators,
-            payload: payload.to_vec(),
-        });
+        out.push(Effect::Publish);
         out.push(Effect::Send {
             to: Recipient::Connection(from.connection),
             payload: format!("ack {seq}").into_bytes(),

@@ -11,12 +11,14 @@
 //!   restart hands them back to [`SessionFactory::restore`] in that order. So
 //!   a session acknowledges an action by emitting its `Append` *before* the
 //!   `Send` that acknowledges it (G6: nothing acknowledged is lost).
-//! - [`Effect::Send`] delivers a payload to a recipient; messages to
-//!   [`Recipient::Spectators`] are held back by the configured spectator
-//!   delay (until the game finishes: then the transcript is public and
-//!   nothing is held back any more). A spectator who joins late is sent
-//!   the part of [`GameSession::spectator_history`] the other spectators
-//!   already have.
+//! - [`Effect::Send`] delivers a payload to a recipient.
+//! - [`Effect::Publish`] says the session's next public message is due to
+//!   spectators; the shell holds it back by the configured spectator delay
+//!   (until the game finishes: then the transcript is public and nothing
+//!   is held back any more), then asks [`GameSession::public_message`] for
+//!   its bytes only if a spectator is there to receive them. A spectator
+//!   who joins late is sent the public messages the other spectators
+//!   already have, from the same method.
 //! - [`Effect::Finish`] stores the result and transcript and marks the game
 //!   finished.
 //!
@@ -58,9 +60,6 @@ pub enum Recipient {
     Player(Side),
     /// Both seated players.
     Players,
-    /// Every spectator, after the spectator delay (none once the game has
-    /// finished).
-    Spectators,
 }
 
 /// Something the shell must do for the session.
@@ -76,6 +75,13 @@ pub enum Effect {
         /// shell splits long ones into frame-sized parts).
         payload: Vec<u8>,
     },
+    /// The session's next public message is due to every spectator, after
+    /// the spectator delay: message number `n`, where `n` counts the
+    /// public messages before it ([`GameSession::public_len`] when the game
+    /// task started, then one per `Publish`). Its bytes are asked of
+    /// [`GameSession::public_message`] only when a spectator is there to
+    /// receive them (issue 16: nothing is built while no one watches).
+    Publish,
     /// The game ended: store result and transcript, mark it finished.
     Finish {
         /// The result record.
@@ -150,19 +156,23 @@ pub trait GameSession: Send + 'static {
         now_ms: u64,
     ) -> Result<Vec<Effect>, Rejection>;
 
-    /// Every message this session has addressed to
-    /// [`Recipient::Spectators`] so far, in order, byte for byte as sent,
-    /// including those sent before a restart (a restored session rebuilds
-    /// them from its log). Public view only, padded like every other
-    /// message (G3).
+    /// How many public messages this session has published so far
+    /// ([`Effect::Publish`]), including those published before a restart (a
+    /// restored session counts them from its log), but not those whose
+    /// `Publish` waits in the effects [`GameSession::start`] will return.
+    fn public_len(&self) -> usize;
+
+    /// Public message `index`, byte for byte as spectators are sent it
+    /// (public view only, padded like every other message, G3): any index
+    /// below [`GameSession::public_len`] or published in the effects the
+    /// session has returned; `None` past that.
     ///
-    /// This is the one way a spectator who joins late gets the game's past
-    /// (DESIGN 5): the shell counts the spectator messages that have left
-    /// its delay queue, sends the joining spectator that many from the front
-    /// of this list, and the still-delayed rest reach it from the queue as
-    /// they mature, so nothing is sent twice or skipped. The list must
-    /// therefore only ever grow at the end, in the order of the `Send`s.
-    fn spectator_history(&self) -> Vec<Vec<u8>>;
+    /// This is the one way spectators get the game (DESIGN 5): the shell
+    /// counts the public messages that have left its delay queue, sends
+    /// the spectators present each one as it leaves, and sends a spectator
+    /// who joins late every one that has left before, so nothing is sent
+    /// twice or skipped. A message therefore never changes once published.
+    fn public_message(&self, index: usize) -> Option<Vec<u8>>;
 
     /// A seated player sent a payload. The shell itself refuses payloads
     /// from spectators and from connections that did not join.

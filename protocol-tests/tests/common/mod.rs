@@ -250,7 +250,10 @@ impl Table {
                 Output::ToPlayer(side, ToClient::Rejected(r)) => {
                     self.rejections.push((side, r.reason));
                 }
-                Output::ToSpectators(ToClient::Update(u)) => self.spectated.push(u),
+                Output::ToSpectators { seq } => match self.session.public_view(seq) {
+                    Some(ToClient::Update(u)) => self.spectated.push(u),
+                    other => panic!("entry {seq} has no public view: {other:?}"),
+                },
                 _ => {}
             }
         }
@@ -412,14 +415,30 @@ impl Game {
         .sign(id)
     }
 
-    /// Logs a signed envelope with the server's receipt.
+    /// Logs a signed envelope with the server's receipt, if the game's form
+    /// wants one (PROTOCOL.md 6: not for the server's own entries from
+    /// message version 5 on).
     pub fn push_signed(&mut self, env: SignedEnvelope) {
         let appended = self.log.append(&env).expect("test entries are in order");
-        let receipt = Receipt::issue(&self.ids[2], self.game, &appended);
+        let receipt = self.receipt(&env, &appended);
         self.entries.push(LoggedEntry {
             envelope: env,
             receipt,
         });
+    }
+
+    /// The receipt the server writes for `env` at `appended`, if any.
+    fn receipt(&self, env: &SignedEnvelope, appended: &Appended) -> Option<Receipt> {
+        let by_server = env.envelope().author == self.ids[2].public_key();
+        let receipts_server_entries =
+            self.entries
+                .first()
+                .is_none_or(|g| match Body::decode(&g.envelope.envelope().body) {
+                    Ok(Body::Genesis(g)) => g.receipts_server_entries(),
+                    _ => true,
+                });
+        (!by_server || receipts_server_entries)
+            .then(|| Receipt::issue(&self.ids[2], self.game, appended))
     }
 
     /// Logs an entry without any check: the server "receipts" whatever it
@@ -428,9 +447,8 @@ impl Game {
         let entry_hash = env.entry_hash();
         let seq = self.entries.len() as u64;
         let new_head = next_head(&self.log.head(), &entry_hash);
-        let receipt = Receipt::issue(
-            &self.ids[2],
-            self.game,
+        let receipt = self.receipt(
+            &env,
             &Appended {
                 seq,
                 entry_hash,
@@ -451,11 +469,7 @@ impl Game {
 
     /// The transcript file.
     pub fn bytes(&self) -> Vec<u8> {
-        Transcript {
-            entries: self.entries.clone(),
-        }
-        .to_bytes()
-        .unwrap()
+        Transcript::new(self.entries.clone()).to_bytes().unwrap()
     }
 }
 
@@ -575,7 +589,7 @@ fn author(g: &Game, i: usize) -> Party {
 
 /// `body` signed by `who` as the entry at the end of the first `i` entries.
 fn sign_at(g: &Game, i: usize, who: Party, body: Vec<u8>) -> SignedEnvelope {
-    let last = g.entries[i - 1].receipt.new_head;
+    let last = g.entries[i - 1].appended().new_head;
     Envelope {
         version: ENVELOPE_VERSION,
         game_id: g.game,
