@@ -22,8 +22,10 @@
 //! For each transcript, in the same run, alternately: the whole offline
 //! verification (`hexveil_protocol::verifier::verify` on the file's bytes,
 //! which is what `hexveil verify FILE` does after reading the file), and
-//! the Ed25519 verifies it must do, two per entry (the author's signature
-//! over the envelope's exact bytes, the server's receipt), with ring over
+//! the Ed25519 verifies it must do: the author's signature over each
+//! envelope's exact bytes, and the server's receipt of each entry that has
+//! one (every player's; the server's own from message version 5 have
+//! none, PROTOCOL.md 6), with ring over
 //! the same messages and keys. The few signed statements inside entries
 //! (each party's pad statements, each side's layer roots: a handful per
 //! game, whatever its length) are left out of that floor, which makes the
@@ -126,7 +128,7 @@ fn measure(actions: u32, daisy: bool, out: Option<&std::path::Path>) {
         acts,
         if daisy { "yes" } else { "no" },
         n,
-        2 * n,
+        n + g.entries.iter().filter(|e| e.receipt.is_some()).count(),
         ms(sigs),
         ms(whole),
         whole.as_secs_f64() * 1e6 / n as f64,

@@ -280,8 +280,8 @@ impl GameSession for LiveGame {
                 }
                 Ok(self.resync(side, resume_from, Recipient::Connection(who.connection)))
             }
-            // Anyone may watch; the shell sends a late spectator its part of
-            // `spectator_history` (DESIGN 5).
+            // Anyone may watch; the shell sends a late spectator the public
+            // messages the others already have (`public_message`, DESIGN 5).
             Role::Spectator => Ok(Vec::new()),
         }
     }

@@ -72,7 +72,7 @@ pub struct GameSettings {
     /// How long an awaited side may take to answer; handed to the session
     /// factory in [`SessionContext`] (the session keeps the clock, G2).
     pub answer_timeout: Duration,
-    /// How late spectators see [`Recipient::Spectators`] messages.
+    /// How late spectators see the public messages ([`Effect::Publish`]).
     pub spectator_delay: Duration,
     /// Caps on unfinished games, per creator key and in all.
     pub caps: GameCaps,
