@@ -301,6 +301,92 @@ fn g5_a_server_entry_of_message_version_5_carries_no_receipt() {
 }
 
 #[test]
+fn g5_a_server_entry_repeated_at_the_next_seq_blames_nobody() {
+    // Without a receipt, a server entry is bound to its seq by its own
+    // signature: a copy one place later was put there by whoever edited
+    // the file, not by the server (found in review).
+    let mut g = set_up_game();
+    let i = servers(&g);
+    g.entries.truncate(i + 1);
+    let copy = g.entries[i].clone();
+    g.entries.push(copy);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry, f.what),
+        (
+            Blame::Undetermined,
+            Some(i as u64 + 1),
+            FaultKind::MisplacedEntry {
+                game: g.game,
+                seq: i as u64
+            }
+        )
+    );
+}
+
+#[test]
+fn g5_a_players_entry_cut_out_before_a_server_entry_blames_nobody() {
+    let mut g = set_up_game();
+    let server = g.ids[2].public_key();
+    let i = (1..g.entries.len() - 1)
+        .find(|i| {
+            g.entries[*i].envelope.envelope().author != server
+                && g.entries[*i + 1].envelope.envelope().author == server
+        })
+        .unwrap();
+    g.entries.truncate(i + 2);
+    g.entries.remove(i);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry),
+        (Blame::Undetermined, Some(i as u64)),
+        "{f}"
+    );
+    assert!(matches!(f.what, FaultKind::MisplacedEntry { .. }), "{f}");
+}
+
+#[test]
+fn g5_a_server_entry_of_another_game_blames_nobody() {
+    let mut g = set_up_game();
+    let i = servers(&g);
+    let env = g.entries[i].envelope.envelope().clone();
+    let other = hexveil_protocol::encoding::GameId([9; 16]);
+    g.entries[i].envelope = Envelope {
+        game_id: other,
+        ..env
+    }
+    .sign(&g.ids[2]);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry, f.what),
+        (
+            Blame::Undetermined,
+            Some(i as u64),
+            FaultKind::MisplacedEntry {
+                game: other,
+                seq: i as u64
+            }
+        )
+    );
+}
+
+#[test]
+fn g5_a_server_entry_signed_on_another_head_at_its_own_place_is_the_servers_fork() {
+    // The head before it is the server's word already (the receipt or
+    // the signature of the entry before): two heads signed for one seq.
+    let mut g = set_up_game();
+    let i = servers(&g);
+    let env = g.entries[i].envelope.envelope().clone();
+    g.entries[i].envelope = Envelope {
+        prev_head: hexveil_protocol::encoding::Digest([7; 32]),
+        ..env
+    }
+    .sign(&g.ids[2]);
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(i as u64)), "{f}");
+}
+
+#[test]
 fn g5_a_server_entry_with_a_forged_signature_blames_nobody_and_is_caught() {
     // Without a receipt, the server's entry rests on its own signature:
     // one flipped bit of it is caught, and proves nothing against anyone.

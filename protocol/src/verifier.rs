@@ -123,6 +123,18 @@ pub enum FaultKind {
     /// receipt: not the form the protocol writes (PROTOCOL.md 6, 15).
     #[error("the server's own entry carries a receipt, which message version 5 does not write")]
     UnexpectedReceipt,
+    /// An entry without a receipt stands where its own signature does not
+    /// put it: signed for another game or another seq. The server signed
+    /// it for its place, so finding it elsewhere proves only that the file
+    /// was altered (entries moved, repeated, cut out or brought from
+    /// another game): nobody is blamed (PROTOCOL.md 6, 15).
+    #[error("the entry, which has no receipt, is signed for game {game} seq {seq}, not for where it stands")]
+    MisplacedEntry {
+        /// The game it is signed for.
+        game: GameId,
+        /// The seq it is signed for.
+        seq: u64,
+    },
     /// The server signed a head that does not follow from the previous one.
     #[error(
         "the receipt's head {got} does not follow from the previous head (expected {expected})"
@@ -712,11 +724,27 @@ impl Replay {
         // An entry without a receipt (the server's own, message version 5)
         // is bound only by its author's signature: checked before anything
         // the envelope says is believed, so damage to it blames nobody.
-        if entry.receipt.is_none() && !verified {
-            entry
-                .envelope
-                .verify_signature()
-                .map_err(|e| refusal(seq, e.into()))?;
+        if entry.receipt.is_none() {
+            if !verified {
+                entry
+                    .envelope
+                    .verify_signature()
+                    .map_err(|e| refusal(seq, e.into()))?;
+            }
+            // Its signature puts it at a game and a seq; anywhere else it
+            // was moved there. A wrong head at its own place is the
+            // server's (two heads signed for one seq: a fork).
+            let signed = entry.envelope.envelope();
+            if signed.game_id != self.referee.game_id() || signed.seq != seq {
+                return Err(fault(
+                    Blame::Undetermined,
+                    seq,
+                    FaultKind::MisplacedEntry {
+                        game: signed.game_id,
+                        seq: signed.seq,
+                    },
+                ));
+            }
         }
         let verified = verified || entry.receipt.is_none();
         let env = entry.envelope.envelope();

@@ -238,7 +238,15 @@ impl LiveGame {
     }
 
     fn transcript(&self) -> Result<Vec<u8>, hexveil_protocol::transcript::TranscriptError> {
-        let mut w = TranscriptWriter::new(Vec::new())?;
+        // A game whose every entry is receipted (message versions 3 and 4)
+        // is written as file version 1, which verifiers built before
+        // version 2 still read (PROTOCOL.md 15).
+        let version = if self.session.referee().genesis().receipts_server_entries() {
+            1
+        } else {
+            hexveil_protocol::transcript::FILE_VERSION
+        };
+        let mut w = TranscriptWriter::with_version(Vec::new(), version)?;
         for e in &self.session.log() {
             w.append(e)?;
         }

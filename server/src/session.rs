@@ -165,7 +165,8 @@ pub trait GameSession: Send + 'static {
     /// Public message `index`, byte for byte as spectators are sent it
     /// (public view only, padded like every other message, G3): any index
     /// below [`GameSession::public_len`] or published in the effects the
-    /// session has returned; `None` past that.
+    /// session has returned (the shell never asks for more; a session may
+    /// answer `None` past that).
     ///
     /// This is the one way spectators get the game (DESIGN 5): the shell
     /// counts the public messages that have left its delay queue, sends
