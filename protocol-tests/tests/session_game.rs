@@ -274,7 +274,10 @@ fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, 
                 }
             }
             Output::ToSpectators { seq } => {
-                let msg = t.session.public_view(seq).expect("a logged entry");
+                let msg = t
+                    .session
+                    .public_view(seq, &|_| None)
+                    .expect("a logged entry");
                 to_spectators.push(hexveil_protocol::message::encode_padded(&msg).len())
             }
             _ => {}
@@ -583,4 +586,69 @@ fn games_of_one_scenario_text_share_the_referees_copy_of_it() {
     let (three, _) = common::create(GameId([3; 16]), other);
     assert!(!std::sync::Arc::ptr_eq(&text(&one), &text(&three)));
     assert!(text(&three).ends_with("# another text\n"));
+}
+
+#[test]
+fn g6_a_session_that_released_its_log_answers_from_the_stored_entries_alike() {
+    // Issue 16: the server lets the session drop its log once the store
+    // holds it (`release_log`), and gives the entries back when a resync,
+    // a late spectator or the transcript needs them. What the session
+    // answers must be what it answered holding them (G6: a resync is what
+    // the side was sent; G5: the transcript verifies).
+    let bytes = |v: &[ToClient]| -> Vec<Vec<u8>> {
+        v.iter()
+            .map(hexveil_protocol::message::encode_padded)
+            .collect()
+    };
+    let mut t = Table::open(example());
+    t.step_into_the_minefield();
+    let stored = t.session.log();
+    let before_a = t.session.resync(Side::A, 0);
+    let public: Vec<_> = (0..stored.len() as u64)
+        .map(|seq| t.session.public_view(seq, &|_| None).unwrap())
+        .collect();
+    t.session.release_log();
+    assert_eq!(t.session.log_bytes(), 0, "nothing held");
+    assert_eq!(t.session.log_len(), stored.len());
+    let none: hexveil_protocol::session::Stored = &|_| None;
+    assert!(t.session.resync_with(Side::A, 0, none).is_none());
+    assert!(t.session.log_with(none).is_none());
+    let from_store = |i: usize| stored.get(i).cloned();
+    assert_eq!(
+        bytes(&t.session.resync_with(Side::A, 0, &from_store).unwrap()),
+        bytes(&before_a)
+    );
+    for (seq, view) in public.iter().enumerate() {
+        let again = t.session.public_view(seq as u64, &from_store).unwrap();
+        assert_eq!(bytes(&[again]), bytes(std::slice::from_ref(view)));
+    }
+    // Play on: new entries are held until released again, the old ones
+    // come from the store, and together they are what each side was sent.
+    t.act(
+        Side::A,
+        hexveil_fixtures::move_into(&[hexveil_fixtures::units::GER_PZ], "4E7"),
+    );
+    let resync = t.session.resync_with(Side::B, 0, &from_store).unwrap();
+    let seen: Vec<ToClient> = t.seen[&Side::B]
+        .iter()
+        .cloned()
+        .map(ToClient::Update)
+        .collect();
+    assert_eq!(bytes(&resync), bytes(&seen));
+    assert_eq!(
+        bytes(
+            &t.session
+                .resync_with(Side::B, stored.len() as u64, none)
+                .unwrap()
+        ),
+        bytes(&seen[stored.len()..]),
+        "entries since the release need no store"
+    );
+    t.concede();
+    let log = t.session.log_with(&from_store).unwrap();
+    let file = hexveil_protocol::transcript::Transcript::new(log)
+        .to_bytes()
+        .unwrap();
+    let verdict = hexveil_protocol::verifier::verify(&file, &hexveil_fixtures::rulesets());
+    assert!(verdict.fault().is_none(), "{verdict:?}");
 }

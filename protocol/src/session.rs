@@ -128,6 +128,12 @@ fn sign_genesis(server: &Identity, game_id: GameId, genesis: Genesis) -> SignedE
     .sign(server)
 }
 
+/// Where a session finds the log entries it released
+/// ([`Session::release_log`]): entry `seq`, or `None` if not there. The
+/// server reads them from its store; `&|_| None` for a session that holds
+/// its whole log.
+pub type Stored<'a> = &'a dyn Fn(usize) -> Option<LoggedEntry>;
+
 /// One game's live session.
 pub struct Session {
     referee: Referee,
@@ -141,7 +147,11 @@ pub struct Session {
     /// but the genesis: it is left empty when [`Session::genesis_entry`]
     /// rebuilds it exactly (the scenario's text is then held once, by the
     /// referee, not twice: issue 16).
+    /// Entries `released..` only: [`Session::release_log`] drops those
+    /// before, which the store holds (issue 16).
     log: Vec<Box<[u8]>>,
+    /// How many entries from the start the session no longer holds.
+    released: usize,
     /// What each party's view of each entry needs beyond the entry, in log
     /// order: a resync rebuilds the views from these and the log, not by a
     /// replay of the log (a join never stalls the game).
@@ -158,7 +168,7 @@ impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("game_id", &self.referee.game_id())
-            .field("entries", &self.log.len())
+            .field("entries", &self.log_len())
             .field("awaiting", self.referee.awaiting())
             .finish()
     }
@@ -198,6 +208,7 @@ impl Session {
             server_pad_seed,
             later_pads: Default::default(),
             log: Vec::new(),
+            released: 0,
             facts: Vec::new(),
             deadline: None,
             timeout_ms: params.answer_timeout_ms,
@@ -256,6 +267,7 @@ impl Session {
             server_pad_seed,
             later_pads: Default::default(),
             log: Vec::new(),
+            released: 0,
             facts: Vec::new(),
             deadline: None,
             timeout_ms: genesis.answer_timeout_ms,
@@ -297,9 +309,31 @@ impl Session {
         &self.referee
     }
 
-    /// The log so far (decoded from the encoding the session keeps).
+    /// The whole log so far, decoded from the encodings the session
+    /// holds: for a session that never released its log (tests, tools;
+    /// the server uses [`Session::log_with`]).
+    ///
+    /// # Panics
+    ///
+    /// If [`Session::release_log`] was called.
     pub fn log(&self) -> Vec<LoggedEntry> {
-        (0..self.log.len()).map(|i| self.entry(i)).collect()
+        self.log_with(&|_| None)
+            .expect("the session holds its whole log (release_log was not called)")
+    }
+
+    /// The whole log so far: the entries the session holds, and from
+    /// `stored` those it released (`None` if one is missing).
+    pub fn log_with(&self, stored: Stored<'_>) -> Option<Vec<LoggedEntry>> {
+        (0..self.log_len()).map(|i| self.entry(i, stored)).collect()
+    }
+
+    /// Drops the encodings of every entry so far: the server calls it once
+    /// they are durable and sent, and gives them back from its store
+    /// (`stored` of the `_with` methods) when a resync, a late spectator or
+    /// the transcript needs one (issue 16: no game's log in memory).
+    pub fn release_log(&mut self) {
+        self.released = self.log_len();
+        self.log = Vec::new();
     }
 
     /// Bytes of log encodings the session holds in memory (the genesis
@@ -308,17 +342,22 @@ impl Session {
         self.log.iter().map(|e| e.len()).sum()
     }
 
-    /// Entries in the log so far.
+    /// Entries in the log so far (held or released).
     pub fn log_len(&self) -> usize {
-        self.log.len()
+        self.released + self.log.len()
     }
 
-    /// Log entry `i`, decoded (the session encoded it itself).
-    fn entry(&self, i: usize) -> LoggedEntry {
-        if self.log[i].is_empty() {
-            return self.genesis_entry();
+    /// Log entry `i`, decoded: one the session holds (it encoded it
+    /// itself), or a released one from `stored`.
+    fn entry(&self, i: usize, stored: Stored<'_>) -> Option<LoggedEntry> {
+        let Some(held) = i.checked_sub(self.released) else {
+            return stored(i);
+        };
+        let bytes = self.log.get(held)?;
+        if bytes.is_empty() {
+            return Some(self.genesis_entry());
         }
-        decode_entry(&self.log[i]).expect("the session's own encoding decodes")
+        Some(decode_entry(bytes).expect("the session's own encoding decodes"))
     }
 
     /// The genesis entry, rebuilt from the referee's genesis: the server
@@ -407,35 +446,64 @@ impl Session {
     }
 
     /// What `side` was shown of every entry from `from_seq` on, to resume
-    /// after a reconnection (each with the prompt it carried then).
+    /// after a reconnection (each with the prompt it carried then), for a
+    /// session that holds those entries ([`Session::resync_with`]).
+    ///
+    /// # Panics
+    ///
+    /// If an entry from `from_seq` on was released.
     pub fn resync(&self, side: Side, from_seq: u64) -> Vec<ToClient> {
-        self.views_from(Some(side), from_seq)
+        self.resync_with(side, from_seq, &|_| None)
+            .expect("the session holds the entries (release_log was not called)")
     }
 
-    /// The public view of every entry so far, for a spectator who joins.
+    /// [`Session::resync`], the released entries from `stored` (`None` if
+    /// one is missing).
+    pub fn resync_with(
+        &self,
+        side: Side,
+        from_seq: u64,
+        stored: Stored<'_>,
+    ) -> Option<Vec<ToClient>> {
+        self.views_from(Some(side), from_seq, stored)
+    }
+
+    /// The public view of every entry so far, for a spectator who joins
+    /// (a session that holds its whole log).
+    ///
+    /// # Panics
+    ///
+    /// If [`Session::release_log`] was called.
     pub fn public_resync(&self) -> Vec<ToClient> {
-        self.views_from(None, 0)
+        self.views_from(None, 0, &|_| None)
+            .expect("the session holds its whole log (release_log was not called)")
     }
 
     /// The public view of entry `seq` (what [`Output::ToSpectators`] asks
-    /// for), or `None` past the log's end: byte for byte what a spectator
-    /// is sent of it, live or in a late join's history.
-    pub fn public_view(&self, seq: u64) -> Option<ToClient> {
-        let i = usize::try_from(seq).ok().filter(|i| *i < self.log.len())?;
-        Some(self.view_at(None, i))
+    /// for), or `None` past the log's end or if it was released and is
+    /// not in `stored`: byte for byte what a spectator is sent of it, live
+    /// or in a late join's history.
+    pub fn public_view(&self, seq: u64, stored: Stored<'_>) -> Option<ToClient> {
+        let i = usize::try_from(seq).ok().filter(|i| *i < self.log_len())?;
+        self.view_at(None, i, stored)
     }
 
-    fn views_from(&self, side: Option<Side>, from_seq: u64) -> Vec<ToClient> {
+    fn views_from(
+        &self,
+        side: Option<Side>,
+        from_seq: u64,
+        stored: Stored<'_>,
+    ) -> Option<Vec<ToClient>> {
         let from = usize::try_from(from_seq).unwrap_or(usize::MAX);
-        (from..self.log.len())
-            .map(|i| self.view_at(side, i))
+        (from..self.log_len())
+            .map(|i| self.view_at(side, i, stored))
             .collect()
     }
 
     /// What `side` (a spectator if `None`) was shown of entry `i`, rebuilt
-    /// from the log and the facts kept for it.
-    fn view_at(&self, side: Option<Side>, i: usize) -> ToClient {
-        let entry = self.entry(i);
+    /// from the entry and the facts kept for it.
+    fn view_at(&self, side: Option<Side>, i: usize, stored: Stored<'_>) -> Option<ToClient> {
+        let entry = self.entry(i, stored)?;
         let env = entry.envelope.envelope();
         let facts = &self.facts[i];
         let body = Body::decode(&env.body).expect("a logged body decodes");
@@ -448,7 +516,7 @@ impl Session {
             Some(Side::B) => facts.prompts[1].clone(),
             None => Prompt::Wait,
         };
-        ToClient::Update(view_of(
+        Some(ToClient::Update(view_of(
             &body,
             author,
             &entry.appended(),
@@ -457,7 +525,7 @@ impl Session {
             prompt,
             facts.closed,
             side,
-        ))
+        )))
     }
 
     /// Writes the server's own entries while the referee awaits them.
@@ -598,7 +666,7 @@ impl Session {
     /// [`Session::genesis_entry`] does not rebuild it exactly.
     fn push_log(&mut self, entry: &LoggedEntry) {
         let encoded = encode_entry(entry);
-        let rebuilt = self.log.is_empty()
+        let rebuilt = self.log_len() == 0
             && entry.envelope.envelope().author == self.server.public_key()
             && encode_entry(&self.genesis_entry()) == encoded;
         self.log.push(if rebuilt {

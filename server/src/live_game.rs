@@ -213,55 +213,32 @@ impl LiveGame {
             .collect();
         if !self.finished && self.session.is_closed() {
             self.finished = true;
-            match self.transcript() {
-                // Stored right after the last entry and before the closing
-                // updates go out, so a player told the log is closed can
-                // fetch the transcript at once.
-                Ok(transcript) => {
-                    let at = out
-                        .iter()
-                        .rposition(|e| matches!(e, Effect::Append(_)))
-                        .map_or(0, |i| i + 1);
-                    out.insert(
-                        at,
-                        Effect::Finish {
-                            result: encode(&self.session.referee().result()),
-                            transcript,
-                        },
-                    );
-                }
-                Err(e) => tracing::error!(error = %e, "could not write the transcript"),
-            }
+            // Stored with the last entry and before the closing updates go
+            // out, so a player told the log is closed can fetch the
+            // transcript at once (the shell asks `transcript` for it).
+            let at = out
+                .iter()
+                .rposition(|e| matches!(e, Effect::Append(_)))
+                .map_or(0, |i| i + 1);
+            out.insert(
+                at,
+                Effect::Finish {
+                    result: encode(&self.session.referee().result()),
+                },
+            );
         }
         out.extend(observed);
         out
     }
 
-    fn transcript(&self) -> Result<Vec<u8>, hexveil_protocol::transcript::TranscriptError> {
-        // A game whose every entry is receipted (message versions 3 and 4)
-        // is written as file version 1, which verifiers built before
-        // version 2 still read (PROTOCOL.md 15).
-        let version = if self.session.referee().genesis().receipts_server_entries() {
-            1
-        } else {
-            hexveil_protocol::transcript::FILE_VERSION
-        };
-        let mut w = TranscriptWriter::with_version(Vec::new(), version)?;
-        for e in &self.session.log() {
-            w.append(e)?;
-        }
-        Ok(w.into_inner())
-    }
-
-    fn resync(&self, side: Side, from: u64, to: Recipient) -> Vec<Effect> {
-        self.session
-            .resync(side, from)
-            .iter()
-            .map(|m: &ToClient| Effect::Send {
-                to,
-                payload: encode_padded(m),
-            })
-            .collect()
+    /// Entry `seq` of the stored events (sealed at rest), decoded.
+    fn stored_entry(
+        &self,
+        stored: &[Vec<u8>],
+        seq: usize,
+    ) -> Option<hexveil_protocol::message::LoggedEntry> {
+        let bytes = self.at_rest.open(seq as u64, stored.get(seq)?).ok()?;
+        decode_entry(&bytes).ok()
     }
 }
 
@@ -286,7 +263,11 @@ impl GameSession for LiveGame {
                         who.key
                     )));
                 }
-                Ok(self.resync(side, resume_from, Recipient::Connection(who.connection)))
+                Ok(vec![Effect::Resync {
+                    side,
+                    from_seq: resume_from,
+                    to: who.connection,
+                }])
             }
             // Anyone may watch; the shell sends a late spectator the public
             // messages the others already have (`public_message`, DESIGN 5).
@@ -308,9 +289,45 @@ impl GameSession for LiveGame {
         self.session.log_len().saturating_sub(pending)
     }
 
-    fn public_message(&self, index: usize) -> Option<Vec<u8>> {
-        let view = self.session.public_view(u64::try_from(index).ok()?)?;
+    fn public_message(&self, index: usize, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+        let older = |i| self.stored_entry(stored, i);
+        let view = self
+            .session
+            .public_view(u64::try_from(index).ok()?, &older)?;
         Some(encode_padded(&view))
+    }
+
+    fn resync(&self, side: Side, from_seq: u64, stored: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+        let older = |i| self.stored_entry(stored, i);
+        let views = self.session.resync_with(side, from_seq, &older)?;
+        Some(views.iter().map(encode_padded).collect())
+    }
+
+    fn transcript(&self, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+        let older = |i| self.stored_entry(stored, i);
+        let log = self.session.log_with(&older)?;
+        // A game whose every entry is receipted (message versions 3 and 4)
+        // is written as file version 1, which verifiers built before
+        // version 2 still read (PROTOCOL.md 15).
+        let version = if self.session.referee().genesis().receipts_server_entries() {
+            1
+        } else {
+            hexveil_protocol::transcript::FILE_VERSION
+        };
+        let written = TranscriptWriter::with_version(Vec::new(), version).and_then(|mut w| {
+            for e in &log {
+                w.append(e)?;
+            }
+            Ok(w.into_inner())
+        });
+        written
+            .map_err(|e| tracing::error!(error = %e, "could not write the transcript"))
+            .ok()
+    }
+
+    fn settled(&mut self) {
+        // Everything returned is durable and sent: the store holds the log.
+        self.session.release_log();
     }
 
     fn handle(
@@ -330,9 +347,11 @@ impl GameSession for LiveGame {
                 let outputs = self.session.submit(side, env, now_ms);
                 Ok(self.effects_of(outputs, Some(kind)))
             }
-            ToServer::Sync { from_seq } => {
-                Ok(self.resync(side, from_seq, Recipient::Connection(from.connection)))
-            }
+            ToServer::Sync { from_seq } => Ok(vec![Effect::Resync {
+                side,
+                from_seq,
+                to: from.connection,
+            }]),
         }
     }
 

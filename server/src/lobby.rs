@@ -787,6 +787,9 @@ impl GameTask {
         if origin != Origin::Finished {
             let effects = self.session.start(unix_millis());
             Box::pin(self.apply(effects)).await?;
+        } else {
+            // Rebuilt from its log for a late joiner: the store has it all.
+            self.session.settled();
         }
         if let Some(ready) = self.ready.take() {
             let _ = ready.send(());
@@ -818,8 +821,7 @@ impl GameTask {
                     return Ok(());
                 }
                 _ = sleep_until(next_delayed.unwrap_or_else(Instant::now)), if next_delayed.is_some() => {
-                    self.deliver_delayed();
-                    Ok(())
+                    Box::pin(self.release_delayed(Some(Instant::now()))).await
                 }
                 _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                     Box::pin(self.on_tick()).await
@@ -962,9 +964,12 @@ impl GameTask {
                 }
                 let id = participant.connection;
                 let history = match participant.role {
-                    Role::Spectator => self.public_history(),
+                    Role::Spectator => self.public_history().await?,
                     Role::Player(_) => Vec::new(),
                 };
+                // A resync the session asks for is read (from the store if
+                // need be) now, as the messages it sends.
+                let effects = self.resyncs_as_sends(effects).await?;
                 // What the session sends this connection alone after its
                 // last durable write (a resuming player's resync) is its
                 // backlog; everything else goes out as usual, in order, so
@@ -1024,13 +1029,18 @@ impl GameTask {
         while let Some(effect) = effects.next() {
             match effect {
                 Effect::Append(bytes) => {
-                    if matches!(effects.peek(), Some(Effect::Finish { .. }))
+                    let transcript = if matches!(effects.peek(), Some(Effect::Finish { .. }))
                         && !self.status.finished.load(Ordering::Relaxed)
                     {
+                        self.transcript().await?
+                    } else {
+                        None
+                    };
+                    if let Some(transcript) = transcript {
                         // The log's last entry and the result in one
                         // transaction: no crash can leave a closed log in
                         // a game listed as open (G6).
-                        let Some(Effect::Finish { result, transcript }) = effects.next() else {
+                        let Some(Effect::Finish { result }) = effects.next() else {
                             unreachable!("peeked");
                         };
                         self.store
@@ -1043,7 +1053,7 @@ impl GameTask {
                             )
                             .await?;
                         self.next_seq += 1;
-                        self.finished();
+                        Box::pin(self.finished()).await?;
                     } else {
                         self.store
                             .append_event(self.game_id, self.next_seq, bytes)
@@ -1052,31 +1062,104 @@ impl GameTask {
                     }
                 }
                 Effect::Send { to, payload } => self.send(to, payload),
-                Effect::Publish => self.publish(),
+                Effect::Resync { side, from_seq, to } => {
+                    for message in self.resync(side, from_seq).await? {
+                        self.send_message(to, &message);
+                    }
+                }
+                Effect::Publish => Box::pin(self.publish()).await?,
                 Effect::Observe(o) => self.metrics.observe(&o),
                 // Already finished (a finished game reopened): stored once.
                 Effect::Finish { .. } if self.status.finished.load(Ordering::Relaxed) => {}
-                Effect::Finish { result, transcript } => {
+                Effect::Finish { result } => {
                     // A restored game whose log was closed before a crash
                     // (stored by an older version in two steps) is finished
                     // here, at its start.
-                    self.store
-                        .finish_game(self.game_id, result, transcript)
-                        .await?;
-                    self.finished();
+                    if let Some(transcript) = self.transcript().await? {
+                        self.store
+                            .finish_game(self.game_id, result, transcript)
+                            .await?;
+                        Box::pin(self.finished()).await?;
+                    }
                 }
             }
         }
+        // Everything returned is stored and sent: the session may drop
+        // what it kept for it (issue 16).
+        self.session.settled();
         Ok(())
     }
 
-    fn finished(&mut self) {
+    /// The stored events of the game, in order (what a session reads its
+    /// released past from).
+    async fn stored(&mut self) -> Result<Vec<Vec<u8>>, StoreError> {
+        let events = self.store.load_events(self.game_id).await?;
+        Ok(events.into_iter().map(|e| e.bytes).collect())
+    }
+
+    /// Asks the session with nothing stored first, then with the stored
+    /// events if it no longer holds what it needs; `None` (logged) if it
+    /// cannot answer even then.
+    async fn with_stored<T>(
+        &mut self,
+        what: &str,
+        ask: impl Fn(&dyn GameSession, &[Vec<u8>]) -> Option<T>,
+    ) -> Result<Option<T>, StoreError> {
+        if let Some(answer) = ask(self.session.as_ref(), &[]) {
+            return Ok(Some(answer));
+        }
+        let stored = self.stored().await?;
+        let answer = ask(self.session.as_ref(), &stored);
+        if answer.is_none() {
+            error!(game_id = %self.game_id, what, "the session cannot answer from its stored log");
+        }
+        Ok(answer)
+    }
+
+    /// What `side` was shown from `from_seq` on ([`Effect::Resync`]).
+    async fn resync(&mut self, side: Side, from_seq: u64) -> Result<Vec<Vec<u8>>, StoreError> {
+        let answer = self
+            .with_stored("resync", |s, stored| s.resync(side, from_seq, stored))
+            .await?;
+        Ok(answer.unwrap_or_default())
+    }
+
+    /// The transcript for [`Effect::Finish`]: the session holds what it
+    /// has not released (the last entries, not yet stored), the store the
+    /// rest.
+    async fn transcript(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        self.with_stored("transcript", |s, stored| s.transcript(stored))
+            .await
+    }
+
+    /// `effects` with each [`Effect::Resync`] replaced by the messages it
+    /// sends, in place.
+    async fn resyncs_as_sends(&mut self, effects: Vec<Effect>) -> Result<Vec<Effect>, StoreError> {
+        let mut out = Vec::with_capacity(effects.len());
+        for effect in effects {
+            match effect {
+                Effect::Resync { side, from_seq, to } => out.extend(
+                    self.resync(side, from_seq)
+                        .await?
+                        .into_iter()
+                        .map(|payload| Effect::Send {
+                            to: Recipient::Connection(to),
+                            payload,
+                        }),
+                ),
+                other => out.push(other),
+            }
+        }
+        Ok(out)
+    }
+
+    async fn finished(&mut self) -> Result<(), StoreError> {
         self.status.finished.store(true, Ordering::Relaxed);
         self.metrics.game_finished();
         info!(game_id = %self.game_id, "game finished");
         // The transcript is public from now on: holding back the public
         // view would hide nothing (DESIGN 5).
-        self.release_delayed(None);
+        self.release_delayed(None).await
     }
 
     fn send(&mut self, to: Recipient, payload: Vec<u8>) {
@@ -1092,15 +1175,16 @@ impl GameTask {
 
     /// The session's next public message is due: it goes to the
     /// spectators after the delay, behind anything still queued.
-    fn publish(&mut self) {
+    async fn publish(&mut self) -> Result<(), StoreError> {
         let held = !self.settings.spectator_delay.is_zero()
             && !self.status.finished.load(Ordering::Relaxed);
         if held {
             self.delayed
                 .push_back(Instant::now() + self.settings.spectator_delay);
+            Ok(())
         } else {
             self.delayed.push_back(Instant::now());
-            self.release_delayed(None);
+            self.release_delayed(None).await
         }
     }
 
@@ -1134,15 +1218,12 @@ impl GameTask {
             .collect()
     }
 
-    /// Sends the spectators every queued message that has matured.
-    fn deliver_delayed(&mut self) {
-        self.release_delayed(Some(Instant::now()));
-    }
-
     /// Sends the spectators the queued messages due by `until` (all of
     /// them if `None`), in order, counting them in `public_sent`. A
     /// message is built only if a spectator is there to receive it.
-    fn release_delayed(&mut self, until: Option<Instant>) {
+    async fn release_delayed(&mut self, until: Option<Instant>) -> Result<(), StoreError> {
+        // Read from the store at most once for the messages released now.
+        let mut stored: Option<Vec<Vec<u8>>> = None;
         while let Some(t) = self.delayed.front() {
             if until.is_some_and(|until| *t > until) {
                 break;
@@ -1154,7 +1235,16 @@ impl GameTask {
             if spectators.is_empty() {
                 continue;
             }
-            let Some(payload) = self.session.public_message(index) else {
+            let mut payload = self.session.public_message(index, &[]);
+            if payload.is_none() {
+                if stored.is_none() {
+                    stored = Some(self.stored().await?);
+                }
+                payload = self
+                    .session
+                    .public_message(index, stored.as_deref().unwrap_or_default());
+            }
+            let Some(payload) = payload else {
                 error!(game_id = %self.game_id, index, "the session has no public message it published");
                 continue;
             };
@@ -1162,15 +1252,23 @@ impl GameTask {
                 self.send_message(id, &payload);
             }
         }
+        Ok(())
     }
 
     /// What a spectator who joins now is sent first: what the other
     /// spectators have already been sent, the history up to where the delay
     /// queue starts. The queued rest reaches it as it matures (DESIGN 5).
-    fn public_history(&self) -> Vec<Vec<u8>> {
-        let history: Vec<Vec<u8>> = (0..self.public_sent)
-            .map_while(|i| self.session.public_message(i))
-            .collect();
+    async fn public_history(&mut self) -> Result<Vec<Vec<u8>>, StoreError> {
+        if self.public_sent == 0 {
+            return Ok(Vec::new());
+        }
+        let sent = self.public_sent;
+        let history: Vec<Vec<u8>> = self
+            .with_stored("public history", |s, stored| {
+                (0..sent).map(|i| s.public_message(i, stored)).collect()
+            })
+            .await?
+            .unwrap_or_default();
         if history.len() != self.public_sent {
             // A session breaking its contract; send what is safe to send.
             error!(
@@ -1180,7 +1278,7 @@ impl GameTask {
                 "the session lacks public messages it published"
             );
         }
-        history
+        Ok(history)
     }
 
     /// Sends a connection that just joined its backlog (a late spectator's
@@ -1595,12 +1693,19 @@ mod tests {
 
     impl GameSession for LongResync {
         fn admit(&mut self, who: &Participant, _: u64, _: u64) -> Result<Vec<Effect>, Rejection> {
-            Ok((0..self.0)
-                .map(|i| Effect::Send {
-                    to: Recipient::Connection(who.connection),
-                    payload: format!("r{i}").into_bytes(),
-                })
-                .collect())
+            Ok(vec![Effect::Resync {
+                side: Side::A,
+                from_seq: 0,
+                to: who.connection,
+            }])
+        }
+
+        fn resync(&self, _: Side, _: u64, _: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+            Some((0..self.0).map(|i| format!("r{i}").into_bytes()).collect())
+        }
+
+        fn transcript(&self, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+            None
         }
 
         fn handle(&mut self, _: &Participant, _: &[u8], _: u64) -> Result<Vec<Effect>, Rejection> {
@@ -1610,7 +1715,7 @@ mod tests {
         fn public_len(&self) -> usize {
             0
         }
-        fn public_message(&self, _: usize) -> Option<Vec<u8>> {
+        fn public_message(&self, _: usize, _: &[Vec<u8>]) -> Option<Vec<u8>> {
             None
         }
     }
@@ -1792,8 +1897,14 @@ mod tests {
         fn public_len(&self) -> usize {
             self.sent.len()
         }
-        fn public_message(&self, index: usize) -> Option<Vec<u8>> {
+        fn public_message(&self, index: usize, _: &[Vec<u8>]) -> Option<Vec<u8>> {
             self.sent.get(index).cloned()
+        }
+        fn resync(&self, _: Side, _: u64, _: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+            None
+        }
+        fn transcript(&self, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+            None
         }
         fn handle(&mut self, _: &Participant, _: &[u8], _: u64) -> Result<Vec<Effect>, Rejection> {
             Err(Rejection("no moves".into()))
@@ -1877,9 +1988,15 @@ mod tests {
         fn public_len(&self) -> usize {
             self.relay.public_len()
         }
-        fn public_message(&self, index: usize) -> Option<Vec<u8>> {
+        fn public_message(&self, index: usize, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
             self.built.fetch_add(1, Ordering::Relaxed);
-            self.relay.public_message(index)
+            self.relay.public_message(index, stored)
+        }
+        fn resync(&self, side: Side, from: u64, stored: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+            self.relay.resync(side, from, stored)
+        }
+        fn transcript(&self, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+            self.relay.transcript(stored)
         }
         fn handle(
             &mut self,
@@ -1962,7 +2079,13 @@ mod tests {
         fn public_len(&self) -> usize {
             0
         }
-        fn public_message(&self, _: usize) -> Option<Vec<u8>> {
+        fn public_message(&self, _: usize, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+            None
+        }
+        fn resync(&self, _: Side, _: u64, _: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+            None
+        }
+        fn transcript(&self, _: &[Vec<u8>]) -> Option<Vec<u8>> {
             None
         }
         fn handle(

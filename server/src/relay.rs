@@ -104,8 +104,18 @@ impl GameSession for RelaySession {
         self.relayed().count()
     }
 
-    fn public_message(&self, index: usize) -> Option<Vec<u8>> {
+    fn public_message(&self, index: usize, _stored: &[Vec<u8>]) -> Option<Vec<u8>> {
         self.relayed().nth(index).cloned()
+    }
+
+    /// The relay welcomes a joining player itself; it asks for no resync.
+    fn resync(&self, _: Side, _: u64, _: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+        None
+    }
+
+    /// Every logged event, concatenated.
+    fn transcript(&self, _stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+        Some(self.log.concat())
     }
 
     fn handle(
@@ -123,7 +133,6 @@ impl GameSession for RelaySession {
         if payload == b"finish" {
             return Ok(vec![Effect::Finish {
                 result: b"finished by request".to_vec(),
-                transcript: self.log.concat(),
             }]);
         }
         let mut out = Vec::new();

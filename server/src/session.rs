@@ -19,8 +19,16 @@
 //!   its bytes only if a spectator is there to receive them. A spectator
 //!   who joins late is sent the public messages the other spectators
 //!   already have, from the same method.
-//! - [`Effect::Finish`] stores the result and transcript and marks the game
-//!   finished.
+//! - [`Effect::Resync`] sends a reconnecting player what it was shown
+//!   ([`GameSession::resync`]).
+//! - [`Effect::Finish`] stores the result and the transcript
+//!   ([`GameSession::transcript`]) and marks the game finished.
+//!
+//! Once it has carried out a call's effects the shell calls
+//! [`GameSession::settled`]: a session may then drop its log, which the
+//! store holds, and the shell gives the stored events back to the methods
+//! that read the game's past when the session answers `None` without them
+//! (issue 16: no game's log in memory).
 //!
 //! Time: every call gets `now_ms`, the server's clock in milliseconds since
 //! the Unix epoch. A session that needs to act on its own (a player who did
@@ -82,12 +90,22 @@ pub enum Effect {
     /// [`GameSession::public_message`] only when a spectator is there to
     /// receive them (issue 16: nothing is built while no one watches).
     Publish,
-    /// The game ended: store result and transcript, mark it finished.
+    /// Send `side`'s player on connection `to` what it was shown of every
+    /// event from `from_seq` on ([`GameSession::resync`]), before anything
+    /// after this effect (a reconnecting player's resync).
+    Resync {
+        /// The side whose view.
+        side: Side,
+        /// The first event wanted.
+        from_seq: u64,
+        /// The connection.
+        to: ConnectionId,
+    },
+    /// The game ended: store the result and the transcript
+    /// ([`GameSession::transcript`]), mark it finished.
     Finish {
         /// The result record.
         result: Vec<u8>,
-        /// The complete transcript (everything revealed).
-        transcript: Vec<u8>,
     },
     /// Something for the operator's metrics ([`crate::metrics`]); no
     /// message, no storage, no change.
@@ -162,6 +180,12 @@ pub trait GameSession: Send + 'static {
     /// `Publish` waits in the effects [`GameSession::start`] will return.
     fn public_len(&self) -> usize;
 
+    /// The methods that read the game's past ([`GameSession::public_message`],
+    /// [`GameSession::resync`], [`GameSession::transcript`]) take `stored`:
+    /// the events stored so far, in order from 0, each as appended. The
+    /// shell asks with none first and reads the store only if the session
+    /// answers `None` (it no longer holds what it needs).
+    ///
     /// Public message `index`, byte for byte as spectators are sent it
     /// (public view only, padded like every other message, G3): any index
     /// below [`GameSession::public_len`] or published in the effects the
@@ -173,7 +197,20 @@ pub trait GameSession: Send + 'static {
     /// the spectators present each one as it leaves, and sends a spectator
     /// who joins late every one that has left before, so nothing is sent
     /// twice or skipped. A message therefore never changes once published.
-    fn public_message(&self, index: usize) -> Option<Vec<u8>>;
+    fn public_message(&self, index: usize, stored: &[Vec<u8>]) -> Option<Vec<u8>>;
+
+    /// What `side` was shown of every event from `from_seq` on, for
+    /// [`Effect::Resync`].
+    fn resync(&self, side: Side, from_seq: u64, stored: &[Vec<u8>]) -> Option<Vec<Vec<u8>>>;
+
+    /// The game's transcript, for [`Effect::Finish`] (everything revealed).
+    fn transcript(&self, stored: &[Vec<u8>]) -> Option<Vec<u8>>;
+
+    /// Everything the session has returned so far has been carried out
+    /// (stored, sent): it may drop what it kept only to answer for it, and
+    /// read it back from `stored` when asked again (issue 16: no game's
+    /// log in memory).
+    fn settled(&mut self) {}
 
     /// A seated player sent a payload. The shell itself refuses payloads
     /// from spectators and from connections that did not join.

@@ -250,7 +250,7 @@ impl Table {
                 Output::ToPlayer(side, ToClient::Rejected(r)) => {
                     self.rejections.push((side, r.reason));
                 }
-                Output::ToSpectators { seq } => match self.session.public_view(seq) {
+                Output::ToSpectators { seq } => match self.session.public_view(seq, &|_| None) {
                     Some(ToClient::Update(u)) => self.spectated.push(u),
                     other => panic!("entry {seq} has no public view: {other:?}"),
                 },
