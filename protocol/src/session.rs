@@ -332,8 +332,19 @@ impl Session {
     /// (`stored` of the `_with` methods) when a resync, a late spectator or
     /// the transcript needs one (issue 16: no game's log in memory).
     pub fn release_log(&mut self) {
-        self.released = self.log_len();
-        self.log = Vec::new();
+        self.release_log_before(self.log_len());
+    }
+
+    /// [`Session::release_log`] for the entries before `seq` only: those
+    /// from `seq` on stay held (for example while they wait out the
+    /// spectator delay).
+    pub fn release_log_before(&mut self, seq: usize) {
+        let drop = seq.min(self.log_len()).saturating_sub(self.released);
+        self.log.drain(..drop);
+        self.released += drop;
+        if self.log.is_empty() {
+            self.log = Vec::new();
+        }
     }
 
     /// Bytes of log encodings the session holds in memory (the genesis

@@ -237,8 +237,14 @@ impl LiveGame {
         stored: &[Vec<u8>],
         seq: usize,
     ) -> Option<hexveil_protocol::message::LoggedEntry> {
-        let bytes = self.at_rest.open(seq as u64, stored.get(seq)?).ok()?;
-        decode_entry(&bytes).ok()
+        let opened = self
+            .at_rest
+            .open(seq as u64, stored.get(seq)?)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| decode_entry(&bytes).map_err(|e| e.to_string()));
+        opened
+            .map_err(|error| tracing::error!(seq, %error, "a stored event does not open"))
+            .ok()
     }
 }
 
@@ -325,9 +331,11 @@ impl GameSession for LiveGame {
             .ok()
     }
 
-    fn settled(&mut self) {
+    fn settled(&mut self, public_from: usize) {
         // Everything returned is durable and sent: the store holds the log.
-        self.session.release_log();
+        // Public message `i` is the view of entry `i`: those the delay
+        // still holds stay.
+        self.session.release_log_before(public_from);
     }
 
     fn handle(

@@ -789,7 +789,7 @@ impl GameTask {
             Box::pin(self.apply(effects)).await?;
         } else {
             // Rebuilt from its log for a late joiner: the store has it all.
-            self.session.settled();
+            self.session.settled(self.public_sent);
         }
         if let Some(ready) = self.ready.take() {
             let _ = ready.send(());
@@ -1085,15 +1085,28 @@ impl GameTask {
             }
         }
         // Everything returned is stored and sent: the session may drop
-        // what it kept for it (issue 16).
-        self.session.settled();
+        // what it kept for it, but what the spectator delay still holds
+        // (issue 16).
+        self.session.settled(self.public_sent);
         Ok(())
     }
 
     /// The stored events of the game, in order (what a session reads its
-    /// released past from).
+    /// released past from). A read that fails stops nothing: it is logged
+    /// and the session answers without (a resync or a spectator message is
+    /// then missing, and said so in the log; play goes on).
     async fn stored(&mut self) -> Result<Vec<Vec<u8>>, StoreError> {
-        let events = self.store.load_events(self.game_id).await?;
+        let events = match self.store.load_events(self.game_id).await {
+            Ok(events) => events,
+            Err(error) => {
+                error!(game_id = %self.game_id, %error, "could not read the stored log");
+                return Ok(Vec::new());
+            }
+        };
+        if events.iter().zip(0u64..).any(|(e, seq)| e.seq != seq) {
+            error!(game_id = %self.game_id, "the stored log is not numbered 0, 1, 2, ...");
+            return Ok(Vec::new());
+        }
         Ok(events.into_iter().map(|e| e.bytes).collect())
     }
 

@@ -207,10 +207,12 @@ pub trait GameSession: Send + 'static {
     fn transcript(&self, stored: &[Vec<u8>]) -> Option<Vec<u8>>;
 
     /// Everything the session has returned so far has been carried out
-    /// (stored, sent): it may drop what it kept only to answer for it, and
-    /// read it back from `stored` when asked again (issue 16: no game's
-    /// log in memory).
-    fn settled(&mut self) {}
+    /// (stored, sent), but the public messages from number `public_from`
+    /// on, which still wait out the spectator delay: it may drop what it
+    /// kept only to answer for the rest, and read it back from `stored`
+    /// when asked again (issue 16: no game's log in memory; what the delay
+    /// holds stays, so a spectator message never costs a store read).
+    fn settled(&mut self, _public_from: usize) {}
 
     /// A seated player sent a payload. The shell itself refuses payloads
     /// from spectators and from connections that did not join.
