@@ -1440,8 +1440,16 @@ mod tests {
     async fn relay_game(
         delay: u64,
     ) -> (tempfile::TempDir, Lobby, GameId, queue::Sender<GameCommand>) {
+        game_of(Arc::new(RelayFactory), delay).await
+    }
+
+    /// [`relay_game`] for the sessions `factory` makes.
+    async fn game_of(
+        factory: Arc<dyn SessionFactory>,
+        delay: u64,
+    ) -> (tempfile::TempDir, Lobby, GameId, queue::Sender<GameCommand>) {
         let dir = tempfile::tempdir().unwrap();
-        let lobby = lobby_with(Arc::new(RelayFactory), sqlite(&dir), settings(600, delay));
+        let lobby = lobby_with(factory, sqlite(&dir), settings(600, delay));
         let id = lobby
             .create_game(PublicKey([0; 32]), b"s".to_vec())
             .await
@@ -2050,18 +2058,8 @@ mod tests {
     // message once, built once for all the spectators present.
     #[tokio::test]
     async fn issue16_public_messages_are_built_only_for_spectators_present() {
-        let dir = tempfile::tempdir().unwrap();
         let built = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let lobby = lobby_with(
-            Arc::new(CountedFactory(built.clone())),
-            sqlite(&dir),
-            settings(600, 0),
-        );
-        let id = lobby
-            .create_game(PublicKey([0; 32]), b"s".to_vec())
-            .await
-            .unwrap();
-        let game = lobby.commands(id).unwrap();
+        let (_dir, _lobby, _id, game) = game_of(Arc::new(CountedFactory(built.clone())), 0).await;
         let mut a = client(1, 64);
         assert!(a.join(&game, Role::Player(Side::A)).await);
         assert!(a.next_payload().await.starts_with(b"welcome "));
