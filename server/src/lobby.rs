@@ -1129,11 +1129,32 @@ impl GameTask {
         Ok(answer)
     }
 
-    /// What `side` was shown from `from_seq` on ([`Effect::Resync`]).
+    /// What `side` was shown from `from_seq` on ([`Effect::Resync`]):
+    /// only the stored events from `from_seq` are read (those before are
+    /// left empty; the resync does not ask for them).
     async fn resync(&mut self, side: Side, from_seq: u64) -> Result<Vec<Vec<u8>>, StoreError> {
-        let answer = self
-            .with_stored("resync", |s, stored| s.resync(side, from_seq, stored))
-            .await?;
+        if let Some(answer) = self.session.resync(side, from_seq, &[]) {
+            return Ok(answer);
+        }
+        let mut stored = Vec::new();
+        match self.store.load_events_from(self.game_id, from_seq).await {
+            Ok(events) => {
+                let from = usize::try_from(from_seq).unwrap_or(usize::MAX);
+                if events.iter().zip(from_seq..).any(|(e, seq)| e.seq != seq) {
+                    error!(game_id = %self.game_id, "the stored log is not numbered 0, 1, 2, ...");
+                } else if !events.is_empty() {
+                    stored.resize(from, Vec::new());
+                    stored.extend(events.into_iter().map(|e| e.bytes));
+                }
+            }
+            Err(error) => {
+                error!(game_id = %self.game_id, %error, "could not read the stored log");
+            }
+        }
+        let answer = self.session.resync(side, from_seq, &stored);
+        if answer.is_none() {
+            error!(game_id = %self.game_id, "the session cannot answer a resync from its stored log");
+        }
         Ok(answer.unwrap_or_default())
     }
 

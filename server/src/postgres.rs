@@ -597,6 +597,15 @@ impl GameStore for PgStore {
     }
 
     fn load_events(&self, game_id: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+        self.load_events_from(game_id, 0)
+    }
+
+    fn load_events_from(
+        &self,
+        game_id: GameId,
+        from_seq: u64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let from = i64::try_from(from_seq).unwrap_or(i64::MAX);
         self.with(|c| {
             // One snapshot for the existence check and the rows.
             let mut tx = c
@@ -615,8 +624,8 @@ impl GameStore for PgStore {
             }
             let rows = tx
                 .query(
-                    "SELECT seq, bytes FROM events WHERE game_id = $1 ORDER BY seq",
-                    &[&&game_id.0[..]],
+                    "SELECT seq, bytes FROM events WHERE game_id = $1 AND seq >= $2 ORDER BY seq",
+                    &[&&game_id.0[..], &from],
                 )
                 .map_err(backend("load the events"))?;
             tx.commit().map_err(backend("end load_events"))?;

@@ -411,15 +411,26 @@ impl GameStore for SqliteStore {
     }
 
     fn load_events(&self, game_id: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+        self.load_events_from(game_id, 0)
+    }
+
+    fn load_events_from(
+        &self,
+        game_id: GameId,
+        from_seq: u64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
         if game_state(&self.conn, game_id)?.is_none() {
             return Err(StoreError::UnknownGame(game_id));
         }
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT seq, bytes FROM events WHERE game_id = ?1 ORDER BY seq")
+            .prepare_cached(
+                "SELECT seq, bytes FROM events WHERE game_id = ?1 AND seq >= ?2 ORDER BY seq",
+            )
             .map_err(backend("prepare load_events"))?;
+        let from = i64::try_from(from_seq).unwrap_or(i64::MAX);
         let rows = stmt
-            .query_map(params![&game_id.0[..]], |r| {
+            .query_map(params![&game_id.0[..], from], |r| {
                 Ok(StoredEvent {
                     seq: r.get::<_, i64>(0)? as u64,
                     bytes: r.get(1)?,

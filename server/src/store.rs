@@ -255,6 +255,19 @@ pub trait GameStore: Send {
     /// A game's events in sequence order.
     fn load_events(&self, game_id: GameId) -> Result<Vec<StoredEvent>, StoreError>;
 
+    /// A game's events from `from_seq` on, in sequence order (a resync
+    /// near the end of a long log reads only its end). The backends read
+    /// only those rows; this default filters [`GameStore::load_events`].
+    fn load_events_from(
+        &self,
+        game_id: GameId,
+        from_seq: u64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut events = self.load_events(game_id)?;
+        events.retain(|e| e.seq >= from_seq);
+        Ok(events)
+    }
+
     /// Ids of all games not yet finished, in creation order.
     fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError>;
 
@@ -563,6 +576,16 @@ impl StoreHandle {
     /// See [`GameStore::load_events`].
     pub async fn load_events(&self, game_id: GameId) -> Result<Vec<StoredEvent>, StoreError> {
         self.run(move |s| s.load_events(game_id)).await
+    }
+
+    /// See [`GameStore::load_events_from`].
+    pub async fn load_events_from(
+        &self,
+        game_id: GameId,
+        from_seq: u64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.run(move |s| s.load_events_from(game_id, from_seq))
+            .await
     }
 
     /// See [`GameStore::list_unfinished`].

@@ -87,7 +87,32 @@ on_both_backends!(
     g6_a_refused_append_fails_alone_in_its_batch,
     g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone,
     handle_runs_on_its_thread,
+    events_are_read_from_a_seq,
 );
+
+// Issue 16: a resync near the end of a long log reads only its end.
+fn events_are_read_from_a_seq(b: &dyn Backend) {
+    let mut s = b.open();
+    s.create_game(G1, b"scenario", &own()).unwrap();
+    for seq in 0..5u64 {
+        s.append_event(G1, seq, &[seq as u8]).unwrap();
+    }
+    let seqs = |from| -> Vec<(u64, Vec<u8>)> {
+        s.load_events_from(G1, from)
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.seq, e.bytes))
+            .collect()
+    };
+    assert_eq!(seqs(3), vec![(3, vec![3]), (4, vec![4])]);
+    assert_eq!(seqs(0).len(), 5);
+    assert!(seqs(5).is_empty());
+    assert!(seqs(u64::MAX).is_empty());
+    assert!(matches!(
+        s.load_events_from(G2, 0),
+        Err(StoreError::UnknownGame(_))
+    ));
+}
 
 // G6: appends survive a reopen (the durable log is what restart replays).
 fn appends_survive_reopen(b: &dyn Backend) {
