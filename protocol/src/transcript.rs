@@ -37,6 +37,17 @@ pub const FILE_VERSION: u16 = 2;
 /// receipted) are read as they always were.
 pub const FILE_VERSIONS: [u16; 2] = [1, FILE_VERSION];
 
+/// The file version a game's transcript is written in (PROTOCOL.md 15):
+/// 1 while every entry is receipted (message versions 3 and 4), so
+/// verifiers built before version 2 still read it; [`FILE_VERSION`] else.
+pub fn file_version_for(genesis: &crate::message::Genesis) -> u16 {
+    if genesis.receipts_server_entries() {
+        1
+    } else {
+        FILE_VERSION
+    }
+}
+
 /// The first byte of an entry encoded without a receipt. A receipted
 /// entry starts with the varint length of its envelope's signed bytes,
 /// which are at least 119 bytes long, so its first byte is never 0: the

@@ -16,7 +16,7 @@ use hexveil_protocol::message::{
     decode_to_server, encode, encode_padded, Body, Mode, ToClient, ToServer,
 };
 use hexveil_protocol::session::{GameParams, Output, Session};
-use hexveil_protocol::transcript::{decode_entry, encode_entry, TranscriptWriter};
+use hexveil_protocol::transcript::{decode_entry, encode_entry, file_version_for, Transcript};
 use serde::{Deserialize, Serialize};
 
 use crate::at_rest::StorageKey;
@@ -311,22 +311,12 @@ impl GameSession for LiveGame {
 
     fn transcript(&self, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
         let older = |i| self.stored_entry(stored, i);
-        let log = self.session.log_with(&older)?;
-        // A game whose every entry is receipted (message versions 3 and 4)
-        // is written as file version 1, which verifiers built before
-        // version 2 still read (PROTOCOL.md 15).
-        let version = if self.session.referee().genesis().receipts_server_entries() {
-            1
-        } else {
-            hexveil_protocol::transcript::FILE_VERSION
+        let transcript = Transcript {
+            version: file_version_for(self.session.referee().genesis()),
+            entries: self.session.log_with(&older)?,
         };
-        let written = TranscriptWriter::with_version(Vec::new(), version).and_then(|mut w| {
-            for e in &log {
-                w.append(e)?;
-            }
-            Ok(w.into_inner())
-        });
-        written
+        transcript
+            .to_bytes()
             .map_err(|e| tracing::error!(error = %e, "could not write the transcript"))
             .ok()
     }

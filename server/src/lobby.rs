@@ -821,7 +821,8 @@ impl GameTask {
                     return Ok(());
                 }
                 _ = sleep_until(next_delayed.unwrap_or_else(Instant::now)), if next_delayed.is_some() => {
-                    Box::pin(self.release_delayed(Some(Instant::now()))).await
+                    Box::pin(self.release_delayed(Some(Instant::now()))).await;
+                    Ok(())
                 }
                 _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                     Box::pin(self.on_tick()).await
@@ -964,12 +965,12 @@ impl GameTask {
                 }
                 let id = participant.connection;
                 let history = match participant.role {
-                    Role::Spectator => self.public_history().await?,
+                    Role::Spectator => self.public_history().await,
                     Role::Player(_) => Vec::new(),
                 };
                 // A resync the session asks for is read (from the store if
                 // need be) now, as the messages it sends.
-                let effects = self.resyncs_as_sends(effects).await?;
+                let effects = self.resyncs_as_sends(effects).await;
                 // What the session sends this connection alone after its
                 // last durable write (a resuming player's resync) is its
                 // backlog; everything else goes out as usual, in order, so
@@ -1032,7 +1033,7 @@ impl GameTask {
                     let transcript = if matches!(effects.peek(), Some(Effect::Finish { .. }))
                         && !self.status.finished.load(Ordering::Relaxed)
                     {
-                        self.transcript().await?
+                        self.transcript().await
                     } else {
                         None
                     };
@@ -1053,7 +1054,7 @@ impl GameTask {
                             )
                             .await?;
                         self.next_seq += 1;
-                        Box::pin(self.finished()).await?;
+                        Box::pin(self.finished()).await;
                     } else {
                         self.store
                             .append_event(self.game_id, self.next_seq, bytes)
@@ -1063,11 +1064,11 @@ impl GameTask {
                 }
                 Effect::Send { to, payload } => self.send(to, payload),
                 Effect::Resync { side, from_seq, to } => {
-                    for message in self.resync(side, from_seq).await? {
+                    for message in self.resync(side, from_seq).await {
                         self.send_message(to, &message);
                     }
                 }
-                Effect::Publish => Box::pin(self.publish()).await?,
+                Effect::Publish => Box::pin(self.publish()).await,
                 Effect::Observe(o) => self.metrics.observe(&o),
                 // Already finished (a finished game reopened): stored once.
                 Effect::Finish { .. } if self.status.finished.load(Ordering::Relaxed) => {}
@@ -1075,11 +1076,11 @@ impl GameTask {
                     // A restored game whose log was closed before a crash
                     // (stored by an older version in two steps) is finished
                     // here, at its start.
-                    if let Some(transcript) = self.transcript().await? {
+                    if let Some(transcript) = self.transcript().await {
                         self.store
                             .finish_game(self.game_id, result, transcript)
                             .await?;
-                        Box::pin(self.finished()).await?;
+                        Box::pin(self.finished()).await;
                     }
                 }
             }
@@ -1091,90 +1092,85 @@ impl GameTask {
         Ok(())
     }
 
-    /// The stored events of the game, in order (what a session reads its
-    /// released past from). A read that fails stops nothing: it is logged
-    /// and the session answers without (a resync or a spectator message is
-    /// then missing, and said so in the log; play goes on).
-    async fn stored(&mut self) -> Result<Vec<Vec<u8>>, StoreError> {
-        let events = match self.store.load_events(self.game_id).await {
+    /// The game's stored events from `from_seq` on, in a list indexed by
+    /// seq (those before `from_seq` left empty: the caller does not ask for
+    /// them): what a session reads its released past from. A read that
+    /// fails stops nothing: it is logged and the session answers without
+    /// (a resync or a spectator message is then missing, and said so in
+    /// the log; play goes on).
+    async fn stored_from(&mut self, from_seq: u64) -> Vec<Vec<u8>> {
+        let events = match self.store.load_events_from(self.game_id, from_seq).await {
             Ok(events) => events,
             Err(error) => {
                 error!(game_id = %self.game_id, %error, "could not read the stored log");
-                return Ok(Vec::new());
+                return Vec::new();
             }
         };
-        if events.iter().zip(0u64..).any(|(e, seq)| e.seq != seq) {
+        if events.iter().zip(from_seq..).any(|(e, seq)| e.seq != seq) {
             error!(game_id = %self.game_id, "the stored log is not numbered 0, 1, 2, ...");
-            return Ok(Vec::new());
+            return Vec::new();
         }
-        Ok(events.into_iter().map(|e| e.bytes).collect())
+        // Not empty only if `from_seq` is a stored seq: the gap is bounded
+        // by the log.
+        let mut stored = vec![
+            Vec::new();
+            if events.is_empty() {
+                0
+            } else {
+                from_seq as usize
+            }
+        ];
+        stored.extend(events.into_iter().map(|e| e.bytes));
+        stored
     }
 
     /// Asks the session with nothing stored first, then with the stored
-    /// events if it no longer holds what it needs; `None` (logged) if it
-    /// cannot answer even then.
+    /// events from `from_seq` if it no longer holds what it needs; `None`
+    /// (logged) if it cannot answer even then.
     async fn with_stored<T>(
         &mut self,
         what: &str,
+        from_seq: u64,
         ask: impl Fn(&dyn GameSession, &[Vec<u8>]) -> Option<T>,
-    ) -> Result<Option<T>, StoreError> {
+    ) -> Option<T> {
         if let Some(answer) = ask(self.session.as_ref(), &[]) {
-            return Ok(Some(answer));
+            return Some(answer);
         }
-        let stored = self.stored().await?;
+        let stored = self.stored_from(from_seq).await;
         let answer = ask(self.session.as_ref(), &stored);
         if answer.is_none() {
             error!(game_id = %self.game_id, what, "the session cannot answer from its stored log");
         }
-        Ok(answer)
+        answer
     }
 
     /// What `side` was shown from `from_seq` on ([`Effect::Resync`]):
-    /// only the stored events from `from_seq` are read (those before are
-    /// left empty; the resync does not ask for them).
-    async fn resync(&mut self, side: Side, from_seq: u64) -> Result<Vec<Vec<u8>>, StoreError> {
-        if let Some(answer) = self.session.resync(side, from_seq, &[]) {
-            return Ok(answer);
-        }
-        let mut stored = Vec::new();
-        match self.store.load_events_from(self.game_id, from_seq).await {
-            Ok(events) => {
-                let from = usize::try_from(from_seq).unwrap_or(usize::MAX);
-                if events.iter().zip(from_seq..).any(|(e, seq)| e.seq != seq) {
-                    error!(game_id = %self.game_id, "the stored log is not numbered 0, 1, 2, ...");
-                } else if !events.is_empty() {
-                    stored.resize(from, Vec::new());
-                    stored.extend(events.into_iter().map(|e| e.bytes));
-                }
-            }
-            Err(error) => {
-                error!(game_id = %self.game_id, %error, "could not read the stored log");
-            }
-        }
-        let answer = self.session.resync(side, from_seq, &stored);
-        if answer.is_none() {
-            error!(game_id = %self.game_id, "the session cannot answer a resync from its stored log");
-        }
-        Ok(answer.unwrap_or_default())
+    /// only the stored events from `from_seq` are read.
+    async fn resync(&mut self, side: Side, from_seq: u64) -> Vec<Vec<u8>> {
+        self.with_stored("resync", from_seq, |s, stored| {
+            s.resync(side, from_seq, stored)
+        })
+        .await
+        .unwrap_or_default()
     }
 
     /// The transcript for [`Effect::Finish`]: the session holds what it
     /// has not released (the last entries, not yet stored), the store the
     /// rest.
-    async fn transcript(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
-        self.with_stored("transcript", |s, stored| s.transcript(stored))
+    async fn transcript(&mut self) -> Option<Vec<u8>> {
+        self.with_stored("transcript", 0, |s, stored| s.transcript(stored))
             .await
     }
 
     /// `effects` with each [`Effect::Resync`] replaced by the messages it
     /// sends, in place.
-    async fn resyncs_as_sends(&mut self, effects: Vec<Effect>) -> Result<Vec<Effect>, StoreError> {
+    async fn resyncs_as_sends(&mut self, effects: Vec<Effect>) -> Vec<Effect> {
         let mut out = Vec::with_capacity(effects.len());
         for effect in effects {
             match effect {
                 Effect::Resync { side, from_seq, to } => out.extend(
                     self.resync(side, from_seq)
-                        .await?
+                        .await
                         .into_iter()
                         .map(|payload| Effect::Send {
                             to: Recipient::Connection(to),
@@ -1184,16 +1180,16 @@ impl GameTask {
                 other => out.push(other),
             }
         }
-        Ok(out)
+        out
     }
 
-    async fn finished(&mut self) -> Result<(), StoreError> {
+    async fn finished(&mut self) {
         self.status.finished.store(true, Ordering::Relaxed);
         self.metrics.game_finished();
         info!(game_id = %self.game_id, "game finished");
         // The transcript is public from now on: holding back the public
         // view would hide nothing (DESIGN 5).
-        self.release_delayed(None).await
+        self.release_delayed(None).await;
     }
 
     fn send(&mut self, to: Recipient, payload: Vec<u8>) {
@@ -1209,16 +1205,15 @@ impl GameTask {
 
     /// The session's next public message is due: it goes to the
     /// spectators after the delay, behind anything still queued.
-    async fn publish(&mut self) -> Result<(), StoreError> {
+    async fn publish(&mut self) {
         let held = !self.settings.spectator_delay.is_zero()
             && !self.status.finished.load(Ordering::Relaxed);
         if held {
             self.delayed
                 .push_back(Instant::now() + self.settings.spectator_delay);
-            Ok(())
         } else {
             self.delayed.push_back(Instant::now());
-            self.release_delayed(None).await
+            self.release_delayed(None).await;
         }
     }
 
@@ -1255,8 +1250,9 @@ impl GameTask {
     /// Sends the spectators the queued messages due by `until` (all of
     /// them if `None`), in order, counting them in `public_sent`. A
     /// message is built only if a spectator is there to receive it.
-    async fn release_delayed(&mut self, until: Option<Instant>) -> Result<(), StoreError> {
-        // Read from the store at most once for the messages released now.
+    async fn release_delayed(&mut self, until: Option<Instant>) {
+        // Read from the store at most once for the messages released now,
+        // from the first that needs it (they go in order).
         let mut stored: Option<Vec<Vec<u8>>> = None;
         while let Some(t) = self.delayed.front() {
             if until.is_some_and(|until| *t > until) {
@@ -1272,7 +1268,7 @@ impl GameTask {
             let mut payload = self.session.public_message(index, &[]);
             if payload.is_none() {
                 if stored.is_none() {
-                    stored = Some(self.stored().await?);
+                    stored = Some(self.stored_from(index as u64).await);
                 }
                 payload = self
                     .session
@@ -1286,22 +1282,21 @@ impl GameTask {
                 self.send_message(id, &payload);
             }
         }
-        Ok(())
     }
 
     /// What a spectator who joins now is sent first: what the other
     /// spectators have already been sent, the history up to where the delay
     /// queue starts. The queued rest reaches it as it matures (DESIGN 5).
-    async fn public_history(&mut self) -> Result<Vec<Vec<u8>>, StoreError> {
+    async fn public_history(&mut self) -> Vec<Vec<u8>> {
         if self.public_sent == 0 {
-            return Ok(Vec::new());
+            return Vec::new();
         }
         let sent = self.public_sent;
         let history: Vec<Vec<u8>> = self
-            .with_stored("public history", |s, stored| {
+            .with_stored("public history", 0, |s, stored| {
                 (0..sent).map(|i| s.public_message(i, stored)).collect()
             })
-            .await?
+            .await
             .unwrap_or_default();
         if history.len() != self.public_sent {
             // A session breaking its contract; send what is safe to send.
@@ -1312,7 +1307,7 @@ impl GameTask {
                 "the session lacks public messages it published"
             );
         }
-        Ok(history)
+        history
     }
 
     /// Sends a connection that just joined its backlog (a late spectator's
@@ -2253,7 +2248,7 @@ mod tests {
         fn load_game(&self, g: GameId) -> Result<StoredGame, StoreError> {
             Err(StoreError::UnknownGame(g))
         }
-        fn load_events(&self, g: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+        fn load_events_from(&self, g: GameId, _: u64) -> Result<Vec<StoredEvent>, StoreError> {
             Err(StoreError::UnknownGame(g))
         }
         fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {

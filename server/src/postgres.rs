@@ -596,10 +596,6 @@ impl GameStore for PgStore {
         })
     }
 
-    fn load_events(&self, game_id: GameId) -> Result<Vec<StoredEvent>, StoreError> {
-        self.load_events_from(game_id, 0)
-    }
-
     fn load_events_from(
         &self,
         game_id: GameId,

@@ -182,9 +182,13 @@ pub trait GameSession: Send + 'static {
 
     /// The methods that read the game's past ([`GameSession::public_message`],
     /// [`GameSession::resync`], [`GameSession::transcript`]) take `stored`:
-    /// the events stored so far, in order from 0, each as appended. The
+    /// the events stored so far, indexed by seq, each as appended. The
     /// shell asks with none first and reads the store only if the session
-    /// answers `None` (it no longer holds what it needs).
+    /// answers `None` (it no longer holds what it needs). It reads only
+    /// what the call can need, and leaves the events before empty: from
+    /// `from_seq` for a resync, from seq `index` for public message
+    /// `index` (so that message must not need an event before it), from 0
+    /// for the transcript and a late spectator's history.
     ///
     /// Public message `index`, byte for byte as spectators are sent it
     /// (public view only, padded like every other message, G3): any index

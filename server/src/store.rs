@@ -253,20 +253,18 @@ pub trait GameStore: Send {
     fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError>;
 
     /// A game's events in sequence order.
-    fn load_events(&self, game_id: GameId) -> Result<Vec<StoredEvent>, StoreError>;
+    fn load_events(&self, game_id: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+        self.load_events_from(game_id, 0)
+    }
 
     /// A game's events from `from_seq` on, in sequence order (a resync
-    /// near the end of a long log reads only its end). The backends read
-    /// only those rows; this default filters [`GameStore::load_events`].
+    /// near the end of a long log reads only its end; the backends read
+    /// only those rows).
     fn load_events_from(
         &self,
         game_id: GameId,
         from_seq: u64,
-    ) -> Result<Vec<StoredEvent>, StoreError> {
-        let mut events = self.load_events(game_id)?;
-        events.retain(|e| e.seq >= from_seq);
-        Ok(events)
-    }
+    ) -> Result<Vec<StoredEvent>, StoreError>;
 
     /// Ids of all games not yet finished, in creation order.
     fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError>;
@@ -649,7 +647,7 @@ mod tests {
         fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError> {
             Err(StoreError::UnknownGame(game_id))
         }
-        fn load_events(&self, _: GameId) -> Result<Vec<StoredEvent>, StoreError> {
+        fn load_events_from(&self, _: GameId, _: u64) -> Result<Vec<StoredEvent>, StoreError> {
             Ok(Vec::new())
         }
         fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {

@@ -239,8 +239,8 @@ impl GameStore for CutBeforeTheResult {
     fn load_game(&self, g: GameId) -> Result<StoredGame, StoreError> {
         self.0.load_game(g)
     }
-    fn load_events(&self, g: GameId) -> Result<Vec<StoredEvent>, StoreError> {
-        self.0.load_events(g)
+    fn load_events_from(&self, g: GameId, from: u64) -> Result<Vec<StoredEvent>, StoreError> {
+        self.0.load_events_from(g, from)
     }
     fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {
         self.0.list_unfinished()
