@@ -79,5 +79,5 @@ pub enum EventKind {
         reason: String,
     },
     /// An event of the ruleset's own, in the ruleset's encoding.
-    Rules(Vec<u8>),
+    Rules(#[serde(with = "serde_bytes")] Vec<u8>),
 }

@@ -11,10 +11,12 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use hexveil_protocol::beacon::{roll_seed, RollSeed};
 use hexveil_protocol::dice::DiceStream;
 use hexveil_protocol::encoding::{hmac_sha256, Digest, GameId, Party};
-use hexveil_protocol::envelope::{Envelope, LogState, ENVELOPE_VERSION};
+use hexveil_protocol::envelope::{Envelope, LogState, Receipt, ENVELOPE_VERSION};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::layout::{verify_opening, Content, LayoutSeed, SealedLayout};
+use hexveil_protocol::message::{self, decode_to_server, LoggedEntry, ToServer};
 use hexveil_protocol::pad::{Pad, PadSeed, PadValue};
+use hexveil_protocol::transcript::{decode_entry, encode_entry};
 
 const GAME: GameId = GameId([0x5a; 16]);
 
@@ -124,5 +126,40 @@ fn envelopes(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, raw, layouts, rolls, envelopes);
+/// A log entry's encoding and decoding, and a player's submission's
+/// decoding, with a body of a typical declaration's size: the byte strings
+/// inside them are what postcard writes and reads on the hot path
+/// (issue 16).
+fn entries(c: &mut Criterion) {
+    let a = Identity::from_seed(&[1; 32]).unwrap();
+    let server = Identity::from_seed(&[2; 32]).unwrap();
+    let mut log = LogState::new(GAME, vec![a.public_key()]);
+    let env = Envelope {
+        version: ENVELOPE_VERSION,
+        game_id: GAME,
+        author: a.public_key(),
+        seq: 0,
+        prev_head: log.head(),
+        body: (0..400).map(|i| i as u8).collect(),
+    }
+    .sign(&a);
+    let appended = log.append(&env).unwrap();
+    let entry = LoggedEntry {
+        receipt: Some(Receipt::issue(&server, GAME, &appended)),
+        envelope: env.clone(),
+    };
+    let bytes = encode_entry(&entry);
+    c.bench_function("entry/encode_400B", |b| {
+        b.iter(|| encode_entry(black_box(&entry)))
+    });
+    c.bench_function("entry/decode_400B", |b| {
+        b.iter(|| decode_entry(black_box(&bytes)).unwrap())
+    });
+    let submit = message::encode(&ToServer::Submit(env));
+    c.bench_function("submit/decode_400B", |b| {
+        b.iter(|| decode_to_server(black_box(&submit)).unwrap())
+    });
+}
+
+criterion_group!(benches, raw, layouts, rolls, envelopes, entries);
 criterion_main!(benches);

@@ -50,6 +50,7 @@ pub struct Envelope {
     /// The head the author saw before this entry.
     pub prev_head: Digest,
     /// The message body (a wire message, encoded by the message layer).
+    #[serde(with = "serde_bytes")]
     pub body: Vec<u8>,
 }
 
@@ -123,34 +124,46 @@ impl SignedHere {
 
 /// What goes on the wire and into the log: the exact signed bytes and the
 /// signature. Deserializing parses the bytes (and fails on malformed ones).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "RawSignedEnvelope", into = "RawSignedEnvelope")]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawSignedEnvelope")]
 pub struct SignedEnvelope {
     bytes: Vec<u8>,
     sig: Signature,
     env: Envelope,
 }
 
-/// The serialized form of a [`SignedEnvelope`].
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The serialized form of a [`SignedEnvelope`]: its signed bytes (a byte
+/// string) and the signature.
+#[derive(Serialize, Deserialize)]
 struct RawSignedEnvelope {
+    #[serde(with = "serde_bytes")]
     bytes: Vec<u8>,
     sig: Signature,
+}
+
+/// [`RawSignedEnvelope`] borrowed, so serializing copies nothing.
+#[derive(Serialize)]
+#[serde(rename = "RawSignedEnvelope")]
+struct RawSignedEnvelopeRef<'a> {
+    #[serde(with = "serde_bytes")]
+    bytes: &'a [u8],
+    sig: &'a Signature,
+}
+
+impl Serialize for SignedEnvelope {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        RawSignedEnvelopeRef {
+            bytes: &self.bytes,
+            sig: &self.sig,
+        }
+        .serialize(s)
+    }
 }
 
 impl TryFrom<RawSignedEnvelope> for SignedEnvelope {
     type Error = DecodeError;
     fn try_from(r: RawSignedEnvelope) -> Result<Self, DecodeError> {
         SignedEnvelope::from_parts(r.bytes, r.sig)
-    }
-}
-
-impl From<SignedEnvelope> for RawSignedEnvelope {
-    fn from(s: SignedEnvelope) -> Self {
-        RawSignedEnvelope {
-            bytes: s.bytes,
-            sig: s.sig,
-        }
     }
 }
 

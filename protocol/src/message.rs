@@ -213,6 +213,7 @@ pub struct EscrowBody {
     pub notes_seed: [u8; 32],
     /// The standing orders the server carries out for the owner's notes,
     /// in the ruleset's encoding (ASL: Daisy Chain orders, B28.531).
+    #[serde(with = "serde_bytes")]
     pub orders: Vec<u8>,
 }
 
@@ -293,7 +294,7 @@ pub enum Body {
     /// Player: setup and commitments.
     Setup(SetupBody),
     /// Player: an action for the engine, in the ruleset's encoding.
-    Act(Vec<u8>),
+    Act(#[serde(with = "serde_bytes")] Vec<u8>),
     /// Player: openings answering the referee's request, in its order.
     Open(Vec<OpenedFact>),
     /// Player: a pad entry for a beacon round.
@@ -341,6 +342,7 @@ pub enum Body {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Declare {
     /// The action, in the ruleset's encoding.
+    #[serde(with = "serde_bytes")]
     pub action: Vec<u8>,
     /// 32 bytes from the actor's system random generator, fresh for every
     /// declaration: the actor's part of the seed of each public roll the
@@ -488,6 +490,7 @@ pub struct Declared {
     /// The side that declared it (the signer of the entry).
     pub by: Side,
     /// The action, in the ruleset's encoding.
+    #[serde(with = "serde_bytes")]
     pub action: Vec<u8>,
 }
 
@@ -515,9 +518,9 @@ pub enum ToClient {
     /// player can show it later (G5).
     Rejected(Refusal),
     /// The game is over; the full transcript file.
-    Transcript(Vec<u8>),
+    Transcript(#[serde(with = "serde_bytes")] Vec<u8>),
     /// Padding of a padded message (never sent alone).
-    Padding(Vec<u8>),
+    Padding(#[serde(with = "serde_bytes")] Vec<u8>),
 }
 
 /// Encodes a message for a player, padded to a multiple of [`PAD_BUCKET`]

@@ -91,10 +91,14 @@ fn every_declared_dependency_is_used() {
             let used = code.match_indices(krate.as_str()).any(|(i, _)| {
                 let before = code[..i].chars().next_back();
                 let after = &code[i + krate.len()..];
-                !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-                    && (after.starts_with("::")
-                        || after.starts_with(';')
-                        || after.starts_with(" as "))
+                // A path, an import, or a serde attribute's module
+                // (`#[serde(with = "serde_bytes")]`).
+                let quoted = before == Some('"') && after.starts_with('"');
+                quoted
+                    || !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && (after.starts_with("::")
+                            || after.starts_with(';')
+                            || after.starts_with(" as "))
             });
             if !used {
                 unused.push(format!("{m}: {name}"));
