@@ -163,6 +163,7 @@ pub enum ClientMessage {
         /// The player's public key.
         public_key: PublicKey,
         /// The signature, exactly [`SIGNATURE_LEN`] bytes.
+        #[serde(with = "serde_bytes")]
         signature: Vec<u8>,
     },
     /// Liveness check; answered with [`ServerMessage::Pong`].
@@ -174,6 +175,7 @@ pub enum ClientMessage {
     /// [`MAX_SCENARIO_LEN`] bytes).
     CreateGame {
         /// The scenario bytes handed to the session factory.
+        #[serde(with = "serde_bytes")]
         scenario: Vec<u8>,
     },
     /// List the games of this server.
@@ -200,6 +202,7 @@ pub enum ClientMessage {
         /// The game.
         game_id: GameId,
         /// Opaque session bytes (at most [`MAX_PAYLOAD_LEN`]).
+        #[serde(with = "serde_bytes")]
         payload: Vec<u8>,
         /// Whether the message continues in the next `Game` part.
         more: bool,
@@ -285,6 +288,7 @@ pub enum ServerMessage {
         /// The game.
         game_id: GameId,
         /// Opaque session bytes (at most [`MAX_PAYLOAD_LEN`]).
+        #[serde(with = "serde_bytes")]
         payload: Vec<u8>,
         /// Whether the message continues in the next `Game` part.
         more: bool,
@@ -298,6 +302,7 @@ pub enum ServerMessage {
         /// Length of the whole transcript.
         total_len: u64,
         /// At most [`MAX_PAYLOAD_LEN`] bytes; empty at the end.
+        #[serde(with = "serde_bytes")]
         bytes: Vec<u8>,
     },
     /// Answer to [`ClientMessage::ListFinished`].
