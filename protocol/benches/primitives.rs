@@ -11,7 +11,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use hexveil_protocol::beacon::{roll_seed, RollSeed};
 use hexveil_protocol::dice::DiceStream;
 use hexveil_protocol::encoding::{hmac_sha256, Digest, GameId, Party};
-use hexveil_protocol::envelope::{Envelope, LogState, Receipt, ENVELOPE_VERSION};
+use hexveil_protocol::envelope::{Envelope, LogState, Receipt, SignedEnvelope, ENVELOPE_VERSION};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::layout::{verify_opening, Content, LayoutSeed, SealedLayout};
 use hexveil_protocol::message::{self, decode_to_server, LoggedEntry, ToServer};
@@ -109,18 +109,23 @@ fn rolls(c: &mut Criterion) {
     });
 }
 
-fn envelopes(c: &mut Criterion) {
-    let a = Identity::from_seed(&[1; 32]).unwrap();
-    let log = LogState::new(GAME, vec![a.public_key()]);
-    let env = Envelope {
+/// The first entry of a log of `a`'s, signed by `a`, with `body`.
+fn first_entry(a: &Identity, log: &LogState, body: Vec<u8>) -> SignedEnvelope {
+    Envelope {
         version: ENVELOPE_VERSION,
         game_id: GAME,
         author: a.public_key(),
         seq: 0,
         prev_head: log.head(),
-        body: vec![0x42; 64],
+        body,
     }
-    .sign(&a);
+    .sign(a)
+}
+
+fn envelopes(c: &mut Criterion) {
+    let a = Identity::from_seed(&[1; 32]).unwrap();
+    let log = LogState::new(GAME, vec![a.public_key()]);
+    let env = first_entry(&a, &log, vec![0x42; 64]);
     c.bench_function("envelope/check", |b| {
         b.iter(|| log.check(black_box(&env)).unwrap())
     });
@@ -134,15 +139,7 @@ fn entries(c: &mut Criterion) {
     let a = Identity::from_seed(&[1; 32]).unwrap();
     let server = Identity::from_seed(&[2; 32]).unwrap();
     let mut log = LogState::new(GAME, vec![a.public_key()]);
-    let env = Envelope {
-        version: ENVELOPE_VERSION,
-        game_id: GAME,
-        author: a.public_key(),
-        seq: 0,
-        prev_head: log.head(),
-        body: (0..400).map(|i| i as u8).collect(),
-    }
-    .sign(&a);
+    let env = first_entry(&a, &log, (0..400).map(|i| i as u8).collect());
     let appended = log.append(&env).unwrap();
     let entry = LoggedEntry {
         receipt: Some(Receipt::issue(&server, GAME, &appended)),
