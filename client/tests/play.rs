@@ -369,7 +369,9 @@ async fn design_3_6_an_escrow_game_from_the_cli_needs_each_players_consent() {
 // on the same data directory and address comes back; both clients notice,
 // reconnect with backoff and resume from their last entry, A's commands
 // are carried out, and both end with the same clean transcript: the other
-// side saw nothing but a delay.
+// side saw nothing but a delay. A spectator's `hexveil watch` reconnects
+// too, and shows every update once: what it showed before the restart is
+// not shown again (DESIGN 5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn g6_join_survives_a_server_restart_and_keeps_what_was_typed_meanwhile() {
     use std::process::Stdio;
@@ -430,6 +432,12 @@ async fn g6_join_survives_a_server_restart_and_keeps_what_was_typed_meanwhile() 
     };
     let mut a = spawn(join(&alice, "a", "a-secrets"));
     let b = spawn(join(&bob, "b", "b-secrets"));
+    let carol = dir.path().join("carol.pk8");
+    assert!(run(&["keygen", "--out", p(&carol)]).await.0);
+    let mut watch = vec!["watch".to_string()];
+    watch.extend(lab.conn(&carol));
+    watch.extend(["--game".to_string(), game.clone()]);
+    let watcher = spawn(watch);
     let a_out = std::sync::Arc::new(Mutex::new(String::new()));
     {
         let a_out = a_out.clone();
@@ -505,6 +513,28 @@ async fn g6_join_survives_a_server_restart_and_keeps_what_was_typed_meanwhile() 
         std::fs::read(dir.path().join("a-secrets/transcript.hexveil")).unwrap(),
         std::fs::read(dir.path().join("b-secrets/transcript.hexveil")).unwrap(),
     );
+    let watched = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        watcher.wait_with_output(),
+    )
+    .await
+    .expect("the spectator sees the end")
+    .unwrap();
+    let w_text = String::from_utf8_lossy(&watched.stdout).into_owned();
+    assert!(
+        watched.status.success(),
+        "watch: {w_text}{}",
+        String::from_utf8_lossy(&watched.stderr)
+    );
+    assert!(w_text.contains("reconnected; going on after"), "{w_text}");
+    assert!(w_text.contains("CLEAN: game"), "{w_text}");
+    // Before the restart (the game's start) and after it (A's move), once.
+    for line in [
+        "side A's Movement Phase (MPh) begins",
+        "moves ger-squad-1, ger-leader into 4E4",
+    ] {
+        assert_eq!(w_text.matches(line).count(), 1, "{line}: {w_text}");
+    }
     server.shutdown().await;
 }
 

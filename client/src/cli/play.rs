@@ -329,18 +329,22 @@ impl Connect {
     async fn client(&self) -> Result<(Client, Resolved), PlayError> {
         let r = self.resolve().await?;
         let (pkcs8, _) = keys::load(&r.key)?;
-        let mut client = Client::connect(r.addr, ServerTrust::Pinned(r.fingerprint), &pkcs8)
-            .await
-            .map_err(|e| match e {
-                DriverError::Net(e) => PlayError::Connect {
-                    server: r.server.clone(),
-                    why: e.to_string(),
-                },
-                other => PlayError::Driver(other),
-            })?;
-        client.set_wait(PATIENCE);
+        let client = connect_to(&r, &pkcs8).await.map_err(|e| match e {
+            DriverError::Net(e) => PlayError::Connect {
+                server: r.server.clone(),
+                why: e.to_string(),
+            },
+            other => PlayError::Driver(other),
+        })?;
         Ok((client, r))
     }
+}
+
+/// A logged-in client of the resolved server, patient ([`PATIENCE`]).
+async fn connect_to(r: &Resolved, pkcs8: &[u8]) -> Result<Client, DriverError> {
+    let mut client = Client::connect(r.addr, ServerTrust::Pinned(r.fingerprint), pkcs8).await?;
+    client.set_wait(PATIENCE);
+    Ok(client)
 }
 
 /// The game: `--game`, else the invite's.
@@ -384,21 +388,46 @@ fn connection_lost(e: &DriverError) -> bool {
 async fn resume(seat: &mut RemotePlayer, out: &Output, why: &DriverError) -> Result<(), PlayError> {
     let side = seat.side();
     out.note(side, &format!("lost the server ({why}); reconnecting"));
-    let start = tokio::time::Instant::now();
-    let mut backoff = RECONNECT_FIRST_BACKOFF;
+    let mut backoff = Backoff::new();
     loop {
-        tokio::time::sleep(backoff).await;
+        backoff.pause().await;
         match seat.reconnect().await {
-            Ok(()) => {
-                out.note(side, "reconnected; resuming where the game was");
-                return Ok(());
-            }
-            Err(e) if connection_lost(&e) && start.elapsed() < RECONNECT_FOR => {
-                out.note(side, &format!("not yet ({e}); trying again"));
-                backoff = (backoff * 2).min(RECONNECT_MAX_BACKOFF);
-            }
+            Ok(()) => break,
+            Err(e) if backoff.retry(&e) => out.note(side, &format!("not yet ({e}); trying again")),
             Err(e) => return Err(lost(e, &format!("side {side}"))),
         }
+    }
+    out.note(side, "reconnected; resuming where the game was");
+    Ok(())
+}
+
+/// Reconnection attempts: a wait that doubles from
+/// [`RECONNECT_FIRST_BACKOFF`] up to [`RECONNECT_MAX_BACKOFF`] before each,
+/// while they fail for want of a connection, for at most
+/// [`RECONNECT_FOR`].
+struct Backoff {
+    start: tokio::time::Instant,
+    next: Duration,
+}
+
+impl Backoff {
+    fn new() -> Backoff {
+        Backoff {
+            start: tokio::time::Instant::now(),
+            next: RECONNECT_FIRST_BACKOFF,
+        }
+    }
+
+    /// The wait before the next attempt.
+    async fn pause(&self) {
+        tokio::time::sleep(self.next).await;
+    }
+
+    /// Whether to try again after an attempt failed with `e`.
+    fn retry(&mut self, e: &DriverError) -> bool {
+        let again = connection_lost(e) && self.start.elapsed() < RECONNECT_FOR;
+        self.next = (self.next * 2).min(RECONNECT_MAX_BACKOFF);
+        again
     }
 }
 
@@ -1130,7 +1159,9 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
 }
 
 /// `hexveil watch`: the public narrative of a game. With the scenario
-/// file, units are named; without it, by `id:N`.
+/// file, units are named; without it, by `id:N`. If the connection is lost
+/// (a server restart, a network cut), it reconnects as a seat does
+/// ([`RECONNECT_FOR`]) and goes on after the last update it printed.
 pub async fn watch(
     c: &Connect,
     game: Option<&str>,
@@ -1146,13 +1177,37 @@ pub async fn watch(
     };
     let mut spectator = client.watch(game_id).await?;
     println!("watching game {game} (public view: what happened so far, then as it happens)");
+    // The last update printed: a spectator joins from the start, so after
+    // a reconnection what was printed comes again and is skipped.
+    let mut printed: Option<u64> = None;
     while !spectator.is_closed() {
-        let event = spectator
-            .next_event()
-            .await
-            .map_err(|e| lost(e, "the spectator"))?;
+        let event = match spectator.next_event().await {
+            Ok(event) => event,
+            Err(e) if connection_lost(&e) => {
+                println!("lost the server ({e}); reconnecting");
+                let (pkcs8, _) = keys::load(&resolved.key)?;
+                let mut backoff = Backoff::new();
+                spectator = loop {
+                    backoff.pause().await;
+                    let again = match connect_to(&resolved, &pkcs8).await {
+                        Ok(client) => client.watch(game_id).await,
+                        Err(e) => Err(e),
+                    };
+                    match again {
+                        Ok(s) => break s,
+                        Err(e) if backoff.retry(&e) => println!("not yet ({e}); trying again"),
+                        Err(e) => return Err(lost(e, "the spectator")),
+                    }
+                };
+                println!("reconnected; going on after the last update shown");
+                continue;
+            }
+            Err(e) => return Err(lost(e, "the spectator")),
+        };
         match event {
+            GameEvent::Update(u) if printed.is_some_and(|p| u.seq <= p) => {}
             GameEvent::Update(u) => {
+                printed = Some(u.seq);
                 // Without a scenario file, the genesis (public) names the
                 // ruleset and holds the scenario: units get their names.
                 if let (None, Some(g)) = (scenario, &u.genesis) {
