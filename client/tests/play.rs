@@ -437,31 +437,41 @@ async fn g6_join_survives_a_server_restart_and_keeps_what_was_typed_meanwhile() 
     let mut watch = vec!["watch".to_string()];
     watch.extend(lab.conn(&carol));
     watch.extend(["--game".to_string(), game.clone()]);
-    let watcher = spawn(watch);
-    let a_out = std::sync::Arc::new(Mutex::new(String::new()));
-    {
-        let a_out = a_out.clone();
-        let mut lines = BufReader::new(a.stdout.take().unwrap()).lines();
-        tokio::spawn(async move {
+    let mut watcher = spawn(watch);
+    // What a process prints, as it prints it.
+    let collect = |stdout| {
+        let text = std::sync::Arc::new(Mutex::new(String::new()));
+        let mut lines = BufReader::new(stdout).lines();
+        let sink = text.clone();
+        let reader = tokio::spawn(async move {
             while let Ok(Some(l)) = lines.next_line().await {
-                let mut o = a_out.lock().unwrap();
+                let mut o = sink.lock().unwrap();
                 o.push_str(&l);
                 o.push('\n');
             }
         });
-    }
+        (text, reader)
+    };
+    let (a_out, _) = collect(a.stdout.take().unwrap());
+    let (w_out, w_reader) = collect(watcher.stdout.take().unwrap());
     let mut a_in = a.stdin.take().unwrap();
     a_in.write_all(b"end\nend\nend\n").await.unwrap();
+    // A and the spectator have both seen A's MPh begin before the server
+    // goes: what the spectator shows again after it is the test.
+    const MPH: &str = "side A's Movement Phase (MPh) begins";
     let waited = tokio::time::timeout(std::time::Duration::from_secs(60), async {
-        while !a_out.lock().unwrap().contains("side A's MPh") {
+        while !a_out.lock().unwrap().contains("side A's MPh")
+            || !w_out.lock().unwrap().contains(MPH)
+        {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
     })
     .await;
     assert!(
         waited.is_ok(),
-        "A reaches its MPh: {}",
-        a_out.lock().unwrap()
+        "A and the spectator reach A's MPh: {}\n---\n{}",
+        a_out.lock().unwrap(),
+        w_out.lock().unwrap()
     );
 
     // The server goes away; A types meanwhile; a new server comes back.
@@ -520,7 +530,9 @@ async fn g6_join_survives_a_server_restart_and_keeps_what_was_typed_meanwhile() 
     .await
     .expect("the spectator sees the end")
     .unwrap();
-    let w_text = String::from_utf8_lossy(&watched.stdout).into_owned();
+    // Every line is read once the pipe is closed.
+    w_reader.await.unwrap();
+    let w_text = w_out.lock().unwrap().clone();
     assert!(
         watched.status.success(),
         "watch: {w_text}{}",
@@ -528,11 +540,10 @@ async fn g6_join_survives_a_server_restart_and_keeps_what_was_typed_meanwhile() 
     );
     assert!(w_text.contains("reconnected; going on after"), "{w_text}");
     assert!(w_text.contains("CLEAN: game"), "{w_text}");
-    // Before the restart (the game's start) and after it (A's move), once.
-    for line in [
-        "side A's Movement Phase (MPh) begins",
-        "moves ger-squad-1, ger-leader into 4E4",
-    ] {
+    assert!(!w_text.contains("were not sent"), "{w_text}");
+    // Before the restart (shown, then sent again and skipped) and after
+    // it (A's move): each once.
+    for line in [MPH, "moves ger-squad-1, ger-leader into 4E4"] {
         assert_eq!(w_text.matches(line).count(), 1, "{line}: {w_text}");
     }
     server.shutdown().await;

@@ -93,12 +93,11 @@ fn every_declared_dependency_is_used() {
                 let after = &code[i + krate.len()..];
                 // A path, an import, or a serde attribute's module
                 // (`#[serde(with = "serde_bytes")]`).
-                let quoted = before == Some('"') && after.starts_with('"');
-                quoted
-                    || !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-                        && (after.starts_with("::")
-                            || after.starts_with(';')
-                            || after.starts_with(" as "))
+                let with = code[..i].ends_with("with = \"") && after.starts_with('"');
+                with || !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && (after.starts_with("::")
+                        || after.starts_with(';')
+                        || after.starts_with(" as "))
             });
             if !used {
                 unused.push(format!("{m}: {name}"));

@@ -15,6 +15,7 @@ use hexveil_asl::scenario::Scenario;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
+use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::identity::PublicKey;
 use hexveil_protocol::message::{Mode, Prompt};
 use hexveil_protocol::player::Secrets;
@@ -76,6 +77,18 @@ pub enum PlayError {
         why: String,
         /// What to do now.
         what: &'static str,
+    },
+    /// After a reconnection, the server sent a log entry the spectator had
+    /// already shown with another head: the log it showed is not the log
+    /// the server holds now (a fork, G5).
+    #[error("the server's log changed under this spectator: entry #{seq} was shown with head {shown}, and is now sent with head {now}; the log shown and the log held differ (G5), keep this output as evidence")]
+    Forked {
+        /// The entry.
+        seq: u64,
+        /// Its head when it was shown.
+        shown: Digest,
+        /// Its head as sent after the reconnection.
+        now: Digest,
     },
 }
 
@@ -380,6 +393,35 @@ fn connection_lost(e: &DriverError) -> bool {
     matches!(e, DriverError::Disconnected(_) | DriverError::Net(_))
 }
 
+/// Whether an attempt to reach the server again may succeed later: the
+/// connection failed or could not be made, or the server said to come back
+/// (busy, an internal error such as its store restarting, a rate limit). A
+/// wrong fingerprint, a refused login or version, an unknown game or a
+/// refusal of the request itself end the attempts at once.
+fn retryable(e: &DriverError) -> bool {
+    use hexveil::net::NetError;
+    use hexveil_server::wire::ErrorCode;
+    let later = |code: &ErrorCode| {
+        matches!(
+            code,
+            ErrorCode::Busy | ErrorCode::Internal | ErrorCode::RateLimited
+        )
+    };
+    match e {
+        DriverError::Disconnected(_) | DriverError::Timeout(..) => true,
+        DriverError::Server { code, .. } => later(code),
+        DriverError::Net(
+            NetError::Socket(_)
+            | NetError::Connection(_)
+            | NetError::Timeout(_)
+            | NetError::Frame(_)
+            | NetError::Closed,
+        ) => true,
+        DriverError::Net(NetError::Server { code, .. }) => later(code),
+        _ => false,
+    }
+}
+
 /// Reconnects a seat that lost the server, with backoff, and resumes it
 /// after the last view it saw: the server re-sends what it missed and the
 /// driver sends again its last entry if it was never receipted (a command
@@ -403,7 +445,7 @@ async fn resume(seat: &mut RemotePlayer, out: &Output, why: &DriverError) -> Res
 
 /// Reconnection attempts: a wait that doubles from
 /// [`RECONNECT_FIRST_BACKOFF`] up to [`RECONNECT_MAX_BACKOFF`] before each,
-/// while they fail for want of a connection, for at most
+/// while they fail in a way that may pass ([`retryable`]), for at most
 /// [`RECONNECT_FOR`].
 struct Backoff {
     start: tokio::time::Instant,
@@ -425,7 +467,7 @@ impl Backoff {
 
     /// Whether to try again after an attempt failed with `e`.
     fn retry(&mut self, e: &DriverError) -> bool {
-        let again = connection_lost(e) && self.start.elapsed() < RECONNECT_FOR;
+        let again = retryable(e) && self.start.elapsed() < RECONNECT_FOR;
         self.next = (self.next * 2).min(RECONNECT_MAX_BACKOFF);
         again
     }
@@ -1169,6 +1211,7 @@ pub async fn watch(
     out: Option<PathBuf>,
 ) -> Result<(), PlayError> {
     let (client, resolved) = c.client().await?;
+    let (pkcs8, _) = keys::load(&resolved.key)?;
     let game_id = the_game(game, &resolved)?;
     let game = game_hex(&game_id);
     let mut narrator = match scenario {
@@ -1177,15 +1220,15 @@ pub async fn watch(
     };
     let mut spectator = client.watch(game_id).await?;
     println!("watching game {game} (public view: what happened so far, then as it happens)");
-    // The last update printed: a spectator joins from the start, so after
-    // a reconnection what was printed comes again and is skipped.
-    let mut printed: Option<u64> = None;
+    // The last update shown, and the log head after it: a spectator joins
+    // from the start, so after a reconnection what was shown comes again
+    // and is skipped, and the head it had then must be the head it has now.
+    let mut shown: Option<(u64, Digest)> = None;
     while !spectator.is_closed() {
         let event = match spectator.next_event().await {
             Ok(event) => event,
             Err(e) if connection_lost(&e) => {
                 println!("lost the server ({e}); reconnecting");
-                let (pkcs8, _) = keys::load(&resolved.key)?;
                 let mut backoff = Backoff::new();
                 spectator = loop {
                     backoff.pause().await;
@@ -1205,9 +1248,30 @@ pub async fn watch(
             Err(e) => return Err(lost(e, "the spectator")),
         };
         match event {
-            GameEvent::Update(u) if printed.is_some_and(|p| u.seq <= p) => {}
             GameEvent::Update(u) => {
-                printed = Some(u.seq);
+                if let Some((seq, head)) = shown {
+                    if u.seq < seq {
+                        continue;
+                    }
+                    if u.seq == seq {
+                        if head != u.head {
+                            return Err(PlayError::Forked {
+                                seq,
+                                shown: head,
+                                now: u.head,
+                            });
+                        }
+                        continue;
+                    }
+                    if u.seq > seq + 1 {
+                        println!(
+                            "(log entries #{} to #{} were not sent to this spectator)",
+                            seq + 1,
+                            u.seq - 1
+                        );
+                    }
+                }
+                shown = Some((u.seq, u.head));
                 // Without a scenario file, the genesis (public) names the
                 // ruleset and holds the scenario: units get their names.
                 if let (None, Some(g)) = (scenario, &u.genesis) {
@@ -1228,7 +1292,31 @@ pub async fn watch(
         }
     }
     spectator.set_wait(TRANSCRIPT_WAIT);
-    let t = spectator.fetch_transcript().await?;
+    let t = match spectator.fetch_transcript().await {
+        Ok(t) => t,
+        // The game is over: its transcript is the server's to hand anyone,
+        // no join needed.
+        Err(e) if connection_lost(&e) => {
+            println!("lost the server ({e}) before the transcript; reconnecting");
+            let mut backoff = Backoff::new();
+            loop {
+                backoff.pause().await;
+                let again = match connect_to(&resolved, &pkcs8).await {
+                    Ok(mut client) => {
+                        client.set_wait(TRANSCRIPT_WAIT);
+                        client.fetch_transcript(game_id).await
+                    }
+                    Err(e) => Err(e),
+                };
+                match again {
+                    Ok(t) => break t,
+                    Err(e) if backoff.retry(&e) => println!("not yet ({e}); trying again"),
+                    Err(e) => return Err(lost(e, "the spectator")),
+                }
+            }
+        }
+        Err(e) => return Err(e.into()),
+    };
     let (verdict, _) = transcript::judge(&t);
     if let Some(path) = out {
         files::write_durably(&path, &t)?;
