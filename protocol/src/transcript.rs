@@ -421,10 +421,17 @@ impl<R: Read> StreamReader<R> {
 /// Decodes one entry of a file of `version`.
 fn decode_in(version: u16, bytes: &[u8]) -> Result<LoggedEntry, EntryProblem> {
     let entry = decode_entry(bytes).map_err(EntryProblem::Malformed)?;
+    fits(version, &entry)?;
+    Ok(entry)
+}
+
+/// Whether a file of `version` may hold `entry`: a version-1 file holds
+/// only receipted entries.
+fn fits(version: u16, entry: &LoggedEntry) -> Result<(), EntryProblem> {
     if version == 1 && entry.receipt.is_none() {
         return Err(EntryProblem::ReceiptlessInVersion1);
     }
-    Ok(entry)
+    Ok(())
 }
 
 /// Fills `buf` as far as the reader allows; returns the bytes read.
@@ -480,13 +487,10 @@ impl<W: Write> TranscriptWriter<W> {
         if self.index as usize >= MAX_ENTRIES {
             return Err(FormatError::TooManyEntries { max: MAX_ENTRIES }.into());
         }
-        if self.version == 1 && entry.receipt.is_none() {
-            return Err(FormatError::Entry {
-                index: self.index,
-                problem: EntryProblem::ReceiptlessInVersion1,
-            }
-            .into());
-        }
+        fits(self.version, entry).map_err(|problem| FormatError::Entry {
+            index: self.index,
+            problem,
+        })?;
         let bytes = encode_entry(entry);
         if bytes.len() > MAX_ENTRY_LEN {
             return Err(FormatError::Entry {

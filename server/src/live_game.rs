@@ -23,7 +23,7 @@ use crate::at_rest::StorageKey;
 use crate::secrets::ServerSecrets;
 use crate::session::{
     Effect, GameSession, Observation, Participant, Recipient, Rejection, SessionContext,
-    SessionFactory,
+    SessionFactory, StoredEvents,
 };
 use crate::wire::{PublicKey, Role, Side};
 
@@ -234,12 +234,13 @@ impl LiveGame {
     /// Entry `seq` of the stored events (sealed at rest), decoded.
     fn stored_entry(
         &self,
-        stored: &[Vec<u8>],
+        stored: &StoredEvents,
         seq: usize,
     ) -> Option<hexveil_protocol::message::LoggedEntry> {
+        let seq = seq as u64;
         let opened = self
             .at_rest
-            .open(seq as u64, stored.get(seq)?)
+            .open(seq, stored.get(seq)?)
             .map_err(|e| e.to_string())
             .and_then(|bytes| decode_entry(&bytes).map_err(|e| e.to_string()));
         opened
@@ -295,7 +296,7 @@ impl GameSession for LiveGame {
         self.session.log_len().saturating_sub(pending)
     }
 
-    fn public_message(&self, index: usize, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+    fn public_message(&self, index: usize, stored: &StoredEvents) -> Option<Vec<u8>> {
         let older = |i| self.stored_entry(stored, i);
         let view = self
             .session
@@ -303,13 +304,13 @@ impl GameSession for LiveGame {
         Some(encode_padded(&view))
     }
 
-    fn resync(&self, side: Side, from_seq: u64, stored: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    fn resync(&self, side: Side, from_seq: u64, stored: &StoredEvents) -> Option<Vec<Vec<u8>>> {
         let older = |i| self.stored_entry(stored, i);
         let views = self.session.resync_with(side, from_seq, &older)?;
         Some(views.iter().map(encode_padded).collect())
     }
 
-    fn transcript(&self, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+    fn transcript(&self, stored: &StoredEvents) -> Option<Vec<u8>> {
         let older = |i| self.stored_entry(stored, i);
         let transcript = Transcript {
             version: file_version_for(self.session.referee().genesis()),

@@ -48,7 +48,7 @@ use crate::metrics::Metrics;
 use crate::rate::{RateLimit, TokenBucket};
 use crate::session::{
     unix_millis, ConnectionId, Effect, GameSession, Participant, Recipient, SessionContext,
-    SessionFactory,
+    SessionFactory, StoredEvents,
 };
 use crate::store::{GameCaps, NewGameRecord, StoreError, StoreHandle};
 use crate::wire::{
@@ -1092,36 +1092,23 @@ impl GameTask {
         Ok(())
     }
 
-    /// The game's stored events from `from_seq` on, in a list indexed by
-    /// seq (those before `from_seq` left empty: the caller does not ask for
-    /// them): what a session reads its released past from. A read that
-    /// fails stops nothing: it is logged and the session answers without
-    /// (a resync or a spectator message is then missing, and said so in
-    /// the log; play goes on).
-    async fn stored_from(&mut self, from_seq: u64) -> Vec<Vec<u8>> {
+    /// The game's stored events from `from_seq` on: what a session reads
+    /// its released past from. A read that fails stops nothing: it is
+    /// logged and the session answers without (a resync or a spectator
+    /// message is then missing, and said so in the log; play goes on).
+    async fn stored_from(&mut self, from_seq: u64) -> StoredEvents {
         let events = match self.store.load_events_from(self.game_id, from_seq).await {
             Ok(events) => events,
             Err(error) => {
                 error!(game_id = %self.game_id, %error, "could not read the stored log");
-                return Vec::new();
+                return StoredEvents::default();
             }
         };
         if events.iter().zip(from_seq..).any(|(e, seq)| e.seq != seq) {
             error!(game_id = %self.game_id, "the stored log is not numbered 0, 1, 2, ...");
-            return Vec::new();
+            return StoredEvents::default();
         }
-        // Not empty only if `from_seq` is a stored seq: the gap is bounded
-        // by the log.
-        let mut stored = vec![
-            Vec::new();
-            if events.is_empty() {
-                0
-            } else {
-                from_seq as usize
-            }
-        ];
-        stored.extend(events.into_iter().map(|e| e.bytes));
-        stored
+        StoredEvents::new(from_seq, events.into_iter().map(|e| e.bytes).collect())
     }
 
     /// Asks the session with nothing stored first, then with the stored
@@ -1131,13 +1118,27 @@ impl GameTask {
         &mut self,
         what: &str,
         from_seq: u64,
-        ask: impl Fn(&dyn GameSession, &[Vec<u8>]) -> Option<T>,
+        ask: impl Fn(&dyn GameSession, &StoredEvents) -> Option<T>,
     ) -> Option<T> {
-        if let Some(answer) = ask(self.session.as_ref(), &[]) {
+        self.with_stored_in(&mut None, what, from_seq, ask).await
+    }
+
+    /// [`GameTask::with_stored`], the events read kept in `read` for the
+    /// next call (which must not need an event before `from_seq`).
+    async fn with_stored_in<T>(
+        &mut self,
+        read: &mut Option<StoredEvents>,
+        what: &str,
+        from_seq: u64,
+        ask: impl Fn(&dyn GameSession, &StoredEvents) -> Option<T>,
+    ) -> Option<T> {
+        if let Some(answer) = ask(self.session.as_ref(), &StoredEvents::default()) {
             return Some(answer);
         }
-        let stored = self.stored_from(from_seq).await;
-        let answer = ask(self.session.as_ref(), &stored);
+        if read.is_none() {
+            *read = Some(self.stored_from(from_seq).await);
+        }
+        let answer = ask(self.session.as_ref(), read.as_ref().expect("read above"));
         if answer.is_none() {
             error!(game_id = %self.game_id, what, "the session cannot answer from its stored log");
         }
@@ -1253,7 +1254,7 @@ impl GameTask {
     async fn release_delayed(&mut self, until: Option<Instant>) {
         // Read from the store at most once for the messages released now,
         // from the first that needs it (they go in order).
-        let mut stored: Option<Vec<Vec<u8>>> = None;
+        let mut read = None;
         while let Some(t) = self.delayed.front() {
             if until.is_some_and(|until| *t > until) {
                 break;
@@ -1265,17 +1266,12 @@ impl GameTask {
             if spectators.is_empty() {
                 continue;
             }
-            let mut payload = self.session.public_message(index, &[]);
-            if payload.is_none() {
-                if stored.is_none() {
-                    stored = Some(self.stored_from(index as u64).await);
-                }
-                payload = self
-                    .session
-                    .public_message(index, stored.as_deref().unwrap_or_default());
-            }
-            let Some(payload) = payload else {
-                error!(game_id = %self.game_id, index, "the session has no public message it published");
+            let Some(payload) = self
+                .with_stored_in(&mut read, "public message", index as u64, |s, stored| {
+                    s.public_message(index, stored)
+                })
+                .await
+            else {
                 continue;
             };
             for id in spectators {
@@ -1737,11 +1733,11 @@ mod tests {
             }])
         }
 
-        fn resync(&self, _: Side, _: u64, _: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+        fn resync(&self, _: Side, _: u64, _: &StoredEvents) -> Option<Vec<Vec<u8>>> {
             Some((0..self.0).map(|i| format!("r{i}").into_bytes()).collect())
         }
 
-        fn transcript(&self, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+        fn transcript(&self, _: &StoredEvents) -> Option<Vec<u8>> {
             None
         }
 
@@ -1752,7 +1748,7 @@ mod tests {
         fn public_len(&self) -> usize {
             0
         }
-        fn public_message(&self, _: usize, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+        fn public_message(&self, _: usize, _: &StoredEvents) -> Option<Vec<u8>> {
             None
         }
     }
@@ -1934,13 +1930,13 @@ mod tests {
         fn public_len(&self) -> usize {
             self.sent.len()
         }
-        fn public_message(&self, index: usize, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+        fn public_message(&self, index: usize, _: &StoredEvents) -> Option<Vec<u8>> {
             self.sent.get(index).cloned()
         }
-        fn resync(&self, _: Side, _: u64, _: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+        fn resync(&self, _: Side, _: u64, _: &StoredEvents) -> Option<Vec<Vec<u8>>> {
             None
         }
-        fn transcript(&self, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+        fn transcript(&self, _: &StoredEvents) -> Option<Vec<u8>> {
             None
         }
         fn handle(&mut self, _: &Participant, _: &[u8], _: u64) -> Result<Vec<Effect>, Rejection> {
@@ -2025,14 +2021,14 @@ mod tests {
         fn public_len(&self) -> usize {
             self.relay.public_len()
         }
-        fn public_message(&self, index: usize, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+        fn public_message(&self, index: usize, stored: &StoredEvents) -> Option<Vec<u8>> {
             self.built.fetch_add(1, Ordering::Relaxed);
             self.relay.public_message(index, stored)
         }
-        fn resync(&self, side: Side, from: u64, stored: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+        fn resync(&self, side: Side, from: u64, stored: &StoredEvents) -> Option<Vec<Vec<u8>>> {
             self.relay.resync(side, from, stored)
         }
-        fn transcript(&self, stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+        fn transcript(&self, stored: &StoredEvents) -> Option<Vec<u8>> {
             self.relay.transcript(stored)
         }
         fn handle(
@@ -2106,13 +2102,13 @@ mod tests {
         fn public_len(&self) -> usize {
             0
         }
-        fn public_message(&self, _: usize, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+        fn public_message(&self, _: usize, _: &StoredEvents) -> Option<Vec<u8>> {
             None
         }
-        fn resync(&self, _: Side, _: u64, _: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+        fn resync(&self, _: Side, _: u64, _: &StoredEvents) -> Option<Vec<Vec<u8>>> {
             None
         }
-        fn transcript(&self, _: &[Vec<u8>]) -> Option<Vec<u8>> {
+        fn transcript(&self, _: &StoredEvents) -> Option<Vec<u8>> {
             None
         }
         fn handle(

@@ -14,6 +14,7 @@
 
 use crate::session::{
     Effect, GameSession, Participant, Recipient, Rejection, SessionContext, SessionFactory,
+    StoredEvents,
 };
 use crate::wire::{PublicKey, Role, Side};
 
@@ -104,17 +105,17 @@ impl GameSession for RelaySession {
         self.relayed().count()
     }
 
-    fn public_message(&self, index: usize, _stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+    fn public_message(&self, index: usize, _stored: &StoredEvents) -> Option<Vec<u8>> {
         self.relayed().nth(index).cloned()
     }
 
     /// The relay welcomes a joining player itself; it asks for no resync.
-    fn resync(&self, _: Side, _: u64, _: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    fn resync(&self, _: Side, _: u64, _: &StoredEvents) -> Option<Vec<Vec<u8>>> {
         None
     }
 
     /// Every logged event, concatenated.
-    fn transcript(&self, _stored: &[Vec<u8>]) -> Option<Vec<u8>> {
+    fn transcript(&self, _stored: &StoredEvents) -> Option<Vec<u8>> {
         Some(self.log.concat())
     }
 

@@ -149,6 +149,29 @@ pub struct SessionContext {
     pub max_pad_len: u32,
 }
 
+/// A game's stored events from one seq on, each as appended: what a
+/// session reads the past it released from ([`GameSession::settled`]).
+/// The shell reads only the seqs a call can need, so nothing is held for
+/// the events before.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredEvents {
+    from: u64,
+    events: Vec<Vec<u8>>,
+}
+
+impl StoredEvents {
+    /// Events `from`, `from + 1`, ... in that order.
+    pub fn new(from: u64, events: Vec<Vec<u8>>) -> StoredEvents {
+        StoredEvents { from, events }
+    }
+
+    /// Event `seq`, if it was read.
+    pub fn get(&self, seq: u64) -> Option<&[u8]> {
+        let i = usize::try_from(seq.checked_sub(self.from)?).ok()?;
+        self.events.get(i).map(Vec::as_slice)
+    }
+}
+
 /// A game's state machine, owned by one task of the shell. Calls never block
 /// and do no I/O.
 pub trait GameSession: Send + 'static {
@@ -182,13 +205,13 @@ pub trait GameSession: Send + 'static {
 
     /// The methods that read the game's past ([`GameSession::public_message`],
     /// [`GameSession::resync`], [`GameSession::transcript`]) take `stored`:
-    /// the events stored so far, indexed by seq, each as appended. The
-    /// shell asks with none first and reads the store only if the session
-    /// answers `None` (it no longer holds what it needs). It reads only
-    /// what the call can need, and leaves the events before empty: from
-    /// `from_seq` for a resync, from seq `index` for public message
-    /// `index` (so that message must not need an event before it), from 0
-    /// for the transcript and a late spectator's history.
+    /// stored events, each as appended ([`StoredEvents`]). The shell asks
+    /// with none first and reads the store only if the session answers
+    /// `None` (it no longer holds what it needs). It reads only what the
+    /// call can need: from `from_seq` for a resync, from seq `index` for
+    /// public message `index` (so that message must not need an event
+    /// before it), from 0 for the transcript and a late spectator's
+    /// history.
     ///
     /// Public message `index`, byte for byte as spectators are sent it
     /// (public view only, padded like every other message, G3): any index
@@ -201,14 +224,14 @@ pub trait GameSession: Send + 'static {
     /// the spectators present each one as it leaves, and sends a spectator
     /// who joins late every one that has left before, so nothing is sent
     /// twice or skipped. A message therefore never changes once published.
-    fn public_message(&self, index: usize, stored: &[Vec<u8>]) -> Option<Vec<u8>>;
+    fn public_message(&self, index: usize, stored: &StoredEvents) -> Option<Vec<u8>>;
 
     /// What `side` was shown of every event from `from_seq` on, for
     /// [`Effect::Resync`].
-    fn resync(&self, side: Side, from_seq: u64, stored: &[Vec<u8>]) -> Option<Vec<Vec<u8>>>;
+    fn resync(&self, side: Side, from_seq: u64, stored: &StoredEvents) -> Option<Vec<Vec<u8>>>;
 
     /// The game's transcript, for [`Effect::Finish`] (everything revealed).
-    fn transcript(&self, stored: &[Vec<u8>]) -> Option<Vec<u8>>;
+    fn transcript(&self, stored: &StoredEvents) -> Option<Vec<u8>>;
 
     /// Everything the session has returned so far has been carried out
     /// (stored, sent), but the public messages from number `public_from`

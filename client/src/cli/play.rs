@@ -1200,6 +1200,31 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
     Ok(())
 }
 
+/// A spectator's new connection to the resolved server, with backoff
+/// ([`Backoff`]), and what `then` does with it.
+async fn reconnected<T, F>(
+    resolved: &Resolved,
+    pkcs8: &[u8],
+    mut then: impl FnMut(Client) -> F,
+) -> Result<T, PlayError>
+where
+    F: std::future::Future<Output = Result<T, DriverError>>,
+{
+    let mut backoff = Backoff::new();
+    loop {
+        backoff.pause().await;
+        let again = match connect_to(resolved, pkcs8).await {
+            Ok(client) => then(client).await,
+            Err(e) => Err(e),
+        };
+        match again {
+            Ok(x) => return Ok(x),
+            Err(e) if backoff.retry(&e) => println!("not yet ({e}); trying again"),
+            Err(e) => return Err(lost(e, "the spectator")),
+        }
+    }
+}
+
 /// `hexveil watch`: the public narrative of a game. With the scenario
 /// file, units are named; without it, by `id:N`. If the connection is lost
 /// (a server restart, a network cut), it reconnects as a seat does
@@ -1229,19 +1254,7 @@ pub async fn watch(
             Ok(event) => event,
             Err(e) if connection_lost(&e) => {
                 println!("lost the server ({e}); reconnecting");
-                let mut backoff = Backoff::new();
-                spectator = loop {
-                    backoff.pause().await;
-                    let again = match connect_to(&resolved, &pkcs8).await {
-                        Ok(client) => client.watch(game_id).await,
-                        Err(e) => Err(e),
-                    };
-                    match again {
-                        Ok(s) => break s,
-                        Err(e) if backoff.retry(&e) => println!("not yet ({e}); trying again"),
-                        Err(e) => return Err(lost(e, "the spectator")),
-                    }
-                };
+                spectator = reconnected(&resolved, &pkcs8, |client| client.watch(game_id)).await?;
                 println!("reconnected; going on after the last update shown");
                 continue;
             }
@@ -1298,22 +1311,11 @@ pub async fn watch(
         // no join needed.
         Err(e) if connection_lost(&e) => {
             println!("lost the server ({e}) before the transcript; reconnecting");
-            let mut backoff = Backoff::new();
-            loop {
-                backoff.pause().await;
-                let again = match connect_to(&resolved, &pkcs8).await {
-                    Ok(mut client) => {
-                        client.set_wait(TRANSCRIPT_WAIT);
-                        client.fetch_transcript(game_id).await
-                    }
-                    Err(e) => Err(e),
-                };
-                match again {
-                    Ok(t) => break t,
-                    Err(e) if backoff.retry(&e) => println!("not yet ({e}); trying again"),
-                    Err(e) => return Err(lost(e, "the spectator")),
-                }
-            }
+            reconnected(&resolved, &pkcs8, |mut client| async move {
+                client.set_wait(TRANSCRIPT_WAIT);
+                client.fetch_transcript(game_id).await
+            })
+            .await?
         }
         Err(e) => return Err(e.into()),
     };
