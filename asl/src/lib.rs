@@ -51,6 +51,7 @@ pub mod c3;
 pub mod model;
 
 pub mod adjudicate;
+pub mod asks;
 pub mod content;
 pub mod engine;
 pub mod oracle;

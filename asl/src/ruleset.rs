@@ -444,6 +444,10 @@ impl kernel::Scenario for AslScenario {
         decode_action(action).map_or(4, |a| rolls_ahead(&a))
     }
 
+    fn observer(&self, viewer: Side) -> Box<dyn kernel::Observer> {
+        crate::asks::observer(viewer)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -16,6 +16,7 @@ pub mod engine;
 pub mod error;
 pub mod event;
 pub mod fact;
+pub mod observer;
 pub mod pmap;
 pub mod resolve;
 pub mod ruleset;
@@ -30,6 +31,7 @@ pub use event::{Event, EventKind, Visibility};
 pub use fact::{
     Content, ContentError, Fact, FactRequest, Key, KeyError, Layer, Location, CONTENT_LEN,
 };
+pub use observer::{Asks, Observer};
 pub use pmap::PersistentMap;
 pub use resolve::{Answers, Asked, Interrupt, Mismatch, Pending};
 pub use ruleset::{

@@ -13,6 +13,7 @@
 use crate::dice::{DiceSpec, Roll};
 use crate::engine::Engine;
 use crate::fact::{Content, ContentError, Layer, Location};
+use crate::observer::Observer;
 use crate::side::Side;
 use crate::tables::SuppliedTables;
 use std::any::Any;
@@ -140,6 +141,12 @@ pub trait Scenario: Send + Sync + Debug {
         let _ = action;
         4
     }
+
+    /// A fresh picture of a game of this scenario for the side `viewer`
+    /// (before any setup): what that side's client folds from the log it
+    /// is shown, to bound what the referee may ask of it (issue 24,
+    /// [`Observer::asks`]).
+    fn observer(&self, viewer: Side) -> Box<dyn Observer>;
 
     /// The ruleset's own scenario.
     fn as_any(&self) -> &dyn Any;

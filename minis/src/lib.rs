@@ -16,6 +16,7 @@
 //! Pure: no IO, no clock, no randomness, no crypto.
 
 pub mod action;
+pub mod asks;
 pub mod content;
 pub mod engine;
 pub mod event;

@@ -861,6 +861,10 @@ impl CoreScenario for MinisScenario {
         &self.tables
     }
 
+    fn observer(&self, viewer: hexveil_core::Side) -> Box<dyn hexveil_core::Observer> {
+        crate::asks::observer(viewer)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
