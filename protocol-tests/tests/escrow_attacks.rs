@@ -307,6 +307,10 @@ fn setup_prompt(seq: u64) -> Update {
         prompt: Prompt::Setup,
         end: None,
         closed: false,
+        logged: hexveil_protocol::message::Logged::Sealed {
+            entry_hash: Digest::ZERO,
+        },
+        attest: None,
     }
 }
 

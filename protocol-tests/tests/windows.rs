@@ -348,7 +348,6 @@ fn g2_7_1_a_client_releases_no_pad_entry_for_a_roll_the_log_is_not_at() {
     // the pads give.
     let mut t = Table::new(5, SEALED_B);
     t.end_phase_until(hexveil_asl::turn::Phase::Movement);
-    let last = t.last(Side::B).clone();
     let rolls_so_far = t
         .game()
         .entries
@@ -369,14 +368,18 @@ fn g2_7_1_a_client_releases_no_pad_entry_for_a_roll_the_log_is_not_at() {
             count: MAX_WINDOW,
         },
     ];
-    for (i, prompt) in asks.into_iter().enumerate() {
-        let fake = hexveil_protocol::message::Update {
-            seq: last.seq + 1 + i as u64,
-            entry: "openings".into(),
-            prompt: prompt.clone(),
-            ..last.clone()
-        };
-        let answer = t.players.get_mut(&Side::B).unwrap().on_update(&fake);
+    // A dishonest server signs these prompts with its own key (issue 24):
+    // the view receipt binds them, and B's own count still refuses.
+    for prompt in asks {
+        let player = t.players.get_mut(&Side::B).unwrap();
+        let fake = common::forge::invent(
+            player.witness().next_seq(),
+            player.witness().head(),
+            Some(Side::B),
+            "openings",
+            prompt.clone(),
+        );
+        let answer = player.on_update(&fake);
         assert!(
             matches!(&answer, Err(hexveil_protocol::player::PlayerError::CannotAnswer(why)) if why.contains("G2")),
             "{prompt:?}: {answer:?}"

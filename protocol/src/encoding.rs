@@ -65,6 +65,11 @@ pub mod tag {
     pub const LOGIN: &str = "hexveil/v1/login";
     /// The server's signed refusal of a player's entry.
     pub const REFUSAL: &str = "hexveil/v1/refusal";
+    /// The server's signed word on what each audience was shown of one
+    /// log entry (a view receipt, issue 24).
+    pub const VIEW: &str = "hexveil/v1/view";
+    /// The digest of what one audience was shown of one log entry.
+    pub const SHOWN: &str = "hexveil/v1/shown";
 
     /// All tags, for tests that check they are distinct and ASCII.
     pub const ALL: &[&str] = &[
@@ -86,6 +91,8 @@ pub mod tag {
         GENESIS,
         LOGIN,
         REFUSAL,
+        VIEW,
+        SHOWN,
     ];
 }
 

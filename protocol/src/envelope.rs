@@ -597,6 +597,20 @@ pub enum ForkProof {
         /// The other.
         second: SignedEnvelope,
     },
+    /// Two statements of the server's transcript key, of any form
+    /// ([`crate::attestation::Attestation`]: a receipt, a view receipt,
+    /// an entry the server signed itself), that give two heads for one
+    /// position of one game's chain: e.g. a player's receipt for its
+    /// entry at seq 15 and the server's own `Timeout` at seq 15 (issue
+    /// 24). The server signed both: it showed two histories.
+    Attested {
+        /// The server's transcript key.
+        server: PublicKey,
+        /// One statement.
+        first: Box<crate::attestation::Attestation>,
+        /// The other.
+        second: Box<crate::attestation::Attestation>,
+    },
 }
 
 /// Why a fork proof does not prove a fork.
@@ -608,7 +622,8 @@ pub enum ForkProofError {
     /// The two items are for different games.
     #[error("the two items are for different games")]
     DifferentGames,
-    /// The two items are for different seqs.
+    /// The two items are for different seqs (an attested proof: for no
+    /// position both speak of).
     #[error("the two items are for different seqs")]
     DifferentSeqs,
     /// The two items carry the same head: no fork.
@@ -620,6 +635,23 @@ impl ForkProof {
     /// Checks the proof.
     pub fn verify(&self) -> Result<(), ForkProofError> {
         let (g1, g2, s1, s2, h1, h2) = match self {
+            ForkProof::Attested {
+                server,
+                first,
+                second,
+            } => {
+                let (g1, s1) = first.position();
+                let (g2, s2) = second.position();
+                if g1 != g2 {
+                    return Err(ForkProofError::DifferentGames);
+                }
+                return match crate::attestation::conflict(server, first, second) {
+                    Err((i, _)) => Err(ForkProofError::BadSignature(i)),
+                    Ok(Some(_)) => Ok(()),
+                    Ok(None) if s1.abs_diff(s2) > 1 => Err(ForkProofError::DifferentSeqs),
+                    Ok(None) => Err(ForkProofError::SameHead),
+                };
+            }
             ForkProof::Receipts {
                 server,
                 first,

@@ -163,6 +163,33 @@ impl Keeper {
         self.orders.observe(actor, action);
     }
 
+    /// The layer answered by notes, if the ruleset has one.
+    pub fn note_layer(&self) -> Option<Layer> {
+        self.note_layer
+    }
+
+    /// Opens requested leaves of the sealed layouts, in order, changing
+    /// nothing: a request for a note is refused (see [`Keeper::open`]).
+    pub fn open_leaves(&self, requests: &[FactRequest]) -> Result<Vec<OpenedFact>, KeeperError> {
+        requests.iter().map(|r| self.open_leaf(r)).collect()
+    }
+
+    fn open_leaf(&self, r: &FactRequest) -> Result<OpenedFact, KeeperError> {
+        if r.owner != self.side {
+            return Err(KeeperError::NotOurs(r.to_string()));
+        }
+        if Some(r.layer) == self.note_layer {
+            return Err(KeeperError::NotAnOpportunity(r.location.to_string()));
+        }
+        self.layout(r.layer)?
+            .open(r.location.key())
+            .map(OpenedFact::Leaf)
+            .map_err(|e| KeeperError::Layout {
+                layer: r.layer,
+                reason: e.to_string(),
+            })
+    }
+
     /// Opens the requested facts, in order: a leaf of a sealed layout, or a
     /// note for an opportunity (real or null, decided by the standing
     /// orders).
@@ -187,13 +214,7 @@ impl Keeper {
                         opening,
                     });
                 }
-                self.layout(r.layer)?
-                    .open(r.location.key())
-                    .map(OpenedFact::Leaf)
-                    .map_err(|e| KeeperError::Layout {
-                        layer: r.layer,
-                        reason: e.to_string(),
-                    })
+                self.open_leaf(r)
             })
             .collect()
     }

@@ -14,10 +14,13 @@
 //! - [`transcript`], [`verifier`]: the transcript file of a game and the
 //!   offline verifier that replays it through the [`referee`] (3.5, G5).
 
+pub mod attestation;
 pub mod beacon;
 pub mod dice;
 pub mod encoding;
 pub mod envelope;
+mod guard;
+pub mod evidence;
 pub mod identity;
 pub mod keeper;
 pub mod layout;
@@ -31,6 +34,8 @@ mod roll_count;
 pub mod session;
 pub mod transcript;
 pub mod verifier;
+pub mod view_receipt;
+pub mod witness;
 
 pub use beacon::{BeaconRound, RollKind, RollRequest, RollSeed, RoundStatus};
 pub use dice::{DiceRoll, DiceStream, DieKind, Percentile};

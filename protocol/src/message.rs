@@ -9,6 +9,7 @@
 
 use crate::encoding::{Digest, Party};
 use crate::envelope::{Receipt, Refusal, SignedEnvelope};
+use crate::view_receipt::ViewReceipt;
 use crate::identity::PublicKey;
 use crate::layout::{Opening, RootStatement, Transition};
 use crate::note::{NoteCommitment, NoteOpening};
@@ -482,6 +483,78 @@ pub struct Update {
     /// Whether the log is closed after this entry (ended and every reveal
     /// in or timed out): the server has the transcript; fetch it.
     pub closed: bool,
+    /// The log entry itself, in the form this party may check against
+    /// the head chain it holds (issue 24): the whole signed entry, the
+    /// party's own (its receipt), or sealed (its hash only, bound by
+    /// `attest`). A client shows nothing it has not checked this way.
+    pub logged: Logged,
+    /// The server's signed word on this entry's place in the log and on
+    /// what each audience was shown of it, prompt included: present when
+    /// some audience may not read the whole entry, or when the update asks
+    /// a player for something that releases a secret
+    /// ([`Prompt::releases`]).
+    pub attest: Option<Box<ViewReceipt>>,
+}
+
+/// How an [`Update`] carries its log entry (issue 24).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Logged {
+    /// The whole entry, exactly as logged: its signed envelope and the
+    /// server's receipt for it, if it has one (PROTOCOL.md 6).
+    Full {
+        /// The signed envelope.
+        envelope: Box<SignedEnvelope>,
+        /// The server's receipt (every player's entry; a server entry only
+        /// in games of message versions 3 and 4).
+        receipt: Option<Box<Receipt>>,
+    },
+    /// The party's own entry, which it signed and holds: the server's
+    /// receipt for it.
+    Own(Box<Receipt>),
+    /// An entry this party may not read yet: its hash. The update's
+    /// `attest` binds it to its place and author.
+    Sealed {
+        /// SHA-256 of the entry's signed bytes.
+        entry_hash: Digest,
+    },
+}
+
+impl Update {
+    /// The digest of what this update shows its party: every field but
+    /// `seq`, `head`, `logged` and `attest`, i.e.
+    /// `SHA256(tuple("hexveil/v1/shown", bytes postcard(entry, action,
+    /// genesis, public_setup, events, dice, prompt, end, closed)))`. A
+    /// view receipt signs one per audience (PROTOCOL.md 14.2).
+    pub fn shown_digest(&self) -> Digest {
+        let shown = encode(&(
+            &self.entry,
+            &self.action,
+            &self.genesis,
+            &self.public_setup,
+            &self.events,
+            &self.dice,
+            &self.prompt,
+            &self.end,
+            self.closed,
+        ));
+        crate::encoding::TupleEncoder::new(crate::encoding::tag::SHOWN)
+            .var_bytes(&shown)
+            .sha256()
+    }
+}
+
+impl Prompt {
+    /// Whether answering this prompt releases something the party keeps
+    /// secret until then (openings, pad entries, transitions, its setup or
+    /// its final reveal): such a prompt always comes with the server's
+    /// signature ([`Update::attest`]), so the party can prove what it was
+    /// asked (issue 24).
+    pub fn releases(&self) -> bool {
+        !matches!(
+            self,
+            Prompt::Act | Prompt::Wait | Prompt::Pad | Prompt::RenewPad { .. }
+        )
+    }
 }
 
 /// An action as declared in the log: by whom, and what.

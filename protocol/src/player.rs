@@ -13,14 +13,17 @@ use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use crate::identity::Identity;
 use crate::keeper::{Keeper, KeeperError};
+use crate::envelope::{Receipt, Refusal};
+use crate::evidence::{Evidence, Shown, ViewProof};
+use crate::guard::Guard;
 use crate::message::{
-    encode, party_of, Body, Declare, EscrowBody, LayerReveal, Mode, OpenAhead, Prompt, RevealBody,
-    SetupBody, Update, MAX_WINDOW,
+    encode, party_of, side_of, Body, Declare, EscrowBody, LayerReveal, Logged, LoggedEntry, Mode,
+    OpenAhead, OpenedFact, Prompt, RevealBody, SetupBody, Update, MAX_WINDOW,
 };
 use crate::note::NotesSeed;
 use crate::pad::{Pad, PadSeed};
-use crate::roll_count::RollCount;
-use hexveil_core::{Layer, Ruleset, Side};
+use crate::witness::{Breach, Checked, Seen, Witness};
+use hexveil_core::{FactRequest, Layer, Ruleset, Side};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -103,6 +106,10 @@ pub enum PlayerError {
     /// The referee asked for something this player cannot answer.
     #[error("cannot answer: {0}")]
     CannotAnswer(String),
+    /// The server sent what this player cannot bind to the log: a fork,
+    /// an unsigned or contradicted view, a gap (issue 24).
+    #[error("{0}")]
+    Breach(Breach),
 }
 
 /// One player's protocol state.
@@ -122,10 +129,14 @@ pub struct Player {
     pad: Pad,
     /// Pads of epochs after 0 (renewal).
     later_pads: BTreeMap<u32, Pad>,
-    /// The last (seq, head) seen: the next entry goes on top of it.
-    head: Option<(u64, Digest)>,
-    /// The last prompt answered, so a repeated update is not answered twice.
-    answered: Option<u64>,
+    /// The log as this player checked it: the next entry goes on top of
+    /// its head (issue 24).
+    witness: Witness,
+    /// What the rules can ask of this player now (issue 24).
+    guard: Guard,
+    /// The answer sent last and not yet seen in the log, with what it
+    /// changes once the log shows it accepted (commit after acceptance).
+    pending: Option<Pending>,
     /// The ruleset (id, version) this player set up for.
     ruleset: (String, u32),
     /// SHA-256 of the scenario text this player set up for.
@@ -141,18 +152,51 @@ pub struct Player {
     /// The game's message version, from its genesis: 4 declares actions
     /// with a nonce and rolls in windows (PROTOCOL.md 7.1).
     message_version: u16,
-    /// The scenario, for the length of a window (`Scenario::rolls_ahead`).
-    scenario: std::sync::Arc<dyn hexveil_core::Scenario>,
-    /// The roll numbers as the public updates tell them: pad entries are
-    /// released only for the roll the referee is at (G2).
-    rolls: RollCount,
+}
+
+/// An answer sent and not yet seen in the log.
+#[derive(Debug)]
+struct Pending {
+    /// Its seq and hash.
+    seq: u64,
+    entry_hash: Digest,
+    /// The keeper as it is once the answer is accepted (a note decided by
+    /// the standing orders, a leaf changed), if the answer changes it.
+    keeper: Option<Keeper>,
+    /// The facts it opens.
+    opened: Vec<FactRequest>,
+}
+
+/// What a player made of one update.
+#[derive(Debug, Default)]
+pub struct Heard {
+    /// The update as checked against the log ([`Witness`]), to show: `None`
+    /// for one seen before (a resync sends some again).
+    pub update: Option<Update>,
+    /// The entry that answers its prompt, to send, if the prompt asks a
+    /// machine answer the rules can ask now.
+    pub answer: Option<SignedEnvelope>,
+    /// A prompt this player refused: the rules cannot ask it now.
+    pub refused: Option<RefusedPrompt>,
+}
+
+/// A prompt a player refused, with nothing released (issue 24).
+#[derive(Debug, Clone)]
+pub struct RefusedPrompt {
+    /// The entry whose update asked it.
+    pub seq: u64,
+    /// What the server asked and why the rules cannot ask it, in words.
+    pub reason: String,
+    /// The server's signed prompt: with the game's transcript, it proves
+    /// what the server asked against it (`hexveil verify --proof`).
+    pub evidence: Option<Evidence>,
 }
 
 impl std::fmt::Debug for Player {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Player")
             .field("side", &self.side)
-            .field("head", &self.head)
+            .field("next_seq", &self.witness.next_seq())
             .finish_non_exhaustive()
     }
 }
@@ -226,16 +270,21 @@ impl Player {
             layers,
             pad,
             later_pads: BTreeMap::new(),
-            head: None,
-            answered: None,
+            witness: Witness::new(game_id, Some(side)),
+            guard: Guard::new(
+                side,
+                mode,
+                scenario,
+                pad_len,
+                crate::message::MESSAGE_VERSION,
+            ),
+            pending: None,
             ruleset: (ruleset.id().to_string(), ruleset.version()),
             scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
             pad_len,
             terms_checked: false,
             refused: None,
             message_version: crate::message::MESSAGE_VERSION,
-            scenario,
-            rolls: RollCount::default(),
         })
     }
 
@@ -250,14 +299,33 @@ impl Player {
     }
 
     /// Takes an update from the server; returns the entry that answers its
-    /// prompt, if the prompt is a machine answer (anything but an action).
+    /// prompt, if the prompt asks a machine answer (anything but an
+    /// action). A prompt the rules cannot ask now is an error
+    /// ([`PlayerError::CannotAnswer`]); see [`Player::hear`] for the
+    /// checked update and the evidence.
     pub fn on_update(&mut self, update: &Update) -> Result<Option<SignedEnvelope>, PlayerError> {
+        let heard = self.hear(update)?;
+        match heard.refused {
+            Some(r) => Err(PlayerError::CannotAnswer(r.reason)),
+            None => Ok(heard.answer),
+        }
+    }
+
+    /// Takes an update from the server: checks it against the log this
+    /// player holds ([`Witness`]) before anything else, follows it, and
+    /// answers its prompt only if the rules, replayed over that log and
+    /// this player's own facts, can ask it now ([`Guard`], issue 24).
+    pub fn hear(&mut self, update: &Update) -> Result<Heard, PlayerError> {
         if let Some(why) = &self.refused {
             return Err(PlayerError::CannotAnswer(format!(
                 "this player refused the game's terms: {why}"
             )));
         }
-        if let Some(genesis) = &update.genesis {
+        let checked = match self.witness.check(update).map_err(PlayerError::Breach)? {
+            Seen::Again => return Ok(Heard::default()),
+            Seen::New(c) => *c,
+        };
+        if let Some(Body::Genesis(genesis)) = &checked.body {
             if let Err(why) = self.check_terms(genesis) {
                 self.refused = Some(why.clone());
                 return Err(PlayerError::CannotAnswer(why));
@@ -265,24 +333,59 @@ impl Player {
             self.terms_checked = true;
             self.message_version = genesis.message_version;
         }
-        self.head = Some((update.seq, update.head));
-        if let Some(declared) = &update.action {
-            self.keeper.observe(declared.by, &declared.action);
+        self.settle(&checked);
+        if let (Some(body), Some(actor)) = (&checked.body, side_of(checked.author)) {
+            if let Some(action) = body.declared_action() {
+                // Standing orders react to signed, chained actions only.
+                self.keeper.observe(actor, action);
+            }
         }
-        self.rolls
-            .observe(update, self.scenario.as_ref(), self.pad_len);
-        if self.answered == Some(update.seq) {
-            return Ok(None);
+        self.guard.follow(&checked);
+        let update = checked.update;
+        if let Err(reason) = self.guard.allow(&update) {
+            let evidence = update.attest.as_deref().map(|receipt| {
+                Evidence::View(Box::new(ViewProof {
+                    receipt: *receipt,
+                    audience: Some(self.side),
+                    shown: Shown::of(&update),
+                    entry: match &update.logged {
+                        Logged::Full { envelope, receipt } => Some(LoggedEntry {
+                            envelope: (**envelope).clone(),
+                            receipt: receipt.as_deref().copied(),
+                        }),
+                        _ => None,
+                    },
+                }))
+            });
+            let refused = RefusedPrompt {
+                seq: update.seq,
+                reason: format!(
+                    "the server asked side {} for {}: {reason}; nothing was released",
+                    self.side,
+                    describe_prompt(&update.prompt)
+                ),
+                evidence,
+            };
+            return Ok(Heard {
+                update: Some(update),
+                answer: None,
+                refused: Some(refused),
+            });
         }
-        if let Some(why) = self
-            .rolls
-            .refuse(&update.prompt, self.scenario.as_ref(), self.pad_len)
-        {
-            return Err(PlayerError::CannotAnswer(format!(
-                "{why}: no pad entry is released (G2, PROTOCOL.md 7.1)"
-            )));
-        }
-        let body = match &update.prompt {
+        let answer = self.answer(&update.prompt)?;
+        Ok(Heard {
+            update: Some(update),
+            answer,
+            refused: None,
+        })
+    }
+
+    /// The entry answering `prompt`, which the guard allowed; what it
+    /// changes of the keeper waits for the log to accept it.
+    fn answer(&mut self, prompt: &Prompt) -> Result<Option<SignedEnvelope>, PlayerError> {
+        let mut keeper = None;
+        let mut opened = Vec::new();
+        let body = match prompt {
             Prompt::Pad => Some(Body::Pad(self.pad.statement())),
             // The setup commits the layouts and, in an Escrow game, hands
             // the server the owner's secrets: never before the genesis
@@ -293,24 +396,102 @@ impl Player {
                 ))
             }
             Prompt::Setup => Some(Body::Setup(self.setup_body())),
-            Prompt::Open(requests) => Some(Body::Open(self.keeper.open(requests).map_err(cannot)?)),
+            Prompt::Open(requests) => {
+                let (openings, next) = self.open(requests)?;
+                keeper = next;
+                opened = requests.clone();
+                Some(Body::Open(openings))
+            }
             Prompt::Entry { k } => Some(Body::Entry(self.pad_entry(*k)?)),
             Prompt::Window { k, count } => Some(Body::Entries(self.window(*k, *count)?)),
-            Prompt::OpenAhead { requests, k, count } => Some(Body::OpenAhead(OpenAhead {
-                openings: self.keeper.open(requests).map_err(cannot)?,
-                entries: self.window(*k, *count)?,
-            })),
+            Prompt::OpenAhead { requests, k, count } => {
+                let (openings, next) = self.open(requests)?;
+                keeper = next;
+                opened = requests.clone();
+                Some(Body::OpenAhead(OpenAhead {
+                    openings,
+                    entries: self.window(*k, *count)?,
+                }))
+            }
             Prompt::RenewPad { epoch } => Some(Body::Pad(self.pad_for(*epoch)?.statement())),
-            Prompt::Transitions(list) => Some(Body::Transitions(
-                self.keeper.transitions(list).map_err(cannot)?,
-            )),
+            Prompt::Transitions(list) => {
+                let mut next = self.keeper.clone();
+                let transitions = next.transitions(list).map_err(cannot)?;
+                keeper = Some(next);
+                Some(Body::Transitions(transitions))
+            }
             Prompt::Reveal => Some(Body::Reveal(self.reveal())),
             Prompt::Act | Prompt::Wait => None,
         };
         Ok(body.map(|b| {
-            self.answered = Some(update.seq);
-            self.sign(&b)
+            let env = self.sign(&b);
+            self.pending = Some(Pending {
+                seq: env.envelope().seq,
+                entry_hash: env.entry_hash(),
+                keeper,
+                opened,
+            });
+            env
         }))
+    }
+
+    /// Openings of `requests`, and the keeper as it is once they are
+    /// accepted if they change it (a note decided by the standing orders
+    /// moves them on).
+    fn open(
+        &self,
+        requests: &[FactRequest],
+    ) -> Result<(Vec<OpenedFact>, Option<Keeper>), PlayerError> {
+        let notes = self.keeper.note_layer();
+        if requests.iter().any(|r| Some(r.layer) == notes) {
+            let mut next = self.keeper.clone();
+            let openings = next.open(requests).map_err(cannot)?;
+            Ok((openings, Some(next)))
+        } else {
+            let openings = self.keeper.open_leaves(requests).map_err(cannot)?;
+            Ok((openings, None))
+        }
+    }
+
+    /// Commits what this player's pending answer changes once the log shows
+    /// that very entry at its seq; drops it if the log shows another.
+    fn settle(&mut self, checked: &Checked) {
+        let Some(p) = &self.pending else { return };
+        if checked.update.seq < p.seq {
+            return;
+        }
+        let p = self.pending.take().expect("checked");
+        if checked.update.seq == p.seq && checked.entry_hash == p.entry_hash {
+            if let Some(keeper) = p.keeper {
+                self.keeper = keeper;
+            }
+            self.guard.opened(&p.opened);
+        }
+    }
+
+    /// Takes the server's receipt of one of this player's entries: it must
+    /// be for an entry it sent and agree with every head the server gave
+    /// before (else a fork proof, [`PlayerError::Breach`]).
+    pub fn on_receipt(&mut self, receipt: &Receipt) -> Result<(), PlayerError> {
+        self.witness.receipt(receipt).map_err(PlayerError::Breach)
+    }
+
+    /// Takes the server's refusal of one of this player's entries: an
+    /// answer refused changes nothing of what the player holds.
+    pub fn on_refusal(&mut self, refusal: &Refusal) {
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.entry_hash == refusal.entry_hash)
+        {
+            self.pending = None;
+        }
+    }
+
+    /// The log as this player checked it: its head, and every statement of
+    /// the server's it holds (kept as evidence).
+    pub fn witness(&self) -> &Witness {
+        &self.witness
     }
 
     /// Whether a game's genesis names the terms this player agreed to: the
@@ -409,16 +590,17 @@ impl Player {
     /// Signs any body on top of the last head seen (tests use this to
     /// misbehave on purpose).
     pub fn sign(&mut self, body: &Body) -> SignedEnvelope {
-        let (seq, head) = self.head.unwrap_or((0, Digest::ZERO));
-        Envelope {
+        let env = Envelope {
             version: ENVELOPE_VERSION,
             game_id: self.game_id,
             author: self.identity.public_key(),
-            seq: seq + 1,
-            prev_head: head,
+            seq: self.witness.next_seq(),
+            prev_head: self.witness.head(),
             body: encode(body),
         }
-        .sign(&self.identity)
+        .sign(&self.identity);
+        self.witness.sent(&env);
+        env
     }
 
     /// This player's pad of an epoch (epoch 0 built at the start, later
@@ -464,5 +646,38 @@ impl Player {
     /// The party of this player.
     pub fn party(&self) -> Party {
         party_of(self.side)
+    }
+}
+
+/// A prompt in words, for a refusal.
+fn describe_prompt(prompt: &Prompt) -> String {
+    let facts = |requests: &[FactRequest]| {
+        requests
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match prompt {
+        Prompt::Open(requests) => format!("the openings of {}", facts(requests)),
+        Prompt::OpenAhead { requests, k, count } => format!(
+            "the openings of {} with its pad entries for rolls {k} to {}",
+            facts(requests),
+            k + u64::from(*count).saturating_sub(1)
+        ),
+        Prompt::Window { k, count } => format!(
+            "its pad entries for rolls {k} to {}",
+            k + u64::from(*count).saturating_sub(1)
+        ),
+        Prompt::Entry { k } => format!("its pad entry for roll {k}"),
+        Prompt::Transitions(list) => format!(
+            "transitions of {}",
+            list.iter()
+                .map(|(r, _)| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Prompt::Reveal => "all its secrets (the end-of-game reveal)".into(),
+        other => format!("{other:?}"),
     }
 }

@@ -331,6 +331,22 @@ pub enum RefereeError {
         /// What is wrong.
         reason: String,
     },
+    /// An opening or transition that answers another request than the one
+    /// awaited: another location, layer, opportunity or kind of fact, or
+    /// another new content than the ruled one. It proves nothing against
+    /// its author, whom a false prompt may have asked exactly that (issue
+    /// 24): the server can show an owner any request, and an honest owner
+    /// opens what it is shown. Refused, and never recorded as a
+    /// [`Body::BadAnswer`].
+    #[error("item {index} answers another request than {request}: {reason}")]
+    OtherRequest {
+        /// Position in the entry.
+        index: usize,
+        /// The request it should answer.
+        request: FactRequest,
+        /// What it answers instead.
+        reason: String,
+    },
     /// Too few or too many openings or transitions.
     #[error("expected {expected} items, got {got}")]
     WrongCount {
@@ -1603,6 +1619,26 @@ impl Referee {
         })
     }
 
+    /// The other layer of `owner`'s whose current root `opening` opens at
+    /// its location, if one does (not `asked`): an honest owner shown a
+    /// prompt for that layer opens exactly this, so the opening proves no
+    /// commitment mismatch, only that it answers another request (issue
+    /// 24). A layout leaf's hash holds its layer's name, so an opening
+    /// verifies under at most one layer.
+    fn opens_other_layer(
+        &self,
+        owner: Side,
+        asked: Layer,
+        opening: &layout::Opening,
+    ) -> Option<Layer> {
+        self.roots.iter().find_map(|((side, layer), root)| {
+            (*side == owner
+                && *layer != asked
+                && layout::verify_opening(root, &opening.location, opening).is_ok())
+            .then_some(*layer)
+        })
+    }
+
     /// Whether a request is for a sealed note (answered by a note at an
     /// opportunity, DESIGN 3.2), not a layout leaf.
     fn is_note(&self, request: &FactRequest) -> bool {
@@ -1627,6 +1663,11 @@ impl Referee {
                 request: *request,
                 reason,
             };
+            let other = |reason: String| RefereeError::OtherRequest {
+                index,
+                request: *request,
+                reason,
+            };
             let note = self.is_note(request);
             let content = match (note, opened) {
                 (
@@ -1639,31 +1680,49 @@ impl Referee {
                     let Some(n) = request.location.as_opportunity() else {
                         return Err(bad("a note must be for an opportunity".into()));
                     };
-                    if commitment.game_id != self.game_id
-                        || commitment.side != party_of(owner)
-                        || commitment.seq != u64::from(n)
+                    if commitment.game_id != self.game_id || commitment.side != party_of(owner)
                     {
-                        return Err(bad(
-                            "note commitment is for another game, side or opportunity".into(),
-                        ));
+                        return Err(bad("note commitment is for another game or side".into()));
+                    }
+                    if commitment.seq != u64::from(n) || opening.seq != commitment.seq {
+                        return Err(other(format!(
+                            "a note for opportunity {}",
+                            commitment.seq
+                        )));
                     }
                     note::verify_note(commitment, opening).map_err(|e| bad(e.to_string()))?;
                     note::note_content(opening).map_err(|e| bad(e.to_string()))?
                 }
-                (true, OpenedFact::Leaf(_)) => {
-                    return Err(bad("an opportunity is answered by a note".into()))
+                (true, OpenedFact::Leaf(opening)) => {
+                    return Err(other(format!(
+                        "a layout leaf at {} (an opportunity is answered by a note)",
+                        opening.location
+                    )))
                 }
                 (false, OpenedFact::Leaf(opening)) => {
+                    if opening.location != request.location.key() {
+                        return Err(other(format!("the leaf at {}", opening.location)));
+                    }
                     let root = self
                         .roots
                         .get(&(owner, request.layer))
                         .ok_or_else(|| bad("no root for that layer".into()))?;
-                    layout::verify_opening(root, request.location.key(), opening)
-                        .map_err(|e| bad(e.to_string()))?;
+                    if let Err(e) = layout::verify_opening(root, request.location.key(), opening) {
+                        return Err(match self.opens_other_layer(owner, request.layer, opening) {
+                            Some(layer) => other(format!(
+                                "the {layer} leaf at {}",
+                                opening.location
+                            )),
+                            None => bad(e.to_string()),
+                        });
+                    }
                     Content(opening.content)
                 }
-                (false, OpenedFact::Note { .. }) => {
-                    return Err(bad("a layout fact is answered by a leaf opening".into()))
+                (false, OpenedFact::Note { commitment, .. }) => {
+                    return Err(other(format!(
+                        "a note for opportunity {} (a layout fact is answered by a leaf)",
+                        commitment.seq
+                    )))
                 }
             };
             self.scenario
@@ -1921,15 +1980,36 @@ impl Referee {
                 request: *request,
                 reason,
             };
+            let other = |reason: String| RefereeError::OtherRequest {
+                index,
+                request: *request,
+                reason,
+            };
             if t.new_content != new_content.0 {
-                return Err(bad(format!("new content is not the ruled {new_content:?}")));
+                return Err(other(format!(
+                    "a transition to {:?}, not the ruled {new_content:?}",
+                    Content(t.new_content)
+                )));
+            }
+            if t.old.location != request.location.key() {
+                return Err(other(format!("a transition at {}", t.old.location)));
             }
             let root = self
                 .roots
                 .get(&(owner, request.layer))
                 .ok_or_else(|| bad("no root for that layer".into()))?;
-            let new_root = layout::verify_transition(root, request.location.key(), t)
-                .map_err(|e| bad(e.to_string()))?;
+            let new_root = match layout::verify_transition(root, request.location.key(), t) {
+                Ok(root) => root,
+                Err(e) => {
+                    return Err(match self.opens_other_layer(owner, request.layer, &t.old) {
+                        Some(layer) => other(format!(
+                            "a transition of the {layer} leaf at {}",
+                            t.old.location
+                        )),
+                        None => bad(e.to_string()),
+                    })
+                }
+            };
             self.roots.insert((owner, request.layer), new_root);
         }
         self.transitions_due.drain(..list.len());

@@ -105,6 +105,14 @@ impl RollCount {
         window_count(scenario.rolls_ahead(&self.action), k, pad_len)
     }
 
+    /// Whether roll `k` may take a window in the current action: its pad
+    /// epoch was committed by every party before the action was declared
+    /// (PROTOCOL.md 7.1 item 5). Such a roll needs no single pad entry from
+    /// this party, unless it is a Secret dr.
+    pub(crate) fn windowed(&self, k: u64, pad_len: u32) -> bool {
+        k / u64::from(pad_len.max(1)) < self.epochs_at_declare
+    }
+
     /// Why this player must not release what `prompt` asks, if it asks pad
     /// entries of other rolls than the ones the referee is at.
     pub(crate) fn refuse(

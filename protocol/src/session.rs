@@ -18,9 +18,10 @@ use crate::envelope::{Envelope, Receipt, Refusal, SignedEnvelope, ENVELOPE_VERSI
 use crate::identity::{Identity, PublicKey};
 use crate::keeper::{EscrowAgents, EscrowError};
 use crate::message::{
-    encode, party_of, side_of, Body, Declared, Genesis, LoggedEntry, Mode, Prompt, ToClient,
-    Update, MESSAGE_VERSION,
+    encode, party_of, side_of, Body, Declared, Genesis, Logged, LoggedEntry, Mode, Prompt,
+    ToClient, Update, MESSAGE_VERSION,
 };
+use crate::view_receipt::ViewReceipt;
 use crate::pad::Pad;
 use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
 use crate::transcript::{decode_entry, encode_entry};
@@ -162,6 +163,10 @@ pub struct Session {
     /// The escrow agents: the keepers of the owners who escrowed their
     /// secrets at setup (Escrow mode, DESIGN 3.6).
     escrows: EscrowAgents,
+    /// The view receipts of the entries the session still holds, by seq:
+    /// the spectators' view of an entry is built later than the players'
+    /// (when someone watches, after the delay) and carries the same one.
+    attests: std::collections::BTreeMap<u64, ViewReceipt>,
 }
 
 impl std::fmt::Debug for Session {
@@ -213,6 +218,7 @@ impl Session {
             deadline: None,
             timeout_ms: params.answer_timeout_ms,
             escrows: EscrowAgents::default(),
+            attests: Default::default(),
         };
         let mut out = Vec::new();
         session.record(env, accepted, now_ms, &mut out);
@@ -272,6 +278,7 @@ impl Session {
             deadline: None,
             timeout_ms: genesis.answer_timeout_ms,
             escrows: EscrowAgents::default(),
+            attests: Default::default(),
         };
         session.push_log(&first);
         session
@@ -342,6 +349,8 @@ impl Session {
         let drop = seq.min(self.log_len()).saturating_sub(self.released);
         self.log.drain(..drop);
         self.released += drop;
+        let kept = self.attests.split_off(&(self.released as u64));
+        self.attests = kept;
         if self.log.is_empty() {
             self.log = Vec::new();
         }
@@ -512,31 +521,75 @@ impl Session {
     }
 
     /// What `side` (a spectator if `None`) was shown of entry `i`, rebuilt
-    /// from the entry and the facts kept for it.
+    /// from the entry and the facts kept for it. A player's own entries
+    /// come whole (a client that resumes may no longer hold them).
     fn view_at(&self, side: Option<Side>, i: usize, stored: Stored<'_>) -> Option<ToClient> {
         let entry = self.entry(i, stored)?;
         let env = entry.envelope.envelope();
-        let facts = &self.facts[i];
         let body = Body::decode(&env.body).expect("a logged body decodes");
         let author = self
             .referee
             .party_of_key(&env.author)
             .expect("a logged entry's author is a party");
-        let prompt = match side {
-            Some(Side::A) => facts.prompts[0].clone(),
-            Some(Side::B) => facts.prompts[1].clone(),
-            None => Prompt::Wait,
-        };
-        Some(ToClient::Update(view_of(
-            &body,
-            author,
-            &entry.appended(),
-            &facts.dice,
-            facts.secret_dice,
-            prompt,
-            facts.closed,
-            side,
-        )))
+        let [a, b, spectators] = self.views(&entry, &body, author, &self.facts[i], false);
+        Some(ToClient::Update(match side {
+            Some(Side::A) => a,
+            Some(Side::B) => b,
+            None => spectators,
+        }))
+    }
+
+    /// The three views of a logged entry of `body` by `author` (side A,
+    /// side B, the spectators): what each audience is shown
+    /// ([`view_of`]), the entry in the form it may check ([`logged_for`]),
+    /// and the server's view receipt where one is due ([`attest_due`]),
+    /// the same in the three. `live`: the author is sent its own entry as
+    /// [`Logged::Own`] (it holds it); a resync sends it whole.
+    fn views(
+        &self,
+        entry: &LoggedEntry,
+        body: &Body,
+        author: Party,
+        facts: &EntryFacts,
+        live: bool,
+    ) -> [Update; 3] {
+        let appended = entry.appended();
+        let mut views = [Some(Side::A), Some(Side::B), None].map(|audience| {
+            let prompt = match audience {
+                Some(Side::A) => facts.prompts[0].clone(),
+                Some(Side::B) => facts.prompts[1].clone(),
+                None => Prompt::Wait,
+            };
+            let mut u = view_of(
+                body,
+                author,
+                &appended,
+                &facts.dice,
+                facts.secret_dice,
+                prompt,
+                facts.closed,
+                audience,
+            );
+            u.logged = logged_for(entry, body, author, audience, live);
+            u
+        });
+        if attest_due(&views) {
+            let attest = self.attests.get(&appended.seq).copied().unwrap_or_else(|| {
+                ViewReceipt::issue(
+                    &self.server,
+                    self.referee.game_id(),
+                    appended.seq,
+                    entry.envelope.envelope().prev_head,
+                    appended.entry_hash,
+                    author,
+                    views.each_ref().map(Update::shown_digest),
+                )
+            });
+            for u in &mut views {
+                u.attest = Some(Box::new(attest));
+            }
+        }
+        views
     }
 
     /// Writes the server's own entries while the referee awaits them.
@@ -647,16 +700,20 @@ impl Session {
         // from it, so following cannot fail here.
         let kept = self.keep(&entry, &accepted);
         debug_assert!(kept.is_ok(), "{kept:?}");
+        let facts = self.facts.last().expect("the entry's facts were just kept");
+        let [a, b, _] = self.views(&entry, &accepted.body, accepted.author, facts, true);
+        // The spectators' view is built when someone watches
+        // (`public_view`): keep its view receipt until then, so it is
+        // signed once.
+        if let Some(attest) = &a.attest {
+            self.attests.insert(accepted.appended.seq, **attest);
+        }
         out.push(Output::Persist(entry));
         if let (Some(side), Some(receipt)) = (side_of(accepted.author), receipt) {
             out.push(Output::ToPlayer(side, ToClient::Receipt(receipt)));
         }
-        for side in [Side::A, Side::B] {
-            out.push(Output::ToPlayer(
-                side,
-                ToClient::Update(view(&self.referee, &accepted, Some(side))),
-            ));
-        }
+        out.push(Output::ToPlayer(Side::A, ToClient::Update(a)));
+        out.push(Output::ToPlayer(Side::B, ToClient::Update(b)));
         out.push(Output::ToSpectators {
             seq: accepted.appended.seq,
         });
@@ -751,7 +808,7 @@ pub fn view(referee: &Referee, accepted: &Accepted, side: Option<Side>) -> Updat
 /// `secret_dice`), with the prompt `side` had after it and whether the
 /// log was closed then: [`view`] from what a log entry and its facts hold.
 #[allow(clippy::too_many_arguments)]
-fn view_of(
+pub(crate) fn view_of(
     body: &Body,
     author: Party,
     appended: &Appended,
@@ -761,12 +818,13 @@ fn view_of(
     closed: bool,
     side: Option<Side>,
 ) -> Update {
-    let shown = |e: &&Event| match side {
-        Some(s) => e.to.shown_to(s),
-        None => e.to == Visibility::Public,
-    };
     let events: Vec<Event> = match body {
-        Body::Ruling(r) => r.events.iter().filter(shown).cloned().collect(),
+        Body::Ruling(r) => r
+            .events
+            .iter()
+            .filter(|e| shown_to(e, side))
+            .cloned()
+            .collect(),
         _ => Vec::new(),
     };
     // A Secret dr is completed by its roller's own entry: only the roller
@@ -800,6 +858,12 @@ fn view_of(
         _ => None,
     };
     Update {
+        // Set by the caller ([`Session::views`]); the shown parts are all
+        // this function decides.
+        logged: Logged::Sealed {
+            entry_hash: appended.entry_hash,
+        },
+        attest: None,
         seq: appended.seq,
         head: appended.new_head,
         entry,
@@ -819,6 +883,98 @@ fn view_of(
         },
         closed,
     }
+}
+
+/// What `audience` is shown of an entry it may read whole, from the entry
+/// alone (issue 24: a client reads its view from the signed entry): the
+/// dice of a roll are in it; the prompt and whether the log is closed are
+/// the referee's, given here. Its `logged` is left to the caller.
+pub fn view_of_entry(
+    body: &Body,
+    author: Party,
+    appended: &Appended,
+    audience: Option<Side>,
+    prompt: Prompt,
+    closed: bool,
+) -> Update {
+    let dice = match body {
+        Body::Roll(r) => r.dice.clone(),
+        _ => Vec::new(),
+    };
+    view_of(body, author, appended, &dice, false, prompt, closed, audience)
+}
+
+/// How `audience` may check a logged entry of `body` by `author`
+/// (issue 24): its own entry as [`Logged::Own`] (it holds what it signed;
+/// a machine answer it computes again from its secrets when a resync sends
+/// it the prompt), but whole in a resync when it was the player's choice
+/// (an action with its fresh nonce, a concession: `live` false); an entry
+/// it may read whole ([`readable`]) as [`Logged::Full`]; any other as
+/// [`Logged::Sealed`].
+pub fn logged_for(
+    entry: &LoggedEntry,
+    body: &Body,
+    author: Party,
+    audience: Option<Side>,
+    live: bool,
+) -> Logged {
+    let own = audience.is_some() && audience == side_of(author);
+    let choice = matches!(body, Body::Act(_) | Body::Declare(_) | Body::Concede);
+    match (own, live || !choice, entry.receipt) {
+        (true, true, Some(receipt)) => Logged::Own(Box::new(receipt)),
+        _ if own || readable(body, audience) => Logged::Full {
+            envelope: Box::new(entry.envelope.clone()),
+            receipt: entry.receipt.map(Box::new),
+        },
+        _ => Logged::Sealed {
+            entry_hash: entry.envelope.entry_hash(),
+        },
+    }
+}
+
+/// Whether `audience` (a side, or the spectators) may read the whole of an
+/// entry of `body` written by another party (issue 24): whatever its view
+/// shows of it anyway. The openings, pad entries and transitions of a
+/// player are for the referee until the end (G3, G4); so are a setup's
+/// escrow and a ruling's events for the referee or the other side; a
+/// recorded refused answer is its signer's own.
+pub fn readable(body: &Body, audience: Option<Side>) -> bool {
+    match body {
+        Body::Genesis(_)
+        | Body::Pad(_)
+        | Body::Act(_)
+        | Body::Declare(_)
+        | Body::Roll(_)
+        | Body::Timeout { .. }
+        | Body::Concede
+        | Body::End(_)
+        | Body::Reveal(_) => true,
+        Body::Setup(s) => s.escrow.is_none(),
+        Body::Ruling(r) => r.events.iter().all(|e| shown_to(e, audience)),
+        Body::BadAnswer(_)
+        | Body::Open(_)
+        | Body::OpenAhead(_)
+        | Body::Transitions(_)
+        | Body::Entry(_)
+        | Body::Entries(_) => false,
+    }
+}
+
+/// Whether `audience` may see an event.
+fn shown_to(e: &Event, audience: Option<Side>) -> bool {
+    match audience {
+        Some(s) => e.to.shown_to(s),
+        None => e.to == Visibility::Public,
+    }
+}
+
+/// Whether the views of one entry need the server's view receipt: some
+/// audience may not read the whole entry, or a player is asked for
+/// something that releases a secret ([`Prompt::releases`]).
+fn attest_due(views: &[Update; 3]) -> bool {
+    views
+        .iter()
+        .any(|u| matches!(u.logged, Logged::Sealed { .. }) || u.prompt.releases())
 }
 
 /// What the referee needs from `side` now.

@@ -690,6 +690,14 @@ impl Replay {
     /// Checks the next entry: receipt, then the referee, then (at a reveal)
     /// the audit of the revealed secrets.
     pub fn step(&mut self, entry: &LoggedEntry) -> Checked<()> {
+        self.step_with(entry, false).map(|_| ())
+    }
+
+    /// [`Replay::step`], answering with what the referee accepted: with
+    /// [`Replay::referee`] after it, what each audience was shown of the
+    /// entry live ([`crate::session::view`]), for the checks of a view
+    /// the server signed ([`crate::evidence`]).
+    pub fn step_accepted(&mut self, entry: &LoggedEntry) -> Checked<crate::referee::Accepted> {
         self.step_with(entry, false)
     }
 
@@ -710,7 +718,11 @@ impl Replay {
 
     /// [`Replay::step`], the entry's two signatures already verified if
     /// `verified`.
-    fn step_with(&mut self, entry: &LoggedEntry, verified: bool) -> Checked<()> {
+    fn step_with(
+        &mut self,
+        entry: &LoggedEntry,
+        verified: bool,
+    ) -> Checked<crate::referee::Accepted> {
         let seq = self.referee.log().next_seq();
         check_receipt_with(
             &self.server,
@@ -784,7 +796,7 @@ impl Replay {
             };
             return Err(fault(Blame::Side(f.side), f.seq, what));
         }
-        Ok(())
+        Ok(accepted)
     }
 
     /// The referee (its state after the entries checked so far).

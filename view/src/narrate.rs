@@ -964,6 +964,10 @@ mod tests {
             events: Vec::new(),
             dice: Vec::new(),
             prompt: Prompt::Act,
+            logged: hexveil_protocol::message::Logged::Sealed {
+                entry_hash: hexveil_protocol::encoding::Digest::ZERO,
+            },
+            attest: None,
         };
         let lines = n.update(&u, Reader::Player(Side::A));
         let prompt = lines.last().unwrap();

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod forge;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use hexveil_asl::{Action, Side};

@@ -1,0 +1,170 @@
+//! The server's signed statements about the head chain (DESIGN 3.5, issue
+//! 24): each of them says, under the server's transcript key, what the
+//! log's head was before some entry of a game. Two that give two heads
+//! for one position of one game prove that the server showed two histories
+//! ([`crate::envelope::ForkProof::Attested`]), whichever forms they take:
+//! a receipt against a receipt-less server entry, a view receipt against
+//! a receipt, a server entry against the next server entry.
+
+use crate::encoding::{Digest, GameId};
+use crate::envelope::{next_head, Receipt, SignedEnvelope};
+use crate::identity::PublicKey;
+use crate::view_receipt::ViewReceipt;
+use serde::{Deserialize, Serialize};
+
+/// One statement of the server's about the head chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Attestation {
+    /// A receipt: the head after entry `seq` (a player's entry, or a
+    /// server entry of message versions 3 and 4).
+    Receipt(Receipt),
+    /// A receipt with the entry it is for: the receipt signs the entry's
+    /// hash, which covers the head the entry was signed on, so it also
+    /// says what the head before the entry was.
+    Entry {
+        /// The entry.
+        envelope: SignedEnvelope,
+        /// The server's receipt for it.
+        receipt: Receipt,
+    },
+    /// A view receipt: the head before entry `seq` and, with the entry's
+    /// hash, the head after it.
+    View(ViewReceipt),
+    /// An entry the server signed itself (message version 5 on: its own
+    /// signature stands for a receipt): the head before it and, with its
+    /// hash, the head after it.
+    ServerEntry(SignedEnvelope),
+}
+
+/// "The head of game `game_id` before entry `before` is `head`" (the head
+/// before entry 0 is the genesis head; before entry n + 1, the head after
+/// entry n).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeadClaim {
+    /// The game.
+    pub game_id: GameId,
+    /// The entry the head comes before.
+    pub before: u64,
+    /// The head.
+    pub head: Digest,
+}
+
+/// Why an attestation proves nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AttestationError {
+    /// Its signature does not verify under the server key.
+    #[error("its signature does not verify under the server key")]
+    BadSignature,
+    /// A server entry not signed by the server key.
+    #[error("the entry is not the server's")]
+    NotTheServers,
+    /// A receipt that is not for the entry it comes with (another hash,
+    /// game or seq, or a head that does not follow from the entry's).
+    #[error("the receipt is not for the entry it comes with")]
+    NotItsEntry,
+}
+
+impl Attestation {
+    /// What it says of the head chain, once its signature is checked
+    /// under `server`: one or two claims.
+    pub fn claims(&self, server: &PublicKey) -> Result<Vec<HeadClaim>, AttestationError> {
+        Ok(match self {
+            Attestation::Receipt(r) => {
+                r.verify(server)
+                    .map_err(|_| AttestationError::BadSignature)?;
+                vec![HeadClaim {
+                    game_id: r.game_id,
+                    before: r.seq.saturating_add(1),
+                    head: r.new_head,
+                }]
+            }
+            Attestation::Entry { envelope, receipt } => {
+                receipt
+                    .verify(server)
+                    .map_err(|_| AttestationError::BadSignature)?;
+                let e = envelope.envelope();
+                let hash = envelope.entry_hash();
+                if receipt.entry_hash != hash
+                    || receipt.game_id != e.game_id
+                    || receipt.seq != e.seq
+                    || receipt.new_head != next_head(&e.prev_head, &hash)
+                {
+                    return Err(AttestationError::NotItsEntry);
+                }
+                Self::both(e.game_id, e.seq, e.prev_head, receipt.new_head)
+            }
+            Attestation::View(v) => {
+                v.verify(server)
+                    .map_err(|_| AttestationError::BadSignature)?;
+                Self::both(v.game_id, v.seq, v.prev_head, v.new_head())
+            }
+            Attestation::ServerEntry(env) => {
+                let e = env.envelope();
+                if e.author != *server {
+                    return Err(AttestationError::NotTheServers);
+                }
+                env.verify_signature()
+                    .map_err(|_| AttestationError::BadSignature)?;
+                Self::both(
+                    e.game_id,
+                    e.seq,
+                    e.prev_head,
+                    next_head(&e.prev_head, &env.entry_hash()),
+                )
+            }
+        })
+    }
+
+    fn both(game_id: GameId, seq: u64, before: Digest, after: Digest) -> Vec<HeadClaim> {
+        vec![
+            HeadClaim {
+                game_id,
+                before: seq,
+                head: before,
+            },
+            HeadClaim {
+                game_id,
+                before: seq.saturating_add(1),
+                head: after,
+            },
+        ]
+    }
+
+    /// The game and seq of the entry it is about.
+    pub fn position(&self) -> (GameId, u64) {
+        match self {
+            Attestation::Receipt(r) | Attestation::Entry { receipt: r, .. } => (r.game_id, r.seq),
+            Attestation::View(v) => (v.game_id, v.seq),
+            Attestation::ServerEntry(env) => (env.envelope().game_id, env.envelope().seq),
+        }
+    }
+
+    /// What it is, in words.
+    pub fn describe(&self) -> String {
+        let (_, seq) = self.position();
+        match self {
+            Attestation::Receipt(_) | Attestation::Entry { .. } => {
+                format!("the server's receipt of entry {seq}")
+            }
+            Attestation::View(_) => format!("the server's view receipt of entry {seq}"),
+            Attestation::ServerEntry(_) => format!("the server's own entry {seq}"),
+        }
+    }
+}
+
+/// The first position of the chain on which two attestations, both
+/// checked under `server`, give two heads: `None` if they agree wherever
+/// both speak (or one does not verify).
+pub fn conflict(
+    server: &PublicKey,
+    first: &Attestation,
+    second: &Attestation,
+) -> Result<Option<(HeadClaim, HeadClaim)>, (u8, AttestationError)> {
+    let a = first.claims(server).map_err(|e| (0, e))?;
+    let b = second.claims(server).map_err(|e| (1, e))?;
+    Ok(a.iter().find_map(|x| {
+        b.iter()
+            .find(|y| x.game_id == y.game_id && x.before == y.before && x.head != y.head)
+            .map(|y| (*x, *y))
+    }))
+}

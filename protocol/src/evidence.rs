@@ -1,0 +1,434 @@
+//! Evidence a client keeps against a dishonest server, and how anyone
+//! checks it offline (issue 24; `hexveil verify --proof FILE`).
+//!
+//! Two kinds:
+//!
+//! - a [`ForkProof`]: two statements the server signed that give two heads
+//!   for one position of a game's log. It proves itself.
+//! - a [`ViewProof`]: a view the server signed ([`ViewReceipt`]): what one
+//!   audience was shown of one entry, prompt included. It proves the
+//!   server at fault when the view is not the log's: against the entry
+//!   itself, when the party holds it whole (other events, dice or action
+//!   than the signed entry gives), or, once the game's transcript is
+//!   public, against the referee re-run over the log up to that entry (a
+//!   prompt the referee did not make, a hidden event shown, an event left
+//!   out). A client keeps every view receipt it was sent and every prompt
+//!   it refused; after the game it checks them all against the transcript
+//!   ([`check_views`]).
+//!
+//! The file: the 8 bytes `HXPROOF\0`, a `u16` big-endian version (1), then
+//! the postcard encoding of one [`Evidence`] (PROTOCOL.md 6).
+
+use crate::envelope::{ForkProof, Receipt, SignedEnvelope};
+use crate::identity::PublicKey;
+use crate::message::{
+    decode_limited, encode, Body, Declared, EndRecord, Genesis, LoggedEntry, Prompt, Update,
+    MAX_MESSAGE_LEN,
+};
+use crate::transcript::EntryReader;
+use crate::verifier::Replay;
+use crate::view_receipt::{audience_name, Audience, ViewReceipt};
+use hexveil_core::{Event, Registry, Roll};
+use serde::{Deserialize, Serialize};
+
+/// The magic of an evidence file.
+pub const MAGIC: &[u8; 8] = b"HXPROOF\0";
+/// The evidence file version.
+pub const VERSION: u16 = 1;
+
+/// What an update showed its party: every field a view receipt signs
+/// ([`Update::shown_digest`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shown {
+    /// What the entry was, in words.
+    pub entry: String,
+    /// The declared action, if any.
+    pub action: Option<Declared>,
+    /// The genesis, on entry 0.
+    pub genesis: Option<Box<Genesis>>,
+    /// A setup's public part.
+    pub public_setup: Option<String>,
+    /// The events shown.
+    pub events: Vec<Event>,
+    /// The dice shown.
+    pub dice: Vec<Roll>,
+    /// What the party was asked.
+    pub prompt: Prompt,
+    /// The end record, if any.
+    pub end: Option<EndRecord>,
+    /// Whether the log was said to be closed.
+    pub closed: bool,
+}
+
+impl Shown {
+    /// What `u` shows.
+    pub fn of(u: &Update) -> Shown {
+        Shown {
+            entry: u.entry.clone(),
+            action: u.action.clone(),
+            genesis: u.genesis.clone(),
+            public_setup: u.public_setup.clone(),
+            events: u.events.clone(),
+            dice: u.dice.clone(),
+            prompt: u.prompt.clone(),
+            end: u.end.clone(),
+            closed: u.closed,
+        }
+    }
+
+    /// An update showing this (its place and entry left blank): its
+    /// [`Update::shown_digest`] is this view's digest.
+    pub fn to_update(&self, seq: u64) -> Update {
+        Update {
+            seq,
+            head: crate::encoding::Digest::ZERO,
+            entry: self.entry.clone(),
+            action: self.action.clone(),
+            genesis: self.genesis.clone(),
+            public_setup: self.public_setup.clone(),
+            events: self.events.clone(),
+            dice: self.dice.clone(),
+            prompt: self.prompt.clone(),
+            end: self.end.clone(),
+            closed: self.closed,
+            logged: crate::message::Logged::Sealed {
+                entry_hash: crate::encoding::Digest::ZERO,
+            },
+            attest: None,
+        }
+    }
+}
+
+/// A view the server signed for one audience, as that audience received
+/// it, with the entry when the audience held it whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewProof {
+    /// The server's view receipt.
+    pub receipt: ViewReceipt,
+    /// Who was shown the view.
+    pub audience: Audience,
+    /// What it was shown.
+    pub shown: Shown,
+    /// The entry, when the audience held it whole (the envelope and the
+    /// server's receipt, if it has one).
+    pub entry: Option<LoggedEntry>,
+}
+
+impl Serialize for LoggedEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (&self.envelope, &self.receipt).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for LoggedEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LoggedEntry, D::Error> {
+        let (envelope, receipt) = <(SignedEnvelope, Option<Receipt>)>::deserialize(d)?;
+        Ok(LoggedEntry { envelope, receipt })
+    }
+}
+
+/// Evidence against a server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Evidence {
+    /// Two heads for one position of the log.
+    Fork(Box<ForkProof>),
+    /// A view the server signed.
+    View(Box<ViewProof>),
+}
+
+/// Why bytes are no evidence file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EvidenceFileError {
+    /// Not an evidence file.
+    #[error("not a hexveil evidence file (its first 8 bytes are not HXPROOF\\0)")]
+    Magic,
+    /// Another version.
+    #[error("evidence file version {0}, this build reads version {VERSION}")]
+    Version(u16),
+    /// The contents do not decode.
+    #[error("the evidence does not decode: {0}")]
+    Malformed(String),
+}
+
+impl Evidence {
+    /// The evidence file of this evidence.
+    pub fn to_file(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&VERSION.to_be_bytes());
+        out.extend_from_slice(&encode(self));
+        out
+    }
+
+    /// Reads an evidence file.
+    pub fn from_file(bytes: &[u8]) -> Result<Evidence, EvidenceFileError> {
+        if bytes.len() < 10 || &bytes[..8] != MAGIC {
+            return Err(EvidenceFileError::Magic);
+        }
+        let version = u16::from_be_bytes([bytes[8], bytes[9]]);
+        if version != VERSION {
+            return Err(EvidenceFileError::Version(version));
+        }
+        decode_limited(&bytes[10..], MAX_MESSAGE_LEN, "evidence")
+            .map_err(|e| EvidenceFileError::Malformed(e.to_string()))
+    }
+
+    /// What it is, in words.
+    pub fn describe(&self) -> String {
+        match self {
+            Evidence::Fork(_) => "a fork proof (two heads for one position of the log)".into(),
+            Evidence::View(v) => format!(
+                "the view of entry {} the server signed for {}",
+                v.receipt.seq,
+                audience_name(v.audience)
+            ),
+        }
+    }
+}
+
+/// What a piece of evidence proves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// The server is at fault: what it did, in words.
+    Server(String),
+    /// Nothing against anyone: why (a view that is the log's, say).
+    Nothing(String),
+    /// A view that its own entry does not contradict: only the game's
+    /// transcript can tell.
+    NeedsTranscript,
+}
+
+/// Why evidence could not be checked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProofError {
+    /// A signature in it does not verify: it proves nothing.
+    #[error("a signature of the evidence does not verify: {0}")]
+    BadSignature(String),
+    /// It is not self-consistent (a view that is not what the receipt
+    /// signs, an entry that is not the one signed for).
+    #[error("the evidence is not consistent: {0}")]
+    Inconsistent(String),
+    /// The transcript given does not verify up to the entry, or is of
+    /// another game.
+    #[error("the transcript cannot be used: {0}")]
+    Transcript(String),
+}
+
+/// Checks evidence: a fork proof by itself; a view proof with the server
+/// key (`server`, or the transcript's), against its entry or the
+/// transcript.
+pub fn check(
+    evidence: &Evidence,
+    server: Option<&PublicKey>,
+    transcript: Option<&[u8]>,
+    registry: &Registry,
+) -> Result<Finding, ProofError> {
+    match evidence {
+        Evidence::Fork(proof) => proof
+            .verify()
+            .map(|()| {
+                Finding::Server(
+                    "the server signed two heads for one position of the game's log: it showed two histories (G5)".into(),
+                )
+            })
+            .map_err(|e| ProofError::Inconsistent(e.to_string())),
+        Evidence::View(v) => {
+            let server = match (server, transcript) {
+                (Some(k), _) => *k,
+                (None, Some(t)) => transcript_server(t)?,
+                (None, None) => {
+                    return Err(ProofError::Transcript(
+                        "a view proof needs the server's key or the game's transcript".into(),
+                    ))
+                }
+            };
+            check_view(v, &server)?;
+            if let Some(found) = against_entry(v)? {
+                return Ok(found);
+            }
+            match transcript {
+                None => Ok(Finding::NeedsTranscript),
+                Some(t) => {
+                    let mut found = check_views(t, registry, std::slice::from_ref(v))?;
+                    Ok(found.pop().map_or(Finding::NeedsTranscript, |(_, f)| f))
+                }
+            }
+        }
+    }
+}
+
+/// The server key a transcript's genesis names.
+fn transcript_server(transcript: &[u8]) -> Result<PublicKey, ProofError> {
+    let mut reader =
+        EntryReader::new(transcript).map_err(|e| ProofError::Transcript(e.to_string()))?;
+    let first = reader
+        .next()
+        .ok_or_else(|| ProofError::Transcript("it holds no entry".into()))?
+        .map_err(|e| ProofError::Transcript(e.to_string()))?;
+    crate::verifier::genesis_server_key(&first)
+        .ok_or_else(|| ProofError::Transcript("its first entry is no genesis".into()))
+}
+
+/// The receipt verifies and signs the view the proof says was shown.
+fn check_view(v: &ViewProof, server: &PublicKey) -> Result<(), ProofError> {
+    v.receipt
+        .verify(server)
+        .map_err(|e| ProofError::BadSignature(e.to_string()))?;
+    if v.shown.to_update(v.receipt.seq).shown_digest() != v.receipt.view_of(v.audience) {
+        return Err(ProofError::Inconsistent(format!(
+            "the view given is not the one the receipt signs for {}",
+            audience_name(v.audience)
+        )));
+    }
+    Ok(())
+}
+
+/// A view checked against the entry it comes with (one its audience may
+/// read whole): what the entry gives (the action, setup, events, dice, end
+/// and words) must be what was shown. The prompt needs the referee.
+fn against_entry(v: &ViewProof) -> Result<Option<Finding>, ProofError> {
+    let Some(entry) = &v.entry else {
+        return Ok(None);
+    };
+    let hash = entry.envelope.entry_hash();
+    let e = entry.envelope.envelope();
+    if hash != v.receipt.entry_hash || e.seq != v.receipt.seq || e.prev_head != v.receipt.prev_head
+    {
+        return Err(ProofError::Inconsistent(
+            "the entry is not the one the receipt is for".into(),
+        ));
+    }
+    let body = Body::decode(&e.body).map_err(|err| ProofError::Inconsistent(err.to_string()))?;
+    if !crate::session::readable(&body, v.audience) {
+        return Ok(None);
+    }
+    let derived = crate::session::view_of_entry(
+        &body,
+        v.receipt.author,
+        &entry.appended(),
+        v.audience,
+        v.shown.prompt.clone(),
+        v.shown.closed,
+    );
+    Ok(Some(if Shown::of(&derived) == v.shown {
+        Finding::Nothing(format!(
+            "entry {} gives exactly what {} was shown",
+            v.receipt.seq,
+            audience_name(v.audience)
+        ))
+    } else {
+        Finding::Server(format!(
+            "the server signed a view of entry {} for {} that the entry itself does not give (G5)",
+            v.receipt.seq,
+            audience_name(v.audience)
+        ))
+    }))
+}
+
+/// Checks views the server signed against a game's transcript, re-running
+/// the referee over it once: for each, whether the transcript's entry at
+/// its seq is the entry it was signed for (else the server published
+/// another log than it showed live), and whether the view is what the
+/// referee gives that audience there, prompt included. Views are checked
+/// in seq order; each answer is given with the view's seq.
+pub fn check_views(
+    transcript: &[u8],
+    registry: &Registry,
+    views: &[ViewProof],
+) -> Result<Vec<(u64, Finding)>, ProofError> {
+    let mut reader =
+        EntryReader::new(transcript).map_err(|e| ProofError::Transcript(e.to_string()))?;
+    let mut views: Vec<&ViewProof> = views.iter().collect();
+    views.sort_by_key(|v| v.receipt.seq);
+    let mut out = Vec::new();
+    let mut replay: Option<Replay> = None;
+    let mut wanted = views.into_iter().peekable();
+    let mut seq = 0u64;
+    while wanted.peek().is_some() {
+        let Some(entry) = reader.next() else {
+            for v in wanted {
+                out.push((
+                    v.receipt.seq,
+                    Finding::Server(format!(
+                        "the transcript ends before entry {}, which the server signed a view of live",
+                        v.receipt.seq
+                    )),
+                ));
+            }
+            break;
+        };
+        let entry = entry.map_err(|e| ProofError::Transcript(e.to_string()))?;
+        let prev_head = entry.envelope.envelope().prev_head;
+        let accepted = match &mut replay {
+            None => {
+                let r = Replay::start(&entry, registry)
+                    .map_err(|f| ProofError::Transcript(f.to_string()))?;
+                let (_, accepted) = crate::referee::Referee::new(&entry.envelope, registry)
+                    .map_err(|e| ProofError::Transcript(e.to_string()))?;
+                replay = Some(r);
+                accepted
+            }
+            Some(r) => r
+                .step_accepted(&entry)
+                .map_err(|f| ProofError::Transcript(f.to_string()))?,
+        };
+        let referee = replay.as_ref().expect("started").referee();
+        while let Some(v) = wanted.next_if(|v| v.receipt.seq == seq) {
+            let found = if entry.envelope.entry_hash() != v.receipt.entry_hash
+                || prev_head != v.receipt.prev_head
+            {
+                Finding::Server(format!(
+                    "entry {seq} of the transcript is not the entry the server signed a view of live: it published another log than it showed (G5)"
+                ))
+            } else {
+                let true_view = crate::session::view(referee, &accepted, v.audience);
+                if true_view.shown_digest() == v.receipt.view_of(v.audience) {
+                    Finding::Nothing(format!(
+                        "what {} was shown of entry {seq} is what the log gives",
+                        audience_name(v.audience)
+                    ))
+                } else {
+                    Finding::Server(what_differs(seq, v, &true_view))
+                }
+            };
+            out.push((seq, found));
+        }
+        seq += 1;
+    }
+    Ok(out)
+}
+
+/// How a view the server signed differs from the log's, in words.
+fn what_differs(seq: u64, v: &ViewProof, truth: &Update) -> String {
+    let who = audience_name(v.audience);
+    let s = &v.shown;
+    let mut diffs = Vec::new();
+    if s.prompt != truth.prompt {
+        diffs.push(format!(
+            "it asked {who} {:?} where the referee awaited {:?}",
+            s.prompt, truth.prompt
+        ));
+    }
+    if s.events != truth.events {
+        diffs.push(format!(
+            "it showed {} events where the log gives {who} {}",
+            s.events.len(),
+            truth.events.len()
+        ));
+    }
+    if s.dice != truth.dice {
+        diffs.push(format!(
+            "it showed dice {:?} where the log gives {:?}",
+            s.dice, truth.dice
+        ));
+    }
+    if s.action != truth.action || s.public_setup != truth.public_setup || s.end != truth.end {
+        diffs.push("it showed another action, setup or end".into());
+    }
+    if diffs.is_empty() {
+        diffs.push("what it showed is not what the log gives".into());
+    }
+    format!(
+        "the server signed a view of entry {seq} for {who} that the log does not give: {} (G5)",
+        diffs.join("; ")
+    )
+}

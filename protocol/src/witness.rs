@@ -1,0 +1,650 @@
+//! What one party has seen of a game's log, checked against the head chain
+//! before anything is shown or answered (issue 24: a client that trusts
+//! nothing; PROTOCOL.md, "What a client must check").
+//!
+//! Every [`Update`] carries its log entry ([`Logged`]): whole, the party's
+//! own, or sealed with the server's view receipt. The [`Witness`] checks
+//! each one in log order:
+//!
+//! - its place: the next seq, on top of the head the party holds (a gap
+//!   asks the server again; an update seen before must say the same);
+//! - its signatures: the author's on a whole entry, the server's receipt
+//!   on a player's, the server's view receipt on a sealed entry and on
+//!   every prompt that releases a secret, which must sign exactly what the
+//!   party was shown;
+//! - what it shows: for an entry the party holds whole, the action, the
+//!   setup, the events, the dice and the end are read from the signed
+//!   entry itself, never from the server's unsigned words;
+//! - that the server never signed two heads for one position: any two of
+//!   its statements that disagree (a receipt of the party's own entry and
+//!   another entry at that seq, a view receipt on another head) are a
+//!   [`ForkProof`], which names the server.
+//!
+//! It is sans-IO: the player and the spectator of the client library, the
+//! demo's bots and the tests feed it, and it answers with the checked
+//! update or with the [`Breach`] it found.
+
+use crate::attestation::{Attestation, HeadClaim};
+use crate::encoding::{Digest, GameId, Party};
+use crate::envelope::{genesis_head, next_head, Appended, ForkProof, Receipt, SignedEnvelope};
+use crate::identity::PublicKey;
+use crate::message::{side_of, Body, Genesis, Logged, Update};
+use crate::session::view_of;
+use crate::view_receipt::{audience_name, Audience, ViewReceipt};
+use std::collections::BTreeMap;
+
+/// The keys a game's genesis names.
+#[derive(Clone, Debug)]
+struct Keys {
+    players: [PublicKey; 2],
+    server: PublicKey,
+    /// Whether the server receipts its own entries (message versions 3
+    /// and 4).
+    receipts_server_entries: bool,
+}
+
+impl Keys {
+    fn party(&self, key: &PublicKey) -> Option<Party> {
+        if *key == self.server {
+            Some(Party::Server)
+        } else if *key == self.players[0] {
+            Some(Party::A)
+        } else if *key == self.players[1] {
+            Some(Party::B)
+        } else {
+            None
+        }
+    }
+}
+
+/// An update checked against the log.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The update as the party may show it: for an entry it holds whole,
+    /// what it shows was read from the signed entry.
+    pub update: Update,
+    /// The entry's body, when the party holds the entry (whole or its
+    /// own).
+    pub body: Option<Body>,
+    /// Who signed the entry.
+    pub author: Party,
+    /// The entry's hash.
+    pub entry_hash: Digest,
+}
+
+/// What an update was, once checked.
+#[derive(Clone, Debug)]
+pub enum Seen {
+    /// The next entry of the log.
+    New(Box<Checked>),
+    /// An entry seen before (a resync sends some again), the same as it
+    /// was.
+    Again,
+}
+
+/// Why an update cannot be shown: what the server did.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Breach {
+    /// The server signed two heads for one position of the log: it showed
+    /// this party (or this party and another) two histories (G5). The
+    /// proof names the server; keep it (`hexveil verify --proof`).
+    #[error("the server showed two histories of this game: {what}")]
+    Fork {
+        /// The proof.
+        proof: Box<ForkProof>,
+        /// What disagrees, in words.
+        what: String,
+    },
+    /// An update the party cannot bind to the log: a missing or bad
+    /// signature, another game, a view the server's signature does not
+    /// cover, words that contradict the signed entry. Nothing of it is
+    /// shown or answered.
+    #[error("the server sent an update for entry {seq} that is not bound to the log: {reason}")]
+    Unbound {
+        /// The seq it claims.
+        seq: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The server signed a view of an entry that the entry itself does
+    /// not give (other events, dice, an action or a setup it does not
+    /// hold): proven by the view receipt and the entry.
+    #[error("the server signed a view of entry {seq} that the entry does not give: {what}")]
+    FalseView {
+        /// The entry.
+        seq: u64,
+        /// What differs.
+        what: String,
+        /// The proof.
+        proof: Box<crate::evidence::ViewProof>,
+    },
+    /// An update past an entry this party has not seen: ask the server for
+    /// the views from `from` again.
+    #[error("update {got} came before entry {from}: asking again from {from}")]
+    Gap {
+        /// The first seq missing.
+        from: u64,
+        /// The seq that came.
+        got: u64,
+    },
+}
+
+/// One party's checked view of a game's log.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    game_id: GameId,
+    audience: Audience,
+    keys: Option<Keys>,
+    next_seq: u64,
+    head: Digest,
+    /// Every entry seen, by seq: its hash and what attests its place.
+    seen: Vec<(Digest, Attestation)>,
+    /// Every head position the server's statements speak of, with the
+    /// head they give and the statement (in `seen` by seq, or a receipt
+    /// of the party's own entry not yet seen in an update).
+    claims: BTreeMap<u64, (Digest, Attestation)>,
+    /// The party's own entries sent and not yet seen in the log.
+    sent: Vec<SignedEnvelope>,
+}
+
+impl Witness {
+    /// A party's witness of game `game_id`: a side's, or the spectators'
+    /// (`None`).
+    pub fn new(game_id: GameId, audience: Audience) -> Witness {
+        Witness {
+            game_id,
+            audience,
+            keys: None,
+            next_seq: 0,
+            head: genesis_head(&game_id),
+            seen: Vec::new(),
+            claims: BTreeMap::new(),
+            sent: Vec::new(),
+        }
+    }
+
+    /// The seq of the next entry expected.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// The head of the log as checked so far: sign the next entry on it.
+    pub fn head(&self) -> Digest {
+        self.head
+    }
+
+    /// The server's transcript key, once the genesis is seen.
+    pub fn server_key(&self) -> Option<PublicKey> {
+        self.keys.as_ref().map(|k| k.server)
+    }
+
+    /// Every statement the server made about this log that the party
+    /// checked, in seq order (its receipts, view receipts and own
+    /// entries): kept as evidence (issue 24).
+    pub fn attestations(&self) -> impl Iterator<Item = &Attestation> {
+        self.seen.iter().map(|(_, a)| a)
+    }
+
+    /// Takes note of an entry the party sent (its receipt and its update
+    /// refer to it).
+    pub fn sent(&mut self, env: &SignedEnvelope) {
+        let seq = env.envelope().seq;
+        self.sent.retain(|e| e.envelope().seq != seq);
+        self.sent.push(env.clone());
+    }
+
+    /// Takes the server's receipt of one of the party's own entries: it
+    /// must be for an entry the party sent, and agree with every statement
+    /// the server made before.
+    pub fn receipt(&mut self, receipt: &Receipt) -> Result<(), Breach> {
+        let unbound = |reason: String| Breach::Unbound {
+            seq: receipt.seq,
+            reason,
+        };
+        let keys = self
+            .keys
+            .clone()
+            .ok_or_else(|| unbound("a receipt before the genesis".into()))?;
+        receipt
+            .verify(&keys.server)
+            .map_err(|e| unbound(format!("the receipt: {e}")))?;
+        let env = self
+            .sent
+            .iter()
+            .find(|e| e.entry_hash() == receipt.entry_hash)
+            .cloned()
+            .ok_or_else(|| {
+                unbound("a receipt for an entry this party did not send".to_string())
+            })?;
+        let attestation = Attestation::Entry {
+            envelope: env,
+            receipt: *receipt,
+        };
+        self.hold(&keys.server, attestation)
+    }
+
+    /// Checks an update; on success the party may show it and, if it is
+    /// [`Seen::New`], act on it.
+    pub fn check(&mut self, u: &Update) -> Result<Seen, Breach> {
+        if u.seq > self.next_seq {
+            return Err(Breach::Gap {
+                from: self.next_seq,
+                got: u.seq,
+            });
+        }
+        let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
+        let again = u.seq < self.next_seq;
+        let (entry_hash, author, body, attestation) = self.entry(u)?;
+        let Some(keys) = self.keys.clone() else {
+            return Err(unbound("the first update is not the server's genesis".into()));
+        };
+        // A sealed entry is bound by the view receipt; a whole one by its
+        // own signatures, and any view receipt that comes with it must be
+        // for it and sign exactly what this party was shown.
+        if let Some(attest) = u.attest.as_deref() {
+            self.check_attest(&keys, attest, u, entry_hash, author)?;
+        } else if u.prompt.releases() {
+            return Err(unbound(format!(
+                "it asks for a secret ({:?}) without the server's signature on the prompt",
+                u.prompt
+            )));
+        }
+        self.hold(&keys.server, attestation.clone())?;
+        if let Some(attest) = u.attest.as_deref() {
+            self.hold(&keys.server, Attestation::View(*attest))?;
+        }
+        if again {
+            // The same entry at the same place: `hold` found no other head.
+            return Ok(Seen::Again);
+        }
+        let new_head = next_head(&self.head, &entry_hash);
+        if u.head != new_head {
+            return Err(unbound(format!(
+                "it names head {}, the entry gives {new_head}",
+                u.head
+            )));
+        }
+        let update = match &body {
+            Some(body) => self.shown(u, body, author, entry_hash, new_head)?,
+            None => sealed_view(u)?,
+        };
+        self.seen.push((entry_hash, attestation));
+        self.head = new_head;
+        self.next_seq += 1;
+        self.sent.retain(|e| e.envelope().seq >= self.next_seq);
+        Ok(Seen::New(Box::new(Checked {
+            update,
+            body,
+            author,
+            entry_hash,
+        })))
+    }
+
+    /// The entry an update carries: its hash, author, body (when the party
+    /// holds it) and the server's statement that places it.
+    fn entry(&mut self, u: &Update) -> Result<(Digest, Party, Option<Body>, Attestation), Breach> {
+        let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
+        match &u.logged {
+            Logged::Full { envelope, receipt } => {
+                let e = envelope.envelope();
+                if e.game_id != self.game_id {
+                    return Err(unbound("the entry is for another game".into()));
+                }
+                if e.seq != u.seq {
+                    return Err(unbound(format!("the entry is signed for seq {}", e.seq)));
+                }
+                envelope
+                    .verify_signature()
+                    .map_err(|err| unbound(format!("the entry's signature: {err}")))?;
+                let body = Body::decode(&e.body)
+                    .map_err(|err| unbound(format!("the entry's body: {err}")))?;
+                if u.seq == 0 {
+                    self.genesis(envelope, &body)
+                        .map_err(|reason| unbound(format!("the genesis: {reason}")))?;
+                }
+                let keys = self.keys.as_ref().expect("the genesis came first");
+                let author = keys
+                    .party(&e.author)
+                    .ok_or_else(|| unbound("the entry's author is no party of the game".into()))?;
+                let receipted = author.is_player() || keys.receipts_server_entries;
+                let attestation = match (receipted, receipt) {
+                    (true, Some(r)) => Attestation::Entry {
+                        envelope: (**envelope).clone(),
+                        receipt: **r,
+                    },
+                    (false, None) => Attestation::ServerEntry((**envelope).clone()),
+                    (true, None) => return Err(unbound("the entry's receipt is missing".into())),
+                    (false, Some(_)) => {
+                        return Err(unbound("a receipt where the server writes none".into()))
+                    }
+                };
+                Ok((envelope.entry_hash(), author, Some(body), attestation))
+            }
+            Logged::Own(receipt) => {
+                let own = self
+                    .sent
+                    .iter()
+                    .chain(self.seen_own(u.seq))
+                    .find(|e| e.entry_hash() == receipt.entry_hash)
+                    .cloned()
+                    .ok_or_else(|| {
+                        unbound(
+                            "it says the entry is this party's own, but this party sent no such entry"
+                                .into(),
+                        )
+                    })?;
+                let keys = self
+                    .keys
+                    .as_ref()
+                    .ok_or_else(|| unbound("an entry before the genesis".into()))?;
+                let author = keys
+                    .party(&own.envelope().author)
+                    .ok_or_else(|| unbound("the entry's author is no party of the game".into()))?;
+                let body = Body::decode(&own.envelope().body)
+                    .map_err(|err| unbound(format!("the entry's body: {err}")))?;
+                Ok((
+                    receipt.entry_hash,
+                    author,
+                    Some(body),
+                    Attestation::Entry {
+                        envelope: own,
+                        receipt: **receipt,
+                    },
+                ))
+            }
+            Logged::Sealed { entry_hash } => {
+                let attest = *u.attest.as_deref().ok_or_else(|| {
+                    unbound("a sealed entry without the server's view receipt".into())
+                })?;
+                Ok((
+                    *entry_hash,
+                    attest.author,
+                    None,
+                    Attestation::View(attest),
+                ))
+            }
+        }
+    }
+
+    /// The party's own entry logged at `seq`, if this witness saw it there
+    /// (a resync sends its updates again).
+    fn seen_own(&self, seq: u64) -> Option<&SignedEnvelope> {
+        match self.seen.get(usize::try_from(seq).ok()?) {
+            Some((_, Attestation::Entry { envelope, .. })) => Some(envelope),
+            _ => None,
+        }
+    }
+
+    /// Takes the genesis: the keys every later entry is checked with.
+    fn genesis(&mut self, envelope: &SignedEnvelope, body: &Body) -> Result<(), String> {
+        let Body::Genesis(g) = body else {
+            return Err(format!("entry 0 is a {}, not the genesis", body.name()));
+        };
+        let e = envelope.envelope();
+        if e.author != g.server {
+            return Err("it is not signed by the server key it names".into());
+        }
+        if e.prev_head != genesis_head(&self.game_id) {
+            return Err("it is not on the game's first head".into());
+        }
+        let keys = Keys {
+            players: g.players,
+            server: g.server,
+            receipts_server_entries: g.receipts_server_entries(),
+        };
+        match &self.keys {
+            Some(held) if held.server != keys.server || held.players != keys.players => {
+                Err("it names other keys than the genesis seen before".into())
+            }
+            _ => {
+                self.keys = Some(keys);
+                Ok(())
+            }
+        }
+    }
+
+    /// Checks a view receipt against the update it came with.
+    fn check_attest(
+        &self,
+        keys: &Keys,
+        attest: &ViewReceipt,
+        u: &Update,
+        entry_hash: Digest,
+        author: Party,
+    ) -> Result<(), Breach> {
+        let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
+        attest
+            .verify(&keys.server)
+            .map_err(|e| unbound(e.to_string()))?;
+        if attest.game_id != self.game_id || attest.seq != u.seq {
+            return Err(unbound(
+                "the view receipt is for another game or entry".into(),
+            ));
+        }
+        if attest.entry_hash != entry_hash || attest.author != author {
+            return Err(unbound(
+                "the view receipt is for another entry or author than the update carries".into(),
+            ));
+        }
+        if attest.view_of(self.audience) != u.shown_digest() {
+            return Err(unbound(format!(
+                "what {} was shown is not what the server's view receipt signs",
+                audience_name(self.audience)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Holds a statement of the server's after checking that it gives no
+    /// other head than every statement held before, and the head the
+    /// party holds: else the two are a fork proof.
+    fn hold(&mut self, server: &PublicKey, attestation: Attestation) -> Result<(), Breach> {
+        let claims = attestation.claims(server).map_err(|e| Breach::Unbound {
+            seq: attestation.position().1,
+            reason: format!("{}: {e}", attestation.describe()),
+        })?;
+        for claim in &claims {
+            if claim.game_id != self.game_id {
+                return Err(Breach::Unbound {
+                    seq: attestation.position().1,
+                    reason: format!("{} is for another game", attestation.describe()),
+                });
+            }
+            if claim.before == 0 && claim.head != genesis_head(&self.game_id) {
+                return Err(Breach::Unbound {
+                    seq: 0,
+                    reason: "the first entry is not on the game's first head".into(),
+                });
+            }
+            if let Some((head, held)) = self.claims.get(&claim.before) {
+                if *head != claim.head {
+                    return Err(fork(server, held.clone(), attestation, *claim, *head));
+                }
+            }
+        }
+        for claim in claims {
+            self.claims
+                .entry(claim.before)
+                .or_insert((claim.head, attestation.clone()));
+        }
+        Ok(())
+    }
+
+    /// What an update of an entry the party holds shows, read from the
+    /// entry: the server's words must agree (a view receipt that signs
+    /// other words is a proof against it).
+    fn shown(
+        &self,
+        u: &Update,
+        body: &Body,
+        author: Party,
+        entry_hash: Digest,
+        new_head: Digest,
+    ) -> Result<Update, Breach> {
+        // The dice an entry completes are in it (a roll), but for a Secret
+        // dr, which only its roller sees, completed by the roller's own
+        // entry: signed by the server's view receipt, checked by the
+        // verifier once the log is public (the roll's seeds are).
+        let secret = matches!(body, Body::Entry(_))
+            && !u.dice.is_empty()
+            && self.audience.is_some()
+            && self.audience == side_of(author)
+            && u.attest.is_some();
+        let dice = match body {
+            Body::Roll(r) => r.dice.clone(),
+            _ if secret => u.dice.clone(),
+            _ => Vec::new(),
+        };
+        let appended = Appended {
+            seq: u.seq,
+            entry_hash,
+            new_head,
+        };
+        let mut derived = view_of(
+            body,
+            author,
+            &appended,
+            &dice,
+            secret,
+            u.prompt.clone(),
+            u.closed,
+            self.audience,
+        );
+        derived.logged = u.logged.clone();
+        derived.attest = u.attest.clone();
+        if derived.shown_digest() == u.shown_digest() {
+            return Ok(derived);
+        }
+        let what = differences(u, &derived);
+        match (&u.logged, u.attest.as_deref()) {
+            (Logged::Full { envelope, receipt }, Some(attest)) => Err(Breach::FalseView {
+                seq: u.seq,
+                what,
+                proof: Box::new(crate::evidence::ViewProof {
+                    receipt: *attest,
+                    audience: self.audience,
+                    shown: crate::evidence::Shown::of(u),
+                    entry: Some(crate::message::LoggedEntry {
+                        envelope: (**envelope).clone(),
+                        receipt: receipt.as_deref().copied(),
+                    }),
+                }),
+            }),
+            _ => Err(Breach::Unbound {
+                seq: u.seq,
+                reason: format!("its words contradict the signed entry ({what})"),
+            }),
+        }
+    }
+}
+
+/// What an update of a sealed entry may show: only what such an entry can
+/// hold for a party that may not read it (the words, a setup's public
+/// part, a ruling's events it may see, its prompt). An action, a genesis,
+/// dice or an end record are in entries every party reads whole, so a
+/// sealed entry showing one is the server's invention (issue 24: a false
+/// "the tank moved into 3E5").
+fn sealed_view(u: &Update) -> Result<Update, Breach> {
+    let unbound = |what: &str| Breach::Unbound {
+        seq: u.seq,
+        reason: format!(
+            "a sealed entry ({}) cannot show {what}: that is in entries every party reads whole",
+            u.entry
+        ),
+    };
+    if u.action.is_some() {
+        return Err(unbound("an action"));
+    }
+    if u.genesis.is_some() {
+        return Err(unbound("a genesis"));
+    }
+    if !u.dice.is_empty() {
+        return Err(unbound("dice"));
+    }
+    if u.end.is_some() {
+        return Err(unbound("the end of the game"));
+    }
+    if u.public_setup.is_some() && u.entry != "setup" {
+        return Err(unbound("a public setup"));
+    }
+    if !u.events.is_empty() && u.entry != "ruling" {
+        return Err(unbound("events"));
+    }
+    Ok(u.clone())
+}
+
+/// The fork proof of two statements that give two heads before entry
+/// `claim.before`.
+fn fork(
+    server: &PublicKey,
+    held: Attestation,
+    new: Attestation,
+    claim: HeadClaim,
+    held_head: Digest,
+) -> Breach {
+    let what = format!(
+        "{} gives head {held_head} before entry {}, {} gives {}",
+        held.describe(),
+        claim.before,
+        new.describe(),
+        claim.head
+    );
+    Breach::Fork {
+        proof: Box::new(ForkProof::Attested {
+            server: *server,
+            first: Box::new(held),
+            second: Box::new(new),
+        }),
+        what,
+    }
+}
+
+/// Which shown fields of two updates differ, in words.
+fn differences(said: &Update, log: &Update) -> String {
+    let mut out = Vec::new();
+    if said.entry != log.entry {
+        out.push(format!("the entry is \"{}\", not \"{}\"", log.entry, said.entry));
+    }
+    if said.action != log.action {
+        out.push("another action".to_string());
+    }
+    if said.genesis != log.genesis {
+        out.push("another genesis".to_string());
+    }
+    if said.public_setup != log.public_setup {
+        out.push("another public setup".to_string());
+    }
+    if said.events != log.events {
+        out.push(format!(
+            "{} events where the entry gives {}",
+            said.events.len(),
+            log.events.len()
+        ));
+    }
+    if said.dice != log.dice {
+        out.push(format!("dice {:?} where the entry gives {:?}", said.dice, log.dice));
+    }
+    if said.end != log.end {
+        out.push("another end".to_string());
+    }
+    if out.is_empty() {
+        "the shown fields differ".into()
+    } else {
+        out.join("; ")
+    }
+}
+
+impl Witness {
+    /// The genesis seen, if any (from the checked entry 0).
+    pub fn keys_known(&self) -> bool {
+        self.keys.is_some()
+    }
+}
+
+/// The genesis body of a checked update of entry 0.
+pub fn genesis_of(checked: &Checked) -> Option<&Genesis> {
+    match &checked.body {
+        Some(Body::Genesis(g)) => Some(g),
+        _ => None,
+    }
+}
