@@ -15,7 +15,10 @@ pub struct AslObserver {
 }
 
 /// A fresh observer for `viewer`.
-pub fn observer(scenario: &crate::ruleset::AslScenario, _viewer: Side) -> Box<dyn kernel::Observer> {
+pub fn observer(
+    scenario: &crate::ruleset::AslScenario,
+    _viewer: Side,
+) -> Box<dyn kernel::Observer> {
     Box::new(AslObserver {
         scenario: scenario.clone(),
         publics: Vec::new(),

@@ -35,7 +35,8 @@ use hexveil_protocol::message::{
     decode_padded, encode, MessageError, Prompt, ToClient, ToServer, Update,
 };
 use hexveil_protocol::message::{EndRecord, Mode};
-use hexveil_protocol::player::{Player, PlayerError, Secrets};
+use hexveil_protocol::player::{Player, PlayerError, RefusedPrompt, Secrets};
+use hexveil_protocol::witness::{Breach, Seen, Witness};
 use hexveil_server::frame::{read_frame, write_frame, FrameError};
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::ServerTrust;
@@ -99,10 +100,19 @@ pub enum DriverError {
     NotTheseSecrets {
         /// The seat.
         side: Side,
-        /// `pad statement` or `setup`.
-        what: &'static str,
+        /// What the entry is, in words (`pad statement`, `setup`).
+        what: String,
         /// The log entry.
         seq: u64,
+    },
+    /// The server sent what cannot be bound to the game's log: it showed
+    /// two histories (a fork, with its proof), signed a view the log does
+    /// not give, or sent an update without the signatures that bind it
+    /// (issue 24). Nothing of it was shown or answered.
+    #[error("{breach}")]
+    Breach {
+        /// What the server did.
+        breach: Breach,
     },
 }
 
@@ -612,7 +622,6 @@ impl Client {
             transcript: None,
             closed: false,
             end: None,
-            expect: None,
         };
         if let Err(e) = seat.take_seat().await {
             // Leave the seat free at once, not at the server's idle
@@ -678,6 +687,7 @@ impl Client {
             link: self.link,
             wait: self.wait,
             game_id,
+            witness: Witness::new(game_id, None),
             transcript: None,
             last_seq: None,
             closed: false,
@@ -739,6 +749,12 @@ pub enum GameEvent {
     /// signed by the server and bound to the entry's hash: the player's
     /// proof of what the server answered (G5).
     Rejected(hexveil_protocol::envelope::Refusal),
+    /// The server asked this seat for something the rules cannot ask now
+    /// (openings of facts no rule needs, pad entries for a roll no action
+    /// reached, a reveal before the end): nothing was released, and the
+    /// server's signed prompt is the evidence (issue 24). Follows the
+    /// [`GameEvent::Update`] that carried the prompt.
+    PromptRefused(RefusedPrompt),
     /// The game is over: the full transcript file.
     Transcript(Vec<u8>),
     /// The transport refused a request (e.g. a spectator acting, a rate
@@ -784,11 +800,6 @@ pub struct RemotePlayer {
     closed: bool,
     /// The game's result, once the end entry is seen.
     end: Option<EndRecord>,
-    /// Our commitment just computed (pad statement or setup): the seq it
-    /// takes in the log, the head it gives and what it is. The update of
-    /// that seq must show that head, or the log holds another commitment
-    /// for this seat (other secrets, G1).
-    expect: Option<(u64, hexveil_protocol::encoding::Digest, &'static str)>,
 }
 
 impl std::fmt::Debug for RemotePlayer {
@@ -815,6 +826,11 @@ impl RemotePlayer {
     /// The protocol player (e.g. [`Player::sign`] to misbehave on purpose).
     pub fn player_mut(&mut self) -> &mut Player {
         &mut self.player
+    }
+
+    /// The protocol player: its checked log ([`Player::witness`]).
+    pub fn player(&self) -> &Player {
+        &self.player
     }
 
     /// The last new update seen.
@@ -1017,15 +1033,33 @@ impl RemotePlayer {
                 {
                     self.unacked = None;
                 }
+                // A receipt must agree with every head the server gave
+                // before (else it proves a fork, issue 24).
+                self.player.on_receipt(&r).map_err(|e| self.failed(e))?;
                 self.receipts.push(r);
                 GameEvent::Receipt(r)
             }
-            ToClient::Update(u) => {
+            ToClient::Update(raw) => {
+                // Nothing is shown or answered before it is checked against
+                // the log this seat holds (issue 24).
+                let heard = match self.player.hear(&raw) {
+                    Ok(h) => h,
+                    Err(PlayerError::Breach(Breach::Gap { from, got })) => {
+                        // An update was lost (or the server skipped one):
+                        // ask again from the first missing entry.
+                        self.sync(from)?;
+                        return Ok(GameEvent::Other(format!(
+                            "update {got} came before entry {from}: asked the server for the views from {from} again"
+                        )));
+                    }
+                    Err(e) => return Err(self.failed(e)),
+                };
+                let u = heard.update;
                 self.closed |= u.closed;
                 if let Some(end) = &u.end {
                     self.end = Some(end.clone());
                 }
-                if self.last_seq.is_some_and(|s| u.seq <= s) {
+                if heard.again || self.last_seq.is_some_and(|s| u.seq <= s) {
                     return Ok(GameEvent::Replayed(u));
                 }
                 self.last_seq = Some(u.seq);
@@ -1037,37 +1071,10 @@ impl RemotePlayer {
                     // In the log now (ours) or overtaken (refused or stale).
                     self.unacked = None;
                 }
-                if let Some((seq, head, what)) = self.expect {
-                    if u.seq == seq {
-                        self.expect = None;
-                        let ours = matches!(
-                            (what, u.entry.as_str()),
-                            ("pad statement", "pad") | ("setup", "setup")
-                        );
-                        if ours && u.head != head {
-                            return Err(DriverError::NotTheseSecrets {
-                                side: self.player.side(),
-                                what,
-                                seq,
-                            });
-                        }
-                    }
+                if let Some(refused) = heard.refused {
+                    self.queue.push_back(GameEvent::PromptRefused(refused));
                 }
-                let commitment = match u.prompt {
-                    Prompt::Pad | Prompt::RenewPad { .. } => Some("pad statement"),
-                    Prompt::Setup => Some("setup"),
-                    _ => None,
-                };
-                let answer = self.player.on_update(&u)?;
-                if let (Some(what), Some(env)) = (commitment, &answer) {
-                    let e = env.envelope();
-                    self.expect = Some((
-                        e.seq,
-                        hexveil_protocol::envelope::next_head(&e.prev_head, &env.entry_hash()),
-                        what,
-                    ));
-                }
-                match (&mut self.catch_up, answer) {
+                match (&mut self.catch_up, heard.answer) {
                     (Some(latest), answer) => *latest = answer,
                     (None, Some(env)) => self.answer(env)?,
                     (None, None) => {}
@@ -1075,13 +1082,29 @@ impl RemotePlayer {
                 self.last_update = Some(u.clone());
                 GameEvent::Update(u)
             }
-            ToClient::Rejected(r) => GameEvent::Rejected(r),
+            ToClient::Rejected(r) => {
+                self.player.on_refusal(&r);
+                GameEvent::Rejected(r)
+            }
             ToClient::Transcript(t) => {
                 self.transcript = Some(t.clone());
                 GameEvent::Transcript(t)
             }
             ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
         })
+    }
+
+    /// The driver's error for a player's: what the server did, in words.
+    fn failed(&self, e: PlayerError) -> DriverError {
+        match e {
+            PlayerError::Breach(Breach::NotOurs { seq, entry }) => DriverError::NotTheseSecrets {
+                side: self.player.side(),
+                what: entry,
+                seq,
+            },
+            PlayerError::Breach(breach) => DriverError::Breach { breach },
+            other => DriverError::Player(other),
+        }
     }
 
     /// Closes the connection abruptly (the seat stays ours on the server).
@@ -1184,6 +1207,8 @@ pub struct Spectator {
     link: Link,
     wait: Duration,
     game_id: GameId,
+    /// The public log as this spectator checked it (issue 24).
+    witness: Witness,
     transcript: Option<Vec<u8>>,
     last_seq: Option<u64>,
     closed: bool,
@@ -1209,14 +1234,20 @@ impl Spectator {
         let msg = self.link.recv(self.wait, "a public update").await?;
         Ok(match Incoming::of(msg, self.game_id)? {
             Incoming::Game(m) => match m {
-                ToClient::Update(u) => {
-                    self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
-                    self.closed |= u.closed;
-                    if let Some(end) = &u.end {
-                        self.end = Some(end.clone());
+                // Shown only once checked against the public log (issue 24).
+                ToClient::Update(raw) => match self.witness.check(&raw) {
+                    Ok(Seen::New(c)) => {
+                        let u = c.update;
+                        self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
+                        self.closed |= u.closed;
+                        if let Some(end) = &u.end {
+                            self.end = Some(end.clone());
+                        }
+                        GameEvent::Update(u)
                     }
-                    GameEvent::Update(u)
-                }
+                    Ok(Seen::Again(c)) => GameEvent::Replayed(c.update),
+                    Err(breach) => return Err(DriverError::Breach { breach }),
+                },
                 ToClient::Transcript(t) => {
                     self.transcript = Some(t.clone());
                     GameEvent::Transcript(t)
@@ -1266,6 +1297,17 @@ impl Spectator {
     /// The highest seq of a public update seen.
     pub fn last_seq(&self) -> Option<u64> {
         self.last_seq
+    }
+
+    /// The public log as this spectator checked it.
+    pub fn witness(&self) -> &Witness {
+        &self.witness
+    }
+
+    /// Goes on from the log an earlier connection checked: what it showed
+    /// comes again, and must be the same log (else a fork proof).
+    pub fn set_witness(&mut self, witness: Witness) {
+        self.witness = witness;
     }
 
     /// Whether a public update said the log is closed: the server has the

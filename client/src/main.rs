@@ -195,9 +195,22 @@ enum Command {
     /// entry that does not decode), 3 clean so far but incomplete (the game
     /// has not ended or not every side revealed: the end-of-game audits
     /// have not run).
+    ///
+    /// With `--proof PROOF`, checks a piece of evidence a client kept
+    /// against a server (a fork proof, or a prompt or view the server
+    /// signed: issue 24), with the game's transcript FILE when given.
+    /// Exit codes then: 1 the evidence proves the server at fault, 0 it
+    /// proves nothing against anyone, 3 the game's transcript is needed,
+    /// 2 not evidence.
     Verify {
         /// The transcript file.
-        file: PathBuf,
+        #[arg(required_unless_present = "proof")]
+        file: Option<PathBuf>,
+        /// An evidence file (`proofs/*.hxproof` in a seat's secrets
+        /// directory) to check instead, against the transcript FILE if one
+        /// is given.
+        #[arg(long, value_name = "PROOF")]
+        proof: Option<PathBuf>,
         /// The server transcript key to trust (64 hex digits, as the
         /// server prints it on its `transcript-key` line). Without it the
         /// key the transcript names is checked and printed, but anyone can
@@ -455,9 +468,19 @@ fn main() -> ExitCode {
         }
         Command::Verify {
             file,
+            proof,
             server_key,
             json,
-        } => cli::transcript::verify_file(&file, server_key.as_deref(), json),
+        } => match (proof, file) {
+            (Some(proof), file) => {
+                cli::evidence::verify_proof(&proof, file.as_deref(), server_key.as_deref(), json)
+            }
+            (None, Some(file)) => cli::transcript::verify_file(&file, server_key.as_deref(), json),
+            (None, None) => {
+                eprintln!("hexveil verify: name a transcript FILE, or a proof with --proof PROOF");
+                ExitCode::from(2)
+            }
+        },
         Command::Replay {
             file,
             board,

@@ -471,8 +471,16 @@ fn g6_a_resync_shows_each_side_exactly_what_it_was_shown_live_also_after_a_resto
                 })
                 .collect()
         };
-        assert_eq!(carried(updates(t.session.resync(side, 0))), live, "side {side}");
-        assert_eq!(carried(updates(restored.resync(side, 0))), live, "side {side}");
+        assert_eq!(
+            carried(updates(t.session.resync(side, 0))),
+            live,
+            "side {side}"
+        );
+        assert_eq!(
+            carried(updates(restored.resync(side, 0))),
+            live,
+            "side {side}"
+        );
         let from = 7;
         assert_eq!(
             carried(updates(t.session.resync(side, from))),

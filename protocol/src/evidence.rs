@@ -107,8 +107,9 @@ pub struct ViewProof {
     pub receipt: ViewReceipt,
     /// Who was shown the view.
     pub audience: Audience,
-    /// What it was shown.
-    pub shown: Shown,
+    /// What it was shown, when kept (the receipt's digest of it proves
+    /// as much; this says it in words).
+    pub shown: Option<Shown>,
     /// The entry, when the audience held it whole (the envelope and the
     /// server's receipt, if it has one).
     pub entry: Option<LoggedEntry>,
@@ -273,7 +274,10 @@ fn check_view(v: &ViewProof, server: &PublicKey) -> Result<(), ProofError> {
     v.receipt
         .verify(server)
         .map_err(|e| ProofError::BadSignature(e.to_string()))?;
-    if v.shown.to_update(v.receipt.seq).shown_digest() != v.receipt.view_of(v.audience) {
+    let Some(shown) = &v.shown else {
+        return Ok(());
+    };
+    if shown.to_update(v.receipt.seq).shown_digest() != v.receipt.view_of(v.audience) {
         return Err(ProofError::Inconsistent(format!(
             "the view given is not the one the receipt signs for {}",
             audience_name(v.audience)
@@ -286,7 +290,7 @@ fn check_view(v: &ViewProof, server: &PublicKey) -> Result<(), ProofError> {
 /// read whole): what the entry gives (the action, setup, events, dice, end
 /// and words) must be what was shown. The prompt needs the referee.
 fn against_entry(v: &ViewProof) -> Result<Option<Finding>, ProofError> {
-    let Some(entry) = &v.entry else {
+    let (Some(entry), Some(shown)) = (&v.entry, &v.shown) else {
         return Ok(None);
     };
     let hash = entry.envelope.entry_hash();
@@ -306,10 +310,10 @@ fn against_entry(v: &ViewProof) -> Result<Option<Finding>, ProofError> {
         v.receipt.author,
         &entry.appended(),
         v.audience,
-        v.shown.prompt.clone(),
-        v.shown.closed,
+        shown.prompt.clone(),
+        shown.closed,
     );
-    Ok(Some(if Shown::of(&derived) == v.shown {
+    Ok(Some(if Shown::of(&derived) == *shown {
         Finding::Nothing(format!(
             "entry {} gives exactly what {} was shown",
             v.receipt.seq,
@@ -400,8 +404,12 @@ pub fn check_views(
 /// How a view the server signed differs from the log's, in words.
 fn what_differs(seq: u64, v: &ViewProof, truth: &Update) -> String {
     let who = audience_name(v.audience);
-    let s = &v.shown;
     let mut diffs = Vec::new();
+    let Some(s) = &v.shown else {
+        return format!(
+            "the server signed a view of entry {seq} for {who} that the log does not give (G5)"
+        );
+    };
     if s.prompt != truth.prompt {
         diffs.push(format!(
             "it asked {who} {:?} where the referee awaited {:?}",
@@ -431,4 +439,84 @@ fn what_differs(seq: u64, v: &ViewProof, truth: &Update) -> String {
         "the server signed a view of entry {seq} for {who} that the log does not give: {} (G5)",
         diffs.join("; ")
     )
+}
+
+/// What one party's checked log says against the game's transcript
+/// ([`audit`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Audit {
+    /// Entries the party saw, each found in the transcript at its seq.
+    pub entries: u64,
+    /// Views the server signed for the party, each found to be the log's.
+    pub views: u64,
+    /// What the server did, by entry: an entry the party saw that the
+    /// transcript does not hold, a view the log does not give.
+    pub found: Vec<(u64, String)>,
+}
+
+impl std::fmt::Display for Audit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.found.is_empty() {
+            write!(
+                f,
+                "what this client was shown matches the transcript: {} entries, {} views the server signed",
+                self.entries, self.views
+            )
+        } else {
+            write!(f, "the transcript contradicts what this client was shown:")?;
+            for (seq, what) in &self.found {
+                write!(f, "\n  entry {seq}: {what}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Checks what a party was shown (its [`Witness`]) against the game's
+/// transcript once it is public (issue 24): every entry it saw must be
+/// the transcript's at that seq, and every view the server signed for it
+/// must be what the referee, re-run over the transcript, gives that
+/// party there (prompt included).
+pub fn audit(
+    transcript: &[u8],
+    registry: &Registry,
+    witness: &crate::witness::Witness,
+) -> Result<Audit, ProofError> {
+    let reader = EntryReader::new(transcript).map_err(|e| ProofError::Transcript(e.to_string()))?;
+    let mut logged = Vec::new();
+    for entry in reader {
+        let entry = entry.map_err(|e| ProofError::Transcript(e.to_string()))?;
+        logged.push(entry.envelope.entry_hash());
+    }
+    let mut out = Audit::default();
+    for (seq, hash) in witness.entries() {
+        match logged.get(seq as usize) {
+            Some(h) if *h == hash => out.entries += 1,
+            Some(_) => out.found.push((
+                seq,
+                "the transcript holds another entry here than the server showed live: it published another log (G5)".into(),
+            )),
+            None => out.found.push((
+                seq,
+                "the transcript ends before this entry, which the server showed live (G5)".into(),
+            )),
+        }
+    }
+    let views: Vec<ViewProof> = witness
+        .view_receipts()
+        .iter()
+        .map(|receipt| ViewProof {
+            receipt: *receipt,
+            audience: witness.audience(),
+            shown: None,
+            entry: None,
+        })
+        .collect();
+    for (seq, finding) in check_views(transcript, registry, &views)? {
+        match finding {
+            Finding::Server(what) => out.found.push((seq, what)),
+            _ => out.views += 1,
+        }
+    }
+    Ok(out)
 }

@@ -109,9 +109,7 @@ impl Guard {
         match (&c.body, author) {
             (Some(Body::Genesis(g)), _) => self.message_version = g.message_version,
             (Some(Body::Pad(st)), Some(_)) if st.epoch == 0 => self.pads += 1,
-            (Some(Body::Setup(_)), Some(side)) | (None, Some(side))
-                if u.public_setup.is_some() =>
-            {
+            (Some(Body::Setup(_)), Some(side)) | (None, Some(side)) if u.public_setup.is_some() => {
                 // A Live setup is read whole; an Escrow one's public part
                 // comes with the server's view receipt. Both are what the
                 // referee accepted, so they parse.
@@ -135,7 +133,9 @@ impl Guard {
                 });
                 self.observer.declared(actor, action);
             }
-            (Some(Body::Ruling(_)), _) => {
+            // A ruling with events for the referee or the other side comes
+            // sealed: its words are the server's, signed by its view receipt.
+            (Some(Body::Ruling(_)), _) | (None, None) if u.entry == "ruling" => {
                 if let Some(c) = &mut self.current {
                     c.ruled = true;
                 }
@@ -175,9 +175,9 @@ impl Guard {
                 Ok(())
             }
             Prompt::Reveal if self.ended => Ok(()),
-            Prompt::Reveal => Err(
-                "asked to publish its secrets, but the game's end is not in the log".into(),
-            ),
+            Prompt::Reveal => {
+                Err("asked to publish its secrets, but the game's end is not in the log".into())
+            }
             Prompt::Open(requests) => self.openings(requests),
             Prompt::OpenAhead { requests, .. } => {
                 self.openings(requests)?;
@@ -251,7 +251,10 @@ impl Guard {
                 current.seq
             ));
         }
-        match self.rolls.refuse(prompt, self.scenario.as_ref(), self.pad_len) {
+        match self
+            .rolls
+            .refuse(prompt, self.scenario.as_ref(), self.pad_len)
+        {
             Some(why) => Err(why),
             None => Ok(()),
         }

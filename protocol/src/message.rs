@@ -9,11 +9,11 @@
 
 use crate::encoding::{Digest, Party};
 use crate::envelope::{Receipt, Refusal, SignedEnvelope};
-use crate::view_receipt::ViewReceipt;
 use crate::identity::PublicKey;
 use crate::layout::{Opening, RootStatement, Transition};
 use crate::note::{NoteCommitment, NoteOpening};
 use crate::pad::{PadEntry, PadSeed, PadStatement};
+use crate::view_receipt::ViewReceipt;
 use hexveil_core::{Content, Event, FactRequest, Roll, Side};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 

@@ -11,11 +11,11 @@
 
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
-use crate::identity::Identity;
-use crate::keeper::{Keeper, KeeperError};
 use crate::envelope::{Receipt, Refusal};
 use crate::evidence::{Evidence, Shown, ViewProof};
 use crate::guard::Guard;
+use crate::identity::Identity;
+use crate::keeper::{Keeper, KeeperError};
 use crate::message::{
     encode, party_of, side_of, Body, Declare, EscrowBody, LayerReveal, Logged, LoggedEntry, Mode,
     OpenAhead, OpenedFact, Prompt, RevealBody, SetupBody, Update, MAX_WINDOW,
@@ -168,11 +168,14 @@ struct Pending {
 }
 
 /// What a player made of one update.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Heard {
-    /// The update as checked against the log ([`Witness`]), to show: `None`
-    /// for one seen before (a resync sends some again).
-    pub update: Option<Update>,
+    /// The update as checked against the log ([`Witness`]), to show: what
+    /// it says of an entry the player holds is read from the entry.
+    pub update: Update,
+    /// Whether the entry was seen before (a resync sends some again):
+    /// nothing new to act on.
+    pub again: bool,
     /// The entry that answers its prompt, to send, if the prompt asks a
     /// machine answer the rules can ask now.
     pub answer: Option<SignedEnvelope>,
@@ -322,7 +325,14 @@ impl Player {
             )));
         }
         let checked = match self.witness.check(update).map_err(PlayerError::Breach)? {
-            Seen::Again => return Ok(Heard::default()),
+            Seen::Again(c) => {
+                return Ok(Heard {
+                    update: c.update,
+                    again: true,
+                    answer: None,
+                    refused: None,
+                })
+            }
             Seen::New(c) => *c,
         };
         if let Some(Body::Genesis(genesis)) = &checked.body {
@@ -347,7 +357,7 @@ impl Player {
                 Evidence::View(Box::new(ViewProof {
                     receipt: *receipt,
                     audience: Some(self.side),
-                    shown: Shown::of(&update),
+                    shown: Some(Shown::of(&update)),
                     entry: match &update.logged {
                         Logged::Full { envelope, receipt } => Some(LoggedEntry {
                             envelope: (**envelope).clone(),
@@ -367,16 +377,18 @@ impl Player {
                 evidence,
             };
             return Ok(Heard {
-                update: Some(update),
+                update,
                 answer: None,
                 refused: Some(refused),
+                again: false,
             });
         }
         let answer = self.answer(&update.prompt)?;
         Ok(Heard {
-            update: Some(update),
+            update,
             answer,
             refused: None,
+            again: false,
         })
     }
 

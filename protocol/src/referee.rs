@@ -1680,15 +1680,11 @@ impl Referee {
                     let Some(n) = request.location.as_opportunity() else {
                         return Err(bad("a note must be for an opportunity".into()));
                     };
-                    if commitment.game_id != self.game_id || commitment.side != party_of(owner)
-                    {
+                    if commitment.game_id != self.game_id || commitment.side != party_of(owner) {
                         return Err(bad("note commitment is for another game or side".into()));
                     }
                     if commitment.seq != u64::from(n) || opening.seq != commitment.seq {
-                        return Err(other(format!(
-                            "a note for opportunity {}",
-                            commitment.seq
-                        )));
+                        return Err(other(format!("a note for opportunity {}", commitment.seq)));
                     }
                     note::verify_note(commitment, opening).map_err(|e| bad(e.to_string()))?;
                     note::note_content(opening).map_err(|e| bad(e.to_string()))?
@@ -1708,13 +1704,14 @@ impl Referee {
                         .get(&(owner, request.layer))
                         .ok_or_else(|| bad("no root for that layer".into()))?;
                     if let Err(e) = layout::verify_opening(root, request.location.key(), opening) {
-                        return Err(match self.opens_other_layer(owner, request.layer, opening) {
-                            Some(layer) => other(format!(
-                                "the {layer} leaf at {}",
-                                opening.location
-                            )),
-                            None => bad(e.to_string()),
-                        });
+                        return Err(
+                            match self.opens_other_layer(owner, request.layer, opening) {
+                                Some(layer) => {
+                                    other(format!("the {layer} leaf at {}", opening.location))
+                                }
+                                None => bad(e.to_string()),
+                            },
+                        );
                     }
                     Content(opening.content)
                 }

@@ -21,10 +21,10 @@ use crate::message::{
     encode, party_of, side_of, Body, Declared, Genesis, Logged, LoggedEntry, Mode, Prompt,
     ToClient, Update, MESSAGE_VERSION,
 };
-use crate::view_receipt::ViewReceipt;
 use crate::pad::Pad;
 use crate::referee::{Accepted, Awaiting, Fault, Referee, RefereeError};
 use crate::transcript::{decode_entry, encode_entry};
+use crate::view_receipt::ViewReceipt;
 use hexveil_core::{Event, Registry, Roll, Side, Visibility};
 
 /// What the views of one logged entry need beyond the entry itself (its
@@ -901,7 +901,9 @@ pub fn view_of_entry(
         Body::Roll(r) => r.dice.clone(),
         _ => Vec::new(),
     };
-    view_of(body, author, appended, &dice, false, prompt, closed, audience)
+    view_of(
+        body, author, appended, &dice, false, prompt, closed, audience,
+    )
 }
 
 /// How `audience` may check a logged entry of `body` by `author`

@@ -76,7 +76,9 @@ pub enum ViewReceiptError {
     #[error("the view receipt is for another entry: {0}")]
     OtherEntry(String),
     /// It does not follow the head the party holds.
-    #[error("the view receipt says the head before entry {seq} was {said}, the party holds {held}")]
+    #[error(
+        "the view receipt says the head before entry {seq} was {said}, the party holds {held}"
+    )]
     OtherHead {
         /// The entry's seq.
         seq: u64,

@@ -78,8 +78,8 @@ pub enum Seen {
     /// The next entry of the log.
     New(Box<Checked>),
     /// An entry seen before (a resync sends some again), the same as it
-    /// was.
-    Again,
+    /// was: checked again, nothing new to act on.
+    Again(Box<Checked>),
 }
 
 /// Why an update cannot be shown: what the server did.
@@ -118,6 +118,16 @@ pub enum Breach {
         /// The proof.
         proof: Box<crate::evidence::ViewProof>,
     },
+    /// The log holds an entry of this party's that it did not sign here:
+    /// its secrets are not the ones the seat committed to (another pad,
+    /// another setup), or it lost what it signed. Nothing more is sent.
+    #[error("the log holds this party's {entry} at entry {seq}, which these secrets do not give")]
+    NotOurs {
+        /// The entry.
+        seq: u64,
+        /// What it is, in words.
+        entry: String,
+    },
     /// An update past an entry this party has not seen: ask the server for
     /// the views from `from` again.
     #[error("update {got} came before entry {from}: asking again from {from}")]
@@ -145,6 +155,8 @@ pub struct Witness {
     claims: BTreeMap<u64, (Digest, Attestation)>,
     /// The party's own entries sent and not yet seen in the log.
     sent: Vec<SignedEnvelope>,
+    /// Every view receipt of a new entry, in seq order.
+    views: Vec<ViewReceipt>,
 }
 
 impl Witness {
@@ -160,6 +172,7 @@ impl Witness {
             seen: Vec::new(),
             claims: BTreeMap::new(),
             sent: Vec::new(),
+            views: Vec::new(),
         }
     }
 
@@ -178,11 +191,35 @@ impl Witness {
         self.keys.as_ref().map(|k| k.server)
     }
 
-    /// Every statement the server made about this log that the party
-    /// checked, in seq order (its receipts, view receipts and own
-    /// entries): kept as evidence (issue 24).
+    /// The statement of the server's that placed each entry seen, in seq
+    /// order (a receipt, a view receipt or its own signed entry).
     pub fn attestations(&self) -> impl Iterator<Item = &Attestation> {
         self.seen.iter().map(|(_, a)| a)
+    }
+
+    /// Every view receipt the server sent this party, in seq order: what
+    /// it signed this party was shown, checked against the transcript
+    /// after the game ([`crate::evidence::audit`]).
+    pub fn view_receipts(&self) -> &[ViewReceipt] {
+        &self.views
+    }
+
+    /// The hash of every entry seen, by seq.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, Digest)> + '_ {
+        self.seen
+            .iter()
+            .enumerate()
+            .map(|(i, (h, _))| (i as u64, *h))
+    }
+
+    /// Whose witness this is: a side's, or the spectators' (`None`).
+    pub fn audience(&self) -> Audience {
+        self.audience
+    }
+
+    /// The game.
+    pub fn game_id(&self) -> GameId {
+        self.game_id
     }
 
     /// Takes note of an entry the party sent (its receipt and its update
@@ -213,9 +250,7 @@ impl Witness {
             .iter()
             .find(|e| e.entry_hash() == receipt.entry_hash)
             .cloned()
-            .ok_or_else(|| {
-                unbound("a receipt for an entry this party did not send".to_string())
-            })?;
+            .ok_or_else(|| unbound("a receipt for an entry this party did not send".to_string()))?;
         let attestation = Attestation::Entry {
             envelope: env,
             receipt: *receipt,
@@ -236,7 +271,9 @@ impl Witness {
         let again = u.seq < self.next_seq;
         let (entry_hash, author, body, attestation) = self.entry(u)?;
         let Some(keys) = self.keys.clone() else {
-            return Err(unbound("the first update is not the server's genesis".into()));
+            return Err(unbound(
+                "the first update is not the server's genesis".into(),
+            ));
         };
         // A sealed entry is bound by the view receipt; a whole one by its
         // own signatures, and any view receipt that comes with it must be
@@ -253,11 +290,13 @@ impl Witness {
         if let Some(attest) = u.attest.as_deref() {
             self.hold(&keys.server, Attestation::View(*attest))?;
         }
-        if again {
-            // The same entry at the same place: `hold` found no other head.
-            return Ok(Seen::Again);
-        }
-        let new_head = next_head(&self.head, &entry_hash);
+        // Seen before: the same entry at the same place (else `hold` found
+        // another head), checked again like a new one.
+        let prev_head = match again {
+            true => self.claims.get(&u.seq).map_or(self.head, |(h, _)| *h),
+            false => self.head,
+        };
+        let new_head = next_head(&prev_head, &entry_hash);
         if u.head != new_head {
             return Err(unbound(format!(
                 "it names head {}, the entry gives {new_head}",
@@ -268,16 +307,21 @@ impl Witness {
             Some(body) => self.shown(u, body, author, entry_hash, new_head)?,
             None => sealed_view(u)?,
         };
-        self.seen.push((entry_hash, attestation));
-        self.head = new_head;
-        self.next_seq += 1;
-        self.sent.retain(|e| e.envelope().seq >= self.next_seq);
-        Ok(Seen::New(Box::new(Checked {
+        let checked = Box::new(Checked {
             update,
             body,
             author,
             entry_hash,
-        })))
+        });
+        if again {
+            return Ok(Seen::Again(checked));
+        }
+        self.seen.push((entry_hash, attestation));
+        self.views.extend(u.attest.as_deref().copied());
+        self.head = new_head;
+        self.next_seq += 1;
+        self.sent.retain(|e| e.envelope().seq >= self.next_seq);
+        Ok(Seen::New(checked))
     }
 
     /// The entry an update carries: its hash, author, body (when the party
@@ -327,11 +371,9 @@ impl Witness {
                     .chain(self.seen_own(u.seq))
                     .find(|e| e.entry_hash() == receipt.entry_hash)
                     .cloned()
-                    .ok_or_else(|| {
-                        unbound(
-                            "it says the entry is this party's own, but this party sent no such entry"
-                                .into(),
-                        )
+                    .ok_or(Breach::NotOurs {
+                        seq: u.seq,
+                        entry: u.entry.clone(),
                     })?;
                 let keys = self
                     .keys
@@ -356,12 +398,7 @@ impl Witness {
                 let attest = *u.attest.as_deref().ok_or_else(|| {
                     unbound("a sealed entry without the server's view receipt".into())
                 })?;
-                Ok((
-                    *entry_hash,
-                    attest.author,
-                    None,
-                    Attestation::View(attest),
-                ))
+                Ok((*entry_hash, attest.author, None, Attestation::View(attest)))
             }
         }
     }
@@ -523,7 +560,7 @@ impl Witness {
                 proof: Box::new(crate::evidence::ViewProof {
                     receipt: *attest,
                     audience: self.audience,
-                    shown: crate::evidence::Shown::of(u),
+                    shown: Some(crate::evidence::Shown::of(u)),
                     entry: Some(crate::message::LoggedEntry {
                         envelope: (**envelope).clone(),
                         receipt: receipt.as_deref().copied(),
@@ -603,7 +640,10 @@ fn fork(
 fn differences(said: &Update, log: &Update) -> String {
     let mut out = Vec::new();
     if said.entry != log.entry {
-        out.push(format!("the entry is \"{}\", not \"{}\"", log.entry, said.entry));
+        out.push(format!(
+            "the entry is \"{}\", not \"{}\"",
+            log.entry, said.entry
+        ));
     }
     if said.action != log.action {
         out.push("another action".to_string());
@@ -622,7 +662,10 @@ fn differences(said: &Update, log: &Update) -> String {
         ));
     }
     if said.dice != log.dice {
-        out.push(format!("dice {:?} where the entry gives {:?}", said.dice, log.dice));
+        out.push(format!(
+            "dice {:?} where the entry gives {:?}",
+            said.dice, log.dice
+        ));
     }
     if said.end != log.end {
         out.push("another end".to_string());

@@ -266,6 +266,7 @@ pub async fn run(
     mode: hexveil_protocol::message::Mode,
     http: Option<std::net::SocketAddr>,
 ) -> Result<(Vec<u8>, Option<KeptServer>), String> {
+    use super::evidence::Proofs;
     use super::play::{fetch_transcript, play_seat, AfterScript, Input, Output, PATIENCE};
     use hexveil::driver::{Client, SeatSetup};
     use hexveil_protocol::identity::Identity;
@@ -368,7 +369,14 @@ pub async fn run(
             script: Script::new(game.scripts[0]),
             then: AfterScript::Concede,
         };
-        play_seat(&mut seat_a, scenario.as_ref(), input, &out).await
+        play_seat(
+            &mut seat_a,
+            scenario.as_ref(),
+            input,
+            &out,
+            &Proofs::nowhere(),
+        )
+        .await
     };
     let play_b = async {
         let out = Output::Channel(tx_b);
@@ -376,7 +384,14 @@ pub async fn run(
             script: Script::new(game.scripts[1]),
             then: AfterScript::Concede,
         };
-        play_seat(&mut seat_b, scenario.as_ref(), input, &out).await
+        play_seat(
+            &mut seat_b,
+            scenario.as_ref(),
+            input,
+            &out,
+            &Proofs::nowhere(),
+        )
+        .await
     };
     let printer = async {
         let mut views = TwoViews::default();
@@ -403,6 +418,15 @@ pub async fn run(
     let transcript = fetch_transcript(&mut seat_a)
         .await
         .map_err(|e| format!("cannot fetch the transcript: {e}"))?;
+    // Each bot checks what it was shown against the published log, as a
+    // player's client does after a game (issue 24).
+    for seat in [&seat_a, &seat_b] {
+        println!(
+            "side {}: {}",
+            seat.side(),
+            super::evidence::audit_line(&transcript, seat.player().witness())
+        );
+    }
     seat_a.close().await;
     seat_b.close().await;
     match server.http_addr() {

@@ -5,6 +5,7 @@
 pub mod board;
 pub mod command;
 pub mod demo;
+pub mod evidence;
 pub mod keys;
 pub mod minis_command;
 pub mod play;

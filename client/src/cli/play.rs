@@ -5,6 +5,7 @@
 //! `Prompt::Act` asks the human (or the script).
 
 use super::command::{Language, Parsed, Parser};
+use super::evidence::Proofs;
 use super::prompt::{confirmed, Completions, CONCEDE_QUESTION};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
@@ -16,9 +17,11 @@ use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
 use hexveil_protocol::encoding::Digest;
+use hexveil_protocol::evidence::Evidence;
 use hexveil_protocol::identity::PublicKey;
 use hexveil_protocol::message::{Mode, Prompt};
 use hexveil_protocol::player::Secrets;
+use hexveil_protocol::witness::Breach;
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
 use hexveil_server::wire::GameId;
@@ -77,6 +80,18 @@ pub enum PlayError {
         why: String,
         /// What to do now.
         what: &'static str,
+    },
+    /// The server did what the client caught and could not play on with
+    /// (issue 24): it showed two histories, signed a view the log does not
+    /// give, or sent what no signature binds to the log.
+    #[error("side {side} stops: {what}. {kept}")]
+    Cheated {
+        /// The seat.
+        side: Side,
+        /// What the server did, in words.
+        what: String,
+        /// Where its proof is kept.
+        kept: String,
     },
     /// After a reconnection, the server sent a log entry the spectator had
     /// already shown with another head: the log it showed is not the log
@@ -925,6 +940,7 @@ pub async fn play_seat(
     scenario: &dyn hexveil_core::Scenario,
     mut input: Input,
     out: &Output,
+    proofs: &Proofs,
 ) -> Result<bool, PlayError> {
     let side = seat.side();
     let language = Language::for_game(scenario).map_err(PlayError::Input)?;
@@ -948,9 +964,17 @@ pub async fn play_seat(
                 resume(seat, out, &e).await?;
                 continue;
             }
+            Err(DriverError::Breach { breach }) => return Err(cheated(breach, proofs, seat)),
             Err(e) => return Err(lost(e, &format!("side {side}"))),
         };
         let ask = match event {
+            GameEvent::PromptRefused(r) => {
+                out.note(side, &r.reason);
+                if let Some(e) = &r.evidence {
+                    out.note(side, &proofs.line(r.seq, "refused-prompt", e));
+                }
+                acting
+            }
             GameEvent::Update(u) | GameEvent::Replayed(u) => {
                 // Of the views re-sent when the seat is taken, only the
                 // last is current: the others' prompts are history.
@@ -990,6 +1014,30 @@ pub async fn play_seat(
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+}
+
+/// What the server did that the seat caught (issue 24), in words, with
+/// its proof kept: the seat stops, nothing more is sent.
+fn cheated(breach: Breach, proofs: &Proofs, seat: &RemotePlayer) -> PlayError {
+    let side = seat.side();
+    let kept = match &breach {
+        Breach::Fork { proof, .. } => {
+            let seq = seat.player().witness().next_seq();
+            Some(proofs.line(seq, "fork", &Evidence::Fork(proof.clone())))
+        }
+        Breach::FalseView { seq, proof, .. } => {
+            Some(proofs.line(*seq, "false-view", &Evidence::View(proof.clone())))
+        }
+        _ => None,
+    };
+    let _ = proofs.keep_witness(seat.player().witness());
+    PlayError::Cheated {
+        side,
+        what: breach.to_string(),
+        kept: kept.unwrap_or_else(|| {
+            "no proof could be made of it (an unsigned message proves nothing)".into()
+        }),
     }
 }
 
@@ -1181,7 +1229,19 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         },
         None => Input::Stdin,
     };
-    if play_seat(&mut seat, loaded.scenario.as_ref(), input, &Output::Print).await? {
+    let proofs = Proofs::in_dir(&j.secrets);
+    let played = play_seat(
+        &mut seat,
+        loaded.scenario.as_ref(),
+        input,
+        &Output::Print,
+        &proofs,
+    )
+    .await;
+    if let Err(e) = proofs.keep_witness(seat.player().witness()) {
+        println!("what this client was shown could not be kept: {e}");
+    }
+    if played? {
         let t = fetch_transcript(&mut seat).await?;
         {
             let path = j
@@ -1192,6 +1252,10 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             let (verdict, _) = transcript::judge(&t);
             println!("transcript written to {}", path.display());
             println!("{verdict}");
+            println!(
+                "{}",
+                super::evidence::audit_line(&t, seat.player().witness())
+            );
         }
     } else {
         println!("no more commands; leaving (the seat stays yours: join again to resume)");
@@ -1254,7 +1318,10 @@ pub async fn watch(
             Ok(event) => event,
             Err(e) if connection_lost(&e) => {
                 println!("lost the server ({e}); reconnecting");
+                let held = spectator.witness().clone();
                 spectator = reconnected(&resolved, &pkcs8, |client| client.watch(game_id)).await?;
+                // What was shown comes again and must be the same log.
+                spectator.set_witness(held);
                 println!("reconnected; going on after the last update shown");
                 continue;
             }
@@ -1325,6 +1392,7 @@ pub async fn watch(
         println!("transcript written to {}", path.display());
     }
     println!("{verdict}");
+    println!("{}", super::evidence::audit_line(&t, spectator.witness()));
     spectator.close().await;
     Ok(())
 }

@@ -47,10 +47,7 @@ fn place(u: &Update) -> (u64, Digest, Digest, Party) {
 /// audiences' digests as they were).
 pub fn alter(u: &Update, audience: Option<Side>, change: impl FnOnce(&mut Update)) -> Update {
     let (seq, prev_head, entry_hash, author) = place(u);
-    let mut views = u
-        .attest
-        .as_deref()
-        .map_or([Digest::ZERO; 3], |a| a.views);
+    let mut views = u.attest.as_deref().map_or([Digest::ZERO; 3], |a| a.views);
     let mut out = u.clone();
     change(&mut out);
     views[audience_index(audience)] = out.shown_digest();
