@@ -35,10 +35,14 @@ impl kernel::Observer for AslObserver {
     }
     fn declared(&mut self, _: Side, _: &[u8]) {}
     fn event(&mut self, _: &kernel::Event) {}
-    fn asks(&self, _: Side, _: &[u8], owner: Side) -> kernel::Asks {
+    fn asks(&self, _: Side, action: &[u8], owner: Side) -> kernel::Asks {
         let mut asks = kernel::Asks {
             notes: u32::MAX,
-            secret_roll: true,
+            // B28.47: the only Secret dr of play.
+            secret_roll: matches!(
+                crate::ruleset::decode_action(action),
+                Ok(crate::model::action::Action::DummyDr)
+            ),
             ..kernel::Asks::none()
         };
         for p in self.publics.iter().filter(|p| p.side() == owner) {

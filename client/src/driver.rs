@@ -1060,6 +1060,14 @@ impl RemotePlayer {
                     self.end = Some(end.clone());
                 }
                 if heard.again || self.last_seq.is_some_and(|s| u.seq <= s) {
+                    // Answered again only when shown again as the latest
+                    // with nothing of ours pending (the player decides).
+                    if let Some(env) = heard.answer {
+                        match &mut self.catch_up {
+                            Some(latest) => *latest = Some(env),
+                            None => self.answer(env)?,
+                        }
+                    }
                     return Ok(GameEvent::Replayed(u));
                 }
                 self.last_seq = Some(u.seq);

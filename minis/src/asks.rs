@@ -35,7 +35,7 @@ impl kernel::Observer for MinisObserver {
     fn asks(&self, _: Side, _: &[u8], owner: Side) -> kernel::Asks {
         let mut asks = kernel::Asks {
             notes: u32::MAX,
-            secret_roll: true,
+            secret_roll: false,
             ..kernel::Asks::none()
         };
         for p in self.publics.iter().filter(|p| p.side == owner) {

@@ -288,7 +288,8 @@ fn check_view(v: &ViewProof, server: &PublicKey) -> Result<(), ProofError> {
 
 /// A view checked against the entry it comes with (one its audience may
 /// read whole): what the entry gives (the action, setup, events, dice, end
-/// and words) must be what was shown. The prompt needs the referee.
+/// and words) must be what was shown; if it is, only the referee can tell
+/// the rest (the prompt), so nothing is found here.
 fn against_entry(v: &ViewProof) -> Result<Option<Finding>, ProofError> {
     let (Some(entry), Some(shown)) = (&v.entry, &v.shown) else {
         return Ok(None);
@@ -313,13 +314,9 @@ fn against_entry(v: &ViewProof) -> Result<Option<Finding>, ProofError> {
         shown.prompt.clone(),
         shown.closed,
     );
-    Ok(Some(if Shown::of(&derived) == *shown {
-        Finding::Nothing(format!(
-            "entry {} gives exactly what {} was shown",
-            v.receipt.seq,
-            audience_name(v.audience)
-        ))
-    } else {
+    // The prompt and whether the log is closed are the referee's: an
+    // entry that gives the rest proves nothing yet.
+    Ok((Shown::of(&derived) != *shown).then(|| {
         Finding::Server(format!(
             "the server signed a view of entry {} for {} that the entry itself does not give (G5)",
             v.receipt.seq,

@@ -325,13 +325,25 @@ impl Player {
             )));
         }
         let checked = match self.witness.check(update).map_err(PlayerError::Breach)? {
+            // Seen before. Its prompt is answered again only if it is the
+            // latest and nothing of this player's is pending: the server
+            // shows it again after refusing an answer (one it asked
+            // falsely, say), and the guard decides from the state after
+            // it, which is the current one.
             Seen::Again(c) => {
-                return Ok(Heard {
-                    update: c.update,
-                    again: true,
-                    answer: None,
-                    refused: None,
-                })
+                let latest = c.update.seq + 1 == self.witness.next_seq();
+                let mut heard = if latest && self.pending.is_none() {
+                    self.prompted(c.update)?
+                } else {
+                    Heard {
+                        update: c.update,
+                        answer: None,
+                        refused: None,
+                        again: true,
+                    }
+                };
+                heard.again = true;
+                return Ok(heard);
             }
             Seen::New(c) => *c,
         };
@@ -351,7 +363,11 @@ impl Player {
             }
         }
         self.guard.follow(&checked);
-        let update = checked.update;
+        self.prompted(checked.update)
+    }
+
+    /// Answers the prompt of a checked update, if the rules can ask it now.
+    fn prompted(&mut self, update: Update) -> Result<Heard, PlayerError> {
         if let Err(reason) = self.guard.allow(&update) {
             let evidence = update.attest.as_deref().map(|receipt| {
                 Evidence::View(Box::new(ViewProof {

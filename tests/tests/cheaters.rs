@@ -302,7 +302,10 @@ async fn g6_wrong_openings_are_refused_and_the_honest_one_then_accepted() {
         .events_of(Who::A)
         .filter(|e| matches!(e, GameEvent::Update(u) if u.entry == "refused answer recorded"))
         .count();
-    assert_eq!(recorded, 1, "the lie is in the log, seen by all; the other answer is not");
+    assert_eq!(
+        recorded, 1,
+        "the lie is in the log, seen by all; the other answer is not"
+    );
     assert_eq!(refused.len(), 1);
 
     // The honest opening, on top of the records, goes through; B answers
