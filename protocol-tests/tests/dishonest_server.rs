@@ -14,7 +14,7 @@ use hexveil_asl::{Action, Side};
 use hexveil_core::{FactRequest, Layer, Location};
 use hexveil_protocol::encoding::Party;
 use hexveil_protocol::evidence::{self, Evidence, Finding};
-use hexveil_protocol::message::{Body, Declared, Prompt, ToClient, Update};
+use hexveil_protocol::message::{Body, Declared, Mode, Prompt, ToClient, Update};
 use hexveil_protocol::player::{PlayerError, RefusedPrompt};
 use hexveil_protocol::session::Output;
 use hexveil_protocol::witness::Breach;
@@ -454,4 +454,243 @@ fn g1_g5_a_transition_is_committed_only_once_the_log_accepts_it() {
     let verdict =
         hexveil_protocol::verifier::verify(&t.game().bytes(), &hexveil_fixtures::rulesets());
     assert!(verdict.fault().is_none(), "{verdict}");
+}
+
+#[test]
+fn g5_a_branch_after_a_receipted_answer_is_a_fork_proof_that_names_the_server() {
+    // Item 4 of issue 24: B's answer is receipted at seq N; the server then
+    // shows both players a branch whose entry N is its own Timeout of B.
+    // The branch alone verifies clean; B's machine holds the receipt and
+    // the branch's entry: two heads the server signed for one position.
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut v = Victim::default();
+    let mut branched = false;
+    act_with(
+        &mut t,
+        Side::A,
+        hexveil_fixtures::step_into_the_minefield(),
+        Side::B,
+        &mut v,
+        &mut |u, _| match &u.logged {
+            hexveil_protocol::message::Logged::Own(r) if !branched => {
+                branched = true;
+                let prev = u.attest.as_deref().map(|a| a.prev_head).unwrap_or_else(|| {
+                    // The head before B's entry: the one its receipt follows.
+                    panic!("B's answer comes with a view receipt: {r:?}")
+                });
+                vec![forge::server_entry(
+                    common::GAME,
+                    u.seq,
+                    prev,
+                    &Body::Timeout {
+                        party: Party::B,
+                        request: "openings".into(),
+                    },
+                    Some(Side::B),
+                    Prompt::Wait,
+                )]
+            }
+            _ => vec![u.clone()],
+        },
+    );
+    assert!(branched, "B's answer was receipted and shown as its own");
+    let Some(Breach::Fork { proof, what }) = v.breach else {
+        panic!("B catches the fork: {:?}", v.breach)
+    };
+    assert!(what.contains("receipt"), "{what}");
+    assert_eq!(proof.verify(), Ok(()));
+    assert!(matches!(
+        evidence::check(
+            &Evidence::Fork(proof),
+            None,
+            None,
+            &hexveil_fixtures::rulesets()
+        ),
+        Ok(Finding::Server(_))
+    ));
+}
+
+#[test]
+fn g5_dice_or_events_the_signed_entry_does_not_give_are_never_shown() {
+    // Item 4 of issue 24: a roll shown with dice (1,1) where the log has
+    // others, and a public ruling shown without its events. B reads both
+    // from the signed entries it holds: unsigned, the words are refused as
+    // unbound; signed again by the server, they are a proof against it.
+    for signed in [false, true] {
+        for what in ["dice", "events"] {
+            let mut t = Table::new(5, SEALED_B);
+            t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+            let mut v = Victim::default();
+            let mut done = false;
+            // A step into the minefield rolls; ending the phase rules with
+            // public events only.
+            let action = match what {
+                "dice" => hexveil_fixtures::step_into_the_minefield(),
+                _ => Action::EndPhase,
+            };
+            act_with(&mut t, Side::A, action, Side::B, &mut v, &mut |u, _| {
+                let hit = match what {
+                    "dice" => !u.dice.is_empty(),
+                    _ => u.entry == "ruling" && !u.events.is_empty(),
+                };
+                if done
+                    || !hit
+                    || !matches!(u.logged, hexveil_protocol::message::Logged::Full { .. })
+                {
+                    return vec![u.clone()];
+                }
+                done = true;
+                let change = |u: &mut Update| match what {
+                    "dice" => {
+                        u.dice = vec![hexveil_core::Roll::DR {
+                            coloured: 1,
+                            white: 1,
+                        }]
+                    }
+                    _ => u.events.clear(),
+                };
+                if signed {
+                    vec![forge::alter(u, Some(Side::B), change)]
+                } else {
+                    let mut u = u.clone();
+                    change(&mut u);
+                    vec![u]
+                }
+            });
+            assert!(done, "{what}: B was shown a whole {what} entry");
+            match (&v.breach, signed) {
+                (Some(Breach::Unbound { reason, .. }), false) => assert!(
+                    reason.contains("contradict")
+                        || reason.contains("not what the server's view receipt signs"),
+                    "{what}: {reason}"
+                ),
+                (Some(Breach::FalseView { proof, .. }), true) => assert!(
+                    matches!(
+                        evidence::check(
+                            &Evidence::View(proof.clone()),
+                            None,
+                            Some(&t.game().bytes()),
+                            &hexveil_fixtures::rulesets()
+                        ),
+                        Ok(Finding::Server(_))
+                    ),
+                    "{what}"
+                ),
+                other => panic!("{what} signed={signed}: {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn g5_a_sealed_ruling_shown_without_its_events_is_proven_against_the_transcript() {
+    // A's view of the ruling on its step into B's mines is sealed (it
+    // holds events for the referee): A cannot check it live. The server
+    // drops the public events from it and signs that; once the game is
+    // over and its transcript public, A's audit finds the view the log does
+    // not give, and the view receipt proves it.
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut v = Victim::default();
+    let mut dropped = false;
+    act_with(
+        &mut t,
+        Side::A,
+        hexveil_fixtures::step_into_the_minefield(),
+        Side::A,
+        &mut v,
+        &mut |u, _| match &u.logged {
+            hexveil_protocol::message::Logged::Sealed { .. } if u.entry == "ruling" && !dropped => {
+                dropped = true;
+                vec![forge::alter(u, Some(Side::A), |u| u.events.clear())]
+            }
+            _ => vec![u.clone()],
+        },
+    );
+    assert!(dropped, "A's view of the ruling is sealed");
+    assert!(v.breach.is_none(), "{:?}", v.breach);
+    t.concede();
+    let audit = evidence::audit(
+        &t.game().bytes(),
+        &hexveil_fixtures::rulesets(),
+        t.players[&Side::A].witness(),
+    )
+    .unwrap();
+    assert_eq!(audit.found.len(), 1, "{audit}");
+    assert!(audit.found[0].1.contains("events"), "{audit}");
+    // B, shown the truth, finds nothing.
+    let b = evidence::audit(
+        &t.game().bytes(),
+        &hexveil_fixtures::rulesets(),
+        t.players[&Side::B].witness(),
+    )
+    .unwrap();
+    assert!(b.found.is_empty(), "{b}");
+    assert!(b.views > 0 && b.entries > 0, "{b}");
+}
+
+#[test]
+fn g2_g4_in_an_escrow_game_the_player_still_guards_its_pad_and_opens_nothing() {
+    // Escrow mode (DESIGN 3.6): the server answers openings from the
+    // escrow, but the pad seed stays with the player (G2). A window asked
+    // between actions is refused as in a Live game, and so is any prompt
+    // to open: the server answers those itself.
+    let mut t = Table::with_mode(5, SEALED_B, Mode::Escrow);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let k = rolls_so_far(&t);
+    for prompt in [
+        Prompt::Window { k, count: 4 },
+        Prompt::Open(vec![FactRequest {
+            owner: Side::B,
+            layer: Layer::named("ap").unwrap(),
+            location: Location::key_of("3E4").unwrap(),
+        }]),
+    ] {
+        let b = t.players.get_mut(&Side::B).unwrap();
+        let heard = b
+            .hear(&forge::invent(
+                b.witness().next_seq(),
+                b.witness().head(),
+                Some(Side::B),
+                "openings",
+                prompt.clone(),
+            ))
+            .unwrap();
+        assert!(heard.answer.is_none(), "{prompt:?}");
+        assert!(heard.refused.is_some(), "{prompt:?}");
+        // The invented entry is a fork of the real log: start again.
+        t = Table::with_mode(5, SEALED_B, Mode::Escrow);
+        t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    }
+    // During a real step the escrow answers; B is asked only its window.
+    let mut v = Victim::default();
+    let mut asked_to_open = false;
+    act_with(
+        &mut t,
+        Side::A,
+        hexveil_fixtures::step_into_the_minefield(),
+        Side::B,
+        &mut v,
+        &mut |u, _| {
+            if let Prompt::Window { k, count } = &u.prompt {
+                asked_to_open = true;
+                return vec![forge::alter(u, Some(Side::B), |u| {
+                    u.prompt = Prompt::OpenAhead {
+                        requests: vec![FactRequest {
+                            owner: Side::B,
+                            layer: Layer::named("ap").unwrap(),
+                            location: Location::key_of("3E4").unwrap(),
+                        }],
+                        k: *k,
+                        count: *count,
+                    }
+                })];
+            }
+            vec![u.clone()]
+        },
+    );
+    assert!(asked_to_open, "B's window is asked during the step");
+    assert!(v.released.is_empty(), "{:?}", v.released);
+    assert!(v.refused[0].reason.contains("Escrow"), "{:?}", v.refused);
 }

@@ -404,7 +404,10 @@ fn what_differs(seq: u64, v: &ViewProof, truth: &Update) -> String {
     let mut diffs = Vec::new();
     let Some(s) = &v.shown else {
         return format!(
-            "the server signed a view of entry {seq} for {who} that the log does not give (G5)"
+            "the server signed a view of entry {seq} for {who} that the log does not give (G5): the log gives {who} {} events, dice {:?} and the prompt {:?}",
+            truth.events.len(),
+            truth.dice,
+            truth.prompt
         );
     };
     if s.prompt != truth.prompt {
