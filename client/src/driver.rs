@@ -143,6 +143,13 @@ const CLIENT_PACE_STEP: Duration = Duration::from_millis(25);
 /// its slot (G6).
 pub const PING_INTERVAL: Duration = Duration::from_secs(30);
 
+/// How long a seat waits without a word from the server before it asks
+/// again for the views after the last one it checked (`ToServer::Sync`):
+/// an update lost on the way comes again. A server that withholds a
+/// prompt every time can still time the player out, which no message
+/// can disprove (PROTOCOL.md, "What a client must check").
+pub const SILENCE_RESYNC: Duration = Duration::from_secs(60);
+
 /// The nonce of the driver's own keep-alive pings; their pongs are not
 /// surfaced.
 const KEEPALIVE_NONCE: u64 = u64::MAX;
@@ -993,13 +1000,31 @@ impl RemotePlayer {
     }
 
     /// The next event: a message from the server, acted on (a machine
-    /// prompt answered). Waits at most the driver's wait.
+    /// prompt answered). Waits at most the driver's wait; after each
+    /// [`SILENCE_RESYNC`] without a word it asks the server again for
+    /// every view after the last one it checked (a lost update comes
+    /// again; issue 24).
     pub async fn next_event(&mut self) -> Result<GameEvent, DriverError> {
         if let Some(e) = self.queue.pop_front() {
             return Ok(e);
         }
-        let msg = self.link.recv(self.wait, "a game event").await?;
-        self.on_message(msg)
+        let deadline = tokio::time::Instant::now() + self.wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match self
+                .link
+                .recv(left.min(SILENCE_RESYNC), "a game event")
+                .await
+            {
+                Err(DriverError::Timeout(..)) if left > SILENCE_RESYNC => {
+                    self.sync(self.player.witness().next_seq())?;
+                }
+                Err(DriverError::Timeout(_, what)) => {
+                    return Err(DriverError::Timeout(self.wait, what))
+                }
+                other => return self.on_message(other?),
+            }
+        }
     }
 
     /// Events until one satisfies `stop`, which is returned. Every event

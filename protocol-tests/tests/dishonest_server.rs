@@ -57,6 +57,18 @@ fn run_with(
                                 t.send(side, env);
                             }
                         }
+                        Err(PlayerError::Breach(Breach::Gap { from, .. })) => {
+                            // The client asks again from the first entry it
+                            // lacks (ToServer::Sync); the server resends.
+                            let again = t.session.resync(side, from);
+                            for m in again.into_iter().rev() {
+                                if let ToClient::Update(u) = m {
+                                    t.queue
+                                        .push_front(Output::ToPlayer(side, ToClient::Update(u)));
+                                }
+                            }
+                            break;
+                        }
                         Err(PlayerError::Breach(b)) => {
                             v.breach = Some(b);
                             break;
@@ -693,4 +705,385 @@ fn g2_g4_in_an_escrow_game_the_player_still_guards_its_pad_and_opens_nothing() {
     assert!(asked_to_open, "B's window is asked during the step");
     assert!(v.released.is_empty(), "{:?}", v.released);
     assert!(v.refused[0].reason.contains("Escrow"), "{:?}", v.refused);
+}
+
+/// The miniatures example (seed 004, examples/minis/) at the start of
+/// play: the same session and players, another ruleset.
+fn minis_table() -> Table {
+    use hexveil_core::Ruleset;
+    use hexveil_protocol::player::{Player, Secrets};
+    use std::collections::{BTreeMap, VecDeque};
+    let [a, b, _] = common::ids();
+    let scenario = include_str!("../../examples/minis/scenario.toml").to_string();
+    let minis = hexveil_minis::Minis;
+    let (session, out) = common::create(
+        common::GAME,
+        hexveil_protocol::session::GameParams {
+            ruleset: minis.id().into(),
+            ruleset_version: minis.version(),
+            scenario_toml: scenario.clone(),
+            players: [a.public_key(), b.public_key()],
+            mode: Mode::Live,
+            pad_len: common::PAD_LEN,
+            answer_timeout_ms: 30_000,
+        },
+    );
+    let player = |id, side, public: &str, sealed: &str, fill: u8| {
+        Player::new(
+            id,
+            common::GAME,
+            &minis,
+            &scenario,
+            common::PAD_LEN,
+            Mode::Live,
+            Secrets {
+                side,
+                public_setup_toml: public.into(),
+                sealed_setup_toml: sealed.into(),
+                layout_seeds: [("mines".to_string(), [fill; 32])].into_iter().collect(),
+                notes_seed: [fill + 1; 32],
+                pad_seed: [fill + 2; 32],
+                orders: Vec::new(),
+            },
+        )
+        .unwrap()
+    };
+    let pa = player(
+        a,
+        Side::A,
+        include_str!("../../examples/minis/setup-a.toml"),
+        include_str!("../../examples/minis/sealed-a.toml"),
+        50,
+    );
+    let pb = player(
+        b,
+        Side::B,
+        include_str!("../../examples/minis/setup-b.toml"),
+        include_str!("../../examples/minis/sealed-b.toml"),
+        60,
+    );
+    let mut t = Table {
+        session,
+        players: [(Side::A, pa), (Side::B, pb)].into_iter().collect(),
+        queue: VecDeque::from(out),
+        rejections: Vec::new(),
+        seen: BTreeMap::new(),
+        spectated: Vec::new(),
+    };
+    t.run();
+    assert_eq!(t.rejections, vec![], "both setups are accepted");
+    assert!(t.playing(), "play starts");
+    t
+}
+
+#[test]
+fn g2_g4_seed004_the_miniatures_player_guards_its_pad_and_its_cells_alike() {
+    // The same attacks on the second ruleset: a window and openings asked
+    // between two actions are refused; a real move into the hidden mixed
+    // field is answered and rules; a window past the roll the log is at
+    // during it is refused.
+    let mut t = minis_table();
+    let k = rolls_so_far(&t);
+    for prompt in [
+        Prompt::Window { k, count: 2 },
+        Prompt::Open(vec![FactRequest {
+            owner: Side::B,
+            layer: Layer::named("mines").unwrap(),
+            location: Location::key_of("c12x17").unwrap(),
+        }]),
+    ] {
+        let b = t.players.get_mut(&Side::B).unwrap();
+        let heard = b
+            .hear(&forge::invent(
+                b.witness().next_seq(),
+                b.witness().head(),
+                Some(Side::B),
+                "openings",
+                prompt.clone(),
+            ))
+            .unwrap();
+        assert!(heard.answer.is_none(), "{prompt:?}");
+        assert!(
+            heard.refused.unwrap().reason.contains("no action"),
+            "{prompt:?}"
+        );
+        t = minis_table();
+    }
+    let tank_in = hexveil_minis::encode_action(&hexveil_minis::Action::Move {
+        figure: "ger-pz-iv".into(),
+        path: vec!["12,14".parse().unwrap()],
+    });
+    let mut v = Victim::default();
+    let env = {
+        let a = t.players.get_mut(&Side::A).unwrap();
+        a.act_with_nonce(tank_in.clone(), [1; 32])
+    };
+    let out = t.session.submit(Side::A, env, 0);
+    t.queue.extend(out);
+    run_with(&mut t, Side::B, &mut v, &mut |u, _| vec![u.clone()]);
+    assert!(v.breach.is_none() && v.refused.is_empty(), "{v:?}");
+    assert_eq!(t.rejections, vec![]);
+    assert!(t.playing(), "the move is ruled");
+    // The next move, its window pushed past the log's roll.
+    let on = hexveil_minis::encode_action(&hexveil_minis::Action::Move {
+        figure: "ger-rifle-1".into(),
+        path: vec!["11.5,10.8".parse().unwrap()],
+    });
+    let env = {
+        let a = t.players.get_mut(&Side::A).unwrap();
+        a.act_with_nonce(on, [2; 32])
+    };
+    let out = t.session.submit(Side::A, env, 0);
+    t.queue.extend(out);
+    let mut v = Victim::default();
+    run_with(&mut t, Side::B, &mut v, &mut |u, _| match &u.prompt {
+        Prompt::OpenAhead { requests, k, count } => vec![forge::alter(u, Some(Side::B), |u| {
+            u.prompt = Prompt::OpenAhead {
+                requests: requests.clone(),
+                k: k + 1,
+                count: *count,
+            }
+        })],
+        Prompt::Window { k, count } => vec![forge::alter(u, Some(Side::B), |u| {
+            u.prompt = Prompt::Window {
+                k: k + 1,
+                count: *count,
+            }
+        })],
+        _ => vec![u.clone()],
+    });
+    assert!(v.released.is_empty(), "{:?}", v.released);
+    assert!(v.refused[0].reason.contains("G2"), "{:?}", v.refused);
+}
+
+/// One mutation of what the server shows the victim (the property test).
+#[derive(Clone, Copy, Debug)]
+enum Tamper {
+    /// The update is never sent (the next one is a gap: the client asks
+    /// again).
+    Drop,
+    /// Its prompt replaced by another that releases something, signed.
+    Prompt(u32),
+    /// A sealed entry the server makes up, shown first.
+    Invent(u32),
+    /// Its events and dice changed, signed.
+    Words,
+    /// Replaced by the server's own Timeout of the victim at that seq.
+    Branch,
+    /// Sent twice.
+    Twice,
+}
+
+fn tamper_strategy() -> impl proptest::strategy::Strategy<Value = Tamper> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(Tamper::Drop),
+        any::<u32>().prop_map(Tamper::Prompt),
+        any::<u32>().prop_map(Tamper::Invent),
+        Just(Tamper::Words),
+        Just(Tamper::Branch),
+        Just(Tamper::Twice),
+    ]
+}
+
+/// A prompt that releases something, chosen by `n`, for `victim`.
+fn some_prompt(n: u32, victim: Side, k: u64, eligible: &[Location]) -> Prompt {
+    let ap = Layer::named("ap").unwrap();
+    let leaf = |i: u32| FactRequest {
+        owner: victim,
+        layer: ap,
+        location: eligible
+            .get(i as usize % eligible.len().max(1))
+            .copied()
+            .unwrap_or_else(|| Location::key_of("3E4").unwrap()),
+    };
+    match n % 6 {
+        0 => Prompt::Window {
+            k: k + u64::from(n % 3),
+            count: 1 + n % 5,
+        },
+        1 => Prompt::Entry { k },
+        2 => Prompt::Open((0..1 + n % 40).map(leaf).collect()),
+        3 => Prompt::OpenAhead {
+            requests: vec![leaf(n)],
+            k,
+            count: 2,
+        },
+        4 => Prompt::Transitions(vec![(leaf(n), hexveil_core::Content([0; 8]))]),
+        _ => Prompt::Reveal,
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(24),
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// G2, G4, G5 (issue 24): a game where the server tampers at random
+    /// with what it shows one player (live or escrow, either side),
+    /// played to its end. Whatever it does: the log holds no refused
+    /// answer of the victim's; a victim that lost on time holds a proof
+    /// against the server, which the transcript confirms; every fork the
+    /// victim caught comes with a proof that verifies; and the server's
+    /// own log verifies without fault (the tampering was in what it
+    /// showed, not in what it logged).
+    #[test]
+    fn g2_g4_g5_random_tampering_never_frames_the_honest_player_nor_goes_unproven(
+        victim_b in proptest::prelude::any::<bool>(),
+        escrow in proptest::prelude::any::<bool>(),
+        plan in proptest::collection::vec((0usize..60, tamper_strategy()), 1..4),
+    ) {
+        let victim = if victim_b { Side::B } else { Side::A };
+        let mode = if escrow { Mode::Escrow } else { Mode::Live };
+        let mut t = Table::with_mode(5, SEALED_B, mode);
+        let eligible = t
+            .session
+            .referee()
+            .eligible(victim, Layer::named("ap").unwrap());
+        let mut v = Victim::default();
+        let mut index = 0usize;
+        let mut tamper = |u: &Update, p: &hexveil_protocol::player::Player| -> Vec<Update> {
+            let i = index;
+            index += 1;
+            let Some((_, how)) = plan.iter().find(|(at, _)| *at == i) else {
+                return vec![u.clone()];
+            };
+            let k = u.seq; // any roll number near the log's
+            match *how {
+                Tamper::Drop => vec![],
+                Tamper::Prompt(n) => vec![forge::alter_at(u, Some(p.witness().head()), Some(victim), |u| {
+                    u.prompt = some_prompt(n, victim, k % 8, &eligible)
+                })],
+                Tamper::Invent(n) => vec![
+                    forge::invent(
+                        p.witness().next_seq(),
+                        p.witness().head(),
+                        Some(victim),
+                        "openings",
+                        some_prompt(n, victim, k % 8, &eligible),
+                    ),
+                    u.clone(),
+                ],
+                Tamper::Words => vec![forge::alter_at(u, Some(p.witness().head()), Some(victim), |u| {
+                    u.events.clear();
+                    u.dice = vec![hexveil_core::Roll::Dr(6)];
+                })],
+                Tamper::Branch => vec![forge::server_entry(
+                    common::GAME,
+                    u.seq,
+                    u.attest.as_deref().map_or(p.witness().head(), |a| a.prev_head),
+                    &Body::Timeout {
+                        party: if victim == Side::A { Party::A } else { Party::B },
+                        request: "an answer".into(),
+                    },
+                    Some(victim),
+                    Prompt::Wait,
+                )],
+                Tamper::Twice => vec![u.clone(), u.clone()],
+            }
+        };
+        // The honest script: to A's Movement Phase, the step into B's
+        // mines, a few phases on.
+        for step in 0..12 {
+            if !t.playing() {
+                break;
+            }
+            let engine = t.session.referee().engine().unwrap();
+            let state = hexveil_fixtures::asl_state(engine);
+            let (side, action) = if step == 4 && state.phase == hexveil_asl::turn::Phase::Movement {
+                (Side::A, hexveil_fixtures::step_into_the_minefield())
+            } else {
+                (hexveil_asl::turn::who_ends_phase(state), Action::EndPhase)
+            };
+            let env = common::declare(&t.session, t.players.get_mut(&side).unwrap(), action);
+            if side == victim && v.breach.is_some() {
+                break;
+            }
+            let out = t.session.submit(side, env, 0);
+            t.queue.extend(out);
+            run_with(&mut t, victim, &mut v, &mut tamper);
+        }
+        // Whoever still owes an answer is timed out, and the log closes
+        // (an unrevealed side times out on its reveal too).
+        let mut now = 0;
+        for _ in 0..8 {
+            if t.session.is_closed() {
+                break;
+            }
+            // A client that has heard nothing for a while asks the server
+            // for what it may have missed (ToServer::Sync): a dropped
+            // update comes again. (A server that withholds it every time
+            // can time the player out: no message proves what was never
+            // sent; PROTOCOL.md, "What a client must check".)
+            if v.breach.is_none() {
+                let from = t.players[&victim].witness().next_seq();
+                for m in t.session.resync(victim, from).into_iter().rev() {
+                    t.queue.push_front(Output::ToPlayer(victim, m));
+                }
+                run_with(&mut t, victim, &mut v, &mut tamper);
+            }
+            if t.playing() {
+                let env = t.players.get_mut(&Side::A).unwrap().concede();
+                let out = t.session.submit(Side::A, env, now);
+                t.queue.extend(out);
+            } else {
+                now += 60_000;
+                let out = t.session.tick(now);
+                t.queue.extend(out);
+            }
+            run_with(&mut t, victim, &mut v, &mut |u, _| vec![u.clone()]);
+        }
+        let file = t.game().bytes();
+        let verdict = hexveil_protocol::verifier::verify(&file, &hexveil_fixtures::rulesets());
+        // The server logged nothing false; a victim that stopped may have
+        // lost on time or left its reveal out: that blames it, and then
+        // it must hold its proof (below).
+        let blamed_by_log = match verdict.fault() {
+            None => false,
+            Some(f) => {
+                proptest::prop_assert_eq!(
+                    f.blame,
+                    hexveil_protocol::verifier::Blame::Side(victim),
+                    "only the victim's omissions can be in the log: {}",
+                    f
+                );
+                proptest::prop_assert!(f.to_string().contains("did not reveal"), "{}", f);
+                true
+            }
+        };
+        let g = t.game();
+        let victim_key = common::ids()[if victim == Side::A { 0 } else { 1 }].public_key();
+        for i in 0..g.entries.len() {
+            if let Body::BadAnswer(env) = g.body(i) {
+                proptest::prop_assert!(env.envelope().author != victim_key, "entry {i} records the victim's answer as bad");
+            }
+        }
+        let victim_party = if victim == Side::A { Party::A } else { Party::B };
+        let timed_out = (0..g.entries.len())
+            .any(|i| matches!(g.body(i), Body::Timeout { party, .. } if party == victim_party));
+        if let Some(Breach::Fork { proof, .. }) = &v.breach {
+            proptest::prop_assert_eq!(proof.verify(), Ok(()));
+        }
+        if timed_out || blamed_by_log {
+            let mut proofs: Vec<Evidence> = v.refused.iter().filter_map(|r| r.evidence.clone()).collect();
+            match &v.breach {
+                Some(Breach::Fork { proof, .. }) => proofs.push(Evidence::Fork(proof.clone())),
+                Some(Breach::FalseView { proof, .. }) => proofs.push(Evidence::View(proof.clone())),
+                _ => {}
+            }
+            let proven = proofs.iter().any(|e| {
+                matches!(
+                    evidence::check(e, None, Some(&file), &hexveil_fixtures::rulesets()),
+                    Ok(Finding::Server(_))
+                )
+            });
+            proptest::prop_assert!(
+                proven,
+                "the victim lost on time with no proof against the server: refused {:?}, breach {:?}",
+                v.refused.iter().map(|r| &r.reason).collect::<Vec<_>>(),
+                v.breach
+            );
+        }
+    }
 }

@@ -304,7 +304,7 @@ impl Witness {
             )));
         }
         let update = match &body {
-            Some(body) => self.shown(u, body, author, entry_hash, new_head)?,
+            Some(body) => self.shown(u, body, author, &attestation, new_head)?,
             None => sealed_view(u)?,
         };
         let checked = Box::new(Checked {
@@ -515,9 +515,27 @@ impl Witness {
         u: &Update,
         body: &Body,
         author: Party,
-        entry_hash: Digest,
+        placed: &Attestation,
         new_head: Digest,
     ) -> Result<Update, Breach> {
+        // The entry itself, whole: the party's own, or one it reads.
+        let entry = match placed {
+            Attestation::Entry { envelope, receipt } => crate::message::LoggedEntry {
+                envelope: envelope.clone(),
+                receipt: Some(*receipt),
+            },
+            Attestation::ServerEntry(envelope) => crate::message::LoggedEntry {
+                envelope: envelope.clone(),
+                receipt: None,
+            },
+            Attestation::Receipt(_) | Attestation::View(_) => {
+                return Err(Breach::Unbound {
+                    seq: u.seq,
+                    reason: "an entry read whole without the statement that places it".into(),
+                })
+            }
+        };
+        let entry_hash = entry.envelope.entry_hash();
         // The dice an entry completes are in it (a roll), but for a Secret
         // dr, which only its roller sees, completed by the roller's own
         // entry: signed by the server's view receipt, checked by the
@@ -553,21 +571,18 @@ impl Witness {
             return Ok(derived);
         }
         let what = differences(u, &derived);
-        match (&u.logged, u.attest.as_deref()) {
-            (Logged::Full { envelope, receipt }, Some(attest)) => Err(Breach::FalseView {
+        match u.attest.as_deref() {
+            Some(attest) => Err(Breach::FalseView {
                 seq: u.seq,
                 what,
                 proof: Box::new(crate::evidence::ViewProof {
                     receipt: *attest,
                     audience: self.audience,
                     shown: Some(crate::evidence::Shown::of(u)),
-                    entry: Some(crate::message::LoggedEntry {
-                        envelope: (**envelope).clone(),
-                        receipt: receipt.as_deref().copied(),
-                    }),
+                    entry: Some(entry),
                 }),
             }),
-            _ => Err(Breach::Unbound {
+            None => Err(Breach::Unbound {
                 seq: u.seq,
                 reason: format!("its words contradict the signed entry ({what})"),
             }),

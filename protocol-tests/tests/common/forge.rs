@@ -20,8 +20,9 @@ pub fn server() -> Identity {
 }
 
 /// The place and author of the entry `u` carries: (seq, head before it,
-/// entry hash, author).
-fn place(u: &Update) -> (u64, Digest, Digest, Party) {
+/// entry hash, author); for the victim's own entry, whose update holds
+/// only its receipt, the head before it is `prev` (the server knows it).
+fn place(u: &Update, prev: Option<Digest>, audience: Option<Side>) -> (u64, Digest, Digest, Party) {
     if let Some(a) = &u.attest {
         return (a.seq, a.prev_head, a.entry_hash, a.author);
     }
@@ -37,7 +38,14 @@ fn place(u: &Update) -> (u64, Digest, Digest, Party) {
             };
             (e.seq, e.prev_head, envelope.entry_hash(), author)
         }
-        Logged::Own(r) => panic!("an own entry needs its envelope to be placed: {r:?}"),
+        Logged::Own(r) => {
+            let prev = prev.expect("an own entry is placed by the head before it");
+            let author = match audience {
+                Some(Side::B) => Party::B,
+                _ => Party::A,
+            };
+            (r.seq, prev, r.entry_hash, author)
+        }
         Logged::Sealed { .. } => panic!("a sealed entry always has a view receipt"),
     }
 }
@@ -46,7 +54,18 @@ fn place(u: &Update) -> (u64, Digest, Digest, Party) {
 /// server's key: the view receipt now signs the changed view (the other
 /// audiences' digests as they were).
 pub fn alter(u: &Update, audience: Option<Side>, change: impl FnOnce(&mut Update)) -> Update {
-    let (seq, prev_head, entry_hash, author) = place(u);
+    alter_at(u, None, audience, change)
+}
+
+/// [`alter`], for any update: `prev` is the head before its entry (needed
+/// for the victim's own entry, shown by its receipt).
+pub fn alter_at(
+    u: &Update,
+    prev: Option<Digest>,
+    audience: Option<Side>,
+    change: impl FnOnce(&mut Update),
+) -> Update {
+    let (seq, prev_head, entry_hash, author) = place(u, prev, audience);
     let mut views = u.attest.as_deref().map_or([Digest::ZERO; 3], |a| a.views);
     let mut out = u.clone();
     change(&mut out);
