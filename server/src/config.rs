@@ -145,6 +145,12 @@ pub struct Cli {
     /// refused with 503.
     #[arg(long)]
     pub http_max_streams: Option<usize>,
+    /// A file holding the token `/metrics` asks for (`Authorization:
+    /// Bearer TOKEN`). Without one, the web view does not serve `/metrics`:
+    /// its counters move within seconds of a move, before the spectator
+    /// delay lets anyone see it (issue 24).
+    #[arg(long, env = "HEXVEIL_METRICS_TOKEN_FILE")]
+    pub metrics_token_file: Option<PathBuf>,
     /// Log lines as `text` (default) or `json` (one object a line).
     #[arg(long, value_enum)]
     pub log_format: Option<LogFormat>,
@@ -224,6 +230,8 @@ pub struct FileConfig {
     /// See [`Cli::cert_names`].
     #[serde(default)]
     pub cert_names: Vec<String>,
+    /// See [`Cli::metrics_token_file`].
+    pub metrics_token_file: Option<PathBuf>,
     /// See [`Cli::max_frame`].
     pub max_frame: Option<u32>,
     /// See [`Cli::rate_per_second`].
@@ -302,6 +310,12 @@ pub enum ConfigError {
     /// `store` is neither `sqlite` nor a PostgreSQL URL.
     #[error("store must be `sqlite` or a URL starting with postgres:// or postgresql://")]
     BadStore,
+    /// The metrics token file holds no usable token.
+    #[error("metrics token file {path}: it must hold one token of at least 16 printable characters, no spaces")]
+    BadToken {
+        /// The file.
+        path: PathBuf,
+    },
     /// A value is out of range.
     #[error("{setting} = {value} is out of range: {why}")]
     OutOfRange {
@@ -352,6 +366,8 @@ pub struct ServerSettings {
     pub http: Option<SocketAddr>,
     /// Most simultaneous event streams of the web view.
     pub http_max_streams: usize,
+    /// The token `/metrics` asks for; `None`: not served.
+    pub metrics_token: Option<String>,
     /// How log lines are written.
     pub log_format: LogFormat,
     /// Where games are stored.
@@ -407,6 +423,7 @@ impl ServerSettings {
             max_partial_bytes: DEFAULT_MAX_PARTIAL_BYTES,
             http: None,
             http_max_streams: DEFAULT_HTTP_MAX_STREAMS,
+            metrics_token: None,
             log_format: LogFormat::Text,
             store: StoreChoice::Sqlite,
             node_id: None,
@@ -622,6 +639,17 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
     s.http = cli.http.or(file.http);
     if let Some(v) = cli.http_max_streams.or(file.http_max_streams) {
         s.http_max_streams = at_least_one("http_max_streams", v as u64)? as usize;
+    }
+    if let Some(path) = cli.metrics_token_file.clone().or(file.metrics_token_file) {
+        let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let token = text.trim();
+        if token.len() < 16 || !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(ConfigError::BadToken { path });
+        }
+        s.metrics_token = Some(token.to_string());
     }
     s.log_format = cli.log_format.or(file.log_format).unwrap_or_default();
     Ok(s)

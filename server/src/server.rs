@@ -145,11 +145,12 @@ impl Server {
         let addresses = Arc::new(AddressSlots::default());
         let http_addr = settings.http;
         let max_streams = settings.http_max_streams;
+        let metrics_token = settings.metrics_token.clone();
         let ctx = Arc::new(ConnectionContext::new(lobby.clone(), settings));
         let context = ctx.clone();
         let http = match http_addr {
             Some(addr) => Some(
-                HttpServer::start(addr, Web::new(ctx.clone(), max_streams))
+                HttpServer::start(addr, Web::new(ctx.clone(), max_streams, metrics_token))
                     .await
                     .map_err(|source| ServerError::Io {
                         action: "bind the web view's TCP address",

@@ -38,6 +38,25 @@ async fn get(http: SocketAddr, path: &str) -> (u16, String) {
     (status, r.text().await.expect("a body"))
 }
 
+/// The token the test server's `/metrics` asks for.
+const METRICS_TOKEN: &str = "an-operators-metrics-token";
+
+/// `/metrics`, with the operator's token.
+async fn metrics(http: SocketAddr) -> String {
+    let r = tokio::time::timeout(
+        WAIT,
+        reqwest::Client::new()
+            .get(url(http, "/metrics"))
+            .bearer_auth(METRICS_TOKEN)
+            .send(),
+    )
+    .await
+    .expect("an answer in time")
+    .expect("an HTTP answer");
+    assert_eq!(r.status().as_u16(), 200);
+    r.text().await.expect("a body")
+}
+
 async fn get_json(http: SocketAddr, path: &str) -> serde_json::Value {
     let (status, body) = get(http, path).await;
     assert_eq!(status, 200, "{path}: {body}");
@@ -149,6 +168,8 @@ fn assert_public_only(text: &str, svg: &str, before_the_move: bool, context: &st
 async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_games() {
     let dir = tempfile::tempdir().unwrap();
     let delay = DELAY.as_secs().to_string();
+    let token_file = dir.path().join("metrics.token");
+    std::fs::write(&token_file, format!("{METRICS_TOKEN}\n")).unwrap();
     let mut server = ServerProcess::spawn_with(
         dir.path(),
         "127.0.0.1:0",
@@ -159,9 +180,16 @@ async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_
             &delay,
             "--http",
             "127.0.0.1:0",
+            "--metrics-token-file",
+            token_file.to_str().unwrap(),
         ],
     );
     let http = server.http.expect("the web view's address");
+    // Issue 24: /metrics moves within seconds of a move, before the delay:
+    // without the operator's token, nobody reads it.
+    let (status, body) = get(http, "/metrics").await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("Bearer"), "{body}");
     let ep = server.endpoint.clone();
     let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, false).await;
     let game = t.game_id;
@@ -210,7 +238,7 @@ async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_
     assert_eq!(first["reset"], true);
     let mut seen = vec![first];
 
-    let before = get(http, "/metrics").await.1;
+    let before = metrics(http).await;
     t.end_phase_until(Side::A, Phase::Movement).await;
     let from = t.log.len();
     let sent = Instant::now();
@@ -224,7 +252,7 @@ async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_
         .expect("A saw its move logged");
 
     // /metrics while the game runs: the move counted, the players connected.
-    let during = get(http, "/metrics").await.1;
+    let during = metrics(http).await;
     let acts = "hexveil_actions_total{kind=\"act\"}";
     assert!(
         metric(&during, acts) > metric(&before, acts),
@@ -340,7 +368,7 @@ async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_
     assert_eq!(rows[0].game_id, game);
     assert_eq!(rows[0].row, FinishedRow::Verified(Box::new(want)));
 
-    let after = get(http, "/metrics").await.1;
+    let after = metrics(http).await;
     assert!(
         metric(&after, "hexveil_games_finished_total") >= 1.0,
         "{after}"

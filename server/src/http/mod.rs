@@ -10,7 +10,7 @@
 //! | `GET /game/{id}/events` | that view as server-sent events, one per change |
 //! | `GET /game/{id}/transcript` | a finished game's transcript file |
 //! | `GET /game/{id}/replay` | the replay viewer of a finished game ([`hexveil_view::replay`]) |
-//! | `GET /metrics` | the operator's metrics ([`crate::metrics`]) |
+//! | `GET /metrics` | the operator's metrics ([`crate::metrics`]), with its token only (`metrics_token_file`) |
 //!
 //! Privacy (G3 and the spectator delay): the live view is a spectator of
 //! the game in the lobby like any QUIC spectator ([`live`]): it is sent
@@ -169,6 +169,9 @@ pub struct Web {
     pub league: Arc<League>,
     /// The operator's metrics.
     pub metrics: Arc<Metrics>,
+    /// The token `/metrics` asks for; `None`: `/metrics` is not served
+    /// (its counters would tell a move before the spectator delay).
+    metrics_token: Option<String>,
     /// The live views.
     pub watchers: live::Watchers,
     /// The games' descriptions and replays.
@@ -183,7 +186,11 @@ pub struct Web {
 impl Web {
     /// The web view of a server's lobby, with at most `max_streams` event
     /// streams (and as many watched games).
-    pub fn new(connections: Arc<ConnectionContext>, max_streams: usize) -> Arc<Web> {
+    pub fn new(
+        connections: Arc<ConnectionContext>,
+        max_streams: usize,
+        metrics_token: Option<String>,
+    ) -> Arc<Web> {
         let lobby = connections.lobby.clone();
         let metrics = lobby.metrics().clone();
         let (shutdown, _) = watch::channel(false);
@@ -194,6 +201,7 @@ impl Web {
             lobby,
             connections,
             metrics,
+            metrics_token,
             streams: Arc::new(Semaphore::new(max_streams)),
             max_streams,
             shutdown,
@@ -334,9 +342,39 @@ async fn replay(
     Ok(Html(page.as_str().to_owned()))
 }
 
-async fn metrics(State(web): State<Arc<Web>>) -> Response {
+/// `/metrics`, for the operator only (issue 24): its per-kind counters
+/// move within seconds of a move, while every game page waits out the
+/// spectator delay, so it asks for the token of `metrics_token_file`
+/// (`Authorization: Bearer TOKEN`) and is not served without one.
+async fn metrics(State(web): State<Arc<Web>>, headers: axum::http::HeaderMap) -> Response {
+    let Some(token) = &web.metrics_token else {
+        return (
+            StatusCode::NOT_FOUND,
+            "/metrics is off: start the server with --metrics-token-file FILE and send `Authorization: Bearer TOKEN` (docs/DEPLOYMENT.md)\n",
+        )
+            .into_response();
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if !same_token(given.as_bytes(), token.as_bytes()) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "/metrics needs the operator's token: Authorization: Bearer TOKEN\n",
+        )
+            .into_response();
+    }
     let text = web.metrics.encode(web.lobby.live_games());
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response()
+}
+
+/// Whether two tokens are equal, in a time that does not depend on where
+/// they differ.
+fn same_token(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The web view, serving.

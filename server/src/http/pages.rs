@@ -154,7 +154,7 @@ pub fn index(list: &GameList) -> String {
     }
     body.push_str(
         "<p class=\"muted\">The same as JSON: <a href=\"/api/games\">/api/games</a>. \
-         Operators: <a href=\"/metrics\">/metrics</a>.</p>",
+         Operators: <a href=\"/metrics\">/metrics</a> (with the operator's token).</p>",
     );
     page("hexveil games", &body)
 }
