@@ -163,7 +163,66 @@ fn computed() -> BTreeMap<String, String> {
         ..env.clone()
     }
     .sign(&key_s);
-    put("log_entry.receiptless", entry(by_server, None));
+    put("log_entry.receiptless", entry(by_server.clone(), None));
+    // What a party was shown, and the server's view receipt (issue 24,
+    // 6 and 14.2): A's envelope at seq 0 shown with nothing else and the
+    // prompt Wait to every audience.
+    let shown = hexveil_protocol::message::Update {
+        seq: 0,
+        head: h1,
+        entry: "action".into(),
+        action: None,
+        genesis: None,
+        public_setup: None,
+        events: Vec::new(),
+        dice: Vec::new(),
+        prompt: hexveil_protocol::message::Prompt::Wait,
+        end: None,
+        closed: false,
+        logged: hexveil_protocol::message::Logged::Sealed { entry_hash: eh },
+        attest: None,
+    };
+    let sd = shown.shown_digest();
+    put("view.shown_digest.wait", sd.to_string());
+    let vr = hexveil_protocol::view_receipt::ViewReceipt::issue(
+        &key_s,
+        game,
+        0,
+        g0,
+        eh,
+        Party::A,
+        [sd, sd, sd],
+    );
+    put(
+        "view_receipt.signing_bytes",
+        hex::encode(hexveil_protocol::view_receipt::ViewReceipt::signing_bytes(
+            &game,
+            0,
+            &g0,
+            &eh,
+            Party::A,
+            &[sd, sd, sd],
+        )),
+    );
+    put("view_receipt.sig", vr.sig.to_string());
+    // A fork proof (6): the receipt of A's entry at seq 0 and the server's
+    // own entry at seq 0 on the same head give two heads after entry 0.
+    let fork = hexveil_protocol::evidence::Evidence::Fork(Box::new(
+        hexveil_protocol::envelope::ForkProof::Attested {
+            server: key_s.public_key(),
+            first: Box::new(hexveil_protocol::attestation::Attestation::Receipt(rc)),
+            second: Box::new(hexveil_protocol::attestation::Attestation::ServerEntry(
+                by_server,
+            )),
+        },
+    ));
+    assert_eq!(
+        hexveil_protocol::evidence::check(&fork, None, None, &hexveil_fixtures::rulesets()),
+        Ok(hexveil_protocol::evidence::Finding::Server(
+            "the server signed two heads for one position of the game's log: it showed two histories (G5)".into()
+        ))
+    );
+    put("evidence.fork_file", hex::encode(fork.to_file()));
     // Ed25519 validity (5): each edge case, what ring 0.17 alone does
     // (where it matters), and hexveil's answer.
     let mut ed = |name: &str, key: [u8; 32], msg: &[u8], sig: [u8; 64], valid: bool| {

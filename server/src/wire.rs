@@ -21,7 +21,9 @@ use crate::frame::MAX_FRAME_LEN;
 
 /// Version of this transport protocol; sent in [`ClientMessage::Hello`] and
 /// echoed in [`ServerMessage::Challenge`]. A server refuses any other version.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// Version 2 (issue 24): every game update carries its log entry and, where
+/// due, the server's view receipt (PROTOCOL.md 14.2).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Bytes a frame needs around a game payload (enum tag, game id, length
 /// prefix); payloads are limited so that a full message always fits a frame.
