@@ -50,6 +50,15 @@ fn g5_demo_plays_over_quic_and_verifies_clean_then_tampering_is_named() {
     );
     assert!(text.contains("CLEAN: game"), "{text}");
     assert!(text.contains("side B revealed and audited"), "{text}");
+    // Issue 24: each bot checked what it was shown against the transcript.
+    for side in ["A", "B"] {
+        assert!(
+            text.contains(&format!(
+                "side {side}: what this client was shown matches the transcript"
+            )),
+            "{text}"
+        );
+    }
     // B28.531: the standing order placed the chain as the tank entered 3E5
     // (noted for the referee only; the demo tells it after the game).
     assert!(
@@ -358,4 +367,87 @@ fn g5_verify_pins_the_server_key_tells_incomplete_from_clean_and_exits_as_its_he
         "{}",
         stdout(&unreadable)
     );
+}
+
+// Issue 24, G5: `hexveil verify --proof` checks a piece of evidence a
+// client kept against a server: a fork proof by itself (exit 1, the
+// server named), a file that proves nothing or is no evidence (exit 2).
+#[test]
+fn g5_issue24_verify_proof_names_the_server_for_a_fork_and_refuses_what_proves_nothing() {
+    use hexveil_protocol::attestation::Attestation;
+    use hexveil_protocol::encoding::{Digest, GameId};
+    use hexveil_protocol::envelope::{
+        genesis_head, next_head, Appended, Envelope, ForkProof, Receipt, ENVELOPE_VERSION,
+    };
+    use hexveil_protocol::evidence::Evidence;
+    use hexveil_protocol::identity::Identity;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Identity::from_seed(&[3; 32]).unwrap();
+    let player = Identity::from_seed(&[1; 32]).unwrap();
+    let game = GameId([7; 16]);
+    let head = genesis_head(&game);
+    let entry = |author: &Identity, body: &[u8]| {
+        Envelope {
+            version: ENVELOPE_VERSION,
+            game_id: game,
+            author: author.public_key(),
+            seq: 0,
+            prev_head: head,
+            body: body.to_vec(),
+        }
+        .sign(author)
+    };
+    let answer = entry(&player, b"an answer");
+    let receipt = |e: &hexveil_protocol::envelope::SignedEnvelope| {
+        Receipt::issue(
+            &server,
+            game,
+            &Appended {
+                seq: 0,
+                entry_hash: e.entry_hash(),
+                new_head: next_head(&head, &e.entry_hash()),
+            },
+        )
+    };
+    let proof = |first: Attestation, second: Attestation| {
+        Evidence::Fork(Box::new(ForkProof::Attested {
+            server: server.public_key(),
+            first: Box::new(first),
+            second: Box::new(second),
+        }))
+    };
+    // The player's receipt at seq 0 and the server's own entry at seq 0.
+    let fork = dir.path().join("000000-fork.hxproof");
+    std::fs::write(
+        &fork,
+        proof(
+            Attestation::Receipt(receipt(&answer)),
+            Attestation::ServerEntry(entry(&server, b"a timeout")),
+        )
+        .to_file(),
+    )
+    .unwrap();
+    let out = hexveil(&["verify", "--proof", fork.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAULT: server"), "{text}");
+    assert!(text.contains("two histories"), "{text}");
+    let json = hexveil(&["verify", "--json", "--proof", fork.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(v["status"], "fault");
+    // The same statement twice is no fork: not a proof.
+    let same = dir.path().join("same.hxproof");
+    let r = Attestation::Receipt(receipt(&answer));
+    std::fs::write(&same, proof(r.clone(), r).to_file()).unwrap();
+    let out = hexveil(&["verify", "--proof", same.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stdout(&out).contains("not a proof"), "{}", stdout(&out));
+    // Bytes that are no evidence at all.
+    let junk = dir.path().join("junk.hxproof");
+    std::fs::write(&junk, b"not evidence").unwrap();
+    let out = hexveil(&["verify", "--proof", junk.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a hexveil evidence file"), "{err}");
+    let _ = Digest::ZERO;
 }
