@@ -1087,3 +1087,96 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn g2_g5_a_declaration_the_server_never_logs_gets_its_window_released_only_on_a_branch_it_cannot_log(
+) {
+    // With a colluding opponent: A signs a declaration the server shows B
+    // but never logs, and B releases its window for it, as the rules ask.
+    // Then A declares for real, knowing B's values; but the real log needs
+    // B's window signed on its own chain, and the update of the real
+    // declaration is a second head at that seq: B stops with a fork
+    // proof, and its values, signed on the branch, are refused by the
+    // real referee. (A client restarted on that game refuses to play on:
+    // `hexveil join` finds the proof in its secrets directory.)
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let k = rolls_so_far(&t);
+    let branch = t.players.get_mut(&Side::A).unwrap().act_with_nonce(
+        hexveil_asl::ruleset::encode_action(&hexveil_fixtures::step_into_the_minefield()),
+        [0x42; 32],
+    );
+    let seq = branch.envelope().seq;
+    let head = branch.envelope().prev_head;
+    let receipt = hexveil_protocol::envelope::Receipt::issue(
+        &forge::server(),
+        common::GAME,
+        &hexveil_protocol::envelope::Appended {
+            seq,
+            entry_hash: branch.entry_hash(),
+            new_head: hexveil_protocol::envelope::next_head(&head, &branch.entry_hash()),
+        },
+    );
+    let mut shown = hexveil_protocol::session::view_of_entry(
+        &Body::decode(&branch.envelope().body).unwrap(),
+        Party::A,
+        &hexveil_protocol::envelope::Appended {
+            seq,
+            entry_hash: branch.entry_hash(),
+            new_head: hexveil_protocol::envelope::next_head(&head, &branch.entry_hash()),
+        },
+        Some(Side::B),
+        Prompt::Wait,
+        false,
+    );
+    shown.logged = hexveil_protocol::message::Logged::Full {
+        envelope: Box::new(branch.clone()),
+        receipt: Some(Box::new(receipt)),
+    };
+    let count = hexveil_protocol::referee::window_count(
+        hexveil_core::Scenario::rolls_ahead(
+            t.session.referee().scenario().as_ref(),
+            branch_action(&branch).as_slice(),
+        ),
+        k,
+        common::PAD_LEN,
+    );
+    let shown = forge::alter(&shown, Some(Side::B), |u| {
+        u.prompt = Prompt::Window { k, count }
+    });
+    let heard = t.players.get_mut(&Side::B).unwrap().hear(&shown).unwrap();
+    let released = heard
+        .answer
+        .expect("B releases its window for a declaration it holds");
+    // The real declaration, at the same seq.
+    let mut v = Victim::default();
+    act_with(
+        &mut t,
+        Side::A,
+        hexveil_fixtures::step_into_the_minefield(),
+        Side::B,
+        &mut v,
+        &mut |u, _| vec![u.clone()],
+    );
+    let Some(Breach::Fork { proof, .. }) = v.breach else {
+        panic!("B catches the fork: {:?}", v.breach)
+    };
+    assert_eq!(proof.verify(), Ok(()));
+    // B's values, signed on the branch, cannot enter the real log.
+    t.rejections.clear();
+    t.send(Side::B, released);
+    t.run();
+    assert!(
+        t.rejections.iter().any(|(s, _)| *s == Side::B),
+        "the real referee refuses B's window signed on the branch"
+    );
+}
+
+/// The action bytes a declaration holds.
+fn branch_action(env: &hexveil_protocol::envelope::SignedEnvelope) -> Vec<u8> {
+    Body::decode(&env.envelope().body)
+        .unwrap()
+        .declared_action()
+        .unwrap()
+        .to_vec()
+}

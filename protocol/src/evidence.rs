@@ -19,6 +19,7 @@
 //! The file: the 8 bytes `HXPROOF\0`, a `u16` big-endian version (1), then
 //! the postcard encoding of one [`Evidence`] (PROTOCOL.md 6).
 
+use crate::attestation::Attestation;
 use crate::envelope::{ForkProof, Receipt, SignedEnvelope};
 use crate::identity::PublicKey;
 use crate::message::{
@@ -456,6 +457,9 @@ pub struct Audit {
     /// What the server did, by entry: an entry the party saw that the
     /// transcript does not hold, a view the log does not give.
     pub found: Vec<(u64, String)>,
+    /// The proof of each: the statement the party holds against the
+    /// transcript's (a fork proof), or the view receipt.
+    pub proofs: Vec<(u64, Evidence)>,
 }
 
 impl std::fmt::Display for Audit {
@@ -489,17 +493,38 @@ pub fn audit(
     let reader = EntryReader::new(transcript).map_err(|e| ProofError::Transcript(e.to_string()))?;
     let mut logged = Vec::new();
     for entry in reader {
-        let entry = entry.map_err(|e| ProofError::Transcript(e.to_string()))?;
-        logged.push(entry.envelope.entry_hash());
+        logged.push(entry.map_err(|e| ProofError::Transcript(e.to_string()))?);
     }
     let mut out = Audit::default();
+    let held: Vec<_> = witness.attestations().collect();
     for (seq, hash) in witness.entries() {
         match logged.get(seq as usize) {
-            Some(h) if *h == hash => out.entries += 1,
-            Some(_) => out.found.push((
-                seq,
-                "the transcript holds another entry here than the server showed live: it published another log (G5)".into(),
-            )),
+            Some(e) if e.envelope.entry_hash() == hash => out.entries += 1,
+            Some(e) => {
+                out.found.push((
+                    seq,
+                    "the transcript holds another entry here than the server showed live: it published another log (G5)".into(),
+                ));
+                // What the party holds against what the transcript holds
+                // there: two heads after one entry, both the server's word.
+                let published = match e.receipt {
+                    Some(receipt) => Attestation::Entry {
+                        envelope: e.envelope.clone(),
+                        receipt,
+                    },
+                    None => Attestation::ServerEntry(e.envelope.clone()),
+                };
+                if let (Some(server), Some(mine)) = (witness.server_key(), held.get(seq as usize)) {
+                    let proof = ForkProof::Attested {
+                        server,
+                        first: Box::new((*mine).clone()),
+                        second: Box::new(published),
+                    };
+                    if proof.verify().is_ok() {
+                        out.proofs.push((seq, Evidence::Fork(Box::new(proof))));
+                    }
+                }
+            }
             None => out.found.push((
                 seq,
                 "the transcript ends before this entry, which the server showed live (G5)".into(),
@@ -516,9 +541,13 @@ pub fn audit(
             entry: None,
         })
         .collect();
-    for (seq, finding) in check_views(transcript, registry, &views)? {
+    for (view, (seq, finding)) in views.iter().zip(check_views(transcript, registry, &views)?) {
         match finding {
-            Finding::Server(what) => out.found.push((seq, what)),
+            Finding::Server(what) => {
+                out.found.push((seq, what));
+                out.proofs
+                    .push((seq, Evidence::View(Box::new(view.clone()))));
+            }
             _ => out.views += 1,
         }
     }

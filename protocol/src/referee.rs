@@ -490,7 +490,7 @@ impl Window {
 /// action's estimate `rolls_ahead`, kept within 1..=[`MAX_WINDOW`], and no
 /// further than the end of `k`'s pad epoch. The referee asks for it; a
 /// player's roll count ([`crate::roll_count`]) expects the same.
-pub(crate) fn window_count(rolls_ahead: u32, k: u64, pad_len: u32) -> u32 {
+pub fn window_count(rolls_ahead: u32, k: u64, pad_len: u32) -> u32 {
     let n = u64::from(pad_len.max(1));
     let left = u32::try_from(n - k % n).unwrap_or(u32::MAX);
     rolls_ahead.clamp(1, MAX_WINDOW).min(left)

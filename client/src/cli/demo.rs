@@ -424,7 +424,7 @@ pub async fn run(
         println!(
             "side {}: {}",
             seat.side(),
-            super::evidence::audit_line(&transcript, seat.player().witness())
+            super::evidence::audit_line(&transcript, seat.player().witness(), &Proofs::nowhere())
         );
     }
     seat_a.close().await;

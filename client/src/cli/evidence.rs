@@ -86,14 +86,40 @@ impl Proofs {
 }
 
 /// What a seat or a spectator was shown, checked against the game's
-/// transcript, in words.
-pub fn audit_line(transcript: &[u8], witness: &Witness) -> String {
+/// transcript, in words; the proof of each contradiction kept.
+pub fn audit_line(transcript: &[u8], witness: &Witness, proofs: &Proofs) -> String {
     match evidence::audit(transcript, &hexveil_rulesets::all(), witness) {
-        Ok(a) => a.to_string(),
+        Ok(a) => {
+            let mut out = a.to_string();
+            for (seq, e) in &a.proofs {
+                let what = match e {
+                    Evidence::Fork(_) => "fork",
+                    Evidence::View(_) => "false-view",
+                };
+                out.push_str(&format!("\n  {}", proofs.line(*seq, what, e)));
+            }
+            out
+        }
         Err(e) => {
             format!("what this client was shown could not be checked against the transcript: {e}")
         }
     }
+}
+
+/// A fork proof this seat already holds for its game (`proofs/*-fork.hxproof`
+/// in its secrets directory): a seat the server showed two histories
+/// does not play on (a fresh client would forget what it was shown and
+/// could release again what it released on the other branch, issue 24).
+pub fn fork_already_proven(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir.join("proofs"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with("-fork.hxproof"))
+        })
 }
 
 /// `hexveil verify --proof FILE [TRANSCRIPT] [--server-key KEY]`: exit 1

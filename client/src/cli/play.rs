@@ -1120,6 +1120,13 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
     let resolved = c.resolve().await?;
     let game_id = the_game(j.game.as_deref(), &resolved)?;
     let game_text = game_hex(&game_id);
+    if let Some(proof) = super::evidence::fork_already_proven(&j.secrets) {
+        return Err(PlayError::Input(format!(
+            "the server showed this seat two histories of game {game_text} (proof: {}); this client does not play on with it: check the proof with `hexveil verify --proof {}` and take it to the league",
+            proof.display(),
+            proof.display()
+        )));
+    }
     let loaded = load_scenario(&j.scenario)?;
     let public = files::read_text(&j.setup)?;
     let sealed = files::read_text(&j.sealed)?;
@@ -1254,7 +1261,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             println!("{verdict}");
             println!(
                 "{}",
-                super::evidence::audit_line(&t, seat.player().witness())
+                super::evidence::audit_line(&t, seat.player().witness(), &proofs)
             );
         }
     } else {
@@ -1392,7 +1399,10 @@ pub async fn watch(
         println!("transcript written to {}", path.display());
     }
     println!("{verdict}");
-    println!("{}", super::evidence::audit_line(&t, spectator.witness()));
+    println!(
+        "{}",
+        super::evidence::audit_line(&t, spectator.witness(), &Proofs::nowhere())
+    );
     spectator.close().await;
     Ok(())
 }
