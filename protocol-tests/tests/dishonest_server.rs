@@ -131,6 +131,23 @@ fn proven(t: &Table, refused: &RefusedPrompt) -> Finding {
     .expect("the evidence is consistent")
 }
 
+/// B is shown an entry the server made up at its next seq, asking
+/// `prompt`: it must release nothing; why it refused.
+fn refused_on_an_invented_entry(t: &mut Table, prompt: &Prompt) -> String {
+    let b = t.players.get_mut(&Side::B).unwrap();
+    let heard = b
+        .hear(&forge::invent(
+            b.witness().next_seq(),
+            b.witness().head(),
+            Some(Side::B),
+            "openings",
+            prompt.clone(),
+        ))
+        .unwrap();
+    assert!(heard.answer.is_none(), "{prompt:?}");
+    heard.refused.expect("refused").reason
+}
+
 /// The pad roll the log of `t` is at.
 fn rolls_so_far(t: &Table) -> u64 {
     let g = t.game();
@@ -659,18 +676,7 @@ fn g2_g4_in_an_escrow_game_the_player_still_guards_its_pad_and_opens_nothing() {
             location: Location::key_of("3E4").unwrap(),
         }]),
     ] {
-        let b = t.players.get_mut(&Side::B).unwrap();
-        let heard = b
-            .hear(&forge::invent(
-                b.witness().next_seq(),
-                b.witness().head(),
-                Some(Side::B),
-                "openings",
-                prompt.clone(),
-            ))
-            .unwrap();
-        assert!(heard.answer.is_none(), "{prompt:?}");
-        assert!(heard.refused.is_some(), "{prompt:?}");
+        refused_on_an_invented_entry(&mut t, &prompt);
         // The invented entry is a fork of the real log: start again.
         t = Table::with_mode(5, SEALED_B, Mode::Escrow);
         t.end_phase_until(hexveil_asl::turn::Phase::Movement);
@@ -792,21 +798,8 @@ fn g2_g4_seed004_the_miniatures_player_guards_its_pad_and_its_cells_alike() {
             location: Location::key_of("c12x17").unwrap(),
         }]),
     ] {
-        let b = t.players.get_mut(&Side::B).unwrap();
-        let heard = b
-            .hear(&forge::invent(
-                b.witness().next_seq(),
-                b.witness().head(),
-                Some(Side::B),
-                "openings",
-                prompt.clone(),
-            ))
-            .unwrap();
-        assert!(heard.answer.is_none(), "{prompt:?}");
-        assert!(
-            heard.refused.unwrap().reason.contains("no action"),
-            "{prompt:?}"
-        );
+        let reason = refused_on_an_invented_entry(&mut t, &prompt);
+        assert!(reason.contains("no action"), "{prompt:?}: {reason}");
         t = minis_table();
     }
     let tank_in = hexveil_minis::encode_action(&hexveil_minis::Action::Move {
