@@ -47,6 +47,9 @@ struct Current {
     asks: Asks,
     /// Whether its ruling is in the log.
     ruled: bool,
+    /// Whether it was declared with a nonce (`Declare`, message version
+    /// 4): its public rolls take no single pad entry (PROTOCOL.md 7.1).
+    nonce: bool,
     /// Note opportunities of this party opened in it so far.
     notes: u32,
 }
@@ -58,8 +61,6 @@ pub(crate) struct Guard {
     mode: Mode,
     scenario: Arc<dyn Scenario>,
     pad_len: u32,
-    /// The game's message version (its genesis).
-    message_version: u16,
     observer: Box<dyn Observer>,
     /// Players' pad statements of epoch 0 logged.
     pads: u32,
@@ -78,20 +79,13 @@ pub(crate) struct Guard {
 
 impl Guard {
     /// The guard of `side` in a game of `scenario` in `mode`.
-    pub(crate) fn new(
-        side: Side,
-        mode: Mode,
-        scenario: Arc<dyn Scenario>,
-        pad_len: u32,
-        message_version: u16,
-    ) -> Guard {
+    pub(crate) fn new(side: Side, mode: Mode, scenario: Arc<dyn Scenario>, pad_len: u32) -> Guard {
         Guard {
             side,
             mode,
             observer: scenario.observer(side),
             scenario,
             pad_len,
-            message_version,
             pads: 0,
             setups: BTreeSet::new(),
             ended: false,
@@ -107,7 +101,6 @@ impl Guard {
         let u = &c.update;
         let author = crate::message::side_of(c.author);
         match (&c.body, author) {
-            (Some(Body::Genesis(g)), _) => self.message_version = g.message_version,
             (Some(Body::Pad(st)), Some(_)) if st.epoch == 0 => self.pads += 1,
             (Some(Body::Setup(_)), Some(side)) | (None, Some(side)) if u.public_setup.is_some() => {
                 // A Live setup is read whole; an Escrow one's public part
@@ -130,6 +123,7 @@ impl Guard {
                     asks: self.observer.asks(actor, action, self.side),
                     ruled: false,
                     notes: 0,
+                    nonce: matches!(body, Body::Declare(_)),
                 });
                 self.observer.declared(actor, action);
             }
@@ -281,19 +275,17 @@ impl Guard {
         let current = self.resolving().map_err(|why| {
             format!("asked for a pad entry while no roll is due (no setup roll): {why}")
         })?;
-        // From message version 4 on, a public roll of an action takes the
-        // actor's nonce and the opponent's window: a single pad entry is
-        // owed only for a Secret dr or a roll in an epoch committed during
-        // the action (PROTOCOL.md 7.1 items 4 and 5). Released for any
+        // An action declared with a nonce (message version 4 on) takes the
+        // actor's nonce and the opponent's window for its public rolls: a
+        // single pad entry is owed only for a Secret dr or a roll in an
+        // epoch committed during the action (PROTOCOL.md 7.1 items 4 and
+        // 5). A plain `Act` rolls as in version 3, an entry each. Released for any
         // other roll, it would be known to the server before the next
         // action is chosen (G2).
         let Prompt::Entry { k } = prompt else {
             return Ok(());
         };
-        if self.message_version >= 4
-            && !current.asks.secret_roll
-            && self.rolls.windowed(*k, self.pad_len)
-        {
+        if current.nonce && !current.asks.secret_roll && self.rolls.windowed(*k, self.pad_len) {
             return Err(format!(
                 "asked for its single pad entry of roll {k}, which the action of entry {} rolls with its declaration's nonce and a window (G2, PROTOCOL.md 7.1)",
                 current.seq

@@ -531,65 +531,92 @@ impl Session {
             .referee
             .party_of_key(&env.author)
             .expect("a logged entry's author is a party");
-        let [a, b, spectators] = self.views(&entry, &body, author, &self.facts[i], false);
-        Some(ToClient::Update(match side {
+        let facts = &self.facts[i];
+        let view = |audience| self.view_for(audience, &entry, &body, author, facts, false);
+        let [a, b] = [view(Some(Side::A)), view(Some(Side::B))];
+        let attest = self.attest_for(&entry, &body, author, facts, &a, &b);
+        let mut u = match side {
             Some(Side::A) => a,
             Some(Side::B) => b,
-            None => spectators,
-        }))
+            None => view(None),
+        };
+        u.attest = attest.map(Box::new);
+        Some(ToClient::Update(u))
     }
 
-    /// The three views of a logged entry of `body` by `author` (side A,
-    /// side B, the spectators): what each audience is shown
-    /// ([`view_of`]), the entry in the form it may check ([`logged_for`]),
-    /// and the server's view receipt where one is due ([`attest_due`]),
-    /// the same in the three. `live`: the author is sent its own entry as
-    /// [`Logged::Own`] (it holds it); a resync sends it whole.
-    fn views(
+    /// What `audience` (a side, or the spectators) is shown of a logged
+    /// entry of `body` by `author` ([`view_of`]), with the entry in the form
+    /// it may check ([`logged_for`]; `live`: the author is sent its own
+    /// entry as [`Logged::Own`], a resync sends its choices whole). The view
+    /// receipt is [`Session::attest_for`]'s.
+    fn view_for(
         &self,
+        audience: Option<Side>,
         entry: &LoggedEntry,
         body: &Body,
         author: Party,
         facts: &EntryFacts,
         live: bool,
-    ) -> [Update; 3] {
-        let appended = entry.appended();
-        let mut views = [Some(Side::A), Some(Side::B), None].map(|audience| {
-            let prompt = match audience {
-                Some(Side::A) => facts.prompts[0].clone(),
-                Some(Side::B) => facts.prompts[1].clone(),
-                None => Prompt::Wait,
-            };
-            let mut u = view_of(
-                body,
-                author,
-                &appended,
-                &facts.dice,
-                facts.secret_dice,
-                prompt,
-                facts.closed,
-                audience,
-            );
-            u.logged = logged_for(entry, body, author, audience, live);
-            u
-        });
-        if attest_due(&views) {
-            let attest = self.attests.get(&appended.seq).copied().unwrap_or_else(|| {
-                ViewReceipt::issue(
-                    &self.server,
-                    self.referee.game_id(),
-                    appended.seq,
-                    entry.envelope.envelope().prev_head,
-                    appended.entry_hash,
-                    author,
-                    views.each_ref().map(Update::shown_digest),
-                )
-            });
-            for u in &mut views {
-                u.attest = Some(Box::new(attest));
-            }
+    ) -> Update {
+        let prompt = match audience {
+            Some(Side::A) => facts.prompts[0].clone(),
+            Some(Side::B) => facts.prompts[1].clone(),
+            None => Prompt::Wait,
+        };
+        let mut u = view_of(
+            body,
+            author,
+            &entry.appended(),
+            &facts.dice,
+            facts.secret_dice,
+            prompt,
+            facts.closed,
+            audience,
+        );
+        u.logged = logged_for(entry, body, author, audience, live);
+        u
+    }
+
+    /// The server's view receipt of an entry whose players were shown `a`
+    /// and `b`, if one is due: some audience may not read the entry whole
+    /// or a player is asked for something that releases a secret
+    /// ([`Prompt::releases`]). The spectators never read more than a
+    /// player, so their view is built, for its digest, only then; the
+    /// receipt is the same for the three audiences, signed once while the
+    /// session holds the entry.
+    fn attest_for(
+        &self,
+        entry: &LoggedEntry,
+        body: &Body,
+        author: Party,
+        facts: &EntryFacts,
+        a: &Update,
+        b: &Update,
+    ) -> Option<ViewReceipt> {
+        let due = [a, b]
+            .iter()
+            .any(|u| matches!(u.logged, Logged::Sealed { .. }) || u.prompt.releases());
+        if !due {
+            return None;
         }
-        views
+        let env = entry.envelope.envelope();
+        if let Some(held) = self.attests.get(&env.seq) {
+            return Some(*held);
+        }
+        let spectators = self.view_for(None, entry, body, author, facts, true);
+        Some(ViewReceipt::issue(
+            &self.server,
+            self.referee.game_id(),
+            env.seq,
+            env.prev_head,
+            entry.envelope.entry_hash(),
+            author,
+            [
+                a.shown_digest(),
+                b.shown_digest(),
+                spectators.shown_digest(),
+            ],
+        ))
     }
 
     /// Writes the server's own entries while the referee awaits them.
@@ -701,12 +728,16 @@ impl Session {
         let kept = self.keep(&entry, &accepted);
         debug_assert!(kept.is_ok(), "{kept:?}");
         let facts = self.facts.last().expect("the entry's facts were just kept");
-        let [a, b, _] = self.views(&entry, &accepted.body, accepted.author, facts, true);
-        // The spectators' view is built when someone watches
-        // (`public_view`): keep its view receipt until then, so it is
-        // signed once.
-        if let Some(attest) = &a.attest {
-            self.attests.insert(accepted.appended.seq, **attest);
+        let (body, author) = (&accepted.body, accepted.author);
+        let mut a = self.view_for(Some(Side::A), &entry, body, author, facts, true);
+        let mut b = self.view_for(Some(Side::B), &entry, body, author, facts, true);
+        if let Some(attest) = self.attest_for(&entry, body, author, facts, &a, &b) {
+            // The spectators' view is built when someone watches
+            // (`public_view`): its view receipt is kept until then, so it
+            // is signed once.
+            self.attests.insert(accepted.appended.seq, attest);
+            a.attest = Some(Box::new(attest));
+            b.attest = Some(Box::new(attest));
         }
         out.push(Output::Persist(entry));
         if let (Some(side), Some(receipt)) = (side_of(accepted.author), receipt) {
@@ -968,15 +999,6 @@ fn shown_to(e: &Event, audience: Option<Side>) -> bool {
         Some(s) => e.to.shown_to(s),
         None => e.to == Visibility::Public,
     }
-}
-
-/// Whether the views of one entry need the server's view receipt: some
-/// audience may not read the whole entry, or a player is asked for
-/// something that releases a secret ([`Prompt::releases`]).
-fn attest_due(views: &[Update; 3]) -> bool {
-    views
-        .iter()
-        .any(|u| matches!(u.logged, Logged::Sealed { .. }) || u.prompt.releases())
 }
 
 /// What the referee needs from `side` now.
