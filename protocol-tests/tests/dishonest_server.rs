@@ -926,6 +926,8 @@ proptest::proptest! {
         victim_b in proptest::prelude::any::<bool>(),
         escrow in proptest::prelude::any::<bool>(),
         plan in proptest::collection::vec((0usize..60, tamper_strategy()), 1..4),
+        step_in in proptest::prelude::any::<bool>(),
+        declarations in 6usize..16,
     ) {
         let victim = if victim_b { Side::B } else { Side::A };
         let mode = if escrow { Mode::Escrow } else { Mode::Live };
@@ -976,15 +978,18 @@ proptest::proptest! {
                 Tamper::Twice => vec![u.clone(), u.clone()],
             }
         };
-        // The honest script: to A's Movement Phase, the step into B's
-        // mines, a few phases on.
-        for step in 0..12 {
+        // The honest script: phases end one after the other; in A's first
+        // Movement Phase, A's squad and leader may step into B's mines.
+        let mut stepped = false;
+        for _ in 0..declarations {
             if !t.playing() {
                 break;
             }
             let engine = t.session.referee().engine().unwrap();
             let state = hexveil_fixtures::asl_state(engine);
-            let (side, action) = if step == 4 && state.phase == hexveil_asl::turn::Phase::Movement {
+            let step_now = step_in && !stepped && state.phase == hexveil_asl::turn::Phase::Movement;
+            let (side, action) = if step_now {
+                stepped = true;
                 (Side::A, hexveil_fixtures::step_into_the_minefield())
             } else {
                 (hexveil_asl::turn::who_ends_phase(state), Action::EndPhase)
