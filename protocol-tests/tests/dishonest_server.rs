@@ -347,10 +347,23 @@ fn g4_b28_531_a_move_the_log_does_not_hold_is_no_move_for_the_standing_orders() 
         })
     });
     match b.hear(&fake) {
-        Err(PlayerError::Breach(Breach::Unbound { reason, .. })) => {
-            assert!(reason.contains("cannot show an action"), "{reason}")
+        // Signed by the server: a view the transcript will prove false
+        // (no entry shown sealed is a declaration).
+        Err(PlayerError::Breach(Breach::FalseView { what, proof, .. })) => {
+            assert!(what.contains("cannot show an action"), "{what}");
+            assert_eq!(
+                evidence::check(
+                    &Evidence::View(proof),
+                    None,
+                    None,
+                    &hexveil_fixtures::rulesets()
+                ),
+                Err(evidence::ProofError::Transcript(
+                    "a view proof needs the server's key or the game's transcript".into()
+                ))
+            );
         }
-        other => panic!("a sealed entry showing an action is unbound: {other:?}"),
+        other => panic!("a sealed entry showing an action is refused: {other:?}"),
     }
 }
 

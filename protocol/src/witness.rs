@@ -305,7 +305,7 @@ impl Witness {
         }
         let update = match &body {
             Some(body) => self.shown(u, body, author, &attestation, new_head)?,
-            None => sealed_view(u)?,
+            None => sealed_view(u, self.audience)?,
         };
         let checked = Box::new(Checked {
             update,
@@ -596,13 +596,32 @@ impl Witness {
 /// dice or an end record are in entries every party reads whole, so a
 /// sealed entry showing one is the server's invention (issue 24: a false
 /// "the tank moved into 3E5").
-fn sealed_view(u: &Update) -> Result<Update, Breach> {
-    let unbound = |what: &str| Breach::Unbound {
-        seq: u.seq,
-        reason: format!(
+///
+/// A sealed entry always comes with the server's view receipt, which signs
+/// what it shows: such a view is a proof against the server (checked with
+/// the transcript, which shows the entry and the view it gives).
+fn sealed_view(u: &Update, audience: crate::view_receipt::Audience) -> Result<Update, Breach> {
+    let unbound = |what: &str| {
+        let what = format!(
             "a sealed entry ({}) cannot show {what}: that is in entries every party reads whole",
             u.entry
-        ),
+        );
+        match u.attest.as_deref() {
+            Some(receipt) => Breach::FalseView {
+                seq: u.seq,
+                what,
+                proof: Box::new(crate::evidence::ViewProof {
+                    receipt: *receipt,
+                    audience,
+                    shown: Some(crate::evidence::Shown::of(u)),
+                    entry: None,
+                }),
+            },
+            None => Breach::Unbound {
+                seq: u.seq,
+                reason: what,
+            },
+        }
     };
     if u.action.is_some() {
         return Err(unbound("an action"));
