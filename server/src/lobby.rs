@@ -695,7 +695,9 @@ impl Lobby {
         if self.is_draining() {
             return Err(StoreError::Draining);
         }
-        if self.commands(game_id).is_some() {
+        // With leases the store says (a task here may be stale: this node
+        // was paused past its lease).
+        if !self.leased.load(Ordering::Relaxed) && self.commands(game_id).is_some() {
             return Ok(GameLocation::ThisNode);
         }
         self.store.locate(game_id).await

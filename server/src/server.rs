@@ -12,7 +12,7 @@ use tracing::{info, warn};
 
 use crate::config::{ServerSettings, StoreChoice};
 use crate::connection::{close, serve_connection, AddressSlots, ConnectionContext};
-use crate::endpoint::{server_config, EndpointError};
+use crate::endpoint::{endpoint_config, server_config, EndpointError};
 use crate::http::{HttpServer, Web};
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
@@ -38,6 +38,10 @@ pub enum ServerError {
     /// The node id or the data directory's lock (issue 25).
     #[error(transparent)]
     NodeId(#[from] NodeIdError),
+    /// A node of a league listens on every address and says none: the
+    /// other nodes could not send its games' clients to it.
+    #[error("this node listens on {0}, which no client can connect to: give --advertise HOST:PORT, the address its clients reach it at (the other nodes send its games' clients there)")]
+    NoAdvertise(SocketAddr),
     /// Binding the UDP socket or starting the storage thread failed.
     #[error("cannot {action}: {source}")]
     Io {
@@ -141,19 +145,32 @@ impl Server {
         // Lazy: only the ids; each game is rebuilt when first joined (G6).
         let restored = lobby.restore_unfinished().await?;
         lobby.spawn_expiry();
-        let endpoint = quinn::Endpoint::server(server_config(&identity)?, settings.listen)
-            .map_err(|source| ServerError::Io {
+        let socket =
+            std::net::UdpSocket::bind(settings.listen).map_err(|source| ServerError::Io {
                 action: "bind the UDP socket",
                 source,
             })?;
+        let endpoint = quinn::Endpoint::new(
+            endpoint_config(&identity),
+            Some(server_config(&identity)?),
+            socket,
+            Arc::new(quinn::TokioRuntime),
+        )
+        .map_err(|source| ServerError::Io {
+            action: "start the QUIC endpoint",
+            source,
+        })?;
         let local_addr = endpoint.local_addr().map_err(|source| ServerError::Io {
             action: "read the bound address",
             source,
         })?;
-        let advertise = settings
-            .advertise
-            .clone()
-            .unwrap_or_else(|| local_addr.to_string());
+        let advertise = match &settings.advertise {
+            Some(a) => a.clone(),
+            None if leased && local_addr.ip().is_unspecified() => {
+                return Err(ServerError::NoAdvertise(local_addr))
+            }
+            None => local_addr.to_string(),
+        };
         lobby.store().set_node_address(advertise.clone()).await?;
         lobby.set_address(advertise);
         if let Some(registration) = registration {

@@ -267,7 +267,9 @@ pub async fn run(
     http: Option<std::net::SocketAddr>,
 ) -> Result<(Vec<u8>, Option<KeptServer>), String> {
     use super::play::{fetch_transcript, play_seat, AfterScript, Input, Output, PATIENCE};
+    use super::reconnect::Lifeline;
     use hexveil::driver::{Client, SeatSetup};
+    use hexveil::follow::Follower;
     use hexveil_protocol::identity::Identity;
     use hexveil_server::config::ServerSettings;
     use hexveil_server::live_game::{LiveGameFactory, NewGame};
@@ -362,13 +364,19 @@ pub async fn run(
     println!();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let tx_b = tx.clone();
+    // One node: a seat that loses it waits for it (issue 25).
+    let server_addr = server.local_addr().to_string();
     let play_a = async {
         let out = Output::Channel(tx);
         let input = Input::Script {
             script: Script::new(game.scripts[0]),
             then: AfterScript::Concede,
         };
-        play_seat(&mut seat_a, scenario.as_ref(), input, &out).await
+        let mut line = Lifeline::new(
+            Follower::new(vec![server_addr.clone()], trust.clone(), &docs[0]),
+            None,
+        );
+        play_seat(&mut seat_a, scenario.as_ref(), input, &out, &mut line).await
     };
     let play_b = async {
         let out = Output::Channel(tx_b);
@@ -376,7 +384,11 @@ pub async fn run(
             script: Script::new(game.scripts[1]),
             then: AfterScript::Concede,
         };
-        play_seat(&mut seat_b, scenario.as_ref(), input, &out).await
+        let mut line = Lifeline::new(
+            Follower::new(vec![server_addr.clone()], trust.clone(), &docs[1]),
+            None,
+        );
+        play_seat(&mut seat_b, scenario.as_ref(), input, &out, &mut line).await
     };
     let printer = async {
         let mut views = TwoViews::default();
