@@ -240,23 +240,28 @@ impl Follower {
         out
     }
 
-    /// A logged-in client of the first node that answers, trying each in
-    /// turn (each within [`PROBE_TIMEOUT`] and a little): how `create`,
-    /// `list` and a first join reach a league whatever node is down.
+    /// A logged-in client of the first node that answers, all tried at
+    /// once (each within twice [`PROBE_TIMEOUT`]): how `create`, `list`
+    /// and a first join reach a league whatever node is down. Of the
+    /// failures, one that trying again cannot mend (a wrong fingerprint)
+    /// is the one reported.
     pub async fn connect_any(&self) -> Result<Client, DriverError> {
-        let mut last = None;
+        let mut tries = JoinSet::new();
         for addr in self.candidates(None).await {
-            match Client::connect_within(
-                addr,
-                self.trust.clone(),
-                &self.key_pkcs8,
-                PROBE_TIMEOUT * 2,
-            )
-            .await
-            {
-                Ok(c) => return Ok(c),
-                Err(e) if retryable(&e) => last = Some(e),
-                Err(e) => return Err(e),
+            let (trust, key) = (self.trust.clone(), self.key_pkcs8.clone());
+            tries.spawn(async move {
+                Client::connect_within(addr, trust, &key, PROBE_TIMEOUT * 2).await
+            });
+        }
+        let mut last = None;
+        while let Some(done) = tries.join_next().await {
+            match done {
+                Ok(Ok(c)) => {
+                    tries.abort_all();
+                    return Ok(c);
+                }
+                Ok(Err(e)) if last.as_ref().is_none_or(retryable) => last = Some(e),
+                _ => {}
             }
         }
         Err(last.unwrap_or_else(|| {

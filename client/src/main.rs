@@ -552,7 +552,11 @@ fn network(
         Ok(r) => r,
         Err(e) => return fail(what, format!("cannot start the async runtime: {e}")),
     };
-    match runtime.block_on(task) {
+    let done = runtime.block_on(task);
+    // A line still being read at the prompt (the game ended while the
+    // player was deciding, issue 25) must not keep the process alive.
+    runtime.shutdown_background();
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hexveil {what}: {e}");

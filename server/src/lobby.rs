@@ -480,6 +480,14 @@ impl Lobby {
         out
     }
 
+    /// Whether the live game `game_id` has finished.
+    fn finished_here(&self, game_id: GameId) -> bool {
+        let games = self.games.lock().expect("lobby lock poisoned");
+        games
+            .get(&game_id)
+            .is_some_and(|e| e.status.finished.load(Ordering::Relaxed))
+    }
+
     /// The command channel of a live game.
     pub fn commands(&self, game_id: GameId) -> Option<queue::Sender<GameCommand>> {
         let games = self.games.lock().expect("lobby lock poisoned");
@@ -505,7 +513,8 @@ impl Lobby {
             return Err(StoreError::Draining.into());
         }
         if let Some(commands) = self.commands(game_id) {
-            if !self.leased.load(Ordering::Relaxed) {
+            // A finished game has no lease: any node serves it.
+            if !self.leased.load(Ordering::Relaxed) || self.finished_here(game_id) {
                 return Ok(Some(commands));
             }
             // Issue 25: a node paused past its lease and resumed may still
@@ -723,17 +732,23 @@ impl Lobby {
     /// Another live node than this one for `game_id`, spread over the
     /// nodes by the game (the same node for every member of a game).
     pub async fn another_node(&self, game_id: GameId) -> Option<String> {
+        pick_for(game_id, &self.other_nodes().await).cloned()
+    }
+
+    /// The addresses of the league's other live nodes.
+    async fn other_nodes(&self) -> Vec<String> {
         let own = self.address();
-        let others: Vec<String> = self
-            .store
-            .live_nodes()
-            .await
-            .ok()?
-            .into_iter()
-            .map(|n| n.address)
-            .filter(|a| *a != own)
-            .collect();
-        pick_for(game_id, &others).cloned()
+        match self.store.live_nodes().await {
+            Ok(nodes) => nodes
+                .into_iter()
+                .map(|n| n.address)
+                .filter(|a| *a != own)
+                .collect(),
+            Err(e) => {
+                warn!(error = %e, "could not list the league's nodes");
+                Vec::new()
+            }
+        }
     }
 
     /// Shuts this node's games down (issue 25): no game is opened or
@@ -752,10 +767,11 @@ impl Lobby {
                 .collect()
         };
         let deadline = Instant::now() + within;
+        let others = self.other_nodes().await;
         let mut waiting = Vec::new();
         for (game_id, commands) in &live {
             let (done, finished) = oneshot::channel();
-            let to = self.another_node(*game_id).await;
+            let to = pick_for(*game_id, &others).cloned();
             let cmd = GameCommand::Drain { to, done };
             if tokio::time::timeout_at(deadline, commands.send(cmd))
                 .await

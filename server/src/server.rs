@@ -113,6 +113,16 @@ impl Server {
         factory: Arc<dyn SessionFactory>,
         store: Box<dyn GameStore>,
     ) -> Result<Server, ServerError> {
+        // The store goes to its own thread first: a blocking client (the
+        // PostgreSQL one) must not be dropped on a runtime thread, as it
+        // would be if a later step failed while this function held it.
+        let leased = store.lease_period().is_some();
+        let store = StoreHandle::spawn_measured(store, Metrics::new()).map_err(|source| {
+            ServerError::Io {
+                action: "start the storage thread",
+                source,
+            }
+        })?;
         let (identity, created) =
             ServerIdentity::load_or_create(&settings.data_dir, &settings.cert_names)?;
         if created {
@@ -120,7 +130,6 @@ impl Server {
         }
         // A node of a league (issue 25): one process per data directory,
         // and its secrets must be the league's.
-        let leased = store.lease_period().is_some();
         let dir_lock = if leased {
             Some(DirLock::take(&settings.data_dir)?)
         } else {
@@ -135,12 +144,6 @@ impl Server {
         } else {
             None
         };
-        let store = StoreHandle::spawn_measured(store, Metrics::new()).map_err(|source| {
-            ServerError::Io {
-                action: "start the storage thread",
-                source,
-            }
-        })?;
         let lobby = Arc::new(Lobby::new(factory, store, settings.game_settings()));
         // Lazy: only the ids; each game is rebuilt when first joined (G6).
         let restored = lobby.restore_unfinished().await?;

@@ -14,7 +14,10 @@
 //! restarted at once with its id (the one its data directory keeps);
 //! PostgreSQL restarted `-m fast` and `-m immediate` (a cluster of the
 //! case's own); every node's database connection terminated
-//! (`pg_terminate_backend`). Side A then moves and concedes.
+//! (`pg_terminate_backend`). Side A then moves and concedes: when its node
+//! was killed, only after it noticed, idle at its prompt, that the node is
+//! gone; otherwise at once, while its node is away (what is typed meanwhile
+//! is kept and sent once the seat is back).
 //!
 //! Each case asserts: every client process ends by itself with the
 //! transcript CLEAN (nobody re-ran anything), both players hold the same
@@ -503,19 +506,32 @@ async fn case(fault: Fault) {
             assert!(n >= 3, "every node's connection terminated ({n})");
         }
     }
-    // Side A moves at once: the move is ruled once its game's node is
+    // A killed node's game: side A, idle at its prompt, notices by itself
+    // that its node is gone (QUIC keep-alive) before it types anything.
+    // Otherwise side A moves at once, while its node is away (what is
+    // typed meanwhile is kept): the move is ruled once the game's node is
     // back or found.
+    let mut noticed = None;
+    if matches!(fault, Fault::Kill | Fault::RestartWithItsId) {
+        let context = || league.logs();
+        games[0].a.wait_for("is gone", &context).await;
+        noticed = games[0].a.printed_after("is gone", fault_at);
+    }
     const RULED: &str = "moves ger-squad-1, ger-leader into 4E4";
+    let typed_at = Instant::now();
     for g in &mut games {
         g.a.type_line("move ger-squad-1,ger-leader 4E4").await;
     }
     let mut resumed = Vec::new();
     {
         let context = || league.logs();
-        for g in &games {
+        for (n, g) in games.iter().enumerate() {
             g.a.wait_for(RULED, &context).await;
             let at = g.a.printed_after(RULED, fault_at).unwrap();
-            resumed.push(at - fault_at);
+            // Game 1's from the fault; game 2's (whose node did not fail)
+            // from the move, which may have waited for game 1's notice.
+            let from = if n == 0 { fault_at } else { typed_at };
+            resumed.push(at - from);
         }
     }
     if fault == Fault::StopPastLease {
@@ -582,8 +598,14 @@ async fn case(fault: Fault) {
         .map(|d| format!("{:.2} s", d.as_secs_f64()))
         .collect();
     // Past cargo's capture: the figures are the point of running it.
+    let noticed = noticed.map_or(String::new(), |at| {
+        format!(
+            " (side A of game 1, idle at its prompt, noticed its node gone after {:.2} s)",
+            (at - fault_at).as_secs_f64()
+        )
+    });
     eprintln!(
-        "failover_cli {fault:?}: lease {LEASE_SECS} s; fault to next ruling: game 1 (node 1) {}, game 2 (node 2) {}; {checked} log entries checked against every receipt and head shown; load average {load_before} before, {} after\n{}",
+        "failover_cli {fault:?}: lease {LEASE_SECS} s; fault to next ruling: game 1 (node 1) {}; move to ruling, game 2 (node 2) {}{noticed}; {checked} log entries checked against every receipt and head shown; load average {load_before} before, {} after\n{}",
         times[0],
         times[1],
         load_average(),

@@ -12,7 +12,7 @@ use super::secrets::{self, Origin};
 use super::setup_check::{self, SetupCheck, Which};
 use super::{files, keys, transcript};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
-use hexveil::follow::Follower;
+use hexveil::follow::{retryable, Follower};
 use hexveil_asl::scenario::Scenario;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
@@ -1172,8 +1172,8 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         let t = match fetch_transcript(&mut seat).await {
             Ok(t) => t,
             // The game is over: any node hands its transcript out.
-            Err(PlayError::Driver(e)) if following(&e) => {
-                println!("lost the node ({e}) before the transcript; asking another");
+            Err(PlayError::Driver(e)) if retryable(&e) => {
+                println!("no transcript from this node ({e}); asking the league's nodes");
                 line.transcript_anywhere(game_id, TRANSCRIPT_WAIT).await?
             }
             Err(e) => return Err(e),
@@ -1288,8 +1288,8 @@ pub async fn watch(
         Ok(t) => t,
         // The game is over: its transcript is the server's to hand anyone,
         // no join needed.
-        Err(e) if following(&e) => {
-            println!("lost the node ({e}) before the transcript; asking another");
+        Err(e) if retryable(&e) => {
+            println!("no transcript from this node ({e}); asking the league's nodes");
             line.transcript_anywhere(game_id, TRANSCRIPT_WAIT).await?
         }
         Err(e) => return Err(e.into()),
