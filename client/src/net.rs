@@ -1,9 +1,9 @@
 //! The client side of the hexveil connection (DESIGN section 5): QUIC to a
 //! server that is trusted by a pinned certificate fingerprint or through a CA
 //! file, the Ed25519 login bound to the TLS session, and framed messages on
-//! the one session stream. QUIC keep-alives every 2 seconds keep the
+//! the one session stream. QUIC keep-alives every 1.5 seconds keep the
 //! connection open while a player thinks, and a server gone silent is
-//! noticed after 7 (`endpoint::CLIENT_IDLE_TIMEOUT`).
+//! noticed after 5 more (`endpoint::CLIENT_IDLE_TIMEOUT`).
 //!
 //! This is the one way a client connects and logs in; everything said on
 //! the connection afterwards goes through the game driver

@@ -110,7 +110,7 @@ async fn serve() -> ExitCode {
     tokio::select! {
         handed = server.drain(DRAIN_WITHIN) => {
             eprintln!(
-                "hexveil-server: drained in {:.1} s ({handed} games handed over); exiting",
+                "hexveil-server: drained in {:.1} s (games handed over: {handed}); exiting",
                 started.elapsed().as_secs_f64()
             );
             ExitCode::SUCCESS
