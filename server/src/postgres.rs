@@ -1716,20 +1716,6 @@ mod tests {
         assert_eq!(log[0].bytes, b"a0");
     }
 
-    /// Terminates every other connection to the test's database (what an
-    /// operator's `pg_terminate_backend`, a pooler's reset or a failover
-    /// of the database does to a node's connection).
-    fn terminate_others(url: &str) -> i64 {
-        let mut c = Client::connect(url, NoTls).unwrap();
-        c.query_one(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-             WHERE datname = current_database() AND pid <> pg_backend_pid()",
-            &[],
-        )
-        .unwrap()
-        .get(0)
-    }
-
     // Issue 25 (G6): a node's connection reset under it is opened again
     // and the write goes through, once; every read and write kind
     // survives it.
@@ -1741,20 +1727,20 @@ mod tests {
         let mut a = node(&url, "a", 10_000);
         a.create_game(G, b"m", &record()).unwrap();
         a.append_event(G, 0, b"a0").unwrap();
-        assert_eq!(terminate_others(&url), 1);
+        assert_eq!(hexveil_fixtures::postgres::terminate_connections(&url), 1);
         a.append_event(G, 1, b"a1").unwrap();
-        assert_eq!(terminate_others(&url), 1);
+        assert_eq!(hexveil_fixtures::postgres::terminate_connections(&url), 1);
         let batch = a.append_batch(&[Append {
             game_id: G,
             seq: 2,
             bytes: b"a2".to_vec(),
         }]);
         assert!(batch[0].is_ok(), "{batch:?}");
-        terminate_others(&url);
+        hexveil_fixtures::postgres::terminate_connections(&url);
         assert_eq!(a.load_events(G).unwrap().len(), 3);
-        terminate_others(&url);
+        hexveil_fixtures::postgres::terminate_connections(&url);
         assert!(a.renew_leases(&[G]).unwrap().is_empty());
-        terminate_others(&url);
+        hexveil_fixtures::postgres::terminate_connections(&url);
         a.append_and_finish(G, 3, b"a3", b"r", b"t").unwrap();
         let log: Vec<Vec<u8>> = a
             .load_events(G)

@@ -430,23 +430,6 @@ enum Fault {
     ConnectionsTerminated,
 }
 
-/// Terminates every connection to the league's database but this one.
-fn terminate_connections(url: &str) -> i64 {
-    let url = url.to_owned();
-    std::thread::spawn(move || {
-        let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-        c.query_one(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-             WHERE datname = current_database() AND pid <> pg_backend_pid()",
-            &[],
-        )
-        .unwrap()
-        .get(0)
-    })
-    .join()
-    .unwrap()
-}
-
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -465,7 +448,7 @@ async fn case(fault: Fault) {
             if hexveil_fixtures::postgres::shared(&name).is_none() {
                 return;
             }
-            own = Some(Cluster::start().unwrap());
+            own = Some(Arc::new(Cluster::start().unwrap()));
             own.as_ref().unwrap().fresh_database().unwrap()
         }
         _ => {
@@ -491,6 +474,9 @@ async fn case(fault: Fault) {
 
     let load_before = load_average();
     let fault_at = Instant::now();
+    // A restart of PostgreSQL runs while side A moves: the move waits for
+    // the database, not for the restart command.
+    let mut restarting = None;
     match fault {
         Fault::Kill => league.nodes[0].kill(),
         Fault::Term => league.nodes[0].signal("-TERM"),
@@ -499,10 +485,17 @@ async fn case(fault: Fault) {
             league.nodes[0].kill();
             league.restart(0);
         }
-        Fault::DatabaseRestartFast => own.as_ref().unwrap().restart("fast").unwrap(),
-        Fault::DatabaseRestartImmediate => own.as_ref().unwrap().restart("immediate").unwrap(),
+        Fault::DatabaseRestartFast | Fault::DatabaseRestartImmediate => {
+            let mode = if fault == Fault::DatabaseRestartFast {
+                "fast"
+            } else {
+                "immediate"
+            };
+            let cluster = own.clone().unwrap();
+            restarting = Some(tokio::task::spawn_blocking(move || cluster.restart(mode)));
+        }
         Fault::ConnectionsTerminated => {
-            let n = terminate_connections(&url);
+            let n = hexveil_fixtures::postgres::terminate_connections(&url);
             assert!(n >= 3, "every node's connection terminated ({n})");
         }
     }
@@ -521,6 +514,9 @@ async fn case(fault: Fault) {
     let typed_at = Instant::now();
     for g in &mut games {
         g.a.type_line("move ger-squad-1,ger-leader 4E4").await;
+    }
+    if let Some(restart) = restarting {
+        restart.await.unwrap().unwrap();
     }
     let mut resumed = Vec::new();
     {
