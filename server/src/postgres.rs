@@ -1495,6 +1495,7 @@ fn count_open(
 mod tests {
     use super::*;
     use crate::store::LeagueSecrets;
+    use hexveil_fixtures::postgres::terminate_connections;
 
     /// A fresh database on the test cluster, or `None` when skipped.
     fn database(test: &str) -> Option<String> {
@@ -1716,31 +1717,38 @@ mod tests {
         assert_eq!(log[0].bytes, b"a0");
     }
 
+    /// Node `a` (a long lease) on a fresh database, with game `G` and its
+    /// first entry `a0`; the database's URL. `None` when skipped.
+    fn node_with_a_game(test: &str) -> Option<(String, PgStore)> {
+        let url = database(test)?;
+        let mut a = node(&url, "a", 10_000);
+        a.create_game(G, b"m", &record()).unwrap();
+        a.append_event(G, 0, b"a0").unwrap();
+        Some((url, a))
+    }
+
     // Issue 25 (G6): a node's connection reset under it is opened again
     // and the write goes through, once; every read and write kind
     // survives it.
     #[test]
     fn issue25_a_reset_connection_is_opened_again_and_the_write_goes_through() {
-        let Some(url) = database("postgres::issue25_a_reset_connection_is_opened_again") else {
+        let Some((url, mut a)) = node_with_a_game("postgres::issue25_a_reset_connection") else {
             return;
         };
-        let mut a = node(&url, "a", 10_000);
-        a.create_game(G, b"m", &record()).unwrap();
-        a.append_event(G, 0, b"a0").unwrap();
-        assert_eq!(hexveil_fixtures::postgres::terminate_connections(&url), 1);
+        assert_eq!(terminate_connections(&url), 1);
         a.append_event(G, 1, b"a1").unwrap();
-        assert_eq!(hexveil_fixtures::postgres::terminate_connections(&url), 1);
+        assert_eq!(terminate_connections(&url), 1);
         let batch = a.append_batch(&[Append {
             game_id: G,
             seq: 2,
             bytes: b"a2".to_vec(),
         }]);
         assert!(batch[0].is_ok(), "{batch:?}");
-        hexveil_fixtures::postgres::terminate_connections(&url);
+        terminate_connections(&url);
         assert_eq!(a.load_events(G).unwrap().len(), 3);
-        hexveil_fixtures::postgres::terminate_connections(&url);
+        terminate_connections(&url);
         assert!(a.renew_leases(&[G]).unwrap().is_empty());
-        hexveil_fixtures::postgres::terminate_connections(&url);
+        terminate_connections(&url);
         a.append_and_finish(G, 3, b"a3", b"r", b"t").unwrap();
         let log: Vec<Vec<u8>> = a
             .load_events(G)
@@ -1756,12 +1764,9 @@ mod tests {
     // written twice; a different entry at that seq is still a duplicate.
     #[test]
     fn issue25_a_write_tried_again_after_it_landed_is_done_once() {
-        let Some(url) = database("postgres::issue25_a_write_tried_again_after_it_landed") else {
+        let Some((_, mut a)) = node_with_a_game("postgres::issue25_a_write_tried_again") else {
             return;
         };
-        let mut a = node(&url, "a", 10_000);
-        a.create_game(G, b"m", &record()).unwrap();
-        a.append_event(G, 0, b"a0").unwrap();
         let fence = a.fence(G).unwrap();
         let again = |bytes: &'static [u8], retrying| {
             a.transaction("append again", |tx, p, _| {
