@@ -43,7 +43,9 @@ as_pg "$PGBIN/pg_ctl" -D "$DIR/pg" -o "-p $PORT -k $DIR -c listen_addresses=127.
 URL="postgres://postgres@127.0.0.1:$PORT/postgres"
 NODES=()
 cleanup() {
+  # SIGTERM drains each node (its leases released) before the cluster stops.
   for n in "${NODES[@]}"; do kill "$n" 2>/dev/null || true; done
+  for n in "${NODES[@]}"; do wait "$n" 2>/dev/null || true; done
   as_pg "$PGBIN/pg_ctl" -D "$DIR/pg" -m fast stop >/dev/null 2>&1 || true
   rm -rf "$DIR"
 }

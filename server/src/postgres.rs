@@ -862,6 +862,30 @@ impl PgStore {
         })
     }
 
+    /// Runs `f` once, not tried again, and not at all while the database
+    /// is known to be unreachable (an outage under way): a lease given up
+    /// by a node that stops runs out by itself anyway, and its drain must
+    /// not wait a retry time for each of its games (issue 25).
+    fn at_most_once<T>(
+        &self,
+        operation: &'static str,
+        mut f: impl FnMut(&mut Client) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.outage.get().is_some() {
+            return Err(StoreError::Unavailable {
+                operation,
+                detail: "the database is unreachable".into(),
+                tried: Duration::ZERO,
+            });
+        }
+        let done = self.once(&mut |c: &mut Conn, _| f(&mut c.client), false);
+        if matches!(done, Err(StoreError::Unavailable { .. })) {
+            *self.conn.borrow_mut() = None;
+            self.outage.set(Some(Instant::now()));
+        }
+        done
+    }
+
     /// Reads in `f` (tried again on a lost connection).
     fn read<T>(
         &self,
@@ -1429,7 +1453,7 @@ impl GameStore for PgStore {
         let Some((id, token)) = self.fence(game_id).ok().flatten() else {
             return Ok(());
         };
-        self.read("release the game's lease", |c| {
+        self.at_most_once("release the game's lease", |c| {
             c.execute(
                 "DELETE FROM leases WHERE game_id = $1 AND node = $2 AND token = $3",
                 &[&&game_id.0[..], &id, &token],
@@ -1447,7 +1471,8 @@ impl GameStore for PgStore {
         let (id, instance) = (node.config.id.clone(), node.instance.clone());
         let held: Vec<(Vec<u8>, i64)> = node.held.iter().map(|(g, t)| (g.0.to_vec(), *t)).collect();
         let (games, tokens): (Vec<_>, Vec<_>) = held.into_iter().unzip();
-        self.transaction("leave the league", |tx, _, _| {
+        self.at_most_once("leave the league", |c| {
+            let mut tx = c.transaction().map_err(backend("leave the league"))?;
             tx.execute(
                 "DELETE FROM leases USING unnest($2::bytea[], $3::int8[]) AS held(game_id, token)
                  WHERE leases.node = $1 AND leases.game_id = held.game_id AND leases.token = held.token",
@@ -1461,7 +1486,7 @@ impl GameStore for PgStore {
                 )
                 .map_err(backend("remove the node's row"))?;
             }
-            Ok(())
+            tx.commit().map_err(backend("leave the league"))
         })?;
         if let Some(node) = &mut self.node {
             node.held.clear();
@@ -1823,6 +1848,24 @@ mod tests {
                 && text.contains("error connecting to server"),
             "{text}"
         );
+        // A drain gives leases up at most once each, and not at all during
+        // an outage: its games do not wait a retry time each.
+        store.node = Some(Node {
+            config: NodeConfig {
+                id: "a".into(),
+                lease: Duration::from_secs(1),
+            },
+            address: "a:1".into(),
+            held: HashMap::from([(G, 1)]),
+            instance: None,
+        });
+        for _ in 0..2 {
+            match store.release_lease(G) {
+                Err(StoreError::Unavailable { tried, .. }) => assert!(tried.is_zero()),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(store.leave().is_err());
     }
 
     // Issue 25: the URL gets timeouts where it sets none and keeps its

@@ -55,6 +55,10 @@ pub enum ServerError {
 /// How long a drain waits at most for the games to hand themselves over.
 pub const DRAIN_WITHIN: Duration = Duration::from_secs(15);
 
+/// How long a drain waits at most, after that, to release the leases left
+/// and leave the node table.
+pub const LEAVE_WITHIN: Duration = Duration::from_secs(5);
+
 /// A running server.
 #[derive(Debug)]
 pub struct Server {
@@ -289,8 +293,15 @@ impl Server {
     /// how many games were handed over.
     pub async fn drain(self, within: Duration) -> usize {
         let handed = self.lobby.drain(within).await;
-        if let Err(e) = self.lobby.leave().await {
-            warn!(error = %e, "could not release every lease; the rest run out by themselves");
+        // Bounded: with the database unreachable, the leases run out.
+        match tokio::time::timeout(LEAVE_WITHIN, self.lobby.leave()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                warn!(error = %e, "could not release every lease; the rest run out by themselves")
+            }
+            Err(_) => {
+                warn!("the database did not answer in time; the leases left run out by themselves")
+            }
         }
         info!(games = handed, "drained");
         self.shutdown().await;
