@@ -41,8 +41,8 @@ use hexveil_server::frame::{read_frame, write_frame, FrameError};
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::ServerTrust;
 use hexveil_server::wire::{
-    split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameSummary,
-    Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
+    split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
+    GameSummary, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
 };
 use thiserror::Error;
 use tokio::sync::mpsc;
@@ -93,6 +93,20 @@ pub enum DriverError {
     /// The server sent something out of place.
     #[error("unexpected message from the server: {0}")]
     Unexpected(String),
+    /// The node stopped serving the game (issue 25): another node took it
+    /// over, this one is shutting down, or its storage failed. `to` is
+    /// where it said the game goes, if it knows; else any node of the
+    /// league says where it is now ([`Client::locate`]).
+    #[error("{}", match .to {
+        Some(to) => format!("the node handed the game over to {to}"),
+        None => format!("the node stopped serving the game ({why})"),
+    })]
+    Moved {
+        /// The node it sent us to.
+        to: Option<String>,
+        /// What it said.
+        why: String,
+    },
     /// The log holds a commitment of this seat (its pad statement or its
     /// setup) that this player's secrets do not give: they are not the
     /// secrets the seat committed to. Nothing was sent.
@@ -428,6 +442,10 @@ struct Access {
 /// mean the nodes disagree.
 const MAX_HOPS: u32 = 4;
 
+/// How long connecting to a node the server sent us to may take: a node
+/// that does not answer within this is looked for elsewhere.
+pub const FOLLOW_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
 impl Access {
     /// Follows a [`ServerMessage::ServedElsewhere`] to `address`: the node
     /// serving the game, checked by the same trust (one league certificate,
@@ -450,13 +468,54 @@ impl Access {
                 ))
             })?;
         self.addr = addr;
-        self.login().await
+        self.login_within(FOLLOW_CONNECT_TIMEOUT).await
     }
 
     async fn login(&self) -> Result<Link, DriverError> {
-        let conn =
-            ServerConnection::connect(self.addr, SERVER_NAME, &self.trust, &self.key_pkcs8).await?;
+        self.login_within(crate::net::CONNECT_TIMEOUT).await
+    }
+
+    async fn login_within(&self, within: Duration) -> Result<Link, DriverError> {
+        let conn = ServerConnection::connect_within(
+            self.addr,
+            SERVER_NAME,
+            &self.trust,
+            &self.key_pkcs8,
+            within,
+        )
+        .await?;
         Ok(Link::start(conn, self.pace))
+    }
+}
+
+/// Where a game is served, as a node answers [`Client::locate`] (issue 25).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// Who serves it.
+    pub owner: GameOwner,
+    /// The league's live nodes' addresses.
+    pub nodes: Vec<String>,
+}
+
+/// The error of a message that says a seat's or spectator's node stopped
+/// serving `game` (issue 25): a `ServedElsewhere` for it, sent while it is
+/// played, or an `Internal` error (the game stopped there).
+fn moved_off(msg: &ServerMessage, game: GameId) -> Option<DriverError> {
+    match msg {
+        ServerMessage::ServedElsewhere { game_id, address } if *game_id == game => {
+            Some(DriverError::Moved {
+                to: Some(address.clone()),
+                why: "it is served elsewhere now".into(),
+            })
+        }
+        ServerMessage::Error {
+            code: ErrorCode::Internal,
+            message,
+        } => Some(DriverError::Moved {
+            to: None,
+            why: message.clone(),
+        }),
+        _ => None,
     }
 }
 
@@ -505,6 +564,56 @@ impl Client {
         key_pkcs8: &[u8],
     ) -> Result<Client, DriverError> {
         Client::connect_paced(addr, trust, key_pkcs8, CLIENT_PACE).await
+    }
+
+    /// As [`Client::connect`], giving up after `within` (a node that does
+    /// not answer is looked for elsewhere: issue 25).
+    pub async fn connect_within(
+        addr: SocketAddr,
+        trust: ServerTrust,
+        key_pkcs8: &[u8],
+        within: Duration,
+    ) -> Result<Client, DriverError> {
+        let access = Access {
+            addr,
+            trust,
+            key_pkcs8: key_pkcs8.to_vec(),
+            pace: CLIENT_PACE,
+        };
+        let link = access.login_within(within).await?;
+        Ok(Client {
+            link,
+            access,
+            wait: DEFAULT_WAIT,
+        })
+    }
+
+    /// The address this client is connected to.
+    pub fn addr(&self) -> SocketAddr {
+        self.access.addr
+    }
+
+    /// Asks this node where `game_id` is served and which nodes the league
+    /// has (issue 25), waiting at most `wait`. A server that predates the
+    /// question says `Malformed` ([`DriverError::Server`]).
+    pub async fn locate(
+        &mut self,
+        game_id: GameId,
+        wait: Duration,
+    ) -> Result<Location, DriverError> {
+        self.send(&ClientMessage::Locate { game_id })?;
+        loop {
+            match self.link.recv(wait, "where the game is").await? {
+                ServerMessage::Located {
+                    game_id: g,
+                    owner,
+                    nodes,
+                } if g == game_id => return Ok(Location { owner, nodes }),
+                e @ ServerMessage::Error { .. } => return Err(refused(e)),
+                // A pong of the keep-alive, or anything late: not the answer.
+                _ => {}
+            }
+        }
     }
 
     /// As [`Client::connect`], sending frames at most as fast as `pace`
@@ -691,6 +800,7 @@ impl Client {
             }
         }
         Ok(Spectator {
+            addr: self.access.addr,
             link: self.link,
             wait: self.wait,
             game_id,
@@ -1022,7 +1132,13 @@ impl RemotePlayer {
                 Err(DriverError::Timeout(_, what)) => {
                     return Err(DriverError::Timeout(self.wait, what))
                 }
-                other => return self.on_message(other?),
+                other => {
+                    let msg = other?;
+                    if let Some(moved) = moved_off(&msg, self.game_id) {
+                        return Err(moved);
+                    }
+                    return self.on_message(msg);
+                }
             }
         }
     }
@@ -1164,6 +1280,21 @@ impl RemotePlayer {
         self.reconnect().await
     }
 
+    /// As [`RemotePlayer::reconnect`], on `client`'s connection: a node
+    /// found to serve the game (issue 25, [`crate::follow`]). The seat
+    /// keeps its key and pace.
+    pub async fn resume_with(&mut self, client: Client) -> Result<(), DriverError> {
+        self.link.close();
+        self.access.addr = client.access.addr;
+        self.link = client.link;
+        self.take_seat().await
+    }
+
+    /// The address of the node this seat plays on.
+    pub fn server_addr(&self) -> SocketAddr {
+        self.access.addr
+    }
+
     /// Joins the game as this side, resuming after the last view seen, and
     /// catches up: the `Joined.resync` game messages that re-send the past
     /// are acted on and queued (rebuilding the player's layouts, notes and
@@ -1237,6 +1368,7 @@ impl RemotePlayer {
 
 /// A spectator of a game: the public view, and the transcript at the end.
 pub struct Spectator {
+    addr: SocketAddr,
     link: Link,
     wait: Duration,
     game_id: GameId,
@@ -1257,6 +1389,11 @@ impl std::fmt::Debug for Spectator {
 }
 
 impl Spectator {
+    /// The address of the node this spectator watches on.
+    pub fn server_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// Sets how long each wait lasts.
     pub fn set_wait(&mut self, wait: Duration) {
         self.wait = wait;
@@ -1265,6 +1402,9 @@ impl Spectator {
     /// The next event of the public view.
     pub async fn next_event(&mut self) -> Result<GameEvent, DriverError> {
         let msg = self.link.recv(self.wait, "a public update").await?;
+        if let Some(moved) = moved_off(&msg, self.game_id) {
+            return Err(moved);
+        }
         Ok(match Incoming::of(msg, self.game_id)? {
             Incoming::Game(m) => match m {
                 // Shown only once checked against the public log (issue 24).

@@ -149,6 +149,11 @@ enum Command {
         /// hidden setup goes to the server at setup (docs/DESIGN.md, "Escrow mode").
         #[arg(long)]
         escrow: bool,
+        /// Append to this file, one JSON object a line, every log head
+        /// shown and every receipt of yours (the server's signed word that
+        /// your entry is stored): evidence to hold against the transcript.
+        #[arg(long)]
+        record: Option<PathBuf>,
     },
     /// Watch a game as a spectator (public view only).
     Watch {
@@ -163,6 +168,10 @@ enum Command {
         /// Where to write the transcript at the end.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Append to this file, one JSON object a line, every log head
+        /// shown.
+        #[arg(long)]
+        record: Option<PathBuf>,
     },
     /// Check without connecting: command lines (a script file, or stdin)
     /// against a scenario, each line's action or what is wrong with it; or,
@@ -424,8 +433,10 @@ fn main() -> ExitCode {
             script,
             out,
             escrow,
+            record,
         } => {
             let j = JoinArgs {
+                record,
                 escrow,
                 game,
                 take_over,
@@ -445,8 +456,16 @@ fn main() -> ExitCode {
             game,
             scenario,
             out,
+            record,
         } => network("watch", async move {
-            cli::play::watch(&connect, game.as_deref(), scenario.as_deref(), out).await
+            cli::play::watch(
+                &connect,
+                game.as_deref(),
+                scenario.as_deref(),
+                out,
+                record.as_deref(),
+            )
+            .await
         }),
         Command::Check {
             scenario,
@@ -556,7 +575,11 @@ fn network(
         Ok(r) => r,
         Err(e) => return fail(what, format!("cannot start the async runtime: {e}")),
     };
-    match runtime.block_on(task) {
+    let done = runtime.block_on(task);
+    // A line still being read at the prompt (the game ended while the
+    // player was deciding, issue 25) must not keep the process alive.
+    runtime.shutdown_background();
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hexveil {what}: {e}");

@@ -1,9 +1,9 @@
 //! The client side of the hexveil connection (DESIGN section 5): QUIC to a
 //! server that is trusted by a pinned certificate fingerprint or through a CA
 //! file, the Ed25519 login bound to the TLS session, and framed messages on
-//! the one session stream. QUIC keep-alives every 3 seconds keep the
+//! the one session stream. QUIC keep-alives every 1.5 seconds keep the
 //! connection open while a player thinks, and a server gone silent is
-//! noticed after 10 (`endpoint::CLIENT_IDLE_TIMEOUT`).
+//! noticed after 5 more (`endpoint::CLIENT_IDLE_TIMEOUT`).
 //!
 //! This is the one way a client connects and logs in; everything said on
 //! the connection afterwards goes through the game driver
@@ -99,13 +99,23 @@ impl ServerConnection {
         trust: &ServerTrust,
         key_pkcs8: &[u8],
     ) -> Result<Self, NetError> {
+        Self::connect_within(addr, server_name, trust, key_pkcs8, CONNECT_TIMEOUT).await
+    }
+
+    /// As [`ServerConnection::connect`], giving up after `within` instead
+    /// of [`CONNECT_TIMEOUT`] (a league's client looking for the node that
+    /// serves its game tries the next one sooner: issue 25).
+    pub async fn connect_within(
+        addr: SocketAddr,
+        server_name: &str,
+        trust: &ServerTrust,
+        key_pkcs8: &[u8],
+        within: Duration,
+    ) -> Result<Self, NetError> {
         let key = LoginKey::from_pkcs8(key_pkcs8)?;
-        tokio::time::timeout(
-            CONNECT_TIMEOUT,
-            Self::connect_inner(addr, server_name, trust, key),
-        )
-        .await
-        .map_err(|_| NetError::Timeout(CONNECT_TIMEOUT))?
+        tokio::time::timeout(within, Self::connect_inner(addr, server_name, trust, key))
+            .await
+            .map_err(|_| NetError::Timeout(within))?
     }
 
     async fn connect_inner(

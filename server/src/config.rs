@@ -15,7 +15,9 @@
 //! `max_partial_bytes = 67108864`, `http = "127.0.0.1:8080"` (the web
 //! view, off without it), `http_max_streams = 256`, `log_format = "json"`,
 //! `store = "postgres://..."` (SQLite in the data directory without it),
-//! `node_id = "..."`, `lease_secs = 10`, `advertise = "host:port"`.
+//! `store_file = "/etc/hexveil/store-url"` (the URL read from a file, so
+//! that no password is on a command line), `node_id = "..."`,
+//! `lease_secs = 10`, `advertise = "host:port"`.
 //!
 //! Every value that is out of range is refused with an error naming the
 //! setting and the value.
@@ -159,8 +161,16 @@ pub struct Cli {
     /// the nodes of a league share (docs/DEPLOYMENT.md).
     #[arg(long, env = "HEXVEIL_STORE", hide_env_values = true)]
     pub store: Option<String>,
-    /// This node's id among the nodes sharing a PostgreSQL store (default:
-    /// `node-` and random hex, new at every start).
+    /// A file holding the `--store` URL (its first line), so that a
+    /// password in it is on no command line; or give the URL without a
+    /// password and keep it in PostgreSQL's password file (`PGPASSFILE`,
+    /// else `~/.pgpass`) or `PGPASSWORD`.
+    #[arg(long, conflicts_with = "store")]
+    pub store_file: Option<PathBuf>,
+    /// This node's id among the nodes sharing a PostgreSQL store: letters,
+    /// digits, `.`, `_`, `-` (default: the id kept in the data directory's
+    /// `node-id` file, made on the first start). A node refuses to start
+    /// while another live node has its id.
     #[arg(long)]
     pub node_id: Option<String>,
     /// Seconds a node's lease on a game lasts without renewal: a node that
@@ -280,6 +290,8 @@ pub struct FileConfig {
     pub log_format: Option<LogFormat>,
     /// See [`Cli::store`].
     pub store: Option<String>,
+    /// See [`Cli::store_file`].
+    pub store_file: Option<PathBuf>,
     /// See [`Cli::node_id`].
     pub node_id: Option<String>,
     /// See [`Cli::lease_secs`].
@@ -315,6 +327,17 @@ pub enum ConfigError {
     BadToken {
         /// The file.
         path: PathBuf,
+    },
+    /// Both `store` and `store_file` are given.
+    #[error("give store or store_file, not both")]
+    TwoStores,
+    /// `node_id` is not a valid node id.
+    #[error("node_id {id:?}: {why}")]
+    BadNodeId {
+        /// The id given.
+        id: String,
+        /// What is wrong.
+        why: String,
     },
     /// A value is out of range.
     #[error("{setting} = {value} is out of range: {why}")]
@@ -525,10 +548,24 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
         }
         s.frame.idle_timeout = Duration::from_secs(v);
     }
-    if let Some(v) = cli.store.as_ref().or(file.store.as_ref()) {
-        s.store = StoreChoice::parse(v)?;
+    let store_file = cli.store_file.clone().or(file.store_file);
+    match (cli.store.as_ref().or(file.store.as_ref()), store_file) {
+        (Some(_), Some(_)) => return Err(ConfigError::TwoStores),
+        (Some(v), None) => s.store = StoreChoice::parse(v)?,
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|source| ConfigError::Read { path, source })?;
+            s.store = StoreChoice::parse(text.lines().next().unwrap_or_default().trim())?;
+        }
+        (None, None) => {}
     }
     s.node_id = cli.node_id.clone().or(file.node_id);
+    if let Some(id) = &s.node_id {
+        crate::node_id::check(id).map_err(|why| ConfigError::BadNodeId {
+            id: id.clone(),
+            why,
+        })?;
+    }
     s.advertise = cli.advertise.clone().or(file.advertise);
     if let Some(v) = cli.lease_secs.or(file.lease_secs) {
         s.lease = lease_of(v)?;
@@ -724,6 +761,22 @@ mod tests {
             merge(&cli, FileConfig::default()),
             Err(ConfigError::BadStore)
         ));
+        // Issue 25: the URL from a file (no password on a command line),
+        // never together with --store; node ids are checked.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store-url");
+        std::fs::write(&path, "postgres://u:secret@db/league\n").unwrap();
+        let cli = Cli::try_parse_from(["hexveil-server", "--store-file", path.to_str().unwrap()])
+            .unwrap();
+        assert_eq!(
+            merge(&cli, FileConfig::default()).unwrap().store,
+            StoreChoice::Postgres("postgres://u:secret@db/league".into())
+        );
+        let file: FileConfig = toml::from_str(r#"store = "sqlite""#).unwrap();
+        assert!(matches!(merge(&cli, file), Err(ConfigError::TwoStores)));
+        let cli = Cli::try_parse_from(["hexveil-server", "--node-id", "a b"]).unwrap();
+        let e = merge(&cli, FileConfig::default()).unwrap_err().to_string();
+        assert!(e.contains("node_id \"a b\""), "{e}");
     }
 
     #[test]

@@ -36,11 +36,11 @@ use crate::lobby::{ConnectionLink, GameCommand, Lobby, LobbyError, GAME_SEND_TIM
 use crate::login::{exporter, verify_login, Challenge};
 use crate::rate::TokenBucket;
 use crate::session::{ConnectionId, Participant};
-use crate::store::StoreError;
+use crate::store::{GameLocation, StoreError};
 use crate::tls::ALPN;
 use crate::wire::{
-    ClientMessage, ErrorCode, GameAssembler, GameId, PublicKey, Role, ServerMessage,
-    MAX_ADDRESS_LEN, MAX_PAYLOAD_LEN, PROTOCOL_VERSION,
+    ClientMessage, ErrorCode, GameAssembler, GameId, GameOwner, PublicKey, Role, ServerMessage,
+    MAX_ADDRESS_LEN, MAX_LISTED_NODES, MAX_NODE_ID_LEN, MAX_PAYLOAD_LEN, PROTOCOL_VERSION,
 };
 
 /// Messages a connection's outbox holds before the client counts as too slow.
@@ -625,6 +625,10 @@ impl Session {
                 role,
                 resume_from,
             } => self.join(key, game_id, role, resume_from).await?,
+            ClientMessage::Locate { game_id } => {
+                let msg = self.locate(game_id).await;
+                self.reply(msg).await?;
+            }
             ClientMessage::FetchTranscript { game_id, offset } => {
                 let mut msg = self.transcript_chunk(game_id, offset).await;
                 if matches!(
@@ -716,6 +720,47 @@ impl Session {
         Ok(())
     }
 
+    /// The answer to [`ClientMessage::Locate`] (issue 25).
+    async fn locate(&self, game_id: GameId) -> ServerMessage {
+        let lobby = &self.ctx.lobby;
+        let owner = match lobby.locate(game_id).await {
+            Ok(GameLocation::ThisNode) => GameOwner::ThisNode,
+            Ok(GameLocation::OtherNode {
+                node,
+                address,
+                lease_left,
+            }) if node.len() <= MAX_NODE_ID_LEN && address.len() <= MAX_ADDRESS_LEN => {
+                GameOwner::OtherNode {
+                    node,
+                    address,
+                    lease_left_ms: lease_left.as_millis() as u64,
+                }
+            }
+            Ok(GameLocation::OtherNode { node, .. }) => {
+                return ServerMessage::error(
+                    ErrorCode::Internal,
+                    format!("game {game_id} is served by node {node}, whose id or address is too long to send"),
+                )
+            }
+            Err(StoreError::Draining) => GameOwner::Leaving,
+            Err(StoreError::UnknownGame(_)) => {
+                return ServerMessage::error(
+                    ErrorCode::UnknownGame,
+                    format!("no game {game_id} on this server"),
+                )
+            }
+            Err(e) => return ServerMessage::error(ErrorCode::Internal, e.to_string()),
+        };
+        let mut nodes = lobby.node_addresses().await;
+        nodes.retain(|n| n.len() <= MAX_ADDRESS_LEN);
+        nodes.truncate(MAX_LISTED_NODES);
+        ServerMessage::Located {
+            game_id,
+            owner,
+            nodes,
+        }
+    }
+
     async fn transcript_chunk(&self, game_id: GameId, offset: u64) -> ServerMessage {
         let transcript = match self.ctx.lobby.store().load_transcript(game_id).await {
             Ok(Some(t)) => t,
@@ -777,6 +822,19 @@ impl Session {
                     ))
                     .await
             }
+            // A node that had this node's address holds it (this node was
+            // restarted under another id): following it would come back
+            // here, so the client is told to try again once its lease ends.
+            Err(LobbyError::Store(StoreError::NotOwner { address, node, .. }))
+                if address == self.ctx.lobby.address() =>
+            {
+                return self
+                    .reply(ServerMessage::error(
+                        ErrorCode::Busy,
+                        format!("game {game_id} is still leased to node {node}, which had this node's address {address}; try again when its lease ends"),
+                    ))
+                    .await
+            }
             // Another node serves it (issue 13): the client goes there.
             Err(LobbyError::Store(StoreError::NotOwner { address, .. }))
                 if address.len() <= MAX_ADDRESS_LEN =>
@@ -784,6 +842,17 @@ impl Session {
                 return self
                     .reply(ServerMessage::ServedElsewhere { game_id, address })
                     .await
+            }
+            // This node is shutting down (issue 25): another one takes it.
+            Err(LobbyError::Store(StoreError::Draining)) => {
+                let msg = match self.ctx.lobby.another_node(game_id).await {
+                    Some(address) => ServerMessage::ServedElsewhere { game_id, address },
+                    None => ServerMessage::error(
+                        ErrorCode::Busy,
+                        "this node is shutting down and knows no other; try again on another node",
+                    ),
+                };
+                return self.reply(msg).await;
             }
             Err(e) => {
                 return self
@@ -887,5 +956,6 @@ fn variant_name(m: &ClientMessage) -> &'static str {
         ClientMessage::Game { .. } => "Game",
         ClientMessage::FetchTranscript { .. } => "FetchTranscript",
         ClientMessage::ListFinished { .. } => "ListFinished",
+        ClientMessage::Locate { .. } => "Locate",
     }
 }

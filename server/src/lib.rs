@@ -19,6 +19,7 @@
 //! - [`secrets`]: the transcript key and pad master secret in the data
 //!   directory; [`durable_file`]: crash-safe writes of such files.
 //! - [`config`]: flags, TOML file, logging.
+//! - [`node_id`]: a node's stable id and its data directory's lock.
 //! - [`metrics`]: the operator's Prometheus metrics.
 //! - [`league`]: finished games as league rows (verified transcripts).
 //! - [`http`]: the web view (axum): game lists, live public pages over
@@ -37,6 +38,7 @@ pub mod live_game;
 pub mod lobby;
 pub mod login;
 pub mod metrics;
+pub mod node_id;
 pub mod postgres;
 pub mod queue;
 pub mod rate;

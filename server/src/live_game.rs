@@ -365,6 +365,10 @@ impl GameSession for LiveGame {
 }
 
 impl SessionFactory for LiveGameFactory {
+    fn league_secrets(&self) -> Option<crate::store::LeagueSecrets> {
+        Some(self.secrets.league_secrets())
+    }
+
     fn create(
         &self,
         ctx: &SessionContext,

@@ -7,6 +7,12 @@
 //! end-to-end tests can start it and connect. Logs go to stderr (`RUST_LOG`
 //! filters them; `--log-format json` writes one JSON object a line). Games
 //! are the protocol's live session ([`hexveil_server::live_game`]).
+//!
+//! SIGTERM and SIGINT (Ctrl-C) drain the node (issue 25,
+//! [`Server::drain`]): no new connection, every game's write in flight
+//! finished, every lease released, the connected clients sent to another
+//! node, then exit 0. A second signal during the drain stops at once
+//! (exit 1).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -16,7 +22,9 @@ use clap::Parser;
 use hexveil_server::config::{init_logging, Cli};
 use hexveil_server::live_game::LiveGameFactory;
 use hexveil_server::secrets::ServerSecrets;
+use hexveil_server::server::DRAIN_WITHIN;
 use hexveil_server::Server;
+use tokio::signal::unix::{signal, Signal, SignalKind};
 
 /// jemalloc, tuned by [`hexveil_server::allocator::tune`]: glibc's malloc
 /// kept the pages of finished games (issue 16; the module says why).
@@ -40,8 +48,24 @@ fn main() -> ExitCode {
     }
 }
 
+/// Waits for SIGTERM or SIGINT; says which.
+async fn stop_signal(term: &mut Signal) -> &'static str {
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
+    }
+}
+
 async fn serve() -> ExitCode {
     let cli = Cli::parse();
+    // Before anything starts, so that no SIGTERM kills the node outright.
+    let mut term = match signal(SignalKind::terminate()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("hexveil-server: cannot handle SIGTERM: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let settings = match cli.settings() {
         Ok(s) => s,
         Err(e) => {
@@ -80,9 +104,20 @@ async fn serve() -> ExitCode {
             eprintln!("hexveil-server: cannot write to stdout");
         }
     }
-    if let Err(e) = tokio::signal::ctrl_c().await {
-        eprintln!("hexveil-server: cannot wait for Ctrl-C: {e}");
+    let why = stop_signal(&mut term).await;
+    eprintln!("hexveil-server: {why}: draining (no new connections; each game finishes its write, releases its lease and sends its players to another node)");
+    let started = std::time::Instant::now();
+    tokio::select! {
+        handed = server.drain(DRAIN_WITHIN) => {
+            eprintln!(
+                "hexveil-server: drained in {:.1} s (games handed over: {handed}); exiting",
+                started.elapsed().as_secs_f64()
+            );
+            ExitCode::SUCCESS
+        }
+        again = stop_signal(&mut term) => {
+            eprintln!("hexveil-server: {again} during the drain: stopping at once (leases run out by themselves)");
+            ExitCode::FAILURE
+        }
     }
-    server.shutdown().await;
-    ExitCode::SUCCESS
 }

@@ -19,6 +19,21 @@
 //! written the game since (after a takeover), and the primary key
 //! `(game_id, seq)` settles two writers racing for one seq.
 //!
+//! Storage faults are not game faults (issue 25). A lost, reset or
+//! timed-out connection (a database restart, `pg_terminate_backend`, a
+//! network cut: [`transient`]) is opened again and the operation tried
+//! again, with a growing pause, for up to [`PgStore::set_retry_for`]
+//! ([`DEFAULT_RETRY_FOR`]); only then does it fail, as
+//! [`StoreError::Unavailable`]. Trying again is safe: reads change nothing,
+//! and a write whose commit may have landed before its answer was lost is
+//! found, on the next try, where it should be (an append at its seq with
+//! its bytes, a finish with its result and transcript, a new game with its
+//! creator and scenario) and then counts as done: nothing is written twice,
+//! nothing acknowledged is lost (G6). Every connection has timeouts
+//! ([`connection_config`]): to connect, per statement, and on the TCP
+//! link (keep-alives, unacknowledged data), so that a black-holed link is
+//! noticed within seconds and reported, never a silent stall.
+//!
 //! The schema is created and migrated by the server itself: numbered
 //! migrations ([`MIGRATIONS`]) recorded in `hexveil_migrations`, applied in
 //! one transaction under an advisory lock, so nodes starting together
@@ -39,17 +54,30 @@
 //! renewed ([`GameStore::renew_leases`]); the others are released, so a
 //! node that drains frees its games at once.
 //!
+//! The league's nodes (issue 25): each node registers in `nodes` when it
+//! starts ([`GameStore::register_node`]) and renews its row with its
+//! leases; an id whose row another live node keeps renewing is refused,
+//! and a node's secrets must be the league's (`league`: the transcript key
+//! and a digest of both secrets, recorded by the first node). Clients ask
+//! any node where a game is ([`GameStore::locate`]) and which nodes are
+//! live ([`GameStore::live_nodes`]). A drained node releases its leases and
+//! its row ([`GameStore::leave`]).
+//!
 //! The connection is plain TCP without TLS: run PostgreSQL on the node's
 //! machine or a private network (entries are sealed anyway; finished games'
 //! transcripts are public).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use postgres::{Client, NoTls, Row, Statement};
+use postgres::{Client, Config, NoTls, Row, Statement};
+use tracing::{info, warn};
 
-use crate::store::{Append, GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame};
+use crate::store::{
+    Append, GameLocation, GameStore, LiveNode, NewGameRecord, NodeRegistration, StoreError,
+    StoredEvent, StoredGame,
+};
 use crate::wire::{GameId, PublicKey};
 
 /// The schema's migrations, in order: version, name, SQL. Applied ones are
@@ -90,12 +118,54 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     );
     CREATE INDEX leases_by_node ON leases(node);",
     ),
+    (
+        3,
+        "the league's nodes and secrets",
+        "CREATE TABLE nodes (
+        node       text PRIMARY KEY,
+        address    text NOT NULL,
+        dir        bytea NOT NULL,
+        instance   bytea NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        expires_at timestamptz NOT NULL
+    );
+    CREATE TABLE league (
+        id             integer PRIMARY KEY CHECK (id = 1),
+        secrets_check  bytea NOT NULL,
+        transcript_key bytea NOT NULL,
+        recorded_by    text NOT NULL,
+        recorded_at    timestamptz NOT NULL DEFAULT clock_timestamp()
+    );",
+    ),
 ];
 
 /// Advisory lock keys (arbitrary, fixed): schema migration, game creation
 /// (the caps' count and the insert must not interleave across nodes).
 const MIGRATION_LOCK: i64 = 0x6865_7876_0001;
 const CREATE_LOCK: i64 = 0x6865_7876_0002;
+
+/// How long connecting may take, unless the URL says (`connect_timeout`).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long one statement may run, unless the URL's `options` set
+/// `statement_timeout`.
+pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long sent data may stay unacknowledged on the TCP link before the
+/// connection counts as lost, unless the URL says (`tcp_user_timeout`).
+pub const TCP_USER_TIMEOUT: Duration = Duration::from_secs(10);
+/// TCP keep-alive: first probe after this much silence, unless the URL
+/// says (`keepalives_idle`)...
+pub const KEEPALIVE_IDLE: Duration = Duration::from_secs(5);
+/// ...then one every this (`keepalives_interval`)...
+pub const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(2);
+/// ...and the link is dead after this many unanswered (`keepalives_retries`).
+pub const KEEPALIVE_RETRIES: u32 = 3;
+/// How long an operation keeps trying through a lost connection before it
+/// fails ([`StoreError::Unavailable`]).
+pub const DEFAULT_RETRY_FOR: Duration = Duration::from_secs(30);
+/// The first pause before trying again; it doubles up to [`MAX_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_millis(50);
+/// The longest pause between two tries.
+const MAX_PAUSE: Duration = Duration::from_secs(1);
 
 /// The append: inserts only if the game is open and `seq` is its next one.
 const INSERT_EVENT: &str = "INSERT INTO events (game_id, seq, bytes)
@@ -138,6 +208,28 @@ const RENEW_LEASES: &str = "UPDATE leases
     WHERE leases.game_id = held.game_id AND leases.token = held.token AND leases.node = $1
     RETURNING leases.game_id";
 
+/// Renews this process's row of its node id.
+const RENEW_NODE: &str = "UPDATE nodes
+    SET expires_at = clock_timestamp() + $3::float8 * interval '1 millisecond', address = $4
+    WHERE node = $1 AND instance = $2";
+
+/// Registers a node: a new row, or one whose holder is gone (its row
+/// expired, or a process of the same data directory, whose lock this
+/// process holds).
+const REGISTER_NODE: &str = "INSERT INTO nodes (node, address, dir, instance, expires_at)
+    VALUES ($1, $2, $3, $4, clock_timestamp() + $5::float8 * interval '1 millisecond')
+    ON CONFLICT (node) DO UPDATE
+    SET address = excluded.address, dir = excluded.dir, instance = excluded.instance,
+        started_at = clock_timestamp(), expires_at = excluded.expires_at
+    WHERE nodes.expires_at < clock_timestamp() OR (nodes.dir = excluded.dir AND $6)
+    RETURNING 1";
+
+/// Where a game is: its state and its lease, if any.
+const LOCATE: &str = "SELECT g.result IS NOT NULL, g.expired_ms IS NOT NULL, l.node, l.address,
+    greatest(0, extract(epoch FROM (l.expires_at - clock_timestamp())) * 1000)::float8
+    FROM games g LEFT JOIN leases l ON l.game_id = g.game_id
+    WHERE g.game_id = $1";
+
 /// Why an append or a finish changed nothing.
 const GAME_STATE: &str = "SELECT result IS NOT NULL, expired_ms IS NOT NULL,
     (SELECT coalesce(max(seq), -1) + 1 FROM events WHERE game_id = $1)
@@ -174,6 +266,8 @@ struct Node {
     address: String,
     /// The fencing token of each lease it holds.
     held: HashMap<GameId, i64>,
+    /// This process's random id in the node table, once registered.
+    instance: Option<Vec<u8>>,
 }
 
 impl Node {
@@ -192,11 +286,15 @@ struct Conn {
 }
 
 /// PostgreSQL-backed [`GameStore`]. One connection, on the store thread;
-/// it reconnects when the connection was lost.
+/// it is opened again when it was lost, and the operation tried again
+/// (see the module).
 pub struct PgStore {
-    url: String,
+    config: Config,
     conn: RefCell<Option<Conn>>,
     node: Option<Node>,
+    retry_for: Duration,
+    /// Since when the database has been unreachable, for the log.
+    outage: Cell<Option<Instant>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -206,13 +304,64 @@ impl std::fmt::Debug for PgStore {
     }
 }
 
-fn backend(operation: &'static str) -> impl FnOnce(postgres::Error) -> StoreError {
-    move |e| StoreError::Backend {
-        operation,
-        detail: match e.as_db_error() {
+/// Whether a PostgreSQL error is of the link, not of the request: the
+/// connection was lost, reset, refused or timed out, or the server is
+/// restarting, shutting down, out of connections, or cancelled the
+/// statement (`statement_timeout`). Such an operation may succeed when
+/// tried again on a new connection.
+pub fn transient(e: &postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    if let Some(db) = e.as_db_error() {
+        let code = db.code().code();
+        // 08: connection exception; 57P01-03: admin/crash shutdown,
+        // cannot connect now; 57014: statement timeout; 40001, 40P01:
+        // serialization failure, deadlock; 53: insufficient resources;
+        // 58: system error.
+        return code.starts_with("08")
+            || code.starts_with("53")
+            || code.starts_with("58")
+            || matches!(
+                code,
+                "57P01" | "57P02" | "57P03" | "57014" | "40001" | "40P01"
+            );
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if s.is::<std::io::Error>() {
+            return true;
+        }
+        source = s.source();
+    }
+    // tokio-postgres's own words for a link that failed without an I/O
+    // error underneath (a timeout, an early end of the stream).
+    let text = e.to_string();
+    [
+        "error connecting",
+        "timeout",
+        "connection closed",
+        "communicating",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
+fn backend(operation: &'static str) -> impl Fn(postgres::Error) -> StoreError {
+    move |e| {
+        let detail = match e.as_db_error() {
             Some(db) => format!("{}: {}", db.code().code(), db.message()),
             None => e.to_string(),
-        },
+        };
+        if transient(&e) {
+            StoreError::Unavailable {
+                operation,
+                detail,
+                tried: Duration::ZERO,
+            }
+        } else {
+            StoreError::Backend { operation, detail }
+        }
     }
 }
 
@@ -234,6 +383,121 @@ fn game_id_of(bytes: Vec<u8>) -> Result<GameId, StoreError> {
 
 fn ids_of(rows: Vec<Row>) -> Result<Vec<GameId>, StoreError> {
     rows.into_iter().map(|r| game_id_of(r.get(0))).collect()
+}
+
+/// The connection settings of `url` (`postgres://user:password@host:port/db`,
+/// or the key=value form), with this store's timeouts where the URL sets
+/// none (see the module) and, when it has no password, the password
+/// PostgreSQL's own clients would use: `PGPASSWORD`, else the matching
+/// line of the password file (`PGPASSFILE`, else `~/.pgpass`), so that no
+/// password needs to be on a command line.
+pub fn connection_config(url: &str) -> Result<Config, StoreError> {
+    let mut config: Config = url
+        .parse()
+        .map_err(|e: postgres::Error| StoreError::Backend {
+            operation: "read the PostgreSQL URL",
+            detail: e.to_string(),
+        })?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if config.get_tcp_user_timeout().is_none() {
+        config.tcp_user_timeout(TCP_USER_TIMEOUT);
+    }
+    if !url.contains("keepalives_idle") {
+        config.keepalives_idle(KEEPALIVE_IDLE);
+    }
+    if config.get_keepalives_interval().is_none() {
+        config.keepalives_interval(KEEPALIVE_INTERVAL);
+    }
+    if config.get_keepalives_retries().is_none() {
+        config.keepalives_retries(KEEPALIVE_RETRIES);
+    }
+    let options = config.get_options().unwrap_or_default().to_owned();
+    if !options.contains("statement_timeout") {
+        let timeout = format!("-c statement_timeout={}", STATEMENT_TIMEOUT.as_millis());
+        config.options(&if options.is_empty() {
+            timeout
+        } else {
+            format!("{options} {timeout}")
+        });
+    }
+    if config.get_application_name().is_none() {
+        config.application_name("hexveil-server");
+    }
+    if config.get_password().is_none() {
+        if let Some(password) = password_from_environment(&config) {
+            config.password(password);
+        }
+    }
+    Ok(config)
+}
+
+/// `PGPASSWORD`, else the first line of the password file that matches the
+/// connection (libpq's rules: `host:port:database:user:password`, `*`
+/// matches anything, `\` escapes `:` and `\`; a file group or others may
+/// read is ignored, as libpq ignores it).
+fn password_from_environment(config: &Config) -> Option<String> {
+    if let Some(p) = std::env::var_os("PGPASSWORD") {
+        return Some(p.to_string_lossy().into_owned());
+    }
+    let file = std::env::var_os("PGPASSFILE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".pgpass")))?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).ok()?.permissions().mode();
+        if mode & 0o077 != 0 {
+            warn!(file = %file.display(), "password file ignored: group or others may read it (chmod 600)");
+            return None;
+        }
+    }
+    let text = std::fs::read_to_string(&file).ok()?;
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(h)) => h.clone(),
+        _ => "localhost".to_owned(),
+    };
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
+    let user = config.get_user().unwrap_or_default().to_owned();
+    let db = config
+        .get_dbname()
+        .map_or_else(|| user.clone(), str::to_owned);
+    pgpass_lookup(&text, [&host, &port, &db, &user])
+}
+
+/// The password of the first line of a password file whose four fields
+/// match `want` (host, port, database, user).
+pub fn pgpass_lookup(text: &str, want: [&str; 4]) -> Option<String> {
+    for line in text.lines() {
+        if line.trim_start().starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let mut fields = Vec::new();
+        let mut field = String::new();
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => field.extend(chars.next()),
+                ':' if fields.len() < 4 => fields.push(std::mem::take(&mut field)),
+                c => field.push(c),
+            }
+        }
+        fields.push(field);
+        if fields.len() == 5
+            && fields[..4]
+                .iter()
+                .zip(want)
+                .all(|(f, w)| f == "*" || f == w)
+        {
+            return fields.pop();
+        }
+    }
+    None
 }
 
 /// Applies the migrations this database lacks, in one transaction under
@@ -279,8 +543,10 @@ fn migrate(client: &mut Client) -> Result<(), StoreError> {
 }
 
 impl Conn {
-    fn open(url: &str) -> Result<Conn, StoreError> {
-        let mut client = Client::connect(url, NoTls).map_err(backend("connect to PostgreSQL"))?;
+    fn open(config: &Config) -> Result<Conn, StoreError> {
+        let mut client = config
+            .connect(NoTls)
+            .map_err(backend("connect to PostgreSQL"))?;
         migrate(&mut client)?;
         let prepared = Prepared {
             insert: client
@@ -303,8 +569,22 @@ impl Conn {
     }
 }
 
+/// A write whose refusal [`refusal`] explains.
+#[derive(Clone, Copy)]
+enum Write<'a> {
+    /// An append at `seq` of `bytes`.
+    Append { seq: u64, bytes: &'a [u8] },
+    /// A finish with this result and transcript.
+    Finish {
+        result: &'a [u8],
+        transcript: &'a [u8],
+    },
+}
+
 /// Appends inside an open transaction (see the module); on refusal
-/// nothing was inserted and the error says why.
+/// nothing was inserted and the error says why. `retrying`: an earlier
+/// try may have landed, and an append found where it should be counts as
+/// done.
 fn insert_event(
     tx: &mut postgres::Transaction<'_>,
     p: &Prepared,
@@ -312,6 +592,7 @@ fn insert_event(
     game_id: GameId,
     seq: u64,
     bytes: &[u8],
+    retrying: bool,
 ) -> Result<(), StoreError> {
     let seq_i = seq_sql(seq)?;
     let n = match fence {
@@ -325,18 +606,47 @@ fn insert_event(
     if n == 1 {
         return Ok(());
     }
-    Err(refusal(tx, p, fence, game_id, Some(seq))?)
+    let write = Write::Append { seq, bytes };
+    match refusal(tx, p, fence, game_id, write, retrying)? {
+        None => Ok(()),
+        Some(e) => Err(e),
+    }
 }
 
-/// Why a write to `game_id` (an append at `seq`, or a finish) changed
-/// nothing.
+/// Whether `write` is already in the database, exactly: a try before
+/// this one landed, its answer lost with the connection.
+fn landed(
+    tx: &mut postgres::Transaction<'_>,
+    game_id: GameId,
+    write: Write<'_>,
+) -> Result<bool, StoreError> {
+    let row = match write {
+        Write::Append { seq, bytes } => tx.query_opt(
+            "SELECT bytes = $3 FROM events WHERE game_id = $1 AND seq = $2",
+            &[&&game_id.0[..], &seq_sql(seq)?, &bytes],
+        ),
+        Write::Finish { result, transcript } => tx.query_opt(
+            "SELECT coalesce(result = $2 AND transcript = $3, false) FROM games WHERE game_id = $1",
+            &[&&game_id.0[..], &result, &transcript],
+        ),
+    }
+    .map_err(backend("look for an earlier try"))?;
+    Ok(row.is_some_and(|r| r.get::<_, bool>(0)))
+}
+
+/// Why a write to `game_id` changed nothing; `None` when, `retrying`, it
+/// is found already done.
 fn refusal(
     tx: &mut postgres::Transaction<'_>,
     p: &Prepared,
     fence: Fence<'_>,
     game_id: GameId,
-    seq: Option<u64>,
-) -> Result<StoreError, StoreError> {
+    write: Write<'_>,
+    retrying: bool,
+) -> Result<Option<StoreError>, StoreError> {
+    if retrying && landed(tx, game_id, write)? {
+        return Ok(None);
+    }
     if let Some((node, token)) = fence {
         let lease = tx
             .query_opt(
@@ -347,37 +657,37 @@ fn refusal(
         let ours =
             lease.is_some_and(|r| r.get::<_, &str>(0) == node && r.get::<_, i64>(1) == token);
         if !ours {
-            return Ok(StoreError::Fenced(game_id));
+            return Ok(Some(StoreError::Fenced(game_id)));
         }
     }
     let row = tx
         .query_opt(&p.state, &[&&game_id.0[..]])
         .map_err(backend("look up the game"))?;
     let Some(row) = row else {
-        return Ok(StoreError::UnknownGame(game_id));
+        return Ok(Some(StoreError::UnknownGame(game_id)));
     };
     let (finished, expired, next): (bool, bool, i64) = (row.get(0), row.get(1), row.get(2));
     if finished {
-        return Ok(StoreError::GameFinished(game_id));
+        return Ok(Some(StoreError::GameFinished(game_id)));
     }
     if expired {
-        return Ok(StoreError::Expired(game_id));
+        return Ok(Some(StoreError::Expired(game_id)));
     }
     let next = next as u64;
-    Ok(match seq {
-        Some(seq) if seq > next => StoreError::SeqGap {
+    Ok(Some(match write {
+        Write::Append { seq, .. } if seq > next => StoreError::SeqGap {
             game: game_id,
             expected: next,
             got: seq,
         },
         // Below the next, or the next one taken by another writer between
         // the insert and this look-up.
-        Some(seq) => StoreError::DuplicateSeq { game: game_id, seq },
-        None => StoreError::Backend {
+        Write::Append { seq, .. } => StoreError::DuplicateSeq { game: game_id, seq },
+        Write::Finish { .. } => StoreError::Backend {
             operation: "store the result",
             detail: "the game is open but its row did not change".into(),
         },
-    })
+    }))
 }
 
 /// Marks a game finished inside an open transaction.
@@ -388,6 +698,7 @@ fn store_result(
     game_id: GameId,
     result: &[u8],
     transcript: &[u8],
+    retrying: bool,
 ) -> Result<(), StoreError> {
     let n = match fence {
         None => tx.execute(&p.result, &[&&game_id.0[..], &result, &transcript]),
@@ -400,19 +711,28 @@ fn store_result(
     if n == 1 {
         return Ok(());
     }
-    Err(refusal(tx, p, fence, game_id, None)?)
+    let write = Write::Finish { result, transcript };
+    match refusal(tx, p, fence, game_id, write, retrying)? {
+        None => Ok(()),
+        Some(e) => Err(e),
+    }
 }
 
 impl PgStore {
     /// Connects to `url` (`postgres://user:password@host:port/db`, or the
-    /// key=value form) and creates or migrates the schema.
+    /// key=value form; see [`connection_config`]) and creates or migrates
+    /// the schema, trying for up to [`DEFAULT_RETRY_FOR`] while the
+    /// database cannot be reached.
     pub fn connect(url: &str) -> Result<PgStore, StoreError> {
-        let conn = Conn::open(url)?;
-        Ok(PgStore {
-            url: url.to_owned(),
-            conn: RefCell::new(Some(conn)),
+        let store = PgStore {
+            config: connection_config(url)?,
+            conn: RefCell::new(None),
             node: None,
-        })
+            retry_for: DEFAULT_RETRY_FOR,
+            outage: Cell::new(None),
+        };
+        store.attempt("connect to PostgreSQL", |_, _| Ok(()))?;
+        Ok(store)
     }
 
     /// [`PgStore::connect`] for one node of several sharing the database:
@@ -423,8 +743,15 @@ impl PgStore {
             address: String::new(),
             config,
             held: HashMap::new(),
+            instance: None,
         });
         Ok(store)
+    }
+
+    /// How long an operation keeps trying through a lost connection
+    /// ([`DEFAULT_RETRY_FOR`] unless set).
+    pub fn set_retry_for(&mut self, retry_for: Duration) {
+        self.retry_for = retry_for;
     }
 
     /// The fence of this node's writes to `game_id`: none for a store
@@ -447,30 +774,125 @@ impl PgStore {
         }
     }
 
-    /// Runs `f` on the connection, opening it again first if it was lost
-    /// (the database restarted, the network dropped it).
-    fn with<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    /// Runs `f` on the connection (opened again first if it was lost),
+    /// trying again on a new connection while the failure is of the link
+    /// ([`transient`]), for up to the retry time. `f` is told whether an
+    /// earlier try of it may have landed.
+    fn attempt<T>(
+        &self,
+        operation: &'static str,
+        mut f: impl FnMut(&mut Conn, bool) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let started = Instant::now();
+        let mut pause = FIRST_PAUSE;
+        let mut retrying = false;
+        loop {
+            match self.once(&mut f, retrying) {
+                Err(StoreError::Unavailable { detail, .. }) => {
+                    // The connection may be half dead: a new one next time.
+                    *self.conn.borrow_mut() = None;
+                    if self.outage.get().is_none() {
+                        self.outage.set(Some(Instant::now()));
+                        warn!(operation, error = %detail, "PostgreSQL unreachable; connecting again and trying again");
+                    }
+                    let tried = started.elapsed();
+                    if tried + pause > self.retry_for {
+                        return Err(StoreError::Unavailable {
+                            operation,
+                            detail,
+                            tried,
+                        });
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(MAX_PAUSE);
+                    retrying = true;
+                }
+                other => {
+                    if let Some(since) = self.outage.take() {
+                        info!(
+                            operation,
+                            unreachable_ms = since.elapsed().as_millis() as u64,
+                            "PostgreSQL reachable again"
+                        );
+                    }
+                    return other;
+                }
+            }
+        }
+    }
+
+    /// One try of [`PgStore::attempt`].
+    fn once<T>(
+        &self,
+        f: &mut impl FnMut(&mut Conn, bool) -> Result<T, StoreError>,
+        retrying: bool,
+    ) -> Result<T, StoreError> {
         let mut slot = self.conn.borrow_mut();
         if slot.as_ref().is_none_or(|c| c.client.is_closed()) {
             *slot = None;
-            *slot = Some(Conn::open(&self.url)?);
+            *slot = Some(Conn::open(&self.config)?);
         }
         let conn = slot.as_mut().expect("opened above");
-        f(conn)
+        match f(conn, retrying) {
+            // A failure that closed the connection was of the link,
+            // whatever it said.
+            Err(StoreError::Backend { operation, detail }) if conn.client.is_closed() => {
+                Err(StoreError::Unavailable {
+                    operation,
+                    detail,
+                    tried: Duration::ZERO,
+                })
+            }
+            other => other,
+        }
     }
 
-    /// Runs `f` in a transaction and commits it; an error rolls back.
+    /// Runs `f` in a transaction and commits it; an error rolls back. The
+    /// whole transaction is tried again on a lost connection.
     fn transaction<T>(
         &self,
         operation: &'static str,
-        f: impl FnOnce(&mut postgres::Transaction<'_>, &Prepared) -> Result<T, StoreError>,
+        mut f: impl FnMut(&mut postgres::Transaction<'_>, &Prepared, bool) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        self.with(|c| {
+        self.attempt(operation, |c, retrying| {
             let mut tx = c.client.transaction().map_err(backend(operation))?;
-            let out = f(&mut tx, &c.prepared)?;
+            let out = f(&mut tx, &c.prepared, retrying)?;
             tx.commit().map_err(backend(operation))?;
             Ok(out)
         })
+    }
+
+    /// Runs `f` once, not tried again, and not at all while the database
+    /// is known to be unreachable (an outage under way): a lease given up
+    /// by a node that stops runs out by itself anyway, and its drain must
+    /// not wait a retry time for each of its games (issue 25).
+    fn at_most_once<T>(
+        &self,
+        operation: &'static str,
+        mut f: impl FnMut(&mut Client) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.outage.get().is_some() {
+            return Err(StoreError::Unavailable {
+                operation,
+                detail: "the database is unreachable".into(),
+                tried: Duration::ZERO,
+            });
+        }
+        let done = self.once(&mut |c: &mut Conn, _| f(&mut c.client), false);
+        if matches!(done, Err(StoreError::Unavailable { .. })) {
+            *self.conn.borrow_mut() = None;
+            self.outage.set(Some(Instant::now()));
+        }
+        done
+    }
+
+    /// Reads in `f` (tried again on a lost connection).
+    fn read<T>(
+        &self,
+        operation: &'static str,
+        mut f: impl FnMut(&mut Client) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.attempt(operation, |c, _| f(&mut c.client))
     }
 }
 
@@ -482,13 +904,21 @@ impl GameStore for PgStore {
         new: &NewGameRecord,
     ) -> Result<(), StoreError> {
         let node = self.node.as_ref();
-        self.transaction("create a game", |tx, _| {
+        self.transaction("create a game", |tx, _, retrying| {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&CREATE_LOCK])
                 .map_err(backend("lock game creation"))?;
             let exists = tx
-                .query_opt("SELECT 1 FROM games WHERE game_id = $1", &[&&game_id.0[..]])
+                .query_opt(
+                    "SELECT metadata = $2 AND creator = $3 FROM games WHERE game_id = $1",
+                    &[&&game_id.0[..], &metadata, &&new.creator.0[..]],
+                )
                 .map_err(backend("look up the game"))?;
-            if exists.is_some() {
+            if let Some(row) = exists {
+                // An earlier try that landed (its answer lost) is this
+                // creation; anything else is another game.
+                if retrying && row.get::<_, Option<bool>>(0) == Some(true) {
+                    return Ok(());
+                }
                 return Err(StoreError::DuplicateGame(game_id));
             }
             let (mine, all) = count_open(tx, &new.creator)?;
@@ -527,13 +957,13 @@ impl GameStore for PgStore {
     }
 
     fn count_unfinished(&self, creator: &PublicKey) -> Result<(u64, u64), StoreError> {
-        self.with(|c| count_open(&mut c.client, creator))
+        self.read("count unfinished games", |c| count_open(c, creator))
     }
 
     fn append_event(&mut self, game_id: GameId, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
         let fence = self.fence(game_id)?;
-        let done = self.transaction("append an event", |tx, p| {
-            insert_event(tx, p, as_fence(&fence), game_id, seq, bytes)
+        let done = self.transaction("append an event", |tx, p, retrying| {
+            insert_event(tx, p, as_fence(&fence), game_id, seq, bytes, retrying)
         });
         if matches!(done, Err(StoreError::Fenced(_))) {
             self.drop_lease(game_id);
@@ -543,7 +973,7 @@ impl GameStore for PgStore {
 
     fn append_batch(&mut self, appends: &[Append]) -> Vec<Result<(), StoreError>> {
         let fences: Vec<_> = appends.iter().map(|a| self.fence(a.game_id)).collect();
-        let done = self.transaction("commit a group of appends", |tx, p| {
+        let done = self.transaction("commit a group of appends", |tx, p, retrying| {
             let mut results = Vec::with_capacity(appends.len());
             for (a, fence) in appends.iter().zip(&fences) {
                 let fence = match fence {
@@ -553,9 +983,11 @@ impl GameStore for PgStore {
                         continue;
                     }
                 };
-                match insert_event(tx, p, fence, a.game_id, a.seq, &a.bytes) {
+                match insert_event(tx, p, fence, a.game_id, a.seq, &a.bytes, retrying) {
                     // The database failed: the transaction is lost.
-                    Err(e @ StoreError::Backend { .. }) => return Err(e),
+                    Err(e @ (StoreError::Backend { .. } | StoreError::Unavailable { .. })) => {
+                        return Err(e)
+                    }
                     // Refused: nothing inserted, the others go on (G6).
                     other => results.push(other),
                 }
@@ -577,22 +1009,21 @@ impl GameStore for PgStore {
     }
 
     fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError> {
-        self.with(|c| {
-            c.client
-                .query_opt(
-                    "SELECT metadata, result, started, expired_ms IS NOT NULL
-                     FROM games WHERE game_id = $1",
-                    &[&&game_id.0[..]],
-                )
-                .map_err(backend("load the game"))?
-                .map(|r| StoredGame {
-                    game_id,
-                    metadata: r.get(0),
-                    result: r.get(1),
-                    started: r.get(2),
-                    expired: r.get(3),
-                })
-                .ok_or(StoreError::UnknownGame(game_id))
+        self.read("load the game", |c| {
+            c.query_opt(
+                "SELECT metadata, result, started, expired_ms IS NOT NULL
+                 FROM games WHERE game_id = $1",
+                &[&&game_id.0[..]],
+            )
+            .map_err(backend("load the game"))?
+            .map(|r| StoredGame {
+                game_id,
+                metadata: r.get(0),
+                result: r.get(1),
+                started: r.get(2),
+                expired: r.get(3),
+            })
+            .ok_or(StoreError::UnknownGame(game_id))
         })
     }
 
@@ -602,10 +1033,9 @@ impl GameStore for PgStore {
         from_seq: u64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         let from = i64::try_from(from_seq).unwrap_or(i64::MAX);
-        self.with(|c| {
+        self.read("load the events", |c| {
             // One snapshot for the existence check and the rows.
             let mut tx = c
-                .client
                 .build_transaction()
                 .isolation_level(postgres::IsolationLevel::RepeatableRead)
                 .read_only(true)
@@ -636,9 +1066,8 @@ impl GameStore for PgStore {
     }
 
     fn list_unfinished(&self) -> Result<Vec<GameId>, StoreError> {
-        self.with(|c| {
+        self.read("list unfinished games", |c| {
             let rows = c
-                .client
                 .query(
                     "SELECT game_id FROM games WHERE result IS NULL AND expired_ms IS NULL
                      ORDER BY created",
@@ -651,9 +1080,8 @@ impl GameStore for PgStore {
 
     fn list_finished(&self, limit: usize) -> Result<Vec<GameId>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.with(|c| {
+        self.read("list finished games", |c| {
             let rows = c
-                .client
                 .query(
                     "SELECT game_id FROM games WHERE result IS NOT NULL
                      ORDER BY created DESC LIMIT $1",
@@ -671,8 +1099,16 @@ impl GameStore for PgStore {
         transcript: &[u8],
     ) -> Result<(), StoreError> {
         let fence = self.fence(game_id)?;
-        let done = self.transaction("finish the game", |tx, p| {
-            store_result(tx, p, as_fence(&fence), game_id, result, transcript)
+        let done = self.transaction("finish the game", |tx, p, retrying| {
+            store_result(
+                tx,
+                p,
+                as_fence(&fence),
+                game_id,
+                result,
+                transcript,
+                retrying,
+            )
         });
         // Finished (no more writes) or fenced: the lease is of no more use.
         if done.is_ok() || matches!(done, Err(StoreError::Fenced(_))) {
@@ -682,15 +1118,14 @@ impl GameStore for PgStore {
     }
 
     fn load_transcript(&self, game_id: GameId) -> Result<Option<Vec<u8>>, StoreError> {
-        self.with(|c| {
-            c.client
-                .query_opt(
-                    "SELECT transcript FROM games WHERE game_id = $1",
-                    &[&&game_id.0[..]],
-                )
-                .map_err(backend("load the transcript"))?
-                .map(|r| r.get::<_, Option<Vec<u8>>>(0))
-                .ok_or(StoreError::UnknownGame(game_id))
+        self.read("load the transcript", |c| {
+            c.query_opt(
+                "SELECT transcript FROM games WHERE game_id = $1",
+                &[&&game_id.0[..]],
+            )
+            .map_err(backend("load the transcript"))?
+            .map(|r| r.get::<_, Option<Vec<u8>>>(0))
+            .ok_or(StoreError::UnknownGame(game_id))
         })
     }
 
@@ -703,9 +1138,10 @@ impl GameStore for PgStore {
         transcript: &[u8],
     ) -> Result<(), StoreError> {
         let fence = self.fence(game_id)?;
-        let done = self.transaction("append the last event and finish", |tx, p| {
-            insert_event(tx, p, as_fence(&fence), game_id, seq, bytes)?;
-            store_result(tx, p, as_fence(&fence), game_id, result, transcript)
+        let done = self.transaction("append the last event and finish", |tx, p, retrying| {
+            let fence = as_fence(&fence);
+            insert_event(tx, p, fence, game_id, seq, bytes, retrying)?;
+            store_result(tx, p, fence, game_id, result, transcript, retrying)
         });
         if done.is_ok() || matches!(done, Err(StoreError::Fenced(_))) {
             self.drop_lease(game_id);
@@ -714,9 +1150,8 @@ impl GameStore for PgStore {
     }
 
     fn mark_started(&mut self, game_id: GameId) -> Result<(), StoreError> {
-        self.with(|c| {
+        self.read("mark the game started", |c| {
             let n = c
-                .client
                 .execute(
                     "UPDATE games SET started = true WHERE game_id = $1",
                     &[&&game_id.0[..]],
@@ -730,9 +1165,10 @@ impl GameStore for PgStore {
     }
 
     fn expire_unstarted(&mut self, created_before_ms: u64) -> Result<Vec<GameId>, StoreError> {
-        self.with(|c| {
+        // Tried again, a landed expiry lists no game twice and may list
+        // fewer: those games' tasks learn it at their next write.
+        self.read("expire games that never started", |c| {
             let rows = c
-                .client
                 .query(
                     "WITH expired AS (
                         UPDATE games SET expired_ms = $1
@@ -766,16 +1202,14 @@ impl GameStore for PgStore {
             node.address.clone(),
             node.lease_ms(),
         );
-        let token = self.with(|c| {
+        let token = self.read("take the game's lease", |c| {
             let row = c
-                .client
                 .query_opt(ACQUIRE_LEASE, &[&&game_id.0[..], &id, &address, &lease_ms])
                 .map_err(backend("take the game's lease"))?;
             if let Some(row) = row {
                 return Ok(row.get::<_, i64>(0));
             }
             let owner = c
-                .client
                 .query_opt(
                     "SELECT node, address FROM leases WHERE game_id = $1",
                     &[&&game_id.0[..]],
@@ -810,19 +1244,34 @@ impl GameStore for PgStore {
             }
         }
         let (id, lease_ms) = (node.config.id.clone(), node.lease_ms());
-        let renewed = self.with(|c| {
+        let (instance, address) = (node.instance.clone(), node.address.clone());
+        let renewed = self.read("renew leases", |c| {
+            if let Some(instance) = &instance {
+                let n = c
+                    .execute(RENEW_NODE, &[&id, instance, &lease_ms, &address])
+                    .map_err(backend("renew this node's row"))?;
+                if n == 0 {
+                    // Another process took this node id over (this one
+                    // was paused past its row's expiry).
+                    let other = c
+                        .query_opt("SELECT address FROM nodes WHERE node = $1", &[&id])
+                        .map_err(backend("look up the node"))?;
+                    return Err(StoreError::NodeIdInUse {
+                        node: id.clone(),
+                        address: other.map_or_else(|| "(gone)".into(), |r| r.get(0)),
+                    });
+                }
+            }
             // Leases of games with no task here are given up: another node
             // may take them at once (a drained node frees its games).
             if !idle.is_empty() {
-                c.client
-                    .execute(
-                        "DELETE FROM leases WHERE node = $1 AND game_id = ANY($2)",
-                        &[&id, &idle],
-                    )
-                    .map_err(backend("release leases"))?;
+                c.execute(
+                    "DELETE FROM leases WHERE node = $1 AND game_id = ANY($2)",
+                    &[&id, &idle],
+                )
+                .map_err(backend("release leases"))?;
             }
             let rows = c
-                .client
                 .query(RENEW_LEASES, &[&id, &lease_ms, &games, &tokens])
                 .map_err(backend("renew leases"))?;
             ids_of(rows)
@@ -834,6 +1283,216 @@ impl GameStore for PgStore {
             .filter_map(|g| game_id_of(g).ok())
             .filter(|g| !renewed.contains(g))
             .collect())
+    }
+
+    fn register_node(&mut self, reg: &NodeRegistration) -> Result<(), StoreError> {
+        let Some(node) = &self.node else {
+            return Ok(());
+        };
+        let (id, address, lease) = (
+            node.config.id.clone(),
+            node.address.clone(),
+            node.config.lease,
+        );
+        let lease_ms = node.lease_ms();
+        if let Some(ours) = &reg.secrets {
+            self.transaction("check the league's secrets", |tx, _, _| {
+                tx.execute(
+                    "INSERT INTO league (id, secrets_check, transcript_key, recorded_by)
+                     VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING",
+                    &[&&ours.check[..], &&ours.transcript_key.0[..], &id],
+                )
+                .map_err(backend("record the league's secrets"))?;
+                let row = tx
+                    .query_one(
+                        "SELECT secrets_check, transcript_key, recorded_by FROM league WHERE id = 1",
+                        &[],
+                    )
+                    .map_err(backend("read the league's secrets"))?;
+                if row.get::<_, &[u8]>(0) != ours.check {
+                    return Err(StoreError::ForeignSecrets {
+                        league: hex::encode(row.get::<_, &[u8]>(1)),
+                        ours: ours.transcript_key.to_string(),
+                        recorded_by: row.get(2),
+                    });
+                }
+                Ok(())
+            })?;
+        }
+        let mut instance = [0u8; 16];
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut instance).map_err(
+            |_| StoreError::Backend {
+                operation: "register the node",
+                detail: "the system random generator failed".into(),
+            },
+        )?;
+        let instance = instance.to_vec();
+        // A holder that does not renew its row within a lease (and a
+        // little) is gone; one that does is alive, and this node refused.
+        let deadline = Instant::now() + lease + lease / 2 + Duration::from_secs(1);
+        let mut seen: Option<f64> = None;
+        loop {
+            let taken = self.read("register the node", |c| {
+                let row = c
+                    .query_opt(
+                        REGISTER_NODE,
+                        &[&id, &address, &reg.dir, &instance, &lease_ms, &reg.dir_locked],
+                    )
+                    .map_err(backend("register the node"))?;
+                if row.is_some() {
+                    return Ok(None);
+                }
+                let holder = c
+                    .query_one(
+                        "SELECT address, extract(epoch FROM expires_at)::float8 FROM nodes WHERE node = $1",
+                        &[&id],
+                    )
+                    .map_err(backend("look up the node"))?;
+                Ok(Some((holder.get::<_, String>(0), holder.get::<_, f64>(1))))
+            })?;
+            let Some((holder, expires)) = taken else {
+                break;
+            };
+            let renewed = seen.is_some_and(|before| expires > before);
+            if renewed || Instant::now() > deadline {
+                return Err(StoreError::NodeIdInUse {
+                    node: id,
+                    address: holder,
+                });
+            }
+            if seen.is_none() {
+                info!(node = %id, holder = %holder, "this node id's row is held; waiting to see whether its holder is alive");
+            }
+            seen = Some(expires);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if let Some(node) = &mut self.node {
+            node.instance = Some(instance);
+        }
+        Ok(())
+    }
+
+    fn locate(&self, game_id: GameId) -> Result<GameLocation, StoreError> {
+        let row = self.read("locate the game", |c| {
+            c.query_opt(LOCATE, &[&&game_id.0[..]])
+                .map_err(backend("locate the game"))
+        })?;
+        let Some(row) = row else {
+            return Err(StoreError::UnknownGame(game_id));
+        };
+        let (finished, expired): (bool, bool) = (row.get(0), row.get(1));
+        if expired {
+            return Err(StoreError::UnknownGame(game_id));
+        }
+        let holder: Option<String> = row.get(2);
+        let left = Duration::from_secs_f64(row.get::<_, Option<f64>>(4).unwrap_or(0.0) / 1000.0);
+        let here = self.node.as_ref().map(|n| n.config.id.as_str());
+        Ok(match holder {
+            // A finished game is served by any node; a lease that ran out
+            // is taken by the node where the game is joined next.
+            Some(node) if !finished && !left.is_zero() && Some(node.as_str()) != here => {
+                GameLocation::OtherNode {
+                    node,
+                    address: row.get(3),
+                    lease_left: left,
+                }
+            }
+            _ => GameLocation::ThisNode,
+        })
+    }
+
+    fn live_nodes(&self) -> Result<Vec<LiveNode>, StoreError> {
+        if self.node.is_none() {
+            return Ok(Vec::new());
+        }
+        self.read("list the live nodes", |c| {
+            let rows = c
+                .query(
+                    "SELECT node, address FROM nodes WHERE expires_at > clock_timestamp() ORDER BY node",
+                    &[],
+                )
+                .map_err(backend("list the live nodes"))?;
+            Ok(rows
+                .into_iter()
+                .map(|r| LiveNode {
+                    node: r.get(0),
+                    address: r.get(1),
+                })
+                .collect())
+        })
+    }
+
+    fn confirm_lease(&mut self, game_id: GameId) -> Result<(), StoreError> {
+        let Some((id, token)) = self.fence(game_id)? else {
+            return Ok(());
+        };
+        let row = self.read("check the game's lease", |c| {
+            c.query_opt(
+                "SELECT node, token, address, expires_at > clock_timestamp() FROM leases WHERE game_id = $1",
+                &[&&game_id.0[..]],
+            )
+            .map_err(backend("check the game's lease"))
+        })?;
+        match row {
+            Some(r) if r.get::<_, &str>(0) == id && r.get::<_, i64>(1) == token => Ok(()),
+            other => {
+                self.drop_lease(game_id);
+                Err(match other {
+                    Some(r) if r.get::<_, bool>(3) => StoreError::NotOwner {
+                        game: game_id,
+                        node: r.get(0),
+                        address: r.get(2),
+                    },
+                    _ => StoreError::Fenced(game_id),
+                })
+            }
+        }
+    }
+
+    fn release_lease(&mut self, game_id: GameId) -> Result<(), StoreError> {
+        let Some((id, token)) = self.fence(game_id).ok().flatten() else {
+            return Ok(());
+        };
+        self.at_most_once("release the game's lease", |c| {
+            c.execute(
+                "DELETE FROM leases WHERE game_id = $1 AND node = $2 AND token = $3",
+                &[&&game_id.0[..], &id, &token],
+            )
+            .map_err(backend("release the game's lease"))
+        })?;
+        self.drop_lease(game_id);
+        Ok(())
+    }
+
+    fn leave(&mut self) -> Result<(), StoreError> {
+        let Some(node) = &self.node else {
+            return Ok(());
+        };
+        let (id, instance) = (node.config.id.clone(), node.instance.clone());
+        let held: Vec<(Vec<u8>, i64)> = node.held.iter().map(|(g, t)| (g.0.to_vec(), *t)).collect();
+        let (games, tokens): (Vec<_>, Vec<_>) = held.into_iter().unzip();
+        self.at_most_once("leave the league", |c| {
+            let mut tx = c.transaction().map_err(backend("leave the league"))?;
+            tx.execute(
+                "DELETE FROM leases USING unnest($2::bytea[], $3::int8[]) AS held(game_id, token)
+                 WHERE leases.node = $1 AND leases.game_id = held.game_id AND leases.token = held.token",
+                &[&id, &games, &tokens],
+            )
+            .map_err(backend("release the leases"))?;
+            if let Some(instance) = &instance {
+                tx.execute(
+                    "DELETE FROM nodes WHERE node = $1 AND instance = $2",
+                    &[&id, instance],
+                )
+                .map_err(backend("remove the node's row"))?;
+            }
+            tx.commit().map_err(backend("leave the league"))
+        })?;
+        if let Some(node) = &mut self.node {
+            node.held.clear();
+            node.instance = None;
+        }
+        Ok(())
     }
 }
 
@@ -860,6 +1519,8 @@ fn count_open(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::LeagueSecrets;
+    use hexveil_fixtures::postgres::terminate_connections;
 
     /// A fresh database on the test cluster, or `None` when skipped.
     fn database(test: &str) -> Option<String> {
@@ -1079,5 +1740,294 @@ mod tests {
             "the acknowledged entry is in the new owner's log"
         );
         assert_eq!(log[0].bytes, b"a0");
+    }
+
+    /// Node `a` (a long lease) on a fresh database, with game `G` and its
+    /// first entry `a0`; the database's URL. `None` when skipped.
+    fn node_with_a_game(test: &str) -> Option<(String, PgStore)> {
+        let url = database(test)?;
+        let mut a = node(&url, "a", 10_000);
+        a.create_game(G, b"m", &record()).unwrap();
+        a.append_event(G, 0, b"a0").unwrap();
+        Some((url, a))
+    }
+
+    // Issue 25 (G6): a node's connection reset under it is opened again
+    // and the write goes through, once; every read and write kind
+    // survives it.
+    #[test]
+    fn issue25_a_reset_connection_is_opened_again_and_the_write_goes_through() {
+        let Some((url, mut a)) = node_with_a_game("postgres::issue25_a_reset_connection") else {
+            return;
+        };
+        assert_eq!(terminate_connections(&url), 1);
+        a.append_event(G, 1, b"a1").unwrap();
+        assert_eq!(terminate_connections(&url), 1);
+        let batch = a.append_batch(&[Append {
+            game_id: G,
+            seq: 2,
+            bytes: b"a2".to_vec(),
+        }]);
+        assert!(batch[0].is_ok(), "{batch:?}");
+        terminate_connections(&url);
+        assert_eq!(a.load_events(G).unwrap().len(), 3);
+        terminate_connections(&url);
+        assert!(a.renew_leases(&[G]).unwrap().is_empty());
+        terminate_connections(&url);
+        a.append_and_finish(G, 3, b"a3", b"r", b"t").unwrap();
+        let log: Vec<Vec<u8>> = a
+            .load_events(G)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.bytes)
+            .collect();
+        assert_eq!(log, [&b"a0"[..], b"a1", b"a2", b"a3"]);
+    }
+
+    // Issue 25 (G6): a write tried again after its commit landed (its
+    // answer lost with the connection) is found done, not refused and not
+    // written twice; a different entry at that seq is still a duplicate.
+    #[test]
+    fn issue25_a_write_tried_again_after_it_landed_is_done_once() {
+        let Some((_, mut a)) = node_with_a_game("postgres::issue25_a_write_tried_again") else {
+            return;
+        };
+        let fence = a.fence(G).unwrap();
+        let again = |bytes: &'static [u8], retrying| {
+            a.transaction("append again", |tx, p, _| {
+                insert_event(tx, p, as_fence(&fence), G, 0, bytes, retrying)
+            })
+        };
+        assert!(again(b"a0", true).is_ok());
+        assert!(matches!(
+            again(b"a0", false),
+            Err(StoreError::DuplicateSeq { seq: 0, .. })
+        ));
+        assert!(matches!(
+            again(b"other", true),
+            Err(StoreError::DuplicateSeq { seq: 0, .. })
+        ));
+        a.append_and_finish(G, 1, b"a1", b"r", b"t").unwrap();
+        let finish_again = |result: &'static [u8]| {
+            a.transaction("finish again", |tx, p, _| {
+                insert_event(tx, p, None, G, 1, b"a1", true)?;
+                store_result(tx, p, None, G, result, b"t", true)
+            })
+        };
+        assert!(finish_again(b"r").is_ok());
+        assert!(matches!(
+            finish_again(b"another"),
+            Err(StoreError::GameFinished(_))
+        ));
+        assert_eq!(a.load_events(G).unwrap().len(), 2);
+    }
+
+    // Issue 25: a database that cannot be reached is tried for the retry
+    // time, then reported with what was being done; never a stall.
+    #[test]
+    fn issue25_an_unreachable_database_is_reported_after_the_retry_time() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = format!("postgres://postgres@127.0.0.1:{port}/none");
+        let mut store = PgStore {
+            config: connection_config(&url).unwrap(),
+            conn: RefCell::new(None),
+            node: None,
+            retry_for: Duration::from_millis(300),
+            outage: Cell::new(None),
+        };
+        store.set_retry_for(Duration::from_millis(300));
+        let e = store.load_game(G).unwrap_err();
+        assert!(e.is_transient(), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("storage unavailable while trying to load the game")
+                && text.contains("error connecting to server"),
+            "{text}"
+        );
+        // A drain gives leases up at most once each, and not at all during
+        // an outage: its games do not wait a retry time each.
+        store.node = Some(Node {
+            config: NodeConfig {
+                id: "a".into(),
+                lease: Duration::from_secs(1),
+            },
+            address: "a:1".into(),
+            held: HashMap::from([(G, 1)]),
+            instance: None,
+        });
+        for _ in 0..2 {
+            match store.release_lease(G) {
+                Err(StoreError::Unavailable { tried, .. }) => assert!(tried.is_zero()),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(store.leave().is_err());
+    }
+
+    // Issue 25: the URL gets timeouts where it sets none and keeps its
+    // own; a password comes from a password file line that matches.
+    #[test]
+    fn issue25_connections_have_timeouts_and_passwords_stay_off_the_command_line() {
+        let c = connection_config("postgres://u@db.internal:6543/league").unwrap();
+        assert_eq!(c.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        assert_eq!(c.get_tcp_user_timeout(), Some(&TCP_USER_TIMEOUT));
+        assert_eq!(c.get_keepalives_idle(), KEEPALIVE_IDLE);
+        assert_eq!(c.get_keepalives_retries(), Some(KEEPALIVE_RETRIES));
+        assert!(c.get_options().unwrap().contains("statement_timeout=15000"));
+        let own = connection_config(
+            "postgres://u@db/league?connect_timeout=2&options=-c%20statement_timeout%3D100",
+        )
+        .unwrap();
+        assert_eq!(own.get_connect_timeout(), Some(&Duration::from_secs(2)));
+        assert_eq!(own.get_options(), Some("-c statement_timeout=100"));
+        let file = "# league\n\
+                    other:5432:*:u:wrong\n\
+                    db.internal:6543:league:u:right\\:colon\n\
+                    *:*:*:*:fallback\n";
+        assert_eq!(
+            pgpass_lookup(file, ["db.internal", "6543", "league", "u"]).as_deref(),
+            Some("right:colon")
+        );
+        assert_eq!(
+            pgpass_lookup(file, ["elsewhere", "1", "x", "y"]).as_deref(),
+            Some("fallback")
+        );
+        assert_eq!(pgpass_lookup("a:b:c:d:e\n", ["a", "b", "c", "x"]), None);
+    }
+
+    fn registration(dir: &[u8], locked: bool) -> NodeRegistration {
+        NodeRegistration {
+            dir: dir.to_vec(),
+            dir_locked: locked,
+            secrets: None,
+        }
+    }
+
+    // Issue 25: a node id is refused while another live node renews it;
+    // a dead holder's row is taken after it expires, and at once by a
+    // process of the same (locked) data directory.
+    #[test]
+    fn issue25_a_node_id_is_refused_while_its_holder_lives() {
+        let Some(url) = database("postgres::issue25_a_node_id_is_refused_while_its_holder_lives")
+        else {
+            return;
+        };
+        let mut first = node(&url, "n1", 600);
+        first.register_node(&registration(b"dir1", true)).unwrap();
+        let renewing = std::thread::spawn(move || {
+            for _ in 0..10 {
+                std::thread::sleep(Duration::from_millis(150));
+                first.renew_leases(&[]).unwrap();
+            }
+            first
+        });
+        // Its own lease long: a row of it is taken only by the rules.
+        let mut second = node(&url, "n1", 60_000);
+        match second.register_node(&registration(b"dir2", true)) {
+            Err(StoreError::NodeIdInUse { node, address }) => {
+                assert_eq!((node.as_str(), address.as_str()), ("n1", "n1.example:4433"));
+            }
+            other => panic!("a live node's id was taken: {other:?}"),
+        }
+        let mut first = renewing.join().unwrap();
+        // The holder stops renewing (it died): its row is taken once it
+        // expired, and the old holder learns it at its next renewal.
+        second.register_node(&registration(b"dir2", true)).unwrap();
+        assert!(matches!(
+            first.renew_leases(&[]),
+            Err(StoreError::NodeIdInUse { .. })
+        ));
+        // A restart from the same directory takes its row at once (the
+        // row runs for a minute: waiting for it would refuse).
+        let mut third = node(&url, "n1", 60_000);
+        third.register_node(&registration(b"dir2", true)).unwrap();
+        // Leaving removes the row: another takes the id at once.
+        third.leave().unwrap();
+        let mut fourth = node(&url, "n1", 60_000);
+        fourth.register_node(&registration(b"dir4", false)).unwrap();
+        assert_eq!(fourth.live_nodes().unwrap().len(), 1);
+    }
+
+    // Issue 25: a node whose secrets are not the league's is refused.
+    #[test]
+    fn issue25_a_node_without_the_leagues_secrets_is_refused() {
+        let Some(url) = database("postgres::issue25_a_node_without_the_leagues_secrets_is_refused")
+        else {
+            return;
+        };
+        let secrets = |k: u8, c: u8| LeagueSecrets {
+            transcript_key: PublicKey([k; 32]),
+            check: [c; 32],
+        };
+        let mut a = node(&url, "a", 10_000);
+        let reg = |s| NodeRegistration {
+            secrets: Some(s),
+            ..registration(b"d", true)
+        };
+        a.register_node(&reg(secrets(1, 1))).unwrap();
+        let mut b = node(&url, "b", 10_000);
+        b.register_node(&reg(secrets(1, 1))).unwrap();
+        let mut c = node(&url, "c", 10_000);
+        match c.register_node(&reg(secrets(2, 2))) {
+            Err(e @ StoreError::ForeignSecrets { .. }) => {
+                let text = e.to_string();
+                assert!(
+                    text.contains(&"01".repeat(32)) && text.contains("node a"),
+                    "{text}"
+                );
+            }
+            other => panic!("a foreign node was let in: {other:?}"),
+        }
+    }
+
+    // Issue 25: any node says where a game is: here (its own lease, an
+    // expired one, none, or a finished game), or another live node's
+    // address and how long its lease runs; the live nodes are listed.
+    #[test]
+    fn issue25_any_node_locates_a_game() {
+        let Some(url) = database("postgres::issue25_any_node_locates_a_game") else {
+            return;
+        };
+        let mut a = node(&url, "a", 300);
+        let mut b = node(&url, "b", 300);
+        for (n, d) in [(&mut a, b"da"), (&mut b, b"db")] {
+            n.register_node(&registration(d, true)).unwrap();
+        }
+        a.create_game(G, b"m", &record()).unwrap();
+        assert_eq!(a.locate(G).unwrap(), GameLocation::ThisNode);
+        match b.locate(G).unwrap() {
+            GameLocation::OtherNode {
+                node,
+                address,
+                lease_left,
+            } => {
+                assert_eq!((node.as_str(), address.as_str()), ("a", "a.example:4433"));
+                assert!(lease_left <= Duration::from_millis(300), "{lease_left:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            b.locate(GameId([3; 16])),
+            Err(StoreError::UnknownGame(_))
+        ));
+        let nodes: Vec<String> = b
+            .live_nodes()
+            .unwrap()
+            .into_iter()
+            .map(|n| n.node)
+            .collect();
+        assert_eq!(nodes, ["a", "b"]);
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(b.locate(G).unwrap(), GameLocation::ThisNode);
+        // A released lease (a drain) is free at once.
+        let g2 = GameId([4; 16]);
+        a.create_game(g2, b"m", &record()).unwrap();
+        a.release_lease(g2).unwrap();
+        assert_eq!(b.locate(g2).unwrap(), GameLocation::ThisNode);
+        b.acquire_lease(g2).unwrap();
     }
 }

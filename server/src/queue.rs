@@ -135,6 +135,11 @@ impl<T> Sender<T> {
         self.room.available_permits()
     }
 
+    /// Whether `other` sends to the same queue.
+    pub fn same_channel(&self, other: &Sender<T>) -> bool {
+        Arc::ptr_eq(&self.room, &other.room)
+    }
+
     /// Whether the receiver is gone.
     pub fn is_closed(&self) -> bool {
         self.room.is_closed() || self.queue.is_disconnected()

@@ -20,6 +20,7 @@ use thiserror::Error;
 
 use crate::at_rest::StorageKey;
 use crate::durable_file::{self, FileError};
+use crate::store::LeagueSecrets;
 
 /// File holding the transcript key (Ed25519 PKCS#8).
 pub const TRANSCRIPT_KEY_FILE: &str = "transcript-key.pk8";
@@ -29,6 +30,9 @@ pub const PAD_MASTER_FILE: &str = "pad-master.key";
 
 /// Label mixed into every pad seed derivation.
 const PAD_SEED_LABEL: &[u8] = b"hexveil-server/pad-seed/v1";
+
+/// Label of the league's check of a node's secrets.
+const LEAGUE_CHECK_LABEL: &[u8] = b"hexveil-server/league-check/v1";
 
 /// Why the secrets could not be loaded or created.
 #[derive(Debug, Error)]
@@ -137,6 +141,22 @@ impl ServerSecrets {
         StorageKey::derive(&self.pad_master, game_id)
     }
 
+    /// What the league compares of these secrets (issue 25): the
+    /// transcript key and a digest of both, never the secrets themselves.
+    /// Every node of a league must hold the same.
+    pub fn league_secrets(&self) -> LeagueSecrets {
+        let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+        ctx.update(LEAGUE_CHECK_LABEL);
+        ctx.update(&self.transcript_public.0);
+        ctx.update(&hmac_sha256(&self.pad_master, LEAGUE_CHECK_LABEL));
+        let mut check = [0u8; 32];
+        check.copy_from_slice(ctx.finish().as_ref());
+        LeagueSecrets {
+            transcript_key: self.transcript_public,
+            check,
+        }
+    }
+
     /// The server's pad seed for a game: the same for the same game id on
     /// every start.
     pub fn pad_seed(&self, game_id: &GameId) -> PadSeed {
@@ -169,6 +189,10 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         let (c, _) = ServerSecrets::load_or_create(other.path()).unwrap();
         assert_ne!(a.pad_seed(&g1).0, c.pad_seed(&g1).0);
+        // Issue 25: the league tells the two apart, and one server from
+        // itself not.
+        assert_eq!(a.league_secrets(), b.league_secrets());
+        assert_ne!(a.league_secrets().check, c.league_secrets().check);
         assert!(!format!("{a:?}").contains(&hex::encode(a.pad_master)));
     }
 

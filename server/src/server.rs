@@ -12,14 +12,15 @@ use tracing::{info, warn};
 
 use crate::config::{ServerSettings, StoreChoice};
 use crate::connection::{close, serve_connection, AddressSlots, ConnectionContext};
-use crate::endpoint::{server_config, EndpointError};
+use crate::endpoint::{endpoint_config, server_config, EndpointError};
 use crate::http::{HttpServer, Web};
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::node_id::{self, DirLock, NodeIdError};
 use crate::postgres::{NodeConfig, PgStore};
 use crate::session::SessionFactory;
 use crate::sqlite::SqliteStore;
-use crate::store::{GameStore, StoreError, StoreHandle};
+use crate::store::{GameStore, NodeRegistration, StoreError, StoreHandle};
 use crate::tls::{Fingerprint, ServerIdentity, TlsError};
 
 /// Why the server could not start.
@@ -34,6 +35,13 @@ pub enum ServerError {
     /// Opening or reading the store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The node id or the data directory's lock (issue 25).
+    #[error(transparent)]
+    NodeId(#[from] NodeIdError),
+    /// A node of a league listens on every address and says none: the
+    /// other nodes could not send its games' clients to it.
+    #[error("this node listens on {0}, which no client can connect to: give --advertise HOST:PORT, the address its clients reach it at (the other nodes send its games' clients there)")]
+    NoAdvertise(SocketAddr),
     /// Binding the UDP socket or starting the storage thread failed.
     #[error("cannot {action}: {source}")]
     Io {
@@ -44,20 +52,12 @@ pub enum ServerError {
     },
 }
 
-/// A node id new at every start: `node-` and 8 random bytes in hex.
-fn random_node_id() -> String {
-    let mut bytes = [0u8; 8];
-    // A node id needs no secrecy; the clock stands in if the system
-    // generator fails.
-    if ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes).is_err() {
-        bytes = (std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos() as u64)
-            .to_be_bytes();
-    }
-    format!("node-{}", hex::encode(bytes))
-}
+/// How long a drain waits at most for the games to hand themselves over.
+pub const DRAIN_WITHIN: Duration = Duration::from_secs(15);
+
+/// How long a drain waits at most, after that, to release the leases left
+/// and leave the node table.
+pub const LEAVE_WITHIN: Duration = Duration::from_secs(5);
 
 /// A running server.
 #[derive(Debug)]
@@ -69,6 +69,8 @@ pub struct Server {
     restored: usize,
     connections: Arc<ConnectionContext>,
     http: Option<HttpServer>,
+    /// The data directory's lock of a node of a league, held while it runs.
+    _dir_lock: Option<DirLock>,
 }
 
 impl Server {
@@ -84,8 +86,13 @@ impl Server {
             StoreChoice::Sqlite => Box::new(SqliteStore::open(&settings.data_dir)?),
             StoreChoice::Postgres(url) => {
                 let url = url.clone();
+                // Stable by default (issue 25): the data directory's.
+                let id = match &settings.node_id {
+                    Some(id) => id.clone(),
+                    None => node_id::default_for(&settings.data_dir)?,
+                };
                 let node = NodeConfig {
-                    id: settings.node_id.clone().unwrap_or_else(random_node_id),
+                    id,
                     lease: settings.lease,
                 };
                 info!(node = %node.id, lease_secs = node.lease.as_secs(), "PostgreSQL store; games are leased to this node");
@@ -110,35 +117,74 @@ impl Server {
         factory: Arc<dyn SessionFactory>,
         store: Box<dyn GameStore>,
     ) -> Result<Server, ServerError> {
-        let (identity, created) =
-            ServerIdentity::load_or_create(&settings.data_dir, &settings.cert_names)?;
-        if created {
-            info!(fingerprint = %identity.fingerprint(), "created a new self-signed certificate");
-        }
+        // The store goes to its own thread first: a blocking client (the
+        // PostgreSQL one) must not be dropped on a runtime thread, as it
+        // would be if a later step failed while this function held it.
+        let leased = store.lease_period().is_some();
         let store = StoreHandle::spawn_measured(store, Metrics::new()).map_err(|source| {
             ServerError::Io {
                 action: "start the storage thread",
                 source,
             }
         })?;
+        let (identity, created) =
+            ServerIdentity::load_or_create(&settings.data_dir, &settings.cert_names)?;
+        if created {
+            info!(fingerprint = %identity.fingerprint(), "created a new self-signed certificate");
+        }
+        // A node of a league (issue 25): one process per data directory,
+        // and its secrets must be the league's.
+        let dir_lock = if leased {
+            Some(DirLock::take(&settings.data_dir)?)
+        } else {
+            None
+        };
+        let registration = if leased {
+            Some(NodeRegistration {
+                dir: node_id::dir_tag(&settings.data_dir)?,
+                dir_locked: true,
+                secrets: factory.league_secrets(),
+            })
+        } else {
+            None
+        };
         let lobby = Arc::new(Lobby::new(factory, store, settings.game_settings()));
         // Lazy: only the ids; each game is rebuilt when first joined (G6).
         let restored = lobby.restore_unfinished().await?;
         lobby.spawn_expiry();
-        let endpoint = quinn::Endpoint::server(server_config(&identity)?, settings.listen)
-            .map_err(|source| ServerError::Io {
+        let socket =
+            std::net::UdpSocket::bind(settings.listen).map_err(|source| ServerError::Io {
                 action: "bind the UDP socket",
                 source,
             })?;
+        let endpoint = quinn::Endpoint::new(
+            endpoint_config(&identity),
+            Some(server_config(&identity)?),
+            socket,
+            Arc::new(quinn::TokioRuntime),
+        )
+        .map_err(|source| ServerError::Io {
+            action: "start the QUIC endpoint",
+            source,
+        })?;
         let local_addr = endpoint.local_addr().map_err(|source| ServerError::Io {
             action: "read the bound address",
             source,
         })?;
-        let advertise = settings
-            .advertise
-            .clone()
-            .unwrap_or_else(|| local_addr.to_string());
-        lobby.store().set_node_address(advertise).await?;
+        let advertise = match &settings.advertise {
+            Some(a) => a.clone(),
+            None if leased && local_addr.ip().is_unspecified() => {
+                return Err(ServerError::NoAdvertise(local_addr))
+            }
+            None => local_addr.to_string(),
+        };
+        lobby.store().set_node_address(advertise.clone()).await?;
+        lobby.set_address(advertise);
+        if let Some(registration) = registration {
+            // Refused while another live node holds the id, or when this
+            // node's secrets are not the league's.
+            lobby.store().register_node(registration).await?;
+        }
         lobby.spawn_lease_renewal().await?;
         let slots = Arc::new(Semaphore::new(settings.max_connections));
         let per_address = settings.max_connections_per_address;
@@ -163,6 +209,12 @@ impl Server {
         tokio::spawn(async move {
             while let Some(incoming) = accepting.accept().await {
                 let remote = incoming.remote_address();
+                // Shutting down (issue 25): refused at once, so the client
+                // looks for another node without waiting.
+                if ctx.lobby.is_draining() {
+                    incoming.refuse();
+                    continue;
+                }
                 // G6: one host cannot take every slot.
                 let Some(address_slot) = addresses.take(remote.ip(), per_address) else {
                     warn!(%remote, "connection limit per address reached; refused");
@@ -194,6 +246,7 @@ impl Server {
             restored,
             connections: context,
             http,
+            _dir_lock: dir_lock,
         })
     }
 
@@ -231,6 +284,29 @@ impl Server {
     /// from its log when first joined).
     pub fn restored_games(&self) -> usize {
         self.restored
+    }
+
+    /// Drains this node (issue 25; SIGTERM and SIGINT do it): no new
+    /// connection is accepted, every live game finishes what it was
+    /// writing, releases its lease and sends its members to another live
+    /// node (within `within`), every lease left is released and this node
+    /// leaves the league's node table, then [`Server::shutdown`]. Returns
+    /// how many games were handed over.
+    pub async fn drain(self, within: Duration) -> usize {
+        let handed = self.lobby.drain(within).await;
+        // Bounded: with the database unreachable, the leases run out.
+        match tokio::time::timeout(LEAVE_WITHIN, self.lobby.leave()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                warn!(error = %e, "could not release every lease; the rest run out by themselves")
+            }
+            Err(_) => {
+                warn!("the database did not answer in time; the leases left run out by themselves")
+            }
+        }
+        info!(games = handed, "drained");
+        self.shutdown().await;
+        handed
     }
 
     /// Stop the web view (its streams end), close every connection and wait

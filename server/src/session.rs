@@ -286,6 +286,14 @@ pub trait SessionFactory: Send + Sync + 'static {
         scenario: &[u8],
         events: &[Vec<u8>],
     ) -> Result<Box<dyn GameSession>, Rejection>;
+
+    /// The secrets its games are sealed and signed with, as a league
+    /// compares them across nodes (issue 25: a node without the league's
+    /// secrets could open none of the others' games); `None` for sessions
+    /// that have none (the default).
+    fn league_secrets(&self) -> Option<crate::store::LeagueSecrets> {
+        None
+    }
 }
 
 /// The server's clock in milliseconds since the Unix epoch (0 if the clock

@@ -114,6 +114,104 @@ pub enum StoreError {
     /// this node must stop serving the game.
     #[error("game {0} moved to another node: this node's lease on it was taken over")]
     Fenced(GameId),
+    /// The database could not be reached (a restart, a reset or cut
+    /// connection, a timeout) for as long as the store kept trying
+    /// (issue 25); nothing of the operation is known to have happened
+    /// beyond what the store reports when it is back.
+    #[error("storage unavailable while trying to {operation} (tried for {:.1} s): {detail}", .tried.as_secs_f64())]
+    Unavailable {
+        /// What was being done.
+        operation: &'static str,
+        /// The last error seen.
+        detail: String,
+        /// How long the store kept trying.
+        tried: Duration,
+    },
+    /// Another live node uses this node's id (issue 25): its row in the
+    /// league's node table was renewed while this node waited for it to
+    /// expire, or this node's own row was taken over.
+    #[error("node id {node} is in use by a live node at {address}; give this node another --node-id (or stop the other one)")]
+    NodeIdInUse {
+        /// The node id.
+        node: String,
+        /// The address the other node advertises.
+        address: String,
+    },
+    /// This node's transcript key and pad master secret are not the
+    /// league's (issue 25): it could not open the games the other nodes
+    /// sealed, nor countersign with the league's key.
+    #[error("this node's secrets are not the league's: the league's transcript key is {league} (first recorded by node {recorded_by}), this node's is {ours}; copy transcript-key.pk8 and pad-master.key from another node's data directory into this node's and start it again")]
+    ForeignSecrets {
+        /// The league's transcript key (hex).
+        league: String,
+        /// This node's (hex).
+        ours: String,
+        /// The node that recorded the league's.
+        recorded_by: String,
+    },
+    /// This node is shutting down (a drain): it takes no more games.
+    #[error("this node is shutting down; it takes no more games")]
+    Draining,
+}
+
+impl StoreError {
+    /// Whether the operation may succeed if tried again later (the
+    /// database was unreachable), as opposed to a refusal.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, StoreError::Unavailable { .. } | StoreError::Closed)
+    }
+}
+
+/// Where a game is served, as one node's store sees it (issue 25).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameLocation {
+    /// This node serves it, or takes it when it is joined here (no other
+    /// node's lease runs; a finished game, which any node serves).
+    ThisNode,
+    /// Another node's lease runs.
+    OtherNode {
+        /// Its id.
+        node: String,
+        /// The address its clients connect to.
+        address: String,
+        /// How long its lease runs unless renewed.
+        lease_left: Duration,
+    },
+}
+
+/// One live node of a league (issue 25).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveNode {
+    /// Its id.
+    pub node: String,
+    /// The address its clients connect to.
+    pub address: String,
+}
+
+/// What a node registers under when it starts (issue 25): its data
+/// directory and the league's secrets it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRegistration {
+    /// A random tag of the node's data directory (the same across
+    /// restarts from that directory).
+    pub dir: Vec<u8>,
+    /// Whether this process holds the data directory's lock: a row of the
+    /// node id left by a process of the same directory is then a dead
+    /// one's, taken over at once.
+    pub dir_locked: bool,
+    /// The node's secrets as the league checks them, if its games have
+    /// any ([`crate::session::SessionFactory::league_secrets`]).
+    pub secrets: Option<LeagueSecrets>,
+}
+
+/// A node's secrets as the league compares them (issue 25): every node
+/// of a league must hold the same transcript key and pad master secret.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeagueSecrets {
+    /// The transcript key's public half.
+    pub transcript_key: PublicKey,
+    /// A digest of both secrets (never the secrets themselves).
+    pub check: [u8; 32],
 }
 
 /// Caps on unfinished games checked when a game is created.
@@ -336,6 +434,49 @@ pub trait GameStore: Send {
     /// lease was lost (taken over after it expired: their tasks must stop).
     fn renew_leases(&mut self, _live: &[GameId]) -> Result<Vec<GameId>, StoreError> {
         Ok(Vec::new())
+    }
+
+    /// Registers this node among the league's nodes as it starts (issue
+    /// 25): refused while another live node holds its id
+    /// ([`StoreError::NodeIdInUse`]) or when its secrets are not the
+    /// league's ([`StoreError::ForeignSecrets`]). A store only one server
+    /// uses registers nothing (the default).
+    fn register_node(&mut self, _node: &NodeRegistration) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Where `game_id` is served ([`GameLocation`]); [`StoreError::UnknownGame`]
+    /// for a game not stored or expired. The default (one server): here.
+    fn locate(&self, game_id: GameId) -> Result<GameLocation, StoreError> {
+        match self.load_game(game_id)? {
+            game if game.expired => Err(StoreError::UnknownGame(game_id)),
+            _ => Ok(GameLocation::ThisNode),
+        }
+    }
+
+    /// The league's live nodes, this one included (default: none known).
+    fn live_nodes(&self) -> Result<Vec<LiveNode>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    /// Checks, before someone is let into the live game `game_id`, that
+    /// this node still holds its lease (a node paused past its lease and
+    /// resumed may not have noticed yet): [`StoreError::NotOwner`] or
+    /// [`StoreError::Fenced`] if not. The default: always.
+    fn confirm_lease(&mut self, _game_id: GameId) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Gives up this node's lease on `game_id` (a drain: another node may
+    /// take it at once). The default: nothing to give up.
+    fn release_lease(&mut self, _game_id: GameId) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Leaves the league (the end of a drain): every lease of this node is
+    /// released and its node row removed. The default: nothing to do.
+    fn leave(&mut self) -> Result<(), StoreError> {
+        Ok(())
     }
 }
 
@@ -561,9 +702,45 @@ impl StoreHandle {
         self.write(move |s| s.acquire_lease(game_id)).await
     }
 
-    /// See [`GameStore::renew_leases`].
-    pub async fn renew_leases(&self, live: Vec<GameId>) -> Result<Vec<GameId>, StoreError> {
-        self.write(move |s| s.renew_leases(&live)).await
+    /// See [`GameStore::renew_leases`]: `live` is asked on the storage
+    /// thread, right before the renewal, so that a lease taken by a job
+    /// queued before this one (a game being created) is counted live
+    /// (issue 25: a list taken earlier released new games' leases).
+    pub async fn renew_leases(
+        &self,
+        live: impl FnOnce() -> Vec<GameId> + Send + 'static,
+    ) -> Result<Vec<GameId>, StoreError> {
+        self.write(move |s| s.renew_leases(&live())).await
+    }
+
+    /// See [`GameStore::register_node`].
+    pub async fn register_node(&self, node: NodeRegistration) -> Result<(), StoreError> {
+        self.write(move |s| s.register_node(&node)).await
+    }
+
+    /// See [`GameStore::locate`].
+    pub async fn locate(&self, game_id: GameId) -> Result<GameLocation, StoreError> {
+        self.run(move |s| s.locate(game_id)).await
+    }
+
+    /// See [`GameStore::live_nodes`].
+    pub async fn live_nodes(&self) -> Result<Vec<LiveNode>, StoreError> {
+        self.run(|s| s.live_nodes()).await
+    }
+
+    /// See [`GameStore::confirm_lease`].
+    pub async fn confirm_lease(&self, game_id: GameId) -> Result<(), StoreError> {
+        self.run(move |s| s.confirm_lease(game_id)).await
+    }
+
+    /// See [`GameStore::release_lease`].
+    pub async fn release_lease(&self, game_id: GameId) -> Result<(), StoreError> {
+        self.write(move |s| s.release_lease(game_id)).await
+    }
+
+    /// See [`GameStore::leave`].
+    pub async fn leave(&self) -> Result<(), StoreError> {
+        self.write(|s| s.leave()).await
     }
 
     /// See [`GameStore::load_game`].

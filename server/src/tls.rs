@@ -185,6 +185,19 @@ impl ServerIdentity {
         Ok((id, true))
     }
 
+    /// The key of the QUIC stateless resets this node sends (issue 25):
+    /// derived from the league's TLS key, so a node restarted on its
+    /// address (or another node with the same certificate) can tell a
+    /// client whose connection it does not know that the connection is
+    /// gone, and the client looks for its game at once instead of after
+    /// its idle timeout.
+    pub fn reset_key(&self) -> ring::hmac::Key {
+        let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+        ctx.update(b"hexveil/v1/stateless-reset");
+        ctx.update(self.key.secret_pkcs8_der());
+        ring::hmac::Key::new(ring::hmac::HMAC_SHA256, ctx.finish().as_ref())
+    }
+
     /// The certificate's SHA-256 fingerprint.
     pub fn fingerprint(&self) -> Fingerprint {
         self.fingerprint

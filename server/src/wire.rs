@@ -228,6 +228,37 @@ pub enum ClientMessage {
         /// [`MAX_LISTED_FINISHED`]).
         limit: u32,
     },
+    /// Ask where a game is served and which nodes the league has (issue
+    /// 25). Answered with [`ServerMessage::Located`] (or an error:
+    /// `UnknownGame`). Added after version 1 was published, as the last
+    /// variant: a server that predates it answers `Error{Malformed}`, and
+    /// a client then joins without asking.
+    Locate {
+        /// The game.
+        game_id: GameId,
+    },
+}
+
+/// Who serves a game, as a node answers [`ClientMessage::Locate`].
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub enum GameOwner {
+    /// This node: it serves the game, or takes it when it is joined here
+    /// (no other node's lease runs; or the game is finished, which any
+    /// node serves).
+    ThisNode,
+    /// Another node holds the game's lease.
+    OtherNode {
+        /// Its id (at most [`MAX_NODE_ID_LEN`] bytes).
+        node: String,
+        /// The address its clients connect to (at most
+        /// [`MAX_ADDRESS_LEN`] bytes).
+        address: String,
+        /// How long its lease runs unless it renews it, in milliseconds: a
+        /// node that died gives its games up after this.
+        lease_left_ms: u64,
+    },
+    /// This node is shutting down and serves no game: ask another.
+    Leaving,
 }
 
 /// A message from the server to a client.
@@ -323,10 +354,29 @@ pub enum ServerMessage {
         /// [`MAX_ADDRESS_LEN`] bytes).
         address: String,
     },
+    /// Answer to [`ClientMessage::Locate`] (issue 25). Added after version
+    /// 1 was published, as the last variant.
+    Located {
+        /// The game.
+        game_id: GameId,
+        /// Who serves it.
+        owner: GameOwner,
+        /// The addresses of the league's live nodes (at most
+        /// [`MAX_LISTED_NODES`], each at most [`MAX_ADDRESS_LEN`] bytes):
+        /// where a client looks for its game when its node goes away.
+        nodes: Vec<String>,
+    },
 }
 
-/// Longest address in [`ServerMessage::ServedElsewhere`].
+/// Longest address in [`ServerMessage::ServedElsewhere`] and
+/// [`ServerMessage::Located`].
 pub const MAX_ADDRESS_LEN: usize = 256;
+
+/// Longest node id in [`GameOwner::OtherNode`].
+pub const MAX_NODE_ID_LEN: usize = 128;
+
+/// Most node addresses in one [`ServerMessage::Located`].
+pub const MAX_LISTED_NODES: usize = 64;
 
 /// Why a frame could not be decoded into a message, or a message could not be
 /// encoded.
@@ -550,6 +600,17 @@ impl ServerMessage {
             ServerMessage::ServedElsewhere { address, .. } => {
                 check_len("address", address.len(), MAX_ADDRESS_LEN)
             }
+            ServerMessage::Located { owner, nodes, .. } => {
+                check_len("nodes", nodes.len(), MAX_LISTED_NODES)?;
+                for n in nodes {
+                    check_len("nodes", n.len(), MAX_ADDRESS_LEN)?;
+                }
+                if let GameOwner::OtherNode { node, address, .. } = owner {
+                    check_len("node", node.len(), MAX_NODE_ID_LEN)?;
+                    check_len("address", address.len(), MAX_ADDRESS_LEN)?;
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -676,6 +737,37 @@ mod tests {
         }
         .encode()
         .is_err());
+        // Added after version 1 (issue 25): Locate is index 10, Located
+        // index 12 (the owner an enum: 1 OtherNode, strings, a varint).
+        assert_eq!(
+            hex(&ClientMessage::Locate {
+                game_id: GameId([4; 16])
+            }),
+            format!("0a{}", "04".repeat(16))
+        );
+        let located = ServerMessage::Located {
+            game_id: GameId([5; 16]),
+            owner: GameOwner::OtherNode {
+                node: "n".into(),
+                address: "a:1".into(),
+                lease_left_ms: 300,
+            },
+            nodes: vec!["b:2".into()],
+        };
+        assert_eq!(
+            hex::encode(located.encode().unwrap()),
+            format!("0c{}01016e03613a31ac020103623a32", "05".repeat(16))
+        );
+        assert_eq!(
+            ServerMessage::decode(&located.encode().unwrap()).unwrap(),
+            located
+        );
+        let too_many = ServerMessage::Located {
+            game_id: GameId([5; 16]),
+            owner: GameOwner::ThisNode,
+            nodes: vec!["x".into(); MAX_LISTED_NODES + 1],
+        };
+        assert!(too_many.encode().is_err());
         assert_eq!(
             hex(&ClientMessage::Join {
                 game_id: GameId([0xab; 16]),

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use hexveil_server::wire::{
-    ClientMessage, ErrorCode, FinishedGame, FinishedRow, GameId, GameSummary, PublicKey, Role,
-    ServerMessage, Side,
+    ClientMessage, ErrorCode, FinishedGame, FinishedRow, GameId, GameOwner, GameSummary, PublicKey,
+    Role, ServerMessage, Side,
 };
 
 /// The rows of the section 10.6 table: (message label, hex bytes).
@@ -81,6 +81,10 @@ fn client(label: &str) -> Option<ClientMessage> {
             payload: vec![9],
             more: false,
         },
+        // Issue 25: appended after version 1.
+        "Locate{04×16}" => ClientMessage::Locate {
+            game_id: GameId([4; 16]),
+        },
         _ => return None,
     })
 }
@@ -112,6 +116,16 @@ fn server(label: &str) -> Option<ServerMessage> {
             game_id: GameId([2; 16]),
             address: "a:1".into(),
         },
+        // Issue 25: appended after version 1.
+        "Located{05×16, OtherNode{\"n\", \"a:1\", 300}, [\"b:2\"]}" => ServerMessage::Located {
+            game_id: GameId([5; 16]),
+            owner: GameOwner::OtherNode {
+                node: "n".into(),
+                address: "a:1".into(),
+                lease_left_ms: 300,
+            },
+            nodes: vec!["b:2".into()],
+        },
         _ => return None,
     })
 }
@@ -119,7 +133,7 @@ fn server(label: &str) -> Option<ServerMessage> {
 #[test]
 fn protocol_md_transport_vectors_match_the_encoder_g6() {
     let rows = documented_rows();
-    assert_eq!(rows.len(), 14, "section 10.6 lists 14 messages: {rows:?}");
+    assert_eq!(rows.len(), 16, "section 10.6 lists 16 messages: {rows:?}");
     for (label, doc) in &rows {
         let code = match (client(label), server(label)) {
             (Some(m), None) => hex::encode(m.encode().unwrap()),

@@ -30,16 +30,11 @@ pub struct Kept {
 /// (live or replayed, never two for one seq) is the log's head after that
 /// entry.
 pub fn assert_acknowledged_kept(t: &Table, log: &Transcript) -> Kept {
-    let mut heads: BTreeMap<u64, Digest> = BTreeMap::new();
+    let mut shown = Vec::new();
     for who in [Who::A, Who::B] {
         for e in t.events_of(who) {
             if let GameEvent::Update(u) | GameEvent::Replayed(u) = e {
-                let old = heads.insert(u.seq, u.head);
-                assert!(
-                    old.is_none_or(|h| h == u.head),
-                    "two heads shown for seq {}",
-                    u.seq
-                );
+                shown.push((u.seq, u.head));
             }
         }
     }
@@ -49,6 +44,22 @@ pub fn assert_acknowledged_kept(t: &Table, log: &Transcript) -> Kept {
             .chain(t.b.receipts())
             .map(|r| (r.seq, r.entry_hash))
             .collect();
+    assert_kept(&receipts, &shown, log)
+}
+
+/// G6, for any clients (`hexveil join --record` files among them): in
+/// `log`, no entry and no roll twice; every receipt `(seq, entry hash)` is
+/// the log's entry at that seq; every head shown `(seq, head)` (never two
+/// for one seq) is the log's head after that entry.
+pub fn assert_kept(receipts: &[(u64, Digest)], shown: &[(u64, Digest)], log: &Transcript) -> Kept {
+    let mut heads: BTreeMap<u64, Digest> = BTreeMap::new();
+    for (seq, head) in shown {
+        let old = heads.insert(*seq, *head);
+        assert!(
+            old.is_none_or(|h| h == *head),
+            "two heads shown for seq {seq}"
+        );
+    }
     let mut head_after = Vec::new();
     let mut hashes = BTreeSet::new();
     let mut rolls = BTreeSet::new();
@@ -64,18 +75,22 @@ pub fn assert_acknowledged_kept(t: &Table, log: &Transcript) -> Kept {
             assert!(rolls.insert(r.k), "roll {} is in the log twice", r.k);
         }
     }
-    for (seq, hash) in &receipts {
+    for (seq, hash) in receipts {
+        let entry = log
+            .entries
+            .get(*seq as usize)
+            .unwrap_or_else(|| panic!("receipted entry {seq} is missing from the log"));
         assert_eq!(
-            log.entries[*seq as usize].envelope.entry_hash(),
+            entry.envelope.entry_hash(),
             *hash,
             "receipted entry {seq} kept"
         );
     }
     for (seq, head) in &heads {
-        assert_eq!(
-            head_after[*seq as usize], *head,
-            "entry {seq} as a player was shown it"
-        );
+        let after = head_after
+            .get(*seq as usize)
+            .unwrap_or_else(|| panic!("entry {seq}, shown, is missing from the log"));
+        assert_eq!(after, head, "entry {seq} as a player was shown it");
     }
     Kept {
         entries: log.entries.len(),

@@ -171,15 +171,41 @@ impl ServerProcess {
     /// `flags`; returns once it printed its fingerprint, address and
     /// transcript key (and, with `--http`, its web view's address).
     pub fn spawn_with(data_dir: &Path, listen: &str, flags: &[&str]) -> ServerProcess {
+        Self::spawn_inner(data_dir, listen, flags, Stdio::null(), "error")
+    }
+
+    /// As [`ServerProcess::spawn_with`], its log (`RUST_LOG=info`)
+    /// appended to the file `log`.
+    pub fn spawn_logged(
+        data_dir: &Path,
+        listen: &str,
+        flags: &[&str],
+        log: &Path,
+    ) -> ServerProcess {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("open the server's log file");
+        Self::spawn_inner(data_dir, listen, flags, Stdio::from(log), "info")
+    }
+
+    fn spawn_inner(
+        data_dir: &Path,
+        listen: &str,
+        flags: &[&str],
+        stderr: Stdio,
+        log_level: &str,
+    ) -> ServerProcess {
         let mut child = Command::new(process_binary())
             .arg("--listen")
             .arg(listen)
             .arg("--data-dir")
             .arg(data_dir)
             .args(flags)
-            .env("RUST_LOG", "error")
+            .env("RUST_LOG", log_level)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("spawn hexveil-server");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -220,6 +246,21 @@ impl ServerProcess {
             .lines()
             .find_map(|l| l.strip_prefix("VmRSS:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
+    /// Sends the process a signal (`kill -SIG`: `-TERM`, `-STOP`, ...).
+    pub fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([sig, &self.pid().to_string()])
+            .status()
+            .expect("run kill")
+            .success();
+        assert!(ok, "kill {sig} {}", self.pid());
+    }
+
+    /// Waits for the process to end; its exit status.
+    pub fn wait(&mut self) -> std::process::ExitStatus {
+        self.child.wait().expect("wait for hexveil-server")
     }
 
     /// SIGKILL: no shutdown, no flush beyond what is already durable.

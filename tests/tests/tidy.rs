@@ -76,7 +76,20 @@ fn every_declared_dependency_is_used() {
             .flatten()
         {
             if let Some(p) = bin.get("path").and_then(|p| p.as_str()) {
-                files.push(dir.join(p));
+                let main = dir.join(p);
+                // The modules the binary declares (`mod cli;`: cli.rs or
+                // cli/ beside it) are compiled into it too.
+                let parent = main.parent().map(Path::to_path_buf).unwrap_or_default();
+                let text = std::fs::read_to_string(&main).unwrap_or_default();
+                for module in text
+                    .lines()
+                    .filter_map(|l| l.trim().strip_prefix("mod "))
+                    .filter_map(|l| l.strip_suffix(';'))
+                {
+                    files.push(parent.join(format!("{module}.rs")));
+                    rust_files(&parent.join(module), &mut files);
+                }
+                files.push(main);
             }
         }
         let code: String = files

@@ -268,7 +268,9 @@ pub async fn run(
 ) -> Result<(Vec<u8>, Option<KeptServer>), String> {
     use super::evidence::Proofs;
     use super::play::{fetch_transcript, play_seat, AfterScript, Input, Output, PATIENCE};
+    use super::reconnect::Lifeline;
     use hexveil::driver::{Client, SeatSetup};
+    use hexveil::follow::Follower;
     use hexveil_protocol::identity::Identity;
     use hexveil_server::config::ServerSettings;
     use hexveil_server::live_game::{LiveGameFactory, NewGame};
@@ -363,17 +365,24 @@ pub async fn run(
     println!();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let tx_b = tx.clone();
+    // One node: a seat that loses it waits for it (issue 25).
+    let server_addr = server.local_addr().to_string();
     let play_a = async {
         let out = Output::Channel(tx);
         let input = Input::Script {
             script: Script::new(game.scripts[0]),
             then: AfterScript::Concede,
         };
+        let mut line = Lifeline::new(
+            Follower::new(vec![server_addr.clone()], trust.clone(), &docs[0]),
+            None,
+        );
         play_seat(
             &mut seat_a,
             scenario.as_ref(),
             input,
             &out,
+            &mut line,
             &Proofs::nowhere(),
         )
         .await
@@ -384,11 +393,16 @@ pub async fn run(
             script: Script::new(game.scripts[1]),
             then: AfterScript::Concede,
         };
+        let mut line = Lifeline::new(
+            Follower::new(vec![server_addr.clone()], trust.clone(), &docs[1]),
+            None,
+        );
         play_seat(
             &mut seat_b,
             scenario.as_ref(),
             input,
             &out,
+            &mut line,
             &Proofs::nowhere(),
         )
         .await

@@ -10,6 +10,7 @@ pub mod keys;
 pub mod minis_command;
 pub mod play;
 pub mod prompt;
+pub mod reconnect;
 pub mod replay_page;
 pub mod results;
 pub mod script;

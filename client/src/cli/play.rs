@@ -7,11 +7,13 @@
 use super::command::{Language, Parsed, Parser};
 use super::evidence::Proofs;
 use super::prompt::{confirmed, Completions, CONCEDE_QUESTION};
+use super::reconnect::{following, lost, Lifeline, Record};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
 use super::setup_check::{self, SetupCheck, Which};
 use super::{files, keys, transcript};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
+use hexveil::follow::{retryable, Follower};
 use hexveil_asl::scenario::Scenario;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
@@ -107,34 +109,21 @@ pub enum PlayError {
     },
 }
 
-/// A driver failure while playing or watching, in words: a lost
-/// connection says who is cut off and what to do.
-fn lost(e: DriverError, who: &str) -> PlayError {
-    match e {
-        DriverError::Disconnected(why) => PlayError::Lost {
-            who: who.to_string(),
-            why,
-            what: if who == "the spectator" {
-                "Run the same `hexveil watch` again to catch up."
-            } else {
-                "The seat stays yours and the game waits for you: run the same `hexveil join` (same --secrets) again to resume; your client's automatic answers are due within the game's answer timeout, or your side loses on time."
-            },
-        },
-        other => PlayError::Driver(other),
-    }
-}
-
 /// Where the server is and who we are. Each may also come from the
 /// environment (`HEXVEIL_SERVER`, `HEXVEIL_FINGERPRINT`, `HEXVEIL_KEY`) or
 /// the client config file (`HEXVEIL_CONFIG`, else
-/// `~/.config/hexveil/config.toml`: `server`, `fingerprint`, `key`); an
-/// invite gives the server and its fingerprint (and the game).
+/// `~/.config/hexveil/config.toml`: `server` or `servers`, `fingerprint`,
+/// `key`); an invite gives the server and its fingerprint (and the game).
+/// A league of several nodes is named by all of them (a list) or by a
+/// name with an address for each: a seat or spectator whose node goes
+/// away finds its game on the others (issue 25).
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct Connect {
     /// The server, HOST:PORT: a host name or an address (e.g.
     /// games.example.org:4433 or 127.0.0.1:4433; port 4433 when none).
-    #[arg(long, env = "HEXVEIL_SERVER")]
-    pub server: Option<String>,
+    /// The nodes of a league: repeat it, or separate them with commas.
+    #[arg(long, env = "HEXVEIL_SERVER", value_delimiter = ',')]
+    pub server: Vec<String>,
     /// The server's certificate fingerprint (hex), as it prints it at start.
     #[arg(long, env = "HEXVEIL_FINGERPRINT")]
     pub fingerprint: Option<String>,
@@ -157,7 +146,7 @@ pub const INVITE_SCHEME: &str = "hexveil://";
 /// An invite: where the game is and how to trust its server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invite {
-    /// HOST:PORT.
+    /// HOST:PORT, or the nodes of a league separated by commas.
     pub server: String,
     /// The game.
     pub game: GameId,
@@ -212,8 +201,10 @@ impl std::fmt::Display for Invite {
 #[derive(Clone, Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClientConfig {
-    /// HOST:PORT.
+    /// HOST:PORT (the nodes of a league separated by commas).
     pub server: Option<String>,
+    /// The nodes of a league, HOST:PORT each (with `server`, or instead).
+    pub servers: Option<Vec<String>>,
     /// The server's fingerprint.
     pub fingerprint: Option<String>,
     /// The key file (a relative path is relative to the config file).
@@ -246,7 +237,7 @@ pub fn load_config() -> Result<ClientConfig, PlayError> {
     let text = files::read_text(&path)?;
     let mut config: ClientConfig = toml::from_str(&text).map_err(|e| {
         PlayError::Input(format!(
-            "{}: not a hexveil client config (keys: server, fingerprint, key): {e}",
+            "{}: not a hexveil client config (keys: server, servers, fingerprint, key): {e}",
             path.display()
         ))
     })?;
@@ -261,10 +252,11 @@ pub fn load_config() -> Result<ClientConfig, PlayError> {
 /// Everything needed to reach a server and log in, resolved.
 #[derive(Clone, Debug)]
 pub struct Resolved {
-    /// The server as the user named it (HOST:PORT).
+    /// The server as the user named it (HOST:PORT; a league's nodes
+    /// separated by commas).
     pub server: String,
-    /// Its address.
-    pub addr: SocketAddr,
+    /// The nodes named, HOST:PORT each (at least one resolves).
+    pub nodes: Vec<String>,
     /// Its pinned fingerprint.
     pub fingerprint: Fingerprint,
     /// The key file.
@@ -273,14 +265,14 @@ pub struct Resolved {
     pub game: Option<GameId>,
 }
 
-/// Finds `server` (HOST:PORT, a host name or an address; the default
-/// port when none is given).
-pub async fn resolve_server(server: &str) -> Result<SocketAddr, PlayError> {
+/// `server` as HOST:PORT (a host name or an address; the default port
+/// when none is given).
+pub fn with_port(server: &str) -> String {
     let server = server.trim();
-    if let Ok(addr) = server.parse::<SocketAddr>() {
-        return Ok(addr);
+    if server.parse::<SocketAddr>().is_ok() {
+        return server.to_string();
     }
-    let with_port = if server.parse::<std::net::IpAddr>().is_ok() || !server.contains(':') {
+    if server.parse::<std::net::IpAddr>().is_ok() || !server.contains(':') {
         if server.contains(':') {
             format!("[{server}]:{DEFAULT_PORT}")
         } else {
@@ -288,20 +280,28 @@ pub async fn resolve_server(server: &str) -> Result<SocketAddr, PlayError> {
         }
     } else {
         server.to_string()
-    };
-    let found = tokio::net::lookup_host(&with_port).await.map_err(|e| {
-        PlayError::Input(format!(
-            "--server {server}: cannot find this server ({e}); give HOST:PORT, a host name or an address"
-        ))
-    })?;
-    // IPv4 first: a server started with `--listen 127.0.0.1:PORT` is
-    // reached as `localhost:PORT` even where localhost is also ::1.
-    let mut found: Vec<SocketAddr> = found.collect();
-    found.sort_by_key(|a| a.is_ipv6());
-    found
-        .first()
-        .copied()
-        .ok_or_else(|| PlayError::Input(format!("--server {server}: the name has no address")))
+    }
+}
+
+/// The nodes of `servers` (each HOST:PORT, a host name or an address, a
+/// list separated by commas), with the default port where none is given;
+/// refused when none of them has an address.
+pub async fn resolve_servers(servers: &str) -> Result<Vec<String>, PlayError> {
+    let nodes: Vec<String> = servers
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(with_port)
+        .collect();
+    for n in &nodes {
+        if !hexveil::follow::addresses(n).await.is_empty() {
+            return Ok(nodes);
+        }
+    }
+    Err(PlayError::Input(format!(
+        "--server {servers}: cannot find this server (no address for {}); give HOST:PORT, a host name or an address",
+        nodes.join(", ")
+    )))
 }
 
 impl Connect {
@@ -322,10 +322,16 @@ impl Connect {
         let (server, fingerprint) = match &invite {
             Some(i) => (i.server.clone(), i.fingerprint),
             None => {
-                let server = self
+                let from_config = config
                     .server
-                    .clone()
-                    .or(config.server.clone())
+                    .iter()
+                    .cloned()
+                    .chain(config.servers.iter().flatten().cloned())
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let server = Some(self.server.join(","))
+                    .filter(|s| !s.trim().is_empty())
+                    .or(Some(from_config).filter(|s| !s.trim().is_empty()))
                     .ok_or_else(|| missing("server", "--server", "HEXVEIL_SERVER"))?;
                 let text = self
                     .fingerprint
@@ -346,7 +352,7 @@ impl Connect {
             .or(config.key)
             .ok_or_else(|| missing("key file", "--key", "HEXVEIL_KEY"))?;
         Ok(Resolved {
-            addr: resolve_server(&server).await?,
+            nodes: resolve_servers(&server).await?,
             server,
             fingerprint,
             key,
@@ -357,20 +363,33 @@ impl Connect {
     async fn client(&self) -> Result<(Client, Resolved), PlayError> {
         let r = self.resolve().await?;
         let (pkcs8, _) = keys::load(&r.key)?;
-        let client = connect_to(&r, &pkcs8).await.map_err(|e| match e {
-            DriverError::Net(e) => PlayError::Connect {
-                server: r.server.clone(),
-                why: e.to_string(),
-            },
-            other => PlayError::Driver(other),
-        })?;
+        let client = connect_to(&r, &pkcs8)
+            .await
+            .map_err(|e| cannot_connect(&r, e))?;
         Ok((client, r))
     }
 }
 
-/// A logged-in client of the resolved server, patient ([`PATIENCE`]).
+/// A failure to reach the server named in `r`, in words.
+fn cannot_connect(r: &Resolved, e: DriverError) -> PlayError {
+    match e {
+        DriverError::Net(e) => PlayError::Connect {
+            server: r.server.clone(),
+            why: e.to_string(),
+        },
+        other => PlayError::Driver(other),
+    }
+}
+
+/// The way to `r`'s nodes with the key `pkcs8` (issue 25).
+fn follower(r: &Resolved, pkcs8: &[u8]) -> Follower {
+    Follower::new(r.nodes.clone(), ServerTrust::Pinned(r.fingerprint), pkcs8)
+}
+
+/// A logged-in client of the first of `r`'s nodes that answers, patient
+/// ([`PATIENCE`]).
 async fn connect_to(r: &Resolved, pkcs8: &[u8]) -> Result<Client, DriverError> {
-    let mut client = Client::connect(r.addr, ServerTrust::Pinned(r.fingerprint), pkcs8).await?;
+    let mut client = follower(r, pkcs8).connect_any().await?;
     client.set_wait(PATIENCE);
     Ok(client)
 }
@@ -389,104 +408,6 @@ fn the_game(game: Option<&str>, r: &Resolved) -> Result<GameId, PlayError> {
 /// How long the CLI waits for the server: a player may think as long as
 /// they like (a dead server is noticed by the QUIC idle timeout).
 pub const PATIENCE: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// How long a seat keeps trying to reconnect after it lost the server
-/// (a restart, a network cut) before it gives up: the default answer
-/// timeout.
-pub const RECONNECT_FOR: Duration = Duration::from_secs(600);
-
-/// The first wait before reconnecting; it doubles up to
-/// [`RECONNECT_MAX_BACKOFF`].
-pub const RECONNECT_FIRST_BACKOFF: Duration = Duration::from_millis(250);
-
-/// The longest wait between two reconnection attempts.
-pub const RECONNECT_MAX_BACKOFF: Duration = Duration::from_secs(8);
-
-/// Whether a driver error means the connection is gone (as opposed to a
-/// refusal by the server).
-fn connection_lost(e: &DriverError) -> bool {
-    matches!(e, DriverError::Disconnected(_) | DriverError::Net(_))
-}
-
-/// Whether an attempt to reach the server again may succeed later: the
-/// connection failed or could not be made, or the server said to come back
-/// (busy, an internal error such as its store restarting, a rate limit). A
-/// wrong fingerprint, a refused login or version, an unknown game or a
-/// refusal of the request itself end the attempts at once.
-fn retryable(e: &DriverError) -> bool {
-    use hexveil::net::NetError;
-    use hexveil_server::wire::ErrorCode;
-    let later = |code: &ErrorCode| {
-        matches!(
-            code,
-            ErrorCode::Busy | ErrorCode::Internal | ErrorCode::RateLimited
-        )
-    };
-    match e {
-        DriverError::Disconnected(_) | DriverError::Timeout(..) => true,
-        DriverError::Server { code, .. } => later(code),
-        DriverError::Net(
-            NetError::Socket(_)
-            | NetError::Connection(_)
-            | NetError::Timeout(_)
-            | NetError::Frame(_)
-            | NetError::Closed,
-        ) => true,
-        DriverError::Net(NetError::Server { code, .. }) => later(code),
-        _ => false,
-    }
-}
-
-/// Reconnects a seat that lost the server, with backoff, and resumes it
-/// after the last view it saw: the server re-sends what it missed and the
-/// driver sends again its last entry if it was never receipted (a command
-/// typed while the server was away is among them; G6). The other side
-/// sees only a delay.
-async fn resume(seat: &mut RemotePlayer, out: &Output, why: &DriverError) -> Result<(), PlayError> {
-    let side = seat.side();
-    out.note(side, &format!("lost the server ({why}); reconnecting"));
-    let mut backoff = Backoff::new();
-    loop {
-        backoff.pause().await;
-        match seat.reconnect().await {
-            Ok(()) => break,
-            Err(e) if backoff.retry(&e) => out.note(side, &format!("not yet ({e}); trying again")),
-            Err(e) => return Err(lost(e, &format!("side {side}"))),
-        }
-    }
-    out.note(side, "reconnected; resuming where the game was");
-    Ok(())
-}
-
-/// Reconnection attempts: a wait that doubles from
-/// [`RECONNECT_FIRST_BACKOFF`] up to [`RECONNECT_MAX_BACKOFF`] before each,
-/// while they fail in a way that may pass ([`retryable`]), for at most
-/// [`RECONNECT_FOR`].
-struct Backoff {
-    start: tokio::time::Instant,
-    next: Duration,
-}
-
-impl Backoff {
-    fn new() -> Backoff {
-        Backoff {
-            start: tokio::time::Instant::now(),
-            next: RECONNECT_FIRST_BACKOFF,
-        }
-    }
-
-    /// The wait before the next attempt.
-    async fn pause(&self) {
-        tokio::time::sleep(self.next).await;
-    }
-
-    /// Whether to try again after an attempt failed with `e`.
-    fn retry(&mut self, e: &DriverError) -> bool {
-        let again = retryable(e) && self.start.elapsed() < RECONNECT_FOR;
-        self.next = (self.next * 2).min(RECONNECT_MAX_BACKOFF);
-        again
-    }
-}
 
 /// How long a finished game's transcript may take to be stored.
 pub const TRANSCRIPT_WAIT: Duration = Duration::from_secs(5);
@@ -815,7 +736,9 @@ impl Output {
         }
     }
 
-    fn note(&self, side: Side, text: &str) {
+    /// A line of the seat's own, not of the game (a refusal, a lost
+    /// connection).
+    pub fn note(&self, side: Side, text: &str) {
         match self {
             Output::Print => println!("{text}"),
             Output::Channel(_) => println!("side {side}: {text}"),
@@ -871,7 +794,22 @@ fn decision(bytes: Vec<u8>, concede: bool) -> Decision {
     }
 }
 
+/// The decision at a prompt, made from `input` (given back with it), on
+/// the seat's picture of the board as it was then: it is made while the
+/// seat goes on receiving (issue 25: a lost connection is noticed and the
+/// game found again while the player types).
 async fn decide(
+    mut input: Input,
+    language: &Language<'_>,
+    side: Side,
+    out: &Output,
+    board: Board,
+) -> (Decision, Input) {
+    let decision = decide_in(&mut input, language, side, out, &board).await;
+    (decision, input)
+}
+
+async fn decide_in(
     input: &mut Input,
     language: &Language<'_>,
     side: Side,
@@ -934,12 +872,16 @@ async fn decide(
 
 /// Plays one seat until the log is closed (`true`) or the input ends
 /// (`false`: the seat stays ours on the server). The driver answers every
-/// machine prompt; only a current `Prompt::Act` asks the input.
+/// machine prompt; only a current `Prompt::Act` asks the input. While the
+/// player decides, the seat keeps receiving: a lost node is noticed at
+/// once and the game followed to its node (`line`, issue 25), and the
+/// command typed meanwhile is sent there.
 pub async fn play_seat(
     seat: &mut RemotePlayer,
     scenario: &dyn hexveil_core::Scenario,
-    mut input: Input,
+    input: Input,
     out: &Output,
+    line: &mut Lifeline,
     proofs: &Proofs,
 ) -> Result<bool, PlayError> {
     let side = seat.side();
@@ -950,6 +892,10 @@ pub async fn play_seat(
     board.viewer = Some(side);
     let interactive = matches!(out, Output::Print);
     let mut acting = false;
+    // Where commands come from while no decision is being made, and the
+    // decision being made.
+    let mut input = Some(input);
+    let mut deciding = None;
     loop {
         if seat.is_closed() && seat.pending_events() == 0 {
             return Ok(true);
@@ -958,15 +904,47 @@ pub async fn play_seat(
             out.note(side, &format!("server: {text}"));
             false
         };
-        let event = match seat.next_event().await {
-            Ok(event) => event,
-            Err(e) if connection_lost(&e) => {
-                resume(seat, out, &e).await?;
+        // The next event, or the decision if it comes first (both are
+        // cancel-safe: the other is polled again next time round).
+        let next = match deciding.as_mut() {
+            Some(decision) => tokio::select! {
+                made = decision => Err(made),
+                event = seat.next_event() => Ok(event),
+            },
+            None => Ok(seat.next_event().await),
+        };
+        let event = match next {
+            Ok(Ok(event)) => event,
+            Ok(Err(e)) if following(&e) => {
+                line.resume(seat, out, e).await?;
                 continue;
             }
-            Err(DriverError::Breach { breach }) => return Err(cheated(breach, proofs, seat)),
-            Err(e) => return Err(lost(e, &format!("side {side}"))),
+            Ok(Err(DriverError::Breach { breach })) => return Err(cheated(breach, proofs, seat)),
+            Ok(Err(e)) => return Err(lost(e, &format!("side {side}"))),
+            Err((decision, given_back)) => {
+                deciding = None;
+                input = Some(given_back);
+                let sent = match decision {
+                    Decision::Leave => return Ok(false),
+                    // The game moved on while the player decided (it
+                    // ended, or the prompt is no longer ours).
+                    _ if !acting => {
+                        out.note(side, "not sent: it is no longer your move");
+                        continue;
+                    }
+                    Decision::Concede => seat.concede(),
+                    Decision::Act(bytes) => seat.act(bytes),
+                };
+                match sent {
+                    Ok(_) => {}
+                    // Kept by the driver until receipted: sent again on resume.
+                    Err(e) if following(&e) => line.resume(seat, out, e).await?,
+                    Err(e) => return Err(e.into()),
+                }
+                continue;
+            }
         };
+        line.seen(&event);
         let ask = match event {
             GameEvent::PromptRefused(r) => {
                 out.note(side, &r.reason);
@@ -999,19 +977,11 @@ pub async fn play_seat(
             GameEvent::Pong(_) => false,
             GameEvent::Other(text) => note(text),
         };
-        if ask {
-            // `acting` stays set until the next update: a refused action
-            // (nothing changed) asks again.
-            let sent = match decide(&mut input, &language, side, out, &board).await {
-                Decision::Concede => seat.concede(),
-                Decision::Act(bytes) => seat.act(bytes),
-                Decision::Leave => return Ok(false),
-            };
-            match sent {
-                Ok(_) => {}
-                // Kept by the driver until receipted: sent again on resume.
-                Err(e) if connection_lost(&e) => resume(seat, out, &e).await?,
-                Err(e) => return Err(e.into()),
+        // `acting` stays set until the next update: a refused action
+        // (nothing changed) asks again.
+        if ask && deciding.is_none() {
+            if let Some(from) = input.take() {
+                deciding = Some(Box::pin(decide(from, &language, side, out, board.clone())));
             }
         }
     }
@@ -1073,6 +1043,8 @@ pub struct JoinArgs {
     pub out: Option<PathBuf>,
     /// Whether the player agrees to an Escrow game (DESIGN 3.6).
     pub escrow: bool,
+    /// Where to record every head shown and every receipt ([`Record`]).
+    pub record: Option<PathBuf>,
 }
 
 /// Parses `HOLDER@HEX` against the scenario.
@@ -1187,7 +1159,15 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             }
         }
     }
-    let (mut client, _) = c.client().await?;
+    let (pkcs8, _) = keys::load(&resolved.key)?;
+    let record = j.record.as_deref().map(Record::open).transpose()?;
+    let mut line = Lifeline::new(follower(&resolved, &pkcs8), record);
+    // The node that serves the game (issue 25: any node of the league
+    // given may be down, or no longer serve it).
+    let mut client = line
+        .reach(game_id, &mut |text| println!("{text}"))
+        .await
+        .map_err(|e| cannot_connect(&resolved, e))?;
     // One seat, one machine: a seat another connection holds is taken
     // only when asked to.
     let held = client
@@ -1237,19 +1217,28 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         None => Input::Stdin,
     };
     let proofs = Proofs::in_dir(&j.secrets);
-    let played = play_seat(
+    let playing = play_seat(
         &mut seat,
         loaded.scenario.as_ref(),
         input,
         &Output::Print,
+        &mut line,
         &proofs,
     )
     .await;
     if let Err(e) = proofs.keep_witness(seat.player().witness()) {
         println!("what this client was shown could not be kept: {e}");
     }
-    if played? {
-        let t = fetch_transcript(&mut seat).await?;
+    if playing? {
+        let t = match fetch_transcript(&mut seat).await {
+            Ok(t) => t,
+            // The game is over: any node hands its transcript out.
+            Err(PlayError::Driver(e)) if retryable(&e) => {
+                println!("no transcript from this node ({e}); asking the league's nodes");
+                line.transcript_anywhere(game_id, TRANSCRIPT_WAIT).await?
+            }
+            Err(e) => return Err(e),
+        };
         {
             let path = j
                 .out
@@ -1271,42 +1260,20 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
     Ok(())
 }
 
-/// A spectator's new connection to the resolved server, with backoff
-/// ([`Backoff`]), and what `then` does with it.
-async fn reconnected<T, F>(
-    resolved: &Resolved,
-    pkcs8: &[u8],
-    mut then: impl FnMut(Client) -> F,
-) -> Result<T, PlayError>
-where
-    F: std::future::Future<Output = Result<T, DriverError>>,
-{
-    let mut backoff = Backoff::new();
-    loop {
-        backoff.pause().await;
-        let again = match connect_to(resolved, pkcs8).await {
-            Ok(client) => then(client).await,
-            Err(e) => Err(e),
-        };
-        match again {
-            Ok(x) => return Ok(x),
-            Err(e) if backoff.retry(&e) => println!("not yet ({e}); trying again"),
-            Err(e) => return Err(lost(e, "the spectator")),
-        }
-    }
-}
-
 /// `hexveil watch`: the public narrative of a game. With the scenario
-/// file, units are named; without it, by `id:N`. If the connection is lost
-/// (a server restart, a network cut), it reconnects as a seat does
-/// ([`RECONNECT_FOR`]) and goes on after the last update it printed.
+/// file, units are named; without it, by `id:N`. If its node goes away
+/// (a restart, a network cut, a node of a league dying or draining), it
+/// finds the game's node as a seat does ([`Lifeline::rewatch`], issue 25)
+/// and goes on after the last update it printed. `record`: the heads
+/// shown are appended to that file ([`Record`]).
 pub async fn watch(
     c: &Connect,
     game: Option<&str>,
     scenario: Option<&Path>,
     out: Option<PathBuf>,
+    record: Option<&Path>,
 ) -> Result<(), PlayError> {
-    let (client, resolved) = c.client().await?;
+    let resolved = c.resolve().await?;
     let (pkcs8, _) = keys::load(&resolved.key)?;
     let game_id = the_game(game, &resolved)?;
     let game = game_hex(&game_id);
@@ -1314,6 +1281,12 @@ pub async fn watch(
         Some(p) => Narrator::for_game(load_scenario(p)?.scenario.as_ref()),
         None => Narrator::new(&Scenario::default()),
     };
+    let record = record.map(Record::open).transpose()?;
+    let mut line = Lifeline::new(follower(&resolved, &pkcs8), record);
+    let client = line
+        .reach(game_id, &mut |text| println!("{text}"))
+        .await
+        .map_err(|e| cannot_connect(&resolved, e))?;
     let mut spectator = client.watch(game_id).await?;
     println!("watching game {game} (public view: what happened so far, then as it happens)");
     // The last update shown, and the log head after it: a spectator joins
@@ -1323,17 +1296,17 @@ pub async fn watch(
     while !spectator.is_closed() {
         let event = match spectator.next_event().await {
             Ok(event) => event,
-            Err(e) if connection_lost(&e) => {
-                println!("lost the server ({e}); reconnecting");
+            Err(e) if following(&e) => {
+                let from = spectator.server_addr();
                 let held = spectator.witness().clone();
-                spectator = reconnected(&resolved, &pkcs8, |client| client.watch(game_id)).await?;
+                spectator = line.rewatch(game_id, from, e).await?;
                 // What was shown comes again and must be the same log.
                 spectator.set_witness(held);
-                println!("reconnected; going on after the last update shown");
                 continue;
             }
             Err(e) => return Err(lost(e, "the spectator")),
         };
+        line.seen(&event);
         match event {
             GameEvent::Update(u) => {
                 if let Some((seq, head)) = shown {
@@ -1383,13 +1356,9 @@ pub async fn watch(
         Ok(t) => t,
         // The game is over: its transcript is the server's to hand anyone,
         // no join needed.
-        Err(e) if connection_lost(&e) => {
-            println!("lost the server ({e}) before the transcript; reconnecting");
-            reconnected(&resolved, &pkcs8, |mut client| async move {
-                client.set_wait(TRANSCRIPT_WAIT);
-                client.fetch_transcript(game_id).await
-            })
-            .await?
+        Err(e) if retryable(&e) => {
+            println!("no transcript from this node ({e}); asking the league's nodes");
+            line.transcript_anywhere(game_id, TRANSCRIPT_WAIT).await?
         }
         Err(e) => return Err(e.into()),
     };
