@@ -12,7 +12,7 @@
 //! them through the kernel is [`engine`]; [`oracle`] answers rules
 //! questions as JSON; [`public_state`] folds what one reader was shown
 //! into the public picture of a game (the boards' and a client's, issue
-//! 24). The choices the seed leaves open are listed in this
+//! 24), and [`asks`] bounds from it what the rules may ask of an owner. The choices the seed leaves open are listed in this
 //! crate's `README.md` (proposed rulings R45-R50).
 //!
 //! Pure: no IO, no clock, no randomness, no crypto.
