@@ -65,9 +65,9 @@ pub struct AslObserver {
 }
 
 /// A fresh observer of a game of `scenario` for `viewer`, before any
-/// setup.
-pub fn observer(scenario: Arc<Scenario>, viewer: Side) -> Box<dyn kernel::Observer> {
-    Box::new(AslObserver::new(scenario, viewer))
+/// setup ([`kernel::Scenario::observer`]).
+pub fn observer(scenario: &crate::ruleset::AslScenario, viewer: Side) -> Box<dyn kernel::Observer> {
+    Box::new(AslObserver::new(Arc::clone(&scenario.scenario), viewer))
 }
 
 /// What the rules may ask of either owner while one action is resolved

@@ -445,7 +445,7 @@ impl kernel::Scenario for AslScenario {
     }
 
     fn observer(&self, viewer: Side) -> Box<dyn kernel::Observer> {
-        crate::asks::observer(Arc::clone(&self.scenario), viewer)
+        crate::asks::observer(self, viewer)
     }
 
     fn as_any(&self) -> &dyn Any {

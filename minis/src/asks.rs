@@ -35,9 +35,9 @@ pub struct MinisObserver {
 }
 
 /// A fresh observer of a game of `scenario` for `viewer`, before any
-/// setup.
-pub fn observer(scenario: Arc<MinisScenario>, viewer: Side) -> Box<dyn kernel::Observer> {
-    Box::new(MinisObserver::new(scenario, viewer))
+/// setup ([`kernel::Scenario::observer`]).
+pub fn observer(scenario: &MinisScenario, viewer: Side) -> Box<dyn kernel::Observer> {
+    Box::new(MinisObserver::new(Arc::new(scenario.clone()), viewer))
 }
 
 impl MinisObserver {

@@ -862,7 +862,7 @@ impl CoreScenario for MinisScenario {
     }
 
     fn observer(&self, viewer: hexveil_core::Side) -> Box<dyn hexveil_core::Observer> {
-        crate::asks::observer(Arc::new(self.clone()), viewer)
+        crate::asks::observer(self, viewer)
     }
 
     fn as_any(&self) -> &dyn Any {
