@@ -10,7 +10,9 @@
 //! ([`table`]), mined or not, so the traffic never tells a mined path from
 //! an empty one (G3). The rules are in [`rules`]; the engine that drives
 //! them through the kernel is [`engine`]; [`oracle`] answers rules
-//! questions as JSON. The choices the seed leaves open are listed in this
+//! questions as JSON; [`public_state`] folds what one reader was shown
+//! into the public picture of a game (the boards' and a client's, issue
+//! 24), and [`asks`] bounds from it what the rules may ask of an owner. The choices the seed leaves open are listed in this
 //! crate's `README.md` (proposed rulings R45-R50).
 //!
 //! Pure: no IO, no clock, no randomness, no crypto.
@@ -22,6 +24,7 @@ pub mod engine;
 pub mod event;
 pub mod geom;
 pub mod oracle;
+pub mod public_state;
 pub mod rules;
 pub mod scenario;
 pub mod table;

@@ -166,7 +166,7 @@ fn actor_figure(
 
 /// The full path of a move: where the figure stands, then the waypoints
 /// (a first waypoint equal to its position is left out).
-fn full_path(from: Point, path: &[Point]) -> Vec<Point> {
+pub(crate) fn full_path(from: Point, path: &[Point]) -> Vec<Point> {
     let mut v = vec![from];
     let skip = usize::from(path.first() == Some(&from));
     v.extend_from_slice(&path[skip..]);
@@ -460,7 +460,7 @@ fn request(owner: Side, c: Cell) -> FactRequest {
 
 /// The requests for `cells` (in order): each side's eligible cells, A
 /// before B in each cell. Public data only (G3).
-fn requests_for(sc: &MinisScenario, cells: &[Cell]) -> Vec<FactRequest> {
+pub(crate) fn requests_for(sc: &MinisScenario, cells: &[Cell]) -> Vec<FactRequest> {
     let mut v = Vec::new();
     for c in cells {
         for side in [Side::A, Side::B] {
