@@ -527,7 +527,7 @@ fn b28_412_the_entry_leaf_comes_before_the_exit_roll_only_when_the_exit_cannot_a
 #[test]
 fn b28_412_ruleset_version_1_keeps_the_exit_roll_first() {
     let mut sc = scenario(&[squad(1, Side::A, "4E4")], &[], false);
-    sc.exit_roll_first = true;
+    sc.version = hexveil_asl::model::scenario::Version(1);
     let mut e = engine(sc);
     let lay = layout(&[(ap_b("4E6"), ap(6))]);
     step(&mut e, &[1], "4E5", &lay, &[dr(6, 6), dr(6, 6)]);

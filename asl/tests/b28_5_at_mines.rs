@@ -24,7 +24,9 @@ fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
 /// each step also rolls the DR of a potential A-P attack, unused here (G3):
 /// exit A-P DR and trigger dr 6 in the empty 4E4, then the entry A-P DR.
 fn enter_at(unit: Unit, deep_snow: bool, trigger: u8, attack: Option<(u8, u8)>) -> (Engine, Run) {
-    let mut e = engine(scenario(&[unit], &[], deep_snow));
+    let mut sc = scenario(&[unit], &[], deep_snow);
+    supply(&mut sc, &[("ift_vehicle_line", EXAMPLE_VEHICLE_LINE)]);
+    let mut e = engine(sc);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     let mut entry = vec![unused_dr(), d(trigger)];
     entry.extend(attack.map(|(a, b)| dr(a, b)));
@@ -35,7 +37,8 @@ fn enter_at(unit: Unit, deep_snow: bool, trigger: u8, attack: Option<(u8, u8)>) 
 /// An engine in A's MPh with `mover` on board 4, where 4E5 is a paved road
 /// holding side B's A-T mines in full view (B28.53).
 fn full_view_mines_beside(mover: Unit) -> Engine {
-    let sc = scenario(&[mover], &[("4E5", paved_road())], false);
+    let mut sc = scenario(&[mover], &[("4E5", paved_road())], false);
+    supply(&mut sc, &[("ift_vehicle_line", EXAMPLE_VEHICLE_LINE)]);
     engine_where(sc, Phase::Movement, |st| {
         st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B)
     })
@@ -177,7 +180,7 @@ fn r4_missing_aerial_af_refused_before_any_fact() {
     match run.result {
         Err(ActionError::Refused(err)) => {
             assert!(err.reason.contains("u1") && err.reason.contains("aerial_af"));
-            assert_eq!(err.cite, vec!["R4".to_string()]);
+            assert_eq!(err.cite, vec!["R4".to_string(), "R72".to_string()]);
         }
         other => panic!("expected R4 refusal, got {other:?}"),
     }
@@ -199,7 +202,7 @@ fn r4_missing_aerial_af_refused_before_any_fact() {
 fn b28_51_concealment_lost_only_in_enemy_los() {
     let mut t = truck(1, Side::A, "4E4");
     t.status.concealed = true;
-    let mut e = engine_with(&[t.clone(), squad(9, Side::B, "4E8")]);
+    let mut e = engine_with_data(&[t.clone(), squad(9, Side::B, "4E8")]);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     let run = vehicle_step(&mut e, &lay, &[unused_dr(), d(1), dr(6, 6)]);
     assert!(run
@@ -208,7 +211,7 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
     assert!(!unit(&e, 1).status.concealed);
     let mut broken = squad(9, Side::B, "4E8");
     broken.status.broken = true;
-    let mut e = engine_with(&[t, broken]);
+    let mut e = engine_with_data(&[t, broken]);
     vehicle_step(&mut e, &lay, &[unused_dr(), d(1), dr(6, 6)]);
     assert!(unit(&e, 1).status.concealed, "no Good Order enemy sees it");
 }
@@ -225,7 +228,7 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
     ];
     board(&mut units, 1, 2, true);
     board(&mut units, 1, 3, false);
-    let mut e = engine_with(&units);
+    let mut e = engine_with_data(&units);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     // Attack DR 8 on 36+: 4MC: immobilized. Rider MC: DR 8 + 1 = 9 > 7.
     let run = vehicle_step(&mut e, &lay, &[unused_dr(), d(2), dr(4, 4), dr(4, 4)]);
