@@ -13,18 +13,19 @@ use crate::model::scenario::Scenario;
 use hexveil_core::TableError;
 
 /// Every table an ASL scenario may supply.
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 7] = [
     "to_hit",
     "to_hit_modifications",
     "to_hit_drm",
     VEHICLE_LINE_NAME,
     clearance::SUPPLIED_NAME,
     prc::SURVIVAL_NAME,
+    crate::c3::to_kill::NAME,
 ];
 
 /// The tables ruleset version 3 brought (R71, R77): a scenario of an older
 /// version may not supply them.
-pub const SINCE_VERSION_3: [&str; 1] = [prc::SURVIVAL_NAME];
+pub const SINCE_VERSION_3: [&str; 2] = [prc::SURVIVAL_NAME, crate::c3::to_kill::NAME];
 
 /// Checks the scenario's supplied tables: names, texts, and each text read
 /// by its table's reader.
@@ -59,6 +60,9 @@ pub fn check(scenario: &Scenario) -> Result<(), TableError> {
     // no ruling lacks one (R12, R71).
     if t.csv(prc::SURVIVAL_NAME).is_some() {
         prc::survival_of(scenario).map_err(unreadable(prc::SURVIVAL_NAME))?;
+    }
+    if t.csv(crate::c3::to_kill::NAME).is_some() {
+        crate::c3::to_kill::table_of(scenario).map_err(unreadable(crate::c3::to_kill::NAME))?;
     }
     Ok(())
 }

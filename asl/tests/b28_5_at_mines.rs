@@ -322,3 +322,58 @@ fn b28_51_daisy_attack_uses_the_a_t_roll() {
     let (st3, _) = done.finished();
     assert!(st3.unit(UnitId(1)).unwrap().in_play());
 }
+
+/// R4, R71, R72 (ruleset version 3): a Daisy Chain the enemy may still
+/// pull (B28.531: its use is not public yet) may attack a vehicle entering
+/// any road hex in the MPh, whatever the hex's own mines, so an AFV without
+/// Aerial AF, or a vehicle with PRC aboard and no survival data, is refused
+/// before anything is asked there; once the SSR allows no chains, or off
+/// the road, the same step moves.
+#[test]
+fn r72_a_daisy_chain_that_may_be_pulled_needs_aerial_af_and_prc_data_up_front() {
+    let road = paved_road();
+    let mut holder = squad(9, Side::B, "4F5");
+    holder.daisy_chain = Some(2);
+    let make = |mover: Unit, chains: bool| {
+        let mut units = vec![mover, holder.clone()];
+        if let Some(prc) = units[0].vehicle().and_then(|v| v.riders.first().copied()) {
+            units.push(squad(prc.0, Side::A, "4E4"));
+            units.last_mut().unwrap().status.aboard = Some(UnitId(1));
+        }
+        let mut sc = scenario(&units, &[("4E4", road), ("4E5", road)], false);
+        sc.ssr.daisy_chains = chains;
+        engine(sc)
+    };
+    // No Aerial AF: refused before anything, naming the chain's hex.
+    let mut e = make(afv(1, Side::A, "4E4", None), true);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
+    run.assert_refused_asking_nothing();
+    match &run.result {
+        Err(ActionError::Refused(err)) => {
+            assert!(
+                err.reason.contains("Daisy Chain") && err.reason.contains("4E5"),
+                "{err}"
+            );
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // A Rider aboard and no survival numbers: refused the same way.
+    let mut tank = afv(1, Side::A, "4E4", Some(2));
+    if let hexveil_asl::unit::UnitKind::Vehicle(v) = &mut tank.kind {
+        v.riders.push(UnitId(2));
+    }
+    let mut e = make(tank.clone(), true);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
+    run.assert_refused_asking_nothing();
+    assert!(
+        matches!(&run.result, Err(ActionError::Refused(e)) if e.reason.contains("prc_survival"))
+    );
+    // Without Daisy Chains in the scenario, both move (no leaf, no die:
+    // the paved road holds no hidden mines, B28.1).
+    for mover in [afv(1, Side::A, "4E4", None), tank] {
+        let mut e = make(mover, false);
+        let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
+        assert!(run.result.is_ok(), "{:?}", run.result);
+        assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
+    }
+}

@@ -958,6 +958,14 @@ fn named_units(e: &Event) -> BTreeSet<u16> {
         EventKind::Minefield(hexveil_asl::minefield::MinefieldEvent::FullViewClearanceFailed {
             ..
         }) => return out,
+        // The survival roll of a Passenger or Rider names the vehicle just
+        // eliminated (B28.43, R71): the unit that rolls is the one acted on.
+        EventKind::Minefield(hexveil_asl::minefield::MinefieldEvent::PrcSurvival {
+            unit, ..
+        }) => {
+            out.insert(unit.0);
+            return out;
+        }
         _ => {}
     }
     walk(&serde_json::to_value(&e.kind).unwrap(), &mut out);

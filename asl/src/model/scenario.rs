@@ -307,6 +307,8 @@ struct VehicleFile {
     size_drm: i8,
     #[serde(default)]
     hull_down: bool,
+    #[serde(default)]
+    turret: Option<HullArmor>,
 }
 
 /// Reads a Gun's or vehicle's ordnance (C3, C4).
@@ -708,6 +710,7 @@ impl Scenario {
                     size_drm: v.size_drm,
                     hull_down: v.hull_down,
                     hull: v.hull,
+                    turret: v.turret,
                     aerial_af: v.aerial_af,
                     fully_tracked: v.fully_tracked,
                     motorcycle: v.motorcycle,
