@@ -6,7 +6,7 @@ use hexveil_core::{Registry, Ruleset};
 use std::sync::Arc;
 
 pub use hexveil_asl::ruleset::{Asl, AslV1, AslV2};
-pub use hexveil_minis::Minis;
+pub use hexveil_minis::{Minis, MinisV1};
 
 /// The registry of every ruleset in this build.
 pub fn all() -> Registry {
@@ -15,6 +15,7 @@ pub fn all() -> Registry {
         Arc::new(AslV2) as Arc<dyn Ruleset>,
         Arc::new(AslV1) as Arc<dyn Ruleset>,
         Arc::new(Minis) as Arc<dyn Ruleset>,
+        Arc::new(MinisV1) as Arc<dyn Ruleset>,
     ])
 }
 
@@ -31,7 +32,9 @@ mod tests {
         let asl = all.find("asl", 1).unwrap();
         assert_eq!(asl.id(), "asl");
         assert_eq!(all.find("minis", 1).unwrap().id(), "minis");
-        assert!(all.find("minis", 2).is_err());
+        assert_eq!(all.find("minis", 2).unwrap().version(), 2);
+        assert!(all.find("minis", 3).is_err());
+        assert_eq!(all.latest("minis").unwrap().version(), 2);
         let e = all.find("chess", 1).err().unwrap();
         assert!(e.to_string().contains("\"chess\""), "{e}");
         assert!(e.to_string().contains("asl v1"), "{e}");
