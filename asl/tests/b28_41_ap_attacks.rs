@@ -393,12 +393,34 @@ fn b28_44_trench_and_tower_stairwell_are_not_attacked() {
 /// view of an enemy across a marked minefield hex still strips "?".
 #[test]
 fn b28_2_minefield_hex_does_not_block_los() {
-    let e = engine_where(
-        scenario(&[squad(1, Side::A, "4E4")], &[], false),
-        Phase::Movement,
-        |st| st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(None),
+    // A squad in 4E4 fires across 4E5, a hex marked as mined every way a
+    // minefield shows (revealed A-P, a Known counter, A-T in full view),
+    // at an enemy squad in 4E6: the LOS the fire needs (A6) is not
+    // hindered, so the attack is resolved; a woods hex in between blocks
+    // the same fire (the check is real).
+    let units = [squad(1, Side::A, "4E4"), squad(2, Side::B, "4E6")];
+    let fire = Action::Fire {
+        firers: vec![UnitId(1)],
+        target: hex("4E6"),
+        extra_drm: 0,
+    };
+    let mined = |st: &mut hexveil_asl::state::GameState| {
+        let m = st.markers.entry(hex("4E5")).or_default();
+        m.ap_revealed = Some(None);
+        m.known_counter = Some(Side::B);
+        m.at_in_view = Some(Side::B);
+    };
+    let mut e = engine_where(scenario(&units, &[], false), Phase::PrepFire, mined);
+    let run = drive(&mut e, Side::A, fire.clone(), &Layout::new(), &[dr(6, 6)]);
+    assert!(run.result.is_ok(), "B28.2: {:?}", run.result);
+    let woods = [("4E5", HexInfo::of(Terrain::Woods))];
+    let mut e = engine_where(scenario(&units, &woods, false), Phase::PrepFire, mined);
+    let run = drive(&mut e, Side::A, fire, &Layout::new(), &[]);
+    assert!(
+        matches!(&run.result, Err(hexveil_asl::ActionError::Refused(r)) if r.reason.contains("no LOS")),
+        "{:?}",
+        run.result
     );
-    assert!(e.scenario().map.has_los(hex("4E4"), 0, hex("4E6"), 0));
 }
 
 /// Movement refusals come before any fact is asked (G3): not adjacent,
