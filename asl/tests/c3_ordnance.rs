@@ -215,6 +215,17 @@ AP,75,,0,10,10\n\
 HE,75,,0,10,7\n\
 AP,37,,0,10,6\n";
 
+/// What each roll of a shot was for, in order.
+fn dice_purposes(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Dice { purpose, .. } => Some(purpose.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The To Kill events of a shot.
 fn to_kill(events: &[Event]) -> Vec<OrdnanceEvent> {
     ord(events)
@@ -1315,13 +1326,7 @@ fn c3_7_wp_the_to_hit_dr_precedes_the_nmc() {
         &[dr(2, 2), dr(6, 6)],
     )
     .unwrap();
-    let dice: Vec<String> = ev
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Dice { purpose, .. } => Some(purpose.clone()),
-            _ => None,
-        })
-        .collect();
+    let dice = dice_purposes(&ev);
     assert!(dice[0].starts_with("To Hit DR"), "{dice:?}");
     assert!(dice[1].starts_with("MC of"), "{dice:?}");
     assert_eq!(dice.len(), 2);
@@ -1414,13 +1419,7 @@ fn c3_8_multiple_hits_on_a_vehicle_two_tk_dr_the_first_locating_the_second() {
         &[dr(3, 3), dr(2, 5), dr(1, 1)],
     )
     .unwrap();
-    let dice: Vec<String> = ev
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Dice { purpose, .. } => Some(purpose.clone()),
-            _ => None,
-        })
-        .collect();
+    let dice = dice_purposes(&ev);
     assert_eq!(dice.len(), 3, "To Hit, then two TK DR: {dice:?}");
     let (hits, used, outcome) = match &to_kill(&ev)[..] {
         [OrdnanceEvent::ToKill {

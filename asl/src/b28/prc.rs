@@ -25,7 +25,7 @@
 //!   version 2 refused the ruling after its dice (R33, a void ruling).
 
 use crate::a::ift::IftResult;
-use crate::a::tables::{bad_cell, missing_cell, records};
+use crate::a::tables::{bad_cell, expect_header, missing_cell, records};
 use crate::b28::minefield::{agreed, emit, MinefieldEvent, VehicleOutcome};
 use crate::board::hex::Hex;
 use crate::model::action::MoveMode;
@@ -91,13 +91,7 @@ const OUTCOMES: [&str; 2] = ["eliminated", "burning_wreck"];
 pub fn parse_survival(text: &str) -> Result<SurvivalTable, RuleError> {
     let recs = records(SURVIVAL_CSV, text)?;
     let want = ["outcome", "role", "survival_dr_max"];
-    let header: Vec<&str> = recs
-        .first()
-        .map(|h| h.iter().map(str::trim).collect())
-        .unwrap_or_default();
-    if header != want {
-        return Err(missing_cell(SURVIVAL_CSV, "header", &want.join(",")));
-    }
+    expect_header(SURVIVAL_CSV, &recs, &want)?;
     let mut out = [[None; 2]; 2];
     for rec in &recs[1..] {
         let cell = |i: usize| rec.get(i).map(str::trim).unwrap_or("");
@@ -382,4 +376,33 @@ pub fn survival(
         MoveMode::Normal,
         crate::b28::minefield::Crossing::Entry,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn b28_43_r71_a_supplied_survival_table_is_read_whole() {
+        let head = "outcome,role,survival_dr_max\n";
+        let full = format!(
+            "{head}eliminated,passenger,3\neliminated,rider,4\nburning_wreck,passenger,2\nburning_wreck,rider,1\n"
+        );
+        let t = parse_survival(&full).unwrap();
+        assert_eq!(t.max(VehicleOutcome::Eliminated, Role::Rider), 4);
+        assert_eq!(t.max(VehicleOutcome::BurningWreck, Role::Rider), 1);
+        assert_eq!(t.max(VehicleOutcome::BurningWreck, Role::Passenger), 2);
+        // A cell missing, a dr of 7, a role unknown, a wrong header.
+        let e = parse_survival(&full.replace("burning_wreck,rider,1\n", "")).unwrap_err();
+        assert!(e.reason.contains("burning_wreck rider"), "{e}");
+        let e = parse_survival(&full.replace("rider,4", "rider,7")).unwrap_err();
+        assert!(e.reason.contains("survival_dr_max"), "{e}");
+        let e =
+            parse_survival(&full.replace("eliminated,passenger", "eliminated,crew")).unwrap_err();
+        assert!(e.reason.contains("column role"), "{e}");
+        let e = parse_survival("outcome,survival\n").unwrap_err();
+        assert!(e.reason.contains("header"), "{e}");
+        // The shipped file has no rows: not found.
+        assert!(parse_survival(SURVIVAL_SRC).is_err());
+    }
 }

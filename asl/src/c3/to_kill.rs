@@ -81,13 +81,7 @@ pub fn parse(text: &str) -> Result<ToKillTable, RuleError> {
         "range_max",
         "basic_tk",
     ];
-    let header: Vec<&str> = recs
-        .first()
-        .map(|h| h.iter().map(str::trim).collect())
-        .unwrap_or_default();
-    if header != want {
-        return Err(missing_cell(CSV, "header", &want.join(",")));
-    }
+    crate::a::tables::expect_header(CSV, &recs, &want)?;
     let mut rows = Vec::new();
     for (i, rec) in recs[1..].iter().enumerate() {
         let row = format!("{}", i + 1);
