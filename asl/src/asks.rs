@@ -10,7 +10,7 @@
 //!
 //! | action | what may be asked |
 //! |---|---|
-//! | `Move`, `Rout`, `Advance` (a step from F to T) | of the enemy of the movers: the A-P leaf of F and of T where a mover is not exempt from that crossing (B28.41, B28.412, B28.44, B28.61, B28.7) and the enemy has one; the A-T leaf where a vehicle that sets off A-T mines is not exempt (B28.5, B28.51); both where the hex is on the enemy's arrowed Known line (B28.46, B28.47); the enemy's Booby Trap board of F or T where exposed Personnel may take the PTC of an A-P attack there (B28.9); after a Move step, one Daisy Chain opportunity of the non-phasing side if it holds a chain not publicly used (B28.531, R19) |
+//! | `Move`, `Rout`, `Advance` (a step from F to T) | of each side whose mines may attack the movers (the enemy; from version 3 also their own side where [`minefield::may_attack`] allows, R74): the A-P leaf of F and of T where a mover is not exempt from that crossing (B28.41, B28.412, B28.44, B28.61, B28.7) and the enemy has one; the A-T leaf where a vehicle that sets off A-T mines is not exempt (B28.5, B28.51); both where the hex is on the enemy's arrowed Known line (B28.46, B28.47); the enemy's Booby Trap board of F or T where exposed Personnel may take the PTC of an A-P attack there (B28.9); from version 3, where a mover carries Passengers or Riders, what their Bail Out into F or T may ask (B28.43, R71); after a Move step, one Daisy Chain opportunity of the non-phasing side if it holds a chain not publicly used (B28.531, R19) |
 //! | `Disembark` | the A-P leaf (and on a Known line the A-T leaf) of the vehicle's hex, the Booby Trap board there (B28.43, B28.9) |
 //! | `Search` | the enemy's A-P and A-T leaves of the searcher's hex and every ADJACENT hex (A12.152, R30, B28.1, B28.47, B28.48) |
 //! | `Ffe` | both sides' A-P and A-T leaves of the hex (B28.62, on an Original K or KIA) |
@@ -223,9 +223,18 @@ fn step(ctx: &Ctx<'_>, b: &mut Bound, units: &[UnitId], to: Hex, mode: MoveMode,
         }
     }
     for ((from, side), movers) in &groups {
-        let owner = side.opponent();
-        crossing(ctx, b, movers, *from, to, mode, Crossing::Exit, owner);
-        crossing(ctx, b, movers, to, *from, mode, Crossing::Entry, owner);
+        crossing(ctx, b, movers, *from, to, mode, Crossing::Exit, *side);
+        crossing(ctx, b, movers, to, *from, mode, Crossing::Entry, *side);
+        // R71 (version 3): the Passengers and Riders of a vehicle the
+        // exit's or the entry's mines (or a Daisy Chain there) eliminate
+        // Bail Out and are attacked as entering its hex, whatever the
+        // vehicle's own exemptions.
+        for v in movers.iter().filter(|u| u.vehicle().is_some()) {
+            if ctx.scenario.since(3) && !crate::b28::prc::aboard(ctx, v.id).is_empty() {
+                bail_out(ctx, b, *from, *side);
+                bail_out(ctx, b, to, *side);
+            }
+        }
     }
     // B28.531: the enemy of the phasing side may place a chain after any
     // step of the MPh (b28::daisy_chain::opportunity).
@@ -239,9 +248,13 @@ fn step(ctx: &Ctx<'_>, b: &mut Bound, units: &[UnitId], to: Hex, mode: MoveMode,
     }
 }
 
-/// One crossing of `mine_hex` (b28::minefield::crossing_attacks): what the
-/// movers not exempt from it may open of `owner`'s there, and the owner's
-/// Booby Trap board where an A-P attack may give Personnel a PTC.
+/// One crossing of `mine_hex` by movers of side `mover`
+/// (b28::minefield::crossing_attacks): what the movers not exempt from it
+/// may open of each attacking owner's there (the enemy's, and from version
+/// 3 the movers' own side's, R74: [`minefield::attacking_owners`],
+/// [`minefield::may_attack`]), and the enemy's Booby Trap board where an
+/// A-P attack may give Personnel a PTC (B28.9: the placer's own units are
+/// exempt, so the board asked is always the enemy's).
 #[allow(clippy::too_many_arguments)]
 fn crossing(
     ctx: &Ctx<'_>,
@@ -251,7 +264,7 @@ fn crossing(
     other: Hex,
     mode: MoveMode,
     crossing: Crossing,
-    owner: Side,
+    mover: Side,
 ) {
     let exposed: Vec<&&Unit> = movers
         .iter()
@@ -260,25 +273,46 @@ fn crossing(
     if exposed.is_empty() {
         return;
     }
-    let ap = minefield::leaf_exists(ctx, owner, Layer::AntiPersonnel, mine_hex);
-    if ap {
-        // B28.41 (Personnel), B28.42 (vehicles: A-P before A-T).
-        b.leaf(owner, Layer::AntiPersonnel, mine_hex);
-        // B28.9: the IFT result of the attack may be a PTC.
-        if exposed.iter().any(|u| u.is_personnel()) {
-            b.booby(ctx.scenario, owner, mine_hex);
-        }
-    }
+    let personnel = exposed.iter().any(|u| u.is_personnel());
     let sets_off_at = exposed.iter().any(|u| {
         crate::b28::at_mine::triggers_at_mines(u) && u.vehicle().is_some_and(|v| !v.immobilized)
     });
-    if sets_off_at && minefield::leaf_exists(ctx, owner, Layer::AntiTank, mine_hex) {
-        b.leaf(owner, Layer::AntiTank, mine_hex);
+    for owner in minefield::attacking_owners(ctx, mover) {
+        if minefield::may_attack(ctx, owner, Layer::AntiPersonnel, mine_hex, mover) {
+            // B28.41 (Personnel), B28.42 (vehicles: A-P before A-T).
+            b.leaf(owner, Layer::AntiPersonnel, mine_hex);
+            // B28.9: the IFT result of the attack may be a PTC.
+            if personnel {
+                b.booby(ctx.scenario, mover.opponent(), mine_hex);
+            }
+        }
+        if sets_off_at && minefield::may_attack(ctx, owner, Layer::AntiTank, mine_hex, mover) {
+            b.leaf(owner, Layer::AntiTank, mine_hex);
+        }
+        known_line(ctx, b, owner, mine_hex);
     }
-    // B28.46, B28.47 EXC: a hex of an arrowed Known line opens both.
-    if crate::b28::known::on_known_line(ctx, owner, mine_hex) {
-        b.leaf(owner, Layer::AntiPersonnel, mine_hex);
-        b.leaf(owner, Layer::AntiTank, mine_hex);
+}
+
+/// B28.46, B28.47 EXC: a hex of `owner`'s arrowed Known line opens both
+/// layers when crossed.
+fn known_line(ctx: &Ctx<'_>, b: &mut Bound, owner: Side, hex: Hex) {
+    if crate::b28::known::on_known_line(ctx, owner, hex) {
+        b.leaf(owner, Layer::AntiPersonnel, hex);
+        b.leaf(owner, Layer::AntiTank, hex);
+    }
+}
+
+/// B28.43, R71 (version 3, b28::prc::survival): Passengers and Riders of
+/// side `side` who survive their vehicle's elimination in `hex` are
+/// attacked as Personnel entering it: each attacking owner's A-P leaf
+/// there, its Known line, and the enemy's Booby Trap board (B28.9).
+fn bail_out(ctx: &Ctx<'_>, b: &mut Bound, hex: Hex, side: Side) {
+    for owner in minefield::attacking_owners(ctx, side) {
+        if minefield::may_attack(ctx, owner, Layer::AntiPersonnel, hex, side) {
+            b.leaf(owner, Layer::AntiPersonnel, hex);
+            b.booby(ctx.scenario, side.opponent(), hex);
+        }
+        known_line(ctx, b, owner, hex);
     }
 }
 
@@ -309,7 +343,7 @@ fn disembark(ctx: &Ctx<'_>, b: &mut Bound, vehicle: UnitId, units: &[UnitId]) {
         hex,
         MoveMode::Normal,
         Crossing::Entry,
-        side.opponent(),
+        side,
     );
 }
 
@@ -389,6 +423,10 @@ fn end_phase(ctx: &Ctx<'_>, b: &mut Bound) {
                 let owner = u.side.opponent();
                 if minefield::leaf_exists(ctx, owner, Layer::AntiTank, fc.hex) {
                     b.leaf(owner, Layer::AntiTank, fc.hex);
+                }
+                // R71: a Flail Tank destroyed with PRC aboard.
+                if ctx.scenario.since(3) && !crate::b28::prc::aboard(ctx, *id).is_empty() {
+                    bail_out(ctx, b, fc.hex, u.side);
                 }
             }
         }

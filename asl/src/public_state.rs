@@ -241,6 +241,31 @@ impl PublicState {
         }
     }
 
+    /// Eliminates a vehicle without what it carries (B28.52, as
+    /// `b28::prc::apply_outcome`).
+    fn eliminate_alone(&mut self, id: UnitId) {
+        if let Some(u) = self.unit_mut(id) {
+            u.hex = None;
+            u.status.eliminated = true;
+            u.daisy_chain = None;
+        }
+    }
+
+    /// B28.43, R71: one Passenger or Rider of an eliminated vehicle rolled
+    /// its survival; a survivor Bails Out into the vehicle's hex (one that
+    /// did not is told eliminated next). The vehicle carries nobody after.
+    fn prc_survival(&mut self, vehicle: UnitId, unit: UnitId, survived: bool) {
+        if let Some(UnitKind::Vehicle(v)) = self.unit_mut(vehicle).map(|u| &mut u.kind) {
+            v.passengers.clear();
+            v.riders.clear();
+        }
+        if survived {
+            if let Some(u) = self.unit_mut(unit) {
+                u.status.aboard = None;
+            }
+        }
+    }
+
     fn turn(&mut self, t: &TurnEvent) {
         match t {
             TurnEvent::PhaseBegins {
@@ -269,7 +294,14 @@ impl PublicState {
             TurnEvent::ExtraDummies { side, count } => {
                 self.state.extra_dummies.insert(*side, *count);
             }
-            TurnEvent::Conceded { .. } => {}
+            TurnEvent::Consumed { units, .. } => {
+                // R73: these units act no more this phase.
+                let now = self.state.now();
+                for id in units {
+                    self.state.consumed.insert(*id, now);
+                }
+            }
+            TurnEvent::Conceded { .. } | TurnEvent::ConsumedWhy { .. } => {}
             TurnEvent::GameOver { winner, reason } => {
                 self.state.result = Some(GameResult {
                     winner: *winner,
@@ -433,6 +465,12 @@ impl PublicState {
                 }
             }
             MinefieldEvent::Flail(f) => self.flail(f),
+            MinefieldEvent::PrcSurvival {
+                vehicle,
+                unit,
+                survived,
+                ..
+            } => self.prc_survival(*vehicle, *unit, *survived),
             MinefieldEvent::Clearance {
                 hex,
                 units,
@@ -483,9 +521,11 @@ impl PublicState {
                     v.immobilized = true;
                 }
             }
-            VehicleOutcome::Eliminated => self.eliminate(unit),
+            // The vehicle alone: its Passengers and Riders stay in its hex
+            // until their survival is told (B28.43, R71, [`MinefieldEvent::PrcSurvival`]).
+            VehicleOutcome::Eliminated => self.eliminate_alone(unit),
             VehicleOutcome::BurningWreck => {
-                self.eliminate(unit);
+                self.eliminate_alone(unit);
                 self.state.mines.burning_wrecks.insert(unit, hex);
             }
         }

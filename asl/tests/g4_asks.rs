@@ -5,8 +5,8 @@
 //! a Flail Tank's clearance DR of 12 (B28.71), a Booby Trap set off by the
 //! PTC of an A-P attack (B28.9) or of a fire attack (the actor's own
 //! traps, A7.305), an ordnance Area attack on a Location of both sides'
-//! Personnel (C3.33); and through the kernel, from the public setups, in
-//! both ASL versions of the registry. The bound is also no blanket: a step
+//! Personnel (C3.33), a step into the mover's own mines (R74); and through the
+//! kernel, from the public setups, in every ASL version of the registry. The bound is also no blanket: a step
 //! holds the two hexes it crosses and nothing else.
 
 mod mines_common;
@@ -246,6 +246,41 @@ fn g4_b28_9_a_step_into_a_p_mines_may_ask_the_enemys_booby_trap_board() {
     assert!(eligible > 100, "{eligible}");
 }
 
+/// R74 (version 3): B's squad steps from 4E4 into 4E5, where B itself
+/// laid A-P mines (B has hidden minefield factors, B28.1): B's own leaves
+/// of both hexes may be asked (after A's), and the PTC of the attack may
+/// ask A's Booby Trap board (B28.9 exempts only the placer's units from
+/// traps). Both sides' bounds hold them, so B's client opens its own
+/// leaves for its own move; at version 2 nothing of B's is asked.
+#[test]
+fn g4_r74_a_step_into_its_own_sides_mines_may_ask_the_movers_own_leaves() {
+    use mines_common::*;
+    let mut sc = scenario(&[squad(1, Side::B, "4E4")], &[], false);
+    sc.sides.get_mut(&Side::A).unwrap().booby_trap_boards = vec![4];
+    let b_moves = |st: &mut GameState| st.phasing = Side::B;
+    let lay = vec![
+        (ap_b("4E5"), ap(8)),
+        (booby(Side::A, 4), Content::BoobyTraps(BoobyLevel::A)),
+    ];
+    let action = mv(&[1], "4E5", MoveMode::Normal);
+    let e = mines_common::engine_where(sc.clone(), Phase::Movement, b_moves);
+    let asked = check_every_outcome(&sc, &e, Side::B, &action, &facts(lay.clone()), 4);
+    for r in [ap_b("4E4"), ap_b("4E5")] {
+        assert!(asked.contains(&r), "{r} never asked: {asked:?}");
+    }
+    // The PTC comes after the four potential-attack DRs explored here; the
+    // bound holds the enemy's board for it all the same.
+    let o = AslObserver::starting_at(Arc::new(sc.clone()), Side::B, e.state());
+    let bound = o.bound(Side::B, &action).leaves;
+    assert!(bound.contains(&booby(Side::A, 4)), "{bound:?}");
+    let own: BTreeSet<FactRequest> = bound.into_iter().filter(|r| r.owner == Side::B).collect();
+    assert_eq!(own, BTreeSet::from([ap_b("4E4"), ap_b("4E5")]));
+    sc.version = hexveil_asl::scenario::Version(2);
+    let e = mines_common::engine_where(sc.clone(), Phase::Movement, b_moves);
+    let asked = check_every_outcome(&sc, &e, Side::B, &action, &facts(lay), 4);
+    assert!(asked.iter().all(|r| r.owner == Side::A), "{asked:?}");
+}
+
 /// B28.9, A7.305: A's infantry fires at B's squad in 4E5, on a board where
 /// A bought Booby Traps: the PTC of B's squad may ask the actor's own
 /// board leaf, which the bound for A holds (owner == actor).
@@ -356,7 +391,8 @@ fn g4_b28_47_only_the_dummy_dr_rolls_a_secret_dr_and_garbage_asks_nothing() {
     assert!(!o.asks(Side::B, &end, Side::A).secret_roll);
 }
 
-/// Every ASL version of the registry (1: the exit's roll first; 2: R70),
+/// Every ASL version of the registry (1: the exit's roll first; 2: R70;
+/// 3: R71-R80),
 /// through the kernel as a client calls it: an observer from
 /// `Scenario::observer` fed the example's public setups, the declared
 /// actions and what its side is shown, bounds every fact the engine asks
@@ -372,11 +408,16 @@ fn g4_g5_every_asl_version_bounds_a_drive_into_the_example_minefields() {
         include_str!("../../examples/setup-b.toml"),
     ];
     let sealed_b = include_str!("../../examples/sealed-b.toml");
-    for ruleset in [
-        &hexveil_asl::ruleset::Asl as &dyn Ruleset,
-        &hexveil_asl::ruleset::AslV1,
+    // The table version 3 brought (R71) is no table of the older versions.
+    let start = scenario_text.find("[tables.prc_survival]").unwrap();
+    let end = start + scenario_text[start..].find("\"\"\"\n\n").unwrap() + 5;
+    let before_r71 = format!("{}{}", &scenario_text[..start], &scenario_text[end..]);
+    for (ruleset, text) in [
+        (&hexveil_asl::ruleset::Asl as &dyn Ruleset, scenario_text),
+        (&hexveil_asl::ruleset::AslV2, before_r71.as_str()),
+        (&hexveil_asl::ruleset::AslV1, before_r71.as_str()),
     ] {
-        let sc = ruleset.load(scenario_text).unwrap();
+        let sc = ruleset.load(text).unwrap();
         let typed = sc
             .as_any()
             .downcast_ref::<hexveil_asl::ruleset::AslScenario>()

@@ -16,10 +16,11 @@
 //!    `WrongPhase`, `NotYourUnit`, `UnknownUnit`, `GameOver`, `Refused`):
 //!    `Busy` or a bad-answer error to answers that are correct is an engine
 //!    bug (asl/src/model/error.rs);
-//! 2. a refusal that comes after facts were opened or dice rolled cites R12
-//!    (a missing rules-data cell): any other late refusal would be voided by
-//!    the referee mid-game (protocol `void_if_refused`), a rule the engine
-//!    should have applied before asking anything (G3, R12);
+//! 2. no refusal comes after facts were opened or dice rolled, and no
+//!    action is consumed (ruleset version 3, R72, R73): an action whose
+//!    resolution could need data the game lacks is refused before anything
+//!    is asked, so no ruling is voided or consumed after its dice and no
+//!    side rolls the same question twice (G2);
 //! 3. a refusal changes nothing (asl/src/model/error.rs: "an error never changes
 //!    the game state");
 //! 4. determinism (G5): a second engine fed the same inputs asks the same
@@ -975,6 +976,14 @@ fn named_units(e: &Event) -> BTreeSet<u16> {
         EventKind::Minefield(hexveil_asl::minefield::MinefieldEvent::FullViewClearanceFailed {
             ..
         }) => return out,
+        // The survival roll of a Passenger or Rider names the vehicle just
+        // eliminated (B28.43, R71): the unit that rolls is the one acted on.
+        EventKind::Minefield(hexveil_asl::minefield::MinefieldEvent::PrcSurvival {
+            unit, ..
+        }) => {
+            out.insert(unit.0);
+            return out;
+        }
         _ => {}
     }
     walk(&serde_json::to_value(&e.kind).unwrap(), &mut out);
@@ -1622,7 +1631,11 @@ fn play_game(
         plain
     };
     sc.ssr.deep_snow = start.deep_snow;
-    sc.exit_roll_first = start.v1;
+    // Version 1 asks a step's exit roll first (before R70) and voids a
+    // late refusal (R36) instead of refusing before any die (R72).
+    if start.v1 {
+        sc.version = hexveil_asl::scenario::Version(1);
+    }
     if start.layout_a.is_some() {
         with_side_a_mines(&mut sc);
     }
@@ -1738,11 +1751,11 @@ fn play_game(
         match &run.result {
             Err(e) => {
                 prop_assert!(is_refusal(e), "not a rules refusal: {e:?}, {}", ctx);
-                if let ActionError::Refused(r) = e {
+                if let (ActionError::Refused(_), true) = (e, sc.since(3)) {
                     let late = !run.requests.is_empty() || !run.dice.is_empty();
                     prop_assert!(
-                        !late || r.cite.iter().any(|c| c == "R12"),
-                        "late refusal without R12 (would be Void): {e}; asked {:?}, dice {:?}, {}",
+                        !late,
+                        "late refusal (R72: refuse before anything is asked): {e}; asked {:?}, dice {:?}, {}",
                         run.requests,
                         run.dice,
                         ctx
@@ -1757,6 +1770,19 @@ fn play_game(
             }
             Ok(events) => {
                 played.ruled += 1;
+                let consumed = events.iter().any(|e| {
+                    matches!(
+                        e.kind,
+                        hexveil_asl::event::EventKind::Turn(
+                            hexveil_asl::turn::TurnEvent::Consumed { .. }
+                        )
+                    )
+                });
+                prop_assert!(
+                    !consumed,
+                    "an action was consumed (R72, R73): {events:?}, {}",
+                    ctx
+                );
                 let g3 = match &shadow_run.result {
                     Ok(other) => g3_same_traffic(events, other),
                     Err(_) => Ok(()),

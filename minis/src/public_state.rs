@@ -46,6 +46,7 @@ pub struct PublicState {
     figures: Vec<PublicFigure>,
     open: BTreeMap<Cell, OpenMines>,
     laid: [Budget; 2],
+    laid_cells: BTreeMap<Cell, u16>,
     outcome: Option<Outcome>,
 }
 
@@ -71,6 +72,7 @@ impl PublicState {
             figures,
             open: BTreeMap::new(),
             laid: [Budget::default(); 2],
+            laid_cells: BTreeMap::new(),
             outcome: None,
         }
     }
@@ -128,6 +130,7 @@ impl PublicState {
             figures,
             open: self.open.clone(),
             laid: self.laid,
+            laid_cells: self.laid_cells.clone(),
             outcome: self.outcome.clone(),
         })
     }
@@ -223,6 +226,7 @@ impl PublicState {
                 let side = fig.side;
                 self.figures[i].moved = true;
                 self.figures[i].laying = None;
+                *self.laid_cells.entry(*cell).or_default() += 1;
                 let o = self.open.entry(*cell).or_default();
                 let laid = &mut self.laid[si(side)];
                 // The event tells the cell's new density of that type.
@@ -245,6 +249,13 @@ impl PublicState {
                 // R47: the open mines of every cell of the strip are lifted.
                 for c in cells {
                     self.open.remove(c);
+                    self.laid_cells.remove(c);
+                }
+            }
+            MinisEvent::Consumed { figure, .. } => {
+                // R78: the figure has acted this turn.
+                if let Some(f) = self.figure(figure) {
+                    f.moved = true;
                 }
             }
             MinisEvent::TurnEnded { turn, next, .. } => {
@@ -263,6 +274,7 @@ impl PublicState {
             MinisEvent::NoDetonation { .. }
             | MinisEvent::Detonation { .. }
             | MinisEvent::Conceded { .. }
+            | MinisEvent::ConsumedWhy { .. }
             | MinisEvent::BlastSave { .. } => {}
         }
     }

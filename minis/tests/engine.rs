@@ -174,7 +174,7 @@ fn the_last_turn_ends_the_game_and_a_concession_too() {
 #[test]
 fn the_example_scenario_loads_seals_and_starts() {
     let r = Minis;
-    assert_eq!((r.id(), r.version()), ("minis", 1));
+    assert_eq!((r.id(), r.version()), ("minis", 2));
     let sc = r.load(&ex("scenario.toml")).unwrap();
     assert!(sc.note_layer().is_none());
     assert!(sc.setup_rolls(Side::A).is_empty());

@@ -32,7 +32,12 @@ pub fn c(s: &str) -> Cell {
 /// A scenario on a 48 x 36 in table: A (German) may mine y 0..6, B
 /// (Soviet) y 14..24; figures given as TOML `[[figures]]` blocks.
 pub fn scenario_with(extra: &str, figures: &str) -> MinisScenario {
-    let text = format!(
+    MinisScenario::from_toml(&scenario_text(extra, figures)).unwrap()
+}
+
+/// The text of [`scenario_with`]'s scenario.
+pub fn scenario_text(extra: &str, figures: &str) -> String {
+    format!(
         r#"
 name = "Test"
 table = [48, 36]
@@ -53,8 +58,7 @@ deployment = [[0, 24, 48, 36]]
 
 {figures}
 "#
-    );
-    MinisScenario::from_toml(&text).unwrap()
+    )
 }
 
 pub const SAVES: &str = "[blast_saves]\nat = 4\nap = 5\n";
