@@ -297,6 +297,10 @@ enum Command {
         /// after the end its page, replay and transcript, until Ctrl-C.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
+        /// Seconds each bot waits before each action, so the game can be
+        /// watched live [default: 1 with --http, 0 without].
+        #[arg(long, value_name = "SECS")]
+        pace: Option<f64>,
     },
     /// League data: verifies each transcript as `verify` does and prints
     /// one row per game (scenario, ruleset, sides, keys, result and
@@ -536,7 +540,8 @@ fn main() -> ExitCode {
             escrow,
             ruleset,
             http,
-        } => cli::demo::main(out, escrow, &ruleset, http),
+            pace,
+        } => cli::demo::main(out, escrow, &ruleset, http, pace),
         Command::Rules { question } => rules_cmd::run(question.as_deref()),
         Command::Completions { shell } => {
             clap_complete::generate(

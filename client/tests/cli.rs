@@ -451,3 +451,28 @@ fn g5_issue24_verify_proof_names_the_server_for_a_fork_and_refuses_what_proves_n
     assert!(err.contains("not a hexveil evidence file"), "{err}");
     let _ = Digest::ZERO;
 }
+
+// Issue 27: `demo --pace` paces the bots so a game can be watched live;
+// the game still plays to a clean transcript, and a pace that is no number
+// of seconds is refused with a message naming the flag, nothing played.
+#[test]
+fn issue27_demo_pace_waits_before_each_action_and_refuses_a_bad_pace() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("paced.transcript");
+    let out = hexveil(&["demo", "--pace", "0.02", "--out", file.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("each bot waits 0.02 s before each action"),
+        "{text}"
+    );
+    assert!(text.contains("CLEAN: game"), "{text}");
+    let bad = hexveil(&["demo", "--pace", "100"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--pace 100 is not a number of seconds from 0 to 60"),
+        "{err}"
+    );
+    assert!(stdout(&bad).is_empty() || !stdout(&bad).contains("CLEAN"));
+}

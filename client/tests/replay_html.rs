@@ -153,11 +153,18 @@ fn g5_issue_12_the_replay_page_of_the_demo_shows_every_entry_its_verdict_and_its
         "'ArrowRight'",
         "'Home'",
         "'End'",
-        "'#step='",
+        "'step='",
+        "'move='",
         "hashchange",
     ] {
         assert!(html.contains(js), "{js}");
     }
+    // Issue 27: the steps by move (the default) and the move list.
+    assert!(html.contains("<ol id=\"moves\" start=\"0\">"));
+    assert!(html.contains("id=\"mode\""));
+    let moves = html.matches("<li data-move=\"").count();
+    assert!(moves >= 2 && moves < entries as usize, "{moves} moves");
+    assert!(html.contains(&format!("data-move=\"{}\"", moves - 1)));
     assert!(html.contains(&format!(">step 0 / {}</span>", entries - 1)));
 
     // A public roll: its dice as `replay` tells them, the pad entries of

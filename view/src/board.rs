@@ -732,6 +732,9 @@ pub struct MinisBoard {
     /// The mines that went off, in the order told: each reveals a mine
     /// of its type in its cell (a public event).
     pub detonations: Vec<Detonated>,
+    /// Whether the game is over (its `GameOver` event was told): no side
+    /// is to act then (issue 27).
+    pub over: bool,
 }
 
 impl MinisBoard {
@@ -741,6 +744,7 @@ impl MinisBoard {
             public: MinisPublic::new(Arc::new(scenario)),
             status,
             detonations: Vec::new(),
+            over: false,
         }
     }
 
@@ -826,18 +830,36 @@ impl MinisBoard {
             }
             MinisEvent::Conceded { side } => return Some(format!("side {side} concedes")),
             MinisEvent::GameOver { winner, reason } => {
+                self.over = true;
                 return Some(match winner {
                     Some(w) => format!("side {w} wins ({reason})"),
                     None => format!("no winner ({reason})"),
-                })
+                });
             }
             _ => {}
         }
         None
     }
 
-    /// Turn and side to act, in words.
+    /// Whether figure `i` (scenario order) is out of play: removed by a
+    /// failed save (R8, R10) or a destroyed vehicle.
+    pub fn out_of_play(&self, i: usize) -> bool {
+        self.status
+            .get(i)
+            .is_some_and(|st| st.iter().any(|w| w == "removed" || w == "destroyed"))
+    }
+
+    /// Turn and side to act, in words; once the game is over, the last
+    /// turn played and no side to act (issue 27: never "turn 7 of 6").
     pub fn when(&self) -> String {
+        if self.over {
+            return format!(
+                "\"{}\" (miniatures, seed 004): the game is over, after turn {} of {}",
+                self.scenario().name,
+                self.public.turn().min(self.scenario().turns),
+                self.scenario().turns
+            );
+        }
         format!(
             "\"{}\" (miniatures, seed 004): turn {} of {}, side {} to act",
             self.scenario().name,

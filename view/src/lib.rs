@@ -10,6 +10,8 @@
 //!   bundled font.
 //! - [`replay`]: the replay page, one self-contained HTML file stepping
 //!   through a verified game.
+//! - [`viewer`]: the board viewer of the web pages: zoom, pan, stacks,
+//!   legend.
 //! - [`transcript`]: a transcript's verdict and exit code (G5), the
 //!   referee after its genesis, the whole game told.
 //!
@@ -23,3 +25,4 @@ pub mod png;
 pub mod replay;
 pub mod svg;
 pub mod transcript;
+pub mod viewer;

@@ -45,6 +45,7 @@ use crate::svg::{board_svg_parts, escape, sealed_facts, SvgParts, SvgView};
 use crate::transcript::{
     entry_lines, genesis_line, judge, referee_of, refused_line, CLEAN, INCOMPLETE, UNREADABLE,
 };
+use crate::viewer::{legend_html, viewer_html, LegendFor, VIEWER_SCRIPT, VIEWER_STYLE};
 use hexveil_core::{Roll, Side};
 use hexveil_protocol::beacon::{nonce_roll_seed, roll_seed, secret_roll_seed, RollSeed};
 use hexveil_protocol::encoding::{tag, Digest, GameId, Party};
@@ -102,6 +103,22 @@ pub struct Step {
     /// The beacon rounds to show with this entry: the one it completes,
     /// or for a ruling every round of the action it rules on.
     pub rolls: Vec<RollShown>,
+    /// The move it belongs to (issue 27): 0 for the setup (the genesis,
+    /// pads and setups), then one per action, concession, timeout or end,
+    /// each with the openings, pad entries, rolls and ruling that follow
+    /// it (see [`starts_move`]).
+    pub r#move: usize,
+}
+
+/// Whether an entry with `body` starts a move of the replay: a player's
+/// action (either message version), a concession, a timeout, the end.
+/// Everything else (openings, pad entries, rolls, transitions, rulings,
+/// reveals, refused answers) belongs to the move under way.
+pub fn starts_move(body: &Body) -> bool {
+    matches!(
+        body,
+        Body::Act(_) | Body::Declare(_) | Body::Concede | Body::Timeout { .. } | Body::End(_)
+    )
 }
 
 /// A beacon round as the transcript holds it: the dice, each party's pad
@@ -217,7 +234,9 @@ pub fn replay(transcript: &[u8]) -> Replay {
         picture: first,
         lines: vec![genesis_line(&referee)],
         rolls: Vec::new(),
+        r#move: 0,
     });
+    let mut moves = 0;
     let mut round = RoundSoFar::default();
     let mut rounds_of: BTreeMap<u64, Vec<RollShown>> = BTreeMap::new();
     let mut hashes: BTreeMap<u64, Digest> = BTreeMap::new();
@@ -233,6 +252,7 @@ pub fn replay(transcript: &[u8]) -> Replay {
                     picture: shown,
                     lines: vec![refused_line(seq, &e)],
                     rolls: Vec::new(),
+                    r#move: moves,
                 });
                 replay.notes.push(format!(
                     "the replay stops at entry {seq}, which the referee refuses"
@@ -262,11 +282,15 @@ pub fn replay(transcript: &[u8]) -> Replay {
             (None, Body::Ruling(r)) => rounds_of.get(&r.action_seq).cloned().unwrap_or_default(),
             (None, _) => Vec::new(),
         };
+        if starts_move(&accepted.body) {
+            moves += 1;
+        }
         replay.steps.push(Step {
             seq,
             picture,
             lines,
             rolls,
+            r#move: moves,
         });
     }
     replay
@@ -455,7 +479,7 @@ impl Replay {
             out,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <meta name=\"generator\" content=\"hexveil\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+             <meta name=\"generator\" content=\"hexveil\">\n<title>{}</title>\n<style>{STYLE}{VIEWER_STYLE}</style>\n</head>\n<body>\n",
             escape(&title)
         );
         // The ground, drawn once; every picture <use>s it.
@@ -500,6 +524,7 @@ impl Replay {
              <button id=\"next-change\" type=\"button\" title=\"next change of the board (Shift+Right)\">&#x25B6;&#x25B6;</button>\
              <button id=\"last\" type=\"button\" title=\"last step (End)\">&#x25B6;|</button>\
              <input id=\"slider\" type=\"range\" min=\"0\" max=\"{last}\" value=\"0\" aria-label=\"step\">\
+             <button id=\"mode\" type=\"button\" title=\"step by move, or by log entry for auditors (URL ?entries)\">by log entry</button>\
              <span class=\"keys\">keys: &#x2190; &#x2192; step, Shift+&#x2190; &#x2192; next change, Home, End</span>\
              </nav>"
         );
@@ -507,18 +532,26 @@ impl Replay {
         let first = self.steps.first();
         let _ = writeln!(
             out,
-            "<main>\n<div id=\"board\" data-pic=\"{}\">{}</div>",
-            first.map_or(0, |s| s.picture),
-            first
-                .and_then(|s| self.picture_html(s.picture))
-                .unwrap_or_default()
+            "<main>\n{}",
+            viewer_html(
+                &format!(" data-pic=\"{}\"", first.map_or(0, |s| s.picture)),
+                &first
+                    .and_then(|s| self.picture_html(s.picture))
+                    .unwrap_or_default()
+            )
         );
         let _ = writeln!(
             out,
-            "<aside>\n<h2>What happened</h2>\n<div id=\"narrative\">{}</div>\n\
-             <h2>Dice</h2>\n<div id=\"dice\">{}</div>\n</aside>\n</main>",
+            "<aside>\n<h2>Moves</h2>\n{}<h2>What happened</h2>\n<div id=\"narrative\">{}</div>\n\
+             <h2>Dice</h2>\n<div id=\"dice\">{}</div>\n{}</aside>\n</main>",
+            self.moves_html(),
             first.map(lines_html).unwrap_or_default(),
-            first.map(roll_html).unwrap_or_default()
+            first.map(roll_html).unwrap_or_default(),
+            legend_html(if self.ground.contains("class=\"hex\"") {
+                LegendFor::Asl
+            } else {
+                LegendFor::Minis
+            })
         );
         for (i, _) in self.pictures.iter().enumerate() {
             let _ = writeln!(
@@ -530,9 +563,10 @@ impl Replay {
         for s in &self.steps {
             let _ = writeln!(
                 out,
-                "<template class=\"step\" data-seq=\"{}\" data-pic=\"{}\">\
+                "<template class=\"step\" data-seq=\"{}\" data-move=\"{}\" data-pic=\"{}\">\
                  <div class=\"lines\">{}</div><div class=\"roll\">{}</div></template>",
                 s.seq,
+                s.r#move,
                 s.picture,
                 lines_html(s),
                 roll_html(s)
@@ -540,8 +574,49 @@ impl Replay {
         }
         let _ = write!(
             out,
-            "<script>{KEEP_IN_SIGHT_SCRIPT}{SCRIPT}</script>\n</body>\n</html>\n"
+            "<script>{VIEWER_SCRIPT}{SCRIPT}</script>\n</body>\n</html>\n"
         );
+        out
+    }
+
+    /// The moves in words (issue 27): the first line of each move's first
+    /// entry, its `#seq` left off (`0. setup`, `1. side A: ...`).
+    pub fn move_labels(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in &self.steps {
+            if s.r#move < out.len() {
+                continue;
+            }
+            let label = if s.r#move == 0 {
+                "setup: the scenario, the pads and the sides' setups".to_string()
+            } else {
+                let l = s.lines.first().map(String::as_str).unwrap_or("");
+                let l = match l.strip_prefix('#') {
+                    Some(rest) => rest.split_once(' ').map_or(rest, |(_, r)| r),
+                    None => l,
+                };
+                // The declaration's nonce is for auditors: the entry shows it.
+                match l.find(" (nonce ") {
+                    Some(at) => l[..at].to_string(),
+                    None => l.to_string(),
+                }
+            };
+            out.push(label);
+        }
+        out
+    }
+
+    /// The clickable list of moves beside the board, like lichess's.
+    fn moves_html(&self) -> String {
+        let mut out = String::from("<ol id=\"moves\" start=\"0\">");
+        for (i, label) in self.move_labels().iter().enumerate() {
+            let _ = write!(
+                out,
+                "<li data-move=\"{i}\"><button type=\"button\" data-move=\"{i}\">{}</button></li>",
+                escape(label)
+            );
+        }
+        out.push_str("</ol>");
         out
     }
 
@@ -581,7 +656,7 @@ fn roll_html(s: &Step) -> String {
 
 /// One beacon round, escaped.
 fn one_roll_html(r: &RollShown) -> String {
-    let mut out = String::from("<div class=\"beacon\">");
+    let mut out = format!("<div class=\"beacon\" data-k=\"{}\">", r.k);
     let what = if r.secret { "Secret dr" } else { "roll" };
     let _ = write!(
         out,
@@ -651,7 +726,7 @@ const STYLE: &str = r#"
 :root { color-scheme: light; }
 body { margin: 0; font-family: system-ui, sans-serif; background: #f4f3ee; color: #222; }
 header { padding: 0.6em 1em; background: #fff; border-bottom: 1px solid #ccc; }
-h1 { font-size: 1.2em; margin: 0 0 0.4em 0; }
+h1 { font-size: 1.2em; margin: 0 0 0.4em 0; overflow-wrap: anywhere; }
 h2 { font-size: 1em; margin: 0.8em 0 0.3em 0; }
 .verdict { padding: 0.4em 0.6em; border-radius: 4px; border: 1px solid; font-size: 0.9em; overflow-wrap: anywhere; }
 .verdict.clean { background: #e6f4e6; border-color: #5a5; }
@@ -665,13 +740,17 @@ nav button { font-size: 1em; min-width: 2.4em; padding: 0.2em 0.4em; }
 #step { font-variant-numeric: tabular-nums; min-width: 8em; text-align: center; font-weight: bold; }
 #slider { flex: 1 1 12em; }
 .keys { color: #666; font-size: 0.8em; }
-main { display: flex; flex-wrap: wrap; gap: 1em; padding: 1em; align-items: flex-start; }
-#board { flex: 1 1 40em; overflow: auto; background: #fff; border: 1px solid #ccc; max-height: 85vh; }
-#board svg { display: block; }
-aside { flex: 1 1 22em; max-width: 44em; }
+main { display: flex; flex-wrap: wrap; gap: 1em; padding: 0.6em; align-items: flex-start; }
+.hv-viewer { flex: 2 1 30em; }
+aside { flex: 1 1 20em; max-width: 44em; min-width: 0; }
+.muted { color: #777; font-size: 0.85em; }
 #narrative, #dice { background: #fff; border: 1px solid #ccc; padding: 0.5em; font-size: 0.85em; overflow-wrap: anywhere; }
 #narrative p { margin: 0.15em 0; white-space: pre-wrap; font-family: ui-monospace, monospace; }
 #narrative .head { font-weight: bold; }
+#narrative .move { font-family: system-ui, sans-serif; font-weight: bold; font-size: 1.1em; }
+#moves { max-height: 16em; overflow-y: auto; background: #fff; border: 1px solid #ccc; margin: 0; padding: 0.3em 0.3em 0.3em 2.6em; font-size: 0.85em; }
+#moves li.current { background: #ffe9a8; }
+#moves button { border: 0; background: none; text-align: left; cursor: pointer; padding: 0.1em; font: inherit; vertical-align: top; overflow-wrap: anywhere; }
 #narrative .hidden { color: #7a4b00; }
 #narrative .fault { color: #a00; font-weight: bold; }
 table.pads { border-collapse: collapse; margin: 0.4em 0; }
@@ -681,100 +760,137 @@ code { font-size: 0.85em; overflow-wrap: anywhere; }
 svg.defs { position: absolute; overflow: hidden; }
 "#;
 
-/// The script both pages (this replay page and the server's live page)
-/// share: `keepInSight(board)` scrolls a board element so the last
-/// action's hexes (else the units) are in sight, when the picture is
-/// larger than its box.
-pub const KEEP_IN_SIGHT_SCRIPT: &str = r#"
-function keepInSight(board) {
-  var els = board.querySelectorAll('.last-action');
-  if (els.length === 0) { els = board.querySelectorAll('.counter, .figure'); }
-  if (els.length === 0) { return; }
-  var top = Infinity, left = Infinity, bottom = -Infinity, right = -Infinity;
-  els.forEach(function (el) {
-    var r = el.getBoundingClientRect();
-    top = Math.min(top, r.top); left = Math.min(left, r.left);
-    bottom = Math.max(bottom, r.bottom); right = Math.max(right, r.right);
-  });
-  var b = board.getBoundingClientRect();
-  if (top < b.top || bottom > b.bottom) {
-    board.scrollTop += (top + bottom) / 2 - (b.top + b.bottom) / 2;
-  }
-  if (left < b.left || right > b.right) {
-    board.scrollLeft += (left + right) / 2 - (b.left + b.right) / 2;
-  }
-}
-"#;
-
-/// The page's stepping: the steps and pictures are `<template>`s.
+/// The page's stepping: the steps and pictures are `<template>`s. By
+/// default a step is a move (every entry of one `data-move` at once, the
+/// picture after its last entry, the URL fragment `#move=N`); the `#mode`
+/// button, `?entries` in the URL or a `#step=N` fragment step by log entry.
 const SCRIPT: &str = r#"
 (function () {
   'use strict';
   var steps = Array.prototype.slice.call(document.querySelectorAll('template.step'));
   if (steps.length === 0) { return; }
   var board = document.getElementById('board');
+  var viewer = null;
   var narrative = document.getElementById('narrative');
   var dice = document.getElementById('dice');
   var counter = document.getElementById('step');
   var slider = document.getElementById('slider');
+  var modeButton = document.getElementById('mode');
+  var moveList = document.getElementById('moves');
   var byId = function (id) { return document.getElementById(id); };
-  var last = steps.length - 1;
+  // moves[m]: the indices of the steps of move m.
+  var moves = [];
+  steps.forEach(function (t, i) {
+    var m = Number(t.dataset.move) || 0;
+    while (moves.length <= m) { moves.push([]); }
+    moves[m].push(i);
+  });
+  moves = moves.filter(function (m) { return m.length > 0; });
+  var byMove = !/[?&]entries\b/.test(location.search) && !/^#step=/.test(location.hash);
   var at = 0;
+  function units() { return byMove ? moves.length : steps.length; }
+  function stepsOf(i) { return byMove ? moves[i] : [i]; }
+  function lastStep(i) { var s = stepsOf(i); return s[s.length - 1]; }
+  function picOf(i) { return steps[lastStep(i)].dataset.pic; }
   function seqOf(i) { return Number(steps[i].dataset.seq); }
-  function indexOfSeq(n) {
-    for (var i = 0; i < steps.length; i++) { if (seqOf(i) === n) { return i; } }
-    return -1;
+  function name(i) { return byMove ? 'move=' + i : 'step=' + seqOf(i); }
+  function fromName(h) {
+    var m = /^#move=(\d+)$/.exec(h);
+    if (m) { return { move: true, i: Math.min(Number(m[1]), moves.length - 1) }; }
+    m = /^#step=(\d+)$/.exec(h);
+    if (!m) { return null; }
+    for (var i = 0; i < steps.length; i++) { if (seqOf(i) === Number(m[1])) { return { move: false, i: i }; } }
+    return null;
   }
-  function fill(target, from) {
-    var nodes = [];
-    from.childNodes.forEach(function (n) { nodes.push(n); });
-    target.replaceChildren.apply(target, nodes);
-  }
-  function setHash(n) {
-    var h = '#step=' + n;
+  function setHash(i) {
+    var h = '#' + name(i);
     if (location.hash === h) { return; }
     try { history.replaceState(null, '', h); } catch (e) { location.hash = h; }
   }
   function show(i, fromHash) {
+    var last = units() - 1;
     i = Math.max(0, Math.min(last, i));
     at = i;
-    var t = steps[i];
-    var pic = t.dataset.pic;
+    var pic = picOf(i);
     if (board.dataset.pic !== pic || !board.firstElementChild) {
       board.replaceChildren(byId('pic-' + pic).content.cloneNode(true));
       board.dataset.pic = pic;
-      keepInSight(board);
+      if (viewer) { viewer.shown(); }
     }
-    var c = t.content.cloneNode(true);
-    fill(narrative, c.querySelector('.lines'));
-    fill(dice, c.querySelector('.roll'));
-    counter.textContent = 'step ' + seqOf(i) + ' / ' + seqOf(last);
+    var lines = [], rolls = [], ks = {};
+    stepsOf(i).forEach(function (s) {
+      var c = steps[s].content.cloneNode(true);
+      c.querySelector('.lines').childNodes.forEach(function (n) { lines.push(n); });
+      c.querySelectorAll('.roll .beacon').forEach(function (b) {
+        if (ks[b.dataset.k]) { return; }
+        ks[b.dataset.k] = true;
+        rolls.push(b);
+      });
+    });
+    if (byMove) {
+      var head = document.createElement('p');
+      head.className = 'line move';
+      var label = moveList && moveList.querySelector('li[data-move="' + i + '"] button');
+      head.textContent = i === 0 ? 'setup' : 'move ' + i + (label ? ': ' + label.textContent : '');
+      lines.unshift(head);
+    }
+    narrative.replaceChildren.apply(narrative, lines);
+    if (rolls.length === 0) {
+      var none = document.createElement('p');
+      none.className = 'none';
+      none.textContent = 'no roll at this step';
+      rolls.push(none);
+    }
+    dice.replaceChildren.apply(dice, rolls);
+    counter.textContent = byMove ? 'move ' + i + ' / ' + last
+      : 'step ' + seqOf(i) + ' / ' + seqOf(last);
+    slider.max = String(last);
     slider.value = String(i);
     byId('first').disabled = byId('prev').disabled = byId('prev-change').disabled = i === 0;
     byId('last').disabled = byId('next').disabled = byId('next-change').disabled = i === last;
-    if (!fromHash) { setHash(seqOf(i)); }
+    if (moveList) {
+      var current = steps[lastStep(i)].dataset.move;
+      moveList.querySelectorAll('li').forEach(function (li) {
+        var on = li.dataset.move === current;
+        li.classList.toggle('current', on);
+        if (on && li.scrollIntoView && moveList.scrollHeight > moveList.clientHeight) {
+          moveList.scrollTop = li.offsetTop - moveList.offsetTop - moveList.clientHeight / 2;
+        }
+      });
+    }
+    if (modeButton) { modeButton.textContent = byMove ? 'by log entry' : 'by move'; }
+    if (!fromHash) { setHash(i); }
+  }
+  function setMode(move) {
+    // Keep the place: the move of the entries shown, or its first entry.
+    var first = stepsOf(at)[0];
+    byMove = move;
+    show(move ? Number(steps[first].dataset.move) || 0 : first);
   }
   function change(dir) {
     var i = at;
-    var pic = steps[at].dataset.pic;
-    while (i + dir >= 0 && i + dir <= last) {
+    var pic = picOf(at);
+    while (i + dir >= 0 && i + dir <= units() - 1) {
       i += dir;
-      if (steps[i].dataset.pic !== pic) { break; }
+      if (picOf(i) !== pic) { break; }
     }
     show(i);
-  }
-  function fromHash() {
-    var m = /^#step=(\d+)$/.exec(location.hash);
-    if (!m) { return null; }
-    var i = indexOfSeq(Number(m[1]));
-    return i < 0 ? null : i;
   }
   byId('first').addEventListener('click', function () { show(0); });
   byId('prev').addEventListener('click', function () { show(at - 1); });
   byId('next').addEventListener('click', function () { show(at + 1); });
-  byId('last').addEventListener('click', function () { show(last); });
+  byId('last').addEventListener('click', function () { show(units() - 1); });
   byId('prev-change').addEventListener('click', function () { change(-1); });
   byId('next-change').addEventListener('click', function () { change(1); });
+  if (modeButton) { modeButton.addEventListener('click', function () { setMode(!byMove); }); }
+  if (moveList) {
+    moveList.addEventListener('click', function (e) {
+      var b = e.target.closest && e.target.closest('button[data-move]');
+      if (!b) { return; }
+      var m = Number(b.dataset.move);
+      if (byMove) { show(m); } else { show(moves[m][0]); }
+    });
+  }
   slider.addEventListener('input', function () { show(Number(slider.value)); });
   document.addEventListener('keydown', function (e) {
     if (e.altKey || e.ctrlKey || e.metaKey) { return; }
@@ -783,18 +899,21 @@ const SCRIPT: &str = r#"
       case 'ArrowLeft': if (e.shiftKey) { change(-1); } else { show(at - 1); } break;
       case 'ArrowRight': if (e.shiftKey) { change(1); } else { show(at + 1); } break;
       case 'Home': show(0); break;
-      case 'End': show(last); break;
+      case 'End': show(units() - 1); break;
       default: return;
     }
     e.preventDefault();
   });
   window.addEventListener('hashchange', function () {
-    var i = fromHash();
-    if (i !== null && i !== at) { show(i, true); }
+    var n = fromName(location.hash);
+    if (n === null) { return; }
+    if (n.move !== byMove) { byMove = n.move; }
+    if (n.i !== at) { show(n.i, true); }
   });
-  var start = fromHash();
-  show(start === null ? 0 : start, start !== null);
-  keepInSight(board);
+  var start = fromName(location.hash);
+  if (start !== null) { byMove = start.move; }
+  show(start === null ? 0 : start.i, start !== null);
+  viewer = hvBoard(board);
 })();
 "#;
 

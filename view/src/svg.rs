@@ -450,7 +450,7 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
                     )
                 })
                 .collect();
-            marker_labels(&mut out, *hex, cx, cy - 8.0, &labels);
+            marker_labels(&mut out, *hex, cx, cy - 15.0, &labels);
         }
     }
     // B28.9: a Booby Trap that went off, where it did.
@@ -592,12 +592,15 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
             } else {
                 said
             };
-            let dx = 4.0 * i as f64;
-            let dy = 4.0 * i as f64;
+            // A stack fanned out (issue 27): each counter below and right
+            // of the one under it by a line of text, so every unit's name
+            // shows; the viewer lists the whole stack beside the board.
+            let dx = 3.0 * i as f64;
+            let dy = 8.0 * i as f64;
             let _ = writeln!(
                 out,
                 "<g class=\"counter\" data-unit=\"{}\" data-side=\"{}\" data-hex=\"{hex}\" \
-                 data-state=\"{}\" transform=\"translate({cx:.1},{cy:.1})\">\
+                 data-state=\"{}\" data-stack=\"{}/{}\" transform=\"translate({cx:.1},{cy:.1})\">\
                  <title>{}</title>\
                  <rect x=\"{:.1}\" y=\"{:.1}\" width=\"30\" height=\"22\" rx=\"2\" fill=\"{}\" \
                  stroke=\"{}\" stroke-width=\"1\"/>\
@@ -607,6 +610,8 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
                 escape(&name),
                 u.side,
                 escape(&state_words),
+                i + 1,
+                units.len(),
                 escape(&format!(
                     "{name} (side {}, {}) in {hex}: {state_words}",
                     u.side,
@@ -682,10 +687,12 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
     }
 }
 
-/// Marker labels in a hex, stacked from its top.
+/// Marker labels in a hex, stacked up from its bottom edge (`cy` the
+/// hex's centre, moved up for a second kind of marker), clear of the hex's
+/// coordinate at its top (issue 27).
 fn marker_labels(out: &mut String, hex: Hex, cx: f64, cy: f64, labels: &[(&str, String)]) {
     for (i, (class, text)) in labels.iter().enumerate() {
-        let y = cy - 14.0 + 7.0 * i as f64;
+        let y = cy + 20.5 - 7.5 * i as f64;
         let _ = writeln!(
             out,
             "<g class=\"{class}\" data-hex=\"{hex}\"><title>{}</title>\
@@ -839,16 +846,45 @@ fn minis_svg(
         } else {
             st.join(", ")
         };
+        // Issue 27: a figure out of play (removed by a blast, R8, R10, or
+        // a destroyed vehicle) is drawn grey and crossed, its name struck.
+        let out_of_play = b.out_of_play(i);
+        let (class, fill, mark, deco) = if out_of_play {
+            (
+                "figure removed",
+                "#bbb",
+                format!(
+                    "<path class=\"removed-mark\" d=\"M{:.1},{:.1} L{:.1},{:.1} M{:.1},{:.1} L{:.1},{:.1}\" \
+                     stroke=\"#222\" stroke-width=\"1.2\"/>",
+                    x - 4.0,
+                    y - 4.0,
+                    x + 4.0,
+                    y + 4.0,
+                    x - 4.0,
+                    y + 4.0,
+                    x + 4.0,
+                    y - 4.0
+                ),
+                " fill=\"#666\" text-decoration=\"line-through\"",
+            )
+        } else {
+            ("figure", side_fill(fig.side), String::new(), "")
+        };
         let _ = writeln!(
             out,
-            "<g class=\"figure\" data-figure=\"{}\" data-side=\"{}\" data-at=\"{p}\" \
+            "<g class=\"{class}\" data-figure=\"{}\" data-side=\"{}\" data-at=\"{p}\" \
              data-state=\"{}\"><title>{}</title><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" \
-             fill=\"{}\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"7\" text-anchor=\"middle\">{}</text></g>",
+             fill=\"{fill}\"/>{mark}<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"7\" \
+             text-anchor=\"middle\"{deco}>{}</text></g>",
             escape(&fig.name),
             fig.side,
             escape(&words),
-            escape(&format!("{} (side {}) at {p}: {words}", fig.name, fig.side)),
-            side_fill(fig.side),
+            escape(&format!(
+                "{} (side {}) at {p}: {words}{}",
+                fig.name,
+                fig.side,
+                if out_of_play { " (out of play)" } else { "" }
+            )),
             y - 6.0,
             escape(&fig.name)
         );
@@ -1096,6 +1132,72 @@ mod tests {
                 text.contains(&format!("an A-T mine in {cell} under ger-pz-iv")),
                 "{text}"
             );
+        }
+    }
+
+    // Issue 27, R10: a figure removed by a blast is drawn grey and
+    // crossed, in every view; once the game is over the status says so
+    // and names no side to act (never "turn 7 of 6").
+    #[test]
+    fn issue27_r10_a_removed_figure_is_drawn_removed_and_the_end_names_no_side_to_act() {
+        use hexveil_minis::{encode_event, MinisEvent};
+        let scenario = hexveil_minis::MinisScenario::from_toml(include_str!(
+            "../../examples/minis/scenario.toml"
+        ))
+        .unwrap();
+        let public = |m: MinisEvent| hexveil_core::Event {
+            to: hexveil_core::Visibility::Public,
+            kind: hexveil_core::EventKind::Rules(encode_event(&m)),
+            cite: vec!["R10".into()],
+        };
+        let events = [
+            public(MinisEvent::BlastSave {
+                figure: "ger-rifle-1".into(),
+                distance_tenths: 12,
+                needs: 4,
+                roll: 2,
+                saved: false,
+            }),
+            public(MinisEvent::TurnEnded {
+                side: Side::B,
+                turn: 7,
+                next: Side::A,
+            }),
+            public(MinisEvent::GameOver {
+                winner: Some(Side::A),
+                reason: "the last turn was played".into(),
+            }),
+        ];
+        for view in VIEWS {
+            let mut b = Board::for_game(&scenario);
+            b.setup(include_str!("../../examples/minis/setup-a.toml"))
+                .unwrap();
+            b.setup(include_str!("../../examples/minis/setup-b.toml"))
+                .unwrap();
+            let before = board_svg(&b, view, 3, &[]);
+            assert!(!before.contains("class=\"figure removed\""), "{view:?}");
+            b.events(&events);
+            let svg = board_svg(&b, view, 40, &[]);
+            let removed: Vec<&str> = svg
+                .split('<')
+                .filter(|t| t.starts_with("g class=\"figure removed\""))
+                .collect();
+            assert_eq!(removed.len(), 1, "{view:?}: {removed:?}");
+            assert!(
+                removed[0].contains("data-figure=\"ger-rifle-1\""),
+                "{}",
+                removed[0]
+            );
+            assert!(svg.contains("class=\"removed-mark\""), "{view:?}");
+            let status = b.show(crate::board::View::Status);
+            println!("{status}");
+            let first = status.lines().next().unwrap();
+            assert!(
+                first.ends_with("the game is over, after turn 6 of 6"),
+                "{first}"
+            );
+            assert!(!status.contains("to act"), "{status}");
+            assert!(!svg.contains("turn 7 of 6"), "{view:?}");
         }
     }
 

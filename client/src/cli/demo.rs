@@ -265,6 +265,7 @@ pub async fn run(
     game: &DemoGame,
     mode: hexveil_protocol::message::Mode,
     http: Option<std::net::SocketAddr>,
+    pace: std::time::Duration,
 ) -> Result<(Vec<u8>, Option<KeptServer>), String> {
     use super::evidence::Proofs;
     use super::play::{fetch_transcript, play_seat, AfterScript, Input, Output, PATIENCE};
@@ -370,7 +371,7 @@ pub async fn run(
     let play_a = async {
         let out = Output::Channel(tx);
         let input = Input::Script {
-            script: Script::new(game.scripts[0]),
+            script: Script::new(game.scripts[0]).paced(pace),
             then: AfterScript::Concede,
         };
         let mut line = Lifeline::new(
@@ -390,7 +391,7 @@ pub async fn run(
     let play_b = async {
         let out = Output::Channel(tx_b);
         let input = Input::Script {
-            script: Script::new(game.scripts[1]),
+            script: Script::new(game.scripts[1]).paced(pace),
             then: AfterScript::Concede,
         };
         let mut line = Lifeline::new(
@@ -426,9 +427,17 @@ pub async fn run(
         let (played, ()) = tokio::join!(plays, printer);
         played
     };
-    tokio::time::timeout(std::time::Duration::from_secs(120), game_play)
+    // Two minutes, plus the pace of every scripted line.
+    let lines = game
+        .scripts
+        .iter()
+        .map(|s| s.lines().count())
+        .sum::<usize>();
+    let within = std::time::Duration::from_secs(120)
+        + pace.saturating_mul(u32::try_from(lines).unwrap_or(u32::MAX));
+    tokio::time::timeout(within, game_play)
         .await
-        .map_err(|_| "the demo game did not finish within 2 minutes".to_string())??;
+        .map_err(|_| format!("the demo game did not finish within {} s", within.as_secs()))??;
     let transcript = fetch_transcript(&mut seat_a)
         .await
         .map_err(|e| format!("cannot fetch the transcript: {e}"))?;
@@ -494,13 +503,24 @@ pub fn hidden_story(bytes: &[u8]) -> Vec<String> {
     out
 }
 
+/// The demo's pace by default: about a second per action when the game is
+/// watched in a browser (`--http`), none otherwise (issue 27).
+pub fn default_pace(http: bool) -> std::time::Duration {
+    if http {
+        std::time::Duration::from_secs(1)
+    } else {
+        std::time::Duration::ZERO
+    }
+}
+
 /// `hexveil demo [--out FILE] [--escrow] [--ruleset asl|minis] [--http
-/// ADDR]`.
+/// ADDR] [--pace SECS]`.
 pub fn main(
     out: Option<std::path::PathBuf>,
     escrow: bool,
     ruleset: &str,
     http: Option<std::net::SocketAddr>,
+    pace: Option<f64>,
 ) -> std::process::ExitCode {
     use hexveil_protocol::message::Mode;
     use std::process::ExitCode;
@@ -533,6 +553,24 @@ pub fn main(
             }
         }
     }
+    let pace = match pace {
+        None => default_pace(http.is_some()),
+        Some(p) => match std::time::Duration::try_from_secs_f64(p) {
+            Ok(d) if d <= std::time::Duration::from_secs(60) => d,
+            _ => {
+                eprintln!(
+                    "hexveil demo: --pace {p} is not a number of seconds from 0 to 60 (e.g. 1 or 0.5)"
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
+    if !pace.is_zero() {
+        println!(
+            "each bot waits {} s before each action, so the game can be watched (--pace)",
+            pace.as_secs_f64()
+        );
+    }
     let mode = if escrow {
         println!("Escrow mode (docs/DESIGN.md, Escrow mode): each bot gives the server its hidden setup and standing orders when it sets up; the server checks them at once and answers for the hidden facts. The bots still release their own pad entries, so the dice stay out of the server's hands.");
         Mode::Escrow
@@ -549,7 +587,7 @@ pub fn main(
             return ExitCode::FAILURE;
         }
     };
-    let (bytes, kept) = match runtime.block_on(run(&game, mode, http)) {
+    let (bytes, kept) = match runtime.block_on(run(&game, mode, http, pace)) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("hexveil demo: {e}");

@@ -24,6 +24,9 @@ pub enum Next {
 #[derive(Clone, Debug, Default)]
 pub struct Script {
     lines: VecDeque<String>,
+    /// How long to wait before each action (`hexveil demo --pace`), so a
+    /// person can watch the game live.
+    pace: std::time::Duration,
 }
 
 impl Script {
@@ -35,7 +38,18 @@ impl Script {
                 .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
                 .filter(|l| !l.is_empty())
                 .collect(),
+            pace: std::time::Duration::ZERO,
         }
+    }
+
+    /// The same script, waiting `pace` before each action it declares.
+    /// The wait blocks the thread that polls the seat: the demo's bots run
+    /// on the thread that called `block_on`, apart from the runtime's
+    /// workers, which keep serving the server and the QUIC connections
+    /// meanwhile.
+    pub fn paced(mut self, pace: std::time::Duration) -> Script {
+        self.pace = pace;
+        self
     }
 
     /// The next line, parsed.
@@ -44,7 +58,12 @@ impl Script {
             return Next::Done;
         };
         match language.parse(&line) {
-            Ok(Parsed::Act { bytes, concede }) => Next::Act(line, bytes, concede),
+            Ok(Parsed::Act { bytes, concede }) => {
+                if !self.pace.is_zero() {
+                    std::thread::sleep(self.pace);
+                }
+                Next::Act(line, bytes, concede)
+            }
             Ok(Parsed::Help) => Next::Help,
             Ok(Parsed::Show(v)) => Next::Show(v),
             Err(e) => Next::Bad(line, e),

@@ -66,6 +66,9 @@ pub struct Line {
     pub seq: u64,
     /// The words.
     pub text: String,
+    /// The move it belongs to (issue 27): 0 before the first action, then
+    /// one more at each action declared and at the end.
+    pub r#move: u64,
 }
 
 /// The public view of a game at one moment, as pages show it.
@@ -309,6 +312,8 @@ struct Fold {
     picture: Picture,
     lines: Vec<Line>,
     changed: bool,
+    /// The move under way (see [`Line::move`]).
+    moves: u64,
 }
 
 impl Fold {
@@ -326,6 +331,9 @@ impl Fold {
                 }
                 Err(e) => self.push(u.seq, format!("this server cannot draw the game: {e}")),
             }
+        }
+        if u.action.is_some() || u.end.is_some() {
+            self.moves += 1;
         }
         let told = match self.narrator.as_mut() {
             Some(n) => n.update(u, Reader::Spectator),
@@ -350,10 +358,15 @@ impl Fold {
 
     fn push(&mut self, seq: u64, text: String) {
         if self.lines.len() < MAX_LINES {
-            self.lines.push(Line { seq, text });
+            self.lines.push(Line {
+                seq,
+                text,
+                r#move: self.moves,
+            });
         } else if self.lines.len() == MAX_LINES {
             self.lines.push(Line {
                 seq,
+                r#move: self.moves,
                 text: format!(
                     "(the live view keeps {MAX_LINES} lines; the replay of the finished game has the rest)"
                 ),

@@ -8,8 +8,8 @@
 //! `#result` how the game ended, `#links` the replay and transcript once it
 //! has, `#error` why the view stopped.
 
-use hexveil_view::replay::KEEP_IN_SIGHT_SCRIPT;
 use hexveil_view::svg::escape;
+use hexveil_view::viewer::{legend_for, legend_html, viewer_html, VIEWER_SCRIPT, VIEWER_STYLE};
 
 use super::games::GameList;
 use super::live::Picture;
@@ -17,7 +17,8 @@ use crate::wire::GameId;
 
 const STYLE: &str = r#"
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; background: #fafaf7; }
-h1 { font-size: 1.4em; margin: 0 0 0.4em; }
+h1 { font-size: 1.4em; margin: 0 0 0.4em; overflow-wrap: anywhere; }
+@media (max-width: 600px) { body { margin: 0.6em; } h1 { font-size: 1.15em; } }
 h2 { font-size: 1.15em; margin: 1.2em 0 0.4em; }
 table { border-collapse: collapse; font-size: 0.9em; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
@@ -27,20 +28,23 @@ th { background: #eee; }
 #status { font-weight: 600; margin: 0.4em 0; }
 #result { font-weight: 600; color: #7a1c1c; }
 #error { color: #b00; }
-#board { overflow: auto; max-height: 80vh; border: 1px solid #ccc; background: #fff; }
-#board svg { display: block; }
 #log { font-family: ui-monospace, monospace; font-size: 0.85em; max-height: 28em; overflow-y: auto;
-       border: 1px solid #ccc; background: #fff; padding: 0.5em 0.5em 0.5em 2.5em; }
+       border: 1px solid #ccc; background: #fff; padding: 0.5em; list-style: none; margin: 0;
+       overflow-wrap: anywhere; }
+#log li { padding-left: 1.2em; }
+#log li.move-head { padding-left: 0; font-weight: bold; font-family: system-ui, sans-serif;
+       border-top: 1px solid #eee; margin-top: 0.2em; }
 .layout { display: flex; flex-wrap: wrap; gap: 1em; }
 .layout > div { flex: 1 1 30em; min-width: 0; }
-.layout > #board { flex: 2 1 40em; }
+.layout > .hv-viewer { flex: 2 1 30em; }
+table { display: block; overflow-x: auto; max-width: 100%; }
 "#;
 
 fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{}</title><style>{STYLE}</style></head><body>{body}</body></html>\n",
+         <title>{}</title><style>{STYLE}{VIEWER_STYLE}</style></head><body>{body}</body></html>\n",
         escape(title)
     )
 }
@@ -162,8 +166,10 @@ pub fn index(list: &GameList) -> String {
 const LIVE_SCRIPT: &str = r#"
 (function () {
   var board = document.getElementById('board');
-  keepInSight(board);
+  var viewer = hvBoard(board);
   var log = document.getElementById('log');
+  var heads = log.querySelectorAll('li.move-head');
+  var lastMove = heads.length ? heads[heads.length - 1].dataset.move : null;
   var statusLine = document.getElementById('status');
   var result = document.getElementById('result');
   var links = document.getElementById('links');
@@ -171,11 +177,19 @@ const LIVE_SCRIPT: &str = r#"
   var source = new EventSource(location.pathname.replace(/\/+$/, '') + '/events');
   source.addEventListener('picture', function (e) {
     var p = JSON.parse(e.data);
-    if (p.svg) { board.innerHTML = p.svg; keepInSight(board); }
+    if (p.svg) { board.innerHTML = p.svg; viewer.shown(); }
     statusLine.textContent = p.status || 'waiting for the game to start';
-    if (p.reset) { log.replaceChildren(); }
+    if (p.reset) { log.replaceChildren(); lastMove = null; }
     var bottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
     p.lines.forEach(function (l) {
+      if (String(l.move) !== lastMove) {
+        lastMove = String(l.move);
+        var h = document.createElement('li');
+        h.className = 'move-head';
+        h.dataset.move = lastMove;
+        h.textContent = l.move === 0 ? 'setup' : 'move ' + l.move;
+        log.appendChild(h);
+      }
       var li = document.createElement('li');
       li.dataset.seq = l.seq;
       li.textContent = l.text;
@@ -193,6 +207,15 @@ const LIVE_SCRIPT: &str = r#"
 })();
 "#;
 
+/// The heading line of move `m` in the live narrative (`setup` for 0).
+fn move_head(m: u64) -> String {
+    if m == 0 {
+        "<li class=\"move-head\" data-move=\"0\">setup</li>".into()
+    } else {
+        format!("<li class=\"move-head\" data-move=\"{m}\">move {m}</li>")
+    }
+}
+
 /// A game's live page (`GET /game/{id}`), drawn with the picture at the
 /// time of the request; the script keeps it up to date.
 pub fn live(game: GameId, p: &Picture) -> String {
@@ -201,11 +224,21 @@ pub fn live(game: GameId, p: &Picture) -> String {
     } else {
         format!("{} (game {game})", p.scenario)
     };
-    let lines: String = p
-        .lines
-        .iter()
-        .map(|l| format!("<li data-seq=\"{}\">{}</li>", l.seq, escape(&l.text)))
-        .collect();
+    // Numbered by move, not 1..N beside `log #200` (issue 27).
+    let mut lines = String::new();
+    let mut last_move = None;
+    for l in p.lines.iter() {
+        if last_move != Some(l.r#move) {
+            last_move = Some(l.r#move);
+            lines.push_str(&move_head(l.r#move));
+        }
+        lines.push_str(&format!(
+            "<li data-seq=\"{}\" data-move=\"{}\">{}</li>",
+            l.seq,
+            l.r#move,
+            escape(&l.text)
+        ));
+    }
     let status = if p.status.is_empty() {
         "waiting for the game to start".to_string()
     } else {
@@ -230,13 +263,14 @@ pub fn live(game: GameId, p: &Picture) -> String {
          server's spectator delay. <a href=\"/\">All games</a></p>\
          <div id=\"status\">{status}</div><div id=\"result\">{result}</div>\
          <div id=\"links\">{links}</div><div id=\"error\">{error}</div>\
-         <div class=\"layout\"><div id=\"board\">{svg}</div>\
-         <div><ol id=\"log\">{lines}</ol></div></div>\
-         <script>{KEEP_IN_SIGHT_SCRIPT}{LIVE_SCRIPT}</script>",
+         <div class=\"layout\">{viewer}\
+         <div><ul id=\"log\">{lines}</ul>{legend}</div></div>\
+         <script>{VIEWER_SCRIPT}{LIVE_SCRIPT}</script>",
         title = escape(&title),
         status = escape(&status),
         error = escape(p.error.as_deref().unwrap_or("")),
-        svg = p.svg,
+        viewer = viewer_html("", &p.svg),
+        legend = legend_html(legend_for(&p.svg)),
     );
     page(&title, &body)
 }
@@ -257,6 +291,7 @@ mod tests {
             lines: Arc::new(vec![Line {
                 seq: 4,
                 text: "<script>alert(1)</script>".into(),
+                r#move: 3,
             }]),
             ..Picture::default()
         };
@@ -270,6 +305,9 @@ mod tests {
             assert!(html.contains(hook), "{hook}");
         }
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        // Issue 27: the narrative is numbered by move.
+        assert!(html.contains("<li class=\"move-head\" data-move=\"3\">move 3</li>"));
+        assert!(!html.contains("<ol id=\"log\""));
         assert!(html.contains("Mine &lt;Alley&gt;"));
         assert!(
             !html.contains("http://") && !html.contains("https://"),
