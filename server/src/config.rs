@@ -62,7 +62,12 @@ pub const DEFAULT_MAX_PARTIAL_BYTES: usize = 64 * 1024 * 1024;
 
 /// Command-line flags of `hexveil-server`.
 #[derive(Debug, Parser, Default)]
-#[command(name = "hexveil-server", about = "hexveil authoritative game server")]
+#[command(
+    name = "hexveil-server",
+    about = "hexveil authoritative game server",
+    version,
+    after_help = defaults_help()
+)]
 pub struct Cli {
     /// TOML configuration file; flags override its values.
     #[arg(long)]
@@ -406,6 +411,78 @@ pub struct ServerSettings {
 /// Default lease of a game to a node: 10 seconds.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
+/// The defaults of every setting a flag or the configuration file can
+/// change, read from [`ServerSettings::new`] (the one place they are set),
+/// for `--help` (issue 27).
+pub fn defaults_help() -> String {
+    let s = ServerSettings::new(
+        PathBuf::from(DEFAULT_DATA_DIR),
+        DEFAULT_LISTEN.parse().expect("valid default address"),
+    );
+    let g = &s.games;
+    let secs = |d: Duration| format!("{} s", d.as_secs());
+    let rows: Vec<(&str, String)> = vec![
+        ("--listen", s.listen.to_string()),
+        ("--data-dir", s.data_dir.display().to_string()),
+        ("--max-frame", format!("{} bytes", s.frame.max_len())),
+        (
+            "--rate-per-second",
+            s.rate_limit.frames_per_second.to_string(),
+        ),
+        ("--rate-burst", s.rate_limit.burst.to_string()),
+        ("--answer-timeout-secs", secs(s.answer_timeout)),
+        ("--spectator-delay-secs", secs(s.spectator_delay)),
+        ("--login-timeout-secs", secs(s.login_timeout)),
+        ("--max-connections", s.max_connections.to_string()),
+        (
+            "--max-connections-per-address",
+            s.max_connections_per_address.to_string(),
+        ),
+        (
+            "--max-connections-per-key",
+            s.max_connections_per_key.to_string(),
+        ),
+        ("--idle-timeout-secs", secs(s.frame.idle_timeout)),
+        ("--max-unfinished-games-per-key", g.caps.per_key.to_string()),
+        ("--max-unfinished-games", g.caps.total.to_string()),
+        ("--max-pad-len", g.max_pad_len.to_string()),
+        ("--unstarted-expiry-secs", secs(g.unstarted_expiry)),
+        ("--finished-linger-secs", secs(g.finished_linger)),
+        (
+            "--rebuilds-per-second",
+            g.rebuild_rate.frames_per_second.to_string(),
+        ),
+        ("--rebuild-burst", g.rebuild_rate.burst.to_string()),
+        (
+            "--partial-message-timeout-secs",
+            secs(s.partial_message_timeout),
+        ),
+        (
+            "--max-partial-bytes-per-connection",
+            s.max_partial_bytes_per_connection.to_string(),
+        ),
+        ("--max-partial-bytes", s.max_partial_bytes.to_string()),
+        ("--http", "off".into()),
+        ("--http-max-streams", s.http_max_streams.to_string()),
+        (
+            "--metrics-token-file",
+            "none: /metrics is not served".into(),
+        ),
+        ("--log-format", "text".into()),
+        ("--store", "sqlite (a file in the data directory)".into()),
+        ("--node-id", "the data directory's node-id file".into()),
+        ("--lease-secs", secs(s.lease)),
+        ("--advertise", "the bound address".into()),
+    ];
+    let width = rows.iter().map(|(f, _)| f.len()).max().unwrap_or(0);
+    let mut out =
+        String::from("Defaults (a flag overrides the --config file, which overrides these):\n");
+    for (flag, value) in rows {
+        out.push_str(&format!("  {flag:width$}  {value}\n"));
+    }
+    out
+}
+
 /// [`Cli::lease_secs`] as a duration, if in range.
 fn lease_of(v: u64) -> Result<Duration, ConfigError> {
     if v == 0 || v > 3600 {
@@ -697,8 +774,12 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
 pub fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colour codes only on a terminal: a log written to a file or a
+    // journal gets none (issue 27).
+    use std::io::IsTerminal;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Text => builder.try_init(),
@@ -709,6 +790,31 @@ pub fn init_logging(format: LogFormat) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn help_names_every_flags_default_and_the_version() {
+        // Issue 27: an operator reads the defaults in --help, from the same
+        // settings the server starts with.
+        use clap::CommandFactory;
+        let help = Cli::command().render_long_help().to_string();
+        let cmd = Cli::command();
+        for arg in cmd.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if ["help", "version", "config", "cert-name", "store-file"].contains(&long) {
+                continue;
+            }
+            let flag = format!("--{long}");
+            assert!(
+                help.lines()
+                    .skip_while(|l| !l.starts_with("Defaults"))
+                    .any(|l| l.trim_start().starts_with(&format!("{flag} "))),
+                "no default for {flag} in:\n{help}"
+            );
+        }
+        assert!(help.contains("--answer-timeout-secs"), "{help}");
+        assert!(help.contains("600 s"), "{help}");
+        assert_eq!(cmd.get_version(), Some(env!("CARGO_PKG_VERSION")));
+    }
 
     #[test]
     fn flags_override_file() {

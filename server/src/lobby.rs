@@ -101,7 +101,7 @@ pub const DEFAULT_UNSTARTED_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600
 /// rebuild, short enough that a league's finished games do not pile up in
 /// memory (the soak: issue 16).
 pub const DEFAULT_FINISHED_LINGER: Duration = Duration::from_secs(30);
-/// Default rebuilds of finished games per key: one every 10 seconds,
+/// Default rebuilds of finished games per key: one a second,
 /// bursts of 6.
 pub const DEFAULT_REBUILD_RATE: RateLimit = RateLimit {
     frames_per_second: std::num::NonZeroU32::MIN,
@@ -1253,9 +1253,23 @@ impl GameTask {
                 Ok(false)
             }
             Ok(effects) => {
+                info!(
+                    game_id = %self.game_id,
+                    connection = participant.connection.0,
+                    key = %participant.key,
+                    role = ?participant.role,
+                    "joined"
+                );
                 if let Role::Player(side) = participant.role {
                     // A new connection for a seat (e.g. a resume) replaces the old one.
                     if let Some(old) = self.seats[seat(side)] {
+                        info!(
+                            game_id = %self.game_id,
+                            side = ?side,
+                            old = old.0,
+                            new = participant.connection.0,
+                            "seat taken over by a new connection"
+                        );
                         if let Some(m) = self.remove_member(old) {
                             let _ = m.link.outbox.try_send(ServerMessage::Left {
                                 game_id: self.game_id,
@@ -1680,6 +1694,12 @@ impl GameTask {
 
     fn remove_member(&mut self, id: ConnectionId) -> Option<Member> {
         let m = self.members.remove(&id)?;
+        info!(
+            game_id = %self.game_id,
+            connection = id.0,
+            role = ?m.participant.role,
+            "left"
+        );
         for s in self.seats.iter_mut() {
             if *s == Some(id) {
                 *s = None;

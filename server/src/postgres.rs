@@ -1527,6 +1527,43 @@ mod tests {
         hexveil_fixtures::postgres::fresh_database(test)
     }
 
+    /// Issue 27: on a machine without PostgreSQL, each of these tests says
+    /// SKIPPED where a person running `cargo test` sees it (an `eprintln!`
+    /// was swallowed by the harness's capture): this test runs this very
+    /// test binary again, capture on, with PostgreSQL pointed at nothing
+    /// and without `CI`, and looks for the line in what it printed.
+    #[test]
+    fn a_skipped_postgres_test_says_so_through_the_capture() {
+        if std::env::var_os(hexveil_fixtures::postgres::PG_BIN_ENV).is_some() {
+            return; // the child run below, or a machine that moved PostgreSQL
+        }
+        let exe = std::env::current_exe().unwrap();
+        let out = std::process::Command::new(exe)
+            .args([
+                "postgres::tests::schema_is_migrated_once_and_a_newer_one_is_refused",
+                "--exact",
+            ])
+            .env(
+                hexveil_fixtures::postgres::PG_BIN_ENV,
+                "/nonexistent/postgresql/bin",
+            )
+            .env_remove("CI")
+            .env_remove("RUST_TEST_NOCAPTURE")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            printed.contains("SKIPPED postgres::schema_is_migrated_once_and_a_newer_one_is_refused (no PostgreSQL"),
+            "the skip notice was hidden: {printed}"
+        );
+        assert!(printed.contains("1 passed"), "{printed}");
+    }
+
     // Issue 13: the server creates and migrates the schema itself; every
     // migration is recorded once, a second node (or a restart) applies
     // none again, and a database migrated by a newer build is refused.

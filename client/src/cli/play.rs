@@ -965,9 +965,19 @@ pub async fn play_seat(
                 acting
             }
             GameEvent::Rejected(r) => {
-                out.note(side, &format!("refused, nothing changed: {}", r.reason));
-                // The server's signed refusal, the player's proof (G5).
-                out.note(side, &super::transcript::refusal_proof(&r));
+                // The server's signed refusal, the player's proof (G5),
+                // goes to a file; one short line says where (issue 27).
+                let seq = r.seq;
+                let kept =
+                    match proofs.keep(seq, "refusal", &Evidence::Refusal(Box::new(r.clone()))) {
+                        Ok(Some(path)) => {
+                            format!(" (the server's signed refusal: {})", path.display())
+                        }
+                        Ok(None) | Err(_) => String::new(),
+                    };
+                // "refused, nothing changed: refused: ..." said it twice.
+                let why = r.reason.strip_prefix("refused: ").unwrap_or(&r.reason);
+                out.note(side, &format!("refused, nothing changed: {why}{kept}"));
                 acting
             }
             GameEvent::Receipt(_) => false,

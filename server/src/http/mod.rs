@@ -238,6 +238,7 @@ pub fn router(web: Arc<Web>) -> Router {
         .route("/game/{id}/transcript", get(transcript))
         .route("/game/{id}/replay", get(replay))
         .route("/metrics", get(metrics))
+        .route("/favicon.ico", get(favicon))
         .fallback(no_page)
         .layer(axum::middleware::map_response_with_state(
             web.clone(),
@@ -265,6 +266,22 @@ async fn count_errors(State(web): State<Arc<Web>>, response: Response) -> Respon
     }
     response
 }
+
+/// The site's icon, a hexagon: every browser asks for it, and a 404 for it
+/// would count in `hexveil_errors_total` (issue 27).
+async fn favicon() -> Response {
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "image/svg+xml"),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=86400"),
+        ],
+        FAVICON_SVG,
+    )
+        .into_response()
+}
+
+/// [`favicon`]'s picture.
+const FAVICON_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><polygon points="16,1 29,8.5 29,23.5 16,31 3,23.5 3,8.5" fill="#3d5a40" stroke="#1d2b1f" stroke-width="2"/></svg>"##;
 
 async fn no_page(uri: axum::http::Uri) -> HttpError {
     HttpError::NoPage(uri.path().to_string())
