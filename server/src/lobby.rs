@@ -131,7 +131,7 @@ impl Default for GameSettings {
 #[derive(Debug, Error)]
 pub enum LobbyError {
     /// The session factory refused the scenario.
-    #[error("scenario rejected: {0}")]
+    #[error("the game was refused: {0}")]
     Rejected(String),
     /// Storing the new game failed.
     #[error(transparent)]
