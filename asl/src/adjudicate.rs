@@ -10,7 +10,7 @@ use crate::side::Side;
 use crate::turn::{self, Who};
 
 /// The units an action names as its actor's own.
-fn own_units(action: &Action) -> Vec<UnitId> {
+pub(crate) fn own_units(action: &Action) -> Vec<UnitId> {
     match action {
         Action::Move { units, .. }
         | Action::Advance { units, .. }
@@ -71,6 +71,20 @@ pub fn check(
                 actor,
             });
         }
+    }
+    // R73: a unit whose action a late refusal consumed acts no more this
+    // phase.
+    let now = state.now();
+    if let Some(id) = own_units(action)
+        .into_iter()
+        .find(|id| state.consumed.get(id) == Some(&now))
+    {
+        return Err(ActionError::Refused(crate::model::error::RuleError::new(
+            format!(
+                "unit {id}'s action was consumed this phase by a refusal after its dice (the same question is not rolled twice)"
+            ),
+            "R73",
+        )));
     }
     if let Action::DummyDr = action {
         crate::setup::check_dummy_dr(scenario, state, actor)?;
@@ -140,4 +154,63 @@ fn resolve_action(ctx: &mut Ctx<'_>, action: &Action) -> Res<()> {
         Action::ChangeCa { unit, ca } => crate::c3::covered_arc::resolve_change(ctx, *unit, *ca),
         Action::ChooseCa { unit, ca } => crate::c3::covered_arc::resolve_choose(ctx, *unit, *ca),
     }
+}
+
+/// R73 (ruleset version 3): an action refused after facts were opened or
+/// dice rolled for it (`partial`: the events its resolution made before
+/// the refusal) is consumed rather than voided. Nothing of its resolution
+/// stands but what was asked: the rolls (public, as rolled) and the facts
+/// opened to the referee; its units act no more this phase
+/// ([`GameState::consumed`], checked by [`check`]), so declaring it again
+/// cannot roll the same question twice (G2). The public event says only
+/// who and which units; the refusal's words go to the referee's record,
+/// since they may name a sealed fact (G3). `None` for an action without
+/// units of its own (an `EndPhase` must end its phase): those are voided
+/// as before, and no rule of theirs refuses after a die (R72).
+pub fn consumed(
+    before: &GameState,
+    actor: Side,
+    action: &Action,
+    refusal: &crate::model::error::RuleError,
+    partial: Vec<crate::model::event::Event>,
+    partial_state: &GameState,
+) -> Option<(GameState, Vec<crate::model::event::Event>)> {
+    use crate::model::event::{EventKind, Visibility};
+    let units = own_units(action);
+    if units.is_empty() {
+        return None;
+    }
+    let mut state = before.clone();
+    let now = state.now();
+    let mut events = Vec::new();
+    for e in partial {
+        match &e.kind {
+            EventKind::FactOpened { request, content } => {
+                state.referee_knows.insert(*request, *content);
+                events.push(e);
+            }
+            EventKind::Dice { .. } => events.push(e),
+            _ => {}
+        }
+    }
+    // Notes opened for Daisy Chain opportunities keep their numbers.
+    state.opportunities = state.opportunities.max(partial_state.opportunities);
+    for id in &units {
+        state.consumed.insert(*id, now);
+    }
+    let mut cite = vec!["R73".to_string()];
+    cite.extend(refusal.cite.iter().cloned());
+    events.push(crate::model::event::Event {
+        to: Visibility::Public,
+        kind: EventKind::Turn(turn::TurnEvent::Consumed { side: actor, units }),
+        cite: cite.clone(),
+    });
+    events.push(crate::model::event::Event {
+        to: Visibility::Referee,
+        kind: EventKind::Turn(turn::TurnEvent::ConsumedWhy {
+            reason: refusal.reason.clone(),
+        }),
+        cite,
+    });
+    Some((state, events))
 }

@@ -119,7 +119,10 @@ impl Engine {
         self.run()
     }
 
-    /// Runs the pending resolution as far as the answers given allow.
+    /// Runs the pending resolution as far as the answers given allow. A
+    /// refusal after something was asked consumes the action from ruleset
+    /// version 3 ([`adjudicate::consumed`], R73); before, it was voided by
+    /// the referee.
     fn run(&mut self) -> Result<Step, ActionError> {
         let pending = self
             .pending
@@ -131,25 +134,39 @@ impl Engine {
             pending.actor,
             pending.answers(),
         );
-        match adjudicate::resolve(&mut ctx, &pending.action) {
+        let result = adjudicate::resolve(&mut ctx, &pending.action);
+        let all_used = ctx.all_answers_used();
+        let (state, events) = ctx.finish();
+        let interrupt = match result {
             Ok(()) => {
-                debug_assert!(
-                    ctx.all_answers_used(),
-                    "rules used fewer answers than asked"
-                );
-                let (state, events) = ctx.finish();
+                debug_assert!(all_used, "rules used fewer answers than asked");
                 self.state = state;
                 self.pending = None;
-                Ok(Step::Done(events))
+                return Ok(Step::Done(events));
             }
-            Err(interrupt) => match pending.interrupted(interrupt) {
-                Ok(Asked::Facts(requests)) => Ok(Step::NeedFacts(requests)),
-                Ok(Asked::Dice(specs)) => Ok(Step::NeedDice(specs)),
-                Err(e) => {
-                    self.pending = None;
-                    Err(ActionError::Refused(e))
+            Err(interrupt) => interrupt,
+        };
+        let answered = pending.answered();
+        match pending.interrupted(interrupt) {
+            Ok(Asked::Facts(requests)) => Ok(Step::NeedFacts(requests)),
+            Ok(Asked::Dice(specs)) => Ok(Step::NeedDice(specs)),
+            Err(e) => {
+                let pending = self.pending.take().expect("pending above");
+                if answered && self.scenario.since(3) {
+                    if let Some((consumed, events)) = adjudicate::consumed(
+                        &self.state,
+                        pending.actor,
+                        &pending.action,
+                        &e,
+                        events,
+                        &state,
+                    ) {
+                        self.state = consumed;
+                        return Ok(Step::Done(events));
+                    }
                 }
-            },
+                Err(ActionError::Refused(e))
+            }
         }
     }
 }

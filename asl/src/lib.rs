@@ -15,7 +15,7 @@
 //! | [`a`] | A4/A7/A10/A19: ift, tables, morale, elr, random_selection, ammunition, inexperience, fire, movement_factors | board, model |
 //! | [`b28`] | B28 minefields: movement, minefield, at_mine, prc, known, search, trail_break, ffe, flail, clearance, booby_trap, daisy_chain | a, board, model |
 //! | [`c3`] | C3 ordnance: covered_arc, to_hit_table, target_type, hit (Improbable, Critical and Multiple Hits, hit location), effects, ordnance | a, b28, board, model |
-//! | root (top) | setup, turn, victory, adjudicate, engine, oracle, ruleset, content, standing_orders | anything |
+//! | root (top) | setup, turn, victory, adjudicate, engine, oracle, ruleset, content, standing_orders, public_state (the public fold of a game), asks (what the rules may ask of an owner, issue 24) | anything |
 //!
 //! `dice` and `side` are the kernel's (`hexveil_core`), usable everywhere.
 //! Every module keeps its old flat path (`hexveil_asl::hex`,
@@ -55,6 +55,7 @@ pub mod asks;
 pub mod content;
 pub mod engine;
 pub mod oracle;
+pub mod public_state;
 pub mod ruleset;
 pub mod setup;
 pub mod standing_orders;

@@ -409,6 +409,7 @@ pub fn run(input: &str) -> Result<String, OracleError> {
     }
     let scenario = Scenario::from_value(q.scenario)?;
     crate::supplied::check(&scenario).map_err(|e| OracleError::Input(e.to_string()))?;
+    crate::model::scenario::check_for_version(&scenario)?;
 
     // Public setups.
     let mut setups = Vec::new();

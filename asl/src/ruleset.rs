@@ -22,11 +22,16 @@ use std::sync::Arc;
 
 /// The ruleset's id in a genesis.
 pub const ID: &str = "asl";
-/// The ruleset's version: bumped whenever a ruling could change. Version 2:
-/// ruling R70 (a step out of a hex that cannot attack asks the hex entered
-/// before the exit's roll); version 1 ([`AslV1`]) is still played, for the
-/// games and transcripts made with it.
-pub const VERSION: u32 = 2;
+/// The ruleset's version: bumped whenever a ruling could change. Version 3:
+/// rulings R71-R80 (an action that could need rules data the game lacks is
+/// refused before anything is asked, a late refusal consumes the action,
+/// PRC survival and To Kill data a league supplies, a unit's own minefields
+/// attack it, no move into an enemy-occupied hex nor fire into a friendly
+/// one); version 2 ([`AslV2`]): ruling R70 (a step out of a hex that cannot
+/// attack asks the hex entered before the exit's roll); version 1
+/// ([`AslV1`]). The older versions are still played, for the games and
+/// transcripts made with them.
+pub const VERSION: u32 = crate::model::scenario::LATEST_VERSION;
 /// Largest action accepted, in bytes.
 pub const MAX_ACTION_LEN: usize = 64 * 1024;
 
@@ -54,7 +59,32 @@ impl kernel::Ruleset for Asl {
     }
 }
 
-/// ASL at ruleset version 1: the rules of [`Asl`] but ruling R70, for the
+/// ASL at ruleset version 2: the rules before rulings R71-R80, for the
+/// games made before them (their logs hold void rulings where version 3
+/// refuses before any die; the referee replays a log with the engine its
+/// genesis names, G5).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AslV2;
+
+impl kernel::Ruleset for AslV2 {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn version(&self) -> u32 {
+        2
+    }
+
+    fn title(&self) -> &'static str {
+        "Advanced Squad Leader, version 2 (before rulings R71-R80)"
+    }
+
+    fn load(&self, text: &str) -> Result<Arc<dyn kernel::Scenario>, String> {
+        Ok(shared_scenario_of(text, 2)?)
+    }
+}
+
+/// ASL at ruleset version 1: the rules of [`AslV2`] but ruling R70, for the
 /// games made before it (their logs ask the exit's roll first; the
 /// referee replays a log with the engine its genesis names, G5).
 #[derive(Clone, Copy, Debug, Default)]
@@ -74,13 +104,13 @@ impl kernel::Ruleset for AslV1 {
     }
 
     fn load(&self, text: &str) -> Result<Arc<dyn kernel::Scenario>, String> {
-        Ok(shared_scenario_of(text, true)?)
+        Ok(shared_scenario_of(text, 1)?)
     }
 }
 
-/// Scenarios parsed and still held by someone, by whether they keep
-/// version 1's order ([`AslV1`]) and their text.
-static SHARED: kernel::Shared<(bool, Box<str>), AslScenario> = kernel::Shared::new();
+/// Scenarios parsed and still held by someone, by the ruleset version they
+/// are played under and their text.
+static SHARED: kernel::Shared<(u32, Box<str>), AslScenario> = kernel::Shared::new();
 
 /// The scenario of `text`, parsed and checked, shared with every other
 /// holder of the same text (issue 16: a server parsed the scenario once
@@ -88,19 +118,20 @@ static SHARED: kernel::Shared<(bool, Box<str>), AslScenario> = kernel::Shared::n
 /// league). A parse depends on the text alone and is never changed after
 /// it, so a shared one rules exactly as its own copy would (G5).
 pub fn shared_scenario(text: &str) -> Result<Arc<AslScenario>, String> {
-    shared_scenario_of(text, false)
+    shared_scenario_of(text, VERSION)
 }
 
-/// As [`shared_scenario`], for ruleset version 1 when `exit_roll_first`.
-fn shared_scenario_of(text: &str, exit_roll_first: bool) -> Result<Arc<AslScenario>, String> {
-    let key = (exit_roll_first, Box::<str>::from(text));
+/// As [`shared_scenario`], for the games of ruleset `version`.
+fn shared_scenario_of(text: &str, version: u32) -> Result<Arc<AslScenario>, String> {
+    let key = (version, Box::<str>::from(text));
     if let Some(s) = SHARED.get(&key) {
         return Ok(s);
     }
     // Parsed without the lock: another game's creation does not wait.
     let mut scenario = Scenario::from_toml(text).map_err(|e| e.to_string())?;
-    scenario.exit_roll_first = exit_roll_first;
+    scenario.version = crate::model::scenario::Version(version);
     crate::supplied::check(&scenario).map_err(|e| e.to_string())?;
+    crate::model::scenario::check_for_version(&scenario).map_err(|e| e.to_string())?;
     let parsed = Arc::new(AslScenario {
         scenario: Arc::new(scenario),
     });
@@ -590,24 +621,29 @@ mod tests {
     use hexveil_core::Ruleset as _;
 
     #[test]
-    fn g5_version_1_games_load_with_version_1_order_and_new_games_take_version_2() {
-        // R70 changed the order of a step's requests, so a log made under
-        // version 1 replays only with version 1's order; the two share no
+    fn g5_old_versions_load_with_their_rules_and_new_games_take_version_3() {
+        // R70 changed the order of a step's requests and R71-R80 what a
+        // step, a shot or a late refusal does, so a log made under an older
+        // version replays only with that version's rules; they share no
         // parse.
         let text = include_str!("../../examples/scenario.toml");
-        assert_eq!((Asl.version(), AslV1.version()), (2, 1));
-        assert!(
-            !shared_scenario_of(text, false)
-                .unwrap()
-                .scenario
-                .exit_roll_first
-        );
-        assert!(
-            shared_scenario_of(text, true)
-                .unwrap()
-                .scenario
-                .exit_roll_first
-        );
-        assert!(Asl.load(text).is_ok() && AslV1.load(text).is_ok());
+        assert_eq!((Asl.version(), AslV2.version(), AslV1.version()), (3, 2, 1));
+        // The tables version 3 brought (R71, R77) are no table of the older
+        // versions: a scenario supplying one is not theirs.
+        let start = text.find("[tables.prc_survival]").unwrap();
+        let end = start + text[start..].find("\"\"\"\n\n").unwrap() + 5;
+        let old = format!("{}{}", &text[..start], &text[end..]);
+        let e = AslV2.load(text).unwrap_err();
+        assert!(e.contains("prc_survival"), "{e}");
+        assert!(!shared_scenario_of(text, 3)
+            .unwrap()
+            .scenario
+            .exit_roll_first());
+        assert!(shared_scenario_of(&old, 1)
+            .unwrap()
+            .scenario
+            .exit_roll_first());
+        assert_eq!(shared_scenario_of(&old, 2).unwrap().scenario.version.0, 2);
+        assert!(Asl.load(text).is_ok() && AslV2.load(&old).is_ok() && AslV1.load(&old).is_ok());
     }
 }

@@ -831,6 +831,7 @@ pub fn initial_state(
         control: BTreeMap::new(),
         mf_spent: BTreeMap::new(),
         ordnance: Default::default(),
+        consumed: BTreeMap::new(),
     };
     // Units on a victory hex at the start control it (R53).
     crate::victory::update_control(scenario, &mut state);

@@ -61,6 +61,25 @@ pub enum TurnEvent {
         /// Why.
         reason: String,
     },
+    /// An action refused after facts were opened or dice rolled for it is
+    /// consumed (ruleset version 3, R73): it has no effect, its rolls are
+    /// spent, and its units act no more this phase, so the same question
+    /// is never rolled twice (G2). Public; it says only what is public
+    /// (the rules its refusal cites, in the event's citations), the words
+    /// of the refusal go to the referee's record
+    /// ([`TurnEvent::ConsumedWhy`], G3).
+    Consumed {
+        /// The side whose action it was.
+        side: Side,
+        /// Its units, which may not act again this phase.
+        units: Vec<UnitId>,
+    },
+    /// Why an action was consumed, in words (referee only until the end:
+    /// the words may depend on a sealed fact, R73).
+    ConsumedWhy {
+        /// The refusal.
+        reason: String,
+    },
 }
 
 /// Who may declare `action` in `phase` when `phasing` is the phasing side,

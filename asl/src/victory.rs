@@ -151,30 +151,15 @@ fn check(scenario: &Scenario, state: &GameState, c: &VictoryCondition) -> Result
 /// The result at the end of the last Game Turn under the scenario's
 /// conditions (R56): the first condition, in file order, that holds names
 /// the winner; if none holds, the `otherwise` side wins or the game is a
-/// draw. The reason names the condition and the Game Turn.
+/// draw. The reason names the condition and the Game Turn (the kernel's
+/// [`hexveil_core::victory::judge`], shared with the miniatures rules).
 pub fn judge(scenario: &Scenario, state: &GameState, victory: &Victory) -> GameResult {
-    let turn = state.turn;
-    let mut failed = Vec::new();
-    for c in &victory.conditions {
-        match check(scenario, state, c) {
-            Ok(holds) => {
-                return GameResult {
-                    winner: Some(c.side),
-                    reason: format!("{holds} at the end of Game Turn {turn} (victory conditions)"),
-                }
-            }
-            Err(fails) => failed.push(fails),
-        }
-    }
-    let then = match victory.otherwise {
-        Some(side) => format!("side {side} wins"),
-        None => "the game is a draw".to_string(),
-    };
+    let when = format!("Game Turn {}", state.turn);
+    let o = hexveil_core::victory::judge(&victory.conditions, victory.otherwise, &when, |c| {
+        (c.side, check(scenario, state, c))
+    });
     GameResult {
-        winner: victory.otherwise,
-        reason: format!(
-            "no victory condition holds at the end of Game Turn {turn} ({}), so {then} (victory conditions)",
-            failed.join("; ")
-        ),
+        winner: o.winner,
+        reason: o.reason,
     }
 }

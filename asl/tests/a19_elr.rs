@@ -186,13 +186,86 @@ fn a19_13_leaders_step_down_the_ladder() {
     group_fires(&mut e, &[TWO_MC(), dr(3, 3)]).unwrap();
     let u = unit(&e, 2);
     assert!(u.status.broken && u.status.disrupted);
-    // A leader off the ladder is an R12 refusal naming it; nothing changes.
-    let l = leader(2, Side::B, "German", 10, -3, TARGET);
-    let mut e = russians_vs(vec![l], 0);
+}
+
+/// R41 with R72 (ruleset version 3): a leader off the Replacement ladder
+/// would need rules data the first time it failed a MC beyond its ELR, so
+/// its scenario is refused at load; version 2 refused the MC after its
+/// dice (a void ruling, R36).
+#[test]
+fn a19_13_a_leader_off_the_ladder_is_refused_at_load_from_version_3() {
+    use hexveil_asl::model::scenario::{check_for_version, Version};
+    let mut units = russian_group();
+    units.push(leader(2, Side::B, "German", 10, -3, TARGET));
+    let mut sc = scenario(sides("Russian", 3, "German", 0), &units, &[]);
+    let err = check_for_version(&sc).unwrap_err().to_string();
+    assert!(err.contains("10-3") && err.contains("R41"), "{err}");
+    sc.version = Version(2);
+    check_for_version(&sc).unwrap();
+    // Version 2: the MC's refusal after its dice, changing nothing.
+    let mut e = engine(sc);
     let before = e.state().clone();
     let err = group_fires(&mut e, &[TWO_MC(), dr(6, 5)]).unwrap_err();
     assert!(err.to_string().contains("10-3"), "{err}");
     assert_eq!(e.state(), &before);
+}
+
+/// R73 (ruleset version 3), G2: a refusal that still comes after dice (an
+/// engine given a scenario that skipped the load check above) consumes the
+/// action: its dice stand as rolled, nothing of its effects applies, and
+/// its units may not fire again this phase, so the same question is never
+/// rolled twice. The public record says which units; the words of the
+/// refusal go to the referee only (G3).
+#[test]
+fn a19_13_r73_a_late_refusal_consumes_the_action_and_no_unit_retries() {
+    use hexveil_asl::event::{EventKind, Visibility};
+    use hexveil_asl::turn::TurnEvent;
+    let l = leader(2, Side::B, "German", 10, -3, TARGET);
+    let mut e = russians_vs(vec![l], 0);
+    let before = e.state().clone();
+    let ev = group_fires(&mut e, &[TWO_MC(), dr(6, 5)]).unwrap();
+    let dice = ev
+        .iter()
+        .filter(|x| matches!(x.kind, EventKind::Dice { .. }))
+        .count();
+    assert_eq!(dice, 2, "both rolls stand: {ev:?}");
+    let consumed = ev
+        .iter()
+        .find_map(|x| match &x.kind {
+            EventKind::Turn(TurnEvent::Consumed { side, units }) => {
+                Some((x.to, *side, units.clone()))
+            }
+            _ => None,
+        })
+        .expect("a Consumed event");
+    assert_eq!(
+        consumed,
+        (Visibility::Public, Side::A, vec![UnitId(0), UnitId(1)])
+    );
+    let why = ev
+        .iter()
+        .find_map(|x| match &x.kind {
+            EventKind::Turn(TurnEvent::ConsumedWhy { reason }) => Some((x.to, reason.clone())),
+            _ => None,
+        })
+        .expect("the referee's record of why");
+    assert_eq!(why.0, Visibility::Referee);
+    assert!(why.1.contains("10-3"), "{}", why.1);
+    assert!(
+        ev.iter()
+            .filter(|x| x.to == Visibility::Public && !matches!(x.kind, EventKind::Dice { .. }))
+            .all(|x| !format!("{:?}", x.kind).contains("ladder")),
+        "the refusal's words are not public: {ev:?}"
+    );
+    // Nothing of the attack applies: the leader is as it was.
+    assert_eq!(unit(&e, 2), &before.units[&UnitId(2)]);
+    assert!(!unit(&e, 2).status.broken);
+    // The same Fire Group, or either of its units, may not fire again this
+    // phase: refused before any die.
+    for firers in [&[0u16, 1][..], &[0], &[1]] {
+        let err = run(&mut e, Side::A, fire(firers, TARGET), &[]).unwrap_err();
+        assert!(err.to_string().contains("R73"), "{err}");
+    }
 }
 
 #[test]

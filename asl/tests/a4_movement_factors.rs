@@ -132,11 +132,12 @@ fn a4_a_move_not_to_an_adjacent_hex_names_the_adjacent_hexes() {
 fn r57_vehicles_spend_mp_roads_cost_half_and_woods_four() {
     let mut v = vehicle_data();
     v.printed_mp = 0;
-    let sc = scenario(
+    let mut sc = scenario(
         &[vehicle(1, Side::A, "4E2", v)],
         &[("4E3", paved_road()), ("4E4", HexInfo::of(Terrain::Woods))],
         false,
     );
+    supply(&mut sc, &[("ift_vehicle_line", EXAMPLE_VEHICLE_LINE)]);
     let mut e = engine(sc.clone());
     assert_eq!(left(&e, 1), Some(Mf::whole(DEFAULT_VEHICLE_MP)));
     let rolls = quiet_vehicle_step();

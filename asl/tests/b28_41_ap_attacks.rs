@@ -8,7 +8,7 @@ use hexveil_asl::event::Visibility;
 use hexveil_asl::ift::IftResult;
 use hexveil_asl::minefield::{Crossing, MinefieldEvent};
 use hexveil_asl::movement::{MoveEvent, StayReason};
-use hexveil_asl::sealed::ApStrength;
+use hexveil_asl::sealed::{ApStrength, Layer};
 use hexveil_asl::terrain::{HexInfo, Terrain};
 use hexveil_asl::turn::Phase;
 use hexveil_asl::unit::UnitId;
@@ -393,12 +393,34 @@ fn b28_44_trench_and_tower_stairwell_are_not_attacked() {
 /// view of an enemy across a marked minefield hex still strips "?".
 #[test]
 fn b28_2_minefield_hex_does_not_block_los() {
-    let e = engine_where(
-        scenario(&[squad(1, Side::A, "4E4")], &[], false),
-        Phase::Movement,
-        |st| st.markers.entry(hex("4E5")).or_default().ap_revealed = Some(None),
+    // A squad in 4E4 fires across 4E5, a hex marked as mined every way a
+    // minefield shows (revealed A-P, a Known counter, A-T in full view),
+    // at an enemy squad in 4E6: the LOS the fire needs (A6) is not
+    // hindered, so the attack is resolved; a woods hex in between blocks
+    // the same fire (the check is real).
+    let units = [squad(1, Side::A, "4E4"), squad(2, Side::B, "4E6")];
+    let fire = Action::Fire {
+        firers: vec![UnitId(1)],
+        target: hex("4E6"),
+        extra_drm: 0,
+    };
+    let mined = |st: &mut hexveil_asl::state::GameState| {
+        let m = st.markers.entry(hex("4E5")).or_default();
+        m.ap_revealed = Some(None);
+        m.known_counter = Some(Side::B);
+        m.at_in_view = Some(Side::B);
+    };
+    let mut e = engine_where(scenario(&units, &[], false), Phase::PrepFire, mined);
+    let run = drive(&mut e, Side::A, fire.clone(), &Layout::new(), &[dr(6, 6)]);
+    assert!(run.result.is_ok(), "B28.2: {:?}", run.result);
+    let woods = [("4E5", HexInfo::of(Terrain::Woods))];
+    let mut e = engine_where(scenario(&units, &woods, false), Phase::PrepFire, mined);
+    let run = drive(&mut e, Side::A, fire, &Layout::new(), &[]);
+    assert!(
+        matches!(&run.result, Err(hexveil_asl::ActionError::Refused(r)) if r.reason.contains("no LOS")),
+        "{:?}",
+        run.result
     );
-    assert!(e.scenario().map.has_los(hex("4E4"), 0, hex("4E6"), 0));
 }
 
 /// Movement refusals come before any fact is asked (G3): not adjacent,
@@ -527,11 +549,61 @@ fn b28_412_the_entry_leaf_comes_before_the_exit_roll_only_when_the_exit_cannot_a
 #[test]
 fn b28_412_ruleset_version_1_keeps_the_exit_roll_first() {
     let mut sc = scenario(&[squad(1, Side::A, "4E4")], &[], false);
-    sc.exit_roll_first = true;
+    sc.version = hexveil_asl::model::scenario::Version(1);
     let mut e = engine(sc);
     let lay = layout(&[(ap_b("4E6"), ap(6))]);
     step(&mut e, &[1], "4E5", &lay, &[dr(6, 6), dr(6, 6)]);
     let run = step(&mut e, &[1], "4E6", &lay, &[dr(6, 6), dr(6, 6)]);
     let (open, roll) = opened_and_rolled(&run, "4E6", "4E5");
     assert!(roll < open, "version 1: the exit DR first");
+}
+
+/// B28.41 speaks of "a unit" entering (and B28.9 exempts only Booby Traps
+/// from hitting their placer's units; B28.45's Known minefields are marked
+/// "so friendly troops would not accidentally enter them"): from ruleset
+/// version 3 a side's own minefield attacks its own unit (R74). Side B's
+/// squad walks into B's own Known A-P minefield in 4E5: B's leaf is asked
+/// after A's (the enemy's first), the minefield attacks it and its
+/// presence is announced. Version 2 never asked B's own leaves.
+#[test]
+fn b28_41_r74_a_sides_own_known_minefield_attacks_its_own_unit() {
+    let sc = scenario(&[squad(1, Side::B, "4E4")], &[], false);
+    let b_moves = |st: &mut hexveil_asl::state::GameState| {
+        st.phasing = Side::B;
+        st.markers.entry(hex("4E5")).or_default().known_counter = Some(Side::B);
+    };
+    let lay = layout(&[(ap_b("4E5"), ap(8))]);
+    let b_step = |e: &mut hexveil_asl::Engine, rolls: &[hexveil_asl::Roll]| {
+        drive(e, Side::B, mv(&[1], "4E5", MoveMode::Normal), &lay, rolls)
+    };
+    let ap_a = |h: &str| req(Side::A, Layer::AntiPersonnel, h);
+    let mut e = engine_where(sc.clone(), Phase::Movement, b_moves);
+    // Exit of 4E4: A's leaf and B's own (B has hidden factors), each
+    // with its potential DR; entry of 4E5: A's, then B's Known mines, DR
+    // 5 on 8 FP: 2MC, MC DR 6 + 2 = 8 > 7, within the ELR: broken.
+    let run = b_step(
+        &mut e,
+        &[unused_dr(), unused_dr(), unused_dr(), dr(2, 3), dr(3, 3)],
+    );
+    assert_eq!(
+        run.requests,
+        vec![ap_a("4E4"), ap_b("4E4"), ap_a("4E5"), ap_b("4E5")]
+    );
+    assert!(run.public_mines().contains(&MinefieldEvent::ApPresent {
+        hex: hex("4E5"),
+        owner: Side::B
+    }));
+    assert!(run.public_mines().iter().any(|m| matches!(
+        m,
+        MinefieldEvent::ApAttack { hex: h, targets, strength: Some(8), .. }
+            if *h == hex("4E5") && targets == &vec![UnitId(1)]
+    )));
+    assert!(unit(&e, 1).status.broken, "{:?}", run.result);
+    // Version 2: only the enemy's (A's) leaves were asked.
+    let mut sc2 = sc;
+    sc2.version = hexveil_asl::model::scenario::Version(2);
+    let mut e = engine_where(sc2, Phase::Movement, b_moves);
+    let run = b_step(&mut e, &[unused_dr(), unused_dr()]);
+    assert_eq!(run.requests, vec![ap_a("4E4"), ap_a("4E5")]);
+    assert!(!unit(&e, 1).status.broken);
 }

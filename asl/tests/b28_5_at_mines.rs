@@ -24,7 +24,9 @@ fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
 /// each step also rolls the DR of a potential A-P attack, unused here (G3):
 /// exit A-P DR and trigger dr 6 in the empty 4E4, then the entry A-P DR.
 fn enter_at(unit: Unit, deep_snow: bool, trigger: u8, attack: Option<(u8, u8)>) -> (Engine, Run) {
-    let mut e = engine(scenario(&[unit], &[], deep_snow));
+    let mut sc = scenario(&[unit], &[], deep_snow);
+    supply(&mut sc, &[("ift_vehicle_line", EXAMPLE_VEHICLE_LINE)]);
+    let mut e = engine(sc);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     let mut entry = vec![unused_dr(), d(trigger)];
     entry.extend(attack.map(|(a, b)| dr(a, b)));
@@ -35,7 +37,8 @@ fn enter_at(unit: Unit, deep_snow: bool, trigger: u8, attack: Option<(u8, u8)>) 
 /// An engine in A's MPh with `mover` on board 4, where 4E5 is a paved road
 /// holding side B's A-T mines in full view (B28.53).
 fn full_view_mines_beside(mover: Unit) -> Engine {
-    let sc = scenario(&[mover], &[("4E5", paved_road())], false);
+    let mut sc = scenario(&[mover], &[("4E5", paved_road())], false);
+    supply(&mut sc, &[("ift_vehicle_line", EXAMPLE_VEHICLE_LINE)]);
     engine_where(sc, Phase::Movement, |st| {
         st.markers.entry(hex("4E5")).or_default().at_in_view = Some(Side::B)
     })
@@ -177,7 +180,7 @@ fn r4_missing_aerial_af_refused_before_any_fact() {
     match run.result {
         Err(ActionError::Refused(err)) => {
             assert!(err.reason.contains("u1") && err.reason.contains("aerial_af"));
-            assert_eq!(err.cite, vec!["R4".to_string()]);
+            assert_eq!(err.cite, vec!["R4".to_string(), "R72".to_string()]);
         }
         other => panic!("expected R4 refusal, got {other:?}"),
     }
@@ -199,7 +202,7 @@ fn r4_missing_aerial_af_refused_before_any_fact() {
 fn b28_51_concealment_lost_only_in_enemy_los() {
     let mut t = truck(1, Side::A, "4E4");
     t.status.concealed = true;
-    let mut e = engine_with(&[t.clone(), squad(9, Side::B, "4E8")]);
+    let mut e = engine_with_data(&[t.clone(), squad(9, Side::B, "4E8")]);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     let run = vehicle_step(&mut e, &lay, &[unused_dr(), d(1), dr(6, 6)]);
     assert!(run
@@ -208,7 +211,7 @@ fn b28_51_concealment_lost_only_in_enemy_los() {
     assert!(!unit(&e, 1).status.concealed);
     let mut broken = squad(9, Side::B, "4E8");
     broken.status.broken = true;
-    let mut e = engine_with(&[t, broken]);
+    let mut e = engine_with_data(&[t, broken]);
     vehicle_step(&mut e, &lay, &[unused_dr(), d(1), dr(6, 6)]);
     assert!(unit(&e, 1).status.concealed, "no Good Order enemy sees it");
 }
@@ -225,7 +228,7 @@ fn b28_52_riders_collateral_at_16_fp_and_factors_never_drop() {
     ];
     board(&mut units, 1, 2, true);
     board(&mut units, 1, 3, false);
-    let mut e = engine_with(&units);
+    let mut e = engine_with_data(&units);
     let lay = layout(&[(at_b("4E5"), at(3))]);
     // Attack DR 8 on 36+: 4MC: immobilized. Rider MC: DR 8 + 1 = 9 > 7.
     let run = vehicle_step(&mut e, &lay, &[unused_dr(), d(2), dr(4, 4), dr(4, 4)]);
@@ -318,4 +321,59 @@ fn b28_51_daisy_attack_uses_the_a_t_roll() {
     });
     let (st3, _) = done.finished();
     assert!(st3.unit(UnitId(1)).unwrap().in_play());
+}
+
+/// R4, R71, R72 (ruleset version 3): a Daisy Chain the enemy may still
+/// pull (B28.531: its use is not public yet) may attack a vehicle entering
+/// any road hex in the MPh, whatever the hex's own mines, so an AFV without
+/// Aerial AF, or a vehicle with PRC aboard and no survival data, is refused
+/// before anything is asked there; once the SSR allows no chains, or off
+/// the road, the same step moves.
+#[test]
+fn r72_a_daisy_chain_that_may_be_pulled_needs_aerial_af_and_prc_data_up_front() {
+    let road = paved_road();
+    let mut holder = squad(9, Side::B, "4F5");
+    holder.daisy_chain = Some(2);
+    let make = |mover: Unit, chains: bool| {
+        let mut units = vec![mover, holder.clone()];
+        if let Some(prc) = units[0].vehicle().and_then(|v| v.riders.first().copied()) {
+            units.push(squad(prc.0, Side::A, "4E4"));
+            units.last_mut().unwrap().status.aboard = Some(UnitId(1));
+        }
+        let mut sc = scenario(&units, &[("4E4", road), ("4E5", road)], false);
+        sc.ssr.daisy_chains = chains;
+        engine(sc)
+    };
+    // No Aerial AF: refused before anything, naming the chain's hex.
+    let mut e = make(afv(1, Side::A, "4E4", None), true);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
+    run.assert_refused_asking_nothing();
+    match &run.result {
+        Err(ActionError::Refused(err)) => {
+            assert!(
+                err.reason.contains("Daisy Chain") && err.reason.contains("4E5"),
+                "{err}"
+            );
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // A Rider aboard and no survival numbers: refused the same way.
+    let mut tank = afv(1, Side::A, "4E4", Some(2));
+    if let hexveil_asl::unit::UnitKind::Vehicle(v) = &mut tank.kind {
+        v.riders.push(UnitId(2));
+    }
+    let mut e = make(tank.clone(), true);
+    let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
+    run.assert_refused_asking_nothing();
+    assert!(
+        matches!(&run.result, Err(ActionError::Refused(e)) if e.reason.contains("prc_survival"))
+    );
+    // Without Daisy Chains in the scenario, both move (no leaf, no die:
+    // the paved road holds no hidden mines, B28.1).
+    for mover in [afv(1, Side::A, "4E4", None), tank] {
+        let mut e = make(mover, false);
+        let run = step(&mut e, &[1], "4E5", &Layout::new(), &[]);
+        assert!(run.result.is_ok(), "{:?}", run.result);
+        assert_eq!(unit(&e, 1).hex, Some(hex("4E5")));
+    }
 }

@@ -113,7 +113,7 @@ fn g3_infantry_step_traffic_same_for_empty_and_no_effect_ap() {
 #[test]
 fn g3_vehicle_step_traffic_same_for_empty_and_untriggered_at() {
     let run_with = |lay: &Layout| {
-        let mut e = engine_with(&[truck(1, Side::A, "4E4")]);
+        let mut e = engine_with_data(&[truck(1, Side::A, "4E4")]);
         // Per hex: the potential A-P DR (unused), then the A-T trigger dr.
         step(&mut e, &[1], "4E5", lay, &quiet_vehicle_step())
     };
@@ -156,7 +156,8 @@ proptest! {
         let exit = [(ap_b("4E4"), fix(ap_content(exit_ap))), (at_b("4E4"), at_content(exit_at))];
         let mined = layout(&[exit[0], exit[1], (ap_b("4E5"), fix(ap_content(entry_ap))), (at_b("4E5"), at_content(entry_at))]);
         let empty = layout(&exit);
-        let sc = scenario(&[unit], &[], false);
+        let mut sc = scenario(&[unit], &[], false);
+        supply(&mut sc, &[("ift_vehicle_line", EXAMPLE_VEHICLE_LINE)]);
         let mut e1 = engine(sc.clone());
         let r_mined = drive_with(&mut e1, Side::A, mv(&[1], "4E5", MoveMode::Normal), &mined, &mut dice_from(faces.clone()));
         let mut e2 = engine(sc);

@@ -14,6 +14,7 @@ use hexveil_asl::c3::ordnance::{Drm, OrdnanceEvent};
 use hexveil_asl::dice::Roll;
 use hexveil_asl::event::Event;
 use hexveil_asl::hex::{Direction, Spine};
+use hexveil_asl::minefield::VehicleOutcome;
 use hexveil_asl::morale::MoraleEvent;
 use hexveil_asl::scenario::Scenario;
 use hexveil_asl::terrain::Terrain;
@@ -68,6 +69,11 @@ fn tank(id: u16, side: Side, at: &str, o: Option<Ordnance>, hd: bool) -> Unit {
             front: 8,
             side: Some(4),
             rear: Some(4),
+        });
+        v.turret = Some(HullArmor {
+            front: 6,
+            side: Some(3),
+            rear: Some(3),
         });
         v.fully_tracked = true;
         v.ordnance = o;
@@ -199,6 +205,34 @@ LL,3-6,+1\n\
 /// Test data: a complete Vehicle line.
 const LEAGUE_VEHICLE_LINE: &str = "# test data\nfp_column,kill_number\n\
 1,3\n2,4\n4,5\n6,6\n8,7\n12,8\n16,9\n20,10\n24,11\n30,12\n36,13\n";
+
+/// Test data standing in for a league's To Kill table (C7 is not in the
+/// seeds; R77): Basic TK# 10 for the 75mm's AP, 7 for its HE, 6 for the
+/// 37mm's AP, at any range up to 10.
+const LEAGUE_TO_KILL: &str = "# test data, not the printed TK tables\n\
+ammo,calibre_mm,suffix,range_min,range_max,basic_tk\n\
+AP,75,,0,10,10\n\
+HE,75,,0,10,7\n\
+AP,37,,0,10,6\n";
+
+/// What each roll of a shot was for, in order.
+fn dice_purposes(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Dice { purpose, .. } => Some(purpose.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The To Kill events of a shot.
+fn to_kill(events: &[Event]) -> Vec<OrdnanceEvent> {
+    ord(events)
+        .into_iter()
+        .filter(|o| matches!(o, OrdnanceEvent::ToKill { .. }))
+        .collect()
+}
 
 fn supply(sc: &mut Scenario, tables: &[(&str, &str)]) {
     sc.tables = SuppliedTables(
@@ -572,13 +606,25 @@ fn c3_31_vehicle_target_type_only_at_an_enemy_vehicle_never_a_motorcycle() {
         vec![rsquad(2, "4E5"), truck(3, Side::B, "4E5", 0), moto],
         &[],
     );
-    supply(&mut sc, &[("to_hit", LEAGUE_TO_HIT)]);
+    supply(
+        &mut sc,
+        &[("to_hit", LEAGUE_TO_HIT), ("to_kill", LEAGUE_TO_KILL)],
+    );
     let mut e = engine(sc);
     let v = |u| shoot(0, "4E5", TargetType::Vehicle(UnitId(u)), Ammo::Ap);
     assert!(refusal(run(&mut e, Side::A, v(2), &[])).contains("is not a vehicle"));
     assert!(refusal(run(&mut e, Side::A, v(4), &[])).contains("motorcycle"));
-    // A hit on the truck touches nothing else in the hex.
-    let ev = run(&mut e, Side::A, v(3), &[dr(2, 4)]).unwrap();
+    // A hit on the truck touches nothing else in the hex: its To Kill (AF 0,
+    // Final TK# 10, TK DR 12: no effect) is the truck's alone.
+    let ev = run(&mut e, Side::A, v(3), &[dr(2, 4), dr(6, 6)]).unwrap();
+    assert!(matches!(
+        to_kill(&ev)[..],
+        [OrdnanceEvent::ToKill {
+            unit: UnitId(3),
+            outcome: VehicleOutcome::NoEffect,
+            ..
+        }]
+    ));
     assert_eq!(outcomes(&ev).len(), 1);
     assert!(ord(&ev).iter().any(|o| matches!(
         o,
@@ -1110,36 +1156,133 @@ fn c3_71_a_critical_hit_destroys_a_gun_and_its_crew() {
     assert!(!e.state().unit(UnitId(4)).unwrap().status.eliminated);
 }
 
+/// C3.72 (with C3.71's bracket): a CH on the Vehicle Target Type doubles
+/// the Basic TK#. The same TK DR 7 against the tank's rear hull (AF 4) from
+/// the 75mm's AP (Basic TK# 10): Final TK# 6, no effect, after a normal
+/// hit; Final TK# 16, eliminated, after a CH (Original TH DR 2).
 #[test]
 fn c3_72_a_critical_hit_on_an_afv_doubles_its_basic_tk() {
+    use hexveil_asl::c3::to_kill::HitFrom;
     let mut sc = setup(gun75(), vec![tank(2, Side::B, "4E5", None, false)], &[]);
-    supply(&mut sc, &[("to_hit", LEAGUE_TO_HIT)]);
+    supply(
+        &mut sc,
+        &[("to_hit", LEAGUE_TO_HIT), ("to_kill", LEAGUE_TO_KILL)],
+    );
+    let shot = || shoot(0, "4E5", TargetType::Vehicle(UnitId(2)), Ammo::Ap);
+    // A normal hull hit (coloured 4 > white 2), TK DR 7.
+    let mut e = engine(sc.clone());
+    let ev = run(&mut e, Side::A, shot(), &[dr(4, 2), dr(3, 4)]).unwrap();
+    let tk = |ev: &[Event]| match &to_kill(ev)[..] {
+        [OrdnanceEvent::ToKill {
+            from,
+            basic_tk,
+            hits,
+            outcome,
+            ..
+        }] => (*from, *basic_tk, hits[0].af, hits[0].final_tk, *outcome),
+        other => panic!("one To Kill expected: {other:?}"),
+    };
+    // The tank faces SSE, away from the Gun in 4E2: a rear hit.
+    assert_eq!(tk(&ev), (HitFrom::Rear, 10, 4, 6, VehicleOutcome::NoEffect));
+    assert!(unit(&e, 2).in_play());
+    // A CH (Original 2; a subsequent dr is not needed at Modified TH# 8).
     let mut e = engine(sc);
-    let ev = run(
-        &mut e,
-        Side::A,
-        shoot(0, "4E5", TargetType::Vehicle(UnitId(2)), Ammo::Ap),
-        &[dr(1, 1)],
-    )
-    .unwrap();
-    assert!(ord(&ev)
-        .iter()
-        .any(|o| matches!(o, OrdnanceEvent::VehicleHit { critical: true, .. })));
-    assert!(!e.state().unit(UnitId(2)).unwrap().status.eliminated);
+    let ev = run(&mut e, Side::A, shot(), &[dr(1, 1), dr(3, 4)]).unwrap();
+    assert_eq!(
+        tk(&ev),
+        (HitFrom::Rear, 20, 4, 16, VehicleOutcome::Eliminated)
+    );
+    assert!(
+        !unit(&e, 2).in_play(),
+        "C3.72: eliminated by the doubled TK#"
+    );
 }
 
+/// C3.3, R77 (ruleset version 3): a Vehicle Target Type hit goes to the TK
+/// tables, which the seeds lack: without a league's `to_kill` table the
+/// shot is refused before its To Hit DR, naming the table, and so is one
+/// at a vehicle without turret AF; version 2 recorded the hit and left the
+/// vehicle as it was (R65), silently.
 #[test]
-fn c3_73_a_critical_hit_on_an_empty_hex_does_nothing_more() {
-    let sc = setup(gun75(), vec![], &[("4E5", Terrain::WoodenBuilding)]);
+fn c3_3_r77_a_vehicle_hit_without_to_kill_data_is_refused_before_any_die() {
+    let mut sc = setup(gun75(), vec![tank(2, Side::B, "4E5", None, false)], &[]);
+    supply(&mut sc, &[("to_hit", LEAGUE_TO_HIT)]);
+    let shot = || shoot(0, "4E5", TargetType::Vehicle(UnitId(2)), Ammo::Ap);
+    let mut e = engine(sc.clone());
+    let msg = refusal(run(&mut e, Side::A, shot(), &[]));
+    assert!(msg.contains("to_kill.csv"), "{msg}");
+    // No turret AF: refused, naming it.
+    let mut no_turret = sc.clone();
+    supply(
+        &mut no_turret,
+        &[("to_hit", LEAGUE_TO_HIT), ("to_kill", LEAGUE_TO_KILL)],
+    );
+    if let UnitKind::Vehicle(v) = &mut no_turret.units[2].kind {
+        v.turret = None;
+    }
+    let mut e = engine(no_turret);
+    let msg = refusal(run(&mut e, Side::A, shot(), &[]));
+    assert!(msg.contains("turret"), "{msg}");
+    // A range without a row: refused, naming the row.
+    let mut far = sc.clone();
+    supply(
+        &mut far,
+        &[
+            ("to_hit", LEAGUE_TO_HIT),
+            (
+                "to_kill",
+                "ammo,calibre_mm,suffix,range_min,range_max,basic_tk\nAP,75,,0,2,10\n",
+            ),
+        ],
+    );
+    let mut e = engine(far);
+    let msg = refusal(run(&mut e, Side::A, shot(), &[]));
+    assert!(msg.contains("AP 75 at range 3"), "{msg}");
+    // Version 2: the hit is recorded, the vehicle left as it was.
+    sc.version = hexveil_asl::model::scenario::Version(2);
     let mut e = engine(sc);
-    let ev = run(
-        &mut e,
-        Side::A,
-        shoot(0, "4E5", TargetType::Area, Ammo::He),
-        &[dr(1, 1)],
-    )
-    .unwrap();
-    assert_eq!(ord(&ev).len(), 1, "only the To Hit record: {ev:?}");
+    let ev = run(&mut e, Side::A, shot(), &[dr(1, 1)]).unwrap();
+    assert!(to_kill(&ev).is_empty());
+    assert!(unit(&e, 2).in_play());
+}
+
+/// C3.73: a CH has no extra effect on terrain; fire and rubble are as for
+/// a non-CH. No terrain effect of a hit is modelled (R80), so a CH and a
+/// normal hit into the same empty building hex must leave the game in the
+/// same state and record nothing beyond the To Hit DR: if a CH ever did
+/// more to terrain than a normal hit, the two states would differ.
+#[test]
+fn c3_73_a_critical_hit_on_terrain_does_what_a_normal_hit_does() {
+    let sc = setup(gun75(), vec![], &[("4E5", Terrain::WoodenBuilding)]);
+    let after = |th: Roll| {
+        let mut e = engine(sc.clone());
+        let ev = run(
+            &mut e,
+            Side::A,
+            shoot(0, "4E5", TargetType::Area, Ammo::He),
+            &[th],
+        )
+        .unwrap();
+        (e.state().clone(), ord(&ev))
+    };
+    let (critical, critical_events) = after(dr(1, 1));
+    let (normal, normal_events) = after(dr(2, 3));
+    assert_eq!(critical, normal, "C3.73: nothing more to terrain");
+    assert_eq!(
+        critical_events.len(),
+        1,
+        "only the To Hit record: {critical_events:?}"
+    );
+    assert_eq!(
+        normal_events.len(),
+        1,
+        "only the To Hit record: {normal_events:?}"
+    );
+    assert_eq!(e_map(&sc, "4E5"), Terrain::WoodenBuilding);
+}
+
+fn e_map(sc: &Scenario, h: &str) -> Terrain {
+    sc.map.info(hex(h)).terrain
 }
 
 #[test]
@@ -1168,8 +1311,10 @@ fn c3_75_a_critical_hit_doubles_the_full_fp_not_the_lowered_one() {
     assert_eq!(he_fp(8, TargetType::Area, true, true), 16);
 }
 
+/// C3.7, A24.31 (R65): an ordnance WP hit's To Hit DR comes first, then
+/// the NMC of every Personnel unit in the Location.
 #[test]
-fn c3_76_wp_the_to_hit_dr_precedes_the_nmc() {
+fn c3_7_wp_the_to_hit_dr_precedes_the_nmc() {
     let mut o = gun75();
     o.ammo.insert(Ammo::Wp);
     let sc = setup(o, vec![rsquad(2, "4E5")], &[]);
@@ -1181,15 +1326,33 @@ fn c3_76_wp_the_to_hit_dr_precedes_the_nmc() {
         &[dr(2, 2), dr(6, 6)],
     )
     .unwrap();
-    let dice: Vec<String> = ev
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Dice { purpose, .. } => Some(purpose.clone()),
-            _ => None,
-        })
-        .collect();
+    let dice = dice_purposes(&ev);
     assert!(dice[0].starts_with("To Hit DR"), "{dice:?}");
+    assert!(dice[1].starts_with("MC of"), "{dice:?}");
     assert_eq!(dice.len(), 2);
+}
+
+/// C3.76 is about the resolution DR of a WP Fire For Effect (OBA), its CH
+/// and its Flame (A24.32): no WP FFE is adjudicated, so the row is refused
+/// (R80). An FFE here is HE only (B28.62: `FfeKind` has two kinds): the
+/// encoding of any third kind, WP included, is refused as no action, before
+/// anything is asked.
+#[test]
+fn c3_76_a_wp_fire_for_effect_is_refused() {
+    use hexveil_asl::action::FfeKind;
+    use hexveil_asl::ruleset::{decode_action, encode_action};
+    let bomb = encode_action(&Action::Ffe {
+        hex: hex("4E5"),
+        fp: 8,
+        kind: FfeKind::AerialBomb,
+    });
+    assert!(decode_action(&bomb).is_ok());
+    let mut wp = bomb.clone();
+    let last = wp.len() - 1;
+    assert_eq!(wp[last], 1, "the kind is the last byte: AerialBomb");
+    wp[last] = 2;
+    let e = decode_action(&wp).unwrap_err();
+    assert!(e.contains("not an ASL action"), "{e}");
 }
 
 #[test]
@@ -1228,6 +1391,58 @@ fn c3_8_multiple_hits_two_effects_dr_the_better_used() {
     assert_eq!(effects(&ev)[0].4, 11);
 }
 
+/// C3.8 on the Vehicle Target Type: a 37mm's non-CH hit on an Original
+/// doubles TH DR (3,3) is two hits on the tank, so two TK DR, of which the
+/// firer uses one (the better for it, R59, R77); the first TK DR (2,5)
+/// locates the second hit (coloured below white: the turret, C3.9).
+#[test]
+fn c3_8_multiple_hits_on_a_vehicle_two_tk_dr_the_first_locating_the_second() {
+    use hexveil_asl::c3::ordnance::TkHit;
+    let mut sc = setup(
+        ordnance(37, Suffix::None, ThColour::Black, 2),
+        vec![tank(2, Side::B, "4E5", None, false)],
+        &[],
+    );
+    supply(
+        &mut sc,
+        &[
+            ("to_hit", LEAGUE_TO_HIT),
+            ("to_hit_modifications", LEAGUE_MODS),
+            ("to_kill", LEAGUE_TO_KILL),
+        ],
+    );
+    let mut e = engine(sc);
+    let ev = run(
+        &mut e,
+        Side::A,
+        shoot(0, "4E5", TargetType::Vehicle(UnitId(2)), Ammo::Ap),
+        &[dr(3, 3), dr(2, 5), dr(1, 1)],
+    )
+    .unwrap();
+    let dice = dice_purposes(&ev);
+    assert_eq!(dice.len(), 3, "To Hit, then two TK DR: {dice:?}");
+    let (hits, used, outcome) = match &to_kill(&ev)[..] {
+        [OrdnanceEvent::ToKill {
+            hits,
+            used,
+            outcome,
+            basic_tk: 6,
+            ..
+        }] => (hits.clone(), *used, *outcome),
+        other => panic!("one To Kill expected: {other:?}"),
+    };
+    let places: Vec<(Aspect, u8, i16)> = hits
+        .iter()
+        .map(|h: &TkHit| (h.aspect, h.af, h.final_tk))
+        .collect();
+    // Rear hull AF 4 (Final TK# 2), then rear turret AF 3 (Final TK# 3).
+    assert_eq!(places, vec![(Aspect::Hull, 4, 2), (Aspect::Turret, 3, 3)]);
+    assert_eq!(hits[0].outcome, VehicleOutcome::NoEffect, "TK DR 7 > 2");
+    assert_eq!(hits[1].outcome, VehicleOutcome::Eliminated, "TK DR 2 < 3");
+    assert_eq!((used, outcome), (1, VehicleOutcome::Eliminated));
+    assert!(!unit(&e, 2).in_play());
+}
+
 #[test]
 fn c3_9_hit_location_from_the_coloured_and_white_dice() {
     let mut sc = setup(
@@ -1238,7 +1453,10 @@ fn c3_9_hit_location_from_the_coloured_and_white_dice() {
         ],
         &[],
     );
-    supply(&mut sc, &[("to_hit", LEAGUE_TO_HIT)]);
+    supply(
+        &mut sc,
+        &[("to_hit", LEAGUE_TO_HIT), ("to_kill", LEAGUE_TO_KILL)],
+    );
     let aspect = |ev: &[Event]| {
         ord(ev).into_iter().find_map(|o| match o {
             OrdnanceEvent::VehicleHit { aspect, .. } => Some(aspect),
@@ -1255,12 +1473,12 @@ fn c3_9_hit_location_from_the_coloured_and_white_dice() {
     };
     let mut e = engine(sc.clone());
     assert_eq!(
-        aspect(&run(&mut e, Side::A, v(2), &[dr(2, 5)]).unwrap()),
+        aspect(&run(&mut e, Side::A, v(2), &[dr(2, 5), dr(6, 6)]).unwrap()),
         Some(Some(Aspect::Turret))
     );
     let mut e = engine(sc.clone());
     assert_eq!(
-        aspect(&run(&mut e, Side::A, v(2), &[dr(5, 2)]).unwrap()),
+        aspect(&run(&mut e, Side::A, v(2), &[dr(5, 2), dr(6, 6)]).unwrap()),
         Some(Some(Aspect::Hull))
     );
     // Hull Down: a hull hit is no hit.

@@ -23,7 +23,7 @@ struct Setting {
     holder: UnitId,
 }
 
-/// A's MPh. British squad with the chain in 3E4 (ADJACENT to the road hex
+/// A's MPh. British squad with the chain in 3F4 (ADJACENT to the road hex
 /// 3E5). German units off the map unless a test puts them on it.
 fn setting() -> Setting {
     let sc = scenario();
@@ -153,10 +153,10 @@ fn b28_531_placement_must_be_adjacent_to_the_holder() {
 
 #[test]
 fn b28_531_a_chain_is_pulled_across_a_road_only() {
-    // 3E3 is ADJACENT to the holder in 3E4 but has no road (3E5 has a dirt
+    // 3F3 is ADJACENT to the holder in 3F4 but has no road (3E5 has a dirt
     // road): the note is ignored, its reason told to its owner only (R17).
     let mut s = setting();
-    let placed = s.placed("3E3");
+    let placed = s.placed("3F3");
     let r = blind_opportunity(&mut s, placed);
     let ev = daisy_events(&r);
     assert!(

@@ -1,7 +1,8 @@
 //! Soak test: random games through the real [`Engine`] on the example
 //! scenario (examples/scenario.toml, "Mine Alley"), with the example's
 //! public setups, side B's sealed layout or a random legal one, random
-//! starting positions, statuses, phase, terrain and German vehicle, random
+//! starting positions, statuses, phase, terrain and German vehicle, either
+//! ruleset version's order of a step (1: the exit's roll first; 2: R70), random
 //! actions of every kind the engine adjudicates (moves in every mode, fire,
 //! FFE, Search, clearance, disembarking, routs, advances, end of phase,
 //! Secret dr for Dummies, concession; usually by the side the engine lets
@@ -15,10 +16,11 @@
 //!    `WrongPhase`, `NotYourUnit`, `UnknownUnit`, `GameOver`, `Refused`):
 //!    `Busy` or a bad-answer error to answers that are correct is an engine
 //!    bug (asl/src/model/error.rs);
-//! 2. a refusal that comes after facts were opened or dice rolled cites R12
-//!    (a missing rules-data cell): any other late refusal would be voided by
-//!    the referee mid-game (protocol `void_if_refused`), a rule the engine
-//!    should have applied before asking anything (G3, R12);
+//! 2. no refusal comes after facts were opened or dice rolled, and no
+//!    action is consumed (ruleset version 3, R72, R73): an action whose
+//!    resolution could need data the game lacks is refused before anything
+//!    is asked, so no ruling is voided or consumed after its dice and no
+//!    side rolls the same question twice (G2);
 //! 3. a refusal changes nothing (asl/src/model/error.rs: "an error never changes
 //!    the game state");
 //! 4. determinism (G5): a second engine fed the same inputs asks the same
@@ -35,7 +37,14 @@
 //!    B28.45, B28.47, B28.48, R13), secrets are never public (G4);
 //! 6. G3: the same action against another legal layout of side B's
 //!    unopened leaves opens the same facts and makes the same rolls until a
-//!    public event tells the two worlds apart.
+//!    public event tells the two worlds apart;
+//! 7. issue 24, G4: each side's client, an `asks::AslObserver` fed what
+//!    that side is shown (what it may know of the start, the declared
+//!    actions, the public events and its own side's), bounded before the
+//!    action every fact the engine then asked of either owner (leaves,
+//!    Daisy Chain opportunities by count, a Secret dr), within the hexes
+//!    the action reaches; and its fold is what it may know of the
+//!    engine's state (`public_state::public_part`).
 //!
 //! `PROPTEST_CASES=20000 cargo test -p hexveil-core --test random_games`
 //! hunts harder than the CI default; `SOAK_TRACE=1 ... -- --nocapture`
@@ -43,8 +52,11 @@
 
 mod scenario_support;
 use hexveil_asl::action::FfeKind;
+use hexveil_asl::asks::AslObserver;
 use hexveil_asl::dice::{DiceKind, DiceSpec, Roll};
 use hexveil_asl::map::Map;
+use hexveil_asl::public_state::public_part;
+use hexveil_asl::ruleset::{encode_action, event_to_kernel};
 use hexveil_asl::scenario::Scenario;
 use hexveil_asl::sealed::{Content, DaisyNote, FactRequest, Layer, Location};
 use hexveil_asl::setup::{check_layout, eligible_locations, SealedSetup};
@@ -52,6 +64,7 @@ use hexveil_asl::state::GameState;
 use hexveil_asl::turn::{phase_allows, Phase, Who};
 use hexveil_asl::unit::{UnitId, UnitKind};
 use hexveil_asl::{Action, ActionError, Engine, Event, EventKind, Hex, MoveMode, Side};
+use hexveil_core::Observer as _;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use scenario_support::*;
@@ -201,6 +214,9 @@ struct Start {
     deep_snow: bool,
     /// Each side's ELR (A19.1), 0..=5.
     elr: (u8, u8),
+    /// Ruleset version 1's order of a step (the exit's roll first, before
+    /// R70; `ruleset::AslV1`), for the games made with it.
+    v1: bool,
 }
 
 /// A random layout for side B, as codes (see [`random_layout`]).
@@ -251,6 +267,7 @@ fn start() -> impl Strategy<Value = Start> {
         proptest::option::weighted(0.3, layout_codes()),
         proptest::bool::weighted(0.2),
         (0u8..=5, 0u8..=5),
+        proptest::bool::weighted(0.3),
     )
         .prop_map(
             |(
@@ -264,6 +281,7 @@ fn start() -> impl Strategy<Value = Start> {
                 layout_a,
                 deep_snow,
                 elr,
+                v1,
             )| Start {
                 phase,
                 positions,
@@ -275,6 +293,7 @@ fn start() -> impl Strategy<Value = Start> {
                 layout_a,
                 deep_snow,
                 elr,
+                v1,
             },
         )
 }
@@ -957,6 +976,14 @@ fn named_units(e: &Event) -> BTreeSet<u16> {
         EventKind::Minefield(hexveil_asl::minefield::MinefieldEvent::FullViewClearanceFailed {
             ..
         }) => return out,
+        // The survival roll of a Passenger or Rider names the vehicle just
+        // eliminated (B28.43, R71): the unit that rolls is the one acted on.
+        EventKind::Minefield(hexveil_asl::minefield::MinefieldEvent::PrcSurvival {
+            unit, ..
+        }) => {
+            out.insert(unit.0);
+            return out;
+        }
         _ => {}
     }
     walk(&serde_json::to_value(&e.kind).unwrap(), &mut out);
@@ -1318,14 +1345,281 @@ fn is_refusal(e: &ActionError) -> bool {
     )
 }
 
+/// Each side's client's picture of the game and its bound of what the
+/// referee may ask (issue 24): an [`AslObserver`] fed exactly what that
+/// side is shown: the start (what it may know of it), the declared
+/// actions, and of each ruling the public events and its own side's.
+#[derive(Clone)]
+struct Watchers {
+    sides: [AslObserver; 2],
+}
+
+impl Watchers {
+    fn new(sc: &Scenario, st0: &GameState) -> Watchers {
+        let sc = std::sync::Arc::new(sc.clone());
+        Watchers {
+            sides: [Side::A, Side::B]
+                .map(|v| AslObserver::starting_at(std::sync::Arc::clone(&sc), v, st0)),
+        }
+    }
+
+    /// What each side's client is shown of a declared action: nothing of a
+    /// refusal the referee does not log; a void ruling for a refusal after
+    /// facts or dice (R12); else the ruling's events it may see (G3).
+    fn follow(&mut self, actor: Side, action: &Action, run: &Run) {
+        let events: Vec<Event> = match &run.result {
+            Ok(events) => events.clone(),
+            Err(_) if run.requests.is_empty() && run.dice.is_empty() => return,
+            Err(e) => vec![Event {
+                to: hexveil_asl::Visibility::Public,
+                kind: EventKind::Void {
+                    reason: e.to_string(),
+                },
+                cite: vec!["R12".into()],
+            }],
+        };
+        let bytes = encode_action(action);
+        for o in &mut self.sides {
+            o.declared(actor, &bytes);
+            let viewer = o.viewer();
+            for e in events.iter().filter(|e| e.to.shown_to(viewer)) {
+                o.event(&event_to_kernel(e));
+            }
+        }
+    }
+}
+
+/// G4 (issue 24): every fact the engine asked while resolving `action` is
+/// inside the bound each side's observer gave for its owner from the
+/// state before it, through the kernel's `Observer::asks` as the client
+/// calls it: leaves by layer and location (B28.41-B28.53, B28.62, B28.9),
+/// Daisy Chain opportunities by count (B28.531, R19), a Secret dr
+/// (B28.47). And the bound is no blanket: its leaves lie where the action
+/// reaches ([`reach`]), e.g. the two hexes of a step. Returns how many
+/// requests it checked.
+fn g4_requests_within_the_bound(
+    watchers: &Watchers,
+    before: &GameState,
+    map: &Map,
+    actor: Side,
+    action: &Action,
+    run: &Run,
+) -> Result<usize, String> {
+    let bytes = encode_action(action);
+    let secret = run
+        .dice
+        .iter()
+        .any(|d| matches!(d.kind, DiceKind::SecretDr { .. }));
+    for o in &watchers.sides {
+        let v = o.viewer();
+        for owner in [Side::A, Side::B] {
+            let asks = o.asks(actor, &bytes, owner);
+            let notes = run
+                .requests
+                .iter()
+                .filter(|r| r.owner == owner && r.layer == Layer::DaisyChain)
+                .count();
+            if notes > asks.notes as usize {
+                return Err(format!(
+                    "G4, B28.531: side {v}'s bound gives side {owner} {} note opportunities, the engine opened {notes}: {:?}",
+                    asks.notes, run.requests
+                ));
+            }
+            if asks.notes > 1 {
+                return Err(format!(
+                    "B28.531: {} opportunities in one action",
+                    asks.notes
+                ));
+            }
+            for r in run
+                .requests
+                .iter()
+                .filter(|r| r.owner == owner && r.layer != Layer::DaisyChain)
+            {
+                if !asks.leaf(r.layer.to_kernel(), &r.location.to_kernel()) {
+                    return Err(format!(
+                        "G4: the engine asked {r}, outside side {v}'s bound for side {owner}: {:?}",
+                        asks.leaves
+                    ));
+                }
+            }
+            if secret && !asks.secret_roll {
+                return Err(format!("B28.47: a Secret dr outside side {v}'s bound"));
+            }
+        }
+        let bound = o.bound(actor, action);
+        let reach = reach(before, map, action);
+        let boards: BTreeSet<u16> = reach.iter().map(|h| h.board).collect();
+        if let Some(r) = bound.leaves.iter().find(|r| match r.location {
+            Location::Hex(h) => !reach.contains(&h),
+            Location::Board(b) => !boards.contains(&b),
+            Location::Opportunity(_) => true,
+        }) {
+            return Err(format!(
+                "G4: side {v}'s bound holds {r}, out of the reach of {action:?} ({reach:?})"
+            ));
+        }
+    }
+    Ok(run.requests.len())
+}
+
+/// The hexes an action can reach with a request (their boards for Booby
+/// Traps): a step's hex left and hex entered (B28.412), a Disembark's
+/// vehicle hex (B28.43), a Search's hex and its ADJACENT ones (A12.152),
+/// an FFE's or a fire attack's target (B28.62, B28.9), the hexes of the
+/// clearances an end of phase resolves (B28.53, B28.7).
+fn reach(before: &GameState, map: &Map, action: &Action) -> BTreeSet<Hex> {
+    let at = |id: &UnitId| {
+        before
+            .unit(*id)
+            .and_then(|u| u.hex)
+            .map(|h| map.canonical(h))
+    };
+    let mut out = BTreeSet::new();
+    match action.clone().canonical(map) {
+        Action::Move { units, to, .. } | Action::Advance { units, to } => {
+            out.extend(units.iter().filter_map(at));
+            out.insert(to);
+        }
+        Action::Rout { unit, to } => {
+            out.extend(at(&unit));
+            out.insert(to);
+        }
+        Action::Disembark { vehicle, .. } => out.extend(at(&vehicle)),
+        Action::Search { unit } => {
+            if let Some(h) = at(&unit) {
+                out.insert(h);
+                out.extend(map.neighbors(h));
+            }
+        }
+        Action::Ffe { hex, .. } => {
+            out.insert(hex);
+        }
+        Action::Fire { target, .. } | Action::OrdnanceFire { target, .. } => {
+            out.insert(target);
+        }
+        Action::EndPhase => {
+            out.extend(before.mines.full_view_clearances.values().copied());
+            out.extend(before.mines.flail_clearances.values().map(|f| f.hex));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// What the fold must agree on with the engine: every public thing the
+/// bound reads and the view draws (units' places, states and loads,
+/// markers, Trail Breaks, clearances, Daisy Chains, the phase, the MF
+/// spent, the result). Not compared: counters' kinds after a Reduction or
+/// Replacement (the events give only labels), and the bookkeeping only
+/// refusals read.
+#[derive(Debug, PartialEq)]
+struct Digest {
+    when: (u16, Side, Phase),
+    result: Option<hexveil_asl::state::GameResult>,
+    units: Vec<String>,
+    markers: BTreeMap<Hex, hexveil_asl::state::HexMarkers>,
+    trail_breaks: BTreeMap<Hex, BTreeSet<hexveil_asl::state::TrailBreak>>,
+    flail_clearances: String,
+    full_view_clearances: BTreeMap<UnitId, Hex>,
+    entered_from: BTreeMap<UnitId, Hex>,
+    burning_wrecks: BTreeMap<UnitId, Hex>,
+    daisy_chains: Vec<String>,
+    extra_dummies: BTreeMap<Side, u8>,
+    mf_spent: BTreeMap<UnitId, u8>,
+}
+
+fn digest(st: &GameState) -> Digest {
+    let units = st
+        .units
+        .values()
+        .map(|u| {
+            let v = u.vehicle().map(|v| {
+                (
+                    v.immobilized,
+                    v.flail,
+                    v.passengers.clone(),
+                    v.riders.clone(),
+                )
+            });
+            let s = &u.status;
+            format!(
+                "{} in_play={} hex={:?} broken={} pinned={} disrupted={} concealed={} aboard={:?} facing={:?} chain={:?} vehicle={v:?}",
+                u.id.0,
+                u.in_play(),
+                u.hex.filter(|_| u.in_play()),
+                s.broken,
+                s.pinned,
+                s.disrupted,
+                s.concealed,
+                s.aboard,
+                s.facing,
+                u.daisy_chain.is_some() && u.in_play(),
+            )
+        })
+        .collect();
+    let mut chains: Vec<String> = st.daisy_chains.iter().map(|d| format!("{d:?}")).collect();
+    chains.sort();
+    Digest {
+        when: (st.turn, st.phasing, st.phase),
+        result: st.result.clone(),
+        units,
+        markers: st
+            .markers
+            .iter()
+            .filter(|(_, m)| **m != Default::default())
+            .map(|(h, m)| (*h, *m))
+            .collect(),
+        trail_breaks: st
+            .mines
+            .trail_breaks
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(h, v)| (*h, v.iter().copied().collect()))
+            .collect(),
+        flail_clearances: format!("{:?}", st.mines.flail_clearances),
+        full_view_clearances: st.mines.full_view_clearances.clone(),
+        entered_from: st.mines.entered_from.clone(),
+        burning_wrecks: st.mines.burning_wrecks.clone(),
+        daisy_chains: chains,
+        extra_dummies: st.extra_dummies.clone(),
+        mf_spent: st.mf_spent.clone(),
+    }
+}
+
+/// G3, issue 24: each side's fold of what it was shown is what it may
+/// know of the engine's state (`public_state::public_part`): one fold,
+/// right, for the bound and the view alike.
+fn g3_fold_is_the_public_state(watchers: &Watchers, engine: &GameState) -> Result<(), String> {
+    for o in &watchers.sides {
+        let want = digest(&public_part(engine, Some(o.viewer())));
+        let got = digest(&o.public().state);
+        if want != got {
+            return Err(format!(
+                "side {}'s fold differs from the engine's public state:\nengine: {want:#?}\nfold:   {got:#?}",
+                o.viewer()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What a game played: actions ruled, and fact requests checked against
+/// the sides' bounds (invariant 7).
+#[derive(Clone, Copy, Debug, Default)]
+struct Played {
+    ruled: usize,
+    requests: usize,
+}
+
 /// Plays one random game on two engines (and a G3 shadow) and checks
-/// invariants 1-6 after every action.
+/// invariants 1-7 after every action.
 fn play_game(
     start: &Start,
     seeds: &[Seed],
     faces: &[u8],
     notes: &[u8],
-) -> Result<usize, TestCaseError> {
+) -> Result<Played, TestCaseError> {
     let sealed_a = SealedSetup::from_toml(include_str!("../../examples/sealed-a.toml")).unwrap();
     // The terrain variant, if the example's setups stay legal on it.
     let plain = scenario();
@@ -1337,6 +1631,11 @@ fn play_game(
         plain
     };
     sc.ssr.deep_snow = start.deep_snow;
+    // Version 1 asks a step's exit roll first (before R70) and voids a
+    // late refusal (R36) instead of refusing before any die (R72).
+    if start.v1 {
+        sc.version = hexveil_asl::scenario::Version(1);
+    }
     if start.layout_a.is_some() {
         with_side_a_mines(&mut sc);
     }
@@ -1397,7 +1696,13 @@ fn play_game(
     };
     let mut tables = [table(), table()];
     prop_assert_eq!(state_sanity(&sc.map, &st0), Ok(()), "starting state");
-    let mut ruled = 0;
+    let mut watchers = Watchers::new(&sc, &st0);
+    prop_assert_eq!(
+        g3_fold_is_the_public_state(&watchers, tables[0].engine.state()),
+        Ok(()),
+        "starting state"
+    );
+    let mut played = Played::default();
     let mut log = Vec::new();
     for (n, s) in seeds.iter().enumerate() {
         let before = tables[0].engine.state().clone();
@@ -1446,11 +1751,11 @@ fn play_game(
         match &run.result {
             Err(e) => {
                 prop_assert!(is_refusal(e), "not a rules refusal: {e:?}, {}", ctx);
-                if let ActionError::Refused(r) = e {
+                if let (ActionError::Refused(_), true) = (e, sc.since(3)) {
                     let late = !run.requests.is_empty() || !run.dice.is_empty();
                     prop_assert!(
-                        !late || r.cite.iter().any(|c| c == "R12"),
-                        "late refusal without R12 (would be Void): {e}; asked {:?}, dice {:?}, {}",
+                        !late,
+                        "late refusal (R72: refuse before anything is asked): {e}; asked {:?}, dice {:?}, {}",
                         run.requests,
                         run.dice,
                         ctx
@@ -1464,7 +1769,20 @@ fn play_game(
                 );
             }
             Ok(events) => {
-                ruled += 1;
+                played.ruled += 1;
+                let consumed = events.iter().any(|e| {
+                    matches!(
+                        e.kind,
+                        hexveil_asl::event::EventKind::Turn(
+                            hexveil_asl::turn::TurnEvent::Consumed { .. }
+                        )
+                    )
+                });
+                prop_assert!(
+                    !consumed,
+                    "an action was consumed (R72, R73): {events:?}, {}",
+                    ctx
+                );
                 let g3 = match &shadow_run.result {
                     Ok(other) => g3_same_traffic(events, other),
                     Err(_) => Ok(()),
@@ -1486,8 +1804,21 @@ fn play_game(
                 run.result
             )));
         }
+        // Invariant 7 (issue 24, G4): the sides' bounds hold every request,
+        // and their folds stay the public state.
+        match g4_requests_within_the_bound(&watchers, &before, &sc.map, side, &action, run) {
+            Ok(n) => played.requests += n,
+            Err(m) => return Err(TestCaseError::fail(format!("{m}\n{ctx}"))),
+        }
+        watchers.follow(side, &action, run);
+        if let Err(m) = g3_fold_is_the_public_state(&watchers, tables[0].engine.state()) {
+            return Err(TestCaseError::fail(format!(
+                "{m}\nafter {ctx}\nwhich ruled: {:?}",
+                run.result
+            )));
+        }
     }
-    Ok(ruled)
+    Ok(played)
 }
 
 /// What came of an action, in one line: the kinds of its events, or the
@@ -1533,12 +1864,12 @@ fn cases() -> u32 {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
-    /// Invariants 1-6 of the module doc (no panic or non-rules error, late
+    /// Invariants 1-7 of the module doc (no panic or non-rules error, late
     /// refusals cite R12, refusals change nothing, G5 determinism, state,
-    /// event and knowledge sanity, G3 traffic) over random games of the
-    /// example scenario.
+    /// event and knowledge sanity, G3 traffic, G4 bounds of what an owner
+    /// may be asked) over random games of the example scenario.
     #[test]
-    fn g3_g5_r12_random_games_keep_the_engine_invariants(
+    fn g3_g4_g5_r12_random_games_keep_the_engine_invariants(
         start in start(),
         seeds in proptest::collection::vec(seed(), 1..=max_actions()),
         faces in proptest::collection::vec(1u8..=6, 1..64),
@@ -1562,13 +1893,21 @@ fn soak_rules_actions_not_only_refusals() {
     );
     let mut ruled = 0;
     let mut declared = 0;
+    let mut requests = 0;
     for _ in 0..8 {
         let (start, seeds, faces, notes) = strategy.new_tree(&mut runner).unwrap().current();
         declared += seeds.len();
-        ruled += play_game(&start, &seeds, &faces, &notes).unwrap();
+        let played = play_game(&start, &seeds, &faces, &notes).unwrap();
+        ruled += played.ruled;
+        requests += played.requests;
     }
     assert!(
         ruled * 4 >= declared,
         "only {ruled} of {declared} actions were ruled"
+    );
+    // Invariant 7 is checked on real traffic, not on empty requests.
+    assert!(
+        requests >= 20,
+        "only {requests} fact requests checked against the sides' bounds"
     );
 }

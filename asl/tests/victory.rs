@@ -16,15 +16,25 @@ use hexveil_asl::{Action, Content, Engine, EventKind, Side};
 use hexveil_core::Engine as _;
 use scenario_support::*;
 
-/// The example scenario cut to one Game Turn, with `victory` (TOML) added.
+/// The example scenario without its own victory conditions.
+fn base() -> String {
+    let start = SCENARIO
+        .find("# Victory conditions")
+        .expect("the example's [victory]");
+    let end = SCENARIO.find("# League data").expect("the block after it");
+    format!("{}{}", &SCENARIO[..start], &SCENARIO[end..])
+}
+
+/// The example scenario cut to one Game Turn, with `victory` (TOML) added
+/// in place of its own.
 fn with_victory(victory: &str) -> Scenario {
-    let text = SCENARIO.replacen("turns = 5", "turns = 1", 1);
+    let text = base().replacen("turns = 5", "turns = 1", 1);
     Scenario::from_toml(&format!("{text}\n{victory}")).expect("scenario loads")
 }
 
-/// The load error of the example with `victory` added.
+/// The load error of the example with `victory` added in place of its own.
 fn refused(victory: &str) -> String {
-    Scenario::from_toml(&format!("{SCENARIO}\n{victory}"))
+    Scenario::from_toml(&format!("{}\n{victory}", base()))
         .expect_err("the scenario is refused")
         .to_string()
 }
@@ -194,11 +204,11 @@ fn r53_start_of_play_setup_area_and_occupants() {
     )
     .unwrap();
     assert_eq!(controller(&both, &state(&both), hex("3C5")), Some(Side::B));
-    // A victory hex occupied at the start is its occupant's (3E4: brit-squad-1).
+    // A victory hex occupied at the start is its occupant's (3F4: brit-squad-1).
     let sc = with_victory(
-        "[victory]\notherwise = \"A\"\n[[victory.conditions]]\nside = \"B\"\ncontrol = [\"3E4\"]\n",
+        "[victory]\notherwise = \"A\"\n[[victory.conditions]]\nside = \"B\"\ncontrol = [\"3F4\"]\n",
     );
-    assert_eq!(state(&sc).control.get(&hex("3E4")), Some(&Side::B));
+    assert_eq!(state(&sc).control.get(&hex("3F4")), Some(&Side::B));
 }
 
 const CVP_A_2: &str = r#"
@@ -367,7 +377,7 @@ fn a2_9_r56_the_result_is_the_kernel_engines_outcome_at_the_end_of_the_last_turn
 
 #[test]
 fn a2_9_without_victory_conditions_the_game_ends_without_a_winner() {
-    let sc = scenario();
+    let sc = Scenario::from_toml(&base()).unwrap();
     let mut st = state(&sc);
     st.turn = sc.turns;
     let mut e = Engine::with_state(sc.clone(), st);

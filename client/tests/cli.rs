@@ -245,7 +245,7 @@ fn seed004_demo_ruleset_minis_plays_over_quic_and_verifies_clean() {
     assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
     let replay = hexveil(&["replay", file.to_str().unwrap()]);
     let r = stdout(&replay);
-    assert!(r.contains("(ruleset minis v1)"), "{r}");
+    assert!(r.contains("(ruleset minis v2)"), "{r}");
     assert!(r.contains("moves ger-pz-iv through"), "{r}");
     let bad = hexveil(&["demo", "--ruleset", "chess"]);
     assert_eq!(bad.status.code(), Some(2));

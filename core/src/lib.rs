@@ -23,6 +23,7 @@ pub mod ruleset;
 pub mod shared;
 pub mod side;
 pub mod tables;
+pub mod victory;
 
 pub use dice::{DiceKind, DiceSpec, Roll};
 pub use engine::{Engine, Outcome, Step};

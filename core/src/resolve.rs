@@ -157,6 +157,13 @@ impl<A, R: Clone + PartialEq, F> Pending<A, R, F> {
         Answers::new(&self.facts, &self.dice)
     }
 
+    /// Whether a fact was opened or a roll made for this action: a refusal
+    /// now comes after something was asked for it (a ruleset's late
+    /// refusal, which the referee would log as a void ruling).
+    pub fn answered(&self) -> bool {
+        !self.facts.is_empty() || !self.dice.is_empty()
+    }
+
     /// Records what a replay stopped for: what to ask next, or the rule
     /// that refuses the action.
     pub fn interrupted(&mut self, interrupt: Interrupt<R>) -> Result<Asked<R>, RuleError> {

@@ -90,6 +90,9 @@ pub struct GameState {
     pub open: BTreeMap<Cell, OpenMines>,
     /// Mines each side laid in play, `[A, B]`.
     pub laid: [Budget; 2],
+    /// Mines laid in play per cell, every type and side together (their
+    /// density adds to what the cell could hold from setup, R78).
+    pub laid_cells: BTreeMap<Cell, u16>,
     /// How the game ended.
     pub outcome: Option<Outcome>,
 }
@@ -156,6 +159,7 @@ impl MinisEngine {
                 figures,
                 open,
                 laid: [Budget::default(); 2],
+                laid_cells: BTreeMap::new(),
                 outcome: None,
             },
             pending: None,
@@ -197,6 +201,10 @@ impl MinisEngine {
         self.run()
     }
 
+    /// Runs the pending resolution as far as the answers allow. From
+    /// ruleset version 2 a refusal after something was asked consumes the
+    /// figure's action ([`rules::consumed`], R78); before, the referee
+    /// voided it.
     fn run(&mut self) -> Result<Step, ActionError> {
         let pending = self.pending.as_mut().expect("run with a pending action");
         let mut ctx = rules::Ctx::new(
@@ -205,22 +213,39 @@ impl MinisEngine {
             pending.actor,
             pending.answers(),
         );
-        match rules::resolve(&mut ctx, &pending.action) {
+        let result = rules::resolve(&mut ctx, &pending.action);
+        let all_used = ctx.all_used();
+        let (state, events) = ctx.finish();
+        let interrupt = match result {
             Ok(()) => {
-                debug_assert!(ctx.all_used(), "rules used fewer answers than given");
-                let (state, events) = ctx.finish();
+                debug_assert!(all_used, "rules used fewer answers than given");
                 self.state = state;
                 self.pending = None;
-                Ok(Step::Done(events))
+                return Ok(Step::Done(events));
             }
-            Err(interrupt) => match pending.interrupted(interrupt) {
-                Ok(Asked::Facts(requests)) => Ok(Step::NeedFacts(requests)),
-                Ok(Asked::Dice(specs)) => Ok(Step::NeedDice(specs)),
-                Err(e) => {
-                    self.pending = None;
-                    Err(ActionError::Refused(e))
+            Err(interrupt) => interrupt,
+        };
+        let answered = pending.answered();
+        match pending.interrupted(interrupt) {
+            Ok(Asked::Facts(requests)) => Ok(Step::NeedFacts(requests)),
+            Ok(Asked::Dice(specs)) => Ok(Step::NeedDice(specs)),
+            Err(e) => {
+                let pending = self.pending.take().expect("pending above");
+                if answered && self.scenario.version >= 2 {
+                    if let Some((state, events)) = rules::consumed(
+                        &self.scenario,
+                        &self.state,
+                        pending.actor,
+                        &pending.action,
+                        &e,
+                        events,
+                    ) {
+                        self.state = state;
+                        return Ok(Step::Done(events));
+                    }
                 }
-            },
+                Err(ActionError::Refused(e))
+            }
         }
     }
 }

@@ -126,6 +126,21 @@ pub enum MinisEvent {
         /// Why.
         reason: String,
     },
+    /// A figure's action, refused after its dice, is consumed (ruleset
+    /// version 2, R78): its rolls are spent and it has acted this turn.
+    /// Public; the refusal's words are in [`MinisEvent::ConsumedWhy`].
+    Consumed {
+        /// Whose action.
+        side: Side,
+        /// The figure.
+        figure: String,
+    },
+    /// Why an action was consumed (referee only until the end: the words
+    /// may depend on a hidden density, G3).
+    ConsumedWhy {
+        /// The refusal.
+        reason: String,
+    },
 }
 
 /// The event's bytes.
@@ -230,5 +245,12 @@ pub fn describe_event(scenario: &MinisScenario, e: &MinisEvent) -> String {
             Some(w) => format!("game over: side {w} wins ({reason})"),
             None => format!("game over ({reason})"),
         },
+        MinisEvent::Consumed { side, figure } => format!(
+            "side {side}'s action with {} is consumed: its ruling needs rules data the game lacks; its dice stand and it has acted this turn",
+            who(figure)
+        ),
+        MinisEvent::ConsumedWhy { reason } => {
+            format!("the action was consumed because {reason}")
+        }
     }
 }

@@ -166,7 +166,7 @@ fn actor_figure(
 
 /// The full path of a move: where the figure stands, then the waypoints
 /// (a first waypoint equal to its position is left out).
-fn full_path(from: Point, path: &[Point]) -> Vec<Point> {
+pub(crate) fn full_path(from: Point, path: &[Point]) -> Vec<Point> {
     let mut v = vec![from];
     let skip = usize::from(path.first() == Some(&from));
     v.extend_from_slice(&path[skip..]);
@@ -297,6 +297,24 @@ pub fn check(
                 MineKind::SMine => o.s += 1,
                 MineKind::AntiTank => o.at += 1,
             }
+            // R78 (version 2): the hidden mines either side may have in
+            // the cell, the open ones laid there so far and this one must
+            // stay within the densities the table answers.
+            if sc.version >= 2 {
+                let start = sc.start_cap(*cell);
+                let laid = u32::from(st.laid_cells.get(cell).copied().unwrap_or(0));
+                let limit = sc.table().safe_limit();
+                if start > 0 && start + laid + 1 > limit {
+                    return Err(refuse(
+                        format!(
+                            "laying it could make {cell} hold {} mines per square inch (the hidden mines its mine areas allow, {laid} laid in play and this one); the detonation table ({}) answers densities 1 to {limit} only (R12)",
+                            start + laid + 1,
+                            crate::table::TABLE_FILE
+                        ),
+                        "R78",
+                    ));
+                }
+            }
             for d in [o.ap + o.s, o.at, o.ap + o.s + o.at] {
                 if d > 0 {
                     sc.table()
@@ -415,17 +433,27 @@ pub fn resolve(ctx: &mut Ctx, action: &Action) -> Res<()> {
                 &[TURNS],
             );
             if turn > ctx.sc.turns {
-                let reason = "the last turn is over".to_string();
-                ctx.state.outcome = Some(Outcome {
-                    winner: None,
-                    reason: reason.clone(),
-                });
+                // R79: the scenario's victory conditions judge the end.
+                let (outcome, cite) = match &ctx.sc.victory {
+                    Some(v) => (
+                        crate::victory::judge(ctx.sc, &ctx.state, v),
+                        &[TURNS, "R79"][..],
+                    ),
+                    None => (
+                        Outcome {
+                            winner: None,
+                            reason: "the last turn is over".to_string(),
+                        },
+                        &[TURNS][..],
+                    ),
+                };
+                ctx.state.outcome = Some(outcome.clone());
                 ctx.public(
                     MinisEvent::GameOver {
-                        winner: None,
-                        reason,
+                        winner: outcome.winner,
+                        reason: outcome.reason,
                     },
-                    &[TURNS],
+                    cite,
                 );
             }
             Ok(())
@@ -460,7 +488,7 @@ fn request(owner: Side, c: Cell) -> FactRequest {
 
 /// The requests for `cells` (in order): each side's eligible cells, A
 /// before B in each cell. Public data only (G3).
-fn requests_for(sc: &MinisScenario, cells: &[Cell]) -> Vec<FactRequest> {
+pub(crate) fn requests_for(sc: &MinisScenario, cells: &[Cell]) -> Vec<FactRequest> {
     let mut v = Vec::new();
     for c in cells {
         for side in [Side::A, Side::B] {
@@ -790,6 +818,7 @@ fn resolve_lay(ctx: &mut Ctx, name: &str, cell: Cell, kind: MineKind) {
         return;
     }
     fs.laying = None;
+    *ctx.state.laid_cells.entry(cell).or_default() += 1;
     let o = ctx.state.open.entry(cell).or_default();
     let laid = &mut ctx.state.laid[si(side)];
     let density = match kind {
@@ -860,6 +889,7 @@ fn resolve_clear(ctx: &mut Ctx, name: &str, to: Point) -> Res<()> {
     }
     let mut open_removed = Vec::new();
     for c in &cells {
+        ctx.state.laid_cells.remove(c);
         if ctx.state.open.remove(c).is_some_and(|o| !o.is_empty()) {
             open_removed.push(*c);
         }
@@ -885,4 +915,57 @@ fn resolve_clear(ctx: &mut Ctx, name: &str, to: Point) -> Res<()> {
     fs.moved = true;
     fs.laying = None;
     Ok(())
+}
+
+/// R78 (ruleset version 2): a move, lay or clearing refused after facts
+/// were opened or dice rolled for it is consumed: nothing of it stands but
+/// the rolls (public, as rolled) and the openings (the referee's); its
+/// figure has acted this turn, so it cannot ask the same question again.
+/// The public event names the figure only; the refusal's words, which may
+/// depend on a hidden density, go to the referee's record (G3). `None`
+/// for an action without a figure: nothing of theirs refuses after a die.
+pub fn consumed(
+    sc: &MinisScenario,
+    before: &GameState,
+    actor: Side,
+    action: &Action,
+    refusal: &RuleError,
+    partial: Vec<Event>,
+) -> Option<(GameState, Vec<Event>)> {
+    let figure = match action {
+        Action::Move { figure, .. } | Action::Lay { figure, .. } | Action::Clear { figure, .. } => {
+            figure
+        }
+        Action::EndTurn | Action::Concede => return None,
+    };
+    let (id, _) = sc.figure_named(figure)?;
+    let mut state = before.clone();
+    state.figures[id].moved = true;
+    let mut events: Vec<Event> = partial
+        .into_iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                EventKind::Dice { .. } | EventKind::FactOpened { .. }
+            )
+        })
+        .collect();
+    let mut cite = vec!["R78".to_string()];
+    cite.extend(refusal.cite.iter().cloned());
+    events.push(Event {
+        to: Visibility::Public,
+        kind: EventKind::Rules(encode_event(&MinisEvent::Consumed {
+            side: actor,
+            figure: figure.clone(),
+        })),
+        cite: cite.clone(),
+    });
+    events.push(Event {
+        to: Visibility::Referee,
+        kind: EventKind::Rules(encode_event(&MinisEvent::ConsumedWhy {
+            reason: refusal.reason.clone(),
+        })),
+        cite,
+    });
+    Some((state, events))
 }

@@ -176,6 +176,10 @@ pub struct ScenarioFile {
         skip_serializing_if = "hexveil_core::SuppliedTables::is_empty"
     )]
     pub tables: hexveil_core::SuppliedTables,
+    /// Victory conditions (ruleset version 2, R79); none: the game ends
+    /// after the last turn without a winner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub victory: Option<crate::victory::VictoryFile>,
 }
 
 /// A side, as loaded.
@@ -236,6 +240,11 @@ pub struct MinisScenario {
     /// The supplied tables, as the scenario gave them.
     pub tables: hexveil_core::SuppliedTables,
     detonation: std::sync::Arc<DetonationTable>,
+    /// The ruleset version the game is played under (PROTOCOL.md 12.6):
+    /// 1 before rulings R78 and R79, 2 the newest ([`crate::VERSION`]).
+    pub version: u32,
+    /// Victory conditions (ruleset version 2, R79).
+    pub victory: Option<crate::victory::Victory>,
 }
 
 /// Index of a side in `[A, B]` arrays.
@@ -256,14 +265,27 @@ fn is_kv(model: &str) -> bool {
 }
 
 impl MinisScenario {
-    /// Parses scenario TOML.
+    /// Parses scenario TOML, for the newest ruleset version.
     pub fn from_toml(text: &str) -> Result<MinisScenario, String> {
-        let f: ScenarioFile = toml::from_str(text).map_err(|e| format!("scenario: {e}"))?;
-        MinisScenario::from_file(f)
+        MinisScenario::from_toml_at(text, crate::VERSION)
     }
 
-    /// Checks and loads a parsed scenario file.
+    /// Parses scenario TOML for the games of ruleset `version`.
+    pub fn from_toml_at(text: &str, version: u32) -> Result<MinisScenario, String> {
+        let f: ScenarioFile = toml::from_str(text).map_err(|e| format!("scenario: {e}"))?;
+        MinisScenario::from_file_at(f, version)
+    }
+
+    /// Checks and loads a parsed scenario file, for the newest version.
     pub fn from_file(f: ScenarioFile) -> Result<MinisScenario, String> {
+        MinisScenario::from_file_at(f, crate::VERSION)
+    }
+
+    /// Checks and loads a parsed scenario file for the games of ruleset
+    /// `version`: version 2 also reads `[victory]` (R79) and refuses a
+    /// table or a layout of mine areas whose densities could pass the
+    /// table in play (R78); version 1 knows neither.
+    pub fn from_file_at(f: ScenarioFile, version: u32) -> Result<MinisScenario, String> {
         if let Some(id) = f.ruleset.as_deref().filter(|id| *id != "minis") {
             return Err(format!(
                 "scenario: ruleset = {id:?}: this file is for another ruleset, not the miniatures rules (\"minis\")"
@@ -399,7 +421,20 @@ impl MinisScenario {
             eligible[1].iter().copied().collect(),
         ];
         let sides: [SideInfo; 2] = sides.try_into().expect("two sides");
+        let victory = match (f.victory, version) {
+            (None, _) => None,
+            (Some(_), 1) => return Err(
+                "scenario: victory: the miniatures rules of version 1 have no victory conditions"
+                    .into(),
+            ),
+            (Some(v), _) => Some(crate::victory::parse(v, w, d)?),
+        };
+        if version >= 2 {
+            check_densities(&detonation, &sides, &eligible)?;
+        }
         Ok(MinisScenario {
+            version,
+            victory,
             name: f.name,
             width: w,
             depth: d,
@@ -520,6 +555,61 @@ impl MinisScenario {
         }
         v
     }
+}
+
+/// The most mines per square inch `side` could have in one cell of its
+/// mine area from its setup: what one side may map in a cell (the table's
+/// largest usable density), bounded by its whole pre-laid budget.
+fn side_cap(table: &DetonationTable, info: &SideInfo) -> u32 {
+    let b = info.budget;
+    table.max_usable().min(b.ap + b.s + b.at)
+}
+
+impl MinisScenario {
+    /// The most mines per square inch cell `c` could hold at the start of
+    /// play, from public data: each side's cap where its mine area covers
+    /// it (its open pre-laid mines there included, R78).
+    pub fn start_cap(&self, c: Cell) -> u32 {
+        [Side::A, Side::B]
+            .into_iter()
+            .filter(|s| self.is_eligible(*s, c))
+            .map(|s| side_cap(self.table(), self.side(s)))
+            .sum()
+    }
+}
+
+/// R78, R12 (ruleset version 2): every density a cell could reach in play
+/// must have an answer at every distance, and the density a move reads is
+/// the sum of what both sides hid and mapped open in a cell. A cell both
+/// mine areas cover could reach both sides' caps added: if that may pass
+/// the densities the table answers, the scenario is refused at load,
+/// from public data (mine areas, budgets, the table), so no ruling is
+/// refused mid-game, whose words would tell a side the other's hidden
+/// density (G3).
+fn check_densities(
+    table: &DetonationTable,
+    sides: &[SideInfo; 2],
+    eligible: &[Vec<Cell>; 2],
+) -> Result<(), String> {
+    table
+        .check_answerable()
+        .map_err(|e| format!("scenario: tables.{}: {e}", crate::table::SUPPLIED_NAME))?;
+    let limit = table.safe_limit();
+    let both: BTreeSet<Cell> = eligible[1].iter().copied().collect();
+    let overlap: Vec<Cell> = eligible[0]
+        .iter()
+        .copied()
+        .filter(|c| both.contains(c))
+        .collect();
+    let sum = side_cap(table, &sides[0]) + side_cap(table, &sides[1]);
+    if let (Some(first), true) = (overlap.first(), sum > limit) {
+        return Err(format!(
+            "scenario: the mine areas of sides A and B overlap in {} cells ({first} first), where their budgets could together reach {sum} mines per square inch; the detonation table answers densities 1 to {limit} only ({}; R12, R78): make the areas apart or the budgets smaller",
+            overlap.len(),
+            crate::table::TABLE_FILE
+        ));
+    }
+    Ok(())
 }
 
 fn on_table(w: u16, d: u16, p: Point) -> bool {

@@ -161,6 +161,53 @@ impl DetonationTable {
     }
 }
 
+impl DetonationTable {
+    /// Whether every distance a move may count (1 in up to the last row)
+    /// has an answer for `density`: a value, or certain after one (R9).
+    /// Checked at load from ruleset version 2, so no ruling ever lacks one
+    /// (R12, R78).
+    pub fn answers_every_distance(&self, density: u32) -> Result<(), RuleError> {
+        for distance in 1..=self.max_distance() {
+            self.needed(distance, density)?;
+        }
+        Ok(())
+    }
+
+    /// The largest density `d` such that every density from 1 to `d` has
+    /// a usable column answering every distance: how dense a cell may
+    /// become where several sources (both sides' hidden mines, open mines
+    /// laid in play) could add up (R78).
+    pub fn safe_limit(&self) -> u32 {
+        (1..)
+            .take_while(|d| self.answers_every_distance(*d).is_ok())
+            .last()
+            .unwrap_or(0)
+    }
+
+    /// The largest density with a usable column: the most one side may put
+    /// in one cell (the setup checks refuse any other).
+    pub fn max_usable(&self) -> u32 {
+        self.densities
+            .iter()
+            .copied()
+            .filter(|d| self.density_usable(*d).is_ok())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Every usable column answers every distance (ruleset version 2): a
+    /// supplied table whose column starts blank, or whose rows skip an
+    /// inch, is refused at load naming the cell, not mid-game (R12, R78).
+    pub fn check_answerable(&self) -> Result<(), RuleError> {
+        for d in &self.densities {
+            if self.density_usable(*d).is_ok() {
+                self.answers_every_distance(*d)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@ use common::*;
 use hexveil_core::{ActionError, Engine, Ruleset, Scenario, Side};
 use hexveil_minis::{Action, MineKind, Minis, MinisEvent, MinisScenario};
 use proptest::prelude::*;
+use std::sync::Arc;
 
 fn inf() -> String {
     fig("inf", "A", "infantry", "10.5,13", "")
@@ -173,7 +174,7 @@ fn the_last_turn_ends_the_game_and_a_concession_too() {
 #[test]
 fn the_example_scenario_loads_seals_and_starts() {
     let r = Minis;
-    assert_eq!((r.id(), r.version()), ("minis", 1));
+    assert_eq!((r.id(), r.version()), ("minis", 2));
     let sc = r.load(&ex("scenario.toml")).unwrap();
     assert!(sc.note_layer().is_none());
     assert!(sc.setup_rolls(Side::A).is_empty());
@@ -318,5 +319,324 @@ proptest! {
             (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
             (a, b) => prop_assert!(false, "one refused, one not: {:?} / {:?}", a.is_ok(), b.is_ok()),
         }
+    }
+}
+
+/// The figures of the G4 games: two Infantry, an AFV and a truck towing a
+/// gun for side A (German, S-mines), an Infantry figure and a KV-I for
+/// side B; the two Infantry placed by the public setups.
+fn g4_scenario() -> MinisScenario {
+    let placed = |name: &str, side: &str| {
+        format!(
+            "[[figures]]\nname = \"{name}\"\nside = \"{side}\"\nkind = \"infantry\"\nmove = 12\n"
+        )
+    };
+    let figures = [
+        placed("a-inf", "A"),
+        fig("a-sap", "A", "infantry", "20.5,5.5", ""),
+        fig("a-afv", "A", "afv", "30.5,9", ""),
+        fig("a-truck", "A", "soft", "38.5,10", "towing = \"pak\""),
+        placed("b-inf", "B"),
+        fig("b-kv", "B", "afv", "25.5,27", "model = \"KV-I\""),
+    ]
+    .concat();
+    scenario_with(SAVES, &figures)
+}
+
+/// What a G4 game did: requests checked, and the events of each kind it
+/// ruled (what the folds were checked on).
+#[derive(Debug, Default)]
+struct G4Played {
+    requests: usize,
+    kinds: std::collections::BTreeMap<String, usize>,
+}
+
+/// One random game's inputs (see [`g4_game`]).
+type G4Input = (
+    (i32, i32),
+    (i32, i32),
+    Option<(u16, u16)>,
+    Vec<(bool, u16, u16, u8, u8, bool)>,
+    Vec<(u8, u8, Vec<(i32, i32)>)>,
+    Vec<u8>,
+);
+
+fn g4_input() -> impl Strategy<Value = G4Input> {
+    (
+        (50i32..430, 80i32..115),
+        (50i32..430, 250i32..330),
+        proptest::option::of((0u16..6, 0u16..3)),
+        proptest::collection::vec(
+            (
+                any::<bool>(),
+                0u16..48,
+                0u16..6,
+                0u8..4,
+                0u8..3,
+                any::<bool>(),
+            ),
+            0..80,
+        ),
+        proptest::collection::vec(
+            (
+                0u8..9,
+                0u8..6,
+                proptest::collection::vec((-70i32..70, -70i32..70), 1..3),
+            ),
+            1..40,
+        ),
+        proptest::collection::vec(any::<u8>(), 1..50),
+    )
+}
+
+/// A random game of the miniatures rules, each side's client an observer
+/// (`asks::MinisObserver`) fed what it is shown (the public setups, the
+/// declared actions, the ruling's events); returns how many requests it
+/// checked. After every action: every fact the engine asked of an owner
+/// is inside that side's bound for it (G4); when the engine asked at all,
+/// it asked exactly the bound, the crossed cells each side may mine, its
+/// own figures' side included (seed 004 who triggers, R47, R50, R51):
+/// no blanket of the whole mine area; and each side's fold is the
+/// engine's state.
+fn g4_game(input: &G4Input) -> Result<G4Played, TestCaseError> {
+    use hexveil_core::{Observer, PublicSetup as _};
+    let (a_pos, b_pos, open, hidden, actions, dice) = input;
+    let sc = g4_scenario();
+    let pt = |(x, y): (i32, i32)| hexveil_minis::Point::tenths(x, y);
+    let a_text = format!("[positions]\na-inf = \"{}\"\n", pt(*a_pos));
+    let mut a_text = a_text;
+    if let Some((x, y)) = open {
+        // Open mines beside side A's sapper, who may clear them (R47).
+        let (x, y) = (19 + x % 3, 4 + y % 2);
+        a_text.push_str(&format!("[[open]]\ncells = [\"c{x}x{y}\"]\nap = 1\n"));
+    }
+    let b_text = format!("[positions]\nb-inf = \"{}\"\n", pt(*b_pos));
+    let a = public_setup(&sc, Side::A, &a_text);
+    let b = public_setup(&sc, Side::B, &b_text);
+    let mut g = Game::with_setups(sc.clone(), a.clone(), b.clone());
+    for (on_b, x, y, ap, at, s) in hidden {
+        let (side, y) = if *on_b {
+            (Side::B, 14 + y)
+        } else {
+            (Side::A, y % 6)
+        };
+        let m = mines(*ap, *at, *s && side == Side::A);
+        if !m.is_empty() {
+            g.hidden[usize::from(side.code())].insert(hexveil_minis::Cell::new(*x, y), m);
+        }
+    }
+    let sc = Arc::new(sc);
+    let mut observers =
+        [Side::A, Side::B].map(|v| hexveil_minis::asks::MinisObserver::new(sc.clone(), v));
+    for o in &mut observers {
+        o.setup(&a as &dyn hexveil_core::PublicSetup);
+        o.setup(&b as &dyn hexveil_core::PublicSetup);
+    }
+    let _ = a.side();
+    let mut next = 0usize;
+    let mut played = G4Played::default();
+    for (n, (kind, who, deltas)) in actions.iter().enumerate() {
+        let st = g.engine.state().clone();
+        if st.outcome.is_some() {
+            break;
+        }
+        let i = usize::from(*who) % sc.figures.len();
+        let f = &sc.figures[i];
+        let pos = st.figures[i].pos;
+        let clamp = |x: i32, y: i32| pt((x.clamp(0, 480), y.clamp(0, 360)));
+        let (side, action) = match kind {
+            0..=4 => {
+                // Mostly forward, into the enemy's mined ground.
+                let ahead = if f.side == Side::A { 1 } else { -1 };
+                let mut at = (pos.x, pos.y);
+                let path = deltas
+                    .iter()
+                    .map(|(dx, dy)| {
+                        at = (at.0 + dx / 2, at.1 + ahead * (dy.abs() - 10));
+                        clamp(at.0, at.1)
+                    })
+                    .collect();
+                (
+                    f.side,
+                    Action::Move {
+                        figure: f.name.clone(),
+                        path,
+                    },
+                )
+            }
+            5 => {
+                // Side A's sapper clears around its open mines (R47).
+                let j = if st.active == Side::A { 1 } else { i };
+                let (f, pos) = (&sc.figures[j], st.figures[j].pos);
+                let (dx, dy) = deltas[0];
+                let to = clamp(pos.x + dx / 8, pos.y + dy / 8);
+                (
+                    f.side,
+                    Action::Clear {
+                        figure: f.name.clone(),
+                        to,
+                    },
+                )
+            }
+            6 | 7 => {
+                // A figure of the side to act that is laying goes on (its
+                // second turn's Lay completes the mine, R48); each figure
+                // lays one kind (S-mines by the German side only) in its
+                // own cell.
+                let j = (0..sc.figures.len())
+                    .find(|j| sc.figures[*j].side == st.active && st.figures[*j].laying.is_some())
+                    .unwrap_or(i);
+                let (f, pos) = (&sc.figures[j], st.figures[j].pos);
+                let cell = hexveil_minis::Cell::new((pos.x / 10) as u16, (pos.y / 10) as u16);
+                let kind = match j % 3 {
+                    1 if f.side == Side::A => MineKind::SMine,
+                    2 => MineKind::AntiTank,
+                    _ => MineKind::AntiPersonnel,
+                };
+                (
+                    f.side,
+                    Action::Lay {
+                        figure: f.name.clone(),
+                        cell,
+                        kind,
+                    },
+                )
+            }
+            _ => (st.active, Action::EndTurn),
+        };
+        let bytes = hexveil_minis::encode_action(&action);
+        let asks: Vec<[hexveil_core::Asks; 2]> = observers
+            .iter()
+            .map(|o| [Side::A, Side::B].map(|owner| o.asks(side, &bytes, owner)))
+            .collect();
+        let mut run = Run::default();
+        let result = g.play_with(
+            side,
+            action.clone(),
+            &mut |s| {
+                let b = dice[next % dice.len()];
+                next += 1;
+                match s.kind {
+                    hexveil_core::DiceKind::Percentile => hexveil_core::Roll::Percentile {
+                        tens: b % 10,
+                        units: (b / 10) % 10,
+                    },
+                    _ => hexveil_core::Roll::Dr(1 + b % 6),
+                }
+            },
+            &mut run,
+        );
+        let ctx = format!("action {n}: side {side} {action:?} -> {result:?}");
+        for (v, per_owner) in asks.iter().enumerate() {
+            for owner in [Side::A, Side::B] {
+                let bound = &per_owner[usize::from(owner.code())];
+                let asked: std::collections::BTreeSet<_> = run
+                    .requests
+                    .iter()
+                    .filter(|r| r.owner == owner)
+                    .map(|r| (r.layer, r.location))
+                    .collect();
+                prop_assert!(
+                    asked.is_subset(&bound.leaves),
+                    "G4: side {}'s bound for {owner} misses {:?}; {}",
+                    ["A", "B"][v],
+                    asked.difference(&bound.leaves).collect::<Vec<_>>(),
+                    ctx
+                );
+                if !run.requests.is_empty() {
+                    prop_assert_eq!(&asked, &bound.leaves, "exact bound, {}", &ctx);
+                }
+                prop_assert_eq!(bound.notes, 0);
+                prop_assert!(!bound.secret_roll);
+            }
+        }
+        played.requests += run.requests.len();
+        for e in hexveil_minis::engine::rules_events(&run.events) {
+            let kind = match &e {
+                MinisEvent::Cleared { open_removed, .. } if !open_removed.is_empty() => {
+                    "Cleared open mines".to_string()
+                }
+                e => format!("{e:?}")
+                    .split([' ', '{'])
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            };
+            *played.kinds.entry(kind).or_default() += 1;
+        }
+        let events = match result {
+            Ok(()) => run.events.clone(),
+            Err(_) if run.requests.is_empty() && run.specs.is_empty() => Vec::new(),
+            Err(e) => vec![hexveil_core::Event {
+                to: hexveil_core::Visibility::Public,
+                kind: hexveil_core::EventKind::Void {
+                    reason: e.to_string(),
+                },
+                cite: vec!["R12".into()],
+            }],
+        };
+        if !events.is_empty() {
+            for o in &mut observers {
+                o.declared(side, &bytes);
+                let v = o.viewer();
+                for e in events.iter().filter(|e| e.to.shown_to(v)) {
+                    o.event(e);
+                }
+            }
+        }
+        for o in &observers {
+            prop_assert_eq!(
+                o.public().engine_state(),
+                Some(g.engine.state().clone()),
+                "side {}'s fold, after {}",
+                o.viewer(),
+                &ctx
+            );
+        }
+    }
+    Ok(played)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// G4 (issue 24), seed 004 who triggers, R47, R50, R51 over random
+    /// games (see [`g4_game`]).
+    #[test]
+    fn g4_r47_r50_random_games_ask_each_owner_within_its_bound(input in g4_input()) {
+        g4_game(&input)?;
+    }
+}
+
+/// The G4 games check real traffic: over a fixed batch many cells are
+/// asked (and each was inside its owner's bound), and the folds follow
+/// every kind of change.
+#[test]
+fn g4_random_games_check_real_requests() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut checked = 0;
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for _ in 0..32 {
+        let input = g4_input().new_tree(&mut runner).unwrap().current();
+        let played = g4_game(&input).unwrap();
+        checked += played.requests;
+        for (k, n) in played.kinds {
+            *kinds.entry(k).or_default() += n;
+        }
+    }
+    assert!(checked >= 50, "only {checked} requests checked");
+    // The folds were checked on every change the rules make (seed 004
+    // detonation roll, soft vehicles, blast radius, laying, clearing).
+    for kind in [
+        "Moved",
+        "Detonation",
+        "VehicleHit",
+        "BlastSave",
+        "LayingBegun",
+        "MineLaid",
+        "Cleared open mines",
+        "TurnEnded",
+    ] {
+        assert!(kinds.contains_key(kind), "no {kind} in {kinds:?}");
     }
 }

@@ -326,6 +326,89 @@ fn g4_openings_asked_between_actions_or_of_the_other_side_are_refused() {
 }
 
 #[test]
+fn g4_b28_412_during_a_real_step_only_the_two_hexes_it_crosses_may_be_opened() {
+    // Item 2 of issue 24 with an action really pending: A's squad steps
+    // 3E3 -> 3E4 (B28.412 asks B's A-P leaves of the exit and entry hexes,
+    // nothing else). The server swaps B's prompt for one listing every
+    // eligible A-P leaf of B's, or one leaf of a hex the step does not
+    // reach: the observer's bound (asks.rs, from the public log) refuses
+    // both, and nothing of B's layout is released.
+    let ap = Layer::named("ap").unwrap();
+    let far = Location::key_of("3E8").unwrap();
+    for swap in ["every eligible leaf", "a hex the step does not reach"] {
+        let mut t = Table::new(5, SEALED_B);
+        t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+        let every: Vec<FactRequest> = t
+            .session
+            .referee()
+            .eligible(Side::B, ap)
+            .into_iter()
+            .map(|location| FactRequest {
+                owner: Side::B,
+                layer: ap,
+                location,
+            })
+            .collect();
+        assert!(every.iter().any(|r| r.location == far), "3E8 is eligible");
+        let mut v = Victim::default();
+        let mut swapped = 0;
+        act_with(
+            &mut t,
+            Side::A,
+            hexveil_fixtures::step_into_the_minefield(),
+            Side::B,
+            &mut v,
+            &mut |u, _| {
+                let requests = match swap {
+                    "every eligible leaf" => every.clone(),
+                    _ => vec![FactRequest {
+                        owner: Side::B,
+                        layer: ap,
+                        location: far,
+                    }],
+                };
+                match &u.prompt {
+                    Prompt::OpenAhead { k, count, .. } => {
+                        swapped += 1;
+                        vec![forge::alter(u, Some(Side::B), |u| {
+                            u.prompt = Prompt::OpenAhead {
+                                requests: requests.clone(),
+                                k: *k,
+                                count: *count,
+                            }
+                        })]
+                    }
+                    Prompt::Open(_) => {
+                        swapped += 1;
+                        vec![forge::alter(u, Some(Side::B), |u| {
+                            u.prompt = Prompt::Open(requests.clone())
+                        })]
+                    }
+                    _ => vec![u.clone()],
+                }
+            },
+        );
+        assert!(swapped > 0, "{swap}: the step asked B nothing");
+        assert!(
+            !v.released.iter().any(|b| matches!(b, Body::Open(_))),
+            "{swap}: B opened something: {:?}",
+            v.released
+        );
+        let refused = v.refused.first().expect("refused");
+        assert!(
+            refused
+                .reason
+                .contains("which the rules cannot ask of side B"),
+            "{swap}: {}",
+            refused.reason
+        );
+        // The refused prompt is signed by the server: evidence of a
+        // request the log's rules never made.
+        assert!(refused.evidence.is_some(), "{swap}");
+    }
+}
+
+#[test]
 fn g4_b28_531_a_move_the_log_does_not_hold_is_no_move_for_the_standing_orders() {
     // Item 2 of issue 24: "the tank moved into 3E5", in the server's words
     // only. A declaration is an entry every party reads whole, signed by

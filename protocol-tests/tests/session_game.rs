@@ -176,17 +176,32 @@ fn b28_412_owner_opens_exit_then_entry_hex_and_mover_sees_presence_only_g4() {
 fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
     // A truck (unarmored: the Vehicle line, B28.42) drives into B's hidden
     // A-P 12 in 3E4; the Vehicle line has no Kill Number on the 12 column
-    // (R12), so the engine refuses after the leaf was opened and the DR
-    // rolled. The action must end as a logged void ruling, rolls spent,
-    // nothing moved, and nobody left waiting.
-    let mut t = Table::open(Setup {
-        scenario_toml: scenario_toml()
-            + "\n[[units]]\nname = \"ger-truck\"\nside = \"A\"\nkind = \"vehicle\"\n[units.vehicle]\nprinted_mp = 10\n",
-        setup_a: SETUP_A.replace("ger-pz = \"4E6\"", "ger-pz = \"4E6\"\nger-truck = \"3E3\""),
-        ..example()
-    });
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    // (R12). In a game of ASL version 2 the engine refused after the leaf
+    // was opened and the DR rolled: the action ends as a logged void
+    // ruling, rolls spent, nothing moved, and nobody left waiting (R36).
+    // From version 3 the same move is refused before anything is asked
+    // (R72): rejected, nothing logged, the game goes on.
+    let truck_setup = |version: u32| {
+        let scenario = scenario_toml()
+            + "\n[[units]]\nname = \"ger-truck\"\nside = \"A\"\nkind = \"vehicle\"\n[units.vehicle]\nprinted_mp = 10\n";
+        // Version 2 knows no PRC survival table (R71): the example's goes.
+        let scenario = match (version, scenario.find("[tables.prc_survival]")) {
+            (2, Some(start)) => {
+                let end = start + scenario[start..].find("\"\"\"\n\n").unwrap() + 5;
+                format!("{}{}", &scenario[..start], &scenario[end..])
+            }
+            _ => scenario,
+        };
+        Setup {
+            scenario_toml: scenario,
+            setup_a: SETUP_A.replace("ger-pz = \"4E6\"", "ger-pz = \"4E6\"\nger-truck = \"3E3\""),
+            ruleset_version: version,
+            ..example()
+        }
+    };
     let truck = hexveil_asl::unit::UnitId(6);
+    let mut t = Table::open(truck_setup(2));
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
     t.act(Side::A, move_into(&[truck], "3E4"));
     let ruling = t.seen[&Side::A].last().unwrap();
     assert!(
@@ -200,6 +215,20 @@ fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
         Some("3E3".parse().unwrap()),
         "a void action changes nothing"
     );
+    assert!(matches!(
+        t.session.referee().awaiting(),
+        Awaiting::Action { .. }
+    ));
+    // Version 3: refused up front.
+    let mut t = Table::open(truck_setup(3));
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let logged = t.session.log_len();
+    let out = t.declare(Side::A, move_into(&[truck], "3E4"));
+    t.queue.extend(out);
+    t.run();
+    assert_eq!(t.rejections.len(), 1, "{:?}", t.rejections);
+    assert!(t.rejections[0].1.contains("R72"), "{:?}", t.rejections);
+    assert_eq!(t.session.log_len(), logged, "nothing logged");
     assert!(matches!(
         t.session.referee().awaiting(),
         Awaiting::Action { .. }

@@ -517,7 +517,7 @@ fn computed() -> BTreeMap<String, String> {
     // protocol knows no ruleset): the example scenario and setups, an action
     // given as bytes that the engine must decode, the ruleset event it
     // answers with, and a cell content the ruleset accepts.
-    let minis = hexveil_rulesets::all().find("minis", 1).unwrap();
+    let minis = hexveil_rulesets::all().latest("minis").unwrap();
     let sc = minis
         .load(include_str!("../../examples/minis/scenario.toml"))
         .unwrap();

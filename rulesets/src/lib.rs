@@ -5,15 +5,17 @@
 use hexveil_core::{Registry, Ruleset};
 use std::sync::Arc;
 
-pub use hexveil_asl::ruleset::{Asl, AslV1};
-pub use hexveil_minis::Minis;
+pub use hexveil_asl::ruleset::{Asl, AslV1, AslV2};
+pub use hexveil_minis::{Minis, MinisV1};
 
 /// The registry of every ruleset in this build.
 pub fn all() -> Registry {
     Registry::new(vec![
         Arc::new(Asl) as Arc<dyn Ruleset>,
+        Arc::new(AslV2) as Arc<dyn Ruleset>,
         Arc::new(AslV1) as Arc<dyn Ruleset>,
         Arc::new(Minis) as Arc<dyn Ruleset>,
+        Arc::new(MinisV1) as Arc<dyn Ruleset>,
     ])
 }
 
@@ -30,13 +32,16 @@ mod tests {
         let asl = all.find("asl", 1).unwrap();
         assert_eq!(asl.id(), "asl");
         assert_eq!(all.find("minis", 1).unwrap().id(), "minis");
-        assert!(all.find("minis", 2).is_err());
+        assert_eq!(all.find("minis", 2).unwrap().version(), 2);
+        assert!(all.find("minis", 3).is_err());
+        assert_eq!(all.latest("minis").unwrap().version(), 2);
         let e = all.find("chess", 1).err().unwrap();
         assert!(e.to_string().contains("\"chess\""), "{e}");
         assert!(e.to_string().contains("asl v1"), "{e}");
-        // New games take ASL version 2 (ruling R70); version 1's games
-        // still replay (AslV1).
-        assert_eq!(all.latest("asl").unwrap().version(), 2);
+        // New games take ASL version 3 (rulings R71-R80); the games of
+        // versions 2 (AslV2) and 1 (AslV1) still replay.
+        assert_eq!(all.latest("asl").unwrap().version(), 3);
         assert_eq!(all.find("asl", 2).unwrap().version(), 2);
+        assert_eq!(all.find("asl", 3).unwrap().version(), 3);
     }
 }

@@ -255,6 +255,54 @@ fn every_b28_c3_and_a19_duty_is_cited_by_a_test() {
         missing.is_empty(),
         "DUTIES.md rules no test cites (asl/tests or #[cfg(test)] in asl/src): {missing:?}"
     );
+    // A row is a behaviour with a test of its own (issue 26): a test
+    // function carries its id in its name (`fn c3_72_...`), not only a
+    // comment somewhere; what it asserts is the row's behaviour, and a row
+    // the engine refuses or cannot reach says why in docs/RULINGS.md (R80).
+    let names: Vec<String> = sources.iter().flat_map(|(_, t)| test_fn_names(t)).collect();
+    let unnamed: Vec<&String> = ids
+        .iter()
+        .filter(|id| !names.iter().any(|n| cites(n, id)))
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "DUTIES.md rules no test function is named after: {unnamed:?}"
+    );
+}
+
+/// The names of the test functions of a source text: each `fn` whose
+/// attributes just before it include `#[test]` (plain, tokio or inside a
+/// proptest block).
+fn test_fn_names(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = false;
+    for line in text.lines() {
+        let l = line.trim_start();
+        if l.starts_with("#[test]") || l.starts_with("#[tokio::test") {
+            pending = true;
+            continue;
+        }
+        if pending && l.starts_with("#[") {
+            continue;
+        }
+        if pending {
+            if let Some(rest) = l
+                .strip_prefix("fn ")
+                .or_else(|| l.strip_prefix("async fn "))
+            {
+                let end = rest.find(['(', '<']).unwrap_or(rest.len());
+                out.push(rest[..end].to_string());
+            }
+        }
+        pending = false;
+    }
+    out
+}
+
+#[test]
+fn test_fn_names_reads_the_functions_marked_as_tests() {
+    let text = "#[test]\nfn c3_72_doubled() {}\nfn helper_c3_8() {}\n#[tokio::test(flavor = \"x\")]\n#[ignore]\nasync fn b28_41_e2e() {}\n";
+    assert_eq!(test_fn_names(text), ["c3_72_doubled", "b28_41_e2e"]);
 }
 
 #[test]

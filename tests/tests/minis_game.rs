@@ -165,7 +165,7 @@ async fn seed004_a_miniatures_game_is_played_to_the_end_over_quic_and_verifies_g
     // and says which ruleset it lacks.
     let asl_only = hexveil_core::Registry::new(vec![Arc::new(hexveil_asl::ruleset::Asl)]);
     let v = verify(&file, &asl_only).to_string();
-    assert!(v.contains("\"minis\"") && v.contains("asl v2"), "{v}");
+    assert!(v.contains("\"minis\"") && v.contains("asl v3"), "{v}");
     server.shutdown().await;
 }
 
@@ -276,6 +276,22 @@ async fn seed004_a_whole_72_by_48_in_table_seals_3456_cells_a_layer() {
             "mine_area = [[0, 0, 72, 48]]",
         );
     assert_eq!(scenario.matches("[[0, 0, 72, 48]]").count(), 2);
+    // Both areas cover every cell, so both sides' caps add up there: the
+    // shipped table answers densities 1 to 9 only, so the league supplies
+    // one that answers up to 70, both budgets' whole (14 + 56, R78; test
+    // data, not the page's).
+    let mut table = String::from("# test data, not seed 004's table\ndistance_in");
+    for d in 1..=70 {
+        table.push_str(&format!(",density_{d}"));
+    }
+    for row in 1..=12 {
+        table.push_str(&format!("\n{row}"));
+        for d in 1..=70u32 {
+            table.push_str(&format!(",{}", (24 + 2 * row + 10 * (d - 1)).min(100)));
+        }
+    }
+    let scenario =
+        format!("{scenario}\n[tables.minis_mine_detonation]\ncsv = \"\"\"\n{table}\n\"\"\"\n");
     let dir = tempfile::tempdir().unwrap();
     let (server, ep) = start_server(dir.path(), WAIT).await;
     let mut t = Table::open_for(

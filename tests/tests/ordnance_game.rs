@@ -20,14 +20,22 @@ target_type,colour,range_band,basic_th\n\
 infantry,black,3-6,8\n\
 vehicle,black,3-6,8\n";
 
+/// Test data standing in for a league's To Kill table (C7 is not in the
+/// seeds, R77): the Guns' AP at any range they reach.
+const TO_KILL: &str = "# test data, not the printed TK tables\n\
+ammo,calibre_mm,suffix,range_min,range_max,basic_tk\n\
+AP,75,,0,20,10\n";
+
 /// The example scenario with two German Guns (and crews) and a British
 /// truck, and the supplied To Hit table pinned by its hash.
 fn scenario() -> String {
     let pin = Digest::sha256(TO_HIT.as_bytes()).to_string();
     let mut s = hexveil_fixtures::scenario_toml();
     let (head, tail) = s.split_at(s.find("[[units]]").expect("units"));
+    let kill_pin = Digest::sha256(TO_KILL.as_bytes()).to_string();
     let tables = format!(
-        "[tables.to_hit]\nfile = \"league/to_hit.csv\"\nsha256 = \"{pin}\"\ncsv = \"\"\"\n{TO_HIT}\"\"\"\n\n"
+        "[tables.to_hit]\nfile = \"league/to_hit.csv\"\nsha256 = \"{pin}\"\ncsv = \"\"\"\n{TO_HIT}\"\"\"\n\n\
+         [tables.to_kill]\nsha256 = \"{kill_pin}\"\ncsv = \"\"\"\n{TO_KILL}\"\"\"\n\n"
     );
     let gun = |name: &str| {
         format!(
@@ -103,18 +111,19 @@ async fn c3_a_gun_fires_at_infantry_and_at_a_vehicle_with_beacon_dice_and_the_ga
     let mut t = Table::open_for(&ep, &game, [a, b], PAD_LEN, true).await;
     t.end_phase_until(Side::A, Phase::PrepFire).await;
     let before = t.log.len();
-    // Gun 1 in 3E1 at brit-squad-1 in 3E4 (woods), Infantry Target Type.
+    // Gun 1 in 3E1 at brit-squad-1 in 3F4, Infantry Target Type.
     t.act(
         Side::A,
         shot(
             "ger-gun-1",
-            "3E4",
+            "3F4",
             hexveil_asl::action::TargetType::Infantry,
             Ammo::He,
         ),
     )
     .await;
-    // Gun 2 in 3D1 at the truck in 3D4 (with brit-squad-2), Vehicle Target Type.
+    // Gun 2 in 3D1 at the truck in 3D4 (with brit-squad-2), Vehicle Target
+    // Type: its To Kill from the supplied table (R77).
     t.act(
         Side::A,
         shot(
@@ -151,7 +160,17 @@ async fn c3_a_gun_fires_at_infantry_and_at_a_vehicle_with_beacon_dice_and_the_ga
         Verdict::Clean(s) => {
             assert!(s.complete, "{s}");
             let pin = Digest::sha256(TO_HIT.as_bytes());
-            assert_eq!(s.tables, vec![("to_hit".to_string(), pin)]);
+            let kill_pin = Digest::sha256(TO_KILL.as_bytes());
+            assert!(
+                s.tables.contains(&("to_hit".to_string(), pin)),
+                "{:?}",
+                s.tables
+            );
+            assert!(
+                s.tables.contains(&("to_kill".to_string(), kill_pin)),
+                "{:?}",
+                s.tables
+            );
             assert!(s.to_string().contains(&pin.to_string()));
         }
         Verdict::Fault(f) => panic!("fault: {f}"),

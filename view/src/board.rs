@@ -5,34 +5,37 @@
 //! # Where the picture comes from (G3)
 //!
 //! The client keeps its own copy of the public game state by folding what
-//! it legitimately received, in log order, into the ruleset's own state
-//! type: the start of play is built from the scenario and the public
-//! setups (each Setup entry's update carries its author's public setup,
-//! `Update.public_setup`, public to every audience), and every event of
-//! every update after it is applied. A player's updates hold only public
-//! events and its own side's private ones (`session::view`), so nothing of
-//! the other side's sealed facts can reach this view: it is never told
-//! them. No engine is re-run (an engine would need the sealed facts); the
-//! fold mirrors what the engine's public events say happened (units moved,
-//! broken, pinned, eliminated, markers revealed or removed, the phase).
-//! A replay after the game folds every event, referee-only ones included:
-//! everything is revealed then.
-//!
-//! Movement Factors are not shown: the ASL engine does not track them yet.
-//! [`AslBoard::mf_left`] is the one place to add them when it does.
+//! it legitimately received, in log order, with its ruleset's public fold
+//! (`hexveil_asl::public_state`, `hexveil_minis::public_state`): the same
+//! fold a player's client bounds the referee's requests with (issue 24),
+//! so there is one. The start of play is built from the scenario and the
+//! public setups (each Setup entry's update carries its author's public
+//! setup, `Update.public_setup`, public to every audience), and every
+//! declared action and every event of every update after it is applied. A
+//! player's updates hold only public events and its own side's private
+//! ones (`session::view`), so nothing of the other side's sealed facts can
+//! reach this view: it is never told them. No engine is re-run (an engine
+//! would need the sealed facts); the fold mirrors what the engine's public
+//! events say happened (units moved, broken, pinned, eliminated, markers
+//! revealed or removed, the phase). A replay after the game folds every
+//! event, referee-only ones included: everything is revealed then. This
+//! module adds only what a picture needs besides: names, the hexes the
+//! last action touched, the Booby Traps and mines that went off, the
+//! result in words.
 
-use hexveil_asl::b28::minefield::{MinefieldEvent, VehicleOutcome};
+use hexveil_asl::b28::minefield::MinefieldEvent;
+#[cfg(test)]
+use hexveil_asl::b28::minefield::VehicleOutcome;
 use hexveil_asl::daisy_chain::DaisyEvent;
 use hexveil_asl::morale::MoraleEvent;
 use hexveil_asl::movement::MoveEvent;
+use hexveil_asl::public_state::PublicState;
 use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::{ApStrength, AtFactors, Layer};
-use hexveil_asl::setup::PublicSetup;
-use hexveil_asl::state::{GameState, PlacedDaisy, TrailBreak};
 use hexveil_asl::turn::TurnEvent;
 use hexveil_asl::unit::{Unit, UnitId};
 use hexveil_asl::{EventKind, Hex, Side};
 use hexveil_core as kernel;
+use hexveil_minis::public_state::PublicState as MinisPublic;
 use hexveil_minis::{Cell, MinisEvent, MinisScenario, Point};
 use hexveil_protocol::message::Update;
 use std::collections::{BTreeMap, BTreeSet};
@@ -128,6 +131,9 @@ impl Board {
             // version may not read it, and then draws without it.
             let _ = self.setup(text);
         }
+        if let Some(d) = &u.action {
+            self.declared(d.by, &d.action);
+        }
         self.events(&u.events);
         let told = lines
             .iter()
@@ -138,6 +144,14 @@ impl Board {
             self.set_last(told.collect());
         } else if !u.events.is_empty() {
             self.last.extend(told);
+        }
+    }
+
+    /// Takes an action declared in the log by `actor` (the ruleset's
+    /// bytes), before its ruling's events.
+    pub fn declared(&mut self, actor: Side, action: &[u8]) {
+        if let Game::Asl(b) = &mut self.game {
+            b.declared(actor, action);
         }
     }
 
@@ -255,7 +269,12 @@ impl Board {
     pub fn names(&self) -> Vec<String> {
         match &self.game {
             Game::Asl(b) => b.state.units.values().map(|u| b.name(u.id)).collect(),
-            Game::Minis(b) => b.scenario.figures.iter().map(|f| f.name.clone()).collect(),
+            Game::Minis(b) => b
+                .scenario()
+                .figures
+                .iter()
+                .map(|f| f.name.clone())
+                .collect(),
             Game::Unknown(_) => Vec::new(),
         }
     }
@@ -265,7 +284,7 @@ impl Board {
     pub fn places(&self) -> Vec<String> {
         match &self.game {
             Game::Asl(b) => b
-                .scenario
+                .scenario()
                 .map
                 .all_hexes()
                 .iter()
@@ -288,27 +307,32 @@ pub fn side_named(text: &str) -> Result<Side, String> {
     }
 }
 
-/// The ASL picture: the engine's own [`GameState`] type, holding only
-/// what was public (or the reader's own) when folded.
+/// The ASL picture: the ruleset's public fold
+/// ([`hexveil_asl::public_state::PublicState`], the engine's own
+/// [`hexveil_asl::state::GameState`] holding only what was public, or the reader's own, when
+/// folded; the board derefs to it: `board.state`), and what a picture adds
+/// to it: names, the hexes the last action touched, the Booby Traps that
+/// went off.
 #[derive(Clone, Debug)]
 pub struct AslBoard {
-    scenario: Arc<Scenario>,
-    setups: Vec<PublicSetup>,
-    /// The state as the reader knows it.
-    pub state: GameState,
+    public: PublicState,
     /// Names of units that entered play later (Replacements, A19.13).
     extra_names: BTreeMap<UnitId, String>,
-    /// Whether the phase was announced (else: Setup).
-    started: bool,
-    /// The hex of a Daisy Chain attack just told: its A-T attack event
-    /// follows, and marks no minefield there (B28.531).
-    daisy_attack: Option<Hex>,
     /// The hexes the last action's events named (moved from and into,
     /// attacked, searched): what a picture highlights.
     pub last_hexes: BTreeSet<Hex>,
     /// The Booby Traps that went off (B28.9), in the order told: a
     /// public event, so every view folds it.
     pub booby_traps: Vec<BoobyAttack>,
+}
+
+impl std::ops::Deref for AslBoard {
+    type Target = PublicState;
+
+    /// The fold the picture draws.
+    fn deref(&self) -> &PublicState {
+        &self.public
+    }
 }
 
 /// A Booby Trap that went off (B28.9): where, whose, the unit whose Task
@@ -329,15 +353,9 @@ pub struct BoobyAttack {
 
 impl AslBoard {
     fn new(scenario: Arc<Scenario>) -> AslBoard {
-        let state = hexveil_asl::setup::initial_state(&scenario, &[])
-            .expect("no setup has nothing to refuse");
         AslBoard {
-            scenario,
-            setups: Vec::new(),
-            state,
+            public: PublicState::new(scenario),
             extra_names: BTreeMap::new(),
-            started: false,
-            daisy_attack: None,
             last_hexes: BTreeSet::new(),
             booby_traps: Vec::new(),
         }
@@ -345,7 +363,7 @@ impl AslBoard {
 
     fn setup(&mut self, side: Side, text: &str) -> Result<(), String> {
         let parsed = hexveil_asl::ruleset::AslScenario {
-            scenario: Arc::clone(&self.scenario),
+            scenario: Arc::clone(self.public.scenario_arc()),
         };
         let public = kernel::Scenario::public_setup(&parsed, side, text)?;
         let public = public
@@ -354,26 +372,12 @@ impl AslBoard {
             .ok_or("not an ASL public setup")?
             .0
             .clone();
-        self.setups.retain(|s| s.side != side);
-        self.setups.push(public);
-        // Setups come before play: the start of play is rebuilt from them.
-        let mut state =
-            hexveil_asl::setup::initial_state(&self.scenario, &self.setups).map_err(|v| {
-                v.iter()
-                    .map(|v| v.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            })?;
-        state.turn = self.state.turn;
-        state.phasing = self.state.phasing;
-        state.phase = self.state.phase;
-        self.state = state;
-        Ok(())
+        self.public.setup(public)
     }
 
     /// The scenario played.
     pub fn scenario(&self) -> &Scenario {
-        &self.scenario
+        self.public.scenario()
     }
 
     /// A unit's name (`id:N` for one the scenario does not name).
@@ -381,7 +385,7 @@ impl AslBoard {
         if let Some(n) = self.extra_names.get(&id) {
             return n.clone();
         }
-        self.scenario
+        self.scenario()
             .units
             .get(usize::from(id.0))
             .map(|u| u.name.clone())
@@ -390,7 +394,7 @@ impl AslBoard {
 
     /// Movement Factors left to `unit` in its side's MPh (A4.1, R57), as
     /// the engine counts them: every cost is public (the terrain entered,
-    /// the mode, the stack), so the view charges each move it is shown.
+    /// the mode, the stack), so the fold charges each move it is shown.
     pub fn mf_left(&self, unit: UnitId) -> Option<hexveil_asl::a::movement_factors::Mf> {
         hexveil_asl::mf_left(&self.state, unit)
     }
@@ -398,68 +402,61 @@ impl AslBoard {
     /// Turn, phase and side, in words.
     pub fn when(&self) -> String {
         let s = &self.state;
-        let head = format!("\"{}\" (ASL)", self.scenario.name);
-        if !self.started {
+        let head = format!("\"{}\" (ASL)", self.scenario().name);
+        if !self.started() {
             return format!(
                 "{head}: Setup (side {} sets up first; its `end` starts Game Turn 1)",
-                self.scenario.first_side()
+                self.scenario().first_side()
             );
         }
         format!(
             "{head}: Game Turn {} of {}, side {}'s {} (side {} phasing)",
             s.turn,
-            self.scenario.turns,
+            self.scenario().turns,
             s.phasing,
             s.phase.abbrev(),
             s.phasing
         )
     }
 
-    fn unit_mut(&mut self, id: UnitId) -> Option<&mut Unit> {
-        self.state.units.get_mut(&id)
-    }
-
-    /// Moves a unit, and what it carries, into `hex`.
-    fn put(&mut self, id: UnitId, hex: Option<Hex>) {
-        let carried: Vec<UnitId> = self
-            .state
-            .units
-            .get(&id)
-            .and_then(|u| u.vehicle())
-            .map(|v| v.passengers.iter().chain(&v.riders).copied().collect())
-            .unwrap_or_default();
-        if let Some(u) = self.unit_mut(id) {
-            u.hex = hex;
-        }
-        for c in carried {
-            if let Some(u) = self.unit_mut(c) {
-                if u.status.aboard == Some(id) {
-                    u.hex = hex;
-                }
-            }
-        }
-    }
-
-    fn eliminate(&mut self, id: UnitId) {
-        self.put(id, None);
-        if let Some(u) = self.unit_mut(id) {
-            u.status.eliminated = true;
+    /// Takes an action declared in the log (a Move's MF are charged as its
+    /// ruling comes, [`PublicState::declared`]).
+    fn declared(&mut self, actor: Side, action: &[u8]) {
+        if let Ok(action) = hexveil_asl::ruleset::decode_action(action) {
+            self.public.declared(actor, &action);
         }
     }
 
     /// Folds one event; `Some(words)` when it ends the game.
     fn event(&mut self, e: &kernel::Event) -> Option<String> {
-        let kind = match &e.kind {
-            kernel::EventKind::Rules(_) => hexveil_asl::ruleset::event_from_kernel(e).ok()?.kind,
-            _ => return None,
-        };
-        match kind {
-            EventKind::Turn(t) => return self.turn(t),
-            EventKind::Move(m) => self.movement(m),
-            EventKind::Minefield(m) => self.minefield(m),
-            EventKind::Morale(m) => self.morale(m),
-            EventKind::DaisyChain(d) => self.daisy(d),
-            EventKind::Ordnance(o) => self.ordnance(o),
+        let event = self.public.kernel_event(e)?;
+        match event.kind {
+            EventKind::Turn(TurnEvent::Conceded { side }) => {
+                return Some(format!("side {side} concedes"))
+            }
+            EventKind::Turn(TurnEvent::GameOver { winner, reason }) => {
+                return Some(match winner {
+                    Some(w) => format!("side {w} wins ({reason})"),
+                    None => format!("no winner ({reason})"),
+                })
+            }
+            EventKind::Move(MoveEvent::Moved { from, to, .. }) => {
+                self.last_hexes.extend([from, to]);
+            }
+            EventKind::Minefield(
+                MinefieldEvent::ApPresent { hex, .. }
+                | MinefieldEvent::ApAttack { hex, .. }
+                | MinefieldEvent::SearchFound { hex, .. }
+                | MinefieldEvent::AtAttack { hex, .. }
+                | MinefieldEvent::VehicleHit { hex, .. }
+                | MinefieldEvent::DummyFound { hex, .. },
+            )
+            | EventKind::DaisyChain(
+                DaisyEvent::Attacks { hex, .. } | DaisyEvent::Revealed { hex, .. },
+            ) => {
+                self.last_hexes.insert(hex);
+            }
+            EventKind::Morale(m) => self.morale_names(m),
             EventKind::BoobyTrap(b) => self.booby(b),
             _ => {}
         }
@@ -490,349 +487,28 @@ impl AslBoard {
         }
     }
 
-    /// Ordnance (C3): facings, Guns destroyed, vehicles on the Vehicle line.
-    fn ordnance(&mut self, o: hexveil_asl::c3::ordnance::OrdnanceEvent) {
-        use hexveil_asl::c3::covered_arc::CaEvent;
-        use hexveil_asl::c3::ordnance::OrdnanceEvent as O;
-        use hexveil_asl::unit::Facing;
-        match o {
-            O::Ca(CaEvent::Changed { unit, to, .. }) | O::Ca(CaEvent::Chosen { unit, ca: to }) => {
-                if let Some(u) = self.unit_mut(unit) {
-                    u.status.facing = Some(Facing::Spine(to));
-                }
-            }
-            O::GunDestroyed { gun, crew } => {
-                self.eliminate(gun);
-                for c in crew {
-                    self.eliminate(c);
-                }
-            }
-            O::VehicleLine { unit, outcome, .. } => {
-                let hex = self.state.unit(unit).and_then(|u| u.hex);
-                if let Some(hex) = hex {
-                    self.vehicle(unit, hex, outcome);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn turn(&mut self, t: TurnEvent) -> Option<String> {
-        match t {
-            TurnEvent::PhaseBegins {
-                turn,
-                phasing,
-                phase,
-            } => {
-                self.started = true;
-                self.state.turn = turn;
-                self.state.phasing = phasing;
-                self.state.phase = phase;
-                // A4.1: Movement Factors are spent afresh in each MPh.
-                if phase == hexveil_asl::turn::Phase::Movement {
-                    self.state.mf_spent.clear();
-                }
-            }
-            TurnEvent::Surrendered { unit, .. } => {
-                self.put(unit, None);
-                if let Some(u) = self.unit_mut(unit) {
-                    u.status.captured = true;
-                }
-            }
-            TurnEvent::Conceded { side } => return Some(format!("side {side} concedes")),
-            TurnEvent::GameOver { winner, reason } => {
-                return Some(match winner {
-                    Some(w) => format!("side {w} wins ({reason})"),
-                    None => format!("no winner ({reason})"),
-                })
-            }
-            _ => {}
-        }
-        None
-    }
-
-    fn movement(&mut self, m: MoveEvent) {
+    /// The names of Casualty Reduced and Replaced units (A7.302, A19.13):
+    /// their counters' new labels, which the fold does not keep.
+    fn morale_names(&mut self, m: MoraleEvent) {
         match m {
-            MoveEvent::Moved {
-                kind,
-                units,
-                from,
-                to,
-                mode,
-            } => {
-                // Charged as the engine charges a move (b28::movement).
-                if kind == hexveil_asl::movement::MoveKind::Move {
-                    use hexveil_asl::a::movement_factors::{cost, pay};
-                    for id in &units {
-                        let Some(u) = self.state.unit(*id).cloned() else {
-                            continue;
-                        };
-                        let c = cost(&self.scenario.map, &u, from, to, mode);
-                        if let Ok(total) = pay(&self.state, &u, c) {
-                            self.state.mf_spent.insert(*id, total.0);
-                        }
-                    }
-                }
-                self.last_hexes.extend([from, to]);
-                for id in units {
-                    self.put(id, Some(to));
-                }
-            }
-            MoveEvent::Disembarked {
-                vehicle,
-                units,
-                hex,
-            } => {
-                for id in &units {
-                    if let Some(u) = self.unit_mut(*id) {
-                        u.status.aboard = None;
-                        u.hex = Some(hex);
-                    }
-                }
-                if let Some(hexveil_asl::unit::UnitKind::Vehicle(v)) =
-                    self.unit_mut(vehicle).map(|u| &mut u.kind)
-                {
-                    v.passengers.retain(|p| !units.contains(p));
-                    v.riders.retain(|p| !units.contains(p));
-                }
-            }
-            MoveEvent::TrailBreakPlaced { hex, ends } => self
-                .state
-                .mines
-                .trail_breaks
-                .entry(hex)
-                .or_default()
-                .push(TrailBreak { ends }),
-            MoveEvent::FlailBroken { unit, .. } => {
-                if let Some(hexveil_asl::unit::UnitKind::Vehicle(v)) =
-                    self.unit_mut(unit).map(|u| &mut u.kind)
-                {
-                    v.flail = false;
-                }
-            }
-            MoveEvent::Stayed { .. } | MoveEvent::FlailEntered { .. } => {}
-        }
-    }
-
-    fn minefield(&mut self, m: MinefieldEvent) {
-        match &m {
-            MinefieldEvent::ApPresent { hex, .. }
-            | MinefieldEvent::ApAttack { hex, .. }
-            | MinefieldEvent::SearchFound { hex, .. }
-            | MinefieldEvent::AtAttack { hex, .. }
-            | MinefieldEvent::VehicleHit { hex, .. }
-            | MinefieldEvent::DummyFound { hex, .. } => {
-                self.last_hexes.insert(*hex);
-            }
-            _ => {}
-        }
-        match m {
-            MinefieldEvent::ApPresent { hex, .. } => {
-                let mk = self.state.markers.entry(hex).or_default();
-                if mk.ap_revealed.is_none() {
-                    mk.ap_revealed = Some(None);
-                }
-            }
-            MinefieldEvent::ApAttack { hex, strength, .. } => {
-                let mk = self.state.markers.entry(hex).or_default();
-                match strength.and_then(ApStrength::from_factors) {
-                    Some(s) => mk.ap_revealed = Some(Some(s)),
-                    None if mk.ap_revealed.is_none() => mk.ap_revealed = Some(None),
-                    None => {}
-                }
-            }
-            MinefieldEvent::SearchFound { hex, layer, .. } => {
-                let mk = self.state.markers.entry(hex).or_default();
-                if layer == Layer::AntiTank {
-                    mk.at_revealed.get_or_insert(None);
-                } else if layer == Layer::AntiPersonnel {
-                    mk.ap_revealed.get_or_insert(None);
-                }
-            }
-            MinefieldEvent::AtAttack {
-                hex,
-                unit,
-                factors,
-                outcome,
-                ..
-            } => {
-                // A Daisy Chain's attack (told just before) is no minefield.
-                if self.daisy_attack.take() != Some(hex) {
-                    self.state.markers.entry(hex).or_default().at_revealed =
-                        Some(AtFactors::new(factors));
-                }
-                self.vehicle(unit, hex, outcome);
-            }
-            MinefieldEvent::VehicleHit { unit, hex, outcome } => self.vehicle(unit, hex, outcome),
-            MinefieldEvent::DummyFound {
-                hex, owner, marked, ..
-            } => {
-                let mk = self.state.markers.entry(hex).or_default();
-                if mk.known_counter == Some(owner) {
-                    mk.known_counter = None;
-                }
-                mk.dummy_marker |= marked;
-            }
-            MinefieldEvent::ConcealmentLost { unit } => {
-                if let Some(u) = self.unit_mut(unit) {
-                    u.status.concealed = false;
-                }
-            }
-            MinefieldEvent::FullViewMinesRemoved { hex, .. } => {
-                if let Some(mk) = self.state.markers.get_mut(&hex) {
-                    mk.at_in_view = None;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn vehicle(&mut self, unit: UnitId, hex: Hex, outcome: VehicleOutcome) {
-        match outcome {
-            VehicleOutcome::NoEffect => {}
-            VehicleOutcome::Immobilized => {
-                if let Some(hexveil_asl::unit::UnitKind::Vehicle(v)) =
-                    self.unit_mut(unit).map(|u| &mut u.kind)
-                {
-                    v.immobilized = true;
-                }
-            }
-            VehicleOutcome::Eliminated => self.eliminate(unit),
-            VehicleOutcome::BurningWreck => {
-                self.eliminate(unit);
-                self.state.mines.burning_wrecks.insert(unit, hex);
-            }
-        }
-    }
-
-    fn morale(&mut self, m: MoraleEvent) {
-        match m {
-            MoraleEvent::Broken { unit } => {
-                if let Some(u) = self.unit_mut(unit) {
-                    u.status.broken = true;
-                }
-            }
-            MoraleEvent::Pinned { unit } => {
-                if let Some(u) = self.unit_mut(unit) {
-                    u.status.pinned = true;
-                }
-            }
-            MoraleEvent::Disrupted { unit } => {
-                if let Some(u) = self.unit_mut(unit) {
-                    u.status.disrupted = true;
-                }
-            }
-            MoraleEvent::ConcealmentLost { unit } => {
-                if let Some(u) = self.unit_mut(unit) {
-                    u.status.concealed = false;
-                }
-            }
-            MoraleEvent::Eliminated { unit, .. } => self.eliminate(unit),
             MoraleEvent::CasualtyReduced { unit, to, .. } => {
                 let name = format!("{} (now {to})", self.name(unit));
                 self.extra_names.insert(unit, name);
             }
             MoraleEvent::Replaced { old, new, to, .. } => {
-                let Some(before) = self.state.units.get(&old).cloned() else {
-                    return;
-                };
-                self.eliminate(old);
                 for (i, id) in new.iter().enumerate() {
-                    let mut u = before.clone();
-                    u.id = *id;
-                    u.status.eliminated = false;
                     let what = to.get(i).cloned().unwrap_or_default();
-                    self.extra_names.insert(
-                        *id,
-                        format!("id:{} ({what}, replaced {})", id.0, self.name(old)),
-                    );
-                    self.state.units.insert(*id, u);
+                    let name = format!("id:{} ({what}, replaced {})", id.0, self.name(old));
+                    self.extra_names.insert(*id, name);
                 }
             }
             _ => {}
         }
     }
-
-    fn daisy(&mut self, d: DaisyEvent) {
-        if let DaisyEvent::Attacks { hex, .. } | DaisyEvent::Revealed { hex, .. } = &d {
-            self.last_hexes.insert(*hex);
-        }
-        match d {
-            DaisyEvent::Placed {
-                owner,
-                holder,
-                hex,
-                factors,
-                opportunity,
-            } => self.state.daisy_chains.push(PlacedDaisy {
-                owner,
-                holder,
-                hex,
-                factors,
-                opportunity,
-                revealed: false,
-                attacked: false,
-            }),
-            DaisyEvent::Revealed { owner, hex, .. } => {
-                match self
-                    .state
-                    .daisy_chains
-                    .iter_mut()
-                    .find(|c| c.owner == owner && c.hex == hex && !c.attacked)
-                {
-                    Some(c) => c.revealed = true,
-                    None => self.state.daisy_chains.push(PlacedDaisy {
-                        owner,
-                        holder: UnitId(u16::MAX),
-                        hex,
-                        factors: 0,
-                        opportunity: 0,
-                        revealed: true,
-                        attacked: false,
-                    }),
-                }
-            }
-            DaisyEvent::Attacks {
-                owner,
-                hex,
-                vehicle: _,
-                factors,
-                ..
-            } => {
-                self.daisy_attack = Some(hex);
-                let mut known = false;
-                for c in self
-                    .state
-                    .daisy_chains
-                    .iter_mut()
-                    .filter(|c| c.owner == owner && c.hex == hex && !c.attacked)
-                {
-                    c.attacked = true;
-                    c.revealed = true;
-                    known = true;
-                }
-                // The opponent's chain, never seen placed: its attack
-                // tells it.
-                if !known {
-                    self.state.daisy_chains.push(PlacedDaisy {
-                        owner,
-                        holder: UnitId(u16::MAX),
-                        hex,
-                        factors,
-                        opportunity: 0,
-                        revealed: true,
-                        attacked: true,
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// The hexes worth drawing: those holding a unit, their ADJACENT hexes,
     /// and every hex with a public marker.
     fn around(&self) -> BTreeSet<Hex> {
-        let map = &self.scenario.map;
+        let map = &self.scenario().map;
         let mut hexes = BTreeSet::new();
         for u in self.state.units.values().filter(|u| u.in_play()) {
             if let Some(h) = u.hex {
@@ -848,7 +524,7 @@ impl AslBoard {
     }
 
     fn terrain(&self, hex: Hex) -> String {
-        let info = self.scenario.map.info(hex);
+        let info = self.scenario().map.info(hex);
         let mut words = vec![info.terrain.name().to_string()];
         if info.level != 0 {
             words.push(format!("level {}", info.level));
@@ -991,7 +667,7 @@ impl AslBoard {
     fn map(&self, out: &mut Vec<String>) {
         out.push(format!(
             "map around the units (boards {}; hexes with units, their ADJACENT hexes, public markers):",
-            self.scenario
+            self.scenario()
                 .map
                 .boards
                 .iter()
@@ -1044,66 +720,63 @@ impl AslBoard {
     }
 }
 
-/// The miniatures picture (seed 004): figures by position, open mines.
+/// The miniatures picture (seed 004): the ruleset's public fold
+/// ([`hexveil_minis::public_state::PublicState`]: figures by position, open
+/// mines, turn), and what a picture adds to it: each figure's state in
+/// words, the mines that went off.
 #[derive(Clone, Debug)]
 pub struct MinisBoard {
-    /// The scenario played.
-    pub scenario: MinisScenario,
-    /// Positions by figure (scenario order); `None` until a setup or the
-    /// scenario places it.
-    pub pos: Vec<Option<Point>>,
+    public: MinisPublic,
     /// Status by figure, in words (empty: active).
     pub status: Vec<Vec<String>>,
-    /// Open mines by cell: `(A-P, S-mine, A-T)` densities.
-    pub open: BTreeMap<Cell, (u16, u16, u16)>,
     /// The mines that went off, in the order told: each reveals a mine
     /// of its type in its cell (a public event).
     pub detonations: Vec<Detonated>,
-    /// Turn and side to act.
-    turn: u16,
-    active: Side,
 }
 
 impl MinisBoard {
     fn new(scenario: MinisScenario) -> MinisBoard {
-        let pos = scenario.figures.iter().map(|f| f.start).collect();
         let status = vec![Vec::new(); scenario.figures.len()];
         MinisBoard {
-            scenario,
-            pos,
+            public: MinisPublic::new(Arc::new(scenario)),
             status,
-            open: BTreeMap::new(),
             detonations: Vec::new(),
-            turn: 1,
-            active: Side::A,
         }
     }
 
     fn setup(&mut self, side: Side, text: &str) -> Result<(), String> {
-        let public = kernel::Scenario::public_setup(&self.scenario, side, text)?;
+        let public = kernel::Scenario::public_setup(self.public.scenario(), side, text)?;
         let public = public
             .as_any()
             .downcast_ref::<hexveil_minis::MinisPublicSetup>()
             .ok_or("not a miniatures public setup")?;
-        for (i, f) in self.scenario.figures.iter().enumerate() {
-            if let Some(p) = public.positions.get(&f.name) {
-                self.pos[i] = Some(*p);
-            }
-        }
-        for (c, m) in &public.open {
-            let o = self.open.entry(*c).or_default();
-            if m.s {
-                o.1 += u16::from(m.ap);
-            } else {
-                o.0 += u16::from(m.ap);
-            }
-            o.2 += u16::from(m.at);
-        }
+        self.public.setup(public.clone());
         Ok(())
     }
 
+    /// The scenario played.
+    pub fn scenario(&self) -> &MinisScenario {
+        self.public.scenario()
+    }
+
+    /// The fold the picture draws.
+    pub fn public(&self) -> &MinisPublic {
+        &self.public
+    }
+
+    /// Positions by figure (scenario order); `None` until a setup or the
+    /// scenario places it.
+    pub fn pos(&self) -> Vec<Option<Point>> {
+        self.public.figures().iter().map(|f| f.pos).collect()
+    }
+
+    /// Open mines by cell (both sides').
+    pub fn open(&self) -> &BTreeMap<Cell, hexveil_minis::engine::OpenMines> {
+        self.public.open()
+    }
+
     fn figure(&self, name: &str) -> Option<usize> {
-        self.scenario.figure_named(name).map(|(i, _)| i)
+        self.scenario().figure_named(name).map(|(i, _)| i)
     }
 
     fn mark(&mut self, name: &str, word: &str) {
@@ -1115,32 +788,19 @@ impl MinisBoard {
     }
 
     fn event(&mut self, e: &kernel::Event) -> Option<String> {
-        let kernel::EventKind::Rules(bytes) = &e.kind else {
-            return None;
-        };
-        let m = hexveil_minis::decode_event(bytes).ok()?;
+        let m = self.public.kernel_event(e)?;
         match m {
-            MinisEvent::Moved { figure, to, .. } => {
-                if let Some(i) = self.figure(&figure) {
-                    self.pos[i] = Some(to);
-                }
-            }
             MinisEvent::Detonation {
                 figure,
                 mine,
                 cell,
                 at,
-            } => {
-                if let Some(i) = self.figure(&figure) {
-                    self.pos[i] = Some(at);
-                }
-                self.detonations.push(Detonated {
-                    cell,
-                    mine,
-                    figure,
-                    at,
-                });
-            }
+            } => self.detonations.push(Detonated {
+                cell,
+                mine,
+                figure,
+                at,
+            }),
             MinisEvent::VehicleHit { figure, result } => match result {
                 hexveil_minis::VehicleResult::Destroyed => self.mark(&figure, "destroyed"),
                 hexveil_minis::VehicleResult::Immobilized => self.mark(&figure, "immobilized"),
@@ -1159,30 +819,10 @@ impl MinisBoard {
             MinisEvent::LayingBegun { figure, cell, .. } => {
                 self.mark(&figure, &format!("laying a mine in {cell}"))
             }
-            MinisEvent::MineLaid {
-                figure,
-                cell,
-                kind,
-                density,
-            } => {
+            MinisEvent::MineLaid { figure, .. } => {
                 if let Some(i) = self.figure(&figure) {
                     self.status[i].retain(|w| !w.starts_with("laying"));
                 }
-                let o = self.open.entry(cell).or_default();
-                match kind {
-                    hexveil_minis::MineKind::AntiPersonnel => o.0 += density,
-                    hexveil_minis::MineKind::SMine => o.1 += density,
-                    hexveil_minis::MineKind::AntiTank => o.2 += density,
-                }
-            }
-            MinisEvent::Cleared { open_removed, .. } => {
-                for c in open_removed {
-                    self.open.remove(&c);
-                }
-            }
-            MinisEvent::TurnEnded { turn, next, .. } => {
-                self.turn = turn;
-                self.active = next;
             }
             MinisEvent::Conceded { side } => return Some(format!("side {side} concedes")),
             MinisEvent::GameOver { winner, reason } => {
@@ -1200,24 +840,28 @@ impl MinisBoard {
     pub fn when(&self) -> String {
         format!(
             "\"{}\" (miniatures, seed 004): turn {} of {}, side {} to act",
-            self.scenario.name, self.turn, self.scenario.turns, self.active
+            self.scenario().name,
+            self.public.turn(),
+            self.scenario().turns,
+            self.public.active()
         )
     }
 
     fn table(&self, out: &mut Vec<String>) {
         out.push(format!(
             "table {} x {} in; figures (position in inches, its 1-inch cell):",
-            self.scenario.width, self.scenario.depth
+            self.scenario().width,
+            self.scenario().depth
         ));
         self.figures_lines(out);
-        if self.open.is_empty() {
+        if self.open().is_empty() {
             out.push("open mines: none".into());
         } else {
             out.push("open mines by cell:".into());
-            for (c, (ap, s, at)) in &self.open {
+            for (c, o) in self.open() {
                 let mut w = Vec::new();
-                for (n, what) in [(ap, "A-P"), (s, "S-mine"), (at, "A-T")] {
-                    if *n > 0 {
+                for (n, what) in [(o.ap, "A-P"), (o.s, "S-mine"), (o.at, "A-T")] {
+                    if n > 0 {
                         w.push(format!("{what} density {n}"));
                     }
                 }
@@ -1242,11 +886,11 @@ impl MinisBoard {
 
     fn figures_lines(&self, out: &mut Vec<String>) {
         for side in [Side::A, Side::B] {
-            for (i, f) in self.scenario.figures.iter().enumerate() {
+            for (i, f) in self.scenario().figures.iter().enumerate() {
                 if f.side != side {
                     continue;
                 }
-                let at = match self.pos[i] {
+                let at = match self.public.figures()[i].pos {
                     Some(p) => format!("{p} ({})", cell_of(p)),
                     None => "not placed yet".into(),
                 };
@@ -1360,11 +1004,16 @@ impl Folder {
                     accepted.appended.seq
                 )
             })?,
-            Body::Act(_) | Body::Declare(_) => self.board.set_last(vec![format!(
-                "side {who}: {}",
-                self.narrator
-                    .action_bytes(accepted.body.declared_action().expect("an action"))
-            )]),
+            Body::Act(_) | Body::Declare(_) => {
+                let action = accepted.body.declared_action().expect("an action");
+                if let Some(side) = side_of(accepted.author) {
+                    self.board.declared(side, action);
+                }
+                self.board.set_last(vec![format!(
+                    "side {who}: {}",
+                    self.narrator.action_bytes(action)
+                )])
+            }
             Body::Concede => self.board.set_last(vec![format!("side {who} concedes")]),
             Body::Ruling(r) => {
                 let events: Vec<kernel::Event> = r

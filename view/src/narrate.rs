@@ -464,6 +464,23 @@ impl Narrator {
                     self.names_of(targets)
                 )
             }
+            MinefieldEvent::PrcSurvival {
+                vehicle,
+                unit,
+                dr,
+                needed,
+                survived,
+                ..
+            } => format!(
+                "{} aboard the eliminated {} rolls {dr} for survival (needs {needed} or less): {}",
+                self.name(*unit),
+                self.name(*vehicle),
+                if *survived {
+                    "it survives and Bails Out"
+                } else {
+                    "it is lost with the vehicle"
+                }
+            ),
             MinefieldEvent::ApAttackSealed { hex, strength, fp } => format!(
                 "the no-effect attack in {hex} was made by {strength}-factor mines on the {fp} FP column"
             ),
@@ -812,6 +829,11 @@ impl Narrator {
                 Some(w) => format!("GAME OVER: side {w} wins ({reason})"),
                 None => format!("GAME OVER: {reason}"),
             },
+            TurnEvent::Consumed { side, units } => format!(
+                "side {side}'s action is consumed: its ruling needs rules data the game lacks, its dice stand, and {} act no more this phase",
+                self.names_of(units)
+            ),
+            TurnEvent::ConsumedWhy { reason } => format!("the action was consumed because {reason}"),
         }
     }
 }

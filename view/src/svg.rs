@@ -710,7 +710,7 @@ fn minis_svg(
     caption: &[String],
     sealed: &[&SealedFact],
 ) -> SvgParts {
-    let sc = &b.scenario;
+    let sc = b.scenario();
     let k = PX_PER_INCH;
     let tw = f64::from(sc.width) * k;
     let td = f64::from(sc.depth) * k;
@@ -759,13 +759,16 @@ fn minis_svg(
             f64::from(c.y) * k
         );
     };
-    for (c, (ap, smine, at)) in &b.open {
+    for (c, o) in b.open() {
         cell_rect(
             &mut out,
             *c,
             "mine open",
             "",
-            &format!("{c}: open mines, A-P {ap}, S-mine {smine}, A-T {at}"),
+            &format!(
+                "{c}: open mines, A-P {}, S-mine {}, A-T {}",
+                o.ap, o.s, o.at
+            ),
         );
     }
     for f in sealed {
@@ -826,7 +829,7 @@ fn minis_svg(
         );
     }
     for (i, fig) in sc.figures.iter().enumerate() {
-        let Some(p) = b.pos.get(i).copied().flatten() else {
+        let Some(p) = b.public().figures().get(i).and_then(|f| f.pos) else {
             continue;
         };
         let (x, y) = (f64::from(p.x) / 10.0 * k, f64::from(p.y) / 10.0 * k);

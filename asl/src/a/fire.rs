@@ -178,6 +178,21 @@ pub fn resolve_fire(ctx: &mut Ctx<'_>, firers: &[UnitId], target: Hex, extra_drm
     if !ctx.scenario.map.boards.is_empty() && !ctx.scenario.map.contains(target) {
         return refuse(format!("target hex {target} is not on the map"), "A7");
     }
+    // R76 (ruleset version 3): fire at a Location holding friendly units
+    // (a Melee, A11) would attack them too; not adjudicated, so refused
+    // rather than resolved against the enemy alone.
+    if ctx.scenario.since(3) {
+        let actor = ctx.actor;
+        if let Some(f) = ctx.state.units_in(target).find(|u| u.side == actor) {
+            return refuse(
+                format!(
+                    "{target} holds friendly unit {} ({}): fire into a Location with friendly units (Melee) is not adjudicated (R76)",
+                    f.id, f.name
+                ),
+                "A7",
+            );
+        }
+    }
     let map = &ctx.scenario.map;
     let target_level = map.info(target).level;
     let mut fp_sum: u32 = 0;

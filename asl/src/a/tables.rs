@@ -146,6 +146,23 @@ pub fn records(table: &str, src: &str) -> Result<Vec<csv::StringRecord>, RuleErr
         .map_err(|e| RuleError::new(format!("table {table} is not valid CSV: {e}"), "R12"))
 }
 
+/// Checks that the first record of `recs` (a table's header) is exactly
+/// `want`, or the error naming the header the table must have (R12).
+pub fn expect_header(
+    table: &str,
+    recs: &[csv::StringRecord],
+    want: &[&str],
+) -> Result<(), RuleError> {
+    let header: Vec<&str> = recs
+        .first()
+        .map(|h| h.iter().map(str::trim).collect())
+        .unwrap_or_default();
+    if header != want {
+        return Err(missing_cell(table, "header", &want.join(",")));
+    }
+    Ok(())
+}
+
 /// The error for an empty or unreadable cell (R12).
 pub fn missing_cell(table: &str, row: &str, column: &str) -> RuleError {
     RuleError::new(

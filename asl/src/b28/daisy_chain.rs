@@ -102,6 +102,33 @@ pub fn holds_chain(state: &GameState, owner: Side) -> bool {
     })
 }
 
+/// Whether a Daisy Chain of the enemy of `mover` may attack a vehicle of
+/// `mover` entering `hex` in the MPh, from public data only (G3, R72): the
+/// SSR allows chains, `hex` has a road or bridge to pull one across, and
+/// the enemy either has a chain whose use is not public yet (one placed in
+/// secret, or still held, even by a unit since eliminated) or a revealed
+/// chain lies in `hex` unused.
+pub fn may_attack_entering(ctx: &Ctx<'_>, mover: Side, hex: Hex) -> bool {
+    if !ctx.scenario.ssr.daisy_chains || ctx.state.phase != Phase::Movement {
+        return false;
+    }
+    let f = ctx.scenario.map.info(hex).features;
+    if !(f.paved_road || f.dirt_road || f.bridge) {
+        return false;
+    }
+    let enemy = mover.opponent();
+    let unused =
+        ctx.scenario.units.iter().any(|u| {
+            u.side == enemy && u.daisy_chain.is_some() && !publicly_used(&ctx.state, u.id)
+        });
+    unused
+        || ctx
+            .state
+            .daisy_chains
+            .iter()
+            .any(|d| d.owner == enemy && d.hex == hex && d.revealed && !d.attacked)
+}
+
 /// The active (not yet attacked) chain in a hex, if the referee knows one:
 /// for the mines helper's movement code.
 pub fn placed_in(state: &GameState, hex: Hex) -> Option<&PlacedDaisy> {

@@ -246,6 +246,22 @@ pub enum MinefieldEvent {
         /// What the counter shows now.
         now: Content,
     },
+    /// A Passenger or Rider of an eliminated vehicle rolled for survival
+    /// (B28.43, B28.52, D5.6/D6.9 numbers a league supplies, R71).
+    PrcSurvival {
+        /// The vehicle eliminated.
+        vehicle: UnitId,
+        /// The PRC unit.
+        unit: UnitId,
+        /// How it rode.
+        role: crate::b28::prc::Role,
+        /// Its survival dr.
+        dr: u8,
+        /// The dr at or below which it survives.
+        needed: u8,
+        /// Whether it survived (and Bailed Out into the hex).
+        survived: bool,
+    },
 }
 
 /// Emits a minefield event.
@@ -336,10 +352,43 @@ pub fn exemption(
     None
 }
 
+/// Whose minefields attack a unit of side `mover` that enters or leaves a
+/// hex: the enemy's, then, from ruleset version 3, its own side's (B28.41
+/// speaks of "a unit", and B28.9 exempts the placer's units from Booby
+/// Traps only: R74).
+pub fn attacking_owners(ctx: &Ctx<'_>, mover: Side) -> Vec<Side> {
+    if ctx.scenario.since(3) {
+        vec![mover.opponent(), mover]
+    } else {
+        vec![mover.opponent()]
+    }
+}
+
+/// Whether mines of `owner` of `layer` in `hex` may attack a unit of side
+/// `mover`, from public data only (G3): the enemy's wherever it has a
+/// leaf ([`leaf_exists`]); the mover's own (R74) where it has a leaf and
+/// could have mines of that layer there: under its Known counter, A-T
+/// mines in full view, or anywhere in its area when its OB has hidden
+/// minefield factors (B28.1, B28.45, B28.5). A side with no hidden factors
+/// has none of its own hidden leaves asked.
+pub fn may_attack(ctx: &Ctx<'_>, owner: Side, layer: Layer, hex: Hex, mover: Side) -> bool {
+    if !leaf_exists(ctx, owner, layer, hex) {
+        return false;
+    }
+    if owner != mover {
+        return true;
+    }
+    let m = ctx.state.markers(ctx.scenario.map.canonical(hex));
+    m.known_counter == Some(owner)
+        || (layer == Layer::AntiTank && m.at_in_view == Some(owner))
+        || ctx.scenario.side(owner).minefield_factors > 0
+}
+
 /// Resolves the minefield attacks of one crossing for a group of moving
-/// units (all of one side): one A-P attack vs the Personnel (B28.41,
-/// B28.411), then, vehicle by vehicle, A-P then A-T (B28.42). `other` is
-/// the hex on the other side of the hexside crossed.
+/// units (all of one side): the enemy's minefield, then (ruleset version
+/// 3) the side's own ([`attacking_owners`], R74); each one A-P attack vs
+/// the Personnel (B28.41, B28.411), then, vehicle by vehicle, A-P then A-T
+/// (B28.42). `other` is the hex on the other side of the hexside crossed.
 pub fn crossing_attacks(
     ctx: &mut Ctx<'_>,
     movers: &[UnitId],
@@ -348,11 +397,30 @@ pub fn crossing_attacks(
     mode: MoveMode,
     crossing: Crossing,
 ) -> Res<()> {
+    let Some(mover) = in_play(ctx, movers).next().map(|u| u.side) else {
+        return Ok(());
+    };
+    for owner in attacking_owners(ctx, mover) {
+        crossing_attacks_by(ctx, owner, mover, movers, mine_hex, other, mode, crossing)?;
+    }
+    Ok(())
+}
+
+/// The attacks of one owner's minefield in one crossing.
+#[allow(clippy::too_many_arguments)]
+fn crossing_attacks_by(
+    ctx: &mut Ctx<'_>,
+    owner: Side,
+    mover: Side,
+    movers: &[UnitId],
+    mine_hex: Hex,
+    other: Hex,
+    mode: MoveMode,
+    crossing: Crossing,
+) -> Res<()> {
     let mut personnel = Vec::new();
     let mut vehicles = Vec::new();
-    let mut owner = None;
     for u in in_play(ctx, movers) {
-        owner = Some(u.side.opponent());
         if exemption(ctx, u, mine_hex, other, mode, crossing).is_some() {
             continue;
         }
@@ -362,18 +430,15 @@ pub fn crossing_attacks(
             vehicles.push(u.id);
         }
     }
-    let Some(owner) = owner else {
-        return Ok(());
-    };
     // B28.46, B28.47 EXC: decided before anything is opened, from public
     // markers only, so the leaves asked never depend on what they hold (G3).
     let on_line = (!personnel.is_empty() || !vehicles.is_empty())
         && known::on_known_line(ctx, owner, mine_hex);
     if !personnel.is_empty() {
-        ap_attack_personnel(ctx, owner, mine_hex, &personnel, crossing)?;
+        ap_attack_personnel(ctx, owner, mover, mine_hex, &personnel, crossing)?;
     }
     for v in vehicles {
-        vehicle_attacks(ctx, owner, mine_hex, v, crossing)?;
+        vehicle_attacks(ctx, owner, mover, mine_hex, v, crossing)?;
     }
     if on_line {
         known::line_hex_crossed(ctx, owner, mine_hex)?;
@@ -426,7 +491,7 @@ pub fn open_entry_first(
     mode: MoveMode,
     some_able: bool,
 ) -> Res<()> {
-    if mode != MoveMode::Normal || !some_able || ctx.scenario.exit_roll_first {
+    if mode != MoveMode::Normal || !some_able || ctx.scenario.exit_roll_first() {
         return Ok(());
     }
     let mut owner = None;
@@ -439,6 +504,12 @@ pub fn open_entry_first(
     let Some(owner) = owner else {
         return Ok(());
     };
+    // R74: the mover's own minefield may attack the exit too, and could
+    // keep every unit from entering.
+    let mover = owner.opponent();
+    if ctx.scenario.since(3) && may_attack(ctx, mover, Layer::AntiPersonnel, from, mover) {
+        return Ok(());
+    }
     let exit_quiet = !leaf_exists(ctx, owner, Layer::AntiPersonnel, from)
         || ctx
             .state
@@ -524,11 +595,12 @@ fn reveal_ap_strength(ctx: &mut Ctx<'_>, hex: Hex, s: crate::model::sealed::ApSt
 fn ap_attack_personnel(
     ctx: &mut Ctx<'_>,
     owner: Side,
+    mover: Side,
     hex: Hex,
     targets: &[UnitId],
     crossing: Crossing,
 ) -> Res<()> {
-    if !leaf_exists(ctx, owner, Layer::AntiPersonnel, hex) {
+    if !may_attack(ctx, owner, Layer::AntiPersonnel, hex, mover) {
         return Ok(());
     }
     let strength = open_ap(ctx, owner, hex)?;
@@ -590,11 +662,12 @@ fn ap_attack_personnel(
 fn vehicle_attacks(
     ctx: &mut Ctx<'_>,
     owner: Side,
+    mover: Side,
     hex: Hex,
     vehicle: UnitId,
     crossing: Crossing,
 ) -> Res<()> {
-    if leaf_exists(ctx, owner, Layer::AntiPersonnel, hex) {
+    if may_attack(ctx, owner, Layer::AntiPersonnel, hex, mover) {
         let strength = open_ap(ctx, owner, hex)?;
         let roll = potential_attack_roll(
             ctx,
@@ -615,7 +688,7 @@ fn vehicle_attacks(
     if !u.in_play() || v.immobilized || !at_mine::triggers_at_mines(u) {
         return Ok(());
     }
-    if leaf_exists(ctx, owner, Layer::AntiTank, hex) {
+    if may_attack(ctx, owner, Layer::AntiTank, hex, mover) {
         at_mine::hidden_check(ctx, owner, hex, vehicle)?;
     }
     Ok(())

@@ -7,6 +7,7 @@ pub mod at_mine;
 pub mod booby_trap;
 pub mod clearance;
 pub mod daisy_chain;
+pub mod data_needs;
 pub mod ffe;
 pub mod flail;
 pub mod known;

@@ -176,6 +176,28 @@ fn check_to(ctx: &Ctx<'_>, from: Hex, to: Hex, cite: &str) -> Res<Hex> {
     Ok(ctx.scenario.map.canonical(to))
 }
 
+/// R75 (ruleset version 3): no unit moves, advances or routs into a hex
+/// holding an enemy unit. Entering an enemy Location leads to Close Combat
+/// (A11), Overrun (D7) or is forbidden to a router (A10.5); none of these
+/// is in the seeds nor modelled here, so it is refused rather than allowed
+/// without its rules. Public data only: unit positions are public.
+fn check_enemy_free(ctx: &Ctx<'_>, to: Hex, cite: &str) -> Res<()> {
+    if !ctx.scenario.since(3) {
+        return Ok(());
+    }
+    let actor = ctx.actor;
+    if let Some(e) = ctx.state.units_in(to).find(|u| u.side != actor) {
+        return refuse(
+            format!(
+                "{to} holds enemy unit {} ({}): entering an enemy-occupied Location (Close Combat, Overrun) is not adjudicated (R75)",
+                e.id, e.name
+            ),
+            cite,
+        );
+    }
+    Ok(())
+}
+
 fn moved_this_phase(ctx: &Ctx<'_>, id: UnitId) -> bool {
     ctx.state.mines.moved_at.get(&id)
         == Some(&MovedAt {
@@ -259,6 +281,7 @@ pub fn resolve_move(ctx: &mut Ctx<'_>, units: &[UnitId], to: Hex, mode: MoveMode
     }
     let (from, list) = check_units(ctx, units, "A4")?;
     let to = check_to(ctx, from, to, "A4")?;
+    check_enemy_free(ctx, to, "A4")?;
     for u in &list {
         if u.status.broken || u.status.pinned {
             return refuse(format!("unit {} is broken or pinned", u.id), "A4");
@@ -315,6 +338,7 @@ pub fn resolve_rout(ctx: &mut Ctx<'_>, unit: UnitId, to: Hex) -> Res<()> {
     }
     let (from, list) = check_units(ctx, &[unit], "A10.5")?;
     let to = check_to(ctx, from, to, "A10.5")?;
+    check_enemy_free(ctx, to, "A10.5")?;
     if !list[0].status.broken || !list[0].is_personnel() {
         return refuse(
             format!("unit {unit} is not a broken Personnel unit"),
@@ -331,6 +355,7 @@ pub fn resolve_advance(ctx: &mut Ctx<'_>, units: &[UnitId], to: Hex) -> Res<()> 
     }
     let (from, list) = check_units(ctx, units, "A4.7")?;
     let to = check_to(ctx, from, to, "A4.7")?;
+    check_enemy_free(ctx, to, "A4.7")?;
     for u in &list {
         if !u.is_personnel() || u.status.broken || u.status.pinned {
             return refuse(
@@ -418,10 +443,15 @@ fn step(
     to: Hex,
     mode: MoveMode,
 ) -> Res<()> {
-    // R4 before any fact is asked.
-    for id in units {
-        if let Some(u) = ctx.state.unit(*id).cloned() {
-            at_mine::check_aerial_af(ctx, &u, &[from, to])?;
+    // Before any fact is asked: what the step's attacks could need (R72,
+    // ruleset version 3), or, before it, the Aerial AF of R4.
+    if ctx.scenario.since(3) {
+        crate::b28::data_needs::check_step(ctx, kind, units, from, to)?;
+    } else {
+        for id in units {
+            if let Some(u) = ctx.state.unit(*id).cloned() {
+                at_mine::check_aerial_af(ctx, &u, &[from, to])?;
+            }
         }
     }
     let stamp = MovedAt {

@@ -72,6 +72,7 @@ mod tests {
             control: Default::default(),
             mf_spent: Default::default(),
             ordnance: Default::default(),
+            consumed: Default::default(),
             opportunities: 0,
             result: None,
         };

@@ -14,6 +14,8 @@
 //!   location of a hit on a vehicle (C3.6-C3.9), as pure functions;
 //! - [`effects`]: the FP of ordnance (C3.5-C3.53) and what a hit does on
 //!   the IFT, through the same IFT and morale code as all fire (C3.71-C3.74);
+//! - [`to_kill`]: what a Vehicle Target Type hit does, from the To Kill
+//!   data a league supplies (C7 is not in the seeds; C3.72, C3.8, R77);
 //! - [`ordnance`]: `Action::OrdnanceFire` from declaration to effects.
 
 pub mod covered_arc;
@@ -22,3 +24,4 @@ pub mod hit;
 pub mod ordnance;
 pub mod target_type;
 pub mod to_hit_table;
+pub mod to_kill;

@@ -162,6 +162,23 @@ pub enum OrdnanceEvent {
         /// Hits scored (2 for a Multiple Hit, C3.8).
         hits: u8,
     },
+    /// The To Kill of a Vehicle Target Type hit (C7 data a league supplies,
+    /// ruleset version 3, R77): one TK DR per hit (two for a Multiple Hit,
+    /// C3.8), the firer's better one used.
+    ToKill {
+        /// The vehicle.
+        unit: UnitId,
+        /// Front, side or rear, as the firer sees the target.
+        from: crate::c3::to_kill::HitFrom,
+        /// The Basic TK#, doubled for a Critical Hit (C3.71, C3.72).
+        basic_tk: u8,
+        /// Each hit and its TK DR.
+        hits: Vec<TkHit>,
+        /// The hit whose TK DR the firer uses (index into `hits`).
+        used: u8,
+        /// What happened to the vehicle.
+        outcome: VehicleOutcome,
+    },
     /// A Critical Hit destroyed a Gun and its manning Infantry (C3.71).
     GunDestroyed {
         /// The Gun.
@@ -175,6 +192,26 @@ pub enum OrdnanceEvent {
         /// The Gun.
         gun: UnitId,
     },
+}
+
+/// One hit's To Kill (R77).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TkHit {
+    /// Where it struck (C3.9; the second hit of a Multiple Hit is located
+    /// by the first TK DR, C3.8).
+    pub aspect: Aspect,
+    /// Whether it struck: a hull hit on a Hull Down vehicle is no hit (R62).
+    pub struck: bool,
+    /// The AF it met.
+    pub af: u8,
+    /// Final TK#: the Basic TK# less the AF.
+    pub final_tk: i16,
+    /// The TK DR's coloured die.
+    pub coloured: u8,
+    /// The TK DR's white die.
+    pub white: u8,
+    /// What it alone would do.
+    pub outcome: VehicleOutcome,
 }
 
 fn emit(ctx: &mut Ctx<'_>, e: OrdnanceEvent, cite: &[&str]) {
@@ -478,6 +515,30 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
             );
         }
     }
+    // R77 (ruleset version 3): a Vehicle Target Type hit goes to the To
+    // Kill tables (C3.3), which the seeds lack: everything its To Kill
+    // could need is found before the To Hit DR, or the shot is refused,
+    // naming it (R12, R72); version 2 recorded the hit and left the
+    // vehicle as it was (R65).
+    let tk_needs = match shot.target_type {
+        TargetType::Vehicle(v) if ctx.scenario.since(3) => {
+            let t = ctx.state.unit(v).cloned().expect("a listed target");
+            Some(
+                crate::c3::to_kill::needs(
+                    ctx.scenario,
+                    &ctx.state,
+                    &ord,
+                    shot.ammo,
+                    from,
+                    &t,
+                    target,
+                    range,
+                )
+                .map_err(r12)?,
+            )
+        }
+        _ => None,
+    };
     // The Infantry manning each Gun a hit could destroy (C3.71), as they
     // are before the shot's effects.
     let gun_crews: Vec<(UnitId, Option<UnitId>)> = own
@@ -595,6 +656,23 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
             },
             &["C3.31", "C3.72", "C3.8", "C3.9"],
         );
+        if let Some(needs) = tk_needs {
+            let hull_down = ctx
+                .state
+                .unit(v)
+                .and_then(Unit::vehicle)
+                .is_some_and(|x| x.hull_down);
+            to_kill(
+                ctx,
+                v,
+                target,
+                needs,
+                aspect.unwrap_or(Aspect::Hull),
+                o.is_critical(),
+                multiple,
+                hull_down,
+            )?;
+        }
         return Ok(());
     }
     if shot.ammo == Ammo::Wp {
@@ -756,6 +834,96 @@ pub fn resolve(ctx: &mut Ctx<'_>, shot: &Shot) -> Res<()> {
         }
     }
     Ok(())
+}
+
+/// The To Kill of a Vehicle Target Type hit (R77): the first hit struck
+/// `aspect`; a CH doubles the Basic TK# (C3.71, C3.72); a Multiple Hit
+/// (C3.8) rolls a second TK DR, its hit located by the first TK DR's dice
+/// (C3.9: coloured below white is the turret), and the firer uses the TK
+/// DR with the better result (the first on a tie, as R59 for the IFT).
+#[allow(clippy::too_many_arguments)]
+fn to_kill(
+    ctx: &mut Ctx<'_>,
+    vehicle: UnitId,
+    hex: Hex,
+    needs: crate::c3::to_kill::Needs,
+    aspect: Aspect,
+    critical: bool,
+    multiple: bool,
+    hull_down: bool,
+) -> Res<()> {
+    let basic = if critical {
+        needs.basic_tk.saturating_mul(2)
+    } else {
+        needs.basic_tk
+    };
+    let roll = |ctx: &mut Ctx<'_>, purpose: String, cite: &str| -> Res<(u8, u8)> {
+        match ctx.roll_dr2(purpose, cite)? {
+            Roll::DR { coloured, white } => Ok((coloured, white)),
+            _ => refuse("a TK DR is two dice", "C3.3"),
+        }
+    };
+    let first = roll(ctx, format!("To Kill DR vs {vehicle}"), "C3.3")?;
+    let mut struck = vec![(aspect, true, first)];
+    if multiple {
+        let second = roll(
+            ctx,
+            format!("To Kill DR vs {vehicle}, second hit of a Multiple Hit"),
+            "C3.8",
+        )?;
+        let at = if first.0 < first.1 {
+            Aspect::Turret
+        } else {
+            Aspect::Hull
+        };
+        struck.push((at, !(hull_down && at == Aspect::Hull), second));
+    }
+    let hits: Vec<TkHit> = struck
+        .into_iter()
+        .map(|(aspect, struck, (coloured, white))| {
+            let af = needs.af(aspect);
+            let final_tk = i16::from(basic) - i16::from(af);
+            let dr = i16::from(coloured) + i16::from(white);
+            let outcome = if struck {
+                crate::c3::to_kill::outcome(final_tk, dr)
+            } else {
+                VehicleOutcome::NoEffect
+            };
+            TkHit {
+                aspect,
+                struck,
+                af,
+                final_tk,
+                coloured,
+                white,
+                outcome,
+            }
+        })
+        .collect();
+    let rank = |o: VehicleOutcome| match o {
+        VehicleOutcome::NoEffect => 0,
+        VehicleOutcome::Immobilized => 1,
+        VehicleOutcome::Eliminated => 2,
+        VehicleOutcome::BurningWreck => 3,
+    };
+    let used = (0..hits.len())
+        .rev()
+        .max_by_key(|i| rank(hits[*i].outcome))
+        .unwrap_or(0);
+    let outcome = hits[used].outcome;
+    emit(
+        ctx,
+        OrdnanceEvent::ToKill {
+            unit: vehicle,
+            from: needs.from,
+            basic_tk: basic,
+            hits,
+            used: used as u8,
+            outcome,
+        },
+        &["C3.3", "C3.71", "C3.72", "C3.8", "C3.9", "R77"],
+    );
+    prc::apply_outcome(ctx, vehicle, hex, outcome)
 }
 
 /// Marks the shot fired this phase and updates the firer's Acquisition

@@ -119,13 +119,14 @@ pub struct Scenario {
     /// ones (`[tables]`, R12; [`hexveil_core::tables`]).
     #[serde(default)]
     pub tables: hexveil_core::SuppliedTables,
-    /// Ruleset version 1's order for a step out of a hex that cannot
-    /// attack: the exit's potential-attack roll before the entry's leaf,
-    /// as before ruling R70. Not read from the file: set when a game of
-    /// version 1 is loaded ([`crate::ruleset::AslV1`]), so the logs of
-    /// those games still replay and verify (G5, G6).
+    /// The ruleset version the game is played under (PROTOCOL.md 12.5).
+    /// Not read from the file: a scenario loads at the newest version, and
+    /// [`crate::ruleset`] sets an older one when a game of that version is
+    /// replayed, so its log still verifies (G5, G6). Version 1 asks a
+    /// step's exit roll first (before R70); version 2 keeps the rulings
+    /// before R71-R80 ([`Scenario::since`]).
     #[serde(skip)]
-    pub exit_roll_first: bool,
+    pub version: Version,
 }
 
 /// Why a scenario file could not be loaded. Each names the field and the
@@ -306,6 +307,8 @@ struct VehicleFile {
     size_drm: i8,
     #[serde(default)]
     hull_down: bool,
+    #[serde(default)]
+    turret: Option<HullArmor>,
 }
 
 /// Reads a Gun's or vehicle's ordnance (C3, C4).
@@ -495,7 +498,58 @@ fn parse_strength(field: &str, s: &str) -> Result<Strength, ScenarioError> {
     Ok(st)
 }
 
+/// What a scenario must hold at its ruleset version beyond what loading
+/// checks: from version 3 every leader is on the Replacement ladder
+/// (A19.13), since any MC it fails beyond its ELR would need its lower
+/// quality and a ruling may not wait until then to find it missing (R41,
+/// R72, as R44 does for squads).
+pub fn check_for_version(scenario: &Scenario) -> Result<(), ScenarioError> {
+    if !scenario.since(3) {
+        return Ok(());
+    }
+    for (i, u) in scenario.units.iter().enumerate() {
+        if let Some(l) = u.leader() {
+            if let Err(e) = crate::a::elr::lower_leader(*l) {
+                return Err(invalid(
+                    format!("units[{i}].strength ({})", u.name),
+                    l,
+                    format!("{} (R41, R72)", e.reason),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The newest ASL ruleset version, which new games are made at
+/// ([`crate::ruleset::VERSION`]).
+pub const LATEST_VERSION: u32 = 3;
+
+/// A game's ASL ruleset version ([`Scenario::version`]); the newest
+/// unless a game of an older one is replayed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version(pub u32);
+
+impl Default for Version {
+    fn default() -> Version {
+        Version(LATEST_VERSION)
+    }
+}
+
 impl Scenario {
+    /// Whether the game's ruleset version is `version` or newer: the rules
+    /// a version brought apply to its games and later ones only.
+    pub fn since(&self, version: u32) -> bool {
+        self.version.0 >= version
+    }
+
+    /// Ruleset version 1's order for a step out of a hex that cannot
+    /// attack: the exit's potential-attack roll before the entry's leaf,
+    /// as before ruling R70.
+    pub fn exit_roll_first(&self) -> bool {
+        !self.since(2)
+    }
+
     /// Loads a scenario from its TOML form (`docs/SCENARIO.md`).
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let value: Value =
@@ -656,6 +710,7 @@ impl Scenario {
                     size_drm: v.size_drm,
                     hull_down: v.hull_down,
                     hull: v.hull,
+                    turret: v.turret,
                     aerial_af: v.aerial_af,
                     fully_tracked: v.fully_tracked,
                     motorcycle: v.motorcycle,
@@ -896,7 +951,7 @@ impl Scenario {
             first_phasing: Some(first),
             turns: file.turns,
             tables: file.tables,
-            exit_roll_first: false,
+            version: Version::default(),
         })
     }
 

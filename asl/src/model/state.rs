@@ -213,6 +213,10 @@ pub struct GameState {
     /// Ordnance bookkeeping (C3).
     #[serde(default)]
     pub ordnance: OrdnanceState,
+    /// Units whose action was consumed by a late refusal, with when (R73):
+    /// they act no more in that phase.
+    #[serde(default)]
+    pub consumed: BTreeMap<UnitId, MovedAt>,
 }
 
 impl GameState {

@@ -145,8 +145,8 @@ impl fmt::Display for Leader {
     }
 }
 
-/// Hull armor factors of a vehicle (front, side, rear); `None` side/rear
-/// means unarmored there (B28.42).
+/// Armor factors of a vehicle's hull (or turret) (front, side, rear);
+/// `None` side/rear means unarmored there (B28.42).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HullArmor {
     /// Front hull AF.
@@ -196,6 +196,11 @@ pub struct Vehicle {
     /// it: a hull hit misses it, a CH strikes its turret). Scenario data.
     #[serde(default)]
     pub hull_down: bool,
+    /// Turret (or upper superstructure, C3.9) armor factors, for the To
+    /// Kill of a turret hit (C7 data a league supplies, R77); `None` when
+    /// not given.
+    #[serde(default)]
+    pub turret: Option<HullArmor>,
 }
 
 impl Vehicle {

@@ -140,23 +140,14 @@ fn syntax(field: &str, e: serde_json::Error) -> ScenarioError {
 /// error names its field (`victory.conditions[1].control[0]`, ...).
 pub fn parse(map: &Map, value: Value) -> Result<Victory, ScenarioError> {
     let file: VictoryFile = serde_json::from_value(value).map_err(|e| syntax("victory", e))?;
-    let otherwise = match file.otherwise.as_deref() {
-        None => {
-            return Err(invalid(
-                "victory.otherwise",
-                "nothing",
-                "say who wins when no condition holds: \"A\", \"B\" or \"draw\"",
-            ))
-        }
-        Some("draw") => None,
-        Some(s) => Some(parse_side("victory.otherwise", s).map_err(|_| {
-            invalid(
-                "victory.otherwise",
-                format!("{s:?}"),
-                "otherwise is \"A\", \"B\" or \"draw\"",
-            )
-        })?),
-    };
+    let otherwise =
+        hexveil_core::victory::parse_otherwise(file.otherwise.as_deref()).map_err(|e| {
+            let value = match &file.otherwise {
+                None => "nothing".to_string(),
+                Some(s) => format!("{s:?}"),
+            };
+            invalid("victory.otherwise", value, e.to_string())
+        })?;
     let cvp_values = match file.cvp_values {
         None => CvpValues::default(),
         Some(v) => serde_json::from_value(v).map_err(|e| syntax("victory.cvp_values", e))?,

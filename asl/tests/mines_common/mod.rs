@@ -133,19 +133,22 @@ pub fn paved_road() -> HexInfo {
     road
 }
 
-/// A scenario on board 4 with these units and terrain. (The struct update
-/// keeps it building when the scenario gains fields.)
+/// A scenario on board 4 with these units and terrain: side B lays the
+/// mines (48 hidden and 24 Known factors), side A, the mover of most tests,
+/// has none of its own, so its own leaves are never asked (R74). (The
+/// struct update keeps it building when the scenario gains fields.)
 #[allow(clippy::needless_update)]
 pub fn scenario(units: &[Unit], terrain: &[(&str, HexInfo)], deep_snow: bool) -> Scenario {
     let mut sides = BTreeMap::new();
     for s in [Side::A, Side::B] {
+        let (minefield_factors, known_factors) = if s == Side::B { (48, 24) } else { (0, 0) };
         sides.insert(
             s,
             SideOb {
                 nationality: "German".into(),
                 elr: 3,
-                minefield_factors: 48,
-                known_factors: 24,
+                minefield_factors,
+                known_factors,
                 setup_area: SetupArea {
                     boards: vec![4],
                     hexes: Vec::new(),
@@ -182,6 +185,51 @@ pub fn engine_in(sc: Scenario, phase: Phase) -> Engine {
 /// terrain, no Deep Snow): the usual place of a minefield test.
 pub fn engine_with(units: &[Unit]) -> Engine {
     engine(scenario(units, &[], false))
+}
+
+/// EXAMPLE DATA for tests, not A7.308's numbers: a whole Vehicle line, the
+/// shipped Kill Numbers (4 FP: 5, 8 FP: 7) and made-up ones where the data
+/// was not found, as a league would supply it (R12).
+pub const EXAMPLE_VEHICLE_LINE: &str =
+    "# EXAMPLE DATA for hexveil's tests, not the printed Vehicle line\n\
+fp_column,kill_number,status\n1,3,example\n2,4,example\n4,5,shipped\n6,6,example\n8,7,shipped\n\
+12,8,example\n16,9,example\n20,10,example\n24,11,example\n30,12,example\n36,13,example\n";
+
+/// EXAMPLE DATA for tests, not D5.6/D6.9's numbers: PRC survival as a
+/// league would supply it (R71): a Passenger survives on a dr <= 3 (<= 2
+/// from a Burning Wreck), a Rider on <= 4 (<= 3).
+pub const EXAMPLE_PRC_SURVIVAL: &str =
+    "# EXAMPLE DATA for hexveil's tests, not the printed survival numbers\n\
+outcome,role,survival_dr_max\neliminated,passenger,3\neliminated,rider,4\n\
+burning_wreck,passenger,2\nburning_wreck,rider,3\n";
+
+/// Supplies rules-data tables to a scenario, as its `[tables]` would (R12).
+pub fn supply(sc: &mut Scenario, tables: &[(&str, &str)]) {
+    for (name, csv) in tables {
+        sc.tables.0.insert(
+            name.to_string(),
+            hexveil_core::SuppliedTable {
+                csv: Some(csv.to_string()),
+                ..Default::default()
+            },
+        );
+    }
+    hexveil_asl::supplied::check(sc).expect("the example tables are read whole");
+}
+
+/// [`engine_with`], the scenario supplying [`EXAMPLE_VEHICLE_LINE`] and
+/// [`EXAMPLE_PRC_SURVIVAL`]: for the rules that need them, not for their
+/// absence.
+pub fn engine_with_data(units: &[Unit]) -> Engine {
+    let mut sc = scenario(units, &[], false);
+    supply(
+        &mut sc,
+        &[
+            ("ift_vehicle_line", EXAMPLE_VEHICLE_LINE),
+            ("prc_survival", EXAMPLE_PRC_SURVIVAL),
+        ],
+    );
+    engine(sc)
 }
 
 /// An engine in side A's `phase` whose starting state `edit` has changed

@@ -32,7 +32,12 @@ pub fn c(s: &str) -> Cell {
 /// A scenario on a 48 x 36 in table: A (German) may mine y 0..6, B
 /// (Soviet) y 14..24; figures given as TOML `[[figures]]` blocks.
 pub fn scenario_with(extra: &str, figures: &str) -> MinisScenario {
-    let text = format!(
+    MinisScenario::from_toml(&scenario_text(extra, figures)).unwrap()
+}
+
+/// The text of [`scenario_with`]'s scenario.
+pub fn scenario_text(extra: &str, figures: &str) -> String {
+    format!(
         r#"
 name = "Test"
 table = [48, 36]
@@ -53,8 +58,7 @@ deployment = [[0, 24, 48, 36]]
 
 {figures}
 "#
-    );
-    MinisScenario::from_toml(&text).unwrap()
+    )
 }
 
 pub const SAVES: &str = "[blast_saves]\nat = 4\nap = 5\n";
@@ -120,6 +124,34 @@ impl Game {
     pub fn play(&mut self, side: Side, action: Action, dice: &[u8]) -> Result<Run, ActionError> {
         let mut run = Run::default();
         let mut dice = dice.iter();
+        self.play_with(
+            side,
+            action,
+            &mut |s| {
+                let v = *dice.next().unwrap_or_else(|| panic!("no die for {s:?}"));
+                match s.kind {
+                    hexveil_core::DiceKind::Percentile => Roll::Percentile {
+                        tens: (v % 100) / 10,
+                        units: v % 10,
+                    },
+                    _ => Roll::Dr(v),
+                }
+            },
+            &mut run,
+        )?;
+        assert!(!self.strict_dice || dice.next().is_none(), "dice left over");
+        Ok(run)
+    }
+
+    /// Plays an action, each roll from `roll`, recording in `run` what the
+    /// engine asked (also when it ends in a refusal) and the events.
+    pub fn play_with(
+        &mut self,
+        side: Side,
+        action: Action,
+        roll: &mut dyn FnMut(&DiceSpec) -> Roll,
+        run: &mut Run,
+    ) -> Result<(), ActionError> {
         let mut step = self.engine.apply(side, &encode_action(&action))?;
         loop {
             match step {
@@ -135,9 +167,8 @@ impl Game {
                             self.hidden[usize::from(request.owner.code())].insert(cell, m);
                         }
                     }
-                    assert!(!self.strict_dice || dice.next().is_none(), "dice left over");
                     run.events = events;
-                    return Ok(run);
+                    return Ok(());
                 }
                 Step::NeedFacts(reqs) => {
                     run.requests.extend(reqs.iter().copied());
@@ -159,19 +190,7 @@ impl Game {
                 }
                 Step::NeedDice(specs) => {
                     run.specs.extend(specs.iter().cloned());
-                    let rolls = specs
-                        .iter()
-                        .map(|s| {
-                            let v = *dice.next().unwrap_or_else(|| panic!("no die for {s:?}"));
-                            match s.kind {
-                                hexveil_core::DiceKind::Percentile => Roll::Percentile {
-                                    tens: (v % 100) / 10,
-                                    units: v % 10,
-                                },
-                                _ => Roll::Dr(v),
-                            }
-                        })
-                        .collect();
+                    let rolls = specs.iter().map(&mut *roll).collect();
                     step = self.engine.provide_dice(rolls)?;
                 }
             }

@@ -53,6 +53,9 @@ pub struct Setup {
     /// pulls its chain across 3E5 when an enemy vehicle enters it); the
     /// scenario must allow Daisy Chains for it.
     pub daisy_order: bool,
+    /// The ASL ruleset version the game is made at (the newest unless a
+    /// test plays an older version's rules).
+    pub ruleset_version: u32,
 }
 
 impl Setup {
@@ -67,6 +70,7 @@ impl Setup {
             pad_len: PAD_LEN,
             mode: Mode::Live,
             daisy_order: true,
+            ruleset_version: hexveil_asl::ruleset::VERSION,
         }
     }
 
@@ -99,7 +103,7 @@ pub fn params(setup: &Setup) -> GameParams {
     let [a, b, _] = ids();
     GameParams {
         ruleset: hexveil_asl::ruleset::ID.into(),
-        ruleset_version: hexveil_asl::ruleset::VERSION,
+        ruleset_version: setup.ruleset_version,
         scenario_toml: setup.scenario_toml.clone(),
         players: [a.public_key(), b.public_key()],
         mode: setup.mode,
@@ -210,7 +214,10 @@ impl Table {
             Player::new(
                 id,
                 GAME,
-                hexveil_fixtures::ruleset().as_ref(),
+                hexveil_fixtures::rulesets()
+                    .find(hexveil_asl::ruleset::ID, setup.ruleset_version)
+                    .expect("an ASL version of this build")
+                    .as_ref(),
                 &setup.scenario_toml,
                 setup.pad_len,
                 setup.mode,

@@ -6,6 +6,7 @@ use hexveil_asl::c3::covered_arc::CaEvent;
 use hexveil_asl::c3::hit::{Aspect, HitOutcome};
 use hexveil_asl::c3::ordnance::{Drm, OrdnanceEvent};
 use hexveil_asl::hex::Hex;
+use hexveil_asl::minefield::VehicleOutcome;
 use hexveil_asl::unit::{Ammo, UnitId};
 use hexveil_asl::Action;
 
@@ -178,13 +179,55 @@ impl Narrator {
                 if *critical { "Critical Hit: " } else { "" },
                 self.name(*unit)
             ),
+            OrdnanceEvent::ToKill {
+                unit,
+                from,
+                basic_tk,
+                hits,
+                used,
+                outcome,
+            } => {
+                let each: Vec<String> = hits
+                    .iter()
+                    .map(|h| {
+                        if h.struck {
+                            format!(
+                                "{:?} {from:?} AF {}, Final TK# {}, TK DR {} + {} = {}: {:?}",
+                                h.aspect,
+                                h.af,
+                                h.final_tk,
+                                h.coloured,
+                                h.white,
+                                h.coloured + h.white,
+                                h.outcome
+                            )
+                        } else {
+                            format!("{:?}: no hit (Hull Down)", h.aspect)
+                        }
+                    })
+                    .collect();
+                format!(
+                    "To Kill vs {} (Basic TK# {basic_tk}): {}{}; {}",
+                    self.name(*unit),
+                    each.join("; "),
+                    if hits.len() > 1 {
+                        format!("; the firer uses hit {}", used + 1)
+                    } else {
+                        String::new()
+                    },
+                    match outcome {
+                        VehicleOutcome::NoEffect => "no effect".to_string(),
+                        o => format!("{o:?}"),
+                    }
+                )
+            }
             OrdnanceEvent::VehicleHit {
                 unit,
                 aspect: a,
                 critical,
                 hits,
             } => format!(
-                "{} is hit{}{}{}; its To Kill roll (C7) is not adjudicated",
+                "{} is hit{}{}{}",
                 self.name(*unit),
                 aspect(*a),
                 if *critical {
