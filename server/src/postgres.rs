@@ -1905,6 +1905,7 @@ mod tests {
             node: None,
             retry_for: Duration::from_millis(300),
             outage: Cell::new(None),
+            fault: None,
         };
         store.set_retry_for(Duration::from_millis(300));
         let e = store.load_game(G).unwrap_err();

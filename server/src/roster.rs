@@ -72,7 +72,9 @@ pub enum RosterError {
         why: String,
     },
     /// The file names no player.
-    #[error("roster file {0} names no player: a league whose roster is empty could create no game")]
+    #[error(
+        "roster file {0} names no player: a league whose roster is empty could create no game"
+    )]
     Empty(PathBuf),
 }
 
@@ -117,12 +119,10 @@ impl Roster {
                 name: entry.name.clone(),
                 why,
             };
-            let key: PublicKey = entry.key.trim().parse().map_err(|e| {
-                wrong(format!(
-                    "key {:?} is not 64 hex digits ({e})",
-                    entry.key
-                ))
-            })?;
+            let key: PublicKey =
+                entry.key.trim().parse().map_err(|e| {
+                    wrong(format!("key {:?} is not 64 hex digits ({e})", entry.key))
+                })?;
             key.check()
                 .map_err(|e| wrong(format!("key {key} is not a valid Ed25519 key: {e:?}")))?;
             let chars = entry.name.chars().count();
@@ -132,7 +132,9 @@ impl Roster {
                 )));
             }
             if let Some(first) = names.get(&key) {
-                return Err(wrong(format!("key {key} is already on the roster, as {first:?}")));
+                return Err(wrong(format!(
+                    "key {key} is already on the roster, as {first:?}"
+                )));
             }
             if names.values().any(|n| *n == entry.name) {
                 return Err(wrong("another player already has this name".into()));
@@ -200,9 +202,15 @@ mod tests {
     fn g6_a_bad_roster_is_refused_naming_the_entry() {
         let one = |k: &str, n: &str| format!("[[player]]\nkey = \"{k}\"\nname = \"{n}\"\n");
         let cases = [
-            (one("zz", "Al"), "player 1 (\"Al\"): key \"zz\" is not 64 hex digits"),
+            (
+                one("zz", "Al"),
+                "player 1 (\"Al\"): key \"zz\" is not 64 hex digits",
+            ),
             (one(&key(1)[..62], "Al"), "not 64 hex digits"),
-            (one(&key(1), ""), "a name must be 1 to 64 printable characters"),
+            (
+                one(&key(1), ""),
+                "a name must be 1 to 64 printable characters",
+            ),
             (one(&key(1), &"x".repeat(65)), "1 to 64 printable"),
             (
                 one(&key(1), "Al") + &one(&key(1), "Bo"),
@@ -213,7 +221,10 @@ mod tests {
                 "player 2 (\"Al\"): another player already has this name",
             ),
             (String::new(), "names no player"),
-            ("[[player]]\nkey = \"00\"\nname = \"a\"\nteam = 1\n".into(), "is not a roster"),
+            (
+                "[[player]]\nkey = \"00\"\nname = \"a\"\nteam = 1\n".into(),
+                "is not a roster",
+            ),
             ("players = 3\n".into(), "is not a roster"),
         ];
         for (text, want) in cases {
@@ -222,7 +233,9 @@ mod tests {
             assert!(e.contains("league.toml"), "{e}");
         }
         // The all-zero key is not a valid Ed25519 key (small order).
-        let e = parse(&one(&"00".repeat(32), "Zed")).unwrap_err().to_string();
+        let e = parse(&one(&"00".repeat(32), "Zed"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not a valid Ed25519 key"), "{e}");
     }
 }

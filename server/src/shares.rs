@@ -162,7 +162,11 @@ impl Grouping {
     /// A grouping: IPv4 networks of `ipv4_network` bits (an IPv4 address
     /// is always its /32), IPv6 addresses of `ipv6_address` bits in
     /// networks of `ipv6_network` bits.
-    pub fn new(ipv4_network: u8, ipv6_address: u8, ipv6_network: u8) -> Result<Self, GroupingError> {
+    pub fn new(
+        ipv4_network: u8,
+        ipv6_address: u8,
+        ipv6_network: u8,
+    ) -> Result<Self, GroupingError> {
         if !(8..=32).contains(&ipv4_network) {
             return Err(GroupingError::Ipv4Network(ipv4_network));
         }
@@ -483,26 +487,30 @@ impl Budget {
     }
 
     /// Takes one from `key`'s (if any), `party`'s address's and its
-    /// network's budgets at `now`, or from none of them.
+    /// network's (if any) budgets at `now`, or from none of them.
     pub fn take(
         &self,
         key: Option<PublicKey>,
-        party: &Party,
+        party: Option<&Party>,
         now: Instant,
     ) -> Result<(), OverBudget> {
         let mut t = self.tables.lock().expect("budget lock poisoned");
-        let network = probe(&mut t.networks, party.network, self.rates.per_network, now)
-            .ok_or(OverBudget::Crowded)?
-            .ok_or(OverBudget::Network {
-                prefix: party.network,
-                rate: self.rates.per_network,
-            })?;
-        let address = probe(&mut t.addresses, party.address, self.rates.per_address, now)
-            .ok_or(OverBudget::Crowded)?
-            .ok_or(OverBudget::Address {
-                prefix: party.address,
-                rate: self.rates.per_address,
-            })?;
+        let mut parts = None;
+        if let Some(party) = party {
+            let network = probe(&mut t.networks, party.network, self.rates.per_network, now)
+                .ok_or(OverBudget::Crowded)?
+                .ok_or(OverBudget::Network {
+                    prefix: party.network,
+                    rate: self.rates.per_network,
+                })?;
+            let address = probe(&mut t.addresses, party.address, self.rates.per_address, now)
+                .ok_or(OverBudget::Crowded)?
+                .ok_or(OverBudget::Address {
+                    prefix: party.address,
+                    rate: self.rates.per_address,
+                })?;
+            parts = Some((network, address));
+        }
         let key = match key {
             Some(k) => Some((
                 k,
@@ -515,8 +523,10 @@ impl Budget {
             )),
             None => None,
         };
-        t.networks.insert(party.network, network);
-        t.addresses.insert(party.address, address);
+        if let (Some(party), Some((network, address))) = (party, parts) {
+            t.networks.insert(party.network, network);
+            t.addresses.insert(party.address, address);
+        }
         if let Some((k, bucket)) = key {
             t.keys.insert(k, bucket);
         }
@@ -567,13 +577,28 @@ mod tests {
         let p = Prefix::of(ip("2001:db8:1234:5678:9abc:def0:1234:5678"), 48);
         assert_eq!(p.to_string(), "2001:db8:1234::/48");
         assert_eq!(Prefix::of(ip("2001:db8::1"), 0).to_string(), "::/0");
-        assert_eq!(Prefix::of(ip("2001:db8::1"), 128).to_string(), "2001:db8::1/128");
+        assert_eq!(
+            Prefix::of(ip("2001:db8::1"), 128).to_string(),
+            "2001:db8::1/128"
+        );
         assert_eq!(Prefix::of(ip("2001:db8::1"), 200).len(), 128);
         // Not on a byte boundary.
-        assert_eq!(Prefix::of(ip("2001:db8:ffff::"), 36).to_string(), "2001:db8:f000::/36");
-        assert_eq!(Prefix::of(ip("203.0.113.77"), 24).to_string(), "203.0.113.0/24");
-        assert_eq!(Prefix::of(ip("203.0.113.77"), 22).to_string(), "203.0.112.0/22");
-        assert_eq!(Prefix::of(ip("203.0.113.77"), 32).to_string(), "203.0.113.77/32");
+        assert_eq!(
+            Prefix::of(ip("2001:db8:ffff::"), 36).to_string(),
+            "2001:db8:f000::/36"
+        );
+        assert_eq!(
+            Prefix::of(ip("203.0.113.77"), 24).to_string(),
+            "203.0.113.0/24"
+        );
+        assert_eq!(
+            Prefix::of(ip("203.0.113.77"), 22).to_string(),
+            "203.0.112.0/22"
+        );
+        assert_eq!(
+            Prefix::of(ip("203.0.113.77"), 32).to_string(),
+            "203.0.113.77/32"
+        );
         assert_eq!(Prefix::of(ip("203.0.113.77"), 0).to_string(), "0.0.0.0/0");
         // A dual-stack socket's view of an IPv4 client.
         let mapped = ip("::ffff:203.0.113.77");
@@ -602,7 +627,10 @@ mod tests {
         assert_eq!(v4.address.to_string(), "198.51.100.7/32");
         assert_eq!(v4.network.to_string(), "198.51.100.0/24");
         let exact = Grouping::new(32, 64, 48).unwrap();
-        assert_eq!(exact.party(ip("198.51.100.7")).network.to_string(), "198.51.100.7/32");
+        assert_eq!(
+            exact.party(ip("198.51.100.7")).network.to_string(),
+            "198.51.100.7/32"
+        );
         assert_eq!(
             Grouping::new(33, 64, 48),
             Err(GroupingError::Ipv4Network(33))
@@ -650,7 +678,8 @@ mod tests {
         let _third = s.take(&a2).unwrap();
         let e = s.take(&a2).unwrap_err();
         assert!(
-            e.to_string().starts_with("network 10.0.0.0/24 already holds 3 connections"),
+            e.to_string()
+                .starts_with("network 10.0.0.0/24 already holds 3 connections"),
             "{e}"
         );
         let _b = s.take(&b1).unwrap();
@@ -686,19 +715,26 @@ mod tests {
             g.party(ip("10.9.0.1")),
         );
         let key = |n: u8| Some(PublicKey([n; 32]));
-        b.take(key(1), &a, t0).unwrap();
-        b.take(key(1), &a, t0).unwrap();
-        assert!(matches!(b.take(key(1), &a, t0), Err(OverBudget::Key { .. })));
-        b.take(key(2), &a, t0).unwrap();
+        b.take(key(1), Some(&a), t0).unwrap();
+        b.take(key(1), Some(&a), t0).unwrap();
+        assert!(matches!(
+            b.take(key(1), Some(&a), t0),
+            Err(OverBudget::Key { .. })
+        ));
+        b.take(key(2), Some(&a), t0).unwrap();
         // A fresh key from the same address: the address's budget is spent.
-        let e = b.take(key(3), &a, t0).unwrap_err();
+        let e = b.take(key(3), Some(&a), t0).unwrap_err();
         assert!(matches!(e, OverBudget::Address { .. }), "{e}");
         // Another address of the network has one left, then the network is spent.
-        b.take(None, &a2, t0).unwrap();
-        assert!(matches!(b.take(key(4), &a2, t0), Err(OverBudget::Network { .. })));
+        b.take(None, Some(&a2), t0).unwrap();
+        assert!(matches!(
+            b.take(key(4), Some(&a2), t0),
+            Err(OverBudget::Network { .. })
+        ));
         // Another network is not affected; time refills.
-        b.take(key(3), &other, t0).unwrap();
-        b.take(key(3), &a, t0 + Duration::from_secs(1)).unwrap();
+        b.take(key(3), Some(&other), t0).unwrap();
+        b.take(key(3), Some(&a), t0 + Duration::from_secs(1))
+            .unwrap();
     }
 
     // G6: a table full of parties still paying back refuses newcomers
@@ -713,7 +749,9 @@ mod tests {
         }
         assert!(probe(&mut table, u32::MAX, rate(1, 1), t0).is_none());
         let later = t0 + Duration::from_secs(2);
-        assert!(probe(&mut table, u32::MAX, rate(1, 1), later).unwrap().is_some());
+        assert!(probe(&mut table, u32::MAX, rate(1, 1), later)
+            .unwrap()
+            .is_some());
         assert!(table.is_empty(), "every bucket was whole again");
     }
 }
