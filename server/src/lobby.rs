@@ -2876,7 +2876,7 @@ mod tests {
     // never left open with an empty log that no node can rebuild.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn issue25_a_game_lost_before_its_first_entry_is_offered_again() {
-        use crate::live_game::{LiveGameFactory, NewGame};
+        use crate::live_game::LiveGameFactory;
         let Some(url) = hexveil_fixtures::postgres::fresh_database(
             "lobby::issue25_a_game_lost_before_its_first_entry",
         ) else {
@@ -2884,17 +2884,7 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let (secrets, _) = crate::secrets::ServerSecrets::load_or_create(dir.path()).unwrap();
-        let ruleset = hexveil_fixtures::ruleset();
-        let scenario = NewGame {
-            ruleset: ruleset.id().into(),
-            ruleset_version: ruleset.version(),
-            scenario_toml: hexveil_fixtures::scenario_toml(),
-            players: [PublicKey([1; 32]), PublicKey([2; 32])],
-            mode: hexveil_protocol::message::Mode::Live,
-            pad_len: hexveil_fixtures::PAD_LEN,
-            answer_timeout_secs: None,
-        }
-        .encode();
+        let scenario = live_scenario();
         // Node a stores the game and its lease, then is gone before its
         // task writes anything.
         let id = GameId([7; 16]);

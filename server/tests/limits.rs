@@ -575,3 +575,34 @@ async fn g6_issue31_fresh_keys_and_addresses_cannot_fill_the_server() {
     println!("resident after: {:?} KiB", resident_kib());
     server.shutdown().await;
 }
+
+// Issue 31: with a roster only its keys may create games; another key is
+// refused, naming the roster, and creates nothing; anyone may still join.
+#[tokio::test]
+async fn issue31_only_keys_on_the_roster_create_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let member = new_key();
+    let roster = format!(
+        "[[player]]\nkey = \"{}\"\nname = \"Member\"\n",
+        member.public_key()
+    );
+    let mut s = settings(dir.path());
+    s.roster = Some(
+        hexveil_server::roster::Roster::parse(&roster, std::path::Path::new("league.toml"))
+            .unwrap(),
+    );
+    let server = start(s).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut stranger = RawClient::logged_in(addr, fp, &new_key()).await;
+    let refused = try_create(&mut stranger).await;
+    assert_eq!(error_code(&refused), Some(ErrorCode::Rejected));
+    assert!(
+        error_text(&refused).contains("not on this league's roster"),
+        "{refused:?}"
+    );
+    assert!(server.lobby().list().is_empty(), "nothing was created");
+    let mut on_it = RawClient::logged_in(addr, fp, &member).await;
+    let game = on_it.create_game().await;
+    stranger.join(game, Role::Spectator).await;
+    server.shutdown().await;
+}
