@@ -6,9 +6,14 @@
 //! `rate_per_second = 50`, `rate_burst = 100`, `answer_timeout_secs = 600`,
 //! `spectator_delay_secs = 0`, `login_timeout_secs = 10`,
 //! `max_connections = 4096`, `max_connections_per_address = 64`,
-//! `max_connections_per_key = 8`, `idle_timeout_secs = 600`,
+//! `max_connections_per_key = 8`, `max_connections_per_network = 256`,
+//! `idle_timeout_secs = 600`,
 //! `max_unfinished_games_per_key = 16`, `max_unfinished_games = 1024`,
-//! `max_pad_len = 4096`, `unstarted_expiry_secs = 604800`,
+//! `max_unfinished_games_per_address = 32`,
+//! `max_unfinished_games_per_network = 64`, `max_pending_games = 1024`,
+//! `ipv4_network_prefix = 24`, `ipv6_address_prefix = 64`,
+//! `ipv6_network_prefix = 48`, `roster = "league.toml"`,
+//! `max_pad_len = 4096`, `unstarted_expiry_secs = 900`,
 //! `finished_linger_secs = 30`, `rebuilds_per_second = 1`,
 //! `rebuild_burst = 6`, `partial_message_timeout_secs = 30`,
 //! `max_partial_bytes_per_connection = 8388608`,
@@ -28,6 +33,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Parser;
+
+use crate::roster::{Roster, RosterError};
+use crate::shares::{Grouping, GroupingError};
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -49,6 +57,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default limit on simultaneous connections from one IP address.
 pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
+/// Default cap on simultaneous connections from one network (an IPv4
+/// /24, an IPv6 /48): filling the 4,096 takes 16 networks (issue 31).
+pub const DEFAULT_MAX_CONNECTIONS_PER_NETWORK: usize = 256;
 /// Default limit on simultaneous logged-in connections of one key.
 pub const DEFAULT_MAX_CONNECTIONS_PER_KEY: usize = 8;
 /// Default wait for the next frame of a logged-in connection before it is
@@ -108,6 +119,34 @@ pub struct Cli {
     /// Most simultaneous logged-in connections of one key.
     #[arg(long)]
     pub max_connections_per_key: Option<usize>,
+    /// Most simultaneous connections from one network (an IPv4 /24, an
+    /// IPv6 /48 by default: `--ipv4-network-prefix`, ...).
+    #[arg(long)]
+    pub max_connections_per_network: Option<usize>,
+    /// Most unfinished games created from one address (an IPv4 address,
+    /// an IPv6 /64 by default), whatever the keys.
+    #[arg(long)]
+    pub max_unfinished_games_per_address: Option<u64>,
+    /// Most unfinished games created from one network.
+    #[arg(long)]
+    pub max_unfinished_games_per_network: Option<u64>,
+    /// Most pending games (seats not both taken yet) on the server.
+    #[arg(long)]
+    pub max_pending_games: Option<u64>,
+    /// Bits of an IPv4 client's network (24: a /24; 32: each address is
+    /// its own network).
+    #[arg(long)]
+    pub ipv4_network_prefix: Option<u8>,
+    /// Bits of an IPv6 client's address (64: the /64 every host gets).
+    #[arg(long)]
+    pub ipv6_address_prefix: Option<u8>,
+    /// Bits of an IPv6 client's network (48: a site).
+    #[arg(long)]
+    pub ipv6_network_prefix: Option<u8>,
+    /// A league's roster (TOML, `[[player]]` tables of `key` and `name`):
+    /// only its keys may create games.
+    #[arg(long)]
+    pub roster: Option<PathBuf>,
     /// Seconds a logged-in connection may send no frame before it is closed
     /// and its slot freed.
     #[arg(long)]
@@ -265,6 +304,22 @@ pub struct FileConfig {
     pub max_connections_per_address: Option<usize>,
     /// See [`Cli::max_connections_per_key`].
     pub max_connections_per_key: Option<usize>,
+    /// See [`Cli::max_connections_per_network`].
+    pub max_connections_per_network: Option<usize>,
+    /// See [`Cli::max_unfinished_games_per_address`].
+    pub max_unfinished_games_per_address: Option<u64>,
+    /// See [`Cli::max_unfinished_games_per_network`].
+    pub max_unfinished_games_per_network: Option<u64>,
+    /// See [`Cli::max_pending_games`].
+    pub max_pending_games: Option<u64>,
+    /// See [`Cli::ipv4_network_prefix`].
+    pub ipv4_network_prefix: Option<u8>,
+    /// See [`Cli::ipv6_address_prefix`].
+    pub ipv6_address_prefix: Option<u8>,
+    /// See [`Cli::ipv6_network_prefix`].
+    pub ipv6_network_prefix: Option<u8>,
+    /// See [`Cli::roster`].
+    pub roster: Option<PathBuf>,
     /// See [`Cli::idle_timeout_secs`].
     pub idle_timeout_secs: Option<u64>,
     /// See [`Cli::max_unfinished_games_per_key`].
@@ -308,6 +363,12 @@ pub struct FileConfig {
 /// Why the configuration is unusable.
 #[derive(Debug, Error)]
 pub enum ConfigError {
+    /// The address prefixes are not a grouping (issue 31).
+    #[error(transparent)]
+    Grouping(GroupingError),
+    /// The roster file is refused.
+    #[error(transparent)]
+    Roster(RosterError),
     /// The file could not be read.
     #[error("cannot read config file {path}: {source}")]
     Read {
@@ -381,6 +442,13 @@ pub struct ServerSettings {
     pub max_connections_per_address: usize,
     /// Most simultaneous logged-in connections of one key.
     pub max_connections_per_key: usize,
+    /// Most simultaneous connections from one network.
+    pub max_connections_per_network: usize,
+    /// How client addresses are grouped into addresses and networks for
+    /// the fair shares (issue 31).
+    pub grouping: Grouping,
+    /// Only these keys may create games, if set.
+    pub roster: Option<Roster>,
     /// Game caps, pad length, expiry, linger and rebuild rate (the answer
     /// timeout and spectator delay are taken from the fields above).
     pub games: GameSettings,
@@ -517,6 +585,9 @@ impl ServerSettings {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             max_connections_per_key: DEFAULT_MAX_CONNECTIONS_PER_KEY,
+            max_connections_per_network: DEFAULT_MAX_CONNECTIONS_PER_NETWORK,
+            grouping: Grouping::default(),
+            roster: None,
             games: GameSettings::default(),
             partial_message_timeout: DEFAULT_PARTIAL_MESSAGE_TIMEOUT,
             max_partial_bytes_per_connection: MAX_GAME_MESSAGE_LEN,
@@ -704,6 +775,44 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
     }
     if let Some(v) = cli.max_unfinished_games.or(file.max_unfinished_games) {
         s.games.caps.total = at_least_one("max_unfinished_games", v)?;
+    }
+    if let Some(v) = cli
+        .max_connections_per_network
+        .or(file.max_connections_per_network)
+    {
+        s.max_connections_per_network =
+            at_least_one("max_connections_per_network", v as u64)? as usize;
+    }
+    if let Some(v) = cli
+        .max_unfinished_games_per_address
+        .or(file.max_unfinished_games_per_address)
+    {
+        s.games.caps.per_address = at_least_one("max_unfinished_games_per_address", v)?;
+    }
+    if let Some(v) = cli
+        .max_unfinished_games_per_network
+        .or(file.max_unfinished_games_per_network)
+    {
+        s.games.caps.per_network = at_least_one("max_unfinished_games_per_network", v)?;
+    }
+    if let Some(v) = cli.max_pending_games.or(file.max_pending_games) {
+        s.games.caps.pending = at_least_one("max_pending_games", v)?;
+    }
+    let g = s.grouping;
+    s.grouping = Grouping::new(
+        cli.ipv4_network_prefix
+            .or(file.ipv4_network_prefix)
+            .unwrap_or(g.ipv4_network()),
+        cli.ipv6_address_prefix
+            .or(file.ipv6_address_prefix)
+            .unwrap_or(g.ipv6_address()),
+        cli.ipv6_network_prefix
+            .or(file.ipv6_network_prefix)
+            .unwrap_or(g.ipv6_network()),
+    )
+    .map_err(ConfigError::Grouping)?;
+    if let Some(path) = cli.roster.as_ref().or(file.roster.as_ref()) {
+        s.roster = Some(Roster::load(path).map_err(ConfigError::Roster)?);
     }
     if let Some(v) = cli.max_pad_len.or(file.max_pad_len) {
         if v == 0 || v > MAX_PAD_LEN {
