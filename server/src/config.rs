@@ -510,9 +510,35 @@ pub fn defaults_help() -> String {
             "--max-connections-per-key",
             s.max_connections_per_key.to_string(),
         ),
+        (
+            "--max-connections-per-network",
+            s.max_connections_per_network.to_string(),
+        ),
         ("--idle-timeout-secs", secs(s.frame.idle_timeout)),
         ("--max-unfinished-games-per-key", g.caps.per_key.to_string()),
+        (
+            "--max-unfinished-games-per-address",
+            g.caps.per_address.to_string(),
+        ),
+        (
+            "--max-unfinished-games-per-network",
+            g.caps.per_network.to_string(),
+        ),
         ("--max-unfinished-games", g.caps.total.to_string()),
+        ("--max-pending-games", g.caps.pending.to_string()),
+        (
+            "--ipv4-network-prefix",
+            crate::shares::DEFAULT_IPV4_NETWORK.to_string(),
+        ),
+        (
+            "--ipv6-address-prefix",
+            crate::shares::DEFAULT_IPV6_ADDRESS.to_string(),
+        ),
+        (
+            "--ipv6-network-prefix",
+            crate::shares::DEFAULT_IPV6_NETWORK.to_string(),
+        ),
+        ("--roster", "none: any key may create games".into()),
         ("--max-pad-len", g.max_pad_len.to_string()),
         ("--unstarted-expiry-secs", secs(g.unstarted_expiry)),
         ("--finished-linger-secs", secs(g.finished_linger)),
