@@ -7,7 +7,7 @@ use hexveil_asl::minefield::{FoundBy, MinefieldEvent};
 use hexveil_asl::sealed::{ApStrength, AtFactors, Content, Layer};
 use hexveil_asl::state::GameState;
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Leader, Unit, UnitKind};
+use hexveil_asl::unit::{Leader, Unit, UnitId, UnitKind};
 use hexveil_asl::{ActionError, Engine, Side};
 use mines_common::*;
 
@@ -201,6 +201,13 @@ fn b28_1_only_an_mmc_searches() {
     drive(&mut e, Side::A, search(1), &Layout::new(), &[]);
     let run = drive(&mut e, Side::A, search(1), &Layout::new(), &[]);
     assert!(matches!(run.result, Err(ActionError::Refused(_))));
+    // Issue 27: the refusal names the unit, not its id (`#0 already ...`).
+    let said = run.result.unwrap_err().to_string();
+    let name = e.state().unit(UnitId(1)).unwrap().name.clone();
+    assert!(
+        said.contains(&format!("{name} already moved or Searched")) && !said.contains('#'),
+        "{said}"
+    );
 }
 
 /// B28.48: a mine attack DR marks the hidden mines' hex as Known (presence

@@ -334,6 +334,13 @@ fn g5_verify_pins_the_server_key_tells_incomplete_from_clean_and_exits_as_its_he
         "{}",
         stdout(&wrong)
     );
+    // Issue 27: another server's game is not called damaged or forged.
+    assert!(
+        stdout(&wrong).contains("NOT VERIFIED against the server key given")
+            && !stdout(&wrong).contains("damaged or forged"),
+        "{}",
+        stdout(&wrong)
+    );
     let junk_key = hexveil(&["verify", "--server-key", "xyz", f]);
     assert_eq!(junk_key.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&junk_key.stderr).contains("--server-key"));

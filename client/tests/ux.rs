@@ -396,6 +396,8 @@ async fn one_seat_one_machine() {
     assert!(!ok, "{out}");
     assert!(out.contains("is held by another connected client"), "{out}");
     assert!(out.contains("--take-over"), "{out}");
+    // Issue 27: no secrets are written for a seat that is refused.
+    assert!(!other.join("secrets.json").exists(), "{out}");
 
     let mut take = lab.join(&bob, &game, "B", &sealed("b"), &other);
     take.push("--take-over".into());

@@ -94,7 +94,33 @@ impl std::fmt::Display for Roll {
             Roll::DR { coloured, white } => {
                 write!(f, "DR {} ({coloured},{white})", coloured + white)
             }
-            Roll::Percentile { .. } => write!(f, "{}%", self.total()),
+            // A percentile roll, not a probability: "19%" read as one
+            // (issue 27).
+            Roll::Percentile { tens, units } => {
+                write!(f, "percentile roll {} ({tens},{units})", self.total())
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Roll;
+
+    #[test]
+    fn rolls_read_as_rolls() {
+        // Issue 27: a percentile roll printed "19%", which reads as a
+        // probability.
+        let p = Roll::Percentile { tens: 1, units: 9 };
+        assert_eq!(p.to_string(), "percentile roll 19 (1,9)");
+        assert_eq!(Roll::Dr(4).to_string(), "dr 4");
+        assert_eq!(
+            Roll::DR {
+                coloured: 2,
+                white: 5
+            }
+            .to_string(),
+            "DR 7 (2,5)"
+        );
     }
 }

@@ -142,7 +142,13 @@ impl ServerProcess {
             .args(["--rate-per-second", &rate, "--rate-burst", &rate])
             .args(["--max-connections", &conns.to_string()])
             .args(["--max-connections-per-address", &conns.to_string()])
+            // Every bot connects from 127.0.0.1: one address and network
+            // (issue 31's shares) may take the whole server here.
+            .args(["--max-connections-per-network", &conns.to_string()])
             .args(["--max-unfinished-games", &games.to_string()])
+            .args(["--max-pending-games", &games.to_string()])
+            .args(["--max-unfinished-games-per-address", &games.to_string()])
+            .args(["--max-unfinished-games-per-network", &games.to_string()])
             .args(["--max-pad-len", &s.pad_len.max(4096).to_string()])
             .env("RUST_LOG", "error")
             .stdin(Stdio::null())

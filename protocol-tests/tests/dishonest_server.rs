@@ -1274,3 +1274,62 @@ fn branch_action(env: &hexveil_protocol::envelope::SignedEnvelope) -> Vec<u8> {
         .unwrap()
         .to_vec()
 }
+
+#[test]
+fn g5_a_signed_refusal_kept_as_evidence_proves_the_server_wrong_if_the_log_holds_the_entry() {
+    // Issue 27: a refusal goes to a file (`Evidence::Refusal`), not 600 hex
+    // digits at the prompt. It proves nothing against anyone while the log
+    // agrees that the entry was not logged; a server that refused an entry
+    // and logged it all the same is proven at fault (G5).
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    // B may not move in A's MPh: refused.
+    let out = t.declare(Side::B, hexveil_fixtures::step_into_the_minefield());
+    let refusal = out
+        .into_iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::B, hexveil_protocol::message::ToClient::Rejected(r)) => Some(r),
+            _ => None,
+        })
+        .expect("the server refused B's move");
+    let file = Evidence::Refusal(Box::new(refusal.clone())).to_file();
+    let kept = Evidence::from_file(&file).unwrap();
+    let registry = hexveil_fixtures::rulesets();
+    let log = t.game().bytes();
+    match evidence::check(&kept, None, Some(&log), &registry).unwrap() {
+        Finding::Nothing(why) => assert!(why.contains("does not hold it"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // Without the transcript, the signature alone.
+    assert!(matches!(
+        evidence::check(&kept, None, None, &registry),
+        Err(evidence::ProofError::Transcript(_))
+    ));
+    // The server's refusal of an entry its log holds: a lie it signed.
+    let g = t.game();
+    let logged = &g.entries[g.entries.len() - 1].envelope;
+    let lie = hexveil_protocol::envelope::Refusal::issue(&forge::server(), logged, "no".into());
+    match evidence::check(
+        &Evidence::Refusal(Box::new(lie)),
+        None,
+        Some(&log),
+        &registry,
+    )
+    .unwrap()
+    {
+        Finding::Server(why) => assert!(why.contains("yet the log holds that very entry"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // A refusal another key signed proves nothing.
+    let mut forged = refusal;
+    forged.reason.push('!');
+    assert!(matches!(
+        evidence::check(
+            &Evidence::Refusal(Box::new(forged)),
+            None,
+            Some(&log),
+            &registry
+        ),
+        Err(evidence::ProofError::BadSignature(_))
+    ));
+}

@@ -135,6 +135,15 @@ fn wrong_magic_version_and_short_files_are_unreadable_g6() {
         f.what,
         FaultKind::Unreadable(FormatError::BadMagic { .. })
     ));
+    // Issue 27: a text file given by mistake is named as text, not as a
+    // byte array.
+    let text = b"# hexveil scenario\nname = 'x'\n".to_vec();
+    let f = fault(verify(&text, &hexveil_fixtures::rulesets()));
+    let said = f.to_string();
+    assert!(
+        said.contains("the text \"# hexvei\" (a text file?)"),
+        "{said}"
+    );
     let mut version = bytes.clone();
     version[9] = 3;
     assert_eq!(
@@ -851,4 +860,25 @@ proptest! {
         };
         prop_assert_eq!(parallel, sequential_verdict(&flipped), "flip at byte {} bit {}", p, bit);
     }
+}
+
+#[test]
+fn a_game_against_yourself_is_refused_in_words_g6() {
+    // Issue 27: "players and server need three distinct keys" (behind
+    // "scenario rejected") for a player who created a game against itself.
+    let mut params = common::params(&common::Setup::example(1, common::SEALED_B));
+    params.players[1] = params.players[0];
+    let [_, _, server] = common::ids();
+    let e = hexveil_protocol::session::Session::create(
+        hexveil_protocol::encoding::GameId([7; 16]),
+        params,
+        &hexveil_fixtures::rulesets(),
+        server,
+        common::SERVER_PAD,
+        0,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("both sides have the same key"), "{e}");
+    assert!(e.contains("hexveil keygen"), "{e}");
 }

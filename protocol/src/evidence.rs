@@ -20,7 +20,7 @@
 //! the postcard encoding of one [`Evidence`] (PROTOCOL.md 6).
 
 use crate::attestation::Attestation;
-use crate::envelope::{ForkProof, Receipt, SignedEnvelope};
+use crate::envelope::{ForkProof, Receipt, Refusal, SignedEnvelope};
 use crate::identity::PublicKey;
 use crate::message::{
     decode_limited, encode, Body, Declared, EndRecord, Genesis, LoggedEntry, Prompt, Update,
@@ -136,6 +136,11 @@ pub enum Evidence {
     Fork(Box<ForkProof>),
     /// A view the server signed.
     View(Box<ViewProof>),
+    /// The server's signed refusal of one of the player's entries (issue
+    /// 27: kept in a file rather than printed): the server said that entry
+    /// was not logged, so a transcript that holds it at that seq is a lie
+    /// (G5).
+    Refusal(Box<Refusal>),
 }
 
 /// Why bytes are no evidence file.
@@ -174,6 +179,15 @@ impl Evidence {
             .map_err(|e| EvidenceFileError::Malformed(e.to_string()))
     }
 
+    /// The word a client names its file with (`proofs/<seq>-<word>.hxproof`).
+    pub fn word(&self) -> &'static str {
+        match self {
+            Evidence::Fork(_) => "fork",
+            Evidence::View(_) => "false-view",
+            Evidence::Refusal(_) => "refusal",
+        }
+    }
+
     /// What it is, in words.
     pub fn describe(&self) -> String {
         match self {
@@ -183,6 +197,7 @@ impl Evidence {
                 v.receipt.seq,
                 audience_name(v.audience)
             ),
+            Evidence::Refusal(r) => format!("the server's signed refusal of entry {}", r.seq),
         }
     }
 }
@@ -233,6 +248,7 @@ pub fn check(
                 )
             })
             .map_err(|e| ProofError::Inconsistent(e.to_string())),
+        Evidence::Refusal(r) => check_refusal(r, server, transcript),
         Evidence::View(v) => {
             let server = match (server, transcript) {
                 (Some(k), _) => *k,
@@ -256,6 +272,59 @@ pub fn check(
             }
         }
     }
+}
+
+/// A refusal: the server's signature (with its key, or the one the
+/// transcript's genesis names), then, with the transcript, whether the
+/// log holds at that seq the very entry the server said it refused.
+fn check_refusal(
+    r: &Refusal,
+    server: Option<&PublicKey>,
+    transcript: Option<&[u8]>,
+) -> Result<Finding, ProofError> {
+    let key = match (server, transcript) {
+        (Some(k), _) => *k,
+        (None, Some(t)) => transcript_server(t)?,
+        (None, None) => {
+            return Err(ProofError::Transcript(
+                "a refusal needs the server's key or the game's transcript".into(),
+            ))
+        }
+    };
+    r.verify(&key, None)
+        .map_err(|e| ProofError::BadSignature(e.to_string()))?;
+    let said = format!(
+        "the server refused entry {} at seq {}: {}",
+        r.entry_hash, r.seq, r.reason
+    );
+    let Some(t) = transcript else {
+        return Ok(Finding::Nothing(format!(
+            "{said} (signed; give the transcript to check the log does not hold it)"
+        )));
+    };
+    let reader = EntryReader::new(t).map_err(|e| ProofError::Transcript(e.to_string()))?;
+    for entry in reader {
+        let entry = entry.map_err(|e| ProofError::Transcript(e.to_string()))?;
+        let env = entry.envelope.envelope();
+        if env.game_id != r.game_id {
+            return Err(ProofError::Transcript(format!(
+                "it is the transcript of game {}, the refusal is of game {}",
+                env.game_id, r.game_id
+            )));
+        }
+        if env.seq == r.seq {
+            if entry.envelope.entry_hash() == r.entry_hash {
+                return Ok(Finding::Server(format!(
+                    "{said}; yet the log holds that very entry at seq {} (G5)",
+                    r.seq
+                )));
+            }
+            break;
+        }
+    }
+    Ok(Finding::Nothing(format!(
+        "{said}; the log does not hold it, as the server said"
+    )))
 }
 
 /// The server key a transcript's genesis names.

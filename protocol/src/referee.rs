@@ -586,9 +586,15 @@ impl Referee {
                 "scenario hash does not match the scenario".into(),
             ));
         }
-        if genesis.players[0] == genesis.players[1] || genesis.players.contains(&genesis.server) {
+        if genesis.players[0] == genesis.players[1] {
             return Err(RefereeError::BadGenesis(
-                "players and server need three distinct keys".into(),
+                "both sides have the same key: a game against yourself is not refereed (each player signs with a key of its own; make a second one with `hexveil keygen`)".into(),
+            ));
+        }
+        if genesis.players.contains(&genesis.server) {
+            return Err(RefereeError::BadGenesis(
+                "a player's key is the server's own: the server cannot referee a game it plays"
+                    .into(),
             ));
         }
         for key in genesis.players.iter().chain([&genesis.server]) {

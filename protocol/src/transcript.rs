@@ -156,7 +156,7 @@ pub enum FormatError {
         len: usize,
     },
     /// The file does not start with [`MAGIC`].
-    #[error("not a hexveil transcript: the file starts with {found:02x?}, not \"HEXVEIL\\0\"")]
+    #[error("not a hexveil transcript: the file starts with {}, not \"HEXVEIL\\0\"", start_of(.found))]
     BadMagic {
         /// The first eight bytes.
         found: [u8; 8],
@@ -263,6 +263,26 @@ impl Transcript {
             w.append(e)?;
         }
         Ok(w.into_inner())
+    }
+}
+
+/// The first bytes of a file that is no transcript, as a person reads
+/// them: text in quotes (a text file given by mistake, issue 27), else hex.
+fn start_of(found: &[u8; 8]) -> String {
+    let text = found
+        .iter()
+        .all(|b| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
+    if text {
+        format!(
+            "the text {:?} (a text file?)",
+            String::from_utf8_lossy(found)
+        )
+    } else {
+        found
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 

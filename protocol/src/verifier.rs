@@ -195,6 +195,15 @@ pub struct Fault {
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Another server's game is no damaged or forged file: it is not the
+        // game of the server the reader trusts (issue 27).
+        if let FaultKind::UntrustedServerKey { .. } = &self.what {
+            return write!(
+                f,
+                "NOT VERIFIED against the server key given: {} (a game of another server, or one made up)",
+                self.what
+            );
+        }
         write!(f, "FAULT: {}", self.blame)?;
         if let Some(e) = self.entry {
             write!(f, ", entry {e}")?;

@@ -6,9 +6,14 @@
 //! `rate_per_second = 50`, `rate_burst = 100`, `answer_timeout_secs = 600`,
 //! `spectator_delay_secs = 0`, `login_timeout_secs = 10`,
 //! `max_connections = 4096`, `max_connections_per_address = 64`,
-//! `max_connections_per_key = 8`, `idle_timeout_secs = 600`,
+//! `max_connections_per_key = 8`, `max_connections_per_network = 256`,
+//! `idle_timeout_secs = 600`,
 //! `max_unfinished_games_per_key = 16`, `max_unfinished_games = 1024`,
-//! `max_pad_len = 4096`, `unstarted_expiry_secs = 604800`,
+//! `max_unfinished_games_per_address = 32`,
+//! `max_unfinished_games_per_network = 64`, `max_pending_games = 1024`,
+//! `ipv4_network_prefix = 24`, `ipv6_address_prefix = 64`,
+//! `ipv6_network_prefix = 48`, `roster = "league.toml"`,
+//! `max_pad_len = 4096`, `unstarted_expiry_secs = 900`,
 //! `finished_linger_secs = 30`, `rebuilds_per_second = 1`,
 //! `rebuild_burst = 6`, `partial_message_timeout_secs = 30`,
 //! `max_partial_bytes_per_connection = 8388608`,
@@ -28,6 +33,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Parser;
+
+use crate::roster::{Roster, RosterError};
+use crate::shares::{Grouping, GroupingError};
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -49,6 +57,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default limit on simultaneous connections from one IP address.
 pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 64;
+/// Default cap on simultaneous connections from one network (an IPv4
+/// /24, an IPv6 /48): filling the 4,096 takes 16 networks (issue 31).
+pub const DEFAULT_MAX_CONNECTIONS_PER_NETWORK: usize = 256;
 /// Default limit on simultaneous logged-in connections of one key.
 pub const DEFAULT_MAX_CONNECTIONS_PER_KEY: usize = 8;
 /// Default wait for the next frame of a logged-in connection before it is
@@ -62,7 +73,12 @@ pub const DEFAULT_MAX_PARTIAL_BYTES: usize = 64 * 1024 * 1024;
 
 /// Command-line flags of `hexveil-server`.
 #[derive(Debug, Parser, Default)]
-#[command(name = "hexveil-server", about = "hexveil authoritative game server")]
+#[command(
+    name = "hexveil-server",
+    about = "hexveil authoritative game server",
+    version,
+    after_help = defaults_help()
+)]
 pub struct Cli {
     /// TOML configuration file; flags override its values.
     #[arg(long)]
@@ -103,6 +119,34 @@ pub struct Cli {
     /// Most simultaneous logged-in connections of one key.
     #[arg(long)]
     pub max_connections_per_key: Option<usize>,
+    /// Most simultaneous connections from one network (an IPv4 /24, an
+    /// IPv6 /48 by default: `--ipv4-network-prefix`, ...).
+    #[arg(long)]
+    pub max_connections_per_network: Option<usize>,
+    /// Most unfinished games created from one address (an IPv4 address,
+    /// an IPv6 /64 by default), whatever the keys.
+    #[arg(long)]
+    pub max_unfinished_games_per_address: Option<u64>,
+    /// Most unfinished games created from one network.
+    #[arg(long)]
+    pub max_unfinished_games_per_network: Option<u64>,
+    /// Most pending games (seats not both taken yet) on the server.
+    #[arg(long)]
+    pub max_pending_games: Option<u64>,
+    /// Bits of an IPv4 client's network (24: a /24; 32: each address is
+    /// its own network).
+    #[arg(long)]
+    pub ipv4_network_prefix: Option<u8>,
+    /// Bits of an IPv6 client's address (64: the /64 every host gets).
+    #[arg(long)]
+    pub ipv6_address_prefix: Option<u8>,
+    /// Bits of an IPv6 client's network (48: a site).
+    #[arg(long)]
+    pub ipv6_network_prefix: Option<u8>,
+    /// A league's roster (TOML, `[[player]]` tables of `key` and `name`):
+    /// only its keys may create games.
+    #[arg(long)]
+    pub roster: Option<PathBuf>,
     /// Seconds a logged-in connection may send no frame before it is closed
     /// and its slot freed.
     #[arg(long)]
@@ -260,6 +304,22 @@ pub struct FileConfig {
     pub max_connections_per_address: Option<usize>,
     /// See [`Cli::max_connections_per_key`].
     pub max_connections_per_key: Option<usize>,
+    /// See [`Cli::max_connections_per_network`].
+    pub max_connections_per_network: Option<usize>,
+    /// See [`Cli::max_unfinished_games_per_address`].
+    pub max_unfinished_games_per_address: Option<u64>,
+    /// See [`Cli::max_unfinished_games_per_network`].
+    pub max_unfinished_games_per_network: Option<u64>,
+    /// See [`Cli::max_pending_games`].
+    pub max_pending_games: Option<u64>,
+    /// See [`Cli::ipv4_network_prefix`].
+    pub ipv4_network_prefix: Option<u8>,
+    /// See [`Cli::ipv6_address_prefix`].
+    pub ipv6_address_prefix: Option<u8>,
+    /// See [`Cli::ipv6_network_prefix`].
+    pub ipv6_network_prefix: Option<u8>,
+    /// See [`Cli::roster`].
+    pub roster: Option<PathBuf>,
     /// See [`Cli::idle_timeout_secs`].
     pub idle_timeout_secs: Option<u64>,
     /// See [`Cli::max_unfinished_games_per_key`].
@@ -303,6 +363,12 @@ pub struct FileConfig {
 /// Why the configuration is unusable.
 #[derive(Debug, Error)]
 pub enum ConfigError {
+    /// The address prefixes are not a grouping (issue 31).
+    #[error(transparent)]
+    Grouping(GroupingError),
+    /// The roster file is refused.
+    #[error(transparent)]
+    Roster(RosterError),
     /// The file could not be read.
     #[error("cannot read config file {path}: {source}")]
     Read {
@@ -376,6 +442,13 @@ pub struct ServerSettings {
     pub max_connections_per_address: usize,
     /// Most simultaneous logged-in connections of one key.
     pub max_connections_per_key: usize,
+    /// Most simultaneous connections from one network.
+    pub max_connections_per_network: usize,
+    /// How client addresses are grouped into addresses and networks for
+    /// the fair shares (issue 31).
+    pub grouping: Grouping,
+    /// Only these keys may create games, if set.
+    pub roster: Option<Roster>,
     /// Game caps, pad length, expiry, linger and rebuild rate (the answer
     /// timeout and spectator delay are taken from the fields above).
     pub games: GameSettings,
@@ -405,6 +478,104 @@ pub struct ServerSettings {
 
 /// Default lease of a game to a node: 10 seconds.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
+/// The defaults of every setting a flag or the configuration file can
+/// change, read from [`ServerSettings::new`] (the one place they are set),
+/// for `--help` (issue 27).
+pub fn defaults_help() -> String {
+    let s = ServerSettings::new(
+        PathBuf::from(DEFAULT_DATA_DIR),
+        DEFAULT_LISTEN.parse().expect("valid default address"),
+    );
+    let g = &s.games;
+    let secs = |d: Duration| format!("{} s", d.as_secs());
+    let rows: Vec<(&str, String)> = vec![
+        ("--listen", s.listen.to_string()),
+        ("--data-dir", s.data_dir.display().to_string()),
+        ("--max-frame", format!("{} bytes", s.frame.max_len())),
+        (
+            "--rate-per-second",
+            s.rate_limit.frames_per_second.to_string(),
+        ),
+        ("--rate-burst", s.rate_limit.burst.to_string()),
+        ("--answer-timeout-secs", secs(s.answer_timeout)),
+        ("--spectator-delay-secs", secs(s.spectator_delay)),
+        ("--login-timeout-secs", secs(s.login_timeout)),
+        ("--max-connections", s.max_connections.to_string()),
+        (
+            "--max-connections-per-address",
+            s.max_connections_per_address.to_string(),
+        ),
+        (
+            "--max-connections-per-key",
+            s.max_connections_per_key.to_string(),
+        ),
+        (
+            "--max-connections-per-network",
+            s.max_connections_per_network.to_string(),
+        ),
+        ("--idle-timeout-secs", secs(s.frame.idle_timeout)),
+        ("--max-unfinished-games-per-key", g.caps.per_key.to_string()),
+        (
+            "--max-unfinished-games-per-address",
+            g.caps.per_address.to_string(),
+        ),
+        (
+            "--max-unfinished-games-per-network",
+            g.caps.per_network.to_string(),
+        ),
+        ("--max-unfinished-games", g.caps.total.to_string()),
+        ("--max-pending-games", g.caps.pending.to_string()),
+        (
+            "--ipv4-network-prefix",
+            crate::shares::DEFAULT_IPV4_NETWORK.to_string(),
+        ),
+        (
+            "--ipv6-address-prefix",
+            crate::shares::DEFAULT_IPV6_ADDRESS.to_string(),
+        ),
+        (
+            "--ipv6-network-prefix",
+            crate::shares::DEFAULT_IPV6_NETWORK.to_string(),
+        ),
+        ("--roster", "none: any key may create games".into()),
+        ("--max-pad-len", g.max_pad_len.to_string()),
+        ("--unstarted-expiry-secs", secs(g.unstarted_expiry)),
+        ("--finished-linger-secs", secs(g.finished_linger)),
+        (
+            "--rebuilds-per-second",
+            g.rebuild_rate.frames_per_second.to_string(),
+        ),
+        ("--rebuild-burst", g.rebuild_rate.burst.to_string()),
+        (
+            "--partial-message-timeout-secs",
+            secs(s.partial_message_timeout),
+        ),
+        (
+            "--max-partial-bytes-per-connection",
+            s.max_partial_bytes_per_connection.to_string(),
+        ),
+        ("--max-partial-bytes", s.max_partial_bytes.to_string()),
+        ("--http", "off".into()),
+        ("--http-max-streams", s.http_max_streams.to_string()),
+        (
+            "--metrics-token-file",
+            "none: /metrics is not served".into(),
+        ),
+        ("--log-format", "text".into()),
+        ("--store", "sqlite (a file in the data directory)".into()),
+        ("--node-id", "the data directory's node-id file".into()),
+        ("--lease-secs", secs(s.lease)),
+        ("--advertise", "the bound address".into()),
+    ];
+    let width = rows.iter().map(|(f, _)| f.len()).max().unwrap_or(0);
+    let mut out =
+        String::from("Defaults (a flag overrides the --config file, which overrides these):\n");
+    for (flag, value) in rows {
+        out.push_str(&format!("  {flag:width$}  {value}\n"));
+    }
+    out
+}
 
 /// [`Cli::lease_secs`] as a duration, if in range.
 fn lease_of(v: u64) -> Result<Duration, ConfigError> {
@@ -440,6 +611,9 @@ impl ServerSettings {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             max_connections_per_key: DEFAULT_MAX_CONNECTIONS_PER_KEY,
+            max_connections_per_network: DEFAULT_MAX_CONNECTIONS_PER_NETWORK,
+            grouping: Grouping::default(),
+            roster: None,
             games: GameSettings::default(),
             partial_message_timeout: DEFAULT_PARTIAL_MESSAGE_TIMEOUT,
             max_partial_bytes_per_connection: MAX_GAME_MESSAGE_LEN,
@@ -628,6 +802,44 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
     if let Some(v) = cli.max_unfinished_games.or(file.max_unfinished_games) {
         s.games.caps.total = at_least_one("max_unfinished_games", v)?;
     }
+    if let Some(v) = cli
+        .max_connections_per_network
+        .or(file.max_connections_per_network)
+    {
+        s.max_connections_per_network =
+            at_least_one("max_connections_per_network", v as u64)? as usize;
+    }
+    if let Some(v) = cli
+        .max_unfinished_games_per_address
+        .or(file.max_unfinished_games_per_address)
+    {
+        s.games.caps.per_address = at_least_one("max_unfinished_games_per_address", v)?;
+    }
+    if let Some(v) = cli
+        .max_unfinished_games_per_network
+        .or(file.max_unfinished_games_per_network)
+    {
+        s.games.caps.per_network = at_least_one("max_unfinished_games_per_network", v)?;
+    }
+    if let Some(v) = cli.max_pending_games.or(file.max_pending_games) {
+        s.games.caps.pending = at_least_one("max_pending_games", v)?;
+    }
+    let g = s.grouping;
+    s.grouping = Grouping::new(
+        cli.ipv4_network_prefix
+            .or(file.ipv4_network_prefix)
+            .unwrap_or(g.ipv4_network()),
+        cli.ipv6_address_prefix
+            .or(file.ipv6_address_prefix)
+            .unwrap_or(g.ipv6_address()),
+        cli.ipv6_network_prefix
+            .or(file.ipv6_network_prefix)
+            .unwrap_or(g.ipv6_network()),
+    )
+    .map_err(ConfigError::Grouping)?;
+    if let Some(path) = cli.roster.as_ref().or(file.roster.as_ref()) {
+        s.roster = Some(Roster::load(path).map_err(ConfigError::Roster)?);
+    }
     if let Some(v) = cli.max_pad_len.or(file.max_pad_len) {
         if v == 0 || v > MAX_PAD_LEN {
             return Err(ConfigError::OutOfRange {
@@ -697,8 +909,12 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
 pub fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colour codes only on a terminal: a log written to a file or a
+    // journal gets none (issue 27).
+    use std::io::IsTerminal;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Text => builder.try_init(),
@@ -709,6 +925,31 @@ pub fn init_logging(format: LogFormat) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn help_names_every_flags_default_and_the_version() {
+        // Issue 27: an operator reads the defaults in --help, from the same
+        // settings the server starts with.
+        use clap::CommandFactory;
+        let help = Cli::command().render_long_help().to_string();
+        let cmd = Cli::command();
+        for arg in cmd.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if ["help", "version", "config", "cert-name", "store-file"].contains(&long) {
+                continue;
+            }
+            let flag = format!("--{long}");
+            assert!(
+                help.lines()
+                    .skip_while(|l| !l.starts_with("Defaults"))
+                    .any(|l| l.trim_start().starts_with(&format!("{flag} "))),
+                "no default for {flag} in:\n{help}"
+            );
+        }
+        assert!(help.contains("--answer-timeout-secs"), "{help}");
+        assert!(help.contains("600 s"), "{help}");
+        assert_eq!(cmd.get_version(), Some(env!("CARGO_PKG_VERSION")));
+    }
 
     #[test]
     fn flags_override_file() {

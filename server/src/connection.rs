@@ -18,7 +18,6 @@
 //! dropped with an error and the connection goes on.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -36,6 +35,7 @@ use crate::lobby::{ConnectionLink, GameCommand, Lobby, LobbyError, GAME_SEND_TIM
 use crate::login::{exporter, verify_login, Challenge};
 use crate::rate::TokenBucket;
 use crate::session::{ConnectionId, Participant};
+use crate::shares::Party;
 use crate::store::{GameLocation, StoreError};
 use crate::tls::ALPN;
 use crate::wire::{
@@ -139,48 +139,6 @@ impl Drop for KeySlot {
     }
 }
 
-/// Connections per remote IP address, capped (G6: one host cannot fill
-/// the connection table).
-#[derive(Debug, Default)]
-pub struct AddressSlots {
-    counts: Mutex<HashMap<IpAddr, usize>>,
-}
-
-/// One connection of an address; freed when dropped.
-#[derive(Debug)]
-pub struct AddressSlot {
-    slots: Arc<AddressSlots>,
-    ip: IpAddr,
-}
-
-impl AddressSlots {
-    /// Takes one of `ip`'s slots if it has fewer than `max` connections.
-    pub fn take(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<AddressSlot> {
-        let mut counts = self.counts.lock().expect("address table poisoned");
-        let n = counts.entry(ip).or_insert(0);
-        if *n >= max {
-            return None;
-        }
-        *n += 1;
-        Some(AddressSlot {
-            slots: self.clone(),
-            ip,
-        })
-    }
-}
-
-impl Drop for AddressSlot {
-    fn drop(&mut self) {
-        let mut counts = self.slots.counts.lock().expect("address table poisoned");
-        if let Some(n) = counts.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                counts.remove(&self.ip);
-            }
-        }
-    }
-}
-
 /// How a connection ended (for the close frame and the log).
 struct Ending {
     code: u32,
@@ -237,8 +195,12 @@ impl Ending {
 /// Serve one incoming QUIC connection until it ends.
 pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionContext>) {
     let id = ctx.next_id();
-    let login_timeout = ctx.settings.login_timeout;
-    let conn = match timeout(login_timeout, incoming).await {
+    let party = ctx.settings.grouping.party(incoming.remote_address().ip());
+    // One login timeout from the first packet to a completed login, not
+    // one for each of the handshake, the stream and the login (issue 31:
+    // a slot held before login is held for one timeout).
+    let login_deadline = tokio::time::Instant::now() + ctx.settings.login_timeout;
+    let conn = match tokio::time::timeout_at(login_deadline, incoming).await {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => {
             debug!(connection = id.0, error = %e, "handshake failed");
@@ -260,7 +222,7 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
         );
         return;
     }
-    let (send, recv) = match timeout(login_timeout, conn.accept_bi()).await {
+    let (send, recv) = match tokio::time::timeout_at(login_deadline, conn.accept_bi()).await {
         Ok(Ok(s)) => s,
         _ => {
             conn.close(
@@ -288,6 +250,8 @@ pub async fn serve_connection(incoming: quinn::Incoming, ctx: Arc<ConnectionCont
         partial_since: None,
         partial_held: 0,
         key_slot: None,
+        party,
+        login_deadline,
     };
     let ending = session.run().await;
     session.finish(ending, writer).await;
@@ -326,6 +290,11 @@ async fn write_loop(
 }
 
 struct Session {
+    /// The client's address and network (issue 31: what it creates and
+    /// rebuilds is charged to them too).
+    party: Party,
+    /// When the login must be complete, counted from the first packet.
+    login_deadline: tokio::time::Instant,
     id: ConnectionId,
     ctx: Arc<ConnectionContext>,
     conn: quinn::Connection,
@@ -482,7 +451,7 @@ impl Session {
     async fn login(&mut self) -> Result<PublicKey, Ending> {
         let mut limits = self.ctx.settings.frame;
         limits.idle_timeout = self.ctx.settings.login_timeout;
-        let deadline = tokio::time::Instant::now() + self.ctx.settings.login_timeout;
+        let deadline = self.login_deadline;
         let login_timeout = self.ctx.settings.login_timeout;
         let timed_out = move || {
             Ending::with_error(
@@ -589,9 +558,28 @@ impl Session {
             }
             ClientMessage::Ping { nonce } => self.reply(ServerMessage::Pong { nonce }).await?,
             ClientMessage::CreateGame { scenario } => {
-                let msg = match self.ctx.lobby.create_game(key, scenario).await {
-                    Ok(game_id) => ServerMessage::GameCreated { game_id },
-                    Err(e) => ServerMessage::error(e.code(), e.to_string()),
+                let allowed = self
+                    .ctx
+                    .settings
+                    .roster
+                    .as_ref()
+                    .is_none_or(|r| r.contains(&key));
+                let msg = if !allowed {
+                    ServerMessage::error(
+                        ErrorCode::Rejected,
+                        format!("key {key} is not on this league's roster; only its players may create games"),
+                    )
+                } else {
+                    match self
+                        .ctx
+                        .lobby
+                        .create_game_from(key, Some(self.party), scenario)
+                        .await
+                    {
+                        // Sent only now: the game and its genesis are durable.
+                        Ok(game_id) => ServerMessage::GameCreated { game_id },
+                        Err(e) => ServerMessage::error(e.code(), e.to_string()),
+                    }
                 };
                 self.reply(msg).await?;
             }
@@ -641,7 +629,12 @@ impl Session {
                 {
                     // Not rebuilt since a restart: rebuilding it finishes a
                     // log that was closed before the crash (G6).
-                    if let Ok(Some(_)) = self.ctx.lobby.open_game(game_id, key).await {
+                    if let Ok(Some(_)) = self
+                        .ctx
+                        .lobby
+                        .open_game_from(game_id, key, Some(self.party))
+                        .await
+                    {
                         msg = self.transcript_chunk(game_id, offset).await;
                     }
                 }
@@ -812,7 +805,7 @@ impl Session {
         }
         // A finished game is brought back from its log for a late
         // spectator (DESIGN 5).
-        let game = match self.ctx.lobby.open_game(game_id, key).await {
+        let game = match self.ctx.lobby.open_game_from(game_id, key, Some(self.party)).await {
             Ok(Some(game)) => game,
             Ok(None) => {
                 return self

@@ -19,6 +19,8 @@
 //! - [`secrets`]: the transcript key and pad master secret in the data
 //!   directory; [`durable_file`]: crash-safe writes of such files.
 //! - [`config`]: flags, TOML file, logging.
+//! - [`shares`]: fair shares of the server's totals per address and
+//!   network (issue 31); [`roster`]: a league's roster of keys.
 //! - [`node_id`]: a node's stable id and its data directory's lock.
 //! - [`metrics`]: the operator's Prometheus metrics.
 //! - [`league`]: finished games as league rows (verified transcripts).
@@ -43,9 +45,11 @@ pub mod postgres;
 pub mod queue;
 pub mod rate;
 pub mod relay;
+pub mod roster;
 pub mod secrets;
 pub mod server;
 pub mod session;
+pub mod shares;
 pub mod sqlite;
 pub mod store;
 #[cfg(test)]

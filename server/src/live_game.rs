@@ -159,6 +159,24 @@ pub fn kind_label(body: &Body) -> &'static str {
 }
 
 impl LiveGame {
+    /// An operator's line for each answer timeout the session wrote
+    /// (issue 27): who did not answer what.
+    fn log_timeouts(&self, outputs: &[Output]) {
+        for o in outputs {
+            let Output::Persist(entry) = o else { continue };
+            let env = entry.envelope.envelope();
+            if let Ok(Body::Timeout { party, request }) = Body::decode(&env.body) {
+                tracing::info!(
+                    game_id = %env.game_id,
+                    seq = env.seq,
+                    party = %party,
+                    waited_for = %request,
+                    "answer timeout"
+                );
+            }
+        }
+    }
+
     /// What the operator counts of the session's outputs: each player's
     /// entry logged, each timeout, and (for a submitted entry of `submitted`
     /// kind) each refusal.
@@ -197,6 +215,7 @@ impl LiveGame {
     /// `Append` + `Finish` pair the shell stores as one transaction).
     fn effects_of(&mut self, outputs: Vec<Output>, submitted: Option<&'static str>) -> Vec<Effect> {
         let observed = self.observations(&outputs, submitted);
+        self.log_timeouts(&outputs);
         let mut out: Vec<Effect> = outputs
             .into_iter()
             .map(|o| match o {
@@ -220,10 +239,23 @@ impl LiveGame {
                 .iter()
                 .rposition(|e| matches!(e, Effect::Append(_)))
                 .map_or(0, |i| i + 1);
+            let result = self.session.referee().result();
+            match result {
+                Some(r) => tracing::info!(
+                    game_id = %self.session.referee().game_id(),
+                    winner = %r.winner.map_or("none".to_string(), |w| format!("side {w:?}")),
+                    reason = %r.reason,
+                    "game over"
+                ),
+                None => tracing::info!(
+                    game_id = %self.session.referee().game_id(),
+                    "game over without a result record"
+                ),
+            }
             out.insert(
                 at,
                 Effect::Finish {
-                    result: encode(&self.session.referee().result()),
+                    result: encode(&result),
                 },
             );
         }

@@ -45,11 +45,12 @@ use tokio::time::{sleep_until, Instant};
 use tracing::{error, info, warn};
 
 use crate::metrics::Metrics;
-use crate::rate::{RateLimit, TokenBucket};
+use crate::rate::RateLimit;
 use crate::session::{
     unix_millis, ConnectionId, Effect, GameSession, Participant, Recipient, SessionContext,
     SessionFactory, StoredEvents,
 };
+use crate::shares::{Budget, BudgetRates, Party};
 use crate::store::{GameCaps, GameLocation, NewGameRecord, StoreError, StoreHandle};
 use crate::wire::{
     split_game_message, ErrorCode, GameId, GameSummary, PublicKey, Role, ServerMessage, Side,
@@ -90,25 +91,49 @@ pub struct GameSettings {
 
 /// Default cap on one key's unfinished games.
 pub const DEFAULT_MAX_UNFINISHED_PER_KEY: u64 = 16;
-/// Default cap on the server's unfinished games.
+/// Default cap on the unfinished games created from one address (an
+/// IPv4 address, an IPv6 /64): two keys' worth, so fresh keys buy nothing
+/// (issue 31).
+pub const DEFAULT_MAX_UNFINISHED_PER_ADDRESS: u64 = 32;
+/// Default cap on the unfinished games created from one network (an IPv4
+/// /24, an IPv6 /48): a club behind one network, not the server.
+pub const DEFAULT_MAX_UNFINISHED_PER_NETWORK: u64 = 64;
+/// Default cap on the server's games under way (both seats committed).
 pub const DEFAULT_MAX_UNFINISHED: u64 = 1024;
+/// Default cap on the server's pending games (seats not both committed):
+/// filling it takes 16 networks' shares, and they expire in minutes.
+pub const DEFAULT_MAX_PENDING: u64 = 1024;
 /// Default longest pad a new game may ask for (the client's default).
 pub const DEFAULT_MAX_PAD_LEN: u32 = 4096;
-/// Default expiry of a game that never started: 7 days.
-pub const DEFAULT_UNSTARTED_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
+/// Default expiry of a game whose seats were never both committed: 15
+/// minutes (issue 31: a game no one plays holds its creator's share and
+/// the pending total for minutes, not days).
+pub const DEFAULT_UNSTARTED_EXPIRY: Duration = Duration::from_secs(15 * 60);
 /// Default linger of a finished game's task: 30 seconds, long enough for
 /// its players and spectators to come back for the result without a
 /// rebuild, short enough that a league's finished games do not pile up in
 /// memory (the soak: issue 16).
 pub const DEFAULT_FINISHED_LINGER: Duration = Duration::from_secs(30);
-/// Default rebuilds of finished games per key: one every 10 seconds,
+/// Default rebuilds of finished games per key: one a second,
 /// bursts of 6.
 pub const DEFAULT_REBUILD_RATE: RateLimit = RateLimit {
     frames_per_second: std::num::NonZeroU32::MIN,
     burst: std::num::NonZeroU32::new(6).expect("non-zero"),
 };
-/// Per-key rebuild buckets kept at most; full buckets are forgotten first.
-const REBUILD_BUCKETS: usize = 4096;
+/// The rebuild budget's rates: one address has one key's budget (fresh
+/// keys buy nothing, issue 31), one network four.
+fn rebuild_rates(per_key: RateLimit) -> BudgetRates {
+    let times4 =
+        |n: std::num::NonZeroU32| n.saturating_mul(std::num::NonZeroU32::new(4).expect("non-zero"));
+    BudgetRates {
+        per_key,
+        per_address: per_key,
+        per_network: RateLimit {
+            frames_per_second: times4(per_key.frames_per_second),
+            burst: times4(per_key.burst),
+        },
+    }
+}
 
 impl Default for GameSettings {
     fn default() -> Self {
@@ -117,7 +142,10 @@ impl Default for GameSettings {
             spectator_delay: Duration::ZERO,
             caps: GameCaps {
                 per_key: DEFAULT_MAX_UNFINISHED_PER_KEY,
+                per_address: DEFAULT_MAX_UNFINISHED_PER_ADDRESS,
+                per_network: DEFAULT_MAX_UNFINISHED_PER_NETWORK,
                 total: DEFAULT_MAX_UNFINISHED,
+                pending: DEFAULT_MAX_PENDING,
             },
             max_pad_len: DEFAULT_MAX_PAD_LEN,
             unstarted_expiry: DEFAULT_UNSTARTED_EXPIRY,
@@ -131,7 +159,7 @@ impl Default for GameSettings {
 #[derive(Debug, Error)]
 pub enum LobbyError {
     /// The session factory refused the scenario.
-    #[error("scenario rejected: {0}")]
+    #[error("the game was refused: {0}")]
     Rejected(String),
     /// Storing the new game failed.
     #[error(transparent)]
@@ -251,7 +279,8 @@ pub struct Lobby {
     /// reopened), for measurement.
     rebuilds: AtomicU64,
     /// Per-key budget of rebuilds of finished games.
-    rebuild_buckets: Mutex<HashMap<PublicKey, TokenBucket>>,
+    /// Rebuilds of finished games, paid per key, address and network.
+    rebuilds_budget: Budget,
     /// The operator's metrics, shared with every game task.
     metrics: Arc<Metrics>,
     /// Whether games are leased to this node (a store shared by several
@@ -291,7 +320,7 @@ impl Lobby {
             settings,
             rng: SystemRandom::new(),
             rebuilds: AtomicU64::new(0),
-            rebuild_buckets: Mutex::new(HashMap::new()),
+            rebuilds_budget: Budget::new(rebuild_rates(settings.rebuild_rate)),
             leased: AtomicBool::new(false),
             draining: AtomicBool::new(false),
             address: Mutex::new(String::new()),
@@ -355,37 +384,65 @@ impl Lobby {
         Ok(n)
     }
 
-    /// Create a game for `creator` from scenario bytes: the caps are
-    /// checked, the factory makes its session, the store records it durably
-    /// (checking the caps again in the same transaction), then its task
-    /// starts.
+    /// Create a game for `creator` from scenario bytes, made inside the
+    /// server (tests and tools): no address pays for it
+    /// ([`Lobby::create_game_from`]).
     pub async fn create_game(
         &self,
         creator: PublicKey,
         scenario: Vec<u8>,
     ) -> Result<GameId, LobbyError> {
+        self.create_game_from(creator, None, scenario).await
+    }
+
+    /// Create a game for `creator`, a client of `party`, from scenario
+    /// bytes: the caps are checked, the factory makes its session, the
+    /// store records it durably with its first log entries (its genesis),
+    /// checking the caps again in the same transaction, then its task
+    /// starts. Returns only once the game and its genesis are durable, so
+    /// a `GameCreated` never names a game a crash could leave without one
+    /// (G6, issue 31).
+    pub async fn create_game_from(
+        &self,
+        creator: PublicKey,
+        party: Option<Party>,
+        scenario: Vec<u8>,
+    ) -> Result<GameId, LobbyError> {
         if self.is_draining() {
             return Err(StoreError::Draining.into());
         }
-        let caps = self.settings.caps;
+        let record = NewGameRecord {
+            creator,
+            party,
+            created_ms: unix_millis(),
+            caps: self.settings.caps,
+        };
         // Checked before the session is made, so a key over its cap costs
         // no pad generation; checked again when the game is stored.
-        let (mine, all) = self.store.count_unfinished(creator).await?;
-        if mine >= caps.per_key || all >= caps.total {
-            return Err(too_many(creator, caps, mine, all).into());
-        }
+        record.check_caps(&self.store.count_unfinished(creator, party).await?)?;
         let mut id = [0u8; 16];
         self.rng.fill(&mut id).map_err(|_| LobbyError::Random)?;
         let game_id = GameId(id);
-        let session = self
+        let mut session = self
             .factory
             .create(&self.context(game_id), &scenario)
             .map_err(|r| LobbyError::Rejected(r.0))?;
-        let record = NewGameRecord {
-            creator,
-            created_ms: unix_millis(),
-            caps,
-        };
+        // The entries the session writes first (its genesis) are stored
+        // with the game, in one transaction; the rest of what it returned
+        // at its start is its task's to carry out.
+        let mut begun = session.start(unix_millis());
+        let genesis = begun
+            .iter()
+            .take_while(|e| matches!(e, Effect::Append(_)))
+            .count();
+        let log: Vec<Vec<u8>> = begun
+            .drain(..genesis)
+            .map(|e| match e {
+                Effect::Append(bytes) => bytes,
+                _ => unreachable!("only appends were counted"),
+            })
+            .collect();
+        let next_seq = log.len() as u64;
         // Counted live from before its lease exists until its task does:
         // a renewal never gives up the lease of a game being created
         // (issue 25: one that did stopped the new game at its first write).
@@ -393,9 +450,16 @@ impl Lobby {
             .lock()
             .expect("lobby lock poisoned")
             .insert(game_id);
-        let stored = self.store.create_game(game_id, scenario, record).await;
+        let stored = self.store.create_game(game_id, scenario, record, log).await;
         if stored.is_ok() {
-            self.spawn_game(game_id, session, 0, Origin::Created, false);
+            self.spawn_game(
+                game_id,
+                session,
+                next_seq,
+                Origin::Created,
+                false,
+                Some(begun),
+            );
         }
         self.opening
             .lock()
@@ -509,6 +573,18 @@ impl Lobby {
         game_id: GameId,
         key: PublicKey,
     ) -> Result<Option<queue::Sender<GameCommand>>, LobbyError> {
+        self.open_game_from(game_id, key, None).await
+    }
+
+    /// [`Lobby::open_game`] for a client of `party`: a rebuild of a
+    /// finished game is paid by the key, its address and its network
+    /// (issue 31: fresh keys do not get around the budget).
+    pub async fn open_game_from(
+        &self,
+        game_id: GameId,
+        key: PublicKey,
+        party: Option<Party>,
+    ) -> Result<Option<queue::Sender<GameCommand>>, LobbyError> {
         if self.is_draining() {
             return Err(StoreError::Draining.into());
         }
@@ -543,7 +619,7 @@ impl Lobby {
             return Ok(None);
         }
         let origin = if game.result.is_some() {
-            self.take_rebuild(key)?;
+            self.take_rebuild(key, party)?;
             Origin::Finished
         } else {
             Origin::Restored
@@ -605,7 +681,8 @@ impl Lobby {
             }
         };
         self.rebuilds.fetch_add(1, Ordering::Relaxed);
-        let (commands, ready) = self.spawn_game(game_id, session, next_seq, origin, game.started);
+        let (commands, ready) =
+            self.spawn_game(game_id, session, next_seq, origin, game.started, None);
         self.dormant
             .lock()
             .expect("lobby lock poisoned")
@@ -798,31 +875,14 @@ impl Lobby {
         self.store.leave().await
     }
 
-    /// Takes one rebuild of a finished game from `key`'s budget.
-    fn take_rebuild(&self, key: PublicKey) -> Result<(), LobbyError> {
-        let now = std::time::Instant::now();
-        let limit = self.settings.rebuild_rate;
-        let mut buckets = self.rebuild_buckets.lock().expect("lobby lock poisoned");
-        if buckets.len() >= REBUILD_BUCKETS && !buckets.contains_key(&key) {
-            // Forget keys whose budget is whole again (they lose nothing).
-            buckets.retain(|_, b| {
-                let mut probe = b.clone();
-                (0..limit.burst.get()).any(|_| probe.try_take(now).is_err())
-            });
-            if buckets.len() >= REBUILD_BUCKETS {
-                return Err(LobbyError::RateLimited(
-                    "too many keys are reopening finished games; try again later, or fetch the transcript".into(),
-                ));
-            }
-        }
-        buckets
-            .entry(key)
-            .or_insert_with(|| TokenBucket::new(limit, now))
-            .try_take(now)
-            .map_err(|_| {
+    /// Takes one rebuild of a finished game from `key`'s budget, its
+    /// address's and its network's.
+    fn take_rebuild(&self, key: PublicKey, party: Option<Party>) -> Result<(), LobbyError> {
+        self.rebuilds_budget
+            .take(Some(key), party.as_ref(), std::time::Instant::now())
+            .map_err(|e| {
                 LobbyError::RateLimited(format!(
-                    "key {key} reopened too many finished games (at most {} a second, bursts of {}); try again later, or fetch the transcript",
-                    limit.frames_per_second, limit.burst
+                    "too many finished games reopened: {e}; try again later, or fetch the transcript"
                 ))
             })
     }
@@ -837,6 +897,7 @@ impl Lobby {
         next_seq: u64,
         origin: Origin,
         started: bool,
+        begun: Option<Vec<Effect>>,
     ) -> (queue::Sender<GameCommand>, Option<oneshot::Receiver<()>>) {
         let mut games = self.games.lock().expect("lobby lock poisoned");
         if let Some(live) = games.get(&game_id).filter(|e| !e.commands.is_closed()) {
@@ -866,6 +927,7 @@ impl Lobby {
             linger_until: None,
             ready: Some(ready_tx),
             metrics: self.metrics.clone(),
+            begun,
         };
         games.insert(
             game_id,
@@ -892,25 +954,6 @@ pub fn pick_for(game_id: GameId, nodes: &[String]) -> Option<&String> {
         b.copy_from_slice(&d.as_ref()[..8]);
         u64::from_be_bytes(b)
     })
-}
-
-/// The error of a creation over a cap (as the store words it).
-fn too_many(creator: PublicKey, caps: GameCaps, mine: u64, all: u64) -> StoreError {
-    if mine >= caps.per_key {
-        StoreError::TooManyGames {
-            holder: format!("key {creator}"),
-            count: mine,
-            limit: caps.per_key,
-            setting: "max_unfinished_games_per_key",
-        }
-    } else {
-        StoreError::TooManyGames {
-            holder: "this server".into(),
-            count: all,
-            limit: caps.total,
-            setting: "max_unfinished_games",
-        }
-    }
 }
 
 /// How a game task's session came to be.
@@ -956,6 +999,10 @@ struct GameTask {
     ready: Option<oneshot::Sender<()>>,
     /// The operator's metrics.
     metrics: Arc<Metrics>,
+    /// What [`GameSession::start`] returned, if the lobby called it (a
+    /// new game, whose genesis was stored with it): the rest is carried
+    /// out instead of calling it again.
+    begun: Option<Vec<Effect>>,
 }
 
 /// Messages a late spectator's catch-up queue holds at most while its
@@ -1035,7 +1082,10 @@ impl GameTask {
             }
         }
         if origin != Origin::Finished {
-            let effects = self.session.start(unix_millis());
+            let effects = match self.begun.take() {
+                Some(effects) => effects,
+                None => self.session.start(unix_millis()),
+            };
             Box::pin(self.apply(effects)).await?;
         } else {
             // Rebuilt from its log for a late joiner: the store has it all.
@@ -1253,9 +1303,23 @@ impl GameTask {
                 Ok(false)
             }
             Ok(effects) => {
+                info!(
+                    game_id = %self.game_id,
+                    connection = participant.connection.0,
+                    key = %participant.key,
+                    role = ?participant.role,
+                    "joined"
+                );
                 if let Role::Player(side) = participant.role {
                     // A new connection for a seat (e.g. a resume) replaces the old one.
                     if let Some(old) = self.seats[seat(side)] {
+                        info!(
+                            game_id = %self.game_id,
+                            side = ?side,
+                            old = old.0,
+                            new = participant.connection.0,
+                            "seat taken over by a new connection"
+                        );
                         if let Some(m) = self.remove_member(old) {
                             let _ = m.link.outbox.try_send(ServerMessage::Left {
                                 game_id: self.game_id,
@@ -1680,6 +1744,12 @@ impl GameTask {
 
     fn remove_member(&mut self, id: ConnectionId) -> Option<Member> {
         let m = self.members.remove(&id)?;
+        info!(
+            game_id = %self.game_id,
+            connection = id.0,
+            role = ?m.participant.role,
+            "left"
+        );
         for s in self.seats.iter_mut() {
             if *s == Some(id) {
                 *s = None;
@@ -2520,11 +2590,16 @@ mod tests {
             _: GameId,
             _: &[u8],
             _: &NewGameRecord,
+            _: &[Vec<u8>],
         ) -> Result<(), StoreError> {
             Ok(())
         }
-        fn count_unfinished(&self, _: &PublicKey) -> Result<(u64, u64), StoreError> {
-            Ok((0, 0))
+        fn count_unfinished(
+            &self,
+            _: &PublicKey,
+            _: Option<&Party>,
+        ) -> Result<crate::store::GameCounts, StoreError> {
+            Ok(Default::default())
         }
         fn append_and_finish(
             &mut self,
@@ -2692,22 +2767,10 @@ mod tests {
         );
     }
 
-    // Issue 25: a game whose lease was lost before its first entry was
-    // written (its log empty: its node stored it, then died or lost the
-    // lease before the genesis) is started afresh where it is joined,
-    // never left open with an empty log that no node can rebuild.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn issue25_a_game_lost_before_its_first_entry_is_offered_again() {
-        use crate::live_game::{LiveGameFactory, NewGame};
-        let Some(url) = hexveil_fixtures::postgres::fresh_database(
-            "lobby::issue25_a_game_lost_before_its_first_entry",
-        ) else {
-            return;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let (secrets, _) = crate::secrets::ServerSecrets::load_or_create(dir.path()).unwrap();
+    /// The scenario of a real (live) game between keys 1 and 2.
+    fn live_scenario() -> Vec<u8> {
         let ruleset = hexveil_fixtures::ruleset();
-        let scenario = NewGame {
+        crate::live_game::NewGame {
             ruleset: ruleset.id().into(),
             ruleset_version: ruleset.version(),
             scenario_toml: hexveil_fixtures::scenario_toml(),
@@ -2716,7 +2779,132 @@ mod tests {
             pad_len: hexveil_fixtures::PAD_LEN,
             answer_timeout_secs: None,
         }
-        .encode();
+        .encode()
+    }
+
+    /// A lobby of real games on the SQLite store in `dir`, whose store
+    /// calls `hook` at each step of a creation.
+    fn live_lobby(dir: &std::path::Path, hook: Option<crate::store::FaultHook>) -> Lobby {
+        let (secrets, _) = crate::secrets::ServerSecrets::load_or_create(dir).unwrap();
+        let mut store = SqliteStore::open(dir).unwrap();
+        if let Some(hook) = hook {
+            store.set_fault_hook(hook);
+        }
+        lobby_with(
+            Arc::new(crate::live_game::LiveGameFactory::new(Arc::new(secrets))),
+            Box::new(store),
+            settings(600, 0),
+        )
+    }
+
+    /// Set in the child process of the test below: the data directory
+    /// and the creation step at which the child kills itself.
+    const KILL_AT: &str = "HEXVEIL_TEST_KILL_CREATION_AT";
+
+    // G6 (issue 31): a creation cut by a crash at any of its steps leaves
+    // either a playable game (its genesis stored with it) or nothing, never
+    // a game whose log is empty. The store's fault hook (tests only) aborts
+    // a child process (this test run again, `KILL_AT` set) at each step in
+    // turn: the transaction begun, the game's row written, its genesis
+    // written, the commit done (before `GameCreated` could be sent); the
+    // parent then opens the same data as a restarted server would.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn g6_a_creation_killed_at_any_step_leaves_a_playable_game_or_nothing() {
+        use crate::store::CreateStep;
+        if let Ok(at) = std::env::var(KILL_AT) {
+            let (dir, step) = at.split_once('|').unwrap();
+            let step = CreateStep::ALL
+                .into_iter()
+                .find(|s| format!("{s:?}") == step)
+                .unwrap();
+            let hook: crate::store::FaultHook = Arc::new(move |s| {
+                if s == step {
+                    std::process::abort();
+                }
+            });
+            let lobby = live_lobby(std::path::Path::new(dir), Some(hook));
+            let made = lobby.create_game(PublicKey([1; 32]), live_scenario()).await;
+            panic!("the creation was not killed at {step:?}: {made:?}");
+        }
+        for step in CreateStep::ALL {
+            let dir = tempfile::tempdir().unwrap();
+            let status = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "lobby::tests::g6_a_creation_killed_at_any_step_leaves_a_playable_game_or_nothing",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env(KILL_AT, format!("{}|{step:?}", dir.path().display()))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(!status.success(), "{step:?}: the child was not killed");
+            // Restarted on the same data.
+            let lobby = live_lobby(dir.path(), None);
+            let games = lobby.store().list_unfinished().await.unwrap();
+            if step != CreateStep::Committed {
+                assert!(
+                    games.is_empty(),
+                    "{step:?}: a game survived its rolled-back creation"
+                );
+                continue;
+            }
+            assert_eq!(games.len(), 1, "{step:?}: the committed game is there");
+            let id = games[0];
+            let log = lobby.store().load_events(id).await.unwrap();
+            assert!(!log.is_empty(), "{step:?}: stored without its genesis");
+            assert_eq!(lobby.restore_unfinished().await.unwrap(), 1);
+            let game = lobby
+                .open_game(id, PublicKey([1; 32]))
+                .await
+                .unwrap()
+                .expect("the game opens");
+            let (mut a, mut b, mut watcher) = (client(1, 64), client(2, 64), client(3, 64));
+            assert!(
+                a.join(&game, Role::Player(Side::A)).await,
+                "{step:?}: side A joins"
+            );
+            assert!(
+                b.join(&game, Role::Player(Side::B)).await,
+                "{step:?}: side B joins"
+            );
+            assert!(
+                watcher.join(&game, Role::Spectator).await,
+                "{step:?}: a spectator joins"
+            );
+            // Each player is sent what it was shown of the genesis.
+            for player in [&mut a, &mut b] {
+                let joined = player.next().await;
+                assert!(
+                    matches!(joined, ServerMessage::Joined { resync: 1.., .. }),
+                    "{step:?}: {joined:?}"
+                );
+                let shown = player.next().await;
+                assert!(
+                    matches!(shown, ServerMessage::Game { .. }),
+                    "{step:?}: {shown:?}"
+                );
+            }
+        }
+    }
+
+    // Issue 25: a game whose lease was lost before its first entry was
+    // written (its log empty: its node stored it, then died or lost the
+    // lease before the genesis) is started afresh where it is joined,
+    // never left open with an empty log that no node can rebuild.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn issue25_a_game_lost_before_its_first_entry_is_offered_again() {
+        use crate::live_game::LiveGameFactory;
+        let Some(url) = hexveil_fixtures::postgres::fresh_database(
+            "lobby::issue25_a_game_lost_before_its_first_entry",
+        ) else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (secrets, _) = crate::secrets::ServerSecrets::load_or_create(dir.path()).unwrap();
+        let scenario = live_scenario();
         // Node a stores the game and its lease, then is gone before its
         // task writes anything.
         let id = GameId([7; 16]);
@@ -2730,7 +2918,7 @@ mod tests {
                 },
             )
             .unwrap();
-            a.create_game(id, &m, &NewGameRecord::uncapped(PublicKey([1; 32]), 1))
+            a.create_game(id, &m, &NewGameRecord::uncapped(PublicKey([1; 32]), 1), &[])
                 .unwrap();
         })
         .await

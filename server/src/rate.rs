@@ -52,6 +52,14 @@ impl TokenBucket {
         }
     }
 
+    /// Whether the bucket is whole again at `now` (forgetting it would
+    /// lose its owner nothing).
+    pub fn is_full(&self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.tokens + elapsed * f64::from(self.limit.frames_per_second.get())
+            >= f64::from(self.limit.burst.get())
+    }
+
     /// Take one token for a frame arriving at `now`.
     pub fn try_take(&mut self, now: Instant) -> Result<(), RateLimited> {
         let elapsed = now.saturating_duration_since(self.last).as_secs_f64();

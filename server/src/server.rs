@@ -7,11 +7,10 @@ use std::time::Duration;
 
 use quinn::VarInt;
 use thiserror::Error;
-use tokio::sync::Semaphore;
 use tracing::{info, warn};
 
 use crate::config::{ServerSettings, StoreChoice};
-use crate::connection::{close, serve_connection, AddressSlots, ConnectionContext};
+use crate::connection::{close, serve_connection, ConnectionContext};
 use crate::endpoint::{endpoint_config, server_config, EndpointError};
 use crate::http::{HttpServer, Web};
 use crate::lobby::Lobby;
@@ -19,6 +18,7 @@ use crate::metrics::Metrics;
 use crate::node_id::{self, DirLock, NodeIdError};
 use crate::postgres::{NodeConfig, PgStore};
 use crate::session::SessionFactory;
+use crate::shares::{ShareCaps, ShareNames, Shares};
 use crate::sqlite::SqliteStore;
 use crate::store::{GameStore, NodeRegistration, StoreError, StoreHandle};
 use crate::tls::{Fingerprint, ServerIdentity, TlsError};
@@ -186,9 +186,22 @@ impl Server {
             lobby.store().register_node(registration).await?;
         }
         lobby.spawn_lease_renewal().await?;
-        let slots = Arc::new(Semaphore::new(settings.max_connections));
-        let per_address = settings.max_connections_per_address;
-        let addresses = Arc::new(AddressSlots::default());
+        // G6, issue 31: the connection table is shared per address and
+        // per network (an IPv6 /64 is one address), not per exact IP.
+        let slots = Shares::new(
+            ShareNames {
+                what: "connections",
+                total: "max_connections",
+                per_address: "max_connections_per_address",
+                per_network: "max_connections_per_network",
+            },
+            ShareCaps {
+                total: settings.max_connections,
+                per_address: settings.max_connections_per_address,
+                per_network: settings.max_connections_per_network,
+            },
+        );
+        let grouping = settings.grouping;
         let http_addr = settings.http;
         let max_streams = settings.http_max_streams;
         let metrics_token = settings.metrics_token.clone();
@@ -215,23 +228,17 @@ impl Server {
                     incoming.refuse();
                     continue;
                 }
-                // G6: one host cannot take every slot.
-                let Some(address_slot) = addresses.take(remote.ip(), per_address) else {
-                    warn!(%remote, "connection limit per address reached; refused");
-                    incoming.refuse();
-                    continue;
-                };
-                match slots.clone().try_acquire_owned() {
+                // G6: one host or network cannot take every slot.
+                match slots.take(&grouping.party(remote.ip())) {
                     Ok(slot) => {
                         let ctx = ctx.clone();
                         tokio::spawn(async move {
                             serve_connection(incoming, ctx).await;
                             drop(slot);
-                            drop(address_slot);
                         });
                     }
-                    Err(_) => {
-                        warn!(%remote, "connection limit reached; refused");
+                    Err(e) => {
+                        warn!(%remote, reason = %e, "connection refused");
                         incoming.refuse();
                     }
                 }

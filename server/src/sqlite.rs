@@ -19,20 +19,31 @@
 //! Schema 2 adds to each game its creator key, creation time, whether it
 //! started (both seats taken) and when it expired; a schema-1 database is
 //! migrated in place on open (its games count as started, so none expires).
+//! Schema 3 (issue 31) adds the address and network the game was created
+//! from (its creator's share of the caps); games stored before count for
+//! no address.
+//!
+//! A game is created with its first log entries (its genesis) in the
+//! creating transaction ([`GameStore::create_game`]): a crash leaves a
+//! game that can be joined, or none.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use crate::store::{Append, GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame};
+use crate::shares::Party;
+use crate::store::{
+    Append, CreateStep, FaultHook, GameCounts, GameStore, NewGameRecord, StoreError, StoredEvent,
+    StoredGame,
+};
 use crate::wire::{GameId, PublicKey};
 
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "hexveil.sqlite3";
 
 /// Schema version stored in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -63,8 +74,15 @@ CREATE INDEX IF NOT EXISTS games_open_by_creator ON games(creator) WHERE result 
 PRAGMA user_version = 2;
 ";
 
+/// Schema 2 to 3 (issue 31): the address and network a game was created
+/// from, counted for the caps per address and per network.
+const MIGRATE_2_TO_3: &str = "
+ALTER TABLE games ADD COLUMN creator_address TEXT;
+ALTER TABLE games ADD COLUMN creator_network TEXT;
+PRAGMA user_version = 3;
+";
+
 /// SQLite-backed [`GameStore`].
-#[derive(Debug)]
 pub struct SqliteStore {
     conn: Connection,
     /// The next sequence number of each open game appended to since the
@@ -72,6 +90,16 @@ pub struct SqliteStore {
     /// every insert. Only this connection writes the database, so it stays
     /// right; it holds committed state only (see [`SqliteStore::forget`]).
     next_seq: HashMap<GameId, u64>,
+    /// Fault injection (tests only): called at each step of a creation.
+    fault: Option<FaultHook>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("conn", &self.conn)
+            .finish_non_exhaustive()
+    }
 }
 
 fn backend(operation: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
@@ -109,8 +137,13 @@ impl SqliteStore {
             .map_err(backend("read the schema version"))?;
         match version {
             0 | 1 => conn
-                .execute_batch(&format!("BEGIN IMMEDIATE; {MIGRATE_1_TO_2} COMMIT;"))
-                .map_err(backend("migrate the schema to version 2"))?,
+                .execute_batch(&format!(
+                    "BEGIN IMMEDIATE; {MIGRATE_1_TO_2} {MIGRATE_2_TO_3} COMMIT;"
+                ))
+                .map_err(backend("migrate the schema to version 3"))?,
+            2 => conn
+                .execute_batch(&format!("BEGIN IMMEDIATE; {MIGRATE_2_TO_3} COMMIT;"))
+                .map_err(backend("migrate the schema to version 3"))?,
             SCHEMA_VERSION => {}
             other => {
                 return Err(StoreError::Backend {
@@ -124,7 +157,21 @@ impl SqliteStore {
         Ok(SqliteStore {
             conn,
             next_seq: HashMap::new(),
+            fault: None,
         })
+    }
+
+    /// Fault injection, for tests only: `hook` is called at each step of
+    /// every game's creation ([`CreateStep`]; a test kills the process
+    /// there).
+    pub fn set_fault_hook(&mut self, hook: FaultHook) {
+        self.fault = Some(hook);
+    }
+
+    fn step(&self, step: CreateStep) {
+        if let Some(hook) = &self.fault {
+            hook(step);
+        }
     }
 
     /// Drops what the store knows of a game's log (it finished or expired,
@@ -245,14 +292,36 @@ fn constraint_of(e: &rusqlite::Error) -> Option<std::ffi::c_int> {
     }
 }
 
-/// Unfinished, unexpired games of `creator` and in all.
-fn count_open(conn: &Connection, creator: &PublicKey) -> Result<(u64, u64), StoreError> {
-    conn.query_row(
-        "SELECT count(*) FILTER (WHERE creator = ?1), count(*) FROM games
-         WHERE result IS NULL AND expired_ms IS NULL",
-        params![&creator.0[..]],
-        |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+/// Unfinished, unexpired games counted for a new game of `creator` from
+/// `party`.
+fn count_open(
+    conn: &Connection,
+    creator: &PublicKey,
+    party: Option<&Party>,
+) -> Result<GameCounts, StoreError> {
+    let (address, network) = match party {
+        Some(p) => (Some(p.address.to_string()), Some(p.network.to_string())),
+        None => (None, None),
+    };
+    conn.prepare_cached(
+        "SELECT count(*) FILTER (WHERE creator = ?1),
+                count(*) FILTER (WHERE creator_address = ?2),
+                count(*) FILTER (WHERE creator_network = ?3),
+                count(*) FILTER (WHERE started),
+                count(*) FILTER (WHERE NOT started)
+         FROM games WHERE result IS NULL AND expired_ms IS NULL",
     )
+    .map_err(backend("prepare counting unfinished games"))?
+    .query_row(params![&creator.0[..], address, network], |r| {
+        let n = |i| r.get::<_, i64>(i).map(|v| v as u64);
+        Ok(GameCounts {
+            key: n(0)?,
+            address: n(1)?,
+            network: n(2)?,
+            under_way: n(3)?,
+            pending: n(4)?,
+        })
+    })
     .map_err(backend("count unfinished games"))
 }
 
@@ -289,34 +358,57 @@ impl GameStore for SqliteStore {
         game_id: GameId,
         metadata: &[u8],
         new: &NewGameRecord,
+        log: &[Vec<u8>],
     ) -> Result<(), StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(backend("begin create_game"))?;
+        if let Some(hook) = &self.fault {
+            hook(CreateStep::Begun);
+        }
         if game_state(&tx, game_id)?.is_some() {
             return Err(StoreError::DuplicateGame(game_id));
         }
-        let (mine, all) = count_open(&tx, &new.creator)?;
-        new.check_caps(mine, all)?;
+        new.check_caps(&count_open(&tx, &new.creator, new.party.as_ref())?)?;
         let created: i64 = tx
             .query_row("SELECT coalesce(max(created), 0) + 1 FROM games", [], |r| {
                 r.get(0)
             })
             .map_err(backend("number the game"))?;
+        let (address, network) = match &new.party {
+            Some(p) => (Some(p.address.to_string()), Some(p.network.to_string())),
+            None => (None, None),
+        };
         tx.execute(
-            "INSERT INTO games (game_id, created, metadata, creator, created_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO games (game_id, created, metadata, creator, created_ms,
+                                creator_address, creator_network)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 &game_id.0[..],
                 created,
                 metadata,
                 &new.creator.0[..],
-                ms_sql(new.created_ms)
+                ms_sql(new.created_ms),
+                address,
+                network
             ],
         )
         .map_err(backend("insert the game"))?;
-        tx.commit().map_err(backend("commit create_game"))
+        if let Some(hook) = &self.fault {
+            hook(CreateStep::Row);
+        }
+        let mut known = HashMap::new();
+        for (seq, bytes) in (0u64..).zip(log) {
+            insert_event(&tx, &mut known, game_id, seq, bytes)?;
+        }
+        if let Some(hook) = &self.fault {
+            hook(CreateStep::Log);
+        }
+        // With WAL and synchronous=FULL the commit returns after fsync.
+        tx.commit().map_err(backend("commit create_game"))?;
+        self.step(CreateStep::Committed);
+        Ok(())
     }
 
     fn append_event(&mut self, game_id: GameId, seq: u64, bytes: &[u8]) -> Result<(), StoreError> {
@@ -385,8 +477,12 @@ impl GameStore for SqliteStore {
         results
     }
 
-    fn count_unfinished(&self, creator: &PublicKey) -> Result<(u64, u64), StoreError> {
-        count_open(&self.conn, creator)
+    fn count_unfinished(
+        &self,
+        creator: &PublicKey,
+        party: Option<&Party>,
+    ) -> Result<GameCounts, StoreError> {
+        count_open(&self.conn, creator, party)
     }
 
     fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError> {
@@ -538,12 +634,16 @@ impl GameStore for SqliteStore {
             rows.collect::<Result<_, _>>()
                 .map_err(backend("read a game id"))?
         };
-        tx.execute(
-            "UPDATE games SET expired_ms = ?1 WHERE result IS NULL AND expired_ms IS NULL
-             AND started = 0 AND created_ms < ?1",
-            params![ms_sql(created_before_ms)],
-        )
-        .map_err(backend("expire games that never started"))?;
+        for id in &ids {
+            // Nothing was played: its scenario and entries go.
+            tx.execute("DELETE FROM events WHERE game_id = ?1", params![id])
+                .map_err(backend("delete an expired game's entries"))?;
+            tx.execute(
+                "UPDATE games SET expired_ms = ?2, metadata = x'' WHERE game_id = ?1",
+                params![id, ms_sql(created_before_ms)],
+            )
+            .map_err(backend("expire games that never started"))?;
+        }
         tx.commit().map_err(backend("commit expire_unstarted"))?;
         let ids: Vec<GameId> = ids.into_iter().map(game_id_of).collect::<Result<_, _>>()?;
         for id in &ids {
@@ -623,7 +723,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let mut s = SqliteStore::open(dir.path()).unwrap();
-            s.create_game(G1, b"", &own()).unwrap();
+            s.create_game(G1, b"", &own(), &[]).unwrap();
             s.append_event(G1, 0, b"e0").unwrap();
             s.append_event(G1, 1, b"e1").unwrap();
         }

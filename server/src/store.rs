@@ -35,6 +35,7 @@ use thiserror::Error;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::metrics::Metrics;
+use crate::shares::Party;
 use crate::wire::{GameId, PublicKey};
 
 /// Why a storage operation failed. Each variant says exactly what.
@@ -83,7 +84,7 @@ pub enum StoreError {
     Closed,
     /// A new game would pass a cap on unfinished games (G6: bounded cost
     /// per key).
-    #[error("{holder} already has {count} unfinished games, the most this server allows ({setting} = {limit}); finish or abandon one first")]
+    #[error("{holder} already has {count} {what} games, the most this server allows ({setting} = {limit}); finish or abandon one first")]
     TooManyGames {
         /// Whose games were counted: `key <hex>` or `this server`.
         holder: String,
@@ -93,6 +94,8 @@ pub enum StoreError {
         limit: u64,
         /// The server setting that sets the cap.
         setting: &'static str,
+        /// Which games were counted (`unfinished`, `under-way`, ...).
+        what: &'static str,
     },
     /// The game expired before it started (both seats never taken); its
     /// log is closed.
@@ -214,21 +217,54 @@ pub struct LeagueSecrets {
     pub check: [u8; 32],
 }
 
-/// Caps on unfinished games checked when a game is created.
+/// Caps on unfinished games checked when a game is created (G6, issue
+/// 31). Every unfinished game is charged to its creator's key, address
+/// and network ([`crate::shares::Party`]) for as long as it is
+/// unfinished. A game is *pending* until both seats have committed (each
+/// player's first entry is logged: [`GameStore::mark_started`]) and counts
+/// against `pending`; then it is *under way* and counts against `total`.
+/// So games no one plays cost their creators' shares and expire, and never
+/// fill the server for the games being played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameCaps {
     /// Unfinished games one creator key may have.
     pub per_key: u64,
-    /// Unfinished games the server holds in all.
+    /// Unfinished games created from one address may be.
+    pub per_address: u64,
+    /// Unfinished games created from one network may be.
+    pub per_network: u64,
+    /// Games under way (both seats committed) the server holds in all;
+    /// checked when a game is created, so that a pending game that starts
+    /// is never refused (the server then holds at most `total + pending`).
     pub total: u64,
+    /// Pending games (not under way yet) the server holds in all.
+    pub pending: u64,
 }
 
 impl GameCaps {
     /// No cap (tests and tools).
     pub const NONE: GameCaps = GameCaps {
         per_key: u64::MAX,
+        per_address: u64::MAX,
+        per_network: u64::MAX,
         total: u64::MAX,
+        pending: u64::MAX,
     };
+}
+
+/// The unfinished, unexpired games counted for a new game's caps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameCounts {
+    /// Created by the key.
+    pub key: u64,
+    /// Created from the address.
+    pub address: u64,
+    /// Created from the network.
+    pub network: u64,
+    /// Under way, in all.
+    pub under_way: u64,
+    /// Pending, in all.
+    pub pending: u64,
 }
 
 /// Who creates a game, when, and under which caps.
@@ -236,6 +272,10 @@ impl GameCaps {
 pub struct NewGameRecord {
     /// The key that created it (counted by [`GameCaps::per_key`]).
     pub creator: PublicKey,
+    /// Where it was created from (counted by [`GameCaps::per_address`]
+    /// and [`GameCaps::per_network`]); `None` for a game made inside the
+    /// server (tests and tools), which no address pays for.
+    pub party: Option<Party>,
     /// Unix milliseconds at creation (for the expiry of games that never
     /// start).
     pub created_ms: u64,
@@ -244,38 +284,108 @@ pub struct NewGameRecord {
 }
 
 impl NewGameRecord {
-    /// Refuses a game past its caps, given the creator's (`mine`) and the
-    /// server's (`all`) unfinished games counted in the inserting
-    /// transaction (G6: bounded cost; every backend applies the same rule).
-    pub fn check_caps(&self, mine: u64, all: u64) -> Result<(), StoreError> {
-        if mine >= self.caps.per_key {
-            return Err(StoreError::TooManyGames {
-                holder: format!("key {}", self.creator),
-                count: mine,
-                limit: self.caps.per_key,
-                setting: "max_unfinished_games_per_key",
-            });
+    /// Refuses a game past its caps, given the games counted in the
+    /// inserting transaction (G6: bounded cost; every backend applies the
+    /// same rule).
+    pub fn check_caps(&self, n: &GameCounts) -> Result<(), StoreError> {
+        let over = |holder: String, count, limit, setting, what| StoreError::TooManyGames {
+            holder,
+            count,
+            limit,
+            setting,
+            what,
+        };
+        let c = &self.caps;
+        if n.key >= c.per_key {
+            return Err(over(
+                format!("key {}", self.creator),
+                n.key,
+                c.per_key,
+                "max_unfinished_games_per_key",
+                "unfinished",
+            ));
         }
-        if all >= self.caps.total {
-            return Err(StoreError::TooManyGames {
-                holder: "this server".into(),
-                count: all,
-                limit: self.caps.total,
-                setting: "max_unfinished_games",
-            });
+        if let Some(party) = &self.party {
+            if n.address >= c.per_address {
+                return Err(over(
+                    format!("address {}", party.address),
+                    n.address,
+                    c.per_address,
+                    "max_unfinished_games_per_address",
+                    "unfinished",
+                ));
+            }
+            if n.network >= c.per_network {
+                return Err(over(
+                    format!("network {}", party.network),
+                    n.network,
+                    c.per_network,
+                    "max_unfinished_games_per_network",
+                    "unfinished",
+                ));
+            }
+        }
+        if n.pending >= c.pending {
+            return Err(over(
+                "this server".into(),
+                n.pending,
+                c.pending,
+                "max_pending_games",
+                "pending (seats not both committed)",
+            ));
+        }
+        if n.under_way >= c.total {
+            return Err(over(
+                "this server".into(),
+                n.under_way,
+                c.total,
+                "max_unfinished_games",
+                "under-way",
+            ));
         }
         Ok(())
     }
 
-    /// A record with no caps (tests and tools).
+    /// A record with no caps and no address (tests and tools).
     pub fn uncapped(creator: PublicKey, created_ms: u64) -> Self {
         NewGameRecord {
             creator,
+            party: None,
             created_ms,
             caps: GameCaps::NONE,
         }
     }
 }
+
+/// A step of a game's creation in the store, where a test may stop the
+/// process ([`FaultHook`]): the transaction begun, the game's row
+/// written, its first log entries written, the transaction committed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CreateStep {
+    /// The creating transaction is open; nothing is written yet.
+    Begun,
+    /// The game's row is written (not committed).
+    Row,
+    /// Its first log entries (the genesis) are written (not committed).
+    Log,
+    /// The transaction is committed: the game exists, with its genesis.
+    Committed,
+}
+
+impl CreateStep {
+    /// Every step, in order.
+    pub const ALL: [CreateStep; 4] = [
+        CreateStep::Begun,
+        CreateStep::Row,
+        CreateStep::Log,
+        CreateStep::Committed,
+    ];
+}
+
+/// Fault injection for tests only: called at each [`CreateStep`] of a
+/// game's creation (a test kills the process there). A store has none
+/// unless a test sets one.
+pub type FaultHook = std::sync::Arc<dyn Fn(CreateStep) + Send + Sync>;
 
 /// A stored game's header.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -286,7 +396,8 @@ pub struct StoredGame {
     pub metadata: Vec<u8>,
     /// The result, once finished.
     pub result: Option<Vec<u8>>,
-    /// Whether both seats have been taken at least once.
+    /// Whether the game is under way: both seats committed (for a
+    /// session without commitments, both seats taken at least once).
     pub started: bool,
     /// Whether it expired before it started ([`GameStore::expire_unstarted`]).
     pub expired: bool,
@@ -315,19 +426,28 @@ pub struct Append {
 /// Durable game storage. Every method that writes returns only once the
 /// write is durable.
 pub trait GameStore: Send {
-    /// Record a new game with its metadata, unless the creator's or the
-    /// server's unfinished games (not expired) already reach `new.caps`
-    /// ([`StoreError::TooManyGames`]); the count and the insert are one
-    /// transaction.
+    /// Record a new game with its metadata and the first entries of its
+    /// log (`log`, numbered 0, 1, ...: its genesis), unless the games
+    /// counted for `new.caps` already reach them
+    /// ([`StoreError::TooManyGames`]); the count, the game and its entries
+    /// are one transaction, so a crash leaves either a game with its
+    /// genesis or nothing (G6, issue 31: a game without a genesis could
+    /// never be joined).
     fn create_game(
         &mut self,
         game_id: GameId,
         metadata: &[u8],
         new: &NewGameRecord,
+        log: &[Vec<u8>],
     ) -> Result<(), StoreError>;
 
-    /// Unfinished, unexpired games: of `creator`, and in all.
-    fn count_unfinished(&self, creator: &PublicKey) -> Result<(u64, u64), StoreError>;
+    /// Unfinished, unexpired games counted for a new game of `creator`
+    /// from `party` (no address counted without one).
+    fn count_unfinished(
+        &self,
+        creator: &PublicKey,
+        party: Option<&Party>,
+    ) -> Result<GameCounts, StoreError>;
 
     /// Append an event. `seq` must be the next free sequence number (the
     /// number of events stored so far); returns after it is durable.
@@ -399,14 +519,16 @@ pub trait GameStore: Send {
         transcript: &[u8],
     ) -> Result<(), StoreError>;
 
-    /// Record that both seats have been taken (the game started); games
-    /// that never start expire ([`GameStore::expire_unstarted`]).
+    /// Record that the game is under way (both seats committed); games
+    /// that never get there expire ([`GameStore::expire_unstarted`]).
     fn mark_started(&mut self, game_id: GameId) -> Result<(), StoreError>;
 
     /// Expire every unfinished game that never started and was created
     /// before `created_before_ms`: its log is closed (appends are refused
     /// with [`StoreError::Expired`]), it no longer counts against the caps
-    /// and is no longer listed. Returns their ids.
+    /// and is no longer listed, and its scenario and entries are deleted
+    /// (nothing was played: a flood of games no one plays fills no disk).
+    /// Returns their ids.
     fn expire_unstarted(&mut self, created_before_ms: u64) -> Result<Vec<GameId>, StoreError>;
 
     /// How long a lease of this node lasts without renewal, when games are
@@ -624,14 +746,20 @@ impl StoreHandle {
         game_id: GameId,
         metadata: Vec<u8>,
         new: NewGameRecord,
+        log: Vec<Vec<u8>>,
     ) -> Result<(), StoreError> {
-        self.write(move |s| s.create_game(game_id, &metadata, &new))
+        self.write(move |s| s.create_game(game_id, &metadata, &new, &log))
             .await
     }
 
     /// See [`GameStore::count_unfinished`].
-    pub async fn count_unfinished(&self, creator: PublicKey) -> Result<(u64, u64), StoreError> {
-        self.run(move |s| s.count_unfinished(&creator)).await
+    pub async fn count_unfinished(
+        &self,
+        creator: PublicKey,
+        party: Option<Party>,
+    ) -> Result<GameCounts, StoreError> {
+        self.run(move |s| s.count_unfinished(&creator, party.as_ref()))
+            .await
     }
 
     /// See [`GameStore::append_and_finish`].
@@ -803,11 +931,16 @@ mod tests {
             _: GameId,
             _: &[u8],
             _: &NewGameRecord,
+            _: &[Vec<u8>],
         ) -> Result<(), StoreError> {
             Ok(())
         }
-        fn count_unfinished(&self, _: &PublicKey) -> Result<(u64, u64), StoreError> {
-            Ok((0, 0))
+        fn count_unfinished(
+            &self,
+            _: &PublicKey,
+            _: Option<&Party>,
+        ) -> Result<GameCounts, StoreError> {
+            Ok(GameCounts::default())
         }
         fn append_event(&mut self, game_id: GameId, seq: u64, _: &[u8]) -> Result<(), StoreError> {
             let next = self.0.iter().filter(|(g, _)| *g == game_id).count() as u64;

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use crate::postgres::PgStore;
+use crate::shares::Grouping;
 use crate::sqlite::SqliteStore;
 use crate::store::{
     Append, GameCaps, GameStore, NewGameRecord, StoreError, StoreHandle, StoredEvent,
@@ -84,6 +85,7 @@ on_both_backends!(
     finish_stores_result_and_transcript,
     g6_last_entry_and_result_commit_together,
     g6_unfinished_games_are_capped_per_key_and_in_all,
+    g6_a_game_is_created_with_its_genesis,
     g6_a_refused_append_fails_alone_in_its_batch,
     g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone,
     handle_runs_on_its_thread,
@@ -93,7 +95,7 @@ on_both_backends!(
 // Issue 16: a resync near the end of a long log reads only its end.
 fn events_are_read_from_a_seq(b: &dyn Backend) {
     let mut s = b.open();
-    s.create_game(G1, b"scenario", &own()).unwrap();
+    s.create_game(G1, b"scenario", &own(), &[]).unwrap();
     for seq in 0..5u64 {
         s.append_event(G1, seq, &[seq as u8]).unwrap();
     }
@@ -118,7 +120,7 @@ fn events_are_read_from_a_seq(b: &dyn Backend) {
 fn appends_survive_reopen(b: &dyn Backend) {
     {
         let mut s = b.open();
-        s.create_game(G1, b"scenario", &own()).unwrap();
+        s.create_game(G1, b"scenario", &own(), &[]).unwrap();
         s.append_event(G1, 0, b"e0").unwrap();
         s.append_event(G1, 1, b"e1").unwrap();
     }
@@ -144,7 +146,7 @@ fn appends_survive_reopen(b: &dyn Backend) {
 // G6: a replayed (duplicate) event changes nothing.
 fn duplicate_seq_and_gaps_rejected(b: &dyn Backend) {
     let mut s = b.open();
-    s.create_game(G1, b"", &own()).unwrap();
+    s.create_game(G1, b"", &own(), &[]).unwrap();
     s.append_event(G1, 0, b"first").unwrap();
     assert!(matches!(
         s.append_event(G1, 0, b"second"),
@@ -161,7 +163,7 @@ fn duplicate_seq_and_gaps_rejected(b: &dyn Backend) {
     assert_eq!(s.load_events(G1).unwrap()[0].bytes, b"first");
     assert_eq!(s.load_events(G1).unwrap().len(), 1);
     assert!(matches!(
-        s.create_game(G1, b"", &own()),
+        s.create_game(G1, b"", &own(), &[]),
         Err(StoreError::DuplicateGame(G1))
     ));
     assert!(matches!(
@@ -176,8 +178,8 @@ fn duplicate_seq_and_gaps_rejected(b: &dyn Backend) {
 
 fn concurrent_games_are_independent(b: &dyn Backend) {
     let mut s = b.open();
-    s.create_game(G1, b"a", &own()).unwrap();
-    s.create_game(G2, b"b", &own()).unwrap();
+    s.create_game(G1, b"a", &own(), &[]).unwrap();
+    s.create_game(G2, b"b", &own(), &[]).unwrap();
     for i in 0..3u64 {
         s.append_event(G1, i, &[1, i as u8]).unwrap();
         s.append_event(G2, i, &[2, i as u8]).unwrap();
@@ -198,7 +200,7 @@ fn concurrent_games_are_independent(b: &dyn Backend) {
 fn finish_stores_result_and_transcript(b: &dyn Backend) {
     {
         let mut s = b.open();
-        s.create_game(G1, b"", &own()).unwrap();
+        s.create_game(G1, b"", &own(), &[]).unwrap();
         assert_eq!(s.load_transcript(G1).unwrap(), None);
         s.finish_game(G1, b"draw", b"TRANSCRIPT").unwrap();
         assert!(matches!(
@@ -222,7 +224,7 @@ fn finish_stores_result_and_transcript(b: &dyn Backend) {
 // transaction: refused together (here: a seq gap), stored together.
 fn g6_last_entry_and_result_commit_together(b: &dyn Backend) {
     let mut s = b.open();
-    s.create_game(G1, b"", &own()).unwrap();
+    s.create_game(G1, b"", &own(), &[]).unwrap();
     s.append_event(G1, 0, b"e0").unwrap();
     assert!(matches!(
         s.append_and_finish(G1, 2, b"last", b"r", b"T"),
@@ -238,23 +240,31 @@ fn g6_last_entry_and_result_commit_together(b: &dyn Backend) {
     assert!(s.list_unfinished().unwrap().is_empty());
 }
 
-// G6 (issue 10 item 8): unfinished games are capped per creator key and
-// in all; finished and expired games do not count.
+// G6 (issue 10 item 8, issue 31): unfinished games are capped per
+// creator key, per address and per network; a game counts against the
+// server's pending total until it is under way (both seats), then
+// against its under-way total; finished and expired games do not count.
 fn g6_unfinished_games_are_capped_per_key_and_in_all(b: &dyn Backend) {
     let mut s = b.open();
     let caps = GameCaps {
         per_key: 2,
-        total: 3,
+        per_address: 3,
+        per_network: 4,
+        total: 2,
+        pending: 5,
     };
-    let rec = |k: u8| NewGameRecord {
+    let grouping = Grouping::default();
+    let rec = |k: u8, ip: &str| NewGameRecord {
         creator: PublicKey([k; 32]),
+        party: Some(grouping.party(ip.parse().unwrap())),
         created_ms: 1000,
         caps,
     };
     let g = |n: u8| GameId([n; 16]);
-    s.create_game(g(1), b"", &rec(1)).unwrap();
-    s.create_game(g(2), b"", &rec(1)).unwrap();
-    let err = s.create_game(g(3), b"", &rec(1)).unwrap_err();
+    let a = "10.0.0.1";
+    s.create_game(g(1), b"", &rec(1, a), &[]).unwrap();
+    s.create_game(g(2), b"", &rec(1, a), &[]).unwrap();
+    let err = s.create_game(g(3), b"", &rec(1, a), &[]).unwrap_err();
     assert!(
         matches!(
             err,
@@ -270,38 +280,97 @@ fn g6_unfinished_games_are_capped_per_key_and_in_all(b: &dyn Backend) {
         err.to_string().contains("max_unfinished_games_per_key = 2"),
         "{err}"
     );
-    s.create_game(g(3), b"", &rec(2)).unwrap();
-    let err = s.create_game(g(4), b"", &rec(3)).unwrap_err();
+    // A fresh key from the same address: the address's share.
+    s.create_game(g(3), b"", &rec(2, a), &[]).unwrap();
+    let err = s.create_game(g(4), b"", &rec(3, a), &[]).unwrap_err();
     assert!(
-        err.to_string().contains("max_unfinished_games = 3"),
+        err.to_string()
+            .contains("address 10.0.0.1/32 already has 3 unfinished games"),
         "{err}"
+    );
+    // Another address of the /24: the network's share.
+    s.create_game(g(4), b"", &rec(3, "10.0.0.2"), &[]).unwrap();
+    let err = s
+        .create_game(g(5), b"", &rec(4, "10.0.0.3"), &[])
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("max_unfinished_games_per_network = 4"),
+        "{err}"
+    );
+    // Another network: the pending total (5).
+    s.create_game(g(5), b"", &rec(4, "10.9.0.1"), &[]).unwrap();
+    let err = s
+        .create_game(g(6), b"", &rec(5, "10.8.0.1"), &[])
+        .unwrap_err();
+    assert!(err.to_string().contains("max_pending_games = 5"), "{err}");
+    // Games under way leave the pending total for their own.
+    s.mark_started(g(1)).unwrap();
+    s.create_game(g(6), b"", &rec(5, "10.8.0.1"), &[]).unwrap();
+    s.mark_started(g(2)).unwrap();
+    let err = s
+        .create_game(g(7), b"", &rec(6, "10.7.0.1"), &[])
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("max_unfinished_games = 2"),
+        "{err}"
+    );
+    let n = s
+        .count_unfinished(
+            &PublicKey([1; 32]),
+            Some(&grouping.party(a.parse().unwrap())),
+        )
+        .unwrap();
+    assert_eq!(
+        (n.key, n.address, n.network, n.under_way, n.pending),
+        (2, 3, 4, 2, 4)
     );
     // A finished game frees its place, and is listed among results.
     s.finish_game(g(1), b"r", b"t").unwrap();
     assert_eq!(s.list_finished(10).unwrap(), vec![g(1)]);
     assert!(s.list_finished(0).unwrap().is_empty());
-    s.create_game(g(4), b"", &rec(1)).unwrap();
-    assert_eq!(s.count_unfinished(&PublicKey([1; 32])).unwrap(), (2, 3));
-    // Games that never started expire, and free their places.
-    s.mark_started(g(2)).unwrap();
+    s.create_game(g(7), b"", &rec(6, "10.7.0.1"), &[]).unwrap();
+    // Games that never started expire, free their places, and their
+    // entries go.
+    s.append_event(g(3), 0, b"genesis").unwrap();
     let expired = s.expire_unstarted(1001).unwrap();
-    assert_eq!(expired, vec![g(3), g(4)]);
-    assert_eq!(s.count_unfinished(&PublicKey([1; 32])).unwrap(), (1, 1));
+    assert_eq!(expired.len(), 5, "{expired:?}");
+    let n = s.count_unfinished(&PublicKey([1; 32]), None).unwrap();
+    assert_eq!((n.key, n.under_way, n.pending), (1, 1, 0));
     assert_eq!(s.list_unfinished().unwrap(), vec![g(2)]);
     assert!(s.load_game(g(3)).unwrap().expired);
+    assert!(s.load_events(g(3)).unwrap().is_empty());
     assert!(matches!(
-        s.append_event(g(3), 0, b"late"),
+        s.append_event(g(3), 1, b"late"),
         Err(StoreError::Expired(_))
     ));
     assert!(s.expire_unstarted(1001).unwrap().is_empty());
 }
+
+// G6 (issue 31): a game is created with its genesis in one transaction:
+// stored together, numbered from 0, and the next append follows them.
+fn g6_a_game_is_created_with_its_genesis(b: &dyn Backend) {
+    let mut s = b.open();
+    s.create_game(G1, b"m", &own(), &[b"g0".to_vec(), b"g1".to_vec()])
+        .unwrap();
+    s.append_event(G1, 2, b"e2").unwrap();
+    let s = b.open();
+    let log: Vec<Vec<u8>> = s
+        .load_events(G1)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.bytes)
+        .collect();
+    assert_eq!(log, vec![b"g0".to_vec(), b"g1".to_vec(), b"e2".to_vec()]);
+}
+
 // G6 (issue 16): in a group commit, a refused append (unknown game, seq
 // gap, duplicate, finished game) stores nothing and fails alone; the
 // others of the batch, before and after it, are stored.
 fn g6_a_refused_append_fails_alone_in_its_batch(b: &dyn Backend) {
     let mut s = b.open();
-    s.create_game(G1, b"", &own()).unwrap();
-    s.create_game(GameId([3; 16]), b"", &own()).unwrap();
+    s.create_game(G1, b"", &own(), &[]).unwrap();
+    s.create_game(GameId([3; 16]), b"", &own(), &[]).unwrap();
     s.finish_game(GameId([3; 16]), b"r", b"t").unwrap();
     let a = |game_id: GameId, seq: u64, bytes: &[u8]| Append {
         game_id,
@@ -373,9 +442,9 @@ fn g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone(b: &dyn Backend) {
         const GAMES: u8 = 40;
         let g = |n: u8| GameId([n; 16]);
         for n in 1..=GAMES + 1 {
-            h.create_game(g(n), vec![], own()).await.unwrap();
+            h.create_game(g(n), vec![], own(), vec![]).await.unwrap();
         }
-        h.create_game(g(200), vec![], own()).await.unwrap();
+        h.create_game(g(200), vec![], own(), vec![]).await.unwrap();
         h.finish_game(g(200), b"r".to_vec(), b"t".to_vec())
             .await
             .unwrap();
@@ -464,7 +533,9 @@ fn handle_runs_on_its_thread(b: &dyn Backend) {
     let store = b.open();
     runtime().block_on(async move {
         let h = StoreHandle::spawn(store).unwrap();
-        h.create_game(G1, b"m".to_vec(), own()).await.unwrap();
+        h.create_game(G1, b"m".to_vec(), own(), vec![])
+            .await
+            .unwrap();
         h.append_event(G1, 0, b"e".to_vec()).await.unwrap();
         assert!(matches!(
             h.append_event(G1, 0, b"e".to_vec()).await,

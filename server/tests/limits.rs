@@ -38,15 +38,16 @@ async fn try_create(c: &mut RawClient) -> ServerMessage {
     c.recv().await
 }
 
-// G6 (item 8): a key may hold at most `max_unfinished_games_per_key`
-// unfinished games and the server `max_unfinished_games`; the refusal
-// names the setting, and a finished game frees its place.
+// G6 (item 8, issue 31): a key may hold at most
+// `max_unfinished_games_per_key` unfinished games and the server
+// `max_pending_games` games not under way yet; the refusal names the
+// setting, and a finished game frees its place.
 #[tokio::test]
 async fn g6_unfinished_games_are_capped_per_key_and_in_all() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = settings(dir.path());
     s.games.caps.per_key = 2;
-    s.games.caps.total = 3;
+    s.games.caps.pending = 3;
     let server = start(s).await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
     let mut one = RawClient::logged_in(addr, fp, &new_key()).await;
@@ -62,7 +63,7 @@ async fn g6_unfinished_games_are_capped_per_key_and_in_all() {
     two.create_game().await;
     let refused = try_create(&mut two).await;
     assert!(
-        error_text(&refused).contains("max_unfinished_games = 3"),
+        error_text(&refused).contains("max_pending_games = 3"),
         "{refused:?}"
     );
     // Finishing a game frees a place.
@@ -357,8 +358,22 @@ async fn g6_rebuilds_of_finished_games_are_rate_limited_per_key() {
         "{}",
         server.lobby().rebuilds()
     );
-    // Another key may still watch it; anyone may fetch its transcript.
-    let mut other = RawClient::logged_in(addr, fp, &new_key()).await;
+    // Issue 31: a fresh key from the same address is refused too (the
+    // address pays as well); another address may still watch it, and
+    // anyone may fetch its transcript.
+    let mut fresh = RawClient::logged_in(addr, fp, &new_key()).await;
+    assert_eq!(
+        fresh.join_refusal(g, Role::Spectator).await,
+        Some(ErrorCode::RateLimited)
+    );
+    let trust = ServerTrust::Pinned(fp);
+    let mut other = RawClient::connect_from("127.0.0.2".parse().unwrap(), addr, &trust)
+        .await
+        .unwrap();
+    assert!(matches!(
+        other.login(&new_key()).await,
+        ServerMessage::LoginOk { .. }
+    ));
     other.join(g, Role::Spectator).await;
     assert!(matches!(
         viewer.fetch_chunk(g, 0).await,
@@ -459,5 +474,135 @@ async fn g6_incomplete_game_messages_have_a_byte_budget() {
     assert!(
         matches!(q.recv().await, ServerMessage::Game { payload, .. } if payload.starts_with(b"ack")),
     );
+    server.shutdown().await;
+}
+
+/// A client from `ip` logged in with a fresh key, or why not.
+async fn fresh_from(ip: &str, server: &hexveil_server::Server) -> Result<RawClient, String> {
+    let trust = ServerTrust::Pinned(server.fingerprint());
+    let mut c = RawClient::connect_from(ip.parse().unwrap(), server.local_addr(), &trust).await?;
+    match c.login(&new_key()).await {
+        ServerMessage::LoginOk { .. } => Ok(c),
+        other => Err(format!("{other:?}")),
+    }
+}
+
+/// This process's resident memory, from /proc (Linux), for the log.
+fn resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+// G6 (issue 31): a hostile client with any number of fresh keys, from one
+// address and then from a few addresses of one network, fills what it
+// can of the games and the connections; each share holds (the address's,
+// then the network's), and a real client from another network still
+// creates, joins and watches a game. Loopback addresses 127.0.x.y stand
+// for the clients' addresses (a /24 each x). Memory is printed, not
+// asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g6_issue31_fresh_keys_and_addresses_cannot_fill_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(dir.path());
+    s.games.caps.per_key = 2;
+    s.games.caps.per_address = 4;
+    s.games.caps.per_network = 6;
+    s.games.caps.pending = 8;
+    s.max_connections_per_address = 5;
+    s.max_connections_per_network = 7;
+    let server = start(s).await;
+    println!("resident before: {:?} KiB", resident_kib());
+    // Games: fresh keys from one address, until refused.
+    let mut held = Vec::new();
+    let mut created = 0;
+    let refusal = 'fill: loop {
+        let mut c = fresh_from("127.0.1.1", &server).await.unwrap();
+        loop {
+            match try_create(&mut c).await {
+                ServerMessage::GameCreated { .. } => created += 1,
+                // This key is full: the next one is fresh.
+                other if error_text(&other).contains("_per_key") => break,
+                other => break 'fill other,
+            }
+        }
+        held.push(c);
+        assert!(held.len() <= 4, "fresh keys bought more games");
+    };
+    assert_eq!(created, 4, "one address holds its share of games");
+    assert!(
+        error_text(&refusal).contains("address 127.0.1.1/32 already has 4"),
+        "{refusal:?}"
+    );
+    // More addresses of the same /24: the network's share (6).
+    for host in 2..6 {
+        let ip = format!("127.0.1.{host}");
+        let mut c = fresh_from(&ip, &server).await.unwrap();
+        while let ServerMessage::GameCreated { .. } = try_create(&mut c).await {
+            created += 1;
+        }
+        held.push(c);
+    }
+    assert_eq!(created, 6, "one network holds its share of games");
+    // Connections: one address, then its network.
+    let trust = ServerTrust::Pinned(server.fingerprint());
+    let addr = server.local_addr();
+    let mut conns = Vec::new();
+    for host in 1..4 {
+        let ip = format!("127.0.2.{host}").parse().unwrap();
+        while let Ok(c) = RawClient::connect_from(ip, addr, &trust).await {
+            conns.push(c);
+            assert!(conns.len() <= 7, "a network holds more than its share");
+        }
+    }
+    assert_eq!(conns.len(), 7, "one network holds its share of connections");
+    println!(
+        "resident with the attacker's {} games and {} connections: {:?} KiB",
+        created,
+        conns.len() + held.len(),
+        resident_kib()
+    );
+    // A real client elsewhere creates, its opponent joins, a third watches.
+    let mut host = fresh_from("127.0.9.1", &server).await.unwrap();
+    let game = host.create_game().await;
+    host.join(game, Role::Player(Side::A)).await;
+    let mut opponent = fresh_from("127.0.9.2", &server).await.unwrap();
+    opponent.join(game, Role::Player(Side::B)).await;
+    let mut watcher = fresh_from("127.0.8.1", &server).await.unwrap();
+    watcher.join(game, Role::Spectator).await;
+    host.send_game(game, b"move").await;
+    assert!(matches!(host.recv().await, ServerMessage::Game { .. }));
+    println!("resident after: {:?} KiB", resident_kib());
+    server.shutdown().await;
+}
+
+// Issue 31: with a roster only its keys may create games; another key is
+// refused, naming the roster, and creates nothing; anyone may still join.
+#[tokio::test]
+async fn issue31_only_keys_on_the_roster_create_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let member = new_key();
+    let roster = format!(
+        "[[player]]\nkey = \"{}\"\nname = \"Member\"\n",
+        member.public_key()
+    );
+    let mut s = settings(dir.path());
+    s.roster = Some(
+        hexveil_server::roster::Roster::parse(&roster, std::path::Path::new("league.toml"))
+            .unwrap(),
+    );
+    let server = start(s).await;
+    let (addr, fp) = (server.local_addr(), server.fingerprint());
+    let mut stranger = RawClient::logged_in(addr, fp, &new_key()).await;
+    let refused = try_create(&mut stranger).await;
+    assert_eq!(error_code(&refused), Some(ErrorCode::Rejected));
+    assert!(
+        error_text(&refused).contains("not on this league's roster"),
+        "{refused:?}"
+    );
+    assert!(server.lobby().list().is_empty(), "nothing was created");
+    let mut on_it = RawClient::logged_in(addr, fp, &member).await;
+    let game = on_it.create_game().await;
+    stranger.join(game, Role::Spectator).await;
     server.shutdown().await;
 }

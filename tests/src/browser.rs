@@ -9,7 +9,7 @@
 //! missing browser fails the test: CI installs it, so its absence is a
 //! broken CI, not a reason to pass.
 
-use std::io::{BufRead, BufReader, Write as _};
+use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -61,12 +61,10 @@ impl Browser {
                 "{test}: {} not installed under CI (.ci/run installs chromium and chromium-driver)",
                 missing.join(" and ")
             );
-            let mut err = std::io::stderr().lock();
-            let _ = writeln!(
-                err,
-                "SKIPPED browser test {test}: {} not installed (apt-get install chromium chromium-driver)",
+            hexveil_fixtures::skip_notice(&format!(
+                "browser test {test}: {} not installed (apt-get install chromium chromium-driver)",
                 missing.join(" and ")
-            );
+            ));
             return None;
         }
         let port = TcpListener::bind("127.0.0.1:0")

@@ -15,8 +15,11 @@ use hexveil_protocol::verifier::{verify, Verdict};
 use hexveil_server::config::ServerSettings;
 use hexveil_server::live_game::LiveGameFactory;
 use hexveil_server::secrets::ServerSecrets;
+use hexveil_server::shares::Party;
 use hexveil_server::sqlite::SqliteStore;
-use hexveil_server::store::{GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame};
+use hexveil_server::store::{
+    GameCounts, GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame,
+};
 use hexveil_server::wire::{GameId, PublicKey};
 use hexveil_server::Server;
 use hexveil_tests::{
@@ -227,11 +230,21 @@ async fn g6_a_player_disconnected_mid_reveal_resumes_and_reveals() {
 struct CutBeforeTheResult(SqliteStore);
 
 impl GameStore for CutBeforeTheResult {
-    fn create_game(&mut self, g: GameId, m: &[u8], n: &NewGameRecord) -> Result<(), StoreError> {
-        self.0.create_game(g, m, n)
+    fn create_game(
+        &mut self,
+        g: GameId,
+        m: &[u8],
+        n: &NewGameRecord,
+        log: &[Vec<u8>],
+    ) -> Result<(), StoreError> {
+        self.0.create_game(g, m, n, log)
     }
-    fn count_unfinished(&self, k: &PublicKey) -> Result<(u64, u64), StoreError> {
-        self.0.count_unfinished(k)
+    fn count_unfinished(
+        &self,
+        k: &PublicKey,
+        party: Option<&Party>,
+    ) -> Result<GameCounts, StoreError> {
+        self.0.count_unfinished(k, party)
     }
     fn append_event(&mut self, g: GameId, seq: u64, b: &[u8]) -> Result<(), StoreError> {
         self.0.append_event(g, seq, b)

@@ -72,6 +72,15 @@ async fn kill_and_resume(server: &mut Proc, dir: &std::path::Path, t: &mut Table
             .await
             .unwrap_or_else(|e| panic!("side {side} reconnects: {e}"));
     }
+    // A reconnect acts on the views re-sent at once (the seats' logs move
+    // on) and queues them: the table reads them now, so that its phase is
+    // the log's before it decides anything (it once moved in the Defensive
+    // Fire Phase on a phase it had not read yet, and waited for ever).
+    while t.a.pending_events() + t.b.pending_events() > 0 {
+        t.pump_one()
+            .await
+            .unwrap_or_else(|(who, e)| panic!("{who:?} after the reconnect: {e}"));
+    }
 }
 
 /// Plays one whole game with kills; returns how many kills it took.
@@ -157,7 +166,18 @@ async fn one_game(rng: &mut Rng, mode: Mode, kills: u64) -> u64 {
         tokio::select! {
             r = t.pump_one() => {
                 if let Err((who, e)) = r {
-                    panic!("{who:?}: {e} (after {killed} kills)");
+                    let last: Vec<String> = t
+                        .log
+                        .iter()
+                        .rev()
+                        .take(40)
+                        .map(|(w, e)| format!("{w:?} {}", describe(e)))
+                        .collect();
+                    panic!(
+                        "{who:?}: {e} (after {killed} kills, at seen entries {killed_at:?}; phase {:?}); the last events, newest first:\n{}",
+                        t.phase,
+                        last.join("\n")
+                    );
                 }
             }
             _ = sleep_until(kill_at.unwrap_or_else(Instant::now)), if kill_at.is_some() => {
@@ -183,6 +203,32 @@ async fn one_game(rng: &mut Rng, mode: Mode, kills: u64) -> u64 {
         kept.entries, kept.receipts, kept.heads, kept.rolls
     );
     killed
+}
+
+/// One event in a line, for a failure's story.
+fn describe(e: &GameEvent) -> String {
+    match e {
+        GameEvent::Update(u) | GameEvent::Replayed(u) => format!(
+            "update seq {} {} prompt {:?}{} events {:?}",
+            u.seq,
+            u.entry,
+            u.prompt,
+            if matches!(e, GameEvent::Replayed(_)) {
+                " (replayed)"
+            } else {
+                ""
+            },
+            u.events
+                .iter()
+                .filter_map(|e| hexveil_asl::ruleset::event_from_kernel(e).ok())
+                .map(|e| format!("{:?}", e.kind).chars().take(60).collect::<String>())
+                .collect::<Vec<_>>()
+        ),
+        GameEvent::Receipt(r) => format!("receipt seq {}", r.seq),
+        GameEvent::Rejected(r) => format!("rejected seq {}: {}", r.seq, r.reason),
+        GameEvent::PromptRefused(r) => format!("prompt refused: {}", r.reason),
+        other => format!("{other:?}").chars().take(120).collect(),
+    }
 }
 
 fn ms(n: u64) -> Duration {

@@ -52,15 +52,9 @@ fn duties_text() -> Option<String> {
     None
 }
 
-/// A skipped check must not pass unseen: `eprintln!` inside a test is
-/// captured by the test harness and dropped when the test passes, so the
-/// notice goes straight to the process's stderr, which the capture does not
-/// touch, and is printed under `cargo test` whatever the test's outcome.
+/// A skipped check must not pass unseen ([`hexveil_fixtures::skip_notice`]).
 fn skip_notice(text: &str) {
-    use std::io::Write;
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "SKIPPED {text}");
-    let _ = err.flush();
+    hexveil_fixtures::skip_notice(text);
 }
 
 /// The skip of the duty check shows under cargo's default output capture:

@@ -368,7 +368,15 @@ async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_
     assert_eq!(rows[0].game_id, game);
     assert_eq!(rows[0].row, FinishedRow::Verified(Box::new(want)));
 
+    // Issue 27: every browser asks for /favicon.ico; it is served, and no
+    // error is counted for it.
+    let errors = |m: &str| metric(m, "hexveil_errors_total{kind=\"http_not_found\"}");
+    let before_icon = errors(&metrics(http).await);
+    let (status, icon) = get(http, "/favicon.ico").await;
+    assert_eq!(status, 200, "{icon}");
+    assert!(icon.starts_with("<svg"), "{icon}");
     let after = metrics(http).await;
+    assert_eq!(errors(&after), before_icon, "{after}");
     assert!(
         metric(&after, "hexveil_games_finished_total") >= 1.0,
         "{after}"

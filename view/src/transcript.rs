@@ -4,7 +4,6 @@
 use crate::narrate::{Narrator, Reader};
 use hexveil_core::{Content, CONTENT_LEN};
 use hexveil_protocol::encoding::Party;
-use hexveil_protocol::envelope::Refusal;
 use hexveil_protocol::identity::PublicKey;
 use hexveil_protocol::message::{side_of, Body, OpenedFact};
 use hexveil_protocol::referee::{Accepted, Referee};
@@ -110,19 +109,6 @@ pub fn verdict_json(
         }
     }
     v
-}
-
-/// A server's signed refusal in words, with the bytes to show it later
-/// (G5): the seq and entry hash it covers and its postcard encoding in hex
-/// (PROTOCOL.md 14.2), which anyone can check against the server's
-/// transcript key.
-pub fn refusal_proof(r: &Refusal) -> String {
-    format!(
-        "the server's signed refusal of entry {} at seq {} (keep it as proof): {}",
-        r.entry_hash,
-        r.seq,
-        hex::encode(hexveil_protocol::message::encode(r))
-    )
 }
 
 /// The referee of a transcript's game after its genesis, and the entries

@@ -49,7 +49,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
         );
     }
     let Some(here) = u.hex.map(|h| ctx.scenario.map.canonical(h)) else {
-        return refuse(format!("{unit} is not on the map"), "A12.152");
+        return refuse(format!("{} is not on the map", u.name), "A12.152");
     };
     let stamp = MovedAt {
         turn: ctx.state.turn,
@@ -58,7 +58,7 @@ pub fn resolve(ctx: &mut Ctx<'_>, unit: UnitId) -> Res<()> {
     };
     if ctx.state.mines.moved_at.get(&unit) == Some(&stamp) {
         return refuse(
-            format!("{unit} already moved or Searched this phase"),
+            format!("{} already moved or Searched this phase", u.name),
             "A12.152",
         );
     }

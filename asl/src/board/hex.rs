@@ -36,7 +36,7 @@ pub enum HexNameError {
     #[error("hex name {0:?} has no valid column (A..Z, AA..GG)")]
     BadColumn(String),
     /// The row is missing, not a number, or outside 0..=10.
-    #[error("hex name {0:?} has no valid row (0..=10)")]
+    #[error("hex name {0:?} has no valid row: rows are numbered 0 to 10, as in 4E6")]
     BadRow(String),
     /// Row 0 exists only in columns with an odd index (B, D, ...).
     #[error("hex {0:?} does not exist: row 0 exists only in columns B, D, F, ...")]
@@ -359,6 +359,14 @@ impl<'de> Deserialize<'de> for Hex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_row_says_which_rows_exist() {
+        // Issue 27: "has no valid row (0..=10)" was a Rust range.
+        let said = "4E11".parse::<Hex>().unwrap_err().to_string();
+        assert!(said.contains("rows are numbered 0 to 10"), "{said}");
+        assert!(!said.contains("..="), "{said}");
+    }
 
     #[test]
     fn names_round_trip() {

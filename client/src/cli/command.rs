@@ -182,7 +182,7 @@ impl<'a> Parser<'a> {
 
     /// Parses one line (a `#` starts a comment).
     pub fn parse(&self, line: &str) -> Result<Command, CommandError> {
-        let line = line.split('#').next().unwrap_or("");
+        let line = join_lists(line.split('#').next().unwrap_or(""));
         let mut words = line.split_whitespace();
         let verb = words.next().ok_or(CommandError::Empty)?;
         let mut args = Args {
@@ -455,6 +455,27 @@ impl<'l> Args<'l> {
     }
 }
 
+/// A list of units written with spaces around its commas (`a, b`) is the
+/// same list as `a,b`: a unit list is one word of a command (issue 27:
+/// `move a, b 4E6` read `b` as the hex).
+fn join_lists(line: &str) -> String {
+    let parts: Vec<&str> = line.split(',').collect();
+    let last = parts.len() - 1;
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let p = if i < last { p.trim_end() } else { p };
+            if i > 0 {
+                p.trim_start()
+            } else {
+                p
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -476,6 +497,18 @@ mod tests {
                 mode: MoveMode::Normal
             })
         );
+        // Issue 27: spaces around the commas of a unit list.
+        for line in [
+            "move ger-squad-1, ger-leader 3e4",
+            "move ger-squad-1 , ger-leader 3e4",
+            "move ger-squad-1 ,ger-leader 3e4",
+        ] {
+            assert_eq!(
+                p.parse(line).unwrap(),
+                p.parse("move ger-squad-1,ger-leader 3e4").unwrap(),
+                "{line}"
+            );
+        }
         assert!(matches!(
             p.parse("move ger-pz 3E5 vbm").unwrap(),
             Command::Act(Action::Move {

@@ -92,11 +92,7 @@ pub fn audit_line(transcript: &[u8], witness: &Witness, proofs: &Proofs) -> Stri
         Ok(a) => {
             let mut out = a.to_string();
             for (seq, e) in &a.proofs {
-                let what = match e {
-                    Evidence::Fork(_) => "fork",
-                    Evidence::View(_) => "false-view",
-                };
-                out.push_str(&format!("\n  {}", proofs.line(*seq, what, e)));
+                out.push_str(&format!("\n  {}", proofs.line(*seq, e.word(), e)));
             }
             out
         }

@@ -965,9 +965,19 @@ pub async fn play_seat(
                 acting
             }
             GameEvent::Rejected(r) => {
-                out.note(side, &format!("refused, nothing changed: {}", r.reason));
-                // The server's signed refusal, the player's proof (G5).
-                out.note(side, &super::transcript::refusal_proof(&r));
+                // The server's signed refusal, the player's proof (G5),
+                // goes to a file; one short line says where (issue 27).
+                let seq = r.seq;
+                let kept =
+                    match proofs.keep(seq, "refusal", &Evidence::Refusal(Box::new(r.clone()))) {
+                        Ok(Some(path)) => {
+                            format!(" (the server's signed refusal: {})", path.display())
+                        }
+                        Ok(None) | Err(_) => String::new(),
+                    };
+                // "refused, nothing changed: refused: ..." said it twice.
+                let why = r.reason.strip_prefix("refused: ").unwrap_or(&r.reason);
+                out.note(side, &format!("refused, nothing changed: {why}{kept}"));
                 acting
             }
             GameEvent::Receipt(_) => false,
@@ -1118,6 +1128,36 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
     // Check both setups, and the sealed one against the setup rules,
     // before anything is stored or sent.
     check_setups(true, &loaded, j.side, &j.setup, &public, &j.sealed, &sealed)?;
+    let (pkcs8, _) = keys::load(&resolved.key)?;
+    let record = j.record.as_deref().map(Record::open).transpose()?;
+    let mut line = Lifeline::new(follower(&resolved, &pkcs8), record);
+    // The node that serves the game (issue 25: any node of the league
+    // given may be down, or no longer serve it).
+    let mut client = line
+        .reach(game_id, &mut |text| println!("{text}"))
+        .await
+        .map_err(|e| cannot_connect(&resolved, e))?;
+    // One seat, one machine: a seat another connection holds is taken
+    // only when asked to.
+    let held = client
+        .list_games()
+        .await?
+        .into_iter()
+        .find(|g| g.game_id == game_id)
+        .is_some_and(|g| match j.side {
+            Side::A => g.side_a_seated,
+            Side::B => g.side_b_seated,
+        });
+    if held && !j.take_over {
+        client.close().await;
+        return Err(PlayError::Input(format!(
+            "side {} of game {game_text} is held by another connected client with your key (another terminal or machine?); nothing was sent. Stop that client, or join with --take-over to take the seat from it (it stops). A client that crashed or lost its connection frees the seat within the server's idle timeout.",
+            j.side
+        )));
+    }
+    // The secrets are written only now, once the seat is known to be
+    // this client's to take (issue 27: they were written for a seat that
+    // was then refused).
     let layers = loaded.scenario.sealed_layers();
     let (secrets, origin) = secrets::load_or_create(&j.secrets, &game_text, j.side, || {
         Secrets::generate(
@@ -1158,33 +1198,6 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
                 );
             }
         }
-    }
-    let (pkcs8, _) = keys::load(&resolved.key)?;
-    let record = j.record.as_deref().map(Record::open).transpose()?;
-    let mut line = Lifeline::new(follower(&resolved, &pkcs8), record);
-    // The node that serves the game (issue 25: any node of the league
-    // given may be down, or no longer serve it).
-    let mut client = line
-        .reach(game_id, &mut |text| println!("{text}"))
-        .await
-        .map_err(|e| cannot_connect(&resolved, e))?;
-    // One seat, one machine: a seat another connection holds is taken
-    // only when asked to.
-    let held = client
-        .list_games()
-        .await?
-        .into_iter()
-        .find(|g| g.game_id == game_id)
-        .is_some_and(|g| match j.side {
-            Side::A => g.side_a_seated,
-            Side::B => g.side_b_seated,
-        });
-    if held && !j.take_over {
-        client.close().await;
-        return Err(PlayError::Input(format!(
-            "side {} of game {game_text} is held by another connected client with your key (another terminal or machine?); nothing was sent. Stop that client, or join with --take-over to take the seat from it (it stops). A client that crashed or lost its connection frees the seat within the server's idle timeout.",
-            j.side
-        )));
     }
     let mut seat = client
         .join(

@@ -48,6 +48,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use thiserror::Error;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
+
+use crate::shares::{ShareCaps, ShareNames, Shares};
 use tower::ServiceExt;
 use tracing::{debug, info, warn};
 
@@ -84,9 +86,10 @@ pub enum HttpError {
     /// The transcript or replay of a game that has not finished.
     #[error("game {0} has not finished: its transcript and replay are served once it has (until the end its log holds sealed facts); watch it live at /game/{0}")]
     NotFinished(GameId),
-    /// Every event stream slot is taken.
-    #[error("this server already serves {0} live streams (its http_max_streams); try again later")]
-    TooManyStreams(usize),
+    /// Every event stream slot is taken, or the client's address's or
+    /// network's share of them (issue 31).
+    #[error("{0}")]
+    TooManyStreams(crate::shares::Refused),
     /// Every watched-game slot is taken.
     #[error("this server already shows {0} games live (its http_max_streams); try again later")]
     TooManyWatched(usize),
@@ -176,9 +179,8 @@ pub struct Web {
     pub watchers: live::Watchers,
     /// The games' descriptions and replays.
     pub games: games::Games,
-    /// Event stream slots.
-    streams: Arc<Semaphore>,
-    max_streams: usize,
+    /// Event stream slots, shared per address and network (issue 31).
+    streams: Arc<Shares>,
     /// Set to `true` when the server shuts down: every stream ends.
     shutdown: watch::Sender<bool>,
 }
@@ -202,8 +204,15 @@ impl Web {
             connections,
             metrics,
             metrics_token,
-            streams: Arc::new(Semaphore::new(max_streams)),
-            max_streams,
+            streams: Shares::new(
+                ShareNames {
+                    what: "live streams",
+                    total: "http_max_streams",
+                    per_address: "http_max_streams_per_address",
+                    per_network: "http_max_streams_per_network",
+                },
+                stream_shares(max_streams),
+            ),
             shutdown,
         })
     }
@@ -238,6 +247,7 @@ pub fn router(web: Arc<Web>) -> Router {
         .route("/game/{id}/transcript", get(transcript))
         .route("/game/{id}/replay", get(replay))
         .route("/metrics", get(metrics))
+        .route("/favicon.ico", get(favicon))
         .fallback(no_page)
         .layer(axum::middleware::map_response_with_state(
             web.clone(),
@@ -265,6 +275,22 @@ async fn count_errors(State(web): State<Arc<Web>>, response: Response) -> Respon
     }
     response
 }
+
+/// The site's icon, a hexagon: every browser asks for it, and a 404 for it
+/// would count in `hexveil_errors_total` (issue 27).
+async fn favicon() -> Response {
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "image/svg+xml"),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=86400"),
+        ],
+        FAVICON_SVG,
+    )
+        .into_response()
+}
+
+/// [`favicon`]'s picture.
+const FAVICON_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><polygon points="16,1 29,8.5 29,23.5 16,31 3,23.5 3,8.5" fill="#3d5a40" stroke="#1d2b1f" stroke-width="2"/></svg>"##;
 
 async fn no_page(uri: axum::http::Uri) -> HttpError {
     HttpError::NoPage(uri.path().to_string())
@@ -297,16 +323,27 @@ async fn events(
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
 ) -> Result<Response, HttpError> {
     let game = game_id(&id)?;
+    let party = web.connections.settings.grouping.party(remote.ip());
     let slot = web
         .streams
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| HttpError::TooManyStreams(web.max_streams))?;
+        .take(&party)
+        .map_err(HttpError::TooManyStreams)?;
     let view = web.watchers.watch(game, web_key(remote.ip())).await?;
     let counted = web.metrics.web_stream();
     let stream = live::events(game, view, web.shutting_down(), (slot, counted));
     let sse = Sse::new(stream).keep_alive(KeepAlive::new().interval(STREAM_KEEP_ALIVE));
     Ok(sse.into_response())
+}
+
+/// The shares of `max_streams` event streams (issue 31): an address may
+/// hold 1/64 of them (at least 4: a few tabs), a network 1/16 (at least
+/// 16), so one client never takes them all.
+pub fn stream_shares(max_streams: usize) -> ShareCaps {
+    ShareCaps {
+        total: max_streams,
+        per_address: (max_streams / 64).max(4),
+        per_network: (max_streams / 16).max(16),
+    }
 }
 
 /// The SSE event of a picture (used by [`live::events`]).

@@ -57,7 +57,17 @@ pub struct RawClient {
 
 impl RawClient {
     pub async fn connect_with_trust(addr: SocketAddr, trust: &ServerTrust) -> Result<Self, String> {
-        let endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
+        Self::connect_from("127.0.0.1".parse().unwrap(), addr, trust).await
+    }
+
+    /// Connects from the local address `source` (any of 127.0.0.0/8 on
+    /// loopback: another client address as the server sees it).
+    pub async fn connect_from(
+        source: std::net::IpAddr,
+        addr: SocketAddr,
+        trust: &ServerTrust,
+    ) -> Result<Self, String> {
+        let endpoint = quinn::Endpoint::client(SocketAddr::new(source, 0)).unwrap();
         let conn = endpoint
             .connect_with(client_config(trust).unwrap(), addr, "localhost")
             .map_err(|e| e.to_string())?
