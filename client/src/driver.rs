@@ -1232,7 +1232,8 @@ impl RemotePlayer {
                 GameEvent::Update(u)
             }
             ToClient::Rejected(r) => {
-                self.player.on_refusal(&r);
+                // Shown (and kept as proof) only once checked (issue 27).
+                self.player.on_refusal(&r).map_err(|e| self.failed(e))?;
                 GameEvent::Rejected(r)
             }
             ToClient::Transcript(t) => {
@@ -1426,7 +1427,12 @@ impl Spectator {
                     GameEvent::Transcript(t)
                 }
                 ToClient::Receipt(r) => GameEvent::Receipt(r),
-                ToClient::Rejected(r) => GameEvent::Rejected(r),
+                // A spectator sends no entry: a refusal is none of its
+                // business, and is not shown unchecked.
+                ToClient::Rejected(r) => GameEvent::Other(format!(
+                    "the server sent a spectator a refusal (of entry {}): ignored",
+                    r.seq
+                )),
                 ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
             },
             Incoming::Event(e) => e,

@@ -85,7 +85,11 @@ fn run_with(
                 }
             }
             Output::ToPlayer(side, ToClient::Rejected(r)) => {
-                t.players.get_mut(&side).unwrap().on_refusal(&r);
+                t.players
+                    .get_mut(&side)
+                    .unwrap()
+                    .on_refusal(&r)
+                    .expect("the server's refusal checks");
                 t.rejections.push((side, r.reason));
             }
             Output::ToPlayer(side, ToClient::Update(u)) => {
@@ -1332,4 +1336,29 @@ fn g5_a_signed_refusal_kept_as_evidence_proves_the_server_wrong_if_the_log_holds
         ),
         Err(evidence::ProofError::BadSignature(_))
     ));
+}
+
+#[test]
+fn g5_a_refusal_is_shown_and_kept_only_once_its_signature_checks() {
+    // A refusal is shown and kept as proof only once the player checked it
+    // against the game's server key and the entry it refuses; a changed one
+    // is a breach and changes nothing.
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let out = t.declare(Side::B, hexveil_fixtures::step_into_the_minefield());
+    let refusal = out
+        .into_iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::B, hexveil_protocol::message::ToClient::Rejected(r)) => Some(r),
+            _ => None,
+        })
+        .expect("the server refused B's move");
+    let b = t.players.get_mut(&Side::B).unwrap();
+    let mut forged = refusal.clone();
+    forged.reason = "refused: you lose".into();
+    assert!(matches!(
+        b.on_refusal(&forged),
+        Err(PlayerError::Breach(Breach::Unbound { .. }))
+    ));
+    b.on_refusal(&refusal).expect("the real refusal checks");
 }

@@ -498,9 +498,13 @@ impl Player {
         self.witness.receipt(receipt).map_err(PlayerError::Breach)
     }
 
-    /// Takes the server's refusal of one of this player's entries: an
-    /// answer refused changes nothing of what the player holds.
-    pub fn on_refusal(&mut self, refusal: &Refusal) {
+    /// Takes the server's refusal of one of this player's entries, once
+    /// checked ([`Witness::refusal`]: signed by the game's server, for an
+    /// entry this player sent): an answer refused changes nothing of what
+    /// the player holds. A refusal that does not check is a breach, and
+    /// changes nothing.
+    pub fn on_refusal(&mut self, refusal: &Refusal) -> Result<(), PlayerError> {
+        self.witness.refusal(refusal).map_err(PlayerError::Breach)?;
         if self
             .pending
             .as_ref()
@@ -508,6 +512,7 @@ impl Player {
         {
             self.pending = None;
         }
+        Ok(())
     }
 
     /// The log as this player checked it: its head, and every statement of

@@ -26,7 +26,9 @@
 
 use crate::attestation::{Attestation, HeadClaim};
 use crate::encoding::{Digest, GameId, Party};
-use crate::envelope::{genesis_head, next_head, Appended, ForkProof, Receipt, SignedEnvelope};
+use crate::envelope::{
+    genesis_head, next_head, Appended, ForkProof, Receipt, Refusal, SignedEnvelope,
+};
 use crate::identity::PublicKey;
 use crate::message::{side_of, Body, Genesis, Logged, Update};
 use crate::session::view_of;
@@ -256,6 +258,32 @@ impl Witness {
             receipt: *receipt,
         };
         self.hold(&keys.server, attestation)
+    }
+
+    /// Checks the server's refusal of an entry before it is shown or acted
+    /// on: signed by the game's server, for this game, and (for an entry
+    /// the party sent and has not seen in the log) for that very entry. A
+    /// refusal the client keeps as evidence must prove what it says
+    /// (issue 27).
+    pub fn refusal(&self, refusal: &Refusal) -> Result<(), Breach> {
+        let unbound = |reason: String| Breach::Unbound {
+            seq: refusal.seq,
+            reason,
+        };
+        let keys = self
+            .keys
+            .as_ref()
+            .ok_or_else(|| unbound("a refusal before the genesis".into()))?;
+        if refusal.game_id != self.game_id {
+            return Err(unbound("a refusal of another game's entry".into()));
+        }
+        let sent = self
+            .sent
+            .iter()
+            .find(|e| e.entry_hash() == refusal.entry_hash);
+        refusal
+            .verify(&keys.server, sent)
+            .map_err(|e| unbound(format!("the refusal: {e}")))
     }
 
     /// Checks an update; on success the party may show it and, if it is
