@@ -1604,25 +1604,10 @@ mod tests {
         if std::env::var_os(hexveil_fixtures::postgres::PG_BIN_ENV).is_some() {
             return; // the child run below, or a machine that moved PostgreSQL
         }
-        let exe = std::env::current_exe().unwrap();
-        let out = std::process::Command::new(exe)
-            .args([
-                "postgres::tests::schema_is_migrated_once_and_a_newer_one_is_refused",
-                "--exact",
-            ])
-            .env(
-                hexveil_fixtures::postgres::PG_BIN_ENV,
-                "/nonexistent/postgresql/bin",
-            )
-            .env_remove("CI")
-            .env_remove("RUST_TEST_NOCAPTURE")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        let printed = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        let printed = hexveil_fixtures::rerun_capturing(
+            "postgres::tests::schema_is_migrated_once_and_a_newer_one_is_refused",
+            hexveil_fixtures::postgres::PG_BIN_ENV,
+            "/nonexistent/postgresql/bin",
         );
         assert!(
             printed.contains("SKIPPED postgres::schema_is_migrated_once_and_a_newer_one_is_refused (no PostgreSQL"),

@@ -66,19 +66,10 @@ fn a_skipped_duty_check_says_so_through_the_capture() {
     if std::env::var_os(DUTIES_ENV).is_some() {
         return; // the child run below
     }
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new(exe)
-        .args(["every_b28_c3_and_a19_duty_is_cited_by_a_test", "--exact"])
-        .env(DUTIES_ENV, "/nonexistent/shared/rules/DUTIES.md")
-        .env_remove("CI")
-        .env_remove("RUST_TEST_NOCAPTURE")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let printed = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let printed = hexveil_fixtures::rerun_capturing(
+        "every_b28_c3_and_a19_duty_is_cited_by_a_test",
+        DUTIES_ENV,
+        "/nonexistent/shared/rules/DUTIES.md",
     );
     assert!(
         printed.contains("SKIPPED duty coverage NOT checked"),
