@@ -1489,6 +1489,39 @@ impl Spectator {
         self.witness = witness;
     }
 
+    /// Leaves the game and joins it again on the same connection, saying
+    /// what it holds: the first public update its witness lacks (issue 31:
+    /// a rejoin that changes nothing is sent nothing, not the whole
+    /// history). What comes next must chain onto the head the witness
+    /// holds (PROTOCOL.md 16.1), so the server's word on where the log
+    /// stands is checked, not trusted. Updates that arrive before the
+    /// server confirms the leave are dropped: they come again. Returns how
+    /// many game messages the server says it resends (`Joined.resync`).
+    pub async fn rejoin(&mut self) -> Result<u32, DriverError> {
+        self.link.send(&ClientMessage::Leave {
+            game_id: self.game_id,
+        })?;
+        loop {
+            match self.link.recv(self.wait, "the leave answer").await? {
+                ServerMessage::Left { game_id } if game_id == self.game_id => break,
+                e @ ServerMessage::Error { .. } => return Err(refused(e)),
+                _ => {}
+            }
+        }
+        self.link.send(&ClientMessage::Join {
+            game_id: self.game_id,
+            role: Role::Spectator,
+            resume_from: self.witness.next_seq(),
+        })?;
+        loop {
+            match self.link.recv(self.wait, "the join answer").await? {
+                ServerMessage::Joined { resync, .. } => return Ok(resync),
+                e @ ServerMessage::Error { .. } => return Err(refused(e)),
+                _ => {}
+            }
+        }
+    }
+
     /// Whether a public update said the log is closed: the server has the
     /// transcript ([`Spectator::fetch_transcript`]).
     pub fn is_closed(&self) -> bool {

@@ -1336,7 +1336,11 @@ impl GameTask {
                 }
                 let id = participant.connection;
                 let history = match participant.role {
-                    Role::Spectator => self.public_history().await,
+                    // Only what follows the public messages the spectator
+                    // says it holds: a rejoin that changes nothing resends
+                    // nothing (issue 31). Its witness checks that what
+                    // comes chains onto the head it holds (PROTOCOL.md 16).
+                    Role::Spectator => self.public_history(resume_from).await,
                     Role::Player(_) => Vec::new(),
                 };
                 // A resync the session asks for is read (from the store if
@@ -1653,24 +1657,27 @@ impl GameTask {
 
     /// What a spectator who joins now is sent first: what the other
     /// spectators have already been sent, the history up to where the delay
-    /// queue starts. The queued rest reaches it as it matures (DESIGN 5).
-    async fn public_history(&mut self) -> Vec<Vec<u8>> {
-        if self.public_sent == 0 {
+    /// queue starts, from public message `from` on (the first one it does
+    /// not hold; 0: everything). The queued rest reaches it as it matures
+    /// (DESIGN 5).
+    async fn public_history(&mut self, from: u64) -> Vec<Vec<u8>> {
+        let sent = self.public_sent;
+        let from = usize::try_from(from).unwrap_or(usize::MAX).min(sent);
+        if from == sent {
             return Vec::new();
         }
-        let sent = self.public_sent;
         let history: Vec<Vec<u8>> = self
-            .with_stored("public history", 0, |s, stored| {
-                (0..sent).map(|i| s.public_message(i, stored)).collect()
+            .with_stored("public history", from as u64, |s, stored| {
+                (from..sent).map(|i| s.public_message(i, stored)).collect()
             })
             .await
             .unwrap_or_default();
-        if history.len() != self.public_sent {
+        if history.len() != sent - from {
             // A session breaking its contract; send what is safe to send.
             error!(
                 game_id = %self.game_id,
                 history = history.len(),
-                expected = self.public_sent,
+                expected = sent - from,
                 "the session lacks public messages it published"
             );
         }
@@ -1870,6 +1877,16 @@ mod tests {
 
     impl Client {
         async fn join(&mut self, game: &queue::Sender<GameCommand>, role: Role) -> bool {
+            self.join_from(game, role, 0).await
+        }
+
+        /// Joins saying it holds everything before `resume_from`.
+        async fn join_from(
+            &mut self,
+            game: &queue::Sender<GameCommand>,
+            role: Role,
+            resume_from: u64,
+        ) -> bool {
             let (reply, answer) = oneshot::channel();
             game.send(GameCommand::Join {
                 participant: Box::new(Participant {
@@ -1877,7 +1894,7 @@ mod tests {
                     key: self.key,
                     role,
                 }),
-                resume_from: 0,
+                resume_from,
                 link: ConnectionLink {
                     id: self.id,
                     outbox: self.tx.clone(),
@@ -2037,6 +2054,46 @@ mod tests {
         for c in [&mut early, &mut late] {
             let extra = c.rx.try_recv();
             assert!(extra.is_err(), "nothing after the last move: {extra:?}");
+        }
+    }
+
+    // Issue 31: a spectator that joins again saying what it holds
+    // (`resume_from`: the first public message it lacks) is sent only what
+    // follows: nothing when it holds everything (a join/leave/rejoin that
+    // changes nothing resends nothing); one that holds nothing still gets
+    // everything; a claim past the end gets nothing, and changes nothing.
+    #[tokio::test]
+    async fn issue31_a_spectator_rejoin_is_sent_only_what_it_lacks() {
+        let (_dir, _lobby, _id, game) = relay_game(0).await;
+        let mut a = client(1, 64);
+        assert!(a.join(&game, Role::Player(Side::A)).await);
+        assert_eq!(a.next_payload().await, b"welcome 1");
+        play(&mut a, &game, &["m1", "m2", "m3"]).await;
+        let mut s = client(2, 64);
+        let cases: [(u64, &[&str]); 5] = [
+            (0, &["m1", "m2", "m3"]),
+            (3, &[]),
+            (2, &["m3"]),
+            (9, &[]),
+            (0, &["m1", "m2", "m3"]),
+        ];
+        for (from, lacks) in cases {
+            assert!(s.join_from(&game, Role::Spectator, from).await);
+            let ServerMessage::Joined { resync, .. } = s.next().await else {
+                panic!("from {from}: not joined");
+            };
+            // The history it lacks, then the relay's welcome.
+            assert_eq!(resync as usize, lacks.len() + 1, "from {from}");
+            assert_eq!(
+                public(&mut s, lacks.len()).await,
+                bytes(lacks),
+                "from {from}"
+            );
+            assert!(s.next_payload().await.starts_with(b"welcome "));
+            game.send(GameCommand::Leave { from: s.id }).await.unwrap();
+            assert!(matches!(s.next().await, ServerMessage::Left { .. }));
+            let extra = s.rx.try_recv();
+            assert!(extra.is_err(), "from {from}: nothing more: {extra:?}");
         }
     }
 

@@ -185,11 +185,13 @@ pub trait GameSession: Send + 'static {
 
     /// A connection asks to join in `who.role`; `resume_from` is the first
     /// event sequence number it has not seen (0 for everything), so a
-    /// reconnecting player can be sent what it missed. On success the shell
-    /// routes [`Recipient::Player`] for that side (or spectator messages) to
-    /// it, replacing any earlier connection in the seat. Deciding who may
-    /// take a seat (e.g. only the key the scenario names) is the session's
-    /// business.
+    /// reconnecting player can be sent what it missed. (A spectator's
+    /// `resume_from` is the first public message it does not hold: the
+    /// shell sends it only the public history from there, issue 31.) On
+    /// success the shell routes [`Recipient::Player`] for that side (or
+    /// spectator messages) to it, replacing any earlier connection in the
+    /// seat. Deciding who may take a seat (e.g. only the key the scenario
+    /// names) is the session's business.
     fn admit(
         &mut self,
         who: &Participant,

@@ -222,3 +222,53 @@ async fn design5_escrow_game_late_spectator_sees_what_an_early_one_saw() {
     assert_eq!(updates_until(&mut after, last).await, early);
     server.shutdown().await;
 }
+
+// Issue 31 (G6), over QUIC with the real game: a spectator that leaves and
+// joins again saying what its witness holds is resent nothing when nothing
+// changed (not the whole public history), and mid-game only what follows:
+// its updates stay whole (every seq once, none missing), each checked to
+// chain onto the head it holds (PROTOCOL.md 16.1). The bytes a no-op rejoin
+// costs, next to a fresh spectator's history, are printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_g6_a_rejoin_that_changes_nothing_resends_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, ep) = start_server(dir.path(), WAIT).await;
+    let mut t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, true).await;
+    t.end_phase_until(Side::A, Phase::Movement).await;
+    let mut mid = ep.client().await.watch(t.game_id).await.unwrap();
+    let so_far = t.a.last_seq().unwrap();
+    let mut seen = updates_until(&mut mid, so_far).await;
+    // Mid-game: rejoined, it is sent only what it lacks (what arrived
+    // while it left) and then follows the game, nothing missing.
+    mid.rejoin().await.unwrap();
+    t.act(Side::A, step_into_the_minefield()).await;
+    concede_and_finish(&mut t).await;
+    let early = early_updates(&t);
+    let last = t.a.last_seq().unwrap();
+    seen.extend(updates_until(&mut mid, last).await);
+    assert_whole(&seen, last);
+    assert_eq!(seen, early);
+
+    // After the end: a no-op rejoin, measured against a fresh spectator.
+    mid.take_traffic();
+    let resent = mid.rejoin().await.unwrap();
+    let noop: usize = mid.take_traffic().iter().sum();
+    assert_eq!(resent, 0, "a finished game's no-op rejoin resends nothing");
+    let mut fresh = ep.client().await.watch(t.game_id).await.unwrap();
+    assert_eq!(updates_until(&mut fresh, last).await, early);
+    let whole: usize = fresh.take_traffic().iter().sum();
+    println!(
+        "issue 31: a no-op spectator rejoin received {noop} bytes; a fresh spectator's history {whole} bytes ({} updates)",
+        last + 1
+    );
+    assert!(
+        noop < whole,
+        "the rejoin ({noop} bytes) cost less than the history ({whole} bytes)"
+    );
+    // Still watching: nothing more comes, and the transcript is there.
+    assert_eq!(
+        mid.fetch_transcript().await.unwrap(),
+        fresh.fetch_transcript().await.unwrap()
+    );
+    server.shutdown().await;
+}
