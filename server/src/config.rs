@@ -18,7 +18,9 @@
 //! `rebuild_burst = 6`, `partial_message_timeout_secs = 30`,
 //! `max_partial_bytes_per_connection = 8388608`,
 //! `max_partial_bytes = 67108864`, `http = "127.0.0.1:8080"` (the web
-//! view, off without it), `http_max_streams = 256`, `log_format = "json"`,
+//! view, off without it), `http_max_streams = 256`,
+//! `http_max_connections = 1024`, `http_max_connections_per_address = 32`,
+//! `http_max_connections_per_network = 128`, `log_format = "json"`,
 //! `store = "postgres://..."` (SQLite in the data directory without it),
 //! `store_file = "/etc/hexveil/store-url"` (the URL read from a file, so
 //! that no password is on a command line), `node_id = "..."`,
@@ -191,6 +193,18 @@ pub struct Cli {
     /// refused with 503.
     #[arg(long)]
     pub http_max_streams: Option<usize>,
+    /// Most simultaneous TCP connections of the web view; more are
+    /// answered 503 and closed.
+    #[arg(long)]
+    pub http_max_connections: Option<usize>,
+    /// Most simultaneous web view connections from one address (an IPv4
+    /// address, an IPv6 /64); more are answered 503 and closed.
+    #[arg(long)]
+    pub http_max_connections_per_address: Option<usize>,
+    /// Most simultaneous web view connections from one network (an IPv4
+    /// /24, an IPv6 /48); more are answered 503 and closed.
+    #[arg(long)]
+    pub http_max_connections_per_network: Option<usize>,
     /// A file holding the token `/metrics` asks for (`Authorization:
     /// Bearer TOKEN`). Without one, the web view does not serve `/metrics`:
     /// its counters move within seconds of a move, before the spectator
@@ -346,6 +360,12 @@ pub struct FileConfig {
     pub http: Option<SocketAddr>,
     /// See [`Cli::http_max_streams`].
     pub http_max_streams: Option<usize>,
+    /// See [`Cli::http_max_connections`].
+    pub http_max_connections: Option<usize>,
+    /// See [`Cli::http_max_connections_per_address`].
+    pub http_max_connections_per_address: Option<usize>,
+    /// See [`Cli::http_max_connections_per_network`].
+    pub http_max_connections_per_network: Option<usize>,
     /// See [`Cli::log_format`].
     pub log_format: Option<LogFormat>,
     /// See [`Cli::store`].
@@ -462,6 +482,12 @@ pub struct ServerSettings {
     pub http: Option<SocketAddr>,
     /// Most simultaneous event streams of the web view.
     pub http_max_streams: usize,
+    /// Most simultaneous web view connections.
+    pub http_max_connections: usize,
+    /// Most simultaneous web view connections of one address.
+    pub http_max_connections_per_address: usize,
+    /// Most simultaneous web view connections of one network.
+    pub http_max_connections_per_network: usize,
     /// The token `/metrics` asks for; `None`: not served.
     pub metrics_token: Option<String>,
     /// How log lines are written.
@@ -558,6 +584,15 @@ pub fn defaults_help() -> String {
         ("--max-partial-bytes", s.max_partial_bytes.to_string()),
         ("--http", "off".into()),
         ("--http-max-streams", s.http_max_streams.to_string()),
+        ("--http-max-connections", s.http_max_connections.to_string()),
+        (
+            "--http-max-connections-per-address",
+            s.http_max_connections_per_address.to_string(),
+        ),
+        (
+            "--http-max-connections-per-network",
+            s.http_max_connections_per_network.to_string(),
+        ),
         (
             "--metrics-token-file",
             "none: /metrics is not served".into(),
@@ -591,6 +626,15 @@ fn lease_of(v: u64) -> Result<Duration, ConfigError> {
 
 /// Default limit on the web view's simultaneous event streams.
 pub const DEFAULT_HTTP_MAX_STREAMS: usize = 256;
+/// Default most simultaneous web view connections.
+pub const DEFAULT_HTTP_MAX_CONNECTIONS: usize = 1024;
+/// Default most simultaneous web view connections of one address (issue
+/// 31): a browser opens about 6 per site, so a few browsers behind one
+/// address fit, and 32 addresses are needed to fill the total.
+pub const DEFAULT_HTTP_MAX_CONNECTIONS_PER_ADDRESS: usize = 32;
+/// Default most simultaneous web view connections of one network (issue
+/// 31): filling the total takes 8 networks.
+pub const DEFAULT_HTTP_MAX_CONNECTIONS_PER_NETWORK: usize = 128;
 
 impl ServerSettings {
     /// Defaults with the given data directory and listen address.
@@ -620,6 +664,9 @@ impl ServerSettings {
             max_partial_bytes: DEFAULT_MAX_PARTIAL_BYTES,
             http: None,
             http_max_streams: DEFAULT_HTTP_MAX_STREAMS,
+            http_max_connections: DEFAULT_HTTP_MAX_CONNECTIONS,
+            http_max_connections_per_address: DEFAULT_HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+            http_max_connections_per_network: DEFAULT_HTTP_MAX_CONNECTIONS_PER_NETWORK,
             metrics_token: None,
             log_format: LogFormat::Text,
             store: StoreChoice::Sqlite,
@@ -889,6 +936,23 @@ pub fn merge(cli: &Cli, file: FileConfig) -> Result<ServerSettings, ConfigError>
     if let Some(v) = cli.http_max_streams.or(file.http_max_streams) {
         s.http_max_streams = at_least_one("http_max_streams", v as u64)? as usize;
     }
+    if let Some(v) = cli.http_max_connections.or(file.http_max_connections) {
+        s.http_max_connections = at_least_one("http_max_connections", v as u64)? as usize;
+    }
+    if let Some(v) = cli
+        .http_max_connections_per_address
+        .or(file.http_max_connections_per_address)
+    {
+        s.http_max_connections_per_address =
+            at_least_one("http_max_connections_per_address", v as u64)? as usize;
+    }
+    if let Some(v) = cli
+        .http_max_connections_per_network
+        .or(file.http_max_connections_per_network)
+    {
+        s.http_max_connections_per_network =
+            at_least_one("http_max_connections_per_network", v as u64)? as usize;
+    }
     if let Some(path) = cli.metrics_token_file.clone().or(file.metrics_token_file) {
         let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
             path: path.clone(),
@@ -1093,6 +1157,11 @@ mod tests {
             ),
             ("--max-unfinished-games", "0", "max_unfinished_games = 0"),
             ("--http-max-streams", "0", "http_max_streams = 0"),
+            (
+                "--http-max-connections-per-address",
+                "0",
+                "http_max_connections_per_address = 0",
+            ),
         ] {
             let cli = Cli::try_parse_from(["hexveil-server", flag, value]).unwrap();
             let err = merge(&cli, FileConfig::default()).unwrap_err().to_string();

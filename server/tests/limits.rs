@@ -576,6 +576,111 @@ async fn g6_issue31_fresh_keys_and_addresses_cannot_fill_the_server() {
     server.shutdown().await;
 }
 
+/// Joins `g` as a spectator and leaves, then waits until its task ended
+/// (no linger: the next join rebuilds it); the refusal, if refused.
+async fn rebuild_once(
+    c: &mut RawClient,
+    g: GameId,
+    server: &hexveil_server::Server,
+) -> Option<ServerMessage> {
+    until("the finished game's task ended", || {
+        server.lobby().live_games() == 0
+    })
+    .await;
+    c.send(&ClientMessage::Join {
+        game_id: g,
+        role: Role::Spectator,
+        resume_from: 0,
+    })
+    .await;
+    match c.recv().await {
+        ServerMessage::Joined { .. } => {
+            c.send(&ClientMessage::Leave { game_id: g }).await;
+            while !matches!(c.recv().await, ServerMessage::Left { .. }) {}
+            None
+        }
+        other => Some(other),
+    }
+}
+
+// G6 (issue 31): rebuilds of a finished game driven to their ends with
+// fresh keys, from one address (its budget: `rebuild_burst`), then from
+// more addresses of its network (the network's: four times as much); every
+// fresh key and every further address of that network is then refused,
+// while a client of another network still watches the game (a rebuild of
+// its own) and anyone fetches the transcript, read from the store with no
+// rebuild. Loopback 127.0.x.y stands for the addresses; memory printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g6_issue31_rebuilds_from_one_address_and_one_network_run_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(dir.path());
+    s.games.finished_linger = Duration::ZERO;
+    s.games.rebuild_rate.burst = std::num::NonZeroU32::new(2).unwrap();
+    let server = start(s).await;
+    let g = finished_game(&server).await;
+    println!("resident before: {:?} KiB", resident_kib());
+    // One address, a fresh key for every rebuild.
+    let mut rebuilt = 0;
+    let refusal = loop {
+        let mut c = fresh_from("127.0.3.1", &server).await.unwrap();
+        match rebuild_once(&mut c, g, &server).await {
+            None => rebuilt += 1,
+            Some(refused) => break refused,
+        }
+        assert!(rebuilt <= 4, "fresh keys bought more rebuilds: {rebuilt}");
+    };
+    assert_eq!(error_code(&refusal), Some(ErrorCode::RateLimited));
+    assert!(
+        error_text(&refusal).contains("address 127.0.3.1/32"),
+        "{refusal:?}"
+    );
+    // More addresses of its /24, until the network's budget is spent.
+    let mut host = 2;
+    let refusal = 'network: loop {
+        assert!(host < 60, "the network's budget never ran out");
+        let ip = format!("127.0.3.{host}");
+        loop {
+            let mut c = fresh_from(&ip, &server).await.unwrap();
+            match rebuild_once(&mut c, g, &server).await {
+                None => rebuilt += 1,
+                Some(r) if error_text(&r).contains("address ") => break,
+                Some(r) => break 'network r,
+            }
+        }
+        host += 1;
+    };
+    assert!(
+        error_text(&refusal).contains("network 127.0.3.0/24"),
+        "{refusal:?}"
+    );
+    let mut unused = fresh_from("127.0.3.250", &server).await.unwrap();
+    assert_eq!(
+        unused.join_refusal(g, Role::Spectator).await,
+        Some(ErrorCode::RateLimited),
+        "a new address of a spent network pays with it"
+    );
+    println!(
+        "rebuilds by one network's attacker: {rebuilt} over {} addresses; resident: {:?} KiB",
+        host,
+        resident_kib()
+    );
+    // Another network still watches it, and the transcript is served.
+    let mut watcher = fresh_from("127.0.9.1", &server).await.unwrap();
+    assert!(rebuild_once(&mut watcher, g, &server).await.is_none());
+    let before = server.lobby().rebuilds();
+    assert!(matches!(
+        unused.fetch_chunk(g, 0).await,
+        ServerMessage::TranscriptChunk { .. }
+    ));
+    assert_eq!(
+        server.lobby().rebuilds(),
+        before,
+        "no rebuild for a transcript"
+    );
+    println!("resident after: {:?} KiB", resident_kib());
+    server.shutdown().await;
+}
+
 // Issue 31: with a roster only its keys may create games; another key is
 // refused, naming the roster, and creates nothing; anyone may still join.
 #[tokio::test]

@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 use hexveil_view::league::{mode_word, side_names, Row};
 use serde::Serialize;
 
-use super::HttpError;
+use super::{HttpError, Visitor};
 use crate::league::League;
 use crate::live_game::NewGame;
 use crate::lobby::Lobby;
 use crate::store::StoreError;
-use crate::wire::{FinishedRow, GameId, PublicKey};
+use crate::wire::{FinishedRow, GameId};
 
 /// Open games, and finished games, listed at most.
 pub const MAX_LISTED: usize = 100;
@@ -231,11 +231,11 @@ impl Games {
     /// transcript itself and shows everything only for a complete, clean
     /// one, G3): made once, on a blocking thread, one whole-game
     /// verification at a time with the league's rows (G6), and kept.
-    pub async fn replay(&self, game: GameId, key: PublicKey) -> Result<Arc<String>, HttpError> {
+    pub async fn replay(&self, game: GameId, who: Visitor) -> Result<Arc<String>, HttpError> {
         if let Some(page) = self.cached_replay(game) {
             return Ok(page);
         }
-        let bytes = self.transcript(game, key).await?;
+        let bytes = self.transcript(game, who).await?;
         let _one_at_a_time = self
             .league
             .verifying()
@@ -262,9 +262,11 @@ impl Games {
 
     /// A finished game's transcript file (never an unfinished game's: its
     /// log holds sealed facts until the end). A game not rebuilt since a
-    /// restart is rebuilt first, under `key`'s budget (G6), so that a log
-    /// closed just before a crash is finished.
-    pub async fn transcript(&self, game: GameId, key: PublicKey) -> Result<Vec<u8>, HttpError> {
+    /// restart is rebuilt first, under the budget of `who`'s key, address
+    /// and network (G6, issue 31), so that a log closed just before a crash
+    /// is finished; every other time it is read from the store as it is,
+    /// with no game rebuilt.
+    pub async fn transcript(&self, game: GameId, who: Visitor) -> Result<Vec<u8>, HttpError> {
         let store = self.lobby.store();
         match store.load_transcript(game).await {
             Ok(Some(bytes)) => return Ok(bytes),
@@ -273,7 +275,11 @@ impl Games {
             Err(e) => return Err(e.into()),
         }
         if self.lobby.commands(game).is_none() {
-            if let Ok(Some(_)) = self.lobby.open_game(game, key).await {
+            let opened = self
+                .lobby
+                .open_game_from(game, who.key, Some(who.party))
+                .await;
+            if let Ok(Some(_)) = opened {
                 if let Ok(Some(bytes)) = store.load_transcript(game).await {
                     return Ok(bytes);
                 }

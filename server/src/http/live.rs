@@ -41,11 +41,11 @@ use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
-use super::HttpError;
+use super::{HttpError, Visitor};
 use crate::connection::{ConnectionContext, OUTBOX_CAPACITY};
 use crate::lobby::{ConnectionLink, GameCommand, Lobby, GAME_SEND_TIMEOUT};
 use crate::session::{ConnectionId, Participant};
-use crate::wire::{GameAssembler, GameId, PublicKey, Role, ServerMessage};
+use crate::wire::{GameAssembler, GameId, Role, ServerMessage};
 
 /// How long a watcher stays after its last page went away (a page that
 /// was just served opens its stream right after).
@@ -146,11 +146,13 @@ impl Watchers {
     }
 
     /// The live picture of `game`: its watcher's, started (joining the
-    /// game as a spectator, asking the lobby under `key`) if it has none.
+    /// game as a spectator, asking the lobby as `who`: a finished game's
+    /// rebuild is paid by its key, address and network, issue 31) if it
+    /// has none.
     pub async fn watch(
         &self,
         game: GameId,
-        key: PublicKey,
+        who: Visitor,
     ) -> Result<watch::Receiver<Arc<Picture>>, HttpError> {
         {
             let games = self.games.lock().expect("watchers lock poisoned");
@@ -163,7 +165,7 @@ impl Watchers {
         }
         let commands = self
             .lobby
-            .open_game(game, key)
+            .open_game_from(game, who.key, Some(who.party))
             .await
             .map_err(|e| HttpError::opening(game, e))?
             .ok_or(HttpError::UnknownGame(game))?;
@@ -173,7 +175,7 @@ impl Watchers {
         let join = GameCommand::Join {
             participant: Box::new(Participant {
                 connection: id,
-                key,
+                key: who.key,
                 role: Role::Spectator,
             }),
             resume_from: 0,

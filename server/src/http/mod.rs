@@ -21,14 +21,21 @@
 //! more (DESIGN 5).
 //!
 //! Bounded cost (G6; the address is public-facing): at most
-//! [`MAX_HTTP_CONNECTIONS`] connections (more wait in the kernel's
-//! backlog), request headers within [`HEADER_READ_TIMEOUT`], every answer
-//! within [`REQUEST_TIMEOUT`] (408 beyond; a stream's answer is its first
-//! event), at most `http_max_streams` event streams and as many watched
-//! games (503 beyond), one watcher per game whatever the number of
-//! browsers, finished games rebuilt from their logs under the lobby's
-//! per-key budget (here per client address), and one whole-game
-//! verification at a time (league rows, replays), each cached.
+//! `http_max_connections` connections, shared per address and per network
+//! like the QUIC port's (issue 31: `http_max_connections_per_address`,
+//! `http_max_connections_per_network`; a connection beyond its share is
+//! answered 503 with the setting's name and closed at once); a request's
+//! headers within one [`HEADER_READ_TIMEOUT`] from the moment the server
+//! waits for them (accepted, or idle after an answer), which bytes trickled
+//! in do not extend; every answer within [`REQUEST_TIMEOUT`] (408 beyond;
+//! a stream's answer is its first event); at most `http_max_streams` event
+//! streams, shared per address and network, and as many watched games (503
+//! beyond); one watcher per game whatever the number of browsers; finished
+//! games rebuilt from their logs under the lobby's budget, paid by the
+//! client's address and network ([`Visitor`]); and one whole-game
+//! verification at a time (league rows, replays), each cached. A finished
+//! game's transcript is read from the store, never rebuilt, but for a
+//! game whose log closed just before a restart.
 
 pub mod games;
 pub mod live;
@@ -47,9 +54,9 @@ use axum::{Json, Router};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use thiserror::Error;
 use tokio::net::TcpListener;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 
-use crate::shares::{ShareCaps, ShareNames, Shares};
+use crate::shares::{Party, ShareCaps, ShareNames, Shares};
 use tower::ServiceExt;
 use tracing::{debug, info, warn};
 
@@ -60,8 +67,6 @@ use crate::metrics::{Metrics, CONTENT_TYPE};
 use crate::store::StoreError;
 use crate::wire::{GameId, PublicKey};
 
-/// Most simultaneous HTTP connections.
-pub const MAX_HTTP_CONNECTIONS: usize = 1024;
 /// Time a client has to send a request's headers (also the idle time of a
 /// kept-alive connection between requests).
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -181,6 +186,8 @@ pub struct Web {
     pub games: games::Games,
     /// Event stream slots, shared per address and network (issue 31).
     streams: Arc<Shares>,
+    /// Connection slots, shared per address and network (issue 31).
+    http_connections: Arc<Shares>,
     /// Set to `true` when the server shuts down: every stream ends.
     shutdown: watch::Sender<bool>,
 }
@@ -195,6 +202,19 @@ impl Web {
     ) -> Arc<Web> {
         let lobby = connections.lobby.clone();
         let metrics = lobby.metrics().clone();
+        let http_connections = Shares::new(
+            ShareNames {
+                what: "web view connections",
+                total: "http_max_connections",
+                per_address: "http_max_connections_per_address",
+                per_network: "http_max_connections_per_network",
+            },
+            ShareCaps {
+                total: connections.settings.http_max_connections,
+                per_address: connections.settings.http_max_connections_per_address,
+                per_network: connections.settings.http_max_connections_per_network,
+            },
+        );
         let (shutdown, _) = watch::channel(false);
         Arc::new(Web {
             watchers: live::Watchers::new(lobby.clone(), connections.clone(), max_streams),
@@ -213,6 +233,7 @@ impl Web {
                 },
                 stream_shares(max_streams),
             ),
+            http_connections,
             shutdown,
         })
     }
@@ -221,6 +242,34 @@ impl Web {
     pub fn shutting_down(&self) -> watch::Receiver<bool> {
         self.shutdown.subscribe()
     }
+
+    /// The web client at `ip`, as the lobby's budgets see it.
+    pub fn visitor(&self, ip: IpAddr) -> Visitor {
+        let party = self.connections.settings.grouping.party(ip);
+        Visitor {
+            key: web_key(party.address.addr()),
+            party,
+        }
+    }
+
+    /// Web view connections held: in all, by `ip`'s address and by its
+    /// network.
+    pub fn connections_held(&self, ip: IpAddr) -> (usize, usize, usize) {
+        let party = self.connections.settings.grouping.party(ip);
+        self.http_connections.held(&party)
+    }
+}
+
+/// A web client as the lobby's budgets see it (issue 31): the key made
+/// from its address ([`web_key`]; an IPv6 client's /64, so one host has
+/// one key) and its party, so a rebuild of a finished game is paid by its
+/// address and its network like a QUIC client's.
+#[derive(Clone, Copy, Debug)]
+pub struct Visitor {
+    /// The key the lobby budgets it under.
+    pub key: PublicKey,
+    /// Its address and network.
+    pub party: Party,
 }
 
 /// The key under which a web client asks the lobby for things it budgets
@@ -311,7 +360,7 @@ async fn live_page(
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
 ) -> Result<Html<String>, HttpError> {
     let game = game_id(&id)?;
-    let mut view = web.watchers.watch(game, web_key(remote.ip())).await?;
+    let mut view = web.watchers.watch(game, web.visitor(remote.ip())).await?;
     live::ready(&mut view).await;
     let picture = view.borrow().clone();
     Ok(Html(pages::live(game, &picture)))
@@ -323,12 +372,12 @@ async fn events(
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
 ) -> Result<Response, HttpError> {
     let game = game_id(&id)?;
-    let party = web.connections.settings.grouping.party(remote.ip());
+    let who = web.visitor(remote.ip());
     let slot = web
         .streams
-        .take(&party)
+        .take(&who.party)
         .map_err(HttpError::TooManyStreams)?;
-    let view = web.watchers.watch(game, web_key(remote.ip())).await?;
+    let view = web.watchers.watch(game, who).await?;
     let counted = web.metrics.web_stream();
     let stream = live::events(game, view, web.shutting_down(), (slot, counted));
     let sse = Sse::new(stream).keep_alive(KeepAlive::new().interval(STREAM_KEEP_ALIVE));
@@ -357,7 +406,7 @@ async fn transcript(
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
 ) -> Result<Response, HttpError> {
     let game = game_id(&id)?;
-    let bytes = web.games.transcript(game, web_key(remote.ip())).await?;
+    let bytes = web.games.transcript(game, web.visitor(remote.ip())).await?;
     let disposition = format!("attachment; filename=\"{game}.hexveil\"");
     Ok((
         [
@@ -375,7 +424,7 @@ async fn replay(
     ConnectInfo(remote): ConnectInfo<SocketAddr>,
 ) -> Result<Html<String>, HttpError> {
     let game = game_id(&id)?;
-    let page = web.games.replay(game, web_key(remote.ip())).await?;
+    let page = web.games.replay(game, web.visitor(remote.ip())).await?;
     Ok(Html(page.as_str().to_owned()))
 }
 
@@ -454,19 +503,50 @@ impl HttpServer {
     }
 }
 
+/// Most refused connections being answered at once; beyond, a refused
+/// connection is closed with no answer.
+const MAX_REFUSING: usize = 64;
+/// How long a refused connection is given to take its answer.
+const REFUSAL_WAIT: Duration = Duration::from_secs(1);
+
+/// Answers a connection beyond its share (issue 31) with a 503 that names
+/// the setting, and closes it: the answer is written (the new socket's
+/// send buffer is empty), what the client sent meanwhile is read and
+/// dropped, so the close does not reset the answer away, all within
+/// [`REFUSAL_WAIT`] and at most [`MAX_REFUSING`] at a time.
+fn refuse(
+    mut stream: tokio::net::TcpStream,
+    refused: &crate::shares::Refused,
+    refusing: &Arc<tokio::sync::Semaphore>,
+) {
+    let Ok(permit) = refusing.clone().try_acquire_owned() else {
+        return;
+    };
+    let body = format!("{refused}\n");
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 5\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let _permit = permit;
+        let _ = tokio::time::timeout(REFUSAL_WAIT, async {
+            stream.write_all(answer.as_bytes()).await?;
+            stream.shutdown().await?;
+            let mut sink = [0u8; 1024];
+            while stream.read(&mut sink).await? > 0 {}
+            Ok::<(), std::io::Error>(())
+        })
+        .await;
+    });
+}
+
 async fn accept_loop(listener: TcpListener, web: Arc<Web>) {
     let router = router(web.clone());
-    let slots = Arc::new(Semaphore::new(MAX_HTTP_CONNECTIONS));
+    let refusing = Arc::new(tokio::sync::Semaphore::new(MAX_REFUSING));
     let mut stop = web.shutting_down();
     let mut connections = tokio::task::JoinSet::new();
     loop {
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_) => break,
-            },
-            _ = stop.changed() => break,
-        };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stop.changed() => break,
@@ -477,6 +557,18 @@ async fn accept_loop(listener: TcpListener, web: Arc<Web>) {
                 // Out of file descriptors and the like: wait a little.
                 warn!(error = %e, "web view: accept failed");
                 tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        // Issue 31: a connection holds a place in the total, its address's
+        // share and its network's, for as long as it is open.
+        let party = web.connections.settings.grouping.party(remote.ip());
+        let slot = match web.http_connections.take(&party) {
+            Ok(slot) => slot,
+            Err(refused) => {
+                debug!(%remote, %refused, "web view: connection refused");
+                web.metrics.error("http_unavailable");
+                refuse(stream, &refused, &refusing);
                 continue;
             }
         };
