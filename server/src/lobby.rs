@@ -2839,23 +2839,44 @@ mod tests {
         .encode()
     }
 
-    /// A lobby of real games on the SQLite store in `dir`, whose store
-    /// calls `hook` at each step of a creation.
-    fn live_lobby(dir: &std::path::Path, hook: Option<crate::store::FaultHook>) -> Lobby {
+    /// A lobby of real games on the SQLite store in `dir`, or on the
+    /// PostgreSQL database at `url`, whose store calls `hook` at each step
+    /// of a creation (the server's secrets are in `dir` either way).
+    async fn live_lobby(
+        dir: &std::path::Path,
+        url: Option<String>,
+        hook: Option<crate::store::FaultHook>,
+    ) -> Lobby {
         let (secrets, _) = crate::secrets::ServerSecrets::load_or_create(dir).unwrap();
-        let mut store = SqliteStore::open(dir).unwrap();
-        if let Some(hook) = hook {
-            store.set_fault_hook(hook);
-        }
+        let store: Box<dyn GameStore> = match url {
+            None => {
+                let mut store = SqliteStore::open(dir).unwrap();
+                if let Some(hook) = hook {
+                    store.set_fault_hook(hook);
+                }
+                Box::new(store)
+            }
+            // The PostgreSQL client blocks: connected off the runtime.
+            Some(url) => tokio::task::spawn_blocking(move || {
+                let mut store = crate::postgres::PgStore::connect(&url).unwrap();
+                if let Some(hook) = hook {
+                    store.set_fault_hook(hook);
+                }
+                Box::new(store) as Box<dyn GameStore>
+            })
+            .await
+            .unwrap(),
+        };
         lobby_with(
             Arc::new(crate::live_game::LiveGameFactory::new(Arc::new(secrets))),
-            Box::new(store),
+            store,
             settings(600, 0),
         )
     }
 
-    /// Set in the child process of the test below: the data directory
-    /// and the creation step at which the child kills itself.
+    /// Set in the child process of the tests below: the data directory,
+    /// the creation step at which the child kills itself and the
+    /// PostgreSQL database's URL (empty: SQLite).
     const KILL_AT: &str = "HEXVEIL_TEST_KILL_CREATION_AT";
 
     // G6 (issue 31): a creation cut by a crash at any of its steps leaves
@@ -2867,9 +2888,40 @@ mod tests {
     // parent then opens the same data as a restarted server would.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn g6_a_creation_killed_at_any_step_leaves_a_playable_game_or_nothing() {
+        creation_killed_at_every_step(
+            "lobby::tests::g6_a_creation_killed_at_any_step_leaves_a_playable_game_or_nothing",
+            false,
+        )
+        .await;
+    }
+
+    // G6 (issue 31): the same on PostgreSQL, whose creation is one
+    // transaction too (the row, the genesis, the counts); skipped, saying
+    // so, where PostgreSQL is not installed (`HEXVEIL_PG_BIN`).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn g6_a_creation_killed_at_any_step_leaves_a_playable_game_or_nothing_postgres() {
+        let test = "lobby::tests::g6_a_creation_killed_at_any_step_leaves_a_playable_game_or_nothing_postgres";
+        // The child is given its database by the parent.
+        if std::env::var(KILL_AT).is_err()
+            && hexveil_fixtures::postgres::fresh_database(test).is_none()
+        {
+            return;
+        }
+        creation_killed_at_every_step(test, true).await;
+    }
+
+    /// The body of the two tests above, on SQLite or (`postgres`) on a
+    /// fresh PostgreSQL database for each step; `test` is the test's own
+    /// name, run again as the child.
+    async fn creation_killed_at_every_step(test: &str, postgres: bool) {
         use crate::store::CreateStep;
         if let Ok(at) = std::env::var(KILL_AT) {
-            let (dir, step) = at.split_once('|').unwrap();
+            let mut parts = at.splitn(3, '|');
+            let (dir, step, url) = (
+                parts.next().unwrap(),
+                parts.next().unwrap(),
+                parts.next().unwrap_or(""),
+            );
             let step = CreateStep::ALL
                 .into_iter()
                 .find(|s| format!("{s:?}") == step)
@@ -2879,27 +2931,33 @@ mod tests {
                     std::process::abort();
                 }
             });
-            let lobby = live_lobby(std::path::Path::new(dir), Some(hook));
+            let url = (!url.is_empty()).then(|| url.to_string());
+            let lobby = live_lobby(std::path::Path::new(dir), url, Some(hook)).await;
             let made = lobby.create_game(PublicKey([1; 32]), live_scenario()).await;
             panic!("the creation was not killed at {step:?}: {made:?}");
         }
         for step in CreateStep::ALL {
             let dir = tempfile::tempdir().unwrap();
+            let url = postgres.then(|| {
+                hexveil_fixtures::postgres::fresh_database(test).expect("PostgreSQL is there")
+            });
             let status = std::process::Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "--exact",
-                    "lobby::tests::g6_a_creation_killed_at_any_step_leaves_a_playable_game_or_nothing",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
-                .env(KILL_AT, format!("{}|{step:?}", dir.path().display()))
+                .args(["--exact", test, "--nocapture", "--test-threads=1"])
+                .env(
+                    KILL_AT,
+                    format!(
+                        "{}|{step:?}|{}",
+                        dir.path().display(),
+                        url.as_deref().unwrap_or("")
+                    ),
+                )
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
                 .status()
                 .unwrap();
             assert!(!status.success(), "{step:?}: the child was not killed");
             // Restarted on the same data.
-            let lobby = live_lobby(dir.path(), None);
+            let lobby = live_lobby(dir.path(), url.clone(), None).await;
             let games = lobby.store().list_unfinished().await.unwrap();
             if step != CreateStep::Committed {
                 assert!(
