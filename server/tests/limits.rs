@@ -325,26 +325,9 @@ async fn g6_rebuilds_of_finished_games_are_rate_limited_per_key() {
     let mut viewer = RawClient::logged_in(addr, fp, &key).await;
     let mut refused = None;
     for _ in 0..10 {
-        until("the finished game's task ended", || {
-            server.lobby().live_games() == 0
-        })
-        .await;
-        viewer
-            .send(&ClientMessage::Join {
-                game_id: g,
-                role: Role::Spectator,
-                resume_from: 0,
-            })
-            .await;
-        match viewer.recv().await {
-            ServerMessage::Joined { .. } => {
-                viewer.send(&ClientMessage::Leave { game_id: g }).await;
-                while !matches!(viewer.recv().await, ServerMessage::Left { .. }) {}
-            }
-            other => {
-                refused = Some(other);
-                break;
-            }
+        if let Some(r) = rebuild_once(&mut viewer, g, &server).await {
+            refused = Some(r);
+            break;
         }
     }
     let refused = refused.expect("the key's rebuilds are limited");

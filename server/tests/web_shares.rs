@@ -130,6 +130,43 @@ async fn real_game(
     (game, host, b)
 }
 
+/// Takes all it can of what `GET path` holds (a connection, an event
+/// stream) from the addresses 127.0.`net`.1, .2, ... in turn, each until
+/// the server refuses it for its address's share (a refusal naming the
+/// address's setting or prefix), and stops at the first other refusal: the
+/// places held, how many the first address held, that refusal. Never more
+/// than `most` places.
+async fn fill(
+    net: u8,
+    web: SocketAddr,
+    path: &str,
+    until_event: bool,
+    most: usize,
+) -> (Vec<TcpStream>, usize, Answer) {
+    let mut held = Vec::new();
+    let mut first = None;
+    for host in 1..=250 {
+        let ip = format!("127.0.{net}.{host}");
+        let refusal = loop {
+            let a = get(&ip, web, path, until_event).await;
+            if a.status != 200 {
+                break a;
+            }
+            held.push(a.stream);
+            assert!(
+                held.len() <= most,
+                "{path}: one network holds more than its share"
+            );
+        };
+        first.get_or_insert(held.len());
+        let own = format!("address {ip}/32");
+        if !refusal.text.contains(&own) && !refusal.text.contains("_per_address") {
+            return (held, first.unwrap_or(0), refusal);
+        }
+    }
+    panic!("{path}: 250 addresses of one network were never refused as a network");
+}
+
 /// Waits until `ip` is served again (its connections closed have given
 /// their places back).
 async fn served_again(ip: &str, to: SocketAddr) {
@@ -169,39 +206,10 @@ async fn g6_issue31_one_network_cannot_fill_the_web_view() {
     println!("resident before: {:?} KiB", resident_kib());
 
     // Connections: one address, then its network.
-    let mut held = Vec::new();
-    let refusal = loop {
-        let a = get("127.0.4.1", web, "/api/games", false).await;
-        if a.status != 200 {
-            break a;
-        }
-        held.push(a.stream);
-        assert!(held.len() <= 6, "one address holds more than its share");
-    };
-    assert_eq!(held.len(), 6, "one address holds its share of connections");
-    assert_eq!(refusal.status, 503, "{}", refusal.text);
-    assert!(
-        refusal
-            .text
-            .contains("http_max_connections_per_address = 6"),
-        "{}",
-        refusal.text
-    );
-    let mut host = 2;
-    let refusal = 'network: loop {
-        let ip = format!("127.0.4.{host}");
-        loop {
-            let a = get(&ip, web, "/api/games", false).await;
-            match a.status {
-                200 => held.push(a.stream),
-                _ if a.text.contains("_per_address") => break,
-                _ => break 'network a,
-            }
-            assert!(held.len() <= 20, "one network holds more than its share");
-        }
-        host += 1;
-    };
+    let (held, one, refusal) = fill(4, web, "/api/games", false, 20).await;
+    assert_eq!(one, 6, "one address holds its share of connections");
     assert_eq!(held.len(), 20, "one network holds its share of connections");
+    assert_eq!(refusal.status, 503, "{}", refusal.text);
     assert!(
         refusal
             .text
@@ -220,36 +228,10 @@ async fn g6_issue31_one_network_cannot_fill_the_web_view() {
     // Event streams of a real game: one address, then its network.
     let (attacked, _attacker, _) = real_game(&server, "127.0.6.1").await;
     let events = format!("/game/{attacked}/events");
-    let mut streams = Vec::new();
-    let refusal = loop {
-        let a = get("127.0.5.1", web, &events, true).await;
-        if a.status != 200 {
-            break a;
-        }
-        streams.push(a.stream);
-        assert!(streams.len() <= 4, "one address holds more streams");
-    };
-    assert_eq!(streams.len(), 4, "one address holds its share of streams");
-    assert!(
-        refusal.text.contains("address 127.0.5.1/32"),
-        "{}",
-        refusal.text
-    );
-    let mut host = 2;
-    let refusal = 'streams: loop {
-        let ip = format!("127.0.5.{host}");
-        loop {
-            let a = get(&ip, web, &events, true).await;
-            match a.status {
-                200 => streams.push(a.stream),
-                _ if a.text.contains("address 127.0.5.") => break,
-                _ => break 'streams a,
-            }
-            assert!(streams.len() <= 16, "one network holds more streams");
-        }
-        host += 1;
-    };
+    let (streams, one, refusal) = fill(5, web, &events, true, 16).await;
+    assert_eq!(one, 4, "one address holds its share of streams");
     assert_eq!(streams.len(), 16, "one network holds its share of streams");
+    assert_eq!(refusal.status, 503, "{}", refusal.text);
     assert!(
         refusal.text.contains("network 127.0.5.0/24"),
         "{}",
