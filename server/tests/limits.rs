@@ -309,17 +309,25 @@ async fn g6_a_finished_game_is_rebuilt_once_for_many_joins() {
     server.shutdown().await;
 }
 
-// G6 (item 10): rebuilds of finished games from their logs are
-// rate-limited per key (`rebuilds_per_second`, `rebuild_burst`); another
-// key is not affected, and the transcript is still served from storage.
-#[tokio::test]
-async fn g6_rebuilds_of_finished_games_are_rate_limited_per_key() {
+/// A server that keeps no finished game ready (`finished_linger_secs`
+/// 0: every join rebuilds it) with a rebuild burst of 2, and a finished
+/// game on it.
+async fn rebuilt_on_every_join() -> (tempfile::TempDir, hexveil_server::Server, GameId) {
     let dir = tempfile::tempdir().unwrap();
     let mut s = settings(dir.path());
     s.games.finished_linger = Duration::ZERO;
     s.games.rebuild_rate.burst = std::num::NonZeroU32::new(2).unwrap();
     let server = start(s).await;
     let g = finished_game(&server).await;
+    (dir, server, g)
+}
+
+// G6 (item 10): rebuilds of finished games from their logs are
+// rate-limited per key (`rebuilds_per_second`, `rebuild_burst`); another
+// key is not affected, and the transcript is still served from storage.
+#[tokio::test]
+async fn g6_rebuilds_of_finished_games_are_rate_limited_per_key() {
+    let (_dir, server, g) = rebuilt_on_every_join().await;
     let (addr, fp) = (server.local_addr(), server.fingerprint());
     let key = new_key();
     let mut viewer = RawClient::logged_in(addr, fp, &key).await;
@@ -595,12 +603,7 @@ async fn rebuild_once(
 // rebuild. Loopback 127.0.x.y stands for the addresses; memory printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn g6_issue31_rebuilds_from_one_address_and_one_network_run_out() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = settings(dir.path());
-    s.games.finished_linger = Duration::ZERO;
-    s.games.rebuild_rate.burst = std::num::NonZeroU32::new(2).unwrap();
-    let server = start(s).await;
-    let g = finished_game(&server).await;
+    let (_dir, server, g) = rebuilt_on_every_join().await;
     println!("resident before: {:?} KiB", resident_kib());
     // One address, a fresh key for every rebuild.
     let mut rebuilt = 0;
