@@ -28,7 +28,9 @@
 //! headers within one [`HEADER_READ_TIMEOUT`] from the moment the server
 //! waits for them (accepted, or idle after an answer), which bytes trickled
 //! in do not extend; every answer within [`REQUEST_TIMEOUT`] (408 beyond;
-//! a stream's answer is its first event); at most `http_max_streams` event
+//! a stream's answer is its first event); a connection on which no byte
+//! moves for [`STALL_TIMEOUT`] (a client that stops reading) closed; at
+//! most `http_max_streams` event
 //! streams, shared per address and network, and as many watched games (503
 //! beyond); one watcher per game whatever the number of browsers; finished
 //! games rebuilt from their logs under the lobby's budget, paid by the
@@ -75,6 +77,114 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How often an event stream with nothing new sends a comment, so proxies
 /// and browsers keep it open.
 pub const STREAM_KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How long a connection may move no byte, either way, before it is
+/// closed (issue 31): longer than any answer may take to start
+/// ([`REQUEST_TIMEOUT`]) and than an event stream's keep-alive interval
+/// ([`STREAM_KEEP_ALIVE`]), so only a client that stops reading what it
+/// asked for reaches it (hyper closes a connection that sends no request
+/// sooner, after [`HEADER_READ_TIMEOUT`]). Without it, a client that never
+/// reads a large answer, or an event stream, would hold its place (and its
+/// stream's) for as long as it liked.
+pub const STALL_TIMEOUT: Duration = Duration::from_secs(35);
+
+/// A connection's socket, noting when a byte last moved.
+struct Watched<T> {
+    inner: T,
+    moved: Arc<std::sync::Mutex<tokio::time::Instant>>,
+}
+
+impl<T> Watched<T> {
+    fn new(inner: T) -> (Watched<T>, Arc<std::sync::Mutex<tokio::time::Instant>>) {
+        let moved = Arc::new(std::sync::Mutex::new(tokio::time::Instant::now()));
+        (
+            Watched {
+                inner,
+                moved: moved.clone(),
+            },
+            moved,
+        )
+    }
+
+    fn touch(&self) {
+        *self.moved.lock().expect("watched lock poisoned") = tokio::time::Instant::now();
+    }
+}
+
+impl<T: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<T> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut this.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            this.touch();
+        }
+        polled
+    }
+}
+
+impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Watched<T> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        let polled = std::pin::Pin::new(&mut this.inner).poll_write(cx, buf);
+        if matches!(polled, std::task::Poll::Ready(Ok(n)) if n > 0) {
+            this.touch();
+        }
+        polled
+    }
+
+    fn poll_write_vectored(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        let polled = std::pin::Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
+        if matches!(polled, std::task::Poll::Ready(Ok(n)) if n > 0) {
+            this.touch();
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+/// Returns once no byte has moved for [`STALL_TIMEOUT`] (see
+/// [`Watched`]).
+async fn stalled(moved: Arc<std::sync::Mutex<tokio::time::Instant>>) {
+    loop {
+        let last = *moved.lock().expect("watched lock poisoned");
+        let until = last + STALL_TIMEOUT;
+        if tokio::time::Instant::now() >= until {
+            return;
+        }
+        tokio::time::sleep_until(until).await;
+    }
+}
+
 /// How long a graceful shutdown waits for open HTTP connections.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
 
@@ -584,6 +694,7 @@ async fn accept_loop(listener: TcpListener, web: Arc<Web>) {
             builder
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_READ_TIMEOUT);
+            let (stream, moved) = Watched::new(stream);
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             tokio::pin!(connection);
             tokio::select! {
@@ -591,6 +702,10 @@ async fn accept_loop(listener: TcpListener, web: Arc<Web>) {
                     if let Err(e) = served {
                         debug!(%remote, error = %e, "web view: connection ended");
                     }
+                }
+                // Issue 31: a client that stops reading gives its place up.
+                _ = stalled(moved) => {
+                    debug!(%remote, "web view: no byte moved for the stall timeout; connection closed");
                 }
                 _ = stop.changed() => {
                     connection.as_mut().graceful_shutdown();
@@ -606,4 +721,51 @@ async fn accept_loop(listener: TcpListener, web: Arc<Web>) {
     })
     .await;
     connections.abort_all();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    // G6 (issue 31): a connection whose client stops reading is given up
+    // after STALL_TIMEOUT with no byte moved, while one whose bytes keep
+    // moving (an event stream's keep-alive every 15 s) is not. Time is
+    // tokio's paused clock: nothing here waits for real.
+    #[tokio::test(start_paused = true)]
+    async fn g6_issue31_a_connection_that_stops_reading_is_given_up() {
+        // A client that reads nothing: the server's writes fill the pipe.
+        let (client, server) = tokio::io::duplex(64);
+        let (mut io, moved) = Watched::new(server);
+        let started = tokio::time::Instant::now();
+        let writer = tokio::spawn(async move {
+            let _ = io.write_all(&[7u8; 4096]).await;
+        });
+        stalled(moved).await;
+        assert!(started.elapsed() >= STALL_TIMEOUT, "not given up early");
+        writer.abort();
+        drop(client);
+
+        // A client that reads, a little every 15 s: never stalled.
+        let (mut client, server) = tokio::io::duplex(64);
+        let (mut io, moved) = Watched::new(server);
+        tokio::spawn(async move {
+            loop {
+                if io.write_all(b": keep-alive\n").await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(STREAM_KEEP_ALIVE).await;
+            }
+        });
+        let reader = tokio::spawn(async move {
+            let mut buf = [0u8; 64];
+            while client.read(&mut buf).await.is_ok_and(|n| n > 0) {}
+        });
+        let watched = tokio::time::timeout(STALL_TIMEOUT * 10, stalled(moved)).await;
+        assert!(
+            watched.is_err(),
+            "a connection whose bytes move was given up"
+        );
+        reader.abort();
+    }
 }
