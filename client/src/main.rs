@@ -170,6 +170,11 @@ enum Command {
         /// hidden setup goes to the server at setup (docs/DESIGN.md, "Escrow mode").
         #[arg(long)]
         escrow: bool,
+        /// Your display name, shown to your opponent, spectators and in
+        /// the transcript: signed by your key with your public setup (the
+        /// first join). 1 to 32 characters of one line of visible text.
+        #[arg(long)]
+        name: Option<String>,
     },
     /// Take your seat again from a secrets directory and play on: the
     /// directory holds the game, the side, the setups and the invite and
@@ -462,8 +467,10 @@ fn main() -> ExitCode {
             daisy,
             secrets,
             escrow,
+            name,
         } => {
             let j = JoinArgs {
+                name,
                 game,
                 side: side.map(Into::into),
                 scenario,

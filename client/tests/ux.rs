@@ -554,10 +554,28 @@ async fn one_command_join_and_resume() {
         .join(format!("hexveil-{game}-b/secrets.json"))
         .exists());
 
+    // Issue 27 item 8: a name out of bounds is refused, saying why.
+    let mut bad_name = first(&bob, "b");
+    bad_name.extend(s(&["--name", "Bob\u{202E}ecilA"]));
+    let (ok, out) = run_in(dir.path(), &bad_name).await;
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("--name") && out.contains("U+202E") && out.contains("bidirectional"),
+        "{out}"
+    );
+
     let mut a = Running::spawn_in(dir.path(), &first(&alice, "a"));
-    let mut b = Running::spawn_in(dir.path(), &first(&bob, "b"));
+    let mut jb = first(&bob, "b");
+    jb.extend(s(&["--name", "Bob the Sapper"]));
+    let mut b = Running::spawn_in(dir.path(), &jb);
     a.until(">> your move", LONG).await;
-    b.until("as side B", LONG).await;
+    b.until("as side B (Bob the Sapper)", LONG).await;
+    // The name Bob's key signed with its setup is shown to Alice.
+    a.until(
+        "side B is played by Bob the Sapper (the name its key signed in its setup)",
+        LONG,
+    )
+    .await;
     let b_dir = dir.path().join(format!("hexveil-{game}-b"));
     assert!(b_dir.join("secrets.json").exists(), "{}", b.text());
     b.child.start_kill().unwrap();

@@ -1088,6 +1088,9 @@ pub struct JoinArgs {
     pub record: Option<PathBuf>,
     /// `hexveil resume DIR`: the secrets directory must hold secrets.
     pub resume: bool,
+    /// The player's display name, put in its public setup (signed with
+    /// it, issue 27 item 8; `hexveil_view::names`).
+    pub name: Option<String>,
 }
 
 /// The secrets directory of a join that names none: `hexveil-GAME-SIDE`
@@ -1382,7 +1385,16 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         standing_orders::encode(&orders)
     };
     let given = |p: &Option<PathBuf>| p.as_deref().map(files::read_text).transpose();
-    let (public, sealed) = (given(&j.setup)?, given(&j.sealed)?);
+    let (mut public, sealed) = (given(&j.setup)?, given(&j.sealed)?);
+    if let (Some(name), Some(text)) = (&j.name, &public) {
+        public = Some(
+            hexveil_view::names::with_name(text, name)
+                .map_err(|e| PlayError::Input(format!("--name: {e}; nothing was sent")))?,
+        );
+    } else if let Some(name) = &j.name {
+        hexveil_view::names::check_name(name)
+            .map_err(|e| PlayError::Input(format!("--name: {e}; nothing was sent")))?;
+    }
     // The secrets: the stored ones (a resume), or new ones, not written
     // before the seat is known to be this client's to take.
     let (candidate, origin) = match &stored {
@@ -1406,6 +1418,15 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
                         "note: {what} differs from the file given at the first join; the stored one is used (it is what you committed to)"
                     );
                 }
+            }
+            let committed = hexveil_view::names::name_in_setup(&s.secrets.public_setup_toml)
+                .ok()
+                .flatten();
+            if j.name.is_some() && j.name != committed {
+                println!(
+                    "note: --name differs from the name given at the first join ({}); the stored one is used (it is what you signed)",
+                    committed.as_deref().unwrap_or("none")
+                );
             }
             if !j.daisy.is_empty() && orders != s.secrets.orders {
                 println!(
@@ -1535,8 +1556,13 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             )),
             other => lost(other, &format!("side {side}")),
         })?;
+    let named = hexveil_view::names::name_in_setup(&seat.player().secrets().public_setup_toml)
+        .ok()
+        .flatten()
+        .map(|n| format!(" ({n})"))
+        .unwrap_or_default();
     println!(
-        "joined game {game_text} (\"{}\") as side {side}; type `help` for commands when it is your move",
+        "joined game {game_text} (\"{}\") as side {side}{named}; type `help` for commands when it is your move",
         loaded.scenario.name()
     );
     let input = match &j.script {
