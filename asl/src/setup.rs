@@ -127,6 +127,10 @@ impl PublicSetup {
             known_lines: Vec<[String; 2]>,
             #[serde(default)]
             at_in_view: Vec<String>,
+            /// The player's display name (issue 27 item 8): read past,
+            /// never a ruling's business (hexveil-view's `names`).
+            #[serde(default, rename = "name")]
+            _name: Option<serde::de::IgnoredAny>,
         }
         let f: File =
             serde_json::from_value(v).map_err(|e| ScenarioError::Syntax(format!("setup: {e}")))?;

@@ -36,7 +36,7 @@ use hexveil_protocol::message::{
 };
 use hexveil_protocol::message::{EndRecord, Mode};
 use hexveil_protocol::player::{Player, PlayerError, RefusedPrompt, Secrets};
-use hexveil_protocol::witness::{Breach, Seen, Witness};
+use hexveil_protocol::witness::{Breach, Checked, Seen, Witness};
 use hexveil_server::frame::{read_frame, write_frame, FrameError};
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::ServerTrust;
@@ -780,25 +780,7 @@ impl Client {
 
     /// Joins `game_id` as a spectator (public view only).
     pub async fn watch(mut self, game_id: GameId) -> Result<Spectator, DriverError> {
-        let mut hops = 0;
-        loop {
-            self.send(&ClientMessage::Join {
-                game_id,
-                role: Role::Spectator,
-                resume_from: 0,
-            })?;
-            match self.recv().await? {
-                ServerMessage::Joined { .. } => break,
-                // Another node of the league serves the game (issue 13).
-                ServerMessage::ServedElsewhere {
-                    game_id: g,
-                    address,
-                } if g == game_id => {
-                    self.link = self.access.follow(&address, &mut hops).await?;
-                }
-                other => return Err(refused(other)),
-            }
-        }
+        self.join_as_spectator(game_id).await?;
         Ok(Spectator {
             addr: self.access.addr,
             link: self.link,
@@ -810,6 +792,76 @@ impl Client {
             closed: false,
             end: None,
         })
+    }
+
+    /// Joins `game_id` as a spectator, following the node that serves it;
+    /// returns how many game messages re-send the past (`Joined.resync`).
+    async fn join_as_spectator(&mut self, game_id: GameId) -> Result<u32, DriverError> {
+        let mut hops = 0;
+        loop {
+            self.send(&ClientMessage::Join {
+                game_id,
+                role: Role::Spectator,
+                resume_from: 0,
+            })?;
+            match self.recv().await? {
+                ServerMessage::Joined { resync, .. } => return Ok(resync),
+                // Another node of the league serves the game (issue 13).
+                ServerMessage::ServedElsewhere {
+                    game_id: g,
+                    address,
+                } if g == game_id => {
+                    self.link = self.access.follow(&address, &mut hops).await?;
+                }
+                other => return Err(refused(other)),
+            }
+        }
+    }
+
+    /// The public history of `game_id` as a spectator reads it, each entry
+    /// checked against the head chain (issue 24), then leaves the game:
+    /// the connection stays logged in and may take a seat next. What a
+    /// client reads here before it joins: the genesis (the scenario, the
+    /// keys of the seats, the mode) and each seat's commitments (issue 27
+    /// items 3 and 6). Entries the server holds back for the spectator
+    /// delay are not in it.
+    pub async fn history(&mut self, game_id: GameId) -> Result<Vec<Checked>, DriverError> {
+        let resync = self.join_as_spectator(game_id).await?;
+        let mut witness = Witness::new(game_id, None);
+        let mut history = Vec::new();
+        let mut past = 0;
+        while past < resync {
+            let m = self.link.recv(self.wait, "the game's history").await?;
+            let ServerMessage::Game {
+                game_id: g,
+                payload,
+                ..
+            } = m
+            else {
+                continue;
+            };
+            if g != game_id {
+                continue;
+            }
+            past += 1;
+            if let ToClient::Update(raw) = decode_padded(&payload)? {
+                match witness.check(&raw) {
+                    Ok(Seen::New(c)) => history.push(*c),
+                    Ok(Seen::Again(_)) => {}
+                    Err(breach) => return Err(DriverError::Breach { breach }),
+                }
+            }
+        }
+        // Leave, and drop what the game sent meanwhile.
+        self.send(&ClientMessage::Leave { game_id })?;
+        loop {
+            match self.link.recv(self.wait, "the game's leave").await? {
+                ServerMessage::Left { game_id: g } if g == game_id => break,
+                e @ ServerMessage::Error { .. } => return Err(refused(e)),
+                _ => {}
+            }
+        }
+        Ok(history)
     }
 
     /// Closes the connection; returns once the server has been told (or

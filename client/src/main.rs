@@ -45,6 +45,28 @@ impl From<SideArg> for hexveil_asl::Side {
     }
 }
 
+/// What `join` and `resume` share.
+#[derive(clap::Args)]
+struct SeatOptions {
+    /// Take the seat even if another client with your key holds it now
+    /// (that client is told and stops); refused, displacing nobody, when
+    /// your secrets are not the ones the seat committed to.
+    #[arg(long)]
+    take_over: bool,
+    /// Read commands from this file (then from stdin).
+    #[arg(long)]
+    script: Option<PathBuf>,
+    /// Where to write the transcript at the end (default
+    /// SECRETS/transcript.hexveil).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Append to this file, one JSON object a line, every log head
+    /// shown and every receipt of yours (the server's signed word that
+    /// your entry is stored): evidence to hold against the transcript.
+    #[arg(long)]
+    record: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Make a new player key (Ed25519, PKCS#8) in FILE; never overwrites.
@@ -109,51 +131,61 @@ enum Command {
         finished: bool,
     },
     /// Take your seat in a game and play it (commands: docs/PLAYING.md).
+    /// `--invite URL` (with your key) is enough to find the game: your
+    /// side is the seat your key holds in it and the scenario is the
+    /// game's own; the first time, give your --setup and --sealed files.
+    /// Joining again with the same secrets directory resumes (see also
+    /// `hexveil resume DIR`).
     Join {
         #[command(flatten)]
         connect: Connect,
         /// The game id (from `create` or `list`; or give --invite).
         #[arg(long)]
         game: Option<String>,
-        /// Take the seat even if another client with your key holds it
-        /// now (that client is told and stops).
-        #[arg(long)]
-        take_over: bool,
-        /// Your side.
+        #[command(flatten)]
+        seat: SeatOptions,
+        /// Your side [default: the seat your key holds in the game].
         #[arg(long, value_enum, ignore_case = true)]
-        side: SideArg,
-        /// The scenario file the game was created from.
+        side: Option<SideArg>,
+        /// The scenario file the game was created from [default: the
+        /// game's own, from its genesis; a file given must be that one].
         #[arg(long)]
-        scenario: PathBuf,
-        /// Your public setup file.
+        scenario: Option<PathBuf>,
+        /// Your public setup file (the first join; a resume uses the one
+        /// stored in the secrets directory).
         #[arg(long)]
-        setup: PathBuf,
-        /// Your sealed setup file (never sent; only committed to).
+        setup: Option<PathBuf>,
+        /// Your sealed setup file (never sent; only committed to; the
+        /// first join).
         #[arg(long)]
-        sealed: PathBuf,
+        sealed: Option<PathBuf>,
         /// A Daisy Chain standing order, HOLDER@HEX (repeatable, B28.531).
         #[arg(long)]
         daisy: Vec<String>,
         /// Directory for your secrets (written before anything is sent;
-        /// reused to resume).
+        /// reused to resume) [default: hexveil-GAME-SIDE].
         #[arg(long)]
-        secrets: PathBuf,
-        /// Read commands from this file (then from stdin).
-        #[arg(long)]
-        script: Option<PathBuf>,
-        /// Where to write the transcript at the end (default
-        /// SECRETS/transcript.hexveil).
-        #[arg(long)]
-        out: Option<PathBuf>,
+        secrets: Option<PathBuf>,
         /// Agree to an Escrow game (created with `create --escrow`): your
         /// hidden setup goes to the server at setup (docs/DESIGN.md, "Escrow mode").
         #[arg(long)]
         escrow: bool,
-        /// Append to this file, one JSON object a line, every log head
-        /// shown and every receipt of yours (the server's signed word that
-        /// your entry is stored): evidence to hold against the transcript.
+        /// Your display name, shown to your opponent, spectators and in
+        /// the transcript: signed by your key with your public setup (the
+        /// first join). 1 to 32 characters of one line of visible text.
         #[arg(long)]
-        record: Option<PathBuf>,
+        name: Option<String>,
+    },
+    /// Take your seat again from a secrets directory and play on: the
+    /// directory holds the game, the side, the setups and the invite and
+    /// key file of the first join, so nothing else is needed.
+    Resume {
+        /// The secrets directory of the seat (`join --secrets`).
+        dir: PathBuf,
+        #[command(flatten)]
+        connect: Connect,
+        #[command(flatten)]
+        seat: SeatOptions,
     },
     /// Watch a game as a spectator (public view only).
     Watch {
@@ -427,33 +459,37 @@ fn main() -> ExitCode {
         Command::Join {
             connect,
             game,
-            take_over,
+            seat,
             side,
             scenario,
             setup,
             sealed,
             daisy,
             secrets,
-            script,
-            out,
             escrow,
-            record,
+            name,
         } => {
             let j = JoinArgs {
-                record,
-                escrow,
+                name,
                 game,
-                take_over,
-                side: side.into(),
+                side: side.map(Into::into),
                 scenario,
                 setup,
                 sealed,
                 daisy,
                 secrets,
-                script,
-                out,
+                escrow,
+                ..seat_args(seat)
             };
             network("join", async move { cli::play::join(&connect, &j).await })
+        }
+        Command::Resume { dir, connect, seat } => {
+            let j = JoinArgs {
+                secrets: Some(dir),
+                resume: true,
+                ..seat_args(seat)
+            };
+            network("resume", async move { cli::play::join(&connect, &j).await })
         }
         Command::Watch {
             connect,
@@ -565,6 +601,17 @@ fn main() -> ExitCode {
             };
             cli::results::main(&files, format, server_key.as_deref())
         }
+    }
+}
+
+/// The options `join` and `resume` share, as [`JoinArgs`].
+fn seat_args(seat: SeatOptions) -> JoinArgs {
+    JoinArgs {
+        take_over: seat.take_over,
+        script: seat.script,
+        out: seat.out,
+        record: seat.record,
+        ..JoinArgs::default()
     }
 }
 

@@ -318,7 +318,9 @@ async fn design_3_6_an_escrow_game_from_the_cli_needs_each_players_consent() {
     std::fs::write(&script_b, "").unwrap();
     let setup_a = "setup-a.toml";
 
-    // Without --escrow, B's client refuses the game and commits nothing.
+    // Without --escrow, B's client refuses the game and commits nothing
+    // (issue 27 item 3: said from the genesis, before any secret is
+    // written).
     let (ok, out, err) = run(&strs(&join(
         &bob,
         "B",
@@ -329,9 +331,14 @@ async fn design_3_6_an_escrow_game_from_the_cli_needs_each_players_consent() {
     )))
     .await;
     assert!(!ok, "{out}");
+    let said = format!("{out}{err}");
     assert!(
-        format!("{out}{err}").contains("Escrow mode, this player agreed to Live"),
-        "{out}{err}"
+        said.contains("is an Escrow game") && said.contains("join with --escrow to agree"),
+        "{said}"
+    );
+    assert!(
+        !dir.path().join("B-secrets/secrets.json").exists(),
+        "{said}"
     );
 
     let ja = join(&alice, "A", setup_a, "sealed-a.toml", &script_a, true);

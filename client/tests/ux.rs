@@ -60,6 +60,13 @@ async fn run(args: &[String]) -> (bool, String) {
     run_cmd(cmd(args)).await
 }
 
+/// [`run`] in the working directory `dir`.
+async fn run_in(dir: &Path, args: &[String]) -> (bool, String) {
+    let mut c = cmd(args);
+    c.current_dir(dir);
+    run_cmd(c).await
+}
+
 fn s(args: &[&str]) -> Vec<String> {
     args.iter().map(|a| a.to_string()).collect()
 }
@@ -167,7 +174,18 @@ struct Running {
 
 impl Running {
     fn spawn(args: &[String]) -> Running {
-        let mut child = cmd(args)
+        Running::spawn_cmd(cmd(args))
+    }
+
+    /// [`Running::spawn`] in the working directory `dir`.
+    fn spawn_in(dir: &Path, args: &[String]) -> Running {
+        let mut c = cmd(args);
+        c.current_dir(dir);
+        Running::spawn_cmd(c)
+    }
+
+    fn spawn_cmd(mut c: Command) -> Running {
+        let mut child = c
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -200,6 +218,23 @@ impl Running {
             match tokio::time::timeout_at(deadline, self.lines.recv()).await {
                 Ok(Some(l)) => self.seen.push(l),
                 _ => panic!("no `{what}` within {within:?}:\n{}", self.text()),
+            }
+        }
+    }
+
+    /// How many lines read so far contain `what`.
+    fn count(&self, what: &str) -> usize {
+        self.seen.iter().filter(|l| l.contains(what)).count()
+    }
+
+    /// Reads lines until `n` of them contain `what` (panics after
+    /// `within`).
+    async fn until_nth(&mut self, what: &str, n: usize, within: Duration) {
+        let deadline = tokio::time::Instant::now() + within;
+        while self.seen.iter().filter(|l| l.contains(what)).count() < n {
+            match tokio::time::timeout_at(deadline, self.lines.recv()).await {
+                Ok(Some(l)) => self.seen.push(l),
+                _ => panic!("not {n} `{what}` within {within:?}:\n{}", self.text()),
             }
         }
     }
@@ -368,12 +403,14 @@ async fn g2_nobody_hangs_when_a_side_stops_answering() {
     lab.server.shutdown().await;
 }
 
-// Issue 14 item 4: one seat, one machine. While B's client plays, a second
-// client with B's key is refused before it sends anything; with
-// --take-over but other secrets it is refused by what the log holds (B's
-// pad statement is not the one its secrets give) and the first client is
-// told in words that another client took its seat, and stops. B then
-// resumes with its own secrets and the game finishes.
+// Issue 14 item 4, issue 27 item 6: one seat, one machine. While B's
+// client plays, a second client with B's key is refused before it sends
+// anything; with --take-over but other secrets it is refused by what the
+// log holds (B's pad statement is not the one its secrets give) BEFORE
+// anyone is displaced: B's client is still seated and answers the referee
+// (A's move into B's hidden minefield needs B's opening). With B's own
+// secrets --take-over takes the seat: the first client is told in words
+// that another client took it, and stops; the game finishes (G5: CLEAN).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn one_seat_one_machine() {
     let dir = tempfile::tempdir().unwrap();
@@ -387,9 +424,13 @@ async fn one_seat_one_machine() {
         dir.path().join("b-other-secrets"),
     );
     let sealed = |side: &str| examples(&format!("sealed-{side}.toml"));
-    let mut a = Running::spawn(&lab.join(&alice, &game, "A", &sealed("a"), &sa));
+    let script = dir.path().join("a.txt");
+    std::fs::write(&script, "end\nend\nend\n").unwrap();
+    let mut ja = lab.join(&alice, &game, "A", &sealed("a"), &sa);
+    ja.extend(s(&["--script", &p(&script)]));
+    let mut a = Running::spawn(&ja);
     let mut b = Running::spawn(&lab.join(&bob, &game, "B", &sealed("b"), &sb));
-    a.until(">> your move", LONG).await;
+    a.until("side A's MPh", LONG).await;
     b.until("joined game", LONG).await;
 
     let (ok, out) = run(&lab.join(&bob, &game, "B", &sealed("b"), &other)).await;
@@ -399,23 +440,50 @@ async fn one_seat_one_machine() {
     // Issue 27: no secrets are written for a seat that is refused.
     assert!(!other.join("secrets.json").exists(), "{out}");
 
+    // Issue 27 item 6: the wrong secrets, with --take-over, are refused
+    // before the seat is taken; nothing written, nobody displaced.
     let mut take = lab.join(&bob, &game, "B", &sealed("b"), &other);
     take.push("--take-over".into());
     let (ok, out) = run(&take).await;
     assert!(!ok, "{out}");
     assert!(
-        out.contains("these secrets are not the ones side B committed to"),
+        out.contains("side B of game") && out.contains("has already committed to its secrets"),
         "{out}"
     );
-    assert!(out.contains("nothing was sent"), "{out}");
+    assert!(out.contains("pad statement of epoch 0"), "{out}");
+    assert!(out.contains("Nothing was written or sent"), "{out}");
+    assert!(
+        out.contains("the client holding the seat plays on"),
+        "{out}"
+    );
+    assert!(!other.join("secrets.json").exists(), "{out}");
+    // B's client plays on: A's move into B's hidden A-P minefield in 4E4
+    // needs B's machine to open it, and the ruling comes.
+    let prompts = a.count(">> your move");
+    a.say("move ger-squad-1,ger-leader 4E4").await;
+    a.until_nth(">> your move", prompts + 1, LONG).await;
+    assert!(
+        !b.text().contains("another client took this seat"),
+        "{}",
+        b.text()
+    );
+    let mut list = s(&["list"]);
+    list.extend(lab.conn(&bob));
+    let (ok, out) = run(&list).await;
+    assert!(ok && out.contains("side B seated"), "{out}");
+
+    // The right secrets take the seat over: B's first client is told and
+    // stops; the new one plays on.
+    let mut take = lab.join(&bob, &game, "B", &sealed("b"), &sb);
+    take.push("--take-over".into());
+    let mut b2 = Running::spawn(&take);
+    b2.until("resuming with the secrets", LONG).await;
+    b2.until("joined game", LONG).await;
     let (ok, b_out) = b.exit(LONG).await;
     assert!(!ok, "{b_out}");
     assert!(b_out.contains("another client took this seat"), "{b_out}");
 
-    // B resumes with its own secrets; A concedes; both end with the verdict.
-    let mut b2 = Running::spawn(&lab.join(&bob, &game, "B", &sealed("b"), &sb));
-    b2.until("resuming with the secrets", LONG).await;
-    b2.until("joined game", LONG).await;
+    // A concedes; both end with the verdict.
     a.say("concede").await;
     let (a_ok, a_out) = a.exit(LONG).await;
     let (b_ok, b_out) = b2.exit(LONG).await;
@@ -424,6 +492,110 @@ async fn one_seat_one_machine() {
         assert!(out.contains("CLEAN: game"), "{out}");
         assert!(out.contains("side B wins (side A conceded)"), "{out}");
     }
+    lab.server.shutdown().await;
+}
+
+// Issue 27 item 3: `join --invite URL` with the key and the setups is
+// enough the first time (the side is the key's seat in the genesis, the
+// scenario the genesis's, the secrets directory hexveil-GAME-SIDE), and
+// `hexveil resume DIR` with nothing else takes the seat again (the
+// directory remembers the game, the side, the setups, the invite and the
+// key). An override the game contradicts is refused naming both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_command_join_and_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path(), Duration::from_secs(600)).await;
+    let (alice, alice_public) = lab.key("alice").await;
+    let (bob, bob_public) = lab.key("bob").await;
+    let (game, invite) = lab.create(&alice, &bob_public).await;
+    let first = |key: &Path, side: &str| {
+        s(&[
+            "join",
+            "--invite",
+            &invite,
+            "--key",
+            &p(key),
+            "--setup",
+            &examples(&format!("setup-{side}.toml")),
+            "--sealed",
+            &examples(&format!("sealed-{side}.toml")),
+        ])
+    };
+    // Overrides the game contradicts, named both ways; nothing written.
+    let mut wrong_side = first(&bob, "b");
+    wrong_side.extend(s(&["--side", "a"]));
+    let (ok, out) = run_in(dir.path(), &wrong_side).await;
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("--side A, but in game")
+            && out.contains("holds side B's seat")
+            && out.contains(&alice_public)
+            && out.contains(&bob_public),
+        "{out}"
+    );
+    let mut wrong_scenario = first(&bob, "b");
+    wrong_scenario.extend(s(&["--scenario", &examples("minis/scenario.toml")]));
+    let (ok, out) = run_in(dir.path(), &wrong_scenario).await;
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("minis/scenario.toml is \"")
+            && out.contains("but the game was created from \"Mine Alley\""),
+        "{out}"
+    );
+    let (ok, out) = run_in(
+        dir.path(),
+        &first(&bob, "x").into_iter().take(5).collect::<Vec<_>>(),
+    )
+    .await;
+    assert!(!ok, "{out}");
+    assert!(out.contains("give --setup FILE and --sealed FILE"), "{out}");
+    assert!(!dir
+        .path()
+        .join(format!("hexveil-{game}-b/secrets.json"))
+        .exists());
+
+    // Issue 27 item 8: a name out of bounds is refused, saying why.
+    let mut bad_name = first(&bob, "b");
+    bad_name.extend(s(&["--name", "Bob\u{202E}ecilA"]));
+    let (ok, out) = run_in(dir.path(), &bad_name).await;
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("--name") && out.contains("U+202E") && out.contains("bidirectional"),
+        "{out}"
+    );
+
+    let mut a = Running::spawn_in(dir.path(), &first(&alice, "a"));
+    let mut jb = first(&bob, "b");
+    jb.extend(s(&["--name", "Bob the Sapper"]));
+    let mut b = Running::spawn_in(dir.path(), &jb);
+    a.until(">> your move", LONG).await;
+    b.until("as side B (Bob the Sapper)", LONG).await;
+    // The name Bob's key signed with its setup is shown to Alice.
+    a.until(
+        "side B is played by Bob the Sapper (the name its key signed in its setup)",
+        LONG,
+    )
+    .await;
+    let b_dir = dir.path().join(format!("hexveil-{game}-b"));
+    assert!(b_dir.join("secrets.json").exists(), "{}", b.text());
+    b.child.start_kill().unwrap();
+    let _ = b.child.wait().await;
+
+    // Nothing but the directory: no key, server or fingerprint anywhere
+    // (the killed client's connection may still hold the seat: taken over).
+    let mut b2 = Running::spawn_in(dir.path(), &s(&["resume", &p(&b_dir), "--take-over"]));
+    b2.until("resuming with the secrets", LONG).await;
+    b2.until("as side B", LONG).await;
+    a.say("concede").await;
+    let (a_ok, a_out) = a.exit(LONG).await;
+    let (b_ok, b_out) = b2.exit(LONG).await;
+    for (ok, out) in [(a_ok, &a_out), (b_ok, &b_out)] {
+        assert!(ok, "{out}");
+        assert!(out.contains("CLEAN: game"), "{out}");
+    }
+    // A directory without secrets has nothing to resume.
+    let (ok, out) = run_in(dir.path(), &s(&["resume", &p(&dir.path().join("nowhere"))])).await;
+    assert!(!ok && out.contains("nothing to resume there"), "{out}");
     lab.server.shutdown().await;
 }
 

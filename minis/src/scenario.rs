@@ -690,6 +690,10 @@ struct PublicFile {
     positions: BTreeMap<String, Point>,
     #[serde(default)]
     open: Vec<FieldFile>,
+    /// The player's display name (issue 27 item 8): read past, never a
+    /// ruling's business (hexveil-view's `names`).
+    #[serde(default, rename = "name")]
+    _name: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]

@@ -674,6 +674,97 @@ impl Player {
     pub fn party(&self) -> Party {
         party_of(self.side)
     }
+
+    /// Checks these secrets against the commitments this seat made in the
+    /// log, as a spectator reads it (issue 27 item 6): every pad statement
+    /// the seat signed must be the one its pad seed gives, and its setup
+    /// the one its setups and layout seeds give (compared whole when the
+    /// entry is readable; an Escrow setup, sealed to spectators, by the
+    /// hash of the entry these secrets sign at its place). Pure: nothing
+    /// is sent and this player's own state does not move. Returns how many
+    /// commitments were found and matched (0: the seat has committed to
+    /// nothing the history shows yet).
+    pub fn check_commitments(&mut self, history: &[Checked]) -> Result<usize, CommitmentMismatch> {
+        let party = self.party();
+        let mut matched = 0;
+        for c in history.iter().filter(|c| c.author == party) {
+            let seq = c.update.seq;
+            let mismatch = |what: String| CommitmentMismatch { seq, what };
+            match &c.body {
+                Some(Body::Pad(logged)) => {
+                    let ours = self
+                        .pad_for(logged.epoch)
+                        .map_err(|e| {
+                            mismatch(format!("pad statement of epoch {}: {e}", logged.epoch))
+                        })?
+                        .statement();
+                    if ours != *logged {
+                        return Err(mismatch(format!(
+                            "pad statement of epoch {}: the log holds root {}, these secrets give root {}",
+                            logged.epoch, logged.root, ours.root
+                        )));
+                    }
+                }
+                Some(Body::Setup(logged)) => {
+                    let ours = self.setup_body();
+                    if ours.public_setup_toml != logged.public_setup_toml {
+                        return Err(mismatch(
+                            "setup: the public setup in the log is not the one in these secrets"
+                                .into(),
+                        ));
+                    }
+                    for (l, o) in logged.roots.iter().zip(&ours.roots) {
+                        if l != o {
+                            return Err(mismatch(format!(
+                                "setup: layer {} has root {} in the log, these secrets give {}",
+                                l.layer, l.root, o.root
+                            )));
+                        }
+                    }
+                    if logged.roots.len() != ours.roots.len() || *logged != ours {
+                        return Err(mismatch(
+                            "setup: the sealed layers or the escrow in the log are not the ones these secrets give".into(),
+                        ));
+                    }
+                }
+                None if c.update.entry == "setup" => {
+                    let Some(attest) = c.update.attest.as_deref() else {
+                        continue;
+                    };
+                    let ours = Envelope {
+                        version: ENVELOPE_VERSION,
+                        game_id: self.game_id,
+                        author: self.identity.public_key(),
+                        seq,
+                        prev_head: attest.prev_head,
+                        body: encode(&Body::Setup(self.setup_body())),
+                    }
+                    .sign(&self.identity)
+                    .entry_hash();
+                    if ours != c.entry_hash {
+                        return Err(mismatch(
+                            "setup (sealed to spectators): the entry these secrets sign there is not the one in the log".into(),
+                        ));
+                    }
+                }
+                _ => continue,
+            }
+            matched += 1;
+        }
+        Ok(matched)
+    }
+}
+
+/// A commitment of a seat in the log that a player's secrets do not give
+/// ([`Player::check_commitments`]): they are not the secrets the seat
+/// committed to.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("entry #{seq}, the seat's {what}")]
+pub struct CommitmentMismatch {
+    /// The log entry.
+    pub seq: u64,
+    /// What differs, in words.
+    pub what: String,
 }
 
 /// A prompt in words, for a refusal.

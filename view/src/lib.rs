@@ -4,6 +4,8 @@
 //! - [`board`]: the public board, folded from the updates a reader was
 //!   told (a player, a spectator) or from a finished transcript (G3).
 //! - [`league`]: one row of league data per verified, finished game.
+//! - [`names`]: players' display names, carried in the public setup their
+//!   key signs (issue 27 item 8).
 //! - [`narrate`]: log entries and events in words, with rule citations.
 //! - [`svg`]: the board drawn as SVG for one view.
 //! - `png` (feature `png`): a picture rendered as PNG, its text in a
@@ -19,6 +21,7 @@
 
 pub mod board;
 pub mod league;
+pub mod names;
 pub mod narrate;
 #[cfg(feature = "png")]
 pub mod png;

@@ -147,6 +147,17 @@ impl Narrator {
         } else if let Some(words) = entry_words(&u.entry) {
             out.push(format!("log #{}: {words}", u.seq));
         }
+        if let Some(setup) = &u.public_setup {
+            // Issue 27 item 8: the player's name, signed with its setup.
+            let side = crate::names::side_in_setup(setup).unwrap_or_default();
+            match crate::names::name_in_setup(setup) {
+                Ok(Some(name)) => out.push(format!(
+                    "side {side} is played by {name} (the name its key signed in its setup)"
+                )),
+                Ok(None) => {}
+                Err(e) => out.push(format!("side {side}'s setup gives no usable name: {e}")),
+            }
+        }
         for e in &u.events {
             out.extend(self.event(e, reader));
         }

@@ -20,10 +20,10 @@ use hexveil_asl::Side;
 use hexveil_core::Ruleset;
 use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::evidence::Evidence;
-use hexveil_protocol::identity::PublicKey;
-use hexveil_protocol::message::{Mode, Prompt};
+use hexveil_protocol::identity::{Identity, PublicKey};
+use hexveil_protocol::message::{Body, Genesis, Mode, Prompt};
 use hexveil_protocol::player::Secrets;
-use hexveil_protocol::witness::Breach;
+use hexveil_protocol::witness::{Breach, Checked};
 use hexveil_server::live_game::NewGame;
 use hexveil_server::tls::{Fingerprint, ServerTrust};
 use hexveil_server::wire::GameId;
@@ -358,6 +358,32 @@ impl Connect {
             key,
             game: invite.map(|i| i.game),
         })
+    }
+
+    /// As [`Connect::resolve`], falling back on what a secrets directory
+    /// remembers of its game (the invite of its first join, its key
+    /// file) for what the options, the environment and the config file do
+    /// not give: `hexveil resume DIR` needs nothing else (issue 27 item 3).
+    pub async fn resolve_remembered(
+        &self,
+        stored: Option<&secrets::Stored>,
+    ) -> Result<Resolved, PlayError> {
+        let Some(stored) = stored else {
+            return self.resolve().await;
+        };
+        let config = load_config()?;
+        let mut c = self.clone();
+        let named = c.invite.is_some()
+            || c.server.iter().any(|s| !s.trim().is_empty())
+            || config.server.is_some()
+            || config.servers.is_some();
+        if !named {
+            c.invite = stored.invite.clone();
+        }
+        if c.key.is_none() && config.key.is_none() {
+            c.key = stored.key.clone();
+        }
+        c.resolve().await
     }
 
     async fn client(&self) -> Result<(Client, Resolved), PlayError> {
@@ -1027,26 +1053,31 @@ pub async fn fetch_transcript(seat: &mut RemotePlayer) -> Result<Vec<u8>, PlayEr
     Ok(seat.fetch_transcript().await?)
 }
 
-/// Everything `join` needs.
-#[derive(Clone, Debug)]
+/// Everything `join` (and `resume`) needs. Only the connection is
+/// required: the side follows from the key's seat in the game's genesis,
+/// the scenario from the genesis, and on a resume the setups from the
+/// secrets directory (issue 27 item 3); each flag only overrides, and an
+/// override the game contradicts is refused naming both.
+#[derive(Clone, Debug, Default)]
 pub struct JoinArgs {
-    /// The game (else the invite's).
+    /// The game (else the invite's, else the secrets directory's).
     pub game: Option<String>,
     /// Take the seat even when another client holds it (that client is
-    /// told and stops).
+    /// told and stops), once these secrets are checked against the seat's
+    /// commitments in the log.
     pub take_over: bool,
-    /// The side.
-    pub side: Side,
-    /// The scenario file (the one the game was created from).
-    pub scenario: PathBuf,
-    /// The public setup file.
-    pub setup: PathBuf,
-    /// The sealed setup file.
-    pub sealed: PathBuf,
+    /// The side (else the one the key holds in the genesis).
+    pub side: Option<Side>,
+    /// The scenario file (else the genesis's).
+    pub scenario: Option<PathBuf>,
+    /// The public setup file (a first join; a resume uses the stored one).
+    pub setup: Option<PathBuf>,
+    /// The sealed setup file (a first join; a resume uses the stored one).
+    pub sealed: Option<PathBuf>,
     /// Daisy Chain standing orders, `HOLDER@HEX`.
     pub daisy: Vec<String>,
-    /// The secrets directory.
-    pub secrets: PathBuf,
+    /// The secrets directory (default [`default_secrets_dir`]).
+    pub secrets: Option<PathBuf>,
     /// A command file.
     pub script: Option<PathBuf>,
     /// Where to write the transcript (default DIR/transcript.hexveil).
@@ -1055,6 +1086,20 @@ pub struct JoinArgs {
     pub escrow: bool,
     /// Where to record every head shown and every receipt ([`Record`]).
     pub record: Option<PathBuf>,
+    /// `hexveil resume DIR`: the secrets directory must hold secrets.
+    pub resume: bool,
+    /// The player's display name, put in its public setup (signed with
+    /// it, issue 27 item 8; `hexveil_view::names`).
+    pub name: Option<String>,
+}
+
+/// The secrets directory of a join that names none: `hexveil-GAME-SIDE`
+/// in the working directory (joining again the same way resumes).
+pub fn default_secrets_dir(game: &GameId, side: Side) -> PathBuf {
+    PathBuf::from(format!(
+        "hexveil-{game}-{}",
+        side.to_string().to_lowercase()
+    ))
 }
 
 /// Parses `HOLDER@HEX` against the scenario.
@@ -1095,23 +1140,237 @@ pub fn check_setups(
     }
 }
 
-/// `hexveil join`: plays one seat; the secrets are on disk before any
-/// commitment is sent.
+/// The game a seat joins: `--game`, else the invite's, else the one the
+/// secrets directory holds; a game named that is not the directory's is
+/// refused naming both.
+fn seat_game(
+    game: Option<&str>,
+    r: &Resolved,
+    stored: Option<&secrets::Stored>,
+    dir: Option<&Path>,
+) -> Result<GameId, PlayError> {
+    let named = match (game, r.game) {
+        (Some(g), _) => Some(parse_game_id(g)?),
+        (None, g) => g,
+    };
+    match (named, stored) {
+        (Some(g), Some(s)) if !game_hex(&g).eq_ignore_ascii_case(&s.game_id) => {
+            Err(PlayError::Input(format!(
+                "the game named is {g}, but the secrets in {} are side {}'s of game {}; nothing was sent. Name that game (or none: the directory says which), or use another --secrets directory",
+                dir.map_or_else(String::new, |d| d.display().to_string()),
+                s.secrets.side,
+                s.game_id
+            )))
+        }
+        (Some(g), _) => Ok(g),
+        (None, Some(s)) => parse_game_id(&s.game_id),
+        (None, None) => Err(PlayError::Input(
+            "no game: give --invite URL or --game ID (`hexveil create` prints both), or resume with `hexveil resume DIR`".into(),
+        )),
+    }
+}
+
+/// The game's genesis as a spectator reads it (the first entry of the
+/// history), if the server showed it.
+fn genesis_of(history: &[Checked]) -> Option<&Genesis> {
+    match history.first().and_then(|c| c.body.as_ref()) {
+        Some(Body::Genesis(g)) => Some(g),
+        _ => None,
+    }
+}
+
+/// The side a key plays in a game (issue 27 item 3): `--side`, else the
+/// secrets directory's, else the one seat the key holds in the genesis.
+/// A side the genesis gives another key, or that contradicts the secrets
+/// directory, is refused naming both.
+fn seat_side(
+    asked: Option<Side>,
+    stored: Option<Side>,
+    genesis: Option<&Genesis>,
+    ours: &PublicKey,
+    game: &GameId,
+) -> Result<Side, PlayError> {
+    if let (Some(a), Some(s)) = (asked, stored) {
+        if a != s {
+            return Err(PlayError::Input(format!(
+                "--side {a}, but the secrets directory holds side {s}'s secrets of game {game}; nothing was sent"
+            )));
+        }
+    }
+    let wanted = asked.or(stored);
+    let Some(g) = genesis else {
+        return wanted.ok_or_else(|| {
+            PlayError::Input(format!(
+                "the server shows no genesis of game {game} yet (a spectator delay?), so the side cannot be read from it: give --side a or b"
+            ))
+        });
+    };
+    let seats: Vec<Side> = [Side::A, Side::B]
+        .into_iter()
+        .filter(|s| g.players[side_index(*s)] == *ours)
+        .collect();
+    let holders = format!(
+        "side A is key {}, side B is key {}",
+        g.players[0], g.players[1]
+    );
+    match (wanted, seats.as_slice()) {
+        (_, []) => Err(PlayError::Input(format!(
+            "your key {ours} holds no seat in game {game} ({holders}); nothing was sent. Join with the key the game was created for, or watch it with `hexveil watch`"
+        ))),
+        (Some(w), seats) if !seats.contains(&w) => Err(PlayError::Input(format!(
+            "--side {w}, but in game {game} your key {ours} holds side {}'s seat ({holders}); nothing was sent",
+            seats[0]
+        ))),
+        (Some(w), _) => Ok(w),
+        (None, [one]) => Ok(*one),
+        (None, _) => Err(PlayError::Input(format!(
+            "your key {ours} holds both seats of game {game}: give --side a or b"
+        ))),
+    }
+}
+
+fn side_index(side: Side) -> usize {
+    match side {
+        Side::A => 0,
+        Side::B => 1,
+    }
+}
+
+/// The scenario of a game, from its genesis (issue 27 item 3). A
+/// `--scenario` file is only checked against it: another scenario is
+/// refused naming both.
+fn seat_scenario(given: Option<&Path>, genesis: Option<&Genesis>) -> Result<Loaded, PlayError> {
+    let Some(g) = genesis else {
+        return match given {
+            Some(p) => load_scenario(p),
+            None => Err(PlayError::Input(
+                "the server shows no genesis of this game yet (a spectator delay?), so its scenario cannot be read from it: give --scenario FILE".into(),
+            )),
+        };
+    };
+    let ruleset = hexveil_rulesets::all()
+        .find(&g.ruleset, g.ruleset_version)
+        .map_err(|e| PlayError::Input(format!("the game's ruleset: {e}")))?;
+    let text = g.scenario_toml.to_string();
+    let scenario = ruleset
+        .load(&text)
+        .map_err(|e| PlayError::Input(format!("the game's scenario does not load: {e}")))?;
+    if let Some(p) = given {
+        let file = load_scenario(p)?;
+        let hash = Digest::sha256(file.text.as_bytes());
+        if hash != g.scenario_hash {
+            return Err(PlayError::Input(format!(
+                "--scenario {} is \"{}\" ({}, SHA-256 {hash}), but the game was created from \"{}\" ({} v{}, SHA-256 {}); nothing was sent. Leave --scenario out: the game's own is read from its genesis",
+                p.display(),
+                file.scenario.name(),
+                file.ruleset.id(),
+                scenario.name(),
+                g.ruleset,
+                g.ruleset_version,
+                g.scenario_hash
+            )));
+        }
+    }
+    Ok(Loaded {
+        text,
+        ruleset,
+        scenario,
+    })
+}
+
+/// The mode the seat plays in: the game's (its genesis). An Escrow game
+/// needs the player's consent (`--escrow`) until its setup is in the log;
+/// `--escrow` for a Live game is refused.
+fn seat_mode(
+    escrow: bool,
+    genesis: Option<&Genesis>,
+    setup_logged: bool,
+    game: &GameId,
+) -> Result<Mode, PlayError> {
+    match genesis.map(|g| g.mode) {
+        None => Ok(mode(escrow)),
+        Some(Mode::Escrow) if !escrow && !setup_logged => Err(PlayError::Input(format!(
+            "game {game} is an Escrow game (created with `create --escrow`): your hidden setup would go to the server at setup; join with --escrow to agree. Nothing was sent"
+        ))),
+        Some(Mode::Live) if escrow => Err(PlayError::Input(format!(
+            "--escrow, but game {game} is a Live game: your hidden setup stays on this machine; leave --escrow out. Nothing was sent"
+        ))),
+        Some(m) => Ok(m),
+    }
+}
+
+/// `hexveil join` and `hexveil resume`: plays one seat. Before anything
+/// is written or sent, the game's public history is read as a spectator
+/// (its genesis gives the scenario and the key's seat) and the secrets
+/// are checked against the commitments the seat made in it, so a client
+/// with the wrong secrets displaces nobody (issue 27 items 3 and 6); the
+/// secrets are on disk before any commitment is sent.
 pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
-    // The game id is needed before the secrets are stored (they name it).
-    let resolved = c.resolve().await?;
-    let game_id = the_game(j.game.as_deref(), &resolved)?;
+    // A secrets directory named says which game, side, server and key.
+    let mut stored = match &j.secrets {
+        Some(dir) => secrets::read(dir)?,
+        None => None,
+    };
+    if j.resume && stored.is_none() {
+        return Err(PlayError::Input(format!(
+            "{} holds no {}: nothing to resume there (the first time, `hexveil join --invite URL --setup FILE --sealed FILE` takes the seat)",
+            j.secrets.as_deref().unwrap_or(Path::new(".")).display(),
+            secrets::FILE
+        )));
+    }
+    let resolved = c.resolve_remembered(stored.as_ref()).await?;
+    let game_id = seat_game(
+        j.game.as_deref(),
+        &resolved,
+        stored.as_ref(),
+        j.secrets.as_deref(),
+    )?;
     let game_text = game_hex(&game_id);
-    if let Some(proof) = super::evidence::fork_already_proven(&j.secrets) {
+    let (pkcs8, _) = keys::load(&resolved.key)?;
+    let identity = Identity::from_pkcs8(&pkcs8)
+        .map_err(|e| PlayError::Input(format!("{}: {e}", resolved.key.display())))?;
+    let ours = identity.public_key();
+    let record = j.record.as_deref().map(Record::open).transpose()?;
+    let mut line = Lifeline::new(follower(&resolved, &pkcs8), record);
+    // The node that serves the game (issue 25: any node of the league
+    // given may be down, or no longer serve it).
+    let mut client = line
+        .reach(game_id, &mut |text| println!("{text}"))
+        .await
+        .map_err(|e| cannot_connect(&resolved, e))?;
+    // What anyone may read of the game: its genesis and the seats'
+    // commitments.
+    let history = client.history(game_id).await?;
+    let genesis = genesis_of(&history);
+    let side = seat_side(
+        j.side,
+        stored.as_ref().map(|s| s.secrets.side),
+        genesis,
+        &ours,
+        &game_id,
+    )?;
+    let dir = match &j.secrets {
+        Some(d) => d.clone(),
+        None => {
+            let d = default_secrets_dir(&game_id, side);
+            stored = secrets::read(&d)?;
+            d
+        }
+    };
+    if let Some(proof) = super::evidence::fork_already_proven(&dir) {
         return Err(PlayError::Input(format!(
             "the server showed this seat two histories of game {game_text} (proof: {}); this client does not play on with it: check the proof with `hexveil verify --proof {}` and take it to the league",
             proof.display(),
             proof.display()
         )));
     }
-    let loaded = load_scenario(&j.scenario)?;
-    let public = files::read_text(&j.setup)?;
-    let sealed = files::read_text(&j.sealed)?;
+    let loaded = seat_scenario(j.scenario.as_deref(), genesis)?;
+    let party = hexveil_protocol::message::party_of(side);
+    let setup_logged = history
+        .iter()
+        .any(|c| c.author == party && c.update.entry == "setup");
+    let seat_mode = seat_mode(j.escrow, genesis, setup_logged, &game_id)?;
+    let pad_len = genesis.map_or(hexveil_protocol::pad::DEFAULT_PAD_LEN, |g| g.pad_len);
     let orders = if j.daisy.is_empty() {
         Vec::new()
     } else {
@@ -1125,18 +1384,83 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             .map_err(PlayError::Input)?;
         standing_orders::encode(&orders)
     };
-    // Check both setups, and the sealed one against the setup rules,
-    // before anything is stored or sent.
-    check_setups(true, &loaded, j.side, &j.setup, &public, &j.sealed, &sealed)?;
-    let (pkcs8, _) = keys::load(&resolved.key)?;
-    let record = j.record.as_deref().map(Record::open).transpose()?;
-    let mut line = Lifeline::new(follower(&resolved, &pkcs8), record);
-    // The node that serves the game (issue 25: any node of the league
-    // given may be down, or no longer serve it).
-    let mut client = line
-        .reach(game_id, &mut |text| println!("{text}"))
-        .await
-        .map_err(|e| cannot_connect(&resolved, e))?;
+    let given = |p: &Option<PathBuf>| p.as_deref().map(files::read_text).transpose();
+    let (mut public, sealed) = (given(&j.setup)?, given(&j.sealed)?);
+    if let (Some(name), Some(text)) = (&j.name, &public) {
+        public = Some(
+            hexveil_view::names::with_name(text, name)
+                .map_err(|e| PlayError::Input(format!("--name: {e}; nothing was sent")))?,
+        );
+    } else if let Some(name) = &j.name {
+        hexveil_view::names::check_name(name)
+            .map_err(|e| PlayError::Input(format!("--name: {e}; nothing was sent")))?;
+    }
+    // The secrets: the stored ones (a resume), or new ones, not written
+    // before the seat is known to be this client's to take.
+    let (candidate, origin) = match &stored {
+        Some(s) => {
+            if s.game_id != game_text || s.secrets.side != side {
+                return Err(secrets::SecretsError::OtherGame {
+                    path: dir.join(secrets::FILE),
+                    game: s.game_id.clone(),
+                    side: s.secrets.side,
+                }
+                .into());
+            }
+            // What was committed cannot change: say so if the files given
+            // now differ from the ones stored at the first join.
+            for (what, given, stored) in [
+                ("--setup", &public, &s.secrets.public_setup_toml),
+                ("--sealed", &sealed, &s.secrets.sealed_setup_toml),
+            ] {
+                if given.as_ref().is_some_and(|g| g != stored) {
+                    println!(
+                        "note: {what} differs from the file given at the first join; the stored one is used (it is what you committed to)"
+                    );
+                }
+            }
+            let committed = hexveil_view::names::name_in_setup(&s.secrets.public_setup_toml)
+                .ok()
+                .flatten();
+            if j.name.is_some() && j.name != committed {
+                println!(
+                    "note: --name differs from the name given at the first join ({}); the stored one is used (it is what you signed)",
+                    committed.as_deref().unwrap_or("none")
+                );
+            }
+            if !j.daisy.is_empty() && orders != s.secrets.orders {
+                println!(
+                    "note: --daisy differs from the standing orders given at the first join; the stored ones are used"
+                );
+            }
+            (s.secrets.clone(), Origin::Reloaded)
+        }
+        None => {
+            let (Some(public), Some(sealed), Some(setup_path), Some(sealed_path)) =
+                (public, sealed, &j.setup, &j.sealed)
+            else {
+                return Err(PlayError::Input(format!(
+                    "no setup for side {side} of game {game_text}: {} holds no secrets yet, so this is the seat's first join; give --setup FILE and --sealed FILE (your public and sealed setups). Nothing was sent",
+                    dir.display()
+                )));
+            };
+            // Both setups, and the sealed one against the setup rules,
+            // before anything is stored or sent.
+            check_setups(
+                true,
+                &loaded,
+                side,
+                setup_path,
+                &public,
+                sealed_path,
+                &sealed,
+            )?;
+            let layers = loaded.scenario.sealed_layers();
+            let fresh = Secrets::generate(side, &layers, public, sealed, orders)
+                .map_err(|e| PlayError::Input(e.to_string()))?;
+            (fresh, Origin::Created)
+        }
+    };
     // One seat, one machine: a seat another connection holds is taken
     // only when asked to.
     let held = client
@@ -1144,60 +1468,74 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         .await?
         .into_iter()
         .find(|g| g.game_id == game_id)
-        .is_some_and(|g| match j.side {
+        .is_some_and(|g| match side {
             Side::A => g.side_a_seated,
             Side::B => g.side_b_seated,
         });
     if held && !j.take_over {
         client.close().await;
         return Err(PlayError::Input(format!(
-            "side {} of game {game_text} is held by another connected client with your key (another terminal or machine?); nothing was sent. Stop that client, or join with --take-over to take the seat from it (it stops). A client that crashed or lost its connection frees the seat within the server's idle timeout.",
-            j.side
+            "side {side} of game {game_text} is held by another connected client with your key (another terminal or machine?); nothing was sent. Stop that client, or join with --take-over to take the seat from it (it stops). A client that crashed or lost its connection frees the seat within the server's idle timeout."
         )));
     }
-    // The secrets are written only now, once the seat is known to be
-    // this client's to take (issue 27: they were written for a seat that
-    // was then refused).
-    let layers = loaded.scenario.sealed_layers();
-    let (secrets, origin) = secrets::load_or_create(&j.secrets, &game_text, j.side, || {
-        Secrets::generate(
-            j.side,
-            &layers,
-            public.clone(),
-            sealed.clone(),
-            orders.clone(),
-        )
-        .map_err(|e| e.to_string())
-    })?;
+    // Issue 27 item 6: the secrets are checked against the seat's
+    // commitments in the log before the seat is taken, so a take-over
+    // with the wrong secrets displaces nobody.
+    let mut check = hexveil_protocol::player::Player::new(
+        Identity::from_pkcs8(&pkcs8).map_err(|e| PlayError::Input(e.to_string()))?,
+        game_id,
+        loaded.ruleset.as_ref(),
+        &loaded.text,
+        pad_len,
+        seat_mode,
+        candidate.clone(),
+    )
+    .map_err(|e| PlayError::Input(format!("side {side}'s secrets: {e}")))?;
+    if let Err(m) = check.check_commitments(&history) {
+        client.close().await;
+        let holder = if held {
+            "; the client holding the seat plays on"
+        } else {
+            ""
+        };
+        return Err(PlayError::Input(match origin {
+            Origin::Created => format!(
+                "side {side} of game {game_text} has already committed to its secrets ({m}), and {} holds none: use the --secrets directory you first joined with (on the machine that joined, or `hexveil resume DIR`). Nothing was written or sent{holder}",
+                dir.display()
+            ),
+            Origin::Reloaded => format!(
+                "these secrets are not the ones side {side} committed to in game {game_text}: the log's {m} is not what the secrets in {} give; nothing was sent{holder}. Use the --secrets directory you first joined with",
+                dir.join(secrets::FILE).display()
+            ),
+        }));
+    }
+    let (secrets, origin) = secrets::load_or_create(
+        &dir,
+        &game_text,
+        side,
+        secrets::Remember {
+            invite: Some(
+                Invite {
+                    server: resolved.server.clone(),
+                    game: game_id,
+                    fingerprint: resolved.fingerprint,
+                }
+                .to_string(),
+            ),
+            key: Some(resolved.key.clone()),
+        },
+        || Ok(candidate),
+    )?;
     match origin {
         Origin::Created => println!(
-            "secrets for side {} written to {} (keep them: you reveal them at the end)",
-            j.side,
-            j.secrets.join(secrets::FILE).display()
+            "secrets for side {side} written to {} (keep them: you reveal them at the end; `hexveil resume {}` takes the seat again)",
+            dir.join(secrets::FILE).display(),
+            dir.display()
         ),
-        Origin::Reloaded => {
-            println!(
-                "resuming with the secrets in {}",
-                j.secrets.join(secrets::FILE).display()
-            );
-            // What was committed cannot change: say so if the files given
-            // now differ from the ones stored at the first join.
-            for (what, given, stored) in [
-                ("--setup", &public, &secrets.public_setup_toml),
-                ("--sealed", &sealed, &secrets.sealed_setup_toml),
-            ] {
-                if given != stored {
-                    println!(
-                        "note: {what} differs from the file given at the first join; the stored one is used (it is what you committed to)"
-                    );
-                }
-            }
-            if orders != secrets.orders {
-                println!(
-                    "note: --daisy differs from the standing orders given at the first join; the stored ones are used"
-                );
-            }
-        }
+        Origin::Reloaded => println!(
+            "resuming with the secrets in {}",
+            dir.join(secrets::FILE).display()
+        ),
     }
     let mut seat = client
         .join(
@@ -1206,21 +1544,26 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
                 ruleset: loaded.ruleset.clone(),
                 scenario_toml: loaded.text.clone(),
                 secrets,
-                pad_len: hexveil_protocol::pad::DEFAULT_PAD_LEN,
-                mode: mode(j.escrow),
+                pad_len,
+                mode: seat_mode,
             },
         )
         .await
         .map_err(|e| match e {
             DriverError::NotTheseSecrets { .. } => PlayError::Input(format!(
                 "{e}. The secrets in {} are not what this seat committed to: use the --secrets directory you first joined with (on the machine that joined). The client leaves the seat empty; a client still playing it was told another client took it.",
-                j.secrets.join(secrets::FILE).display()
+                dir.join(secrets::FILE).display()
             )),
-            other => lost(other, &format!("side {}", j.side)),
+            other => lost(other, &format!("side {side}")),
         })?;
+    let named = hexveil_view::names::name_in_setup(&seat.player().secrets().public_setup_toml)
+        .ok()
+        .flatten()
+        .map(|n| format!(" ({n})"))
+        .unwrap_or_default();
     println!(
-        "joined game {game_text} as side {}; type `help` for commands when it is your move",
-        j.side
+        "joined game {game_text} (\"{}\") as side {side}{named}; type `help` for commands when it is your move",
+        loaded.scenario.name()
     );
     let input = match &j.script {
         Some(p) => Input::Script {
@@ -1229,7 +1572,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         },
         None => Input::Stdin,
     };
-    let proofs = Proofs::in_dir(&j.secrets);
+    let proofs = Proofs::in_dir(&dir);
     let playing = play_seat(
         &mut seat,
         loaded.scenario.as_ref(),
@@ -1256,7 +1599,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             let path = j
                 .out
                 .clone()
-                .unwrap_or_else(|| j.secrets.join("transcript.hexveil"));
+                .unwrap_or_else(|| dir.join("transcript.hexveil"));
             files::write_durably(&path, &t)?;
             let (verdict, _) = transcript::judge(&t);
             println!("transcript written to {}", path.display());

@@ -23,6 +23,32 @@ pub struct Stored {
     pub game_id: String,
     /// The secrets.
     pub secrets: Secrets,
+    /// Where the game is: the invite the first join used
+    /// (`hexveil://HOST:PORT/GAME#FINGERPRINT`), so that `hexveil resume
+    /// DIR` needs nothing else (issue 27 item 3). Absent in files written
+    /// before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
+    /// The key file the first join used (absolute when it could be made
+    /// so). Absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<PathBuf>,
+}
+
+/// Reads the secrets stored in `dir`, if it holds any (`None`: no
+/// secrets file there).
+pub fn read(dir: &Path) -> Result<Option<Stored>, SecretsError> {
+    let path = dir.join(FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = files::read_text(&path)?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| SecretsError::Bad {
+            path,
+            reason: e.to_string(),
+        })
 }
 
 /// Why secrets could not be stored or reloaded.
@@ -68,21 +94,28 @@ pub enum Origin {
     Reloaded,
 }
 
+/// Where the game is and who plays it, kept beside the secrets for a
+/// later `hexveil resume DIR`.
+#[derive(Clone, Debug, Default)]
+pub struct Remember {
+    /// The invite.
+    pub invite: Option<String>,
+    /// The key file.
+    pub key: Option<PathBuf>,
+}
+
 /// Loads the secrets of `game_id`/`side` from `dir`, or stores the ones
-/// `make` builds (durably, before the caller sends anything).
+/// `make` builds (durably, before the caller sends anything), with what
+/// `remember` says of the game.
 pub fn load_or_create(
     dir: &Path,
     game_id: &str,
     side: Side,
+    remember: Remember,
     make: impl FnOnce() -> Result<Secrets, String>,
 ) -> Result<(Secrets, Origin), SecretsError> {
     let path = dir.join(FILE);
-    if path.exists() {
-        let text = files::read_text(&path)?;
-        let stored: Stored = serde_json::from_str(&text).map_err(|e| SecretsError::Bad {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
+    if let Some(stored) = read(dir)? {
         if stored.game_id != game_id || stored.secrets.side != side {
             return Err(SecretsError::OtherGame {
                 path,
@@ -103,6 +136,8 @@ pub fn load_or_create(
     let stored = Stored {
         game_id: game_id.to_string(),
         secrets,
+        invite: remember.invite,
+        key: remember.key.map(|k| std::fs::canonicalize(&k).unwrap_or(k)),
     };
     let text = serde_json::to_string_pretty(&stored).map_err(|e| SecretsError::Bad {
         path: path.clone(),
@@ -130,16 +165,17 @@ mod tests {
     #[test]
     fn g1_secrets_are_stored_then_reloaded_unchanged() {
         let dir = tempfile::tempdir().unwrap();
-        let (a, o1) = load_or_create(dir.path(), "00ff", Side::B, fresh).unwrap();
+        let (a, o1) =
+            load_or_create(dir.path(), "00ff", Side::B, Remember::default(), fresh).unwrap();
         assert_eq!(o1, Origin::Created);
-        let (b, o2) = load_or_create(dir.path(), "00ff", Side::B, || {
+        let (b, o2) = load_or_create(dir.path(), "00ff", Side::B, Remember::default(), || {
             panic!("must not make new seeds when secrets exist")
         })
         .unwrap();
         assert_eq!(o2, Origin::Reloaded);
         assert_eq!(a, b);
         assert!(matches!(
-            load_or_create(dir.path(), "0100", Side::B, fresh),
+            load_or_create(dir.path(), "0100", Side::B, Remember::default(), fresh),
             Err(SecretsError::OtherGame { .. })
         ));
     }

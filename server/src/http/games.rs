@@ -12,6 +12,7 @@ use super::{HttpError, Visitor};
 use crate::league::League;
 use crate::live_game::NewGame;
 use crate::lobby::Lobby;
+use crate::roster::Roster;
 use crate::store::StoreError;
 use crate::wire::{FinishedRow, GameId};
 
@@ -80,6 +81,28 @@ impl Description {
     }
 }
 
+/// A player's name as the web view shows it (issue 27 item 8): the name
+/// the league's roster (`--roster`) pins to the player's key, marked as
+/// the league's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Named {
+    /// The name.
+    pub name: String,
+    /// Who gave it: `league` (the roster).
+    pub by: &'static str,
+}
+
+/// The names the roster gives the two keys (hex) of a game, side A first.
+pub fn names_of(roster: Option<&Roster>, keys: [&str; 2]) -> [Option<Named>; 2] {
+    keys.map(|k| {
+        let key: PublicKey = k.parse().ok()?;
+        roster?.name(&key).map(|name| Named {
+            name: name.to_string(),
+            by: "league",
+        })
+    })
+}
+
 /// An open game in the list.
 #[derive(Clone, Debug, Serialize)]
 pub struct OpenGame {
@@ -88,6 +111,10 @@ pub struct OpenGame {
     /// What it is.
     #[serde(flatten)]
     pub description: Description,
+    /// Side A's player's name, if the league's roster names the key.
+    pub name_a: Option<Named>,
+    /// Side B's player's name likewise.
+    pub name_b: Option<Named>,
     /// Whether a player holds side A's seat now.
     pub side_a_seated: bool,
     /// Whether a player holds side B's seat now.
@@ -106,6 +133,10 @@ pub struct FinishedGame {
     pub game: String,
     /// Its league row (verified), if the transcript is one.
     pub row: Option<Row>,
+    /// Side A's player's name, if the league's roster names the key.
+    pub name_a: Option<Named>,
+    /// Side B's player's name likewise.
+    pub name_b: Option<Named>,
     /// Why it is not, if it is not.
     pub refused: Option<String>,
     /// Its live page (the public view, all of it now).
@@ -131,16 +162,19 @@ pub struct GameList {
 pub struct Games {
     lobby: Arc<Lobby>,
     league: Arc<League>,
+    roster: Option<Roster>,
     descriptions: Mutex<HashMap<GameId, Arc<Description>>>,
     replays: Mutex<HashMap<GameId, Arc<String>>>,
 }
 
 impl Games {
-    /// Over a lobby and its league.
-    pub fn new(lobby: Arc<Lobby>, league: Arc<League>) -> Self {
+    /// Over a lobby and its league, with the league's roster (its
+    /// players' names), if it has one.
+    pub fn new(lobby: Arc<Lobby>, league: Arc<League>, roster: Option<Roster>) -> Self {
         Games {
             lobby,
             league,
+            roster,
             descriptions: Mutex::new(HashMap::new()),
             replays: Mutex::new(HashMap::new()),
         }
@@ -185,9 +219,15 @@ impl Games {
                 Err(StoreError::UnknownGame(_)) => continue,
                 Err(e) => return Err(e.into()),
             };
+            let [name_a, name_b] = names_of(
+                self.roster.as_ref(),
+                [&description.key_a, &description.key_b],
+            );
             open.push(OpenGame {
                 game: s.game_id.to_string(),
                 description: (*description).clone(),
+                name_a,
+                name_b,
                 side_a_seated: s.side_a_seated,
                 side_b_seated: s.side_b_seated,
                 spectators: s.spectators,
@@ -205,9 +245,15 @@ impl Games {
                     FinishedRow::Verified(row) => (Some(*row), None),
                     FinishedRow::Refused { why } => (None, Some(why)),
                 };
+                let [name_a, name_b] = match &row {
+                    Some(r) => names_of(self.roster.as_ref(), [&r.key_a, &r.key_b]),
+                    None => [None, None],
+                };
                 FinishedGame {
                     game: id.to_string(),
                     row,
+                    name_a,
+                    name_b,
                     refused,
                     live: format!("/game/{id}"),
                     replay: format!("/game/{id}/replay"),

@@ -328,7 +328,11 @@ impl Web {
         let (shutdown, _) = watch::channel(false);
         Arc::new(Web {
             watchers: live::Watchers::new(lobby.clone(), connections.clone(), max_streams),
-            games: games::Games::new(lobby.clone(), connections.league.clone()),
+            games: games::Games::new(
+                lobby.clone(),
+                connections.league.clone(),
+                connections.settings.roster.clone(),
+            ),
             league: connections.league.clone(),
             lobby,
             connections,

@@ -11,7 +11,7 @@
 use hexveil_view::svg::escape;
 use hexveil_view::viewer::{legend_for, legend_html, viewer_html, VIEWER_SCRIPT, VIEWER_STYLE};
 
-use super::games::GameList;
+use super::games::{GameList, Named};
 use super::live::Picture;
 use crate::wire::GameId;
 
@@ -69,6 +69,20 @@ fn side(name: &str, k: &str) -> String {
     }
 }
 
+/// A side with its player's name first, when the league's roster gives
+/// one (marked as the league's, issue 27 item 8).
+fn player(named: Option<&Named>, nationality: &str, k: &str) -> String {
+    match named {
+        Some(n) => format!(
+            "<b>{}</b> <span class=\"muted\">({}'s name)</span> {}",
+            escape(&n.name),
+            n.by,
+            side(nationality, k)
+        ),
+        None => side(nationality, k),
+    }
+}
+
 fn seat(taken: bool) -> &'static str {
     if taken {
         "seated"
@@ -104,8 +118,8 @@ pub fn index(list: &GameList) -> String {
                 ruleset = escape(&d.ruleset),
                 version = d.ruleset_version,
                 mode = escape(&d.mode),
-                a = side(&d.side_a, &d.key_a),
-                b = side(&d.side_b, &d.key_b),
+                a = player(g.name_a.as_ref(), &d.side_a, &d.key_a),
+                b = player(g.name_b.as_ref(), &d.side_b, &d.key_b),
                 sa = seat(g.side_a_seated),
                 sb = seat(g.side_b_seated),
                 spect = g.spectators,
@@ -136,8 +150,8 @@ pub fn index(list: &GameList) -> String {
                     escape(&r.ruleset),
                     r.ruleset_version,
                     escape(&r.mode),
-                    side(&r.side_a, &r.key_a),
-                    side(&r.side_b, &r.key_b),
+                    player(g.name_a.as_ref(), &r.side_a, &r.key_a),
+                    player(g.name_b.as_ref(), &r.side_b, &r.key_b),
                     escape(&r.result),
                     escape(&r.reason),
                     r.actions,
@@ -280,6 +294,67 @@ mod tests {
     use super::*;
     use crate::http::live::Line;
     use std::sync::Arc;
+
+    // Issue 27 item 8: the league's roster names a game's players on the
+    // list of games, marked as the league's and escaped; a key the roster
+    // does not name is shown as a key.
+    #[test]
+    fn issue27_item8_roster_names_are_shown_on_the_list_as_the_leagues() {
+        use super::super::games::{names_of, Description, OpenGame};
+        let alice = hexveil_protocol::identity::Identity::from_seed(&[1; 32])
+            .unwrap()
+            .public_key();
+        let bob = hexveil_protocol::identity::Identity::from_seed(&[2; 32])
+            .unwrap()
+            .public_key();
+        let roster = crate::roster::Roster::parse(
+            &format!("[[player]]\nkey = \"{alice}\"\nname = \"Alice <b>\"\n"),
+            std::path::Path::new("league.toml"),
+        )
+        .unwrap();
+        let (key_a, key_b) = (alice.to_string(), bob.to_string());
+        let [name_a, name_b] = names_of(Some(&roster), [&key_a, &key_b]);
+        assert_eq!(
+            name_a.as_ref().map(|n| (n.name.as_str(), n.by)),
+            Some(("Alice <b>", "league"))
+        );
+        assert_eq!(name_b, None);
+        assert_eq!(names_of(None, [&key_a, &key_b]), [None, None]);
+        let list = GameList {
+            open: vec![OpenGame {
+                game: "00".into(),
+                description: Description {
+                    scenario: "Mine Alley".into(),
+                    ruleset: "asl".into(),
+                    ruleset_version: 3,
+                    mode: "live".into(),
+                    side_a: "German".into(),
+                    side_b: "British".into(),
+                    key_a: key_a.clone(),
+                    key_b: key_b.clone(),
+                },
+                name_a,
+                name_b,
+                side_a_seated: true,
+                side_b_seated: false,
+                spectators: 0,
+                live: "/game/00".into(),
+            }],
+            finished: vec![],
+        };
+        let html = index(&list);
+        assert!(
+            html.contains(
+                "<b>Alice &lt;b&gt;</b> <span class=\"muted\">(league's name)</span> German"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("Alice <b>"), "{html}");
+        let json = serde_json::to_value(&list.open[0]).unwrap();
+        assert_eq!(json["name_a"]["name"], "Alice <b>");
+        assert_eq!(json["name_a"]["by"], "league");
+        assert!(json["name_b"].is_null());
+    }
 
     #[test]
     fn live_page_escapes_the_narrative_and_has_its_hooks() {
