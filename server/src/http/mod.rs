@@ -342,8 +342,10 @@ impl Web {
                 ShareNames {
                     what: "live streams",
                     total: "http_max_streams",
-                    per_address: "http_max_streams_per_address",
-                    per_network: "http_max_streams_per_network",
+                    // The stream shares follow from the total (`stream_shares`):
+                    // the words name that, not settings that do not exist.
+                    per_address: "share per address (http_max_streams / 64, at least 4)",
+                    per_network: "share per network (http_max_streams / 16, at least 16)",
                 },
                 stream_shares(max_streams),
             ),
