@@ -21,13 +21,19 @@
 //! moved on when it answered them); an entry that was sent but never
 //! receipted is sent again if the log has not moved past it (G6).
 
-use hexveil_server::rate::{RateLimit, TokenBucket};
+use hexveil_net::rate::{RateLimit, TokenBucket};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
 use hexveil_core::Side;
+use hexveil_net::frame::{read_frame, write_frame, FrameError};
+use hexveil_net::tls::ServerTrust;
+use hexveil_net::wire::{
+    split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
+    GameSummary, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
+};
 use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::identity::PublicKey;
@@ -37,13 +43,7 @@ use hexveil_protocol::message::{
 use hexveil_protocol::message::{EndRecord, Mode};
 use hexveil_protocol::player::{Player, PlayerError, RefusedPrompt, Secrets};
 use hexveil_protocol::witness::{Breach, Seen, Witness};
-use hexveil_server::frame::{read_frame, write_frame, FrameError};
 use hexveil_server::live_game::NewGame;
-use hexveil_server::tls::ServerTrust;
-use hexveil_server::wire::{
-    split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
-    GameSummary, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
-};
 use thiserror::Error;
 use tokio::sync::mpsc;
 

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Parser;
-use hexveil_server::tls::Fingerprint;
+use hexveil_net::tls::Fingerprint;
 use thiserror::Error;
 
 use crate::game::Mix;

@@ -54,9 +54,9 @@ use hexveil_asl::turn::{phase_allows, Phase, TurnEvent, Who};
 use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Action, EventKind, MoveMode, Side};
 use hexveil_core::Ruleset;
+use hexveil_net::wire::ErrorCode;
 use hexveil_protocol::message::Update;
 use hexveil_protocol::player::Secrets;
-use hexveil_server::wire::ErrorCode;
 use thiserror::Error;
 use tokio::sync::Notify;
 

@@ -47,8 +47,8 @@ use hexveil_asl::sealed::{Layer as AslLayer, Location as AslLocation};
 use hexveil_asl::setup::eligible_locations;
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
-use hexveil_server::rate::RateLimit;
-use hexveil_server::tls::ServerTrust;
+use hexveil_net::rate::RateLimit;
+use hexveil_net::tls::ServerTrust;
 use serde::Serialize;
 
 use crate::game::{

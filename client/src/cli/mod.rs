@@ -20,4 +20,4 @@ pub mod svg;
 pub mod transcript;
 
 // Durable, owner-only file writes: the server's one implementation.
-use hexveil_server::durable_file as files;
+use hexveil_net::durable_file as files;

@@ -18,6 +18,8 @@ use hexveil_asl::scenario::Scenario;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
+use hexveil_net::tls::{Fingerprint, ServerTrust};
+use hexveil_net::wire::GameId;
 use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::evidence::Evidence;
 use hexveil_protocol::identity::PublicKey;
@@ -25,8 +27,6 @@ use hexveil_protocol::message::{Mode, Prompt};
 use hexveil_protocol::player::Secrets;
 use hexveil_protocol::witness::Breach;
 use hexveil_server::live_game::NewGame;
-use hexveil_server::tls::{Fingerprint, ServerTrust};
-use hexveil_server::wire::GameId;
 use hexveil_view::board::Board;
 use hexveil_view::narrate::{Narrator, Reader};
 use std::net::SocketAddr;
@@ -644,10 +644,10 @@ pub async fn list(c: &Connect, json: bool) -> Result<(), PlayError> {
 /// transcripts it stores; fetch a transcript and run `hexveil results` on
 /// it to check for yourself).
 pub async fn list_finished(c: &Connect, json: bool) -> Result<(), PlayError> {
-    use hexveil_server::wire::FinishedRow;
+    use hexveil_net::wire::FinishedRow;
     let (mut client, _) = c.client().await?;
     let games = client
-        .list_finished(hexveil_server::wire::MAX_LISTED_FINISHED as u32)
+        .list_finished(hexveil_net::wire::MAX_LISTED_FINISHED as u32)
         .await?;
     client.close().await;
     if json {

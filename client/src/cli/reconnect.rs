@@ -18,7 +18,7 @@ use std::path::Path;
 
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, Spectator};
 use hexveil::follow::{retryable, Backoff, Follower};
-use hexveil_server::wire::GameId;
+use hexveil_net::wire::GameId;
 
 use super::play::{Output, PlayError, PATIENCE};
 
