@@ -402,7 +402,7 @@ async fn g2_withheld_pad_entries_lose_the_game_for_the_staller() {
     let ffe = Action::Ffe {
         hex: "3E4".parse().unwrap(),
         fp: 36,
-        kind: hexveil_asl::action::FfeKind::HeConcentration,
+        kind: hexveil_asl::model::action::FfeKind::HeConcentration,
     };
     let (mut t, _never_sent) = stall_an_action(&ep, true, Phase::PrepFire, ffe, Side::B).await;
     assert!(

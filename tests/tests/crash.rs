@@ -52,7 +52,7 @@ async fn kill_mid_roll(
     t: &mut Table,
     mut server: ServerProcess,
     data_dir: &std::path::Path,
-    mover: hexveil_asl::unit::UnitId,
+    mover: hexveil_asl::model::unit::UnitId,
     entry: InFlight,
 ) -> (
     ServerProcess,

@@ -65,8 +65,8 @@ pub struct DemoGame {
 impl DemoGame {
     /// The ASL demo (examples/demo/).
     pub fn asl() -> Result<DemoGame, String> {
-        let scenario =
-            hexveil_asl::scenario::Scenario::from_toml(SCENARIO).map_err(|e| e.to_string())?;
+        let scenario = hexveil_asl::model::scenario::Scenario::from_toml(SCENARIO)
+            .map_err(|e| e.to_string())?;
         let parser = Parser::new(&scenario);
         Ok(DemoGame {
             ruleset: Arc::new(hexveil_asl::ruleset::Asl),

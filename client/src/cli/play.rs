@@ -14,7 +14,7 @@ use super::setup_check::{self, SetupCheck, Which};
 use super::{files, keys, transcript};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
 use hexveil::follow::{retryable, Follower};
-use hexveil_asl::scenario::Scenario;
+use hexveil_asl::model::scenario::Scenario;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
