@@ -1,6 +1,11 @@
 //! The game driver: one seat of a hexveil game (or a spectator) over a
 //! logged-in QUIC connection (DESIGN 2.1, 5).
 //!
+//! This file holds the connection's reader and writer tasks (`Link`), the
+//! following of a game to the node that serves it, the logged-in [`Client`]
+//! (lobby requests, create, join, watch), the seat ([`RemotePlayer`]) and
+//! the [`Spectator`].
+//!
 //! A [`RemotePlayer`] joins a seat with a protocol [`Player`], which keeps
 //! the side's secrets. Every padded [`ToClient`] message the server sends is
 //! decoded ([`decode_padded`]); every machine prompt (pad statement, setup,
@@ -29,6 +34,7 @@ use std::time::Duration;
 
 use hexveil_core::Side;
 use hexveil_net::frame::{read_frame, write_frame, FrameError};
+use hexveil_net::new_game::NewGame;
 use hexveil_net::tls::ServerTrust;
 use hexveil_net::wire::{
     split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
@@ -43,7 +49,6 @@ use hexveil_protocol::message::{
 use hexveil_protocol::message::{EndRecord, Mode};
 use hexveil_protocol::player::{Player, PlayerError, RefusedPrompt, Secrets};
 use hexveil_protocol::witness::{Breach, Seen, Witness};
-use hexveil_server::live_game::NewGame;
 use thiserror::Error;
 use tokio::sync::mpsc;
 

@@ -12,6 +12,7 @@
 //!   maximum and timeouts, a token bucket, and the transport-level postcard
 //!   messages with their limits.
 //! - [`login`]: the Ed25519 login challenge bound to the TLS session.
+//! - [`new_game`]: the request for a real game and its limits.
 //! - [`durable_file`]: crash-safe writes of small files (keys, secrets,
 //!   certificates, transcripts).
 
@@ -19,6 +20,7 @@ pub mod durable_file;
 pub mod endpoint;
 pub mod frame;
 pub mod login;
+pub mod new_game;
 pub mod rate;
 pub mod tls;
 pub mod wire;

@@ -12,8 +12,8 @@
 //! before the caps. `HEXVEIL_SERVER_BIN` picks the binary (e.g. a release
 //! build).
 
+use hexveil_net::new_game::NewGame;
 use hexveil_protocol::message::Mode;
-use hexveil_server::live_game::NewGame;
 use hexveil_tests::ServerProcess as Proc;
 use hexveil_tests::{new_key, scenario_toml};
 

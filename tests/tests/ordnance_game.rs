@@ -189,7 +189,7 @@ async fn r12_a_supplied_table_that_does_not_match_its_pin_is_refused_at_creation
     let other = ep.client().await;
     let players = [c.public_key().unwrap(), other.public_key().unwrap()];
     let r = c
-        .create_game(&hexveil_server::live_game::NewGame {
+        .create_game(&hexveil_net::new_game::NewGame {
             ruleset: "asl".into(),
             ruleset_version: hexveil_asl::ruleset::VERSION,
             scenario_toml: bad,

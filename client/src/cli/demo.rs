@@ -272,10 +272,11 @@ pub async fn run(
     use super::reconnect::Lifeline;
     use hexveil::driver::{Client, SeatSetup};
     use hexveil::follow::Follower;
+    use hexveil_net::new_game::NewGame;
     use hexveil_net::tls::ServerTrust;
     use hexveil_protocol::identity::Identity;
     use hexveil_server::config::ServerSettings;
-    use hexveil_server::live_game::{LiveGameFactory, NewGame};
+    use hexveil_server::live_game::LiveGameFactory;
     use hexveil_server::secrets::ServerSecrets;
     use hexveil_server::Server;
 

@@ -1,3 +1,7 @@
+//! This file holds the network subcommands with what they share (server
+//! address and invite, client config, scenario loading, the seat loop
+//! [`play_seat`] and its input and output, setup checks).
+//!
 //! The network subcommands: `create`, `list`, `join` (play one seat,
 //! interactively or from a script) and `watch` (spectate), over QUIC with
 //! the server pinned by its certificate fingerprint (DESIGN 5). Machine
@@ -18,6 +22,7 @@ use hexveil_asl::model::scenario::Scenario;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
+use hexveil_net::new_game::NewGame;
 use hexveil_net::tls::{Fingerprint, ServerTrust};
 use hexveil_net::wire::GameId;
 use hexveil_protocol::encoding::Digest;
@@ -26,7 +31,6 @@ use hexveil_protocol::identity::PublicKey;
 use hexveil_protocol::message::{Mode, Prompt};
 use hexveil_protocol::player::Secrets;
 use hexveil_protocol::witness::Breach;
-use hexveil_server::live_game::NewGame;
 use hexveil_view::board::Board;
 use hexveil_view::narrate::{Narrator, Reader};
 use std::net::SocketAddr;
@@ -710,6 +714,7 @@ pub enum AfterScript {
     /// Read further commands from stdin.
     Stdin,
     /// Concede (the demo's bots).
+    #[cfg_attr(not(feature = "demo"), allow(dead_code))]
     Concede,
 }
 
@@ -719,6 +724,7 @@ pub enum Output {
     /// Printed, each line as it comes.
     Print,
     /// Sent with the side and seq (the demo merges both sides' views).
+    #[cfg_attr(not(feature = "demo"), allow(dead_code))]
     Channel(mpsc::UnboundedSender<(Side, u64, Vec<String>)>),
 }
 

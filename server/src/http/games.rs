@@ -10,10 +10,10 @@ use serde::Serialize;
 
 use super::HttpError;
 use crate::league::League;
-use crate::live_game::NewGame;
 use crate::lobby::Lobby;
 use crate::store::StoreError;
 use crate::wire::{FinishedRow, GameId, PublicKey};
+use hexveil_net::new_game::NewGame;
 
 /// Open games, and finished games, listed at most.
 pub const MAX_LISTED: usize = 100;
