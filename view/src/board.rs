@@ -775,7 +775,7 @@ impl MinisBoard {
     }
 
     /// Open mines by cell (both sides').
-    pub fn open(&self) -> &BTreeMap<Cell, hexveil_minis::engine::OpenMines> {
+    pub fn open(&self) -> &BTreeMap<Cell, hexveil_minis::state::OpenMines> {
         self.public.open()
     }
 
@@ -972,17 +972,6 @@ pub struct Folded {
     pub reveals: Vec<(Side, hexveil_protocol::message::RevealBody)>,
 }
 
-/// Whether `reader` may see an event told to `to` (G3): a spectator the
-/// public ones, a player those and its own side's, a replay everything.
-pub fn shown_to(reader: crate::narrate::Reader, to: kernel::Visibility) -> bool {
-    use crate::narrate::Reader;
-    match reader {
-        Reader::Everything => true,
-        Reader::Player(side) => to.shown_to(side),
-        Reader::Spectator => to == kernel::Visibility::Public,
-    }
-}
-
 /// Folds accepted log entries, one at a time and in log order, into the
 /// board of one reader (G3: only the events `reader` may see). What
 /// [`fold_transcript`] folds a transcript with, and the replay page
@@ -1041,7 +1030,7 @@ impl Folder {
                 let events: Vec<kernel::Event> = r
                     .events
                     .iter()
-                    .filter(|e| shown_to(self.reader, e.to))
+                    .filter(|e| crate::narrate::shown_to(self.reader, e.to))
                     .cloned()
                     .collect();
                 self.board.events(&events);

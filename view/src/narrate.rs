@@ -35,6 +35,16 @@ pub enum Reader {
     Everything,
 }
 
+/// Whether `reader` may see an event told to `to` (G3): a spectator the
+/// public ones, a player those and its own side's, a replay everything.
+pub fn shown_to(reader: Reader, to: hexveil_core::Visibility) -> bool {
+    match reader {
+        Reader::Everything => true,
+        Reader::Player(side) => to.shown_to(side),
+        Reader::Spectator => to == hexveil_core::Visibility::Public,
+    }
+}
+
 /// Turns updates and events into text, with unit names from the scenario.
 #[derive(Clone, Debug)]
 pub struct Narrator {

@@ -976,7 +976,7 @@ mod tests {
             let mut b = demo();
             let seen: Vec<_> = events
                 .iter()
-                .filter(|e| crate::board::shown_to(view.reader(), e.to))
+                .filter(|e| crate::narrate::shown_to(view.reader(), e.to))
                 .cloned()
                 .collect();
             b.events(&seen);
@@ -1022,7 +1022,7 @@ mod tests {
         let mut b = demo();
         let seen: Vec<_> = events
             .iter()
-            .filter(|e| crate::board::shown_to(view.reader(), e.to))
+            .filter(|e| crate::narrate::shown_to(view.reader(), e.to))
             .cloned()
             .collect();
         b.events(&seen);
