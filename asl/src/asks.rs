@@ -444,7 +444,7 @@ impl kernel::Observer for AslObserver {
     }
 
     fn declared(&mut self, actor: Side, action: &[u8]) {
-        if let Ok(action) = crate::ruleset::decode_action(action) {
+        if let Ok(action) = crate::model::action::decode_action(action) {
             self.public.declared(actor, &action);
         }
     }
@@ -454,7 +454,7 @@ impl kernel::Observer for AslObserver {
     }
 
     fn asks(&self, actor: Side, action: &[u8], owner: Side) -> kernel::Asks {
-        match crate::ruleset::decode_action(action) {
+        match crate::model::action::decode_action(action) {
             Ok(action) => self.bound(actor, &action).of(owner),
             Err(_) => kernel::Asks::none(),
         }

@@ -18,9 +18,10 @@
 //! | root (top) | setup, turn, victory, adjudicate, engine, oracle, ruleset, content, standing_orders, public_state (the public fold of a game), asks (what the rules may ask of an owner, issue 24) | anything |
 //!
 //! `dice` and `side` are the kernel's (`hexveil_core`), usable everywhere.
-//! Every module keeps its old flat path (`hexveil_asl::hex`,
-//! `hexveil_asl::movement`, ...) through the re-exports below. Files in
-//! one folder may import each other (e.g. morale and elr, ift and tables).
+//! Every module has one path, under its folder (`hexveil_asl::board::hex`,
+//! `hexveil_asl::b28::movement`, ...); the most used types are also at the
+//! root (below). Files in one folder may import each other (e.g. morale
+//! and elr, ift and tables).
 //!
 //! `tests/layering.rs` fails on an import of a higher folder other than
 //! these back edges, which the rules or the record need:
@@ -63,25 +64,13 @@ pub mod supplied;
 pub mod turn;
 pub mod victory;
 
-// The flat paths of before the chapters (`hexveil_asl::hex::Hex`,
-// `hexveil_asl::movement::MoveEvent`, ...) stay valid for the tests and the
-// other crates.
+// The most used types, at the root.
 pub use a::movement_factors::mf_left;
-pub use a::{
-    ammunition, elr, fire, ift, inexperience, morale, movement_factors, random_selection, tables,
-};
-pub use b28::{
-    at_mine, booby_trap, clearance, daisy_chain, ffe, flail, known, minefield, movement, prc,
-    search, trail_break,
-};
-pub use board::{grain, hex, los, map, terrain};
-pub use model::{action, error, event, resolve, scenario, sealed, state, unit};
-
-pub use action::{Action, MoveMode};
+pub use board::hex::Hex;
 pub use dice::{DiceKind, DiceSpec, Roll};
 pub use engine::{Engine, Step};
-pub use error::{ActionError, ProvideError, RuleError};
-pub use event::{Event, EventKind, Visibility};
-pub use hex::Hex;
-pub use sealed::{Content, Fact, FactRequest, Layer, Location};
+pub use model::action::{Action, MoveMode};
+pub use model::error::{ActionError, ProvideError, RuleError};
+pub use model::event::{Event, EventKind, Visibility};
+pub use model::sealed::{Content, Fact, FactRequest, Layer, Location};
 pub use side::Side;

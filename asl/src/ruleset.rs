@@ -6,7 +6,7 @@
 
 use crate::content;
 use crate::engine::{Engine, Step};
-use crate::model::action::Action;
+use crate::model::action::{decode_action, Action};
 use crate::model::error::{ActionError, ProvideError};
 use crate::model::event::{Event, EventKind};
 use crate::model::scenario::Scenario;
@@ -32,8 +32,6 @@ pub const ID: &str = "asl";
 /// ([`AslV1`]). The older versions are still played, for the games and
 /// transcripts made with them.
 pub const VERSION: u32 = crate::model::scenario::LATEST_VERSION;
-/// Largest action accepted, in bytes.
-pub const MAX_ACTION_LEN: usize = 64 * 1024;
 
 /// ASL (B28 minefields, A19, the IFT), as the referee plugs it in.
 #[derive(Clone, Copy, Debug, Default)]
@@ -136,35 +134,6 @@ fn shared_scenario_of(text: &str, version: u32) -> Result<Arc<AslScenario>, Stri
         scenario: Arc::new(scenario),
     });
     Ok(SHARED.keep(key, parsed))
-}
-
-/// The bytes of an action, as signed into the log.
-pub fn encode_action(action: &Action) -> Vec<u8> {
-    postcard::to_stdvec(action).expect("postcard into a Vec cannot fail")
-}
-
-impl From<Action> for Vec<u8> {
-    /// The bytes of an action, as signed into the log ([`encode_action`]).
-    fn from(action: Action) -> Vec<u8> {
-        encode_action(&action)
-    }
-}
-
-/// An action from its bytes: exactly one, nothing after it.
-pub fn decode_action(bytes: &[u8]) -> Result<Action, String> {
-    if bytes.len() > MAX_ACTION_LEN {
-        return Err(format!(
-            "an action of {} bytes is longer than {MAX_ACTION_LEN}",
-            bytes.len()
-        ));
-    }
-    // Canonical only: one action, one byte string (PROTOCOL.md 11, G5).
-    hexveil_core::canonical::decode::<Action>(bytes).map_err(|e| match e {
-        hexveil_core::canonical::CanonicalError::Trailing(n) => {
-            format!("{n} bytes after the action")
-        }
-        e => format!("not an ASL action: {e}"),
-    })
 }
 
 /// The kernel's form of an event: dice, openings, transitions and void

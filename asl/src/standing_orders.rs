@@ -172,7 +172,7 @@ impl hexveil_core::Orders for DaisyOrders {
         if actor != self.side {
             // An action that does not decode was refused by the engine and
             // is not in the game; it changes nothing here either.
-            self.last_enemy_action = crate::ruleset::decode_action(action).ok();
+            self.last_enemy_action = crate::model::action::decode_action(action).ok();
         }
     }
 

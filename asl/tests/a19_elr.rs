@@ -3,9 +3,9 @@
 
 mod fire_common;
 use fire_common::*;
-use hexveil_asl::morale::MoraleEvent;
-use hexveil_asl::scenario::SideOb;
-use hexveil_asl::unit::{Class, InfantrySize, Trait, Unit, UnitId, UnitKind};
+use hexveil_asl::a::morale::MoraleEvent;
+use hexveil_asl::model::scenario::SideOb;
+use hexveil_asl::model::unit::{Class, InfantrySize, Trait, Unit, UnitId, UnitKind};
 use hexveil_asl::Side;
 
 /// German unit 2 in the target hex: an underscored 6-5-8 Elite squad.
@@ -117,7 +117,7 @@ fn a19_12_no_lower_unit_breaks_and_disrupts() {
     let u = unit(&e, 2);
     assert!(u.status.broken && u.status.disrupted && u.in_play());
     assert!(
-        !hexveil_asl::elr::may_self_rally(u),
+        !hexveil_asl::a::elr::may_self_rally(u),
         "A19.12: no Self-Rally"
     );
 }
@@ -218,7 +218,7 @@ fn a19_13_a_leader_off_the_ladder_is_refused_at_load_from_version_3() {
 /// refusal go to the referee only (G3).
 #[test]
 fn a19_13_r73_a_late_refusal_consumes_the_action_and_no_unit_retries() {
-    use hexveil_asl::event::{EventKind, Visibility};
+    use hexveil_asl::model::event::{EventKind, Visibility};
     use hexveil_asl::turn::TurnEvent;
     let l = leader(2, Side::B, "German", 10, -3, TARGET);
     let mut e = russians_vs(vec![l], 0);

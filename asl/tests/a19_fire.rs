@@ -4,13 +4,13 @@
 
 mod fire_common;
 use fire_common::*;
-use hexveil_asl::fire::FireEvent;
-use hexveil_asl::ift::IftResult;
-use hexveil_asl::morale::{self, AttackInfo, MoraleEvent};
-use hexveil_asl::resolve::{Ctx, Interrupt};
-use hexveil_asl::scenario::SideOb;
-use hexveil_asl::terrain::Terrain;
-use hexveil_asl::unit::{Class, InfantrySize, Trait, Unit, UnitId};
+use hexveil_asl::a::fire::FireEvent;
+use hexveil_asl::a::ift::IftResult;
+use hexveil_asl::a::morale::{self, AttackInfo, MoraleEvent};
+use hexveil_asl::board::terrain::Terrain;
+use hexveil_asl::model::resolve::{Ctx, Interrupt};
+use hexveil_asl::model::scenario::SideOb;
+use hexveil_asl::model::unit::{Class, InfantrySize, Trait, Unit, UnitId};
 use hexveil_asl::Side;
 
 #[test]
@@ -320,7 +320,7 @@ fn a19_131_no_shortage_or_no_12_means_no_replacement() {
 
 #[test]
 fn a19_131_shortage_queries() {
-    use hexveil_asl::ammunition::*;
+    use hexveil_asl::a::ammunition::*;
     let sc = scenario(shortage_side("German"), &[], &[]);
     assert_eq!(sw_breakdown_modifier(&sc, Side::A, false), -1);
     assert_eq!(sw_breakdown_modifier(&sc, Side::A, true), 0, "EXC: DC");
@@ -568,7 +568,7 @@ fn booby_trapped(target: Unit) -> hexveil_asl::Engine {
 
 #[test]
 fn b28_9_a_ptc_from_fire_gives_its_original_dr_to_the_booby_trap_hook() {
-    use hexveil_asl::sealed::{BoobyLevel, Content};
+    use hexveil_asl::model::sealed::{BoobyLevel, Content};
     let mut e = booby_trapped(german(2));
     // 8 FP DR 9 = PTC; TC Original 12: pinned, and Level C (12) goes off:
     // the lone German squad is Casualty Reduced.
@@ -590,7 +590,7 @@ fn b28_9_a_ptc_from_fire_gives_its_original_dr_to_the_booby_trap_hook() {
 
 #[test]
 fn b28_9_ptc_immune_unit_still_sets_off_booby_traps() {
-    use hexveil_asl::sealed::{BoobyLevel, Content};
+    use hexveil_asl::model::sealed::{BoobyLevel, Content};
     let mut e = booby_trapped(with(german(2), Trait::Berserk));
     run_with_facts(
         &mut e,

@@ -3,15 +3,15 @@
 
 mod fire_common;
 use fire_common::*;
-use hexveil_asl::elr;
-use hexveil_asl::inexperience::*;
-use hexveil_asl::terrain::Terrain;
-use hexveil_asl::unit::{Class, Trait, Unit, UnitId};
+use hexveil_asl::a::elr;
+use hexveil_asl::a::inexperience::*;
+use hexveil_asl::board::terrain::Terrain;
+use hexveil_asl::model::unit::{Class, Trait, Unit, UnitId};
 use hexveil_asl::Side;
 
 const H: &str = "4E3";
 
-fn st(units: &[Unit]) -> hexveil_asl::state::GameState {
+fn st(units: &[Unit]) -> hexveil_asl::model::state::GameState {
     state(&scenario(sides("American", 3, "German", 3), units, &[]))
 }
 

@@ -6,8 +6,8 @@
 
 mod mines_common;
 use hexveil_asl::model::scenario::Version;
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Action, ActionError, Side};
 use mines_common::*;
 

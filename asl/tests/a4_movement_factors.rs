@@ -5,10 +5,10 @@
 //! and `mf_left` for clients.
 
 mod mines_common;
+use hexveil_asl::a::movement_factors::{Mf, DEFAULT_VEHICLE_MP};
 use hexveil_asl::board::terrain::{HexInfo, Terrain};
-use hexveil_asl::movement_factors::{Mf, DEFAULT_VEHICLE_MP};
+use hexveil_asl::model::unit::{Leader, UnitId, UnitKind};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Leader, UnitId, UnitKind};
 use hexveil_asl::{mf_left, Action, Engine, MoveMode, Side};
 use mines_common::*;
 
@@ -21,7 +21,7 @@ fn refusal(run: &Run) -> String {
     run.result.as_ref().unwrap_err().to_string()
 }
 
-fn leader(id: u16, side: Side, at: &str) -> hexveil_asl::unit::Unit {
+fn leader(id: u16, side: Side, at: &str) -> hexveil_asl::model::unit::Unit {
     let mut u = squad(id, side, at);
     u.kind = UnitKind::Leader(Leader {
         morale: 8,
@@ -159,8 +159,8 @@ fn r57_vehicles_spend_mp_roads_cost_half_and_woods_four() {
 
 #[test]
 fn b28_61_a_trail_break_costs_twice() {
+    use hexveil_asl::a::movement_factors::{cost, Cost};
     use hexveil_asl::board::map::Map;
-    use hexveil_asl::movement_factors::{cost, Cost};
     let map = Map::new([4]).with_hex(hex("4E5"), HexInfo::of(Terrain::Woods));
     let u = squad(1, Side::A, "4E4");
     let c = |mode| cost(&map, &u, hex("4E4"), hex("4E5"), mode);

@@ -3,15 +3,15 @@
 //! B28.48, R13).
 
 mod mines_common;
+use hexveil_asl::a::ift::IftResult;
+use hexveil_asl::b28::minefield::{Crossing, MinefieldEvent};
+use hexveil_asl::b28::movement::{MoveEvent, StayReason};
+use hexveil_asl::board::terrain::{HexInfo, Terrain};
 use hexveil_asl::dice::DiceKind;
-use hexveil_asl::event::Visibility;
-use hexveil_asl::ift::IftResult;
-use hexveil_asl::minefield::{Crossing, MinefieldEvent};
-use hexveil_asl::movement::{MoveEvent, StayReason};
-use hexveil_asl::sealed::{ApStrength, Layer};
-use hexveil_asl::terrain::{HexInfo, Terrain};
+use hexveil_asl::model::event::Visibility;
+use hexveil_asl::model::sealed::{ApStrength, Layer};
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Action, Engine, MoveMode, Side};
 use mines_common::*;
 
@@ -404,7 +404,7 @@ fn b28_2_minefield_hex_does_not_block_los() {
         target: hex("4E6"),
         extra_drm: 0,
     };
-    let mined = |st: &mut hexveil_asl::state::GameState| {
+    let mined = |st: &mut hexveil_asl::model::state::GameState| {
         let m = st.markers.entry(hex("4E5")).or_default();
         m.ap_revealed = Some(None);
         m.known_counter = Some(Side::B);
@@ -459,7 +459,7 @@ fn b28_413_reduced_router_continues() {
     let u = unit(&e, 1);
     assert_eq!(
         u.infantry().map(|i| i.size),
-        Some(hexveil_asl::unit::InfantrySize::HalfSquad)
+        Some(hexveil_asl::model::unit::InfantrySize::HalfSquad)
     );
     assert!(u.status.broken);
     assert_eq!(u.hex, Some(hex("4E5")));
@@ -491,7 +491,7 @@ fn b28_4_entry_and_exit_trigger_attacks_at_no_extra_cost() {
 /// Where, among a driven step's events, the referee got the A-P leaf of
 /// `opened` and the potential attack of `rolled` rolled its DR.
 fn opened_and_rolled(run: &Run, opened: &str, rolled: &str) -> (usize, usize) {
-    use hexveil_asl::event::EventKind;
+    use hexveil_asl::model::event::EventKind;
     let events = run.events();
     let at = |f: &dyn Fn(&EventKind) -> bool| events.iter().position(|e| f(&e.kind));
     let open =
@@ -568,7 +568,7 @@ fn b28_412_ruleset_version_1_keeps_the_exit_roll_first() {
 #[test]
 fn b28_41_r74_a_sides_own_known_minefield_attacks_its_own_unit() {
     let sc = scenario(&[squad(1, Side::B, "4E4")], &[], false);
-    let b_moves = |st: &mut hexveil_asl::state::GameState| {
+    let b_moves = |st: &mut hexveil_asl::model::state::GameState| {
         st.phasing = Side::B;
         st.markers.entry(hex("4E5")).or_default().known_counter = Some(Side::B);
     };

@@ -1,9 +1,9 @@
 //! A-P minefields vs vehicles and their PRC (B28.42, B28.43, R12).
 
 mod mines_common;
-use hexveil_asl::ift::IftResult;
-use hexveil_asl::minefield::{MinefieldEvent, VehicleOutcome};
-use hexveil_asl::unit::{HullArmor, UnitId};
+use hexveil_asl::a::ift::IftResult;
+use hexveil_asl::b28::minefield::{MinefieldEvent, VehicleOutcome};
+use hexveil_asl::model::unit::{HullArmor, UnitId};
 use hexveil_asl::{Action, ActionError, Side};
 use mines_common::*;
 
@@ -329,7 +329,7 @@ fn b28_43_prc_of_an_eliminated_vehicle_roll_for_survival_with_supplied_data() {
     assert_eq!(rider.hex, Some(hex("4E5")));
     assert!(run.public_mines().iter().any(|m| matches!(
         m,
-        MinefieldEvent::ApAttack { targets, crossing: hexveil_asl::minefield::Crossing::Entry, .. }
+        MinefieldEvent::ApAttack { targets, crossing: hexveil_asl::b28::minefield::Crossing::Entry, .. }
             if targets == &vec![UnitId(3)]
     )));
 }

@@ -2,12 +2,12 @@
 //! (B28.1, B28.45, B28.46, B28.47, B28.48).
 
 mod mines_common;
-use hexveil_asl::known::known_splits;
-use hexveil_asl::minefield::{FoundBy, MinefieldEvent};
-use hexveil_asl::sealed::{ApStrength, AtFactors, Content, Layer};
-use hexveil_asl::state::GameState;
+use hexveil_asl::b28::known::known_splits;
+use hexveil_asl::b28::minefield::{FoundBy, MinefieldEvent};
+use hexveil_asl::model::sealed::{ApStrength, AtFactors, Content, Layer};
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::{Leader, Unit, UnitId, UnitKind};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Leader, Unit, UnitId, UnitKind};
 use hexveil_asl::{ActionError, Engine, Side};
 use mines_common::*;
 

@@ -6,12 +6,12 @@
 //! builds from the public setups.
 
 mod mines_common;
-use hexveil_asl::minefield::{FoundBy, MinefieldEvent};
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::{Content, DaisyNote, FactRequest, Layer, Location};
+use hexveil_asl::b28::minefield::{FoundBy, MinefieldEvent};
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::{Content, DaisyNote, FactRequest, Layer, Location};
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::setup::{initial_state, PublicSetup, SealedSetup};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Engine, Side};
 use mines_common::*;
 

@@ -2,12 +2,12 @@
 //! Engine (and, for the end-of-MPh hook, over a Ctx as the turn code does).
 
 mod mines_common;
-use hexveil_asl::event::Visibility;
-use hexveil_asl::minefield::{self, MinefieldEvent, VehicleOutcome};
-use hexveil_asl::sealed::AtFactors;
+use hexveil_asl::b28::minefield::{self, MinefieldEvent, VehicleOutcome};
+use hexveil_asl::model::event::Visibility;
+use hexveil_asl::model::sealed::AtFactors;
+use hexveil_asl::model::unit::{HullArmor, Unit, UnitId};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{HullArmor, Unit, UnitId};
-use hexveil_asl::{at_mine, Action, ActionError, Engine, Side};
+use hexveil_asl::{b28::at_mine, Action, ActionError, Engine, Side};
 use mines_common::*;
 
 fn at_attack(run: &Run) -> Option<(i16, VehicleOutcome)> {
@@ -359,7 +359,7 @@ fn r72_a_daisy_chain_that_may_be_pulled_needs_aerial_af_and_prc_data_up_front() 
     }
     // A Rider aboard and no survival numbers: refused the same way.
     let mut tank = afv(1, Side::A, "4E4", Some(2));
-    if let hexveil_asl::unit::UnitKind::Vehicle(v) = &mut tank.kind {
+    if let hexveil_asl::model::unit::UnitKind::Vehicle(v) = &mut tank.kind {
         v.riders.push(UnitId(2));
     }
     let mut e = make(tank.clone(), true);

@@ -3,11 +3,11 @@
 //! attack.
 
 mod mines_common;
-use hexveil_asl::movement::MoveEvent;
-use hexveil_asl::state::GameState;
+use hexveil_asl::b28::movement::MoveEvent;
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::Unit;
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::Unit;
-use hexveil_asl::{trail_break, Engine, MoveMode, Side};
+use hexveil_asl::{b28::trail_break, Engine, MoveMode, Side};
 use mines_common::*;
 
 /// A's MPh with `units` on board 4, where 4E4 is marked as holding A-P

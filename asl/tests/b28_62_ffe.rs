@@ -2,11 +2,11 @@
 //! R6, DESIGN 3.1 null transitions).
 
 mod mines_common;
-use hexveil_asl::action::FfeKind;
-use hexveil_asl::event::Visibility;
-use hexveil_asl::ift::IftResult;
-use hexveil_asl::minefield::MinefieldEvent;
-use hexveil_asl::sealed::{Content, Layer};
+use hexveil_asl::a::ift::IftResult;
+use hexveil_asl::b28::minefield::MinefieldEvent;
+use hexveil_asl::model::action::FfeKind;
+use hexveil_asl::model::event::Visibility;
+use hexveil_asl::model::sealed::{Content, Layer};
 use hexveil_asl::turn::Phase;
 use hexveil_asl::{Action, Engine, EventKind, Side};
 use mines_common::*;
@@ -138,7 +138,7 @@ fn shown_ap_in_4e5(shown: u8, a_too: bool, known: bool) -> Engine {
             .clear();
     }
     let mut st = state_in(&sc, Phase::PrepFire);
-    let s = hexveil_asl::sealed::ApStrength::from_factors(shown).unwrap();
+    let s = hexveil_asl::model::sealed::ApStrength::from_factors(shown).unwrap();
     let m = st.markers.entry(hex("4E5")).or_default();
     m.ap_revealed = Some(Some(s));
     if known {
@@ -168,7 +168,7 @@ fn b28_45_ffe_k_on_a_shown_strength_shows_the_new_strength() {
     assert_eq!(e.state().referee_knows[&ap_b("4E5")], ap(8));
     assert_eq!(
         e.state().markers(hex("4E5")).ap_revealed,
-        Some(hexveil_asl::sealed::ApStrength::from_factors(8)),
+        Some(hexveil_asl::model::sealed::ApStrength::from_factors(8)),
         "the public counter shows the new strength"
     );
     assert_eq!(
@@ -254,7 +254,7 @@ fn b28_45_every_shown_minefield_gone_makes_the_counter_a_found_dummy() {
     let shown = shown_ap_in_4e5(6, false, true);
     let mut st = shown.state().clone();
     st.markers.entry(hex("4E5")).or_default().at_revealed =
-        Some(Some(hexveil_asl::sealed::AtFactors::new(1).unwrap()));
+        Some(Some(hexveil_asl::model::sealed::AtFactors::new(1).unwrap()));
     let mut e = Engine::with_state(shown.scenario().clone(), st);
     let lay = layout(&[(ap_b("4E5"), ap(6)), (at_b("4E5"), at(1))]);
     let run = drive(&mut e, Side::A, ffe(8), &lay, &[dr(1, 2)]);
@@ -264,7 +264,7 @@ fn b28_45_every_shown_minefield_gone_makes_the_counter_a_found_dummy() {
         run.public_mines().iter().any(|m| matches!(
             m,
             MinefieldEvent::DummyFound {
-                by: hexveil_asl::minefield::FoundBy::Ffe,
+                by: hexveil_asl::b28::minefield::FoundBy::Ffe,
                 ..
             }
         )),

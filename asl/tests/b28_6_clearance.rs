@@ -2,10 +2,10 @@
 //! on laying hidden mines during play (B28.8).
 
 mod mines_common;
-use hexveil_asl::clearance::{self, ClearanceTable};
-use hexveil_asl::minefield::MinefieldEvent;
+use hexveil_asl::b28::clearance::{self, ClearanceTable};
+use hexveil_asl::b28::minefield::MinefieldEvent;
+use hexveil_asl::model::unit::{Trait, UnitId};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Trait, UnitId};
 use hexveil_asl::{Action, ActionError, EventKind, Side};
 use mines_common::*;
 
@@ -34,7 +34,7 @@ fn b28_6_infantry_clearance_refused_without_b24_74_data() {
     assert!(run.requests.is_empty() && run.dice.is_empty());
 }
 
-fn cleared(units: Vec<hexveil_asl::unit::Unit>, ids: &[u16], roll: (u8, u8)) -> (bool, i16) {
+fn cleared(units: Vec<hexveil_asl::model::unit::Unit>, ids: &[u16], roll: (u8, u8)) -> (bool, i16) {
     let sc = scenario(&units, &[], false);
     let st = state_in(&sc, Phase::Movement);
     let ids: Vec<UnitId> = ids.iter().map(|i| UnitId(*i)).collect();
@@ -137,7 +137,7 @@ fn b28_8_no_action_lays_mines() {
             Action::Ffe {
                 hex: hex("4E5"),
                 fp: 8,
-                kind: hexveil_asl::action::FfeKind::AerialBomb,
+                kind: hexveil_asl::model::action::FfeKind::AerialBomb,
             },
             &Layout::new(),
             &[roll],

@@ -1,20 +1,20 @@
 //! Flail Tanks (B28.7, B28.71, B28.72).
 
 mod mines_common;
+use hexveil_asl::b28::flail::{self, FlailEvent, FlailOutcome};
+use hexveil_asl::b28::minefield::MinefieldEvent;
+use hexveil_asl::board::terrain::{HexInfo, Terrain};
 use hexveil_asl::dice::Roll;
-use hexveil_asl::flail::{self, FlailEvent, FlailOutcome};
-use hexveil_asl::minefield::MinefieldEvent;
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::state::GameState;
-use hexveil_asl::terrain::{HexInfo, Terrain};
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::{Unit, UnitId};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Unit, UnitId};
-use hexveil_asl::{trail_break, ActionError, Engine, EventKind, MoveMode, Side};
+use hexveil_asl::{b28::trail_break, ActionError, Engine, EventKind, MoveMode, Side};
 use mines_common::*;
 
 fn flail_tank(at: &str) -> Unit {
     let mut u = afv(1, Side::A, at, Some(1));
-    if let hexveil_asl::unit::UnitKind::Vehicle(v) = &mut u.kind {
+    if let hexveil_asl::model::unit::UnitKind::Vehicle(v) = &mut u.kind {
         v.flail = true;
     }
     u

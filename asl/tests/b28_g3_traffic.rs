@@ -3,13 +3,13 @@
 //! content (B28.1, B28.5, B28.41, B28.42, B28.51).
 
 mod mines_common;
+use hexveil_asl::b28::minefield::MinefieldEvent;
 use hexveil_asl::dice::{DiceKind, Roll};
-use hexveil_asl::event::{Event, Visibility};
-use hexveil_asl::minefield::MinefieldEvent;
-use hexveil_asl::sealed::FactRequest;
-use hexveil_asl::sealed::{Content, Layer};
+use hexveil_asl::model::event::{Event, Visibility};
+use hexveil_asl::model::sealed::FactRequest;
+use hexveil_asl::model::sealed::{Content, Layer};
+use hexveil_asl::model::unit::{Unit, UnitId};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Unit, UnitId};
 use hexveil_asl::EventKind;
 use hexveil_asl::{Action, MoveMode, Side};
 use mines_common::*;

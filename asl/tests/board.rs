@@ -2,9 +2,9 @@
 //! scenario's TOML, then placement checks (B28.1, B28.44, B28.53), grain
 //! lines (B28.46), LOS (B28.2, B28.531) across two boards.
 
-use hexveil_asl::hex::{Direction, Hex};
-use hexveil_asl::map::{Map, MapError, PlacementError};
-use hexveil_asl::terrain::{MinePlacement, Terrain};
+use hexveil_asl::board::hex::{Direction, Hex};
+use hexveil_asl::board::map::{Map, MapError, PlacementError};
+use hexveil_asl::board::terrain::{MinePlacement, Terrain};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

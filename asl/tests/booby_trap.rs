@@ -2,11 +2,11 @@
 //! which levels trigger, Random Selection that may hit the placer's units.
 
 mod scenario_support;
-use hexveil_asl::booby_trap::{after_task_check, BoobyTrapEvent};
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::BoobyLevel;
-use hexveil_asl::state::GameState;
-use hexveil_asl::unit::UnitId;
+use hexveil_asl::b28::booby_trap::{after_task_check, BoobyTrapEvent};
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::BoobyLevel;
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::{Content, EventKind, Layer, Location, Roll, Side, Visibility};
 use scenario_support::*;
 
@@ -139,14 +139,14 @@ fn b28_9_random_selection_may_hit_the_placers_own_unit() {
 
 #[test]
 fn b28_9_ptc_immune_infantry_takes_the_ptc_for_booby_traps_only() {
-    use hexveil_asl::morale::pin_task_check;
+    use hexveil_asl::a::morale::pin_task_check;
     let sc = scenario();
     let (mut st, ger) = setting(&sc);
     st.units
         .get_mut(&ger)
         .unwrap()
         .traits
-        .insert(hexveil_asl::unit::Trait::Berserk);
+        .insert(hexveil_asl::model::unit::Trait::Berserk);
     let r = drive_ctx(
         &sc,
         &st,

@@ -7,22 +7,22 @@
 mod fire_common;
 use fire_common::*;
 
-use hexveil_asl::action::TargetType;
+use hexveil_asl::a::morale::MoraleEvent;
+use hexveil_asl::b28::minefield::VehicleOutcome;
+use hexveil_asl::board::hex::{Direction, Spine};
+use hexveil_asl::board::terrain::Terrain;
 use hexveil_asl::c3::covered_arc::ca_hexes;
 use hexveil_asl::c3::hit::{Aspect, HitOutcome};
 use hexveil_asl::c3::ordnance::{Drm, OrdnanceEvent};
 use hexveil_asl::dice::Roll;
-use hexveil_asl::event::Event;
-use hexveil_asl::hex::{Direction, Spine};
-use hexveil_asl::minefield::VehicleOutcome;
-use hexveil_asl::morale::MoraleEvent;
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::terrain::Terrain;
-use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{
+use hexveil_asl::model::action::TargetType;
+use hexveil_asl::model::event::Event;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::unit::{
     Ammo, Class, Facing, Gun, HullArmor, Ordnance, Suffix, ThColour, Unit, UnitId, UnitKind,
     Vehicle,
 };
+use hexveil_asl::turn::Phase;
 use hexveil_asl::{Action, ActionError, Engine, EventKind, Side};
 use hexveil_core::{SuppliedTable, SuppliedTables};
 
@@ -345,7 +345,7 @@ fn c3_2_ex_ca_hexes_and_firing_within_it() {
     // C3.2 EX as read: a Gun in 4E5 facing the hexspine between its S and
     // SW hexsides; E6 is in its CA, and one hex further A8, B8, C9, D9,
     // E10 are.
-    let map = hexveil_asl::map::Map::new([4]);
+    let map = hexveil_asl::board::map::Map::new([4]);
     let ca5 = ca_hexes(&map, hex("4E5"), Spine::SSW, 5);
     for h in ["4E6", "4A8", "4B8", "4C9", "4D9", "4E10"] {
         assert!(ca5.contains(&hex(h)), "{h} in CA");
@@ -1339,8 +1339,8 @@ fn c3_7_wp_the_to_hit_dr_precedes_the_nmc() {
 /// anything is asked.
 #[test]
 fn c3_76_a_wp_fire_for_effect_is_refused() {
-    use hexveil_asl::action::FfeKind;
-    use hexveil_asl::ruleset::{decode_action, encode_action};
+    use hexveil_asl::model::action::FfeKind;
+    use hexveil_asl::model::action::{decode_action, encode_action};
     let bomb = encode_action(&Action::Ffe {
         hex: hex("4E5"),
         fp: 8,

@@ -3,15 +3,15 @@
 //! the public reveal when a Good Order enemy unit has LOS.
 
 mod scenario_support;
-use hexveil_asl::daisy_chain::{
+use hexveil_asl::b28::daisy_chain::{
     exposed, fire_phase_opportunity, opportunity, vehicle_entered, DaisyEvent,
 };
-use hexveil_asl::resolve::{Ctx, Res};
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::DaisyNote;
-use hexveil_asl::state::GameState;
+use hexveil_asl::model::resolve::{Ctx, Res};
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::DaisyNote;
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Content, EventKind, Hex, Layer, Location, Roll, Side, Visibility};
 use scenario_support::*;
 

@@ -4,7 +4,7 @@
 //! verifier's re-run of a game (G5) depends on it.
 
 mod mines_common;
-use hexveil_asl::unit::UnitId;
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::{MoveMode, Side};
 use mines_common::*;
 use proptest::prelude::*;
@@ -79,7 +79,7 @@ fn g5_games_of_one_scenario_share_one_parse_equal_to_a_fresh_one() {
         assert!(Arc::ptr_eq(&first.scenario, &loaded.scenario));
     }
 
-    let own = hexveil_asl::scenario::Scenario::from_toml(TEXT).unwrap();
+    let own = hexveil_asl::model::scenario::Scenario::from_toml(TEXT).unwrap();
     assert_eq!(*first.scenario, own, "the shared parse is the text's parse");
 
     // Another text is another scenario.

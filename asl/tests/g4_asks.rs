@@ -11,15 +11,15 @@
 
 mod mines_common;
 
-use hexveil_asl::action::TargetType;
 use hexveil_asl::asks::AslObserver;
 use hexveil_asl::dice::{DiceKind, Roll};
+use hexveil_asl::model::action::TargetType;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::{BoobyLevel, Content, DaisyNote, FactRequest, Layer, Location};
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::{Ammo, Class, UnitId};
 use hexveil_asl::public_state::public_part;
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::{BoobyLevel, Content, DaisyNote, FactRequest, Layer, Location};
-use hexveil_asl::state::GameState;
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Ammo, Class, UnitId};
 use hexveil_asl::{Action, Engine, MoveMode, Side};
 use hexveil_core::Observer as _;
 use mines_common::{drive_engine, hex, Run};
@@ -122,7 +122,7 @@ fn check_every_outcome(
     let sc = Arc::new(sc.clone());
     let observers =
         [Side::A, Side::B].map(|v| AslObserver::starting_at(Arc::clone(&sc), v, engine.state()));
-    let bytes = hexveil_asl::ruleset::encode_action(action);
+    let bytes = hexveil_asl::model::action::encode_action(action);
     let mut asked = BTreeSet::new();
     every_outcome(engine, side, action, fact, depth, &mut |run| {
         for o in &observers {
@@ -177,7 +177,7 @@ fn facts(pairs: Vec<(FactRequest, Content)>) -> impl Fn(&FactRequest) -> Content
 fn g4_b28_71_the_end_of_the_ccph_may_ask_the_a_t_leaf_under_a_flail_tank() {
     use mines_common::*;
     let mut tank = afv(1, Side::A, "4E3", Some(1));
-    if let hexveil_asl::unit::UnitKind::Vehicle(v) = &mut tank.kind {
+    if let hexveil_asl::model::unit::UnitKind::Vehicle(v) = &mut tank.kind {
         v.flail = true;
     }
     let sc = scenario(&[tank], &[], false);
@@ -275,7 +275,7 @@ fn g4_r74_a_step_into_its_own_sides_mines_may_ask_the_movers_own_leaves() {
     assert!(bound.contains(&booby(Side::A, 4)), "{bound:?}");
     let own: BTreeSet<FactRequest> = bound.into_iter().filter(|r| r.owner == Side::B).collect();
     assert_eq!(own, BTreeSet::from([ap_b("4E4"), ap_b("4E5")]));
-    sc.version = hexveil_asl::scenario::Version(2);
+    sc.version = hexveil_asl::model::scenario::Version(2);
     let e = mines_common::engine_where(sc.clone(), Phase::Movement, b_moves);
     let asked = check_every_outcome(&sc, &e, Side::B, &action, &facts(lay), 4);
     assert!(asked.iter().all(|r| r.owner == Side::A), "{asked:?}");
@@ -308,9 +308,11 @@ fn g4_b28_9_a_fire_attack_may_ask_the_actors_own_booby_trap_board() {
 /// The Vehicle Target Type and WP ask nothing (C3.31, R65, A24.31).
 #[test]
 fn g4_c3_33_an_area_attack_may_ask_both_sides_booby_trap_boards() {
-    use hexveil_asl::hex::Spine;
-    use hexveil_asl::unit::UnitKind;
-    use hexveil_asl::unit::{Facing, Gun, Infantry, InfantrySize, Ordnance, Suffix, ThColour};
+    use hexveil_asl::board::hex::Spine;
+    use hexveil_asl::model::unit::UnitKind;
+    use hexveil_asl::model::unit::{
+        Facing, Gun, Infantry, InfantrySize, Ordnance, Suffix, ThColour,
+    };
     use mines_common::*;
     let mortar = Ordnance {
         calibre_mm: 81,
@@ -385,9 +387,9 @@ fn g4_b28_47_only_the_dummy_dr_rolls_a_secret_dr_and_garbage_asks_nothing() {
         o.asks(Side::A, &[0xff, 0xff, 0xff], Side::A),
         Default::default()
     );
-    let dummy = hexveil_asl::ruleset::encode_action(&Action::DummyDr);
+    let dummy = hexveil_asl::model::action::encode_action(&Action::DummyDr);
     assert!(o.asks(Side::B, &dummy, Side::A).secret_roll);
-    let end = hexveil_asl::ruleset::encode_action(&Action::EndPhase);
+    let end = hexveil_asl::model::action::encode_action(&Action::EndPhase);
     assert!(!o.asks(Side::B, &end, Side::A).secret_roll);
 }
 
@@ -463,7 +465,7 @@ fn g4_g5_every_asl_version_bounds_a_drive_into_the_example_minefields() {
             at = next;
         }
         for action in script {
-            let bytes = hexveil_asl::ruleset::encode_action(&action);
+            let bytes = hexveil_asl::model::action::encode_action(&action);
             let bounds: Vec<_> = observers
                 .iter()
                 .map(|o| [Side::A, Side::B].map(|owner| o.asks(Side::A, &bytes, owner)))

@@ -51,18 +51,19 @@
 //! prints one line per action (what the soak reaches).
 
 mod scenario_support;
-use hexveil_asl::action::FfeKind;
 use hexveil_asl::asks::AslObserver;
+use hexveil_asl::board::map::Map;
 use hexveil_asl::dice::{DiceKind, DiceSpec, Roll};
-use hexveil_asl::map::Map;
+use hexveil_asl::model::action::encode_action;
+use hexveil_asl::model::action::FfeKind;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::{Content, DaisyNote, FactRequest, Layer, Location};
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::{UnitId, UnitKind};
 use hexveil_asl::public_state::public_part;
-use hexveil_asl::ruleset::{encode_action, event_to_kernel};
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::{Content, DaisyNote, FactRequest, Layer, Location};
+use hexveil_asl::ruleset::event_to_kernel;
 use hexveil_asl::setup::{check_layout, eligible_locations, SealedSetup};
-use hexveil_asl::state::GameState;
 use hexveil_asl::turn::{phase_allows, Phase, Who};
-use hexveil_asl::unit::{UnitId, UnitKind};
 use hexveil_asl::{Action, ActionError, Engine, Event, EventKind, Hex, MoveMode, Side};
 use hexveil_core::Observer as _;
 use proptest::prelude::*;
@@ -322,8 +323,8 @@ const SET_TERRAIN: [&str; 10] = [
 
 /// Terrain for a hex by code: woods, grain, brush, a stone building, a
 /// trench, a tower, a paved road, a dirt road, marsh, or a wooden building.
-fn terrain_variant(code: u8) -> hexveil_asl::terrain::HexInfo {
-    use hexveil_asl::terrain::{HexInfo, Terrain};
+fn terrain_variant(code: u8) -> hexveil_asl::board::terrain::HexInfo {
+    use hexveil_asl::board::terrain::{HexInfo, Terrain};
     let mut info = HexInfo::of(match code {
         0 => Terrain::Woods,
         1 => Terrain::Grain,
@@ -463,9 +464,9 @@ fn random_layout_of(sc: &Scenario, side: Side, codes: &LayoutCodes) -> Option<Se
     let mut contents = Vec::new();
     let strength = |k: u8| match k {
         0 => Content::Empty,
-        1 => Content::ApMines(hexveil_asl::sealed::ApStrength::Six),
-        2 => Content::ApMines(hexveil_asl::sealed::ApStrength::Eight),
-        _ => Content::ApMines(hexveil_asl::sealed::ApStrength::Twelve),
+        1 => Content::ApMines(hexveil_asl::model::sealed::ApStrength::Six),
+        2 => Content::ApMines(hexveil_asl::model::sealed::ApStrength::Eight),
+        _ => Content::ApMines(hexveil_asl::model::sealed::ApStrength::Twelve),
     };
     let mut used = BTreeSet::new();
     for (i, k) in codes.ap.iter().filter(|_| !ap_hexes.is_empty()) {
@@ -478,7 +479,7 @@ fn random_layout_of(sc: &Scenario, side: Side, codes: &LayoutCodes) -> Option<Se
     for (i, f) in codes.at.iter().filter(|_| !at_hexes.is_empty()) {
         let h = at_hexes[i % at_hexes.len()];
         if used.insert(h) {
-            let c = Content::AtMines(hexveil_asl::sealed::AtFactors::new(*f)?);
+            let c = Content::AtMines(hexveil_asl::model::sealed::AtFactors::new(*f)?);
             contents.push((Layer::AntiTank, Location::Hex(h), c));
         }
     }
@@ -509,13 +510,13 @@ fn random_layout_of(sc: &Scenario, side: Side, codes: &LayoutCodes) -> Option<Se
         contents.push((Layer::AntiPersonnel, Location::Hex(*h), c));
     }
     for h in &in_view {
-        let c = Content::AtMines(hexveil_asl::sealed::AtFactors::new(codes.in_view)?);
+        let c = Content::AtMines(hexveil_asl::model::sealed::AtFactors::new(codes.in_view)?);
         contents.push((Layer::AntiTank, Location::Hex(*h), c));
     }
     let level = match codes.booby {
-        1 => Some(hexveil_asl::sealed::BoobyLevel::C),
-        2 => Some(hexveil_asl::sealed::BoobyLevel::B),
-        3 => Some(hexveil_asl::sealed::BoobyLevel::A),
+        1 => Some(hexveil_asl::model::sealed::BoobyLevel::C),
+        2 => Some(hexveil_asl::model::sealed::BoobyLevel::B),
+        3 => Some(hexveil_asl::model::sealed::BoobyLevel::A),
         _ => None,
     };
     if let Some(l) = level.filter(|_| sc.side(side).booby_traps_as_defender) {
@@ -973,13 +974,14 @@ fn named_units(e: &Event) -> BTreeSet<u16> {
         EventKind::FactOpened { .. } => return out,
         // The end-of-MPh report that a declared B28.53 clearance came to
         // nothing, its Infantry gone meanwhile: not an act of that unit.
-        EventKind::Minefield(hexveil_asl::minefield::MinefieldEvent::FullViewClearanceFailed {
-            ..
-        }) => return out,
+        EventKind::Minefield(
+            hexveil_asl::b28::minefield::MinefieldEvent::FullViewClearanceFailed { .. },
+        ) => return out,
         // The survival roll of a Passenger or Rider names the vehicle just
         // eliminated (B28.43, R71): the unit that rolls is the one acted on.
-        EventKind::Minefield(hexveil_asl::minefield::MinefieldEvent::PrcSurvival {
-            unit, ..
+        EventKind::Minefield(hexveil_asl::b28::minefield::MinefieldEvent::PrcSurvival {
+            unit,
+            ..
         }) => {
             out.insert(unit.0);
             return out;
@@ -1044,8 +1046,8 @@ fn off_map_hex(map: &Map, e: &Event) -> Option<String> {
 /// The units an event takes out of play: eliminated (A10, B28.52),
 /// surrendered (A19.12) or replaced (A19.13).
 fn removed_by(e: &Event) -> Vec<UnitId> {
-    use hexveil_asl::minefield::{MinefieldEvent, VehicleOutcome};
-    use hexveil_asl::morale::MoraleEvent;
+    use hexveil_asl::a::morale::MoraleEvent;
+    use hexveil_asl::b28::minefield::{MinefieldEvent, VehicleOutcome};
     use hexveil_asl::turn::TurnEvent;
     let gone =
         |o: &VehicleOutcome| matches!(o, VehicleOutcome::Eliminated | VehicleOutcome::BurningWreck);
@@ -1255,8 +1257,8 @@ fn transition_sanity(before: &GameState, after: &GameState, action: &Action) -> 
 /// transition of a sealed leaf and a Daisy Chain placement are never
 /// public, and a Secret dr is shown to its roller only.
 fn visibility_sanity(events: &[Event]) -> Result<(), String> {
-    use hexveil_asl::daisy_chain::DaisyEvent;
-    use hexveil_asl::event::Visibility;
+    use hexveil_asl::b28::daisy_chain::DaisyEvent;
+    use hexveil_asl::model::event::Visibility;
     for e in events {
         let secret = matches!(
             e.kind,
@@ -1286,7 +1288,7 @@ enum Shown {
 }
 
 fn shown(events: &[Event]) -> Vec<Shown> {
-    use hexveil_asl::event::Visibility;
+    use hexveil_asl::model::event::Visibility;
     events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -1516,10 +1518,10 @@ fn reach(before: &GameState, map: &Map, action: &Action) -> BTreeSet<Hex> {
 #[derive(Debug, PartialEq)]
 struct Digest {
     when: (u16, Side, Phase),
-    result: Option<hexveil_asl::state::GameResult>,
+    result: Option<hexveil_asl::model::state::GameResult>,
     units: Vec<String>,
-    markers: BTreeMap<Hex, hexveil_asl::state::HexMarkers>,
-    trail_breaks: BTreeMap<Hex, BTreeSet<hexveil_asl::state::TrailBreak>>,
+    markers: BTreeMap<Hex, hexveil_asl::model::state::HexMarkers>,
+    trail_breaks: BTreeMap<Hex, BTreeSet<hexveil_asl::model::state::TrailBreak>>,
     flail_clearances: String,
     full_view_clearances: BTreeMap<UnitId, Hex>,
     entered_from: BTreeMap<UnitId, Hex>,
@@ -1634,7 +1636,7 @@ fn play_game(
     // Version 1 asks a step's exit roll first (before R70) and voids a
     // late refusal (R36) instead of refusing before any die (R72).
     if start.v1 {
-        sc.version = hexveil_asl::scenario::Version(1);
+        sc.version = hexveil_asl::model::scenario::Version(1);
     }
     if start.layout_a.is_some() {
         with_side_a_mines(&mut sc);
@@ -1773,7 +1775,7 @@ fn play_game(
                 let consumed = events.iter().any(|e| {
                     matches!(
                         e.kind,
-                        hexveil_asl::event::EventKind::Turn(
+                        hexveil_asl::model::event::EventKind::Turn(
                             hexveil_asl::turn::TurnEvent::Consumed { .. }
                         )
                     )

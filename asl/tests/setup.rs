@@ -209,7 +209,7 @@ fn b28_47_dummies_only_under_known_counters_and_within_budget() {
 #[test]
 fn b28_47_without_allotment_one_dummy_per_24_known_factors() {
     let text = SCENARIO.replace("dummy_allotment = 1", "");
-    let sc = hexveil_asl::scenario::Scenario::from_toml(&text).unwrap();
+    let sc = hexveil_asl::model::scenario::Scenario::from_toml(&text).unwrap();
     assert_eq!(hexveil_asl::setup::dummy_budget(&sc, Side::B, 24, 0), 1);
     assert_eq!(hexveil_asl::setup::dummy_budget(&sc, Side::B, 23, 0), 0);
     assert_eq!(hexveil_asl::setup::dummy_budget(&sc, Side::B, 48, 2), 4);
@@ -218,14 +218,14 @@ fn b28_47_without_allotment_one_dummy_per_24_known_factors() {
 #[test]
 fn b28_9_booby_traps_only_on_permitted_boards() {
     let mut s = sealed_b();
-    s.booby.push((4, hexveil_asl::sealed::BoobyLevel::C));
+    s.booby.push((4, hexveil_asl::model::sealed::BoobyLevel::C));
     let v = violations(&s, 0);
     assert!(has(&v, "board4", "B28.9"), "{v:?}");
 }
 
 #[test]
 fn b28_9_booby_levels_cost_10_20_30_from_hidden_factors() {
-    use hexveil_asl::sealed::BoobyLevel;
+    use hexveil_asl::model::sealed::BoobyLevel;
     // 12 + 15 = 27 on mines; Level A (30) makes 57 > 48; Level B (20) 47 fits.
     let mut s = sealed_b();
     s.booby = vec![(3, BoobyLevel::A)];
@@ -342,7 +342,7 @@ fn b28_1_leaf_exists_agrees_with_eligible_locations_on_every_hex() {
     let s = scenario();
     let (a, b) = setups(&s);
     let st = state(&s);
-    let ctx = hexveil_asl::resolve::Ctx::new(&s, st, Side::A, &[], &[]);
+    let ctx = hexveil_asl::model::resolve::Ctx::new(&s, st, Side::A, &[], &[]);
     let mut seam_names = 0;
     for (side, public) in [(Side::A, &a), (Side::B, &b)] {
         for layer in [Layer::AntiPersonnel, Layer::AntiTank] {
@@ -363,7 +363,7 @@ fn b28_1_leaf_exists_agrees_with_eligible_locations_on_every_hex() {
                 let names = s.map.names(hex);
                 seam_names += names.len() - 1;
                 for name in names {
-                    let exists = hexveil_asl::minefield::leaf_exists(&ctx, side, layer, name);
+                    let exists = hexveil_asl::b28::minefield::leaf_exists(&ctx, side, layer, name);
                     let sealed = eligible.contains(&Location::Hex(s.map.canonical(name)));
                     assert_eq!(exists, sealed, "{side} {layer:?} {name}");
                     yes += usize::from(exists);
@@ -421,7 +421,7 @@ fn g3_is_eligible_answers_exactly_the_eligible_list_for_every_hex_alias_and_boar
     // key: every hex of every board of the map and each alias of a seam hex
     // (`eligible` lists canonical names only), boards, opportunities and
     // keys that name nothing.
-    use hexveil_asl::hex::{COLUMNS, MAX_ROW};
+    use hexveil_asl::board::hex::{COLUMNS, MAX_ROW};
     use hexveil_core::ruleset::Scenario as _;
     let sc = hexveil_asl::ruleset::shared_scenario(SCENARIO).unwrap();
     let mut keys: Vec<String> = Vec::new();

@@ -3,7 +3,7 @@
 //! budget and citing a rule.
 
 mod scenario_support;
-use hexveil_asl::sealed::BoobyLevel;
+use hexveil_asl::model::sealed::BoobyLevel;
 use hexveil_asl::setup::{check_layout, SealedSetup};
 use hexveil_asl::{Hex, Side};
 use proptest::prelude::*;

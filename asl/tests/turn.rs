@@ -3,12 +3,12 @@
 
 mod scenario_support;
 use hexveil_asl::adjudicate;
-use hexveil_asl::error::ActionError;
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::DaisyNote;
-use hexveil_asl::state::GameState;
+use hexveil_asl::model::error::ActionError;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::DaisyNote;
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::turn::{Phase, TurnEvent};
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Action, Content, Engine, EventKind, MoveMode, Side, Step};
 use scenario_support::*;
 

@@ -5,12 +5,13 @@
 //! `final` output.
 
 mod scenario_support;
-use hexveil_asl::ruleset::{encode_action, AslEngine};
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::DaisyNote;
-use hexveil_asl::state::{GameResult, GameState};
+use hexveil_asl::model::action::encode_action;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::DaisyNote;
+use hexveil_asl::model::state::{GameResult, GameState};
+use hexveil_asl::model::unit::{InfantrySize, UnitId, UnitKind};
+use hexveil_asl::ruleset::AslEngine;
 use hexveil_asl::turn::TurnEvent;
-use hexveil_asl::unit::{InfantrySize, UnitId, UnitKind};
 use hexveil_asl::victory::{controller, cvp_inflicted};
 use hexveil_asl::{Action, Content, Engine, EventKind, Side};
 use hexveil_core::Engine as _;

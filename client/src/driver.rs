@@ -1,6 +1,11 @@
 //! The game driver: one seat of a hexveil game (or a spectator) over a
 //! logged-in QUIC connection (DESIGN 2.1, 5).
 //!
+//! This file holds the connection's reader and writer tasks (`Link`), the
+//! following of a game to the node that serves it, the logged-in [`Client`]
+//! (lobby requests, create, join, watch), the seat ([`RemotePlayer`]) and
+//! the [`Spectator`].
+//!
 //! A [`RemotePlayer`] joins a seat with a protocol [`Player`], which keeps
 //! the side's secrets. Every padded [`ToClient`] message the server sends is
 //! decoded ([`decode_padded`]); every machine prompt (pad statement, setup,
@@ -21,13 +26,20 @@
 //! moved on when it answered them); an entry that was sent but never
 //! receipted is sent again if the log has not moved past it (G6).
 
-use hexveil_server::rate::{RateLimit, TokenBucket};
+use hexveil_net::rate::{RateLimit, TokenBucket};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::time::Duration;
 
 use hexveil_core::Side;
+use hexveil_net::frame::{read_frame, write_frame, FrameError};
+use hexveil_net::new_game::NewGame;
+use hexveil_net::tls::ServerTrust;
+use hexveil_net::wire::{
+    split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
+    GameSummary, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
+};
 use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::identity::PublicKey;
@@ -37,13 +49,6 @@ use hexveil_protocol::message::{
 use hexveil_protocol::message::{EndRecord, Mode};
 use hexveil_protocol::player::{Player, PlayerError, RefusedPrompt, Secrets};
 use hexveil_protocol::witness::{Breach, Checked, Seen, Witness};
-use hexveil_server::frame::{read_frame, write_frame, FrameError};
-use hexveil_server::live_game::NewGame;
-use hexveil_server::tls::ServerTrust;
-use hexveil_server::wire::{
-    split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
-    GameSummary, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
-};
 use thiserror::Error;
 use tokio::sync::mpsc;
 

@@ -26,8 +26,8 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use hexveil_server::tls::ServerTrust;
-use hexveil_server::wire::{ErrorCode, GameId, GameOwner};
+use hexveil_net::tls::ServerTrust;
+use hexveil_net::wire::{ErrorCode, GameId, GameOwner};
 use ring::rand::SecureRandom;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -488,7 +488,7 @@ mod tests {
         );
         let mut f = Follower::new(
             vec!["a:1".into(), " a:1".into()],
-            ServerTrust::Pinned(hexveil_server::tls::Fingerprint([0; 32])),
+            ServerTrust::Pinned(hexveil_net::tls::Fingerprint([0; 32])),
             b"",
         );
         f.learn(["b:2".to_string(), "a:1".to_string()]);

@@ -571,6 +571,7 @@ fn main() -> ExitCode {
             setup_a,
             setup_b,
         } => cli::board::board_file(&scenario, [setup_a.as_deref(), setup_b.as_deref()]),
+        #[cfg(feature = "demo")]
         Command::Demo {
             out,
             escrow,
@@ -578,6 +579,23 @@ fn main() -> ExitCode {
             http,
             pace,
         } => cli::demo::main(out, escrow, &ruleset, http, pace),
+        #[cfg(not(feature = "demo"))]
+        Command::Demo {
+            out,
+            escrow,
+            ruleset,
+            http,
+            pace,
+        } => {
+            // The player's build holds no server to play the demo against.
+            let _ = (out, escrow, ruleset, http, pace);
+            eprintln!(
+                "hexveil demo: this hexveil was built without the demo's server (a player's \
+client holds none). Run the demo from a checkout of hexveil with: \
+cargo run --release -p hexveil --features demo -- demo"
+            );
+            ExitCode::from(2)
+        }
         Command::Rules { question } => rules_cmd::run(question.as_deref()),
         Command::Completions { shell } => {
             clap_complete::generate(

@@ -12,11 +12,11 @@
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
-use hexveil_server::endpoint::{client_config, EndpointError};
-use hexveil_server::frame::{read_frame, write_frame, FrameError, FrameLimits};
-use hexveil_server::login::{exporter, Challenge, LoginError, LoginKey};
-use hexveil_server::tls::{ServerTrust, FINGERPRINT_MISMATCH};
-use hexveil_server::wire::{
+use hexveil_net::endpoint::{client_config, EndpointError};
+use hexveil_net::frame::{read_frame, write_frame, FrameError, FrameLimits};
+use hexveil_net::login::{exporter, Challenge, LoginError, LoginKey};
+use hexveil_net::tls::{ServerTrust, FINGERPRINT_MISMATCH};
+use hexveil_net::wire::{
     ClientMessage, ErrorCode, PublicKey, ServerMessage, WireError, PROTOCOL_VERSION,
 };
 use thiserror::Error;
@@ -203,9 +203,9 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
+    use hexveil_net::tls::Fingerprint;
     use hexveil_server::config::ServerSettings;
     use hexveil_server::relay::RelayFactory;
-    use hexveil_server::tls::Fingerprint;
     use hexveil_server::Server;
     use ring::rand::SystemRandom;
     use ring::signature::Ed25519KeyPair;

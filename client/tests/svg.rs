@@ -12,7 +12,7 @@ use hexveil_asl::Hex;
 use hexveil_core::Ruleset;
 use std::path::Path;
 
-fn demo_scenario() -> std::sync::Arc<hexveil_asl::scenario::Scenario> {
+fn demo_scenario() -> std::sync::Arc<hexveil_asl::model::scenario::Scenario> {
     let text = std::fs::read_to_string(examples("demo/scenario.toml")).unwrap();
     let loaded = hexveil_asl::ruleset::Asl.load(&text).unwrap();
     let asl = loaded
@@ -80,7 +80,7 @@ fn svg_at(file: &Path, step: u64, view: &str) -> String {
 fn counters_match_the_state(
     svg: &str,
     board: &str,
-    scenario: &hexveil_asl::scenario::Scenario,
+    scenario: &hexveil_asl::model::scenario::Scenario,
     what: &str,
 ) {
     let root = svg.split('>').next().unwrap();

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Parser;
-use hexveil_server::tls::Fingerprint;
+use hexveil_net::tls::Fingerprint;
 use thiserror::Error;
 
 use crate::game::Mix;
@@ -13,8 +13,8 @@ use crate::run::{Options, Target};
 use crate::server::{self, ServerError};
 use crate::soak::SoakOptions;
 
-/// Longest pad a game may ask for (`hexveil_server::live_game::MAX_PAD_LEN`).
-pub const MAX_PAD_LEN: u32 = hexveil_server::live_game::MAX_PAD_LEN;
+/// Longest pad a game may ask for (`hexveil_net::new_game::MAX_PAD_LEN`).
+pub const MAX_PAD_LEN: u32 = hexveil_net::new_game::MAX_PAD_LEN;
 
 /// `hexveil-load`'s flags.
 #[derive(Debug, Parser)]

@@ -7,7 +7,7 @@
 //!   and one SHA-256 of them (the entry hash that chains the log), with
 //!   ring, as the protocol does.
 //! - [`echo`]: a bare quinn echo over connections made as the game's are
-//!   (the server's and client's configurations of `hexveil_server::endpoint`:
+//!   (the server's and client's configurations of `hexveil_net::endpoint`:
 //!   TLS 1.3 with ring, the pinned certificate, one bidirectional stream),
 //!   the same number of round trips as the load's actions, each a request
 //!   the length of a submitted action and a reply of one padded bucket
@@ -22,8 +22,8 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use hexveil_server::endpoint::{client_config, server_config, EndpointError};
-use hexveil_server::tls::{ServerIdentity, ServerTrust, TlsError};
+use hexveil_net::endpoint::{client_config, server_config, EndpointError};
+use hexveil_net::tls::{ServerIdentity, ServerTrust, TlsError};
 use ring::signature::{Ed25519KeyPair, KeyPair, UnparsedPublicKey, ED25519};
 use serde::Serialize;
 use thiserror::Error;

@@ -43,20 +43,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hexveil::driver::{DriverError, GameEvent, RemotePlayer, Spectator};
-use hexveil_asl::hex::Hex;
+use hexveil_asl::board::hex::Hex;
+use hexveil_asl::board::terrain::HexInfo;
+use hexveil_asl::model::scenario::Scenario as AslScenarioData;
+use hexveil_asl::model::sealed::{Layer as AslLayer, Location as AslLocation};
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::ruleset::{AslPublic, AslScenario};
-use hexveil_asl::scenario::Scenario as AslScenarioData;
-use hexveil_asl::sealed::{Layer as AslLayer, Location as AslLocation};
 use hexveil_asl::setup::{eligible_locations, PublicSetup, SealedSetup};
 use hexveil_asl::standing_orders::{self, DaisyOrder};
-use hexveil_asl::terrain::HexInfo;
 use hexveil_asl::turn::{phase_allows, Phase, TurnEvent, Who};
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Action, EventKind, MoveMode, Side};
 use hexveil_core::Ruleset;
+use hexveil_net::wire::ErrorCode;
 use hexveil_protocol::message::Update;
 use hexveil_protocol::player::Secrets;
-use hexveil_server::wire::ErrorCode;
 use thiserror::Error;
 use tokio::sync::Notify;
 

@@ -41,14 +41,14 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use hexveil_asl::hex::Hex;
+use hexveil_asl::board::hex::Hex;
+use hexveil_asl::model::sealed::{Layer as AslLayer, Location as AslLocation};
 use hexveil_asl::ruleset::{AslPublic, AslScenario};
-use hexveil_asl::sealed::{Layer as AslLayer, Location as AslLocation};
 use hexveil_asl::setup::eligible_locations;
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
-use hexveil_server::rate::RateLimit;
-use hexveil_server::tls::ServerTrust;
+use hexveil_net::rate::RateLimit;
+use hexveil_net::tls::ServerTrust;
 use serde::Serialize;
 
 use crate::game::{

@@ -12,11 +12,11 @@ use hdrhistogram::Histogram;
 use hexveil::driver::{Client, SeatSetup};
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
+use hexveil_net::new_game::NewGame;
+use hexveil_net::rate::RateLimit;
+use hexveil_net::tls::{Fingerprint, ServerTrust};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{Mode, PAD_BUCKET};
-use hexveil_server::live_game::NewGame;
-use hexveil_server::rate::RateLimit;
-use hexveil_server::tls::{Fingerprint, ServerTrust};
 use thiserror::Error;
 
 use crate::floor::{self, FloorError};

@@ -9,7 +9,7 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use hexveil_server::tls::Fingerprint;
+use hexveil_net::tls::Fingerprint;
 use tempfile::TempDir;
 use thiserror::Error;
 

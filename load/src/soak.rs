@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hexveil_net::tls::ServerTrust;
 use hexveil_protocol::verifier::{self, Status};
-use hexveil_server::tls::ServerTrust;
 use serde::Serialize;
 
 use crate::game::{Bot, LoadGame};

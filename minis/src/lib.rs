@@ -9,7 +9,8 @@
 //! of both sides' layers and rolls one percentile on the detonation table
 //! ([`table`]), mined or not, so the traffic never tells a mined path from
 //! an empty one (G3). The rules are in [`rules`]; the engine that drives
-//! them through the kernel is [`engine`]; [`oracle`] answers rules
+//! them through the kernel is [`engine`], over the game's [`state`], and
+//! [`ruleset`] plugs a [`scenario`] into the kernel; [`oracle`] answers rules
 //! questions as JSON; [`public_state`] folds what one reader was shown
 //! into the public picture of a game (the boards' and a client's, issue
 //! 24), and [`asks`] bounds from it what the rules may ask of an owner. The choices the seed leaves open are listed in this
@@ -26,16 +27,19 @@ pub mod geom;
 pub mod oracle;
 pub mod public_state;
 pub mod rules;
+pub mod ruleset;
 pub mod scenario;
+pub mod state;
 pub mod table;
 pub mod victory;
 
 pub use action::{decode_action, encode_action, Action, MineKind};
 pub use content::CellMines;
-pub use engine::{GameState, MinisEngine, Status};
+pub use engine::MinisEngine;
 pub use event::{decode_event, describe_event, encode_event, MinisEvent, VehicleResult};
 pub use geom::{Cell, Point};
 pub use scenario::{MinisPublicSetup, MinisScenario};
+pub use state::{GameState, Status};
 
 use std::sync::Arc;
 

@@ -9,10 +9,11 @@
 
 use crate::action::Action;
 use crate::content::CellMines;
-use crate::engine::{MinisEngine, Status};
+use crate::engine::MinisEngine;
 use crate::event::{decode_event, describe_event};
 use crate::geom::Cell;
 use crate::scenario::{si, MinisPublicSetup, MinisScenario, ScenarioFile};
+use crate::state::Status;
 use hexveil_core::{
     ActionError, Content, DiceKind, DiceSpec, Engine as _, Event, EventKind, Fact, FactRequest,
     Roll, Side, Step, Visibility,

@@ -13,10 +13,10 @@
 //! openings are the referee's.
 
 use crate::action::MineKind;
-use crate::engine::{GameState, Laying, OpenMines, Status};
 use crate::event::{MinisEvent, VehicleResult};
 use crate::geom::{Cell, Point};
 use crate::scenario::{si, Budget, MinisPublicSetup, MinisScenario};
+use crate::state::{GameState, Laying, OpenMines, Status};
 use hexveil_core::{Outcome, Side};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -115,7 +115,7 @@ impl PublicState {
             .figures
             .iter()
             .map(|f| {
-                Some(crate::engine::FigureState {
+                Some(crate::state::FigureState {
                     pos: f.pos?,
                     status: f.status,
                     moved: f.moved,

@@ -4,13 +4,13 @@
 
 use crate::action::{Action, MineKind};
 use crate::content::CellMines;
-use crate::engine::{GameState, Laying, Status};
 use crate::event::{encode_event, MinisEvent, VehicleResult};
 use crate::geom::{
     at_most, path_length_in, path_pieces, stretch_length_in, strip_touches, whole_inches_up, Cell,
     Piece, Point, TENTHS,
 };
 use crate::scenario::{mines_layer, si, FigureKind, MinisScenario};
+use crate::state::{GameState, Laying, Status};
 use hexveil_core::{
     Answers, Content, DiceKind, DiceSpec, Event, EventKind, Fact, FactRequest, Interrupt, Location,
     Outcome, Roll, RuleError, Side, Visibility,

@@ -17,9 +17,9 @@
 //! engine's outcome, so the referee writes it in the end record and
 //! `hexveil verify` re-derives it (G5).
 
-use crate::engine::{GameState, Status};
 use crate::geom::TENTHS;
 use crate::scenario::{FigureKind, MinisScenario, Rect};
+use crate::state::{GameState, Status};
 use hexveil_core::{Outcome, Side};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

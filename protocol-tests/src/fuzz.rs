@@ -269,8 +269,8 @@ pub fn seed_corpus() -> Vec<(&'static str, Vec<u8>)> {
         out.push(("tuple", t));
     }
     for c in [
-        hexveil_asl::sealed::Content::Empty,
-        hexveil_asl::sealed::Content::Dummy,
+        hexveil_asl::model::sealed::Content::Empty,
+        hexveil_asl::model::sealed::Content::Dummy,
     ] {
         out.push(("content", hexveil_asl::content::encode(&c).to_vec()));
     }

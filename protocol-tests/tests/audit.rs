@@ -2,7 +2,7 @@
 //! crate's unit tests: it needs a ruleset).
 
 use hexveil_asl::content;
-use hexveil_asl::sealed::{ApStrength, AtFactors, Content};
+use hexveil_asl::model::sealed::{ApStrength, AtFactors, Content};
 use hexveil_core::{Ruleset, Side};
 use hexveil_protocol::beacon::{BeaconRound, RollKind, RollRequest, RoundStatus};
 use hexveil_protocol::encoding::{Digest, GameId, Party};

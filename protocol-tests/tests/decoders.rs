@@ -7,9 +7,9 @@ mod common;
 
 use common::{honest_game, set_up_game, Game};
 use hexveil_asl::content::{self, CONTENT_LEN};
-use hexveil_asl::sealed::{ApStrength, AtFactors, BoobyLevel, Content, DaisyNote};
+use hexveil_asl::model::sealed::{ApStrength, AtFactors, BoobyLevel, Content, DaisyNote};
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Hex, Side};
 use hexveil_protocol::encoding::{tag, Digest, GameId, Party, TupleDecoder, TupleEncoder};
 use hexveil_protocol::envelope::{Envelope, Receipt, SignedEnvelope};
@@ -548,8 +548,8 @@ fn non_canonical_encodings_are_refused_g5() {
     assert!(err.to_string().contains("not canonically encoded"), "{err}");
     // The ASL action inside: UnitId(200) as `c8 81 00` instead of `c8 01`.
     let action = hex::decode("000203c8810003344536").unwrap();
-    let err =
-        hexveil_asl::ruleset::decode_action(&[action.as_slice(), &[0x01]].concat()).unwrap_err();
+    let err = hexveil_asl::model::action::decode_action(&[action.as_slice(), &[0x01]].concat())
+        .unwrap_err();
     assert!(err.contains("canonical"), "{err}");
     // A logged entry whose receipt seq is a non-minimal varint.
     let game = honest_game(1);

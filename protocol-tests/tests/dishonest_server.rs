@@ -423,7 +423,7 @@ fn g4_b28_531_a_move_the_log_does_not_hold_is_no_move_for_the_standing_orders() 
     let b = t.players.get_mut(&Side::B).unwrap();
     let (seq, head) = (b.witness().next_seq(), b.witness().head());
     let fake = forge::invent(seq, head, Some(Side::B), "action", Prompt::Wait);
-    let tank_into_3e5 = hexveil_asl::ruleset::encode_action(&hexveil_fixtures::move_into(
+    let tank_into_3e5 = hexveil_asl::model::action::encode_action(&hexveil_fixtures::move_into(
         &[hexveil_fixtures::units::GER_PZ],
         "3E5",
     ));
@@ -539,7 +539,7 @@ fn g1_g5_a_transition_is_committed_only_once_the_log_accepts_it() {
             Action::Ffe {
                 hex: "3E4".parse().unwrap(),
                 fp,
-                kind: hexveil_asl::action::FfeKind::HeConcentration,
+                kind: hexveil_asl::model::action::FfeKind::HeConcentration,
             },
             Side::B,
             &mut v,
@@ -1201,7 +1201,7 @@ fn g2_g5_a_declaration_the_server_never_logs_gets_its_window_released_only_on_a_
     t.end_phase_until(hexveil_asl::turn::Phase::Movement);
     let k = rolls_so_far(&t);
     let branch = t.players.get_mut(&Side::A).unwrap().act_with_nonce(
-        hexveil_asl::ruleset::encode_action(&hexveil_fixtures::step_into_the_minefield()),
+        hexveil_asl::model::action::encode_action(&hexveil_fixtures::step_into_the_minefield()),
         [0x42; 32],
     );
     let seq = branch.envelope().seq;

@@ -7,9 +7,9 @@ mod common;
 
 use common::{Game, Table, GAME, PAD_LEN, SEALED_B};
 use hexveil_asl::content;
-use hexveil_asl::sealed::DaisyNote;
+use hexveil_asl::model::sealed::DaisyNote;
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Content, Layer, Side};
 use hexveil_protocol::encoding::{Digest, Party};
 use hexveil_protocol::message::{
@@ -380,7 +380,7 @@ impl Run {
     }
 
     /// As [`Run::escrow_with_a_at`], with B's standing order on `watch`.
-    fn escrow_with_order(infantry: &str, tank: &str, watch: hexveil_asl::hex::Hex) -> Run {
+    fn escrow_with_order(infantry: &str, tank: &str, watch: hexveil_asl::board::hex::Hex) -> Run {
         let [a, b, server] = common::ids();
         let toml = common::scenario_toml_lasting(5);
         let setup_a = format!(
@@ -677,8 +677,9 @@ fn g6_b28_62_a_restore_cut_anywhere_between_escrowed_transitions_continues_ident
 fn escrowed_daisy_chain_placed_on_a_tank() -> (Vec<hexveil_protocol::transcript::LoggedEntry>, usize)
 {
     let scenario =
-        hexveil_asl::scenario::Scenario::from_toml(&common::scenario_toml_lasting(5)).unwrap();
-    let road: hexveil_asl::hex::Hex = "3E5".parse().unwrap();
+        hexveil_asl::model::scenario::Scenario::from_toml(&common::scenario_toml_lasting(5))
+            .unwrap();
+    let road: hexveil_asl::board::hex::Hex = "3E5".parse().unwrap();
     let tank = ["3D5", "3D6", "3F6", "3E6"]
         .into_iter()
         .find(|h| scenario.map.adjacent(h.parse().unwrap(), road))
@@ -704,7 +705,9 @@ fn escrowed_daisy_chain_placed_on_a_tank() -> (Vec<hexveil_protocol::transcript:
     let placed = seen.iter().flat_map(|u| &u.events).any(|e| {
         matches!(
             hexveil_fixtures::asl(e).kind,
-            hexveil_asl::EventKind::DaisyChain(hexveil_asl::daisy_chain::DaisyEvent::Placed { .. })
+            hexveil_asl::EventKind::DaisyChain(
+                hexveil_asl::b28::daisy_chain::DaisyEvent::Placed { .. }
+            )
         )
     });
     assert!(placed, "B's standing order placed its chain: {seen:#?}");
@@ -740,7 +743,7 @@ fn escrowed_ffe_at_3e4() -> (Vec<hexveil_protocol::transcript::LoggedEntry>, usi
             hexveil_asl::Action::Ffe {
                 hex: "3E4".parse().unwrap(),
                 fp: 36,
-                kind: hexveil_asl::action::FfeKind::HeConcentration,
+                kind: hexveil_asl::model::action::FfeKind::HeConcentration,
             },
         );
         let g = Game::from_log(run.session.log().to_vec());
@@ -815,7 +818,8 @@ fn b28_531_a_standing_order_on_a_seam_hex_fires_whichever_name_the_enemy_uses() 
     // escrow agent and a Live owner's machine run the same keeper), or
     // any enemy could dodge every standing order on a board edge.
     let scenario =
-        hexveil_asl::scenario::Scenario::from_toml(&common::scenario_toml_lasting(5)).unwrap();
+        hexveil_asl::model::scenario::Scenario::from_toml(&common::scenario_toml_lasting(5))
+            .unwrap();
     let map = &scenario.map;
     let (seam, tank) = map
         .all_hexes()

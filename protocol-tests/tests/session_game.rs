@@ -199,7 +199,7 @@ fn r12_a_refusal_after_dice_is_a_void_ruling_and_the_game_goes_on_g2() {
             ..example()
         }
     };
-    let truck = hexveil_asl::unit::UnitId(6);
+    let truck = hexveil_asl::model::unit::UnitId(6);
     let mut t = Table::open(truck_setup(2));
     t.end_phase_until(hexveil_asl::turn::Phase::Movement);
     t.act(Side::A, move_into(&[truck], "3E4"));

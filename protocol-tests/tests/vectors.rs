@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use hexveil_asl::sealed::{BoobyLevel, Content as CoreContent, DaisyNote};
-use hexveil_asl::unit::UnitId;
+use hexveil_asl::model::sealed::{BoobyLevel, Content as CoreContent, DaisyNote};
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::{Action, Hex, MoveMode};
 use hexveil_protocol::beacon::{nonce_roll_seed, roll_seed, secret_roll_seed};
 use hexveil_protocol::dice::DiceStream;
@@ -369,7 +369,7 @@ fn computed() -> BTreeMap<String, String> {
     };
     put(
         "postcard.action.move",
-        hex::encode(hexveil_asl::ruleset::encode_action(&action)),
+        hex::encode(hexveil_asl::model::action::encode_action(&action)),
     );
     let body = Body::Act(action.clone().into());
     let body_bytes = message::encode(&body);
@@ -382,7 +382,7 @@ fn computed() -> BTreeMap<String, String> {
         (
             "postcard.body.declare_move",
             Body::Declare(message::Declare {
-                action: hexveil_asl::ruleset::encode_action(&action),
+                action: hexveil_asl::model::action::encode_action(&action),
                 nonce,
             }),
         ),

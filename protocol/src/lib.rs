@@ -19,6 +19,7 @@ pub mod beacon;
 pub mod dice;
 pub mod encoding;
 pub mod envelope;
+pub mod escrow_agents;
 pub mod evidence;
 mod guard;
 pub mod identity;

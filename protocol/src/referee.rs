@@ -1,5 +1,10 @@
 //! The referee: a pure state machine over a game's log.
 //!
+//! This file holds what the referee awaits ([`Awaiting`]), its errors and
+//! faults, and the [`Referee`] itself with every entry kind's check (genesis,
+//! pads, setups and escrow, the beacon's rolls, openings, transitions,
+//! rulings, the end), plus the dice draw from a beacon seed ([`draw`]).
+//!
 //! [`Referee::accept`] takes the log's signed envelopes in order, checks each
 //! one completely (signature, sequence and head chain, who may write it now,
 //! every opening against its owner's signed root, every pad entry against its

@@ -15,8 +15,8 @@ use crate::encoding::Digest;
 use crate::encoding::{GameId, Party};
 use crate::envelope::Appended;
 use crate::envelope::{Envelope, Receipt, Refusal, SignedEnvelope, ENVELOPE_VERSION};
+use crate::escrow_agents::{EscrowAgents, EscrowError};
 use crate::identity::{Identity, PublicKey};
-use crate::keeper::{EscrowAgents, EscrowError};
 use crate::message::{
     encode, party_of, side_of, Body, Declared, Genesis, Logged, LoggedEntry, Mode, Prompt,
     ToClient, Update, MESSAGE_VERSION,

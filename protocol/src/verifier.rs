@@ -33,8 +33,8 @@ use thiserror::Error;
 
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{genesis_head, next_head, EnvelopeError};
+use crate::escrow_agents::{EscrowAgents, EscrowError};
 use crate::identity::PublicKey;
-use crate::keeper::{EscrowAgents, EscrowError};
 use crate::layout::{RootStatement, Salt};
 use crate::message::{side_of, Body, EndRecord, OpenedFact, RevealBody};
 use crate::note::NotesSeed;

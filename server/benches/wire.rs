@@ -1,5 +1,5 @@
 //! What a frame of the client-server wire costs to encode and decode
-//! (server/src/wire.rs): a game message to a player is one padded 2 KiB
+//! (net/src/wire.rs): a game message to a player is one padded 2 KiB
 //! bucket (G3) inside a `ServerMessage::Game`. Run with
 //! `cargo bench -p hexveil-server --bench wire`.
 
@@ -9,8 +9,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use hexveil_net::wire::ServerMessage;
 use hexveil_protocol::GameId;
-use hexveil_server::wire::ServerMessage;
 
 fn wire(c: &mut Criterion) {
     let msg = ServerMessage::Game {

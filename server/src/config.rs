@@ -42,10 +42,10 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::frame::{FrameLimits, MAX_FRAME_LEN};
-use crate::live_game::MAX_PAD_LEN;
 use crate::lobby::GameSettings;
 use crate::rate::RateLimit;
 use crate::wire::MAX_GAME_MESSAGE_LEN;
+use hexveil_net::new_game::MAX_PAD_LEN;
 
 /// Default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:4433";

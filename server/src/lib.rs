@@ -2,12 +2,10 @@
 //! section 5, G6).
 //!
 //! - [`allocator`]: jemalloc's settings (the binary's allocator).
-//! - [`tls`], [`endpoint`]: rustls (ring only, TLS 1.3, ALPN `hexveil/1`) and
-//!   quinn configuration; self-signed certificate and fingerprint pinning.
-//! - [`frame`], [`rate`], [`wire`]: length-prefixed frames with a hard
-//!   maximum and timeouts, a per-connection token bucket, and the
-//!   transport-level postcard messages.
-//! - [`login`]: Ed25519 login bound to the TLS session.
+//! - `tls`, `endpoint`, `frame`, `rate`, `wire`, `login`, `durable_file`:
+//!   what both ends of a connection share, in [`hexveil_net`] (TLS and
+//!   QUIC settings, frames, the wire messages and their limits, the login
+//!   challenge, crash-safe file writes); named here by those short paths.
 //! - [`store`], [`sqlite`], [`postgres`]: durable storage behind the
 //!   [`store::GameStore`] trait (SQLite on one machine, PostgreSQL shared by
 //!   the nodes of a league).
@@ -17,7 +15,7 @@
 //! - [`live_game`]: the protocol's live game session plugged in (glue).
 //! - [`relay`]: a chat relay session for tests; not the game.
 //! - [`secrets`]: the transcript key and pad master secret in the data
-//!   directory; [`durable_file`]: crash-safe writes of such files.
+//!   directory.
 //! - [`config`]: flags, TOML file, logging.
 //! - [`shares`]: fair shares of the server's totals per address and
 //!   network (issue 31); [`roster`]: a league's roster of keys.
@@ -31,19 +29,14 @@ pub mod allocator;
 pub mod at_rest;
 pub mod config;
 pub mod connection;
-pub mod durable_file;
-pub mod endpoint;
-pub mod frame;
 pub mod http;
 pub mod league;
 pub mod live_game;
 pub mod lobby;
-pub mod login;
 pub mod metrics;
 pub mod node_id;
 pub mod postgres;
 pub mod queue;
-pub mod rate;
 pub mod relay;
 pub mod roster;
 pub mod secrets;
@@ -54,7 +47,9 @@ pub mod sqlite;
 pub mod store;
 #[cfg(test)]
 mod store_conformance;
-pub mod tls;
-pub mod wire;
 
 pub use server::{Server, ServerError};
+
+// What both ends of a connection share lives in hexveil-net; the server's
+// modules name it by these short paths (crate-private, not re-exported).
+use hexveil_net::{durable_file, endpoint, frame, login, rate, tls, wire};

@@ -13,11 +13,10 @@ use hexveil_core::Registry;
 use std::sync::Arc;
 
 use hexveil_protocol::message::{
-    decode_to_server, encode, encode_padded, Body, Mode, ToClient, ToServer,
+    decode_to_server, encode, encode_padded, Body, ToClient, ToServer,
 };
 use hexveil_protocol::session::{GameParams, Output, Session};
 use hexveil_protocol::transcript::{decode_entry, encode_entry, file_version_for, Transcript};
-use serde::{Deserialize, Serialize};
 
 use crate::at_rest::StorageKey;
 use crate::secrets::ServerSecrets;
@@ -25,76 +24,8 @@ use crate::session::{
     Effect, GameSession, Observation, Participant, Recipient, Rejection, SessionContext,
     SessionFactory, StoredEvents,
 };
-use crate::wire::{PublicKey, Role, Side};
-
-/// Largest pad a new game may ask for (entries per pad epoch) on any
-/// server; a server's `max_pad_len` setting may lower it (building a pad
-/// costs an HMAC and a hash per entry, each release about sqrt(n) of them;
-/// a pad keeps only the upper levels of its tree, 16 KiB at this length,
-/// G6).
-pub const MAX_PAD_LEN: u32 = 1 << 16;
-
-/// Longest answer timeout a new game may ask for: 30 days, for play by
-/// correspondence (DESIGN 3.6).
-pub const MAX_ANSWER_TIMEOUT_SECS: u64 = 30 * 24 * 3600;
-
-/// What a client sends, postcard-encoded, as the scenario bytes of
-/// `CreateGame` to start a real game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NewGame {
-    /// The ruleset the game is played under (`asl`, `minis`).
-    pub ruleset: String,
-    /// The ruleset's version.
-    pub ruleset_version: u32,
-    /// The scenario text (TOML).
-    pub scenario_toml: String,
-    /// Side A's and side B's public keys (the only keys that may take those
-    /// seats).
-    pub players: [PublicKey; 2],
-    /// Live or escrow (DESIGN 3.6).
-    pub mode: Mode,
-    /// Entries per pad (at most [`MAX_PAD_LEN`]).
-    pub pad_len: u32,
-    /// How long a party may take to answer a machine request, in seconds
-    /// (1 to [`MAX_ANSWER_TIMEOUT_SECS`]); `None` takes the server's
-    /// configured `answer_timeout_secs`. A correspondence game asks for
-    /// days.
-    pub answer_timeout_secs: Option<u64>,
-}
-
-impl NewGame {
-    /// Encode for `CreateGame`.
-    pub fn encode(&self) -> Vec<u8> {
-        encode(self)
-    }
-
-    /// Decode from `CreateGame`'s scenario bytes; trailing bytes and an
-    /// over-limit pad are refused.
-    pub fn decode(bytes: &[u8]) -> Result<NewGame, Rejection> {
-        let (g, rest) = postcard::take_from_bytes::<NewGame>(bytes)
-            .map_err(|e| Rejection(format!("not a new-game request: {e}")))?;
-        if !rest.is_empty() {
-            return Err(Rejection(format!(
-                "new-game request has {} trailing bytes",
-                rest.len()
-            )));
-        }
-        if g.pad_len == 0 || g.pad_len > MAX_PAD_LEN {
-            return Err(Rejection(format!(
-                "pad_len {} must be between 1 and {MAX_PAD_LEN}",
-                g.pad_len
-            )));
-        }
-        if let Some(t) = g.answer_timeout_secs {
-            if t == 0 || t > MAX_ANSWER_TIMEOUT_SECS {
-                return Err(Rejection(format!(
-                    "answer_timeout_secs {t} must be between 1 and {MAX_ANSWER_TIMEOUT_SECS}"
-                )));
-            }
-        }
-        Ok(g)
-    }
-}
+use crate::wire::{Role, Side};
+use hexveil_net::new_game::NewGame;
 
 /// Makes [`LiveGame`]s with the server's secrets.
 #[derive(Debug, Clone)]
@@ -406,7 +337,7 @@ impl SessionFactory for LiveGameFactory {
         ctx: &SessionContext,
         scenario: &[u8],
     ) -> Result<Box<dyn GameSession>, Rejection> {
-        let req = NewGame::decode(scenario)?;
+        let req = NewGame::decode(scenario).map_err(|e| Rejection(e.to_string()))?;
         if req.pad_len > ctx.max_pad_len {
             return Err(Rejection(format!(
                 "pad_len {} is over this server's max_pad_len = {}",

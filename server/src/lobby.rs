@@ -1,5 +1,10 @@
 //! The lobby and the game tasks (DESIGN section 5).
 //!
+//! This file holds, in order: the settings and limits, the [`Lobby`] (games
+//! by id: create, list, join, restore, expire, per key and address
+//! budgets), then the game task (`GameTask`: one per game, its members, its
+//! spectator queue and catch-up backlog), then their tests.
+//!
 //! Each game is owned by one tokio task holding its [`GameSession`];
 //! connections talk to it through a bounded channel of [`GameCommand`]s and
 //! it answers through each connection's bounded outbox with `try_send`. A game
@@ -2827,7 +2832,7 @@ mod tests {
     /// The scenario of a real (live) game between keys 1 and 2.
     fn live_scenario() -> Vec<u8> {
         let ruleset = hexveil_fixtures::ruleset();
-        crate::live_game::NewGame {
+        hexveil_net::new_game::NewGame {
             ruleset: ruleset.id().into(),
             ruleset_version: ruleset.version(),
             scenario_toml: hexveil_fixtures::scenario_toml(),

@@ -8,8 +8,8 @@ mod common;
 use std::process::Stdio;
 
 use common::*;
-use hexveil_server::tls::Fingerprint;
-use hexveil_server::wire::ServerMessage;
+use hexveil_net::tls::Fingerprint;
+use hexveil_net::wire::ServerMessage;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 

@@ -8,9 +8,9 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+use hexveil_net::tls::ServerTrust;
+use hexveil_net::wire::{ClientMessage, ErrorCode, GameId, Role, ServerMessage, Side};
 use hexveil_server::connection::close;
-use hexveil_server::tls::ServerTrust;
-use hexveil_server::wire::{ClientMessage, ErrorCode, GameId, Role, ServerMessage, Side};
 
 /// Polls `cond` every 25 ms until it holds (at most [`WAIT`]).
 async fn until(what: &str, mut cond: impl FnMut() -> bool) {

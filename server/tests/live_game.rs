@@ -12,16 +12,17 @@ use std::time::Duration;
 use common::*;
 use hexveil_asl::Side;
 use hexveil_fixtures::{scenario_toml, secrets_a, secrets_b, PAD_LEN};
+use hexveil_net::login::LoginKey;
+use hexveil_net::new_game::NewGame;
+use hexveil_net::wire::{ClientMessage, ErrorCode, GameAssembler, GameId, Role, ServerMessage};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{
     decode_padded, encode, Mode, Prompt, ToClient, ToServer, PAD_BUCKET,
 };
 use hexveil_protocol::player::Player;
 use hexveil_protocol::verifier::{verify, Verdict};
-use hexveil_server::live_game::{LiveGameFactory, NewGame};
-use hexveil_server::login::LoginKey;
+use hexveil_server::live_game::LiveGameFactory;
 use hexveil_server::secrets::ServerSecrets;
-use hexveil_server::wire::{ClientMessage, ErrorCode, GameAssembler, GameId, Role, ServerMessage};
 use hexveil_server::Server;
 
 struct Seat {

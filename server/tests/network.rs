@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use common::*;
 use hexveil_fixtures::noise;
+use hexveil_net::login::exporter;
+use hexveil_net::tls::ServerTrust;
+use hexveil_net::wire::{ClientMessage, ErrorCode, Role, ServerMessage, Side};
 use hexveil_server::connection::close;
-use hexveil_server::login::exporter;
-use hexveil_server::tls::ServerTrust;
-use hexveil_server::wire::{ClientMessage, ErrorCode, Role, ServerMessage, Side};
 
 #[tokio::test]
 async fn login_works() {
@@ -237,7 +237,7 @@ async fn lobby_rejections_are_clear() {
         Some(ErrorCode::SpectatorCannotAct)
     );
     assert_eq!(
-        c.join_refusal(hexveil_server::wire::GameId([0; 16]), Role::Spectator)
+        c.join_refusal(hexveil_net::wire::GameId([0; 16]), Role::Spectator)
             .await,
         Some(ErrorCode::UnknownGame)
     );
@@ -350,7 +350,7 @@ async fn wrong_alpn_refused() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(settings(dir.path())).await;
     let mut crypto =
-        hexveil_server::tls::client_crypto(&ServerTrust::Pinned(server.fingerprint())).unwrap();
+        hexveil_net::tls::client_crypto(&ServerTrust::Pinned(server.fingerprint())).unwrap();
     crypto.alpn_protocols = vec![b"h3".to_vec()];
     let cfg = quinn::ClientConfig::new(std::sync::Arc::new(
         quinn::crypto::rustls::QuicClientConfig::try_from(crypto).unwrap(),
@@ -484,7 +484,7 @@ async fn idle_connection_closed_after_idle_timeout() {
 // 8 MiB is refused with a clear error and nothing reaches the game (G6).
 #[tokio::test]
 async fn long_game_messages_travel_in_parts() {
-    use hexveil_server::wire::{
+    use hexveil_net::wire::{
         split_game_message, GameAssembler, MAX_GAME_MESSAGE_LEN, MAX_PAYLOAD_LEN,
     };
     let dir = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use hexveil_server::wire::{
+use hexveil_net::wire::{
     ClientMessage, ErrorCode, FinishedGame, FinishedRow, GameId, GameOwner, GameSummary, PublicKey,
     Role, ServerMessage, Side,
 };

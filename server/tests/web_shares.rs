@@ -9,11 +9,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use hexveil_net::new_game::NewGame;
+use hexveil_net::tls::ServerTrust;
+use hexveil_net::wire::{ClientMessage, GameId, Role, ServerMessage, Side};
 use hexveil_protocol::message::Mode;
-use hexveil_server::live_game::{LiveGameFactory, NewGame};
+use hexveil_server::live_game::LiveGameFactory;
 use hexveil_server::secrets::ServerSecrets;
-use hexveil_server::tls::ServerTrust;
-use hexveil_server::wire::{ClientMessage, GameId, Role, ServerMessage, Side};
 use hexveil_server::Server;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -98,10 +99,7 @@ fn body_complete(text: &str) -> bool {
 
 /// A real game between two fresh keys, created by `host` over QUIC from
 /// `ip`; returns the game and the keys.
-async fn real_game(
-    server: &Server,
-    ip: &str,
-) -> (GameId, RawClient, hexveil_server::login::LoginKey) {
+async fn real_game(server: &Server, ip: &str) -> (GameId, RawClient, hexveil_net::login::LoginKey) {
     let trust = ServerTrust::Pinned(server.fingerprint());
     let (a, b) = (new_key(), new_key());
     let mut host = RawClient::connect_from(ip.parse().unwrap(), server.local_addr(), &trust)

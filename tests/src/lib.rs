@@ -23,14 +23,15 @@ use std::time::Duration;
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup, Spectator};
 use hexveil_asl::turn::{phase_allows, Phase, TurnEvent, Who as WhoActs};
 use hexveil_asl::{Action, EventKind, Side};
+use hexveil_net::new_game::NewGame;
+use hexveil_net::tls::{Fingerprint, ServerTrust};
+use hexveil_net::wire::GameId;
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{Mode, Update};
 use hexveil_protocol::player::Secrets;
 use hexveil_server::config::ServerSettings;
-use hexveil_server::live_game::{LiveGameFactory, NewGame};
+use hexveil_server::live_game::LiveGameFactory;
 use hexveil_server::secrets::ServerSecrets;
-use hexveil_server::tls::{Fingerprint, ServerTrust};
-use hexveil_server::wire::GameId;
 use hexveil_server::Server;
 
 /// The longest any single wait lasts in these tests.

@@ -13,13 +13,13 @@ use std::time::Duration;
 use hexveil::driver::GameEvent;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::{Action, Side};
+use hexveil_net::wire::{ErrorCode, ServerMessage};
 use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::envelope::{Envelope, SignedEnvelope, ENVELOPE_VERSION};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{encode, Body, Mode, OpenedFact, Prompt, ToServer};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
-use hexveil_server::wire::{ErrorCode, ServerMessage};
 use hexveil_tests::{
     move_into, new_key, noise, secrets_a, secrets_b, start_server, step_into_the_minefield, units,
     Endpoint, Table, Who, PAD_LEN, WAIT,
@@ -84,7 +84,7 @@ async fn stall_an_action(
 
 /// An envelope as `signer` would sign it, claiming `author`.
 fn envelope(
-    game: hexveil_server::wire::GameId,
+    game: hexveil_net::wire::GameId,
     author: &Identity,
     signer: &Identity,
     seq: u64,
@@ -402,7 +402,7 @@ async fn g2_withheld_pad_entries_lose_the_game_for_the_staller() {
     let ffe = Action::Ffe {
         hex: "3E4".parse().unwrap(),
         fp: 36,
-        kind: hexveil_asl::action::FfeKind::HeConcentration,
+        kind: hexveil_asl::model::action::FfeKind::HeConcentration,
     };
     let (mut t, _never_sent) = stall_an_action(&ep, true, Phase::PrepFire, ffe, Side::B).await;
     assert!(
@@ -453,7 +453,7 @@ async fn g6_noise_and_a_gigabyte_frame_elsewhere_leave_a_game_undisturbed() {
     // The game goes on: A's move into the minefield resolves as usual.
     t.act(Side::A, step_into_the_minefield()).await;
     // The noisy connection still works for well-formed requests.
-    x.send(&hexveil_server::wire::ClientMessage::Ping { nonce: 5 })
+    x.send(&hexveil_net::wire::ClientMessage::Ping { nonce: 5 })
         .unwrap();
     assert_eq!(x.recv().await.unwrap(), ServerMessage::Pong { nonce: 5 });
     for who in [Who::A, Who::B, Who::Spectator] {

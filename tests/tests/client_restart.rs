@@ -22,7 +22,7 @@ fn ffe_on_3e4() -> Action {
     Action::Ffe {
         hex: "3E4".parse().unwrap(),
         fp: 36,
-        kind: hexveil_asl::action::FfeKind::HeConcentration,
+        kind: hexveil_asl::model::action::FfeKind::HeConcentration,
     }
 }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use hexveil::driver::GameEvent;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::Side;
+use hexveil_net::wire::{GameId, PublicKey};
 use hexveil_protocol::message::{Body, Prompt};
 use hexveil_protocol::transcript::Transcript;
 use hexveil_protocol::verifier::{verify, Verdict};
@@ -20,7 +21,6 @@ use hexveil_server::sqlite::SqliteStore;
 use hexveil_server::store::{
     GameCounts, GameStore, NewGameRecord, StoreError, StoredEvent, StoredGame,
 };
-use hexveil_server::wire::{GameId, PublicKey};
 use hexveil_server::Server;
 use hexveil_tests::{
     move_into, secrets_a, secrets_b, start_server, units, Endpoint, ServerProcess, Table, Who,
@@ -52,7 +52,7 @@ async fn kill_mid_roll(
     t: &mut Table,
     mut server: ServerProcess,
     data_dir: &std::path::Path,
-    mover: hexveil_asl::unit::UnitId,
+    mover: hexveil_asl::model::unit::UnitId,
     entry: InFlight,
 ) -> (
     ServerProcess,

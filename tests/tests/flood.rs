@@ -12,8 +12,8 @@
 //! before the caps. `HEXVEIL_SERVER_BIN` picks the binary (e.g. a release
 //! build).
 
+use hexveil_net::new_game::NewGame;
 use hexveil_protocol::message::Mode;
-use hexveil_server::live_game::NewGame;
 use hexveil_tests::ServerProcess as Proc;
 use hexveil_tests::{new_key, scenario_toml};
 
@@ -134,7 +134,7 @@ async fn g6_a_creation_flood_is_capped_and_its_memory_measured() {
     let listed = c.list_games().await.unwrap().len() as u64;
     assert_eq!(
         listed,
-        total.min(hexveil_server::wire::MAX_LISTED_GAMES as u64)
+        total.min(hexveil_net::wire::MAX_LISTED_GAMES as u64)
     );
     eprintln!(
         "flood: {keys} keys, {created} games created (pad {pad_len}), refused: {refused_key} over the per-key cap, \

@@ -5,7 +5,7 @@
 //! starts beside it (3I4) steps into 3H4: everyone is told the hex is
 //! unmined and it is marked with a Dummy counter, not cleared.
 
-use hexveil_asl::minefield::{FoundBy, MinefieldEvent};
+use hexveil_asl::b28::minefield::{FoundBy, MinefieldEvent};
 use hexveil_asl::turn::Phase;
 use hexveil_asl::{EventKind, Side};
 use hexveil_tests::{

@@ -13,11 +13,11 @@ use std::time::Duration;
 use hexveil::driver::{GameEvent, Spectator};
 use hexveil_asl::turn::Phase;
 use hexveil_asl::Side;
+use hexveil_net::wire::{ClientMessage, ErrorCode, ServerMessage};
 use hexveil_protocol::message::{Mode, Update};
 use hexveil_server::config::ServerSettings;
 use hexveil_server::live_game::LiveGameFactory;
 use hexveil_server::secrets::ServerSecrets;
-use hexveil_server::wire::{ClientMessage, ErrorCode, ServerMessage};
 use hexveil_server::Server;
 use hexveil_tests::{
     secrets_a, secrets_b, start_server, step_into_the_minefield, Endpoint, Table, Who, PAD_LEN,
@@ -70,7 +70,7 @@ async fn concede_and_finish(t: &mut Table) {
 }
 
 /// Whether `ep` still lists `game` among its live games.
-async fn listed(ep: &Endpoint, game: hexveil_server::wire::GameId) -> bool {
+async fn listed(ep: &Endpoint, game: hexveil_net::wire::GameId) -> bool {
     let mut c = ep.client().await;
     c.send(&ClientMessage::ListGames).unwrap();
     loop {

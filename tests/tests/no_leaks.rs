@@ -11,9 +11,9 @@
 //! in four), then compares that step with a step into an empty hex.
 
 use hexveil::driver::GameEvent;
-use hexveil_asl::hex::Hex;
-use hexveil_asl::minefield::MinefieldEvent;
-use hexveil_asl::terrain::HexInfo;
+use hexveil_asl::b28::minefield::MinefieldEvent;
+use hexveil_asl::board::hex::Hex;
+use hexveil_asl::board::terrain::HexInfo;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::{Action, EventKind, MoveMode, Side};
 use hexveil_protocol::verifier::{verify, Verdict};
@@ -25,7 +25,7 @@ use hexveil_tests::{
 /// Two open-ground hexes of board 3 next to 3E3 (where A's squad and
 /// leader start), with no B unit in them.
 fn two_open_neighbours() -> (Hex, Hex) {
-    let scenario = hexveil_asl::scenario::Scenario::from_toml(&scenario_toml()).unwrap();
+    let scenario = hexveil_asl::model::scenario::Scenario::from_toml(&scenario_toml()).unwrap();
     let occupied: [Hex; 2] = ["3E4".parse().unwrap(), "3D4".parse().unwrap()];
     let from: Hex = "3E3".parse().unwrap();
     let open: Vec<Hex> = scenario
@@ -50,7 +50,7 @@ async fn step(t: &mut Table, action: Action) -> (Vec<usize>, Vec<usize>) {
     )
 }
 
-fn moving(unit: hexveil_asl::unit::UnitId, to: Hex) -> Action {
+fn moving(unit: hexveil_asl::model::unit::UnitId, to: Hex) -> Action {
     Action::Move {
         units: vec![unit],
         to,

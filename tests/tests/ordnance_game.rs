@@ -7,8 +7,8 @@
 //! verifies, names the supplied table and its hash (G5).
 
 use hexveil_asl::c3::ordnance::OrdnanceEvent;
+use hexveil_asl::model::unit::{Ammo, UnitId};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Ammo, UnitId};
 use hexveil_asl::{Action, EventKind, Side};
 use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::verifier::{verify, Verdict};
@@ -72,11 +72,11 @@ ger-crew-2 = "3D1"
 "#;
 
 fn unit(name: &str) -> UnitId {
-    let sc = hexveil_asl::scenario::Scenario::from_toml(&scenario()).expect("scenario");
+    let sc = hexveil_asl::model::scenario::Scenario::from_toml(&scenario()).expect("scenario");
     sc.unit_named(name).expect("unit")
 }
 
-fn shot(gun: &str, target: &str, tt: hexveil_asl::action::TargetType, ammo: Ammo) -> Action {
+fn shot(gun: &str, target: &str, tt: hexveil_asl::model::action::TargetType, ammo: Ammo) -> Action {
     Action::OrdnanceFire {
         gun: unit(gun),
         target: target.parse().unwrap(),
@@ -117,7 +117,7 @@ async fn c3_a_gun_fires_at_infantry_and_at_a_vehicle_with_beacon_dice_and_the_ga
         shot(
             "ger-gun-1",
             "3F4",
-            hexveil_asl::action::TargetType::Infantry,
+            hexveil_asl::model::action::TargetType::Infantry,
             Ammo::He,
         ),
     )
@@ -129,7 +129,7 @@ async fn c3_a_gun_fires_at_infantry_and_at_a_vehicle_with_beacon_dice_and_the_ga
         shot(
             "ger-gun-2",
             "3D4",
-            hexveil_asl::action::TargetType::Vehicle(unit("brit-truck")),
+            hexveil_asl::model::action::TargetType::Vehicle(unit("brit-truck")),
             Ammo::Ap,
         ),
     )
@@ -189,7 +189,7 @@ async fn r12_a_supplied_table_that_does_not_match_its_pin_is_refused_at_creation
     let other = ep.client().await;
     let players = [c.public_key().unwrap(), other.public_key().unwrap()];
     let r = c
-        .create_game(&hexveil_server::live_game::NewGame {
+        .create_game(&hexveil_net::new_game::NewGame {
             ruleset: "asl".into(),
             ruleset_version: hexveil_asl::ruleset::VERSION,
             scenario_toml: bad,

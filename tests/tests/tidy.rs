@@ -121,7 +121,7 @@ fn every_declared_dependency_is_used() {
 }
 
 /// Atomic, durable file writing (temporary file, fsync, rename, directory
-/// fsync) is written once, in `server/src/durable_file.rs`, and the client
+/// fsync) is written once, in `net/src/durable_file.rs`, and the client
 /// uses that copy.
 #[test]
 fn durable_file_writing_is_written_once() {
@@ -136,5 +136,5 @@ fn durable_file_writing_is_written_once() {
             }
         }
     }
-    assert_eq!(defining, vec!["server/src/durable_file.rs".to_string()]);
+    assert_eq!(defining, vec!["net/src/durable_file.rs".to_string()]);
 }

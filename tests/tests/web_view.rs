@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use hexveil::driver::GameEvent;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::Side;
-use hexveil_server::wire::{FinishedRow, GameId};
+use hexveil_net::wire::{FinishedRow, GameId};
 use hexveil_tests::picture::{attr, tags};
 use hexveil_tests::{
     secrets_a, secrets_b, step_into_the_minefield, ServerProcess, Table, Who, PAD_LEN, WAIT,

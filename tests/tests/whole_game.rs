@@ -6,7 +6,7 @@
 //! the end, which the offline verifier finds clean (G5).
 
 use hexveil::driver::GameEvent;
-use hexveil_asl::morale::MoraleEvent;
+use hexveil_asl::a::morale::MoraleEvent;
 use hexveil_asl::turn::Phase;
 use hexveil_asl::{Action, EventKind, Side};
 use hexveil_protocol::message::Prompt;
@@ -35,7 +35,7 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
                 Prompt::Open(r) | Prompt::OpenAhead { requests: r, .. } => Some(format!(
                     "{:?}",
                     r.iter()
-                        .map(|r| hexveil_asl::sealed::FactRequest::from_kernel(r).unwrap())
+                        .map(|r| hexveil_asl::model::sealed::FactRequest::from_kernel(r).unwrap())
                         .collect::<Vec<_>>()
                 )),
                 _ => None,

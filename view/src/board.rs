@@ -23,16 +23,16 @@
 //! last action touched, the Booby Traps and mines that went off, the
 //! result in words.
 
+use hexveil_asl::a::morale::MoraleEvent;
+use hexveil_asl::b28::daisy_chain::DaisyEvent;
 use hexveil_asl::b28::minefield::MinefieldEvent;
 #[cfg(test)]
 use hexveil_asl::b28::minefield::VehicleOutcome;
-use hexveil_asl::daisy_chain::DaisyEvent;
-use hexveil_asl::morale::MoraleEvent;
-use hexveil_asl::movement::MoveEvent;
+use hexveil_asl::b28::movement::MoveEvent;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::unit::{Unit, UnitId};
 use hexveil_asl::public_state::PublicState;
-use hexveil_asl::scenario::Scenario;
 use hexveil_asl::turn::TurnEvent;
-use hexveil_asl::unit::{Unit, UnitId};
 use hexveil_asl::{EventKind, Hex, Side};
 use hexveil_core as kernel;
 use hexveil_minis::public_state::PublicState as MinisPublic;
@@ -309,7 +309,7 @@ pub fn side_named(text: &str) -> Result<Side, String> {
 
 /// The ASL picture: the ruleset's public fold
 /// ([`hexveil_asl::public_state::PublicState`], the engine's own
-/// [`hexveil_asl::state::GameState`] holding only what was public, or the reader's own, when
+/// [`hexveil_asl::model::state::GameState`] holding only what was public, or the reader's own, when
 /// folded; the board derefs to it: `board.state`), and what a picture adds
 /// to it: names, the hexes the last action touched, the Booby Traps that
 /// went off.
@@ -348,7 +348,7 @@ pub struct BoobyAttack {
     /// The Original TC DR.
     pub original_dr: u8,
     /// The level on that board.
-    pub level: hexveil_asl::sealed::BoobyLevel,
+    pub level: hexveil_asl::model::sealed::BoobyLevel,
 }
 
 impl AslBoard {
@@ -422,7 +422,7 @@ impl AslBoard {
     /// Takes an action declared in the log (a Move's MF are charged as its
     /// ruling comes, [`PublicState::declared`]).
     fn declared(&mut self, actor: Side, action: &[u8]) {
-        if let Ok(action) = hexveil_asl::ruleset::decode_action(action) {
+        if let Ok(action) = hexveil_asl::model::action::decode_action(action) {
             self.public.declared(actor, &action);
         }
     }
@@ -466,8 +466,8 @@ impl AslBoard {
     /// Booby Traps (B28.9): one that went off is marked where it did; one
     /// that did not (told to the referee only) marks nothing, and its
     /// level stays sealed.
-    fn booby(&mut self, b: hexveil_asl::booby_trap::BoobyTrapEvent) {
-        use hexveil_asl::booby_trap::BoobyTrapEvent;
+    fn booby(&mut self, b: hexveil_asl::b28::booby_trap::BoobyTrapEvent) {
+        use hexveil_asl::b28::booby_trap::BoobyTrapEvent;
         if let BoobyTrapEvent::Triggered {
             owner,
             unit,
@@ -655,8 +655,8 @@ impl AslBoard {
             }
         }
         match st.facing {
-            Some(hexveil_asl::unit::Facing::Spine(s)) => w.push(format!("CA {s}")),
-            Some(hexveil_asl::unit::Facing::Hexside(d)) => {
+            Some(hexveil_asl::model::unit::Facing::Spine(s)) => w.push(format!("CA {s}")),
+            Some(hexveil_asl::model::unit::Facing::Hexside(d)) => {
                 w.push(format!("CA ambiguous (faces hexside {d})"))
             }
             None => {}
@@ -775,7 +775,7 @@ impl MinisBoard {
     }
 
     /// Open mines by cell (both sides').
-    pub fn open(&self) -> &BTreeMap<Cell, hexveil_minis::engine::OpenMines> {
+    pub fn open(&self) -> &BTreeMap<Cell, hexveil_minis::state::OpenMines> {
         self.public.open()
     }
 
@@ -972,17 +972,6 @@ pub struct Folded {
     pub reveals: Vec<(Side, hexveil_protocol::message::RevealBody)>,
 }
 
-/// Whether `reader` may see an event told to `to` (G3): a spectator the
-/// public ones, a player those and its own side's, a replay everything.
-pub fn shown_to(reader: crate::narrate::Reader, to: kernel::Visibility) -> bool {
-    use crate::narrate::Reader;
-    match reader {
-        Reader::Everything => true,
-        Reader::Player(side) => to.shown_to(side),
-        Reader::Spectator => to == kernel::Visibility::Public,
-    }
-}
-
 /// Folds accepted log entries, one at a time and in log order, into the
 /// board of one reader (G3: only the events `reader` may see). What
 /// [`fold_transcript`] folds a transcript with, and the replay page
@@ -1041,7 +1030,7 @@ impl Folder {
                 let events: Vec<kernel::Event> = r
                     .events
                     .iter()
-                    .filter(|e| shown_to(self.reader, e.to))
+                    .filter(|e| crate::narrate::shown_to(self.reader, e.to))
                     .cloned()
                     .collect();
                 self.board.events(&events);
@@ -1120,7 +1109,7 @@ pub fn fold_transcript(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hexveil_asl::movement::MoveKind;
+    use hexveil_asl::b28::movement::MoveKind;
     use hexveil_asl::{Event, MoveMode, Visibility};
     use hexveil_core::Ruleset;
 

@@ -4,18 +4,18 @@
 //! `[B28.41 R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader: DR 9, no effect (strength stays hidden)`.
 //! Unit names come from the scenario (file order is the unit id).
 
-use hexveil_asl::action::FfeKind;
-use hexveil_asl::booby_trap::BoobyTrapEvent;
-use hexveil_asl::daisy_chain::DaisyEvent;
-use hexveil_asl::fire::FireEvent;
-use hexveil_asl::flail::FlailOutcome;
-use hexveil_asl::minefield::{Crossing, FoundBy, MinefieldEvent, VehicleOutcome};
-use hexveil_asl::morale::MoraleEvent;
-use hexveil_asl::movement::{MoveEvent, MoveKind};
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::{BoobyLevel, Content, DaisyNote, Layer};
+use hexveil_asl::a::fire::FireEvent;
+use hexveil_asl::a::morale::MoraleEvent;
+use hexveil_asl::b28::booby_trap::BoobyTrapEvent;
+use hexveil_asl::b28::daisy_chain::DaisyEvent;
+use hexveil_asl::b28::flail::FlailOutcome;
+use hexveil_asl::b28::minefield::{Crossing, FoundBy, MinefieldEvent, VehicleOutcome};
+use hexveil_asl::b28::movement::{MoveEvent, MoveKind};
+use hexveil_asl::model::action::FfeKind;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::{BoobyLevel, Content, DaisyNote, Layer};
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::turn::{Phase, TurnEvent};
-use hexveil_asl::unit::UnitId;
 use hexveil_asl::{Action, EventKind, MoveMode, Side, Visibility};
 use hexveil_core as kernel;
 use hexveil_protocol::message::{Prompt, Update};
@@ -33,6 +33,16 @@ pub enum Reader {
     Spectator,
     /// A replay after the game (every event, with its audience marked).
     Everything,
+}
+
+/// Whether `reader` may see an event told to `to` (G3): a spectator the
+/// public ones, a player those and its own side's, a replay everything.
+pub fn shown_to(reader: Reader, to: hexveil_core::Visibility) -> bool {
+    match reader {
+        Reader::Everything => true,
+        Reader::Player(side) => to.shown_to(side),
+        Reader::Spectator => to == hexveil_core::Visibility::Public,
+    }
 }
 
 /// Turns updates and events into text, with unit names from the scenario.
@@ -225,7 +235,7 @@ impl Narrator {
                 Err(e) => format!("an action this client cannot read ({e})"),
             };
         }
-        match hexveil_asl::ruleset::decode_action(bytes) {
+        match hexveil_asl::model::action::decode_action(bytes) {
             Ok(a) => self.action(&a),
             Err(e) => format!("an action this client cannot read ({e})"),
         }
@@ -944,7 +954,7 @@ fn mine_kind(layer: Layer) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hexveil_asl::minefield::MinefieldEvent;
+    use hexveil_asl::b28::minefield::MinefieldEvent;
     use hexveil_asl::Event;
 
     /// An ASL event as the protocol carries it.
@@ -954,7 +964,7 @@ mod tests {
 
     fn narrator() -> Narrator {
         Narrator::new(
-            &hexveil_asl::scenario::Scenario::from_toml(include_str!(
+            &hexveil_asl::model::scenario::Scenario::from_toml(include_str!(
                 "../../examples/scenario.toml"
             ))
             .unwrap(),
@@ -970,7 +980,7 @@ mod tests {
                 targets: vec![UnitId(0), UnitId(1)],
                 final_dr: 9,
                 strength,
-                result: strength.map(|_| hexveil_asl::ift::IftResult::Nmc),
+                result: strength.map(|_| hexveil_asl::a::ift::IftResult::Nmc),
             }),
             cite: vec!["B28.41".into(), "R13".into()],
         }

@@ -23,10 +23,10 @@
 
 use crate::board::{AslBoard, Board, MinisBoard};
 use crate::narrate::Reader;
+use hexveil_asl::board::terrain::Terrain;
 use hexveil_asl::content::from_kernel;
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::sealed::{Content, DaisyNote};
-use hexveil_asl::terrain::Terrain;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::sealed::{Content, DaisyNote};
 use hexveil_asl::{Hex, Side};
 use hexveil_minis::{Cell, CellMines};
 use std::fmt::Write as _;
@@ -327,7 +327,7 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
     let map_w = max_x - min_x;
     let map_h = max_y - min_y;
     // The Booby Trap levels the view may see (sealed per board, B28.9).
-    let booby: Vec<(&SealedFact, hexveil_asl::sealed::BoobyLevel)> = sealed
+    let booby: Vec<(&SealedFact, hexveil_asl::model::sealed::BoobyLevel)> = sealed
         .iter()
         .filter_map(|f| match from_kernel(&f.content) {
             Ok(Content::BoobyTraps(level)) => Some((*f, level)),
@@ -554,7 +554,7 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
     }
 
     // Units on the map, stacked per hex; a passenger shown in its vehicle's hex.
-    let mut stacks: std::collections::BTreeMap<Hex, Vec<&hexveil_asl::unit::Unit>> =
+    let mut stacks: std::collections::BTreeMap<Hex, Vec<&hexveil_asl::model::unit::Unit>> =
         std::collections::BTreeMap::new();
     for u in state.units.values().filter(|u| u.in_play()) {
         if let Some(h) = u.hex {
@@ -936,9 +936,9 @@ mod tests {
     // draw its own chain. A public A-P attack in 3E3 is drawn in every view.
     #[test]
     fn g3_a_sealed_event_is_drawn_only_in_a_view_that_may_see_it() {
+        use hexveil_asl::b28::daisy_chain::DaisyEvent;
         use hexveil_asl::b28::minefield::MinefieldEvent;
-        use hexveil_asl::daisy_chain::DaisyEvent;
-        use hexveil_asl::unit::UnitId;
+        use hexveil_asl::model::unit::UnitId;
         use hexveil_asl::{EventKind, Visibility};
         let hex = |s: &str| s.parse::<Hex>().unwrap();
         let events = [
@@ -976,7 +976,7 @@ mod tests {
             let mut b = demo();
             let seen: Vec<_> = events
                 .iter()
-                .filter(|e| crate::board::shown_to(view.reader(), e.to))
+                .filter(|e| crate::narrate::shown_to(view.reader(), e.to))
                 .cloned()
                 .collect();
             b.events(&seen);
@@ -1022,7 +1022,7 @@ mod tests {
         let mut b = demo();
         let seen: Vec<_> = events
             .iter()
-            .filter(|e| crate::board::shown_to(view.reader(), e.to))
+            .filter(|e| crate::narrate::shown_to(view.reader(), e.to))
             .cloned()
             .collect();
         b.events(&seen);
@@ -1035,9 +1035,9 @@ mod tests {
     // board 3 is drawn only in B's own view and, after the end, in `all`.
     #[test]
     fn b28_9_g3_a_booby_trap_that_went_off_is_marked_in_every_view_told_of_it() {
-        use hexveil_asl::booby_trap::BoobyTrapEvent;
-        use hexveil_asl::sealed::{BoobyLevel, Content};
-        use hexveil_asl::unit::UnitId;
+        use hexveil_asl::b28::booby_trap::BoobyTrapEvent;
+        use hexveil_asl::model::sealed::{BoobyLevel, Content};
+        use hexveil_asl::model::unit::UnitId;
         use hexveil_asl::{EventKind, Visibility};
         let hex = |s: &str| s.parse::<Hex>().unwrap();
         let events = [
@@ -1205,8 +1205,8 @@ mod tests {
     // whatever the state and the view: the replay page draws it once.
     #[test]
     fn the_ground_is_the_same_at_every_step_and_in_every_view() {
-        use hexveil_asl::morale::MoraleEvent;
-        use hexveil_asl::unit::UnitId;
+        use hexveil_asl::a::morale::MoraleEvent;
+        use hexveil_asl::model::unit::UnitId;
         let before = board_svg_parts(&demo(), SvgView::Public, 8, &[]);
         let mut b = demo();
         b.events(&[ev(
@@ -1235,8 +1235,8 @@ mod tests {
             notes_seed: [0; 32],
             pad_seed: hexveil_protocol::pad::PadSeed([1; 32]),
         };
-        let mine = hexveil_asl::content::encode(&hexveil_asl::sealed::Content::ApMines(
-            hexveil_asl::sealed::ApStrength::from_factors(6).unwrap(),
+        let mine = hexveil_asl::content::encode(&hexveil_asl::model::sealed::Content::ApMines(
+            hexveil_asl::model::sealed::ApStrength::from_factors(6).unwrap(),
         ));
         let reveals = [(Side::A, reveal([0; 8])), (Side::B, reveal(mine))];
         for view in VIEWS {

@@ -309,7 +309,7 @@ pub fn entry_lines(narrator: &mut Narrator, accepted: &Accepted, reader: Reader)
             for e in r
                 .events
                 .iter()
-                .filter(|e| crate::board::shown_to(reader, e.to))
+                .filter(|e| crate::narrate::shown_to(reader, e.to))
             {
                 for l in narrator.event(e, reader) {
                     out.push(format!("    {l}"));

@@ -220,3 +220,35 @@ impl Action {
         }
     }
 }
+
+/// Largest action accepted, in bytes.
+pub const MAX_ACTION_LEN: usize = 64 * 1024;
+
+/// The bytes of an action, as signed into the log.
+pub fn encode_action(action: &Action) -> Vec<u8> {
+    postcard::to_stdvec(action).expect("postcard into a Vec cannot fail")
+}
+
+impl From<Action> for Vec<u8> {
+    /// The bytes of an action, as signed into the log ([`encode_action`]).
+    fn from(action: Action) -> Vec<u8> {
+        encode_action(&action)
+    }
+}
+
+/// An action from its bytes: exactly one, nothing after it.
+pub fn decode_action(bytes: &[u8]) -> Result<Action, String> {
+    if bytes.len() > MAX_ACTION_LEN {
+        return Err(format!(
+            "an action of {} bytes is longer than {MAX_ACTION_LEN}",
+            bytes.len()
+        ));
+    }
+    // Canonical only: one action, one byte string (PROTOCOL.md 11, G5).
+    hexveil_core::canonical::decode::<Action>(bytes).map_err(|e| match e {
+        hexveil_core::canonical::CanonicalError::Trailing(n) => {
+            format!("{n} bytes after the action")
+        }
+        e => format!("not an ASL action: {e}"),
+    })
+}

@@ -9,14 +9,14 @@
 //! fixture module.
 #![allow(dead_code)]
 
+use hexveil_asl::board::map::Map;
+use hexveil_asl::board::terrain::HexInfo;
 use hexveil_asl::dice::{DiceKind, DiceSpec, Roll};
-use hexveil_asl::map::Map;
-use hexveil_asl::resolve::{Ctx, Interrupt, Res};
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::state::GameState;
-use hexveil_asl::terrain::HexInfo;
+use hexveil_asl::model::resolve::{Ctx, Interrupt, Res};
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::{Status, Unit, UnitId, UnitKind};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Status, Unit, UnitId, UnitKind};
 use hexveil_asl::{
     Action, ActionError, Content, Engine, Event, Fact, FactRequest, Hex, RuleError, Side, Step,
 };

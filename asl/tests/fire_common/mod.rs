@@ -7,13 +7,15 @@
 mod common;
 pub use common::*;
 
+use hexveil_asl::board::terrain::{HexInfo, Terrain};
 use hexveil_asl::dice::Roll;
-use hexveil_asl::event::Event;
-use hexveil_asl::scenario::{Scenario, SideOb};
-use hexveil_asl::state::GameState;
-use hexveil_asl::terrain::{HexInfo, Terrain};
+use hexveil_asl::model::event::Event;
+use hexveil_asl::model::scenario::{Scenario, SideOb};
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::{
+    Class, Infantry, InfantrySize, Leader, Trait, Unit, UnitId, UnitKind,
+};
 use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{Class, Infantry, InfantrySize, Leader, Trait, Unit, UnitId, UnitKind};
 use hexveil_asl::{Action, ActionError, Content, Engine, EventKind, Side};
 use std::collections::BTreeMap;
 
@@ -207,7 +209,7 @@ pub fn group_fires(e: &mut Engine, dice: &[Roll]) -> Result<Vec<Event>, ActionEr
 }
 
 /// Morale events among `events`.
-pub fn morale_events(events: &[Event]) -> Vec<hexveil_asl::morale::MoraleEvent> {
+pub fn morale_events(events: &[Event]) -> Vec<hexveil_asl::a::morale::MoraleEvent> {
     picked(events, |ev| match &ev.kind {
         EventKind::Morale(m) => Some(m.clone()),
         _ => None,
@@ -215,7 +217,7 @@ pub fn morale_events(events: &[Event]) -> Vec<hexveil_asl::morale::MoraleEvent> 
 }
 
 /// Fire events among `events`.
-pub fn fire_events(events: &[Event]) -> Vec<hexveil_asl::fire::FireEvent> {
+pub fn fire_events(events: &[Event]) -> Vec<hexveil_asl::a::fire::FireEvent> {
     picked(events, |ev| match &ev.kind {
         EventKind::Fire(f) => Some(f.clone()),
         _ => None,

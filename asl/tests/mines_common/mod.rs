@@ -7,19 +7,19 @@
 mod common;
 pub use common::*;
 
+use hexveil_asl::b28::minefield::MinefieldEvent;
+use hexveil_asl::b28::movement::MoveEvent;
+use hexveil_asl::board::map::Map;
+use hexveil_asl::board::terrain::{HexInfo, Terrain};
 use hexveil_asl::dice::{DiceKind, DiceSpec, Roll};
-use hexveil_asl::event::Visibility;
-use hexveil_asl::map::Map;
-use hexveil_asl::minefield::MinefieldEvent;
-use hexveil_asl::movement::MoveEvent;
-use hexveil_asl::scenario::{Scenario, SetupArea, SideOb, Ssr};
-use hexveil_asl::sealed::{ApStrength, AtFactors, Content, FactRequest, Layer, Location};
-use hexveil_asl::state::GameState;
-use hexveil_asl::terrain::{HexInfo, Terrain};
-use hexveil_asl::turn::Phase;
-use hexveil_asl::unit::{
+use hexveil_asl::model::event::Visibility;
+use hexveil_asl::model::scenario::{Scenario, SetupArea, SideOb, Ssr};
+use hexveil_asl::model::sealed::{ApStrength, AtFactors, Content, FactRequest, Layer, Location};
+use hexveil_asl::model::state::GameState;
+use hexveil_asl::model::unit::{
     Class, HullArmor, Infantry, InfantrySize, Unit, UnitId, UnitKind, Vehicle,
 };
+use hexveil_asl::turn::Phase;
 use hexveil_asl::{Action, ActionError, Engine, EventKind, MoveMode, Side};
 use std::collections::BTreeMap;
 
@@ -462,7 +462,7 @@ pub fn run_ctx(
     actor: Side,
     layout: &Layout,
     rolls: &[Roll],
-    f: impl Fn(&mut hexveil_asl::resolve::Ctx<'_>) -> hexveil_asl::resolve::Res<()>,
+    f: impl Fn(&mut hexveil_asl::model::resolve::Ctx<'_>) -> hexveil_asl::model::resolve::Res<()>,
 ) -> CtxRun {
     let run = drive_ctx(sc, state, actor, &|q| sealed(layout, &q), rolls, &f);
     if run.result.is_ok() {

@@ -7,9 +7,9 @@ mod common;
 #[allow(unused_imports)]
 pub use common::*;
 
-use hexveil_asl::scenario::Scenario;
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::state::GameState;
 use hexveil_asl::setup::{initial_state, PublicSetup, SealedSetup};
-use hexveil_asl::state::GameState;
 
 /// The example scenario (examples/scenario.toml).
 pub const SCENARIO: &str = include_str!("../../../examples/scenario.toml");

@@ -4,11 +4,11 @@
 //! A line that does not parse is refused with a message that names what is
 //! wrong, and nothing is sent.
 
-use hexveil_asl::action::{FfeKind, TargetType};
-use hexveil_asl::hex::Spine;
-use hexveil_asl::scenario::Scenario;
-use hexveil_asl::unit::Ammo;
-use hexveil_asl::unit::UnitId;
+use hexveil_asl::board::hex::Spine;
+use hexveil_asl::model::action::{FfeKind, TargetType};
+use hexveil_asl::model::scenario::Scenario;
+use hexveil_asl::model::unit::Ammo;
+use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::{Action, Hex, MoveMode};
 use thiserror::Error;
 
@@ -392,13 +392,12 @@ impl<'a> Parser<'a> {
 
     /// A hex on this scenario's map.
     pub fn hex(&self, text: &str) -> Result<Hex, CommandError> {
-        let hex: Hex =
-            text.to_ascii_uppercase()
-                .parse()
-                .map_err(|e: hexveil_asl::hex::HexNameError| CommandError::BadHex {
-                    text: text.into(),
-                    reason: e.to_string(),
-                })?;
+        let hex: Hex = text.to_ascii_uppercase().parse().map_err(
+            |e: hexveil_asl::board::hex::HexNameError| CommandError::BadHex {
+                text: text.into(),
+                reason: e.to_string(),
+            },
+        )?;
         if !self.scenario.map.contains(hex) {
             return Err(CommandError::OffMap(hex));
         }
@@ -481,8 +480,10 @@ mod tests {
     use super::*;
 
     fn scenario() -> Scenario {
-        hexveil_asl::scenario::Scenario::from_toml(include_str!("../../../examples/scenario.toml"))
-            .unwrap()
+        hexveil_asl::model::scenario::Scenario::from_toml(include_str!(
+            "../../../examples/scenario.toml"
+        ))
+        .unwrap()
     }
 
     #[test]

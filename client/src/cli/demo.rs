@@ -65,8 +65,8 @@ pub struct DemoGame {
 impl DemoGame {
     /// The ASL demo (examples/demo/).
     pub fn asl() -> Result<DemoGame, String> {
-        let scenario =
-            hexveil_asl::scenario::Scenario::from_toml(SCENARIO).map_err(|e| e.to_string())?;
+        let scenario = hexveil_asl::model::scenario::Scenario::from_toml(SCENARIO)
+            .map_err(|e| e.to_string())?;
         let parser = Parser::new(&scenario);
         Ok(DemoGame {
             ruleset: Arc::new(hexveil_asl::ruleset::Asl),
@@ -235,7 +235,7 @@ pub struct KeptServer {
     /// The web view's address.
     pub http: std::net::SocketAddr,
     /// The demo game.
-    pub game_id: hexveil_server::wire::GameId,
+    pub game_id: hexveil_net::wire::GameId,
 }
 
 impl KeptServer {
@@ -272,11 +272,12 @@ pub async fn run(
     use super::reconnect::Lifeline;
     use hexveil::driver::{Client, SeatSetup};
     use hexveil::follow::Follower;
+    use hexveil_net::new_game::NewGame;
+    use hexveil_net::tls::ServerTrust;
     use hexveil_protocol::identity::Identity;
     use hexveil_server::config::ServerSettings;
-    use hexveil_server::live_game::{LiveGameFactory, NewGame};
+    use hexveil_server::live_game::LiveGameFactory;
     use hexveil_server::secrets::ServerSecrets;
-    use hexveil_server::tls::ServerTrust;
     use hexveil_server::Server;
 
     let s = |e: &dyn std::fmt::Display| e.to_string();

@@ -4,6 +4,7 @@
 
 pub mod board;
 pub mod command;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod evidence;
 pub mod keys;
@@ -19,5 +20,6 @@ pub mod setup_check;
 pub mod svg;
 pub mod transcript;
 
-// Durable, owner-only file writes: the server's one implementation.
-use hexveil_server::durable_file as files;
+// Durable, owner-only file writes: the one implementation, which the
+// server uses too.
+use hexveil_net::durable_file as files;

@@ -1,3 +1,7 @@
+//! This file holds the network subcommands with what they share (server
+//! address and invite, client config, scenario loading, the seat loop
+//! [`play_seat`] and its input and output, setup checks).
+//!
 //! The network subcommands: `create`, `list`, `join` (play one seat,
 //! interactively or from a script) and `watch` (spectate), over QUIC with
 //! the server pinned by its certificate fingerprint (DESIGN 5). Machine
@@ -14,19 +18,19 @@ use super::setup_check::{self, SetupCheck, Which};
 use super::{files, keys, transcript};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
 use hexveil::follow::{retryable, Follower};
-use hexveil_asl::scenario::Scenario;
+use hexveil_asl::model::scenario::Scenario;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
 use hexveil_core::Ruleset;
+use hexveil_net::new_game::NewGame;
+use hexveil_net::tls::{Fingerprint, ServerTrust};
+use hexveil_net::wire::GameId;
 use hexveil_protocol::encoding::Digest;
 use hexveil_protocol::evidence::Evidence;
 use hexveil_protocol::identity::{Identity, PublicKey};
 use hexveil_protocol::message::{Body, Genesis, Mode, Prompt};
 use hexveil_protocol::player::Secrets;
 use hexveil_protocol::witness::{Breach, Checked};
-use hexveil_server::live_game::NewGame;
-use hexveil_server::tls::{Fingerprint, ServerTrust};
-use hexveil_server::wire::GameId;
 use hexveil_view::board::Board;
 use hexveil_view::narrate::{Narrator, Reader};
 use std::net::SocketAddr;
@@ -670,10 +674,10 @@ pub async fn list(c: &Connect, json: bool) -> Result<(), PlayError> {
 /// transcripts it stores; fetch a transcript and run `hexveil results` on
 /// it to check for yourself).
 pub async fn list_finished(c: &Connect, json: bool) -> Result<(), PlayError> {
-    use hexveil_server::wire::FinishedRow;
+    use hexveil_net::wire::FinishedRow;
     let (mut client, _) = c.client().await?;
     let games = client
-        .list_finished(hexveil_server::wire::MAX_LISTED_FINISHED as u32)
+        .list_finished(hexveil_net::wire::MAX_LISTED_FINISHED as u32)
         .await?;
     client.close().await;
     if json {
@@ -736,6 +740,7 @@ pub enum AfterScript {
     /// Read further commands from stdin.
     Stdin,
     /// Concede (the demo's bots).
+    #[cfg_attr(not(feature = "demo"), allow(dead_code))]
     Concede,
 }
 
@@ -745,6 +750,7 @@ pub enum Output {
     /// Printed, each line as it comes.
     Print,
     /// Sent with the side and seq (the demo merges both sides' views).
+    #[cfg_attr(not(feature = "demo"), allow(dead_code))]
     Channel(mpsc::UnboundedSender<(Side, u64, Vec<String>)>),
 }
 

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, Spectator};
 use hexveil::follow::{retryable, Backoff, Follower};
-use hexveil_server::wire::GameId;
+use hexveil_net::wire::GameId;
 
 use super::play::{Output, PlayError, PATIENCE};
 
@@ -79,7 +79,10 @@ impl Record {
 
     /// Writes what `event` shows, if anything.
     fn write(&mut self, event: &GameEvent) {
-        let at_ms = hexveil_server::session::unix_millis();
+        // Milliseconds since the Unix epoch (0 for a clock before it).
+        let at_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
         let line = match event {
             GameEvent::Update(u) | GameEvent::Replayed(u) => serde_json::json!({
                 "at_ms": at_ms,

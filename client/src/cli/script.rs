@@ -47,6 +47,7 @@ impl Script {
     /// on the thread that called `block_on`, apart from the runtime's
     /// workers, which keep serving the server and the QUIC connections
     /// meanwhile.
+    #[cfg_attr(not(feature = "demo"), allow(dead_code))]
     pub fn paced(mut self, pace: std::time::Duration) -> Script {
         self.pace = pace;
         self

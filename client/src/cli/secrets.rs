@@ -154,7 +154,7 @@ mod tests {
     fn fresh() -> Result<Secrets, String> {
         Secrets::generate(
             Side::B,
-            &hexveil_asl::sealed::Layer::SEALED.map(|l| l.to_kernel()),
+            &hexveil_asl::model::sealed::Layer::SEALED.map(|l| l.to_kernel()),
             "side = \"B\"\n".into(),
             "side = \"B\"\n".into(),
             vec![],

@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use super::{HttpError, Visitor};
 use crate::league::League;
-use crate::live_game::NewGame;
 use crate::lobby::Lobby;
 use crate::roster::Roster;
 use crate::store::StoreError;
-use crate::wire::{FinishedRow, GameId};
+use crate::wire::{FinishedRow, GameId, PublicKey};
+use hexveil_net::new_game::NewGame;
 
 /// Open games, and finished games, listed at most.
 pub const MAX_LISTED: usize = 100;

@@ -7,15 +7,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hexveil_server::config::ServerSettings;
-use hexveil_server::endpoint::client_config;
-use hexveil_server::frame::{read_frame, write_frame, FrameLimits};
-use hexveil_server::login::{exporter, Challenge, LoginKey};
-use hexveil_server::relay::RelayFactory;
-use hexveil_server::tls::{Fingerprint, ServerTrust};
-use hexveil_server::wire::{
+use hexveil_net::endpoint::client_config;
+use hexveil_net::frame::{read_frame, write_frame, FrameLimits};
+use hexveil_net::login::{exporter, Challenge, LoginKey};
+use hexveil_net::tls::{Fingerprint, ServerTrust};
+use hexveil_net::wire::{
     ClientMessage, ErrorCode, GameId, Role, ServerMessage, Side, PROTOCOL_VERSION,
 };
+use hexveil_server::config::ServerSettings;
+use hexveil_server::relay::RelayFactory;
 use hexveil_server::Server;
 use ring::rand::SystemRandom;
 use ring::signature::Ed25519KeyPair;

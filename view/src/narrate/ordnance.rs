@@ -1,13 +1,13 @@
 //! Ordnance (C3) in words: the actions and events of `hexveil_asl::c3`.
 
 use super::Narrator;
-use hexveil_asl::action::TargetType;
+use hexveil_asl::b28::minefield::VehicleOutcome;
+use hexveil_asl::board::hex::Hex;
 use hexveil_asl::c3::covered_arc::CaEvent;
 use hexveil_asl::c3::hit::{Aspect, HitOutcome};
 use hexveil_asl::c3::ordnance::{Drm, OrdnanceEvent};
-use hexveil_asl::hex::Hex;
-use hexveil_asl::minefield::VehicleOutcome;
-use hexveil_asl::unit::{Ammo, UnitId};
+use hexveil_asl::model::action::TargetType;
+use hexveil_asl::model::unit::{Ammo, UnitId};
 use hexveil_asl::Action;
 
 fn drms(list: &[Drm]) -> String {
@@ -64,7 +64,7 @@ impl Narrator {
         target: Hex,
         target_type: TargetType,
         ammo: Ammo,
-        change_ca: Option<hexveil_asl::hex::Spine>,
+        change_ca: Option<hexveil_asl::board::hex::Spine>,
         extra_drm: i8,
     ) -> String {
         format!(

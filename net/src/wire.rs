@@ -6,8 +6,8 @@
 //! Ed25519 login bound to the TLS session (G6, DESIGN section 5), keep-alive
 //! pings, and the lobby (create, list, join as a side or as a spectator). The
 //! game's own messages travel opaquely inside [`ClientMessage::Game`] and
-//! [`ServerMessage::Game`]; the [`crate::session::GameSession`] plugged into the
-//! server gives them meaning.
+//! [`ServerMessage::Game`]; the game session plugged into the server
+//! (`hexveil_server::session::GameSession`) gives them meaning.
 //!
 //! Decoding is strict: a frame must hold exactly one message (trailing bytes
 //! are an error) and every variable-length field is checked against the hard
