@@ -788,7 +788,12 @@ impl Client {
                 resume_from: 0,
             })?;
             match self.recv().await? {
-                ServerMessage::Joined { .. } => break,
+                ServerMessage::Joined { .. } => {
+                    // Who the game waits for (issue 27); a server that
+                    // predates it answers Malformed, shown and ignored.
+                    self.send(&ClientMessage::WatchPresence { game_id })?;
+                    break;
+                }
                 // Another node of the league serves the game (issue 13).
                 ServerMessage::ServedElsewhere {
                     game_id: g,
@@ -838,6 +843,9 @@ impl Incoming {
             }
             ServerMessage::Left { game_id } if game_id == game => Incoming::Event(GameEvent::Left),
             ServerMessage::Pong { nonce } => Incoming::Event(GameEvent::Pong(nonce)),
+            ServerMessage::Presence { game_id, presence } if game_id == game => {
+                Incoming::Event(GameEvent::Presence(presence))
+            }
             other => Incoming::Event(GameEvent::Other(format!("{other:?}"))),
         })
     }
@@ -887,6 +895,9 @@ pub enum GameEvent {
     Left,
     /// The answer to a ping.
     Pong(u64),
+    /// Who is connected and who the game waits for, until when: the
+    /// server's word, unsigned (issue 27; [`crate::presence::wait_line`]).
+    Presence(hexveil_server::wire::Presence),
     /// Any other message, in words (e.g. a message of another game).
     Other(String),
 }
@@ -1312,7 +1323,13 @@ impl RemotePlayer {
             })?;
             loop {
                 match self.link.recv(self.wait, "the join answer").await? {
-                    ServerMessage::Joined { resync, .. } => break 'joined resync,
+                    ServerMessage::Joined { resync, .. } => {
+                        // Who the game waits for (issue 27), after the resync.
+                        self.send(&ClientMessage::WatchPresence {
+                            game_id: self.game_id,
+                        })?;
+                        break 'joined resync;
+                    }
                     ServerMessage::ServedElsewhere { game_id, address }
                         if game_id == self.game_id =>
                     {
