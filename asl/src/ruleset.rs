@@ -271,6 +271,13 @@ impl kernel::Scenario for AslScenario {
         Some(Layer::DaisyChain.to_kernel())
     }
 
+    fn fact_words(&self, request: &kernel::FactRequest) -> String {
+        match FactRequest::from_kernel(request) {
+            Some(r) => r.words(),
+            None => request.generic_words(),
+        }
+    }
+
     fn check_content(
         &self,
         layer: kernel::Layer,

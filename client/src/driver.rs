@@ -786,6 +786,9 @@ impl Client {
     /// Joins `game_id` as a spectator (public view only).
     pub async fn watch(mut self, game_id: GameId) -> Result<Spectator, DriverError> {
         self.join_as_spectator(game_id).await?;
+        // Who the game waits for (issue 27); a server that predates it
+        // answers Malformed, shown and ignored.
+        self.send(&ClientMessage::WatchPresence { game_id })?;
         Ok(Spectator {
             addr: self.access.addr,
             link: self.link,
@@ -895,6 +898,9 @@ impl Incoming {
             }
             ServerMessage::Left { game_id } if game_id == game => Incoming::Event(GameEvent::Left),
             ServerMessage::Pong { nonce } => Incoming::Event(GameEvent::Pong(nonce)),
+            ServerMessage::Presence { game_id, presence } if game_id == game => {
+                Incoming::Event(GameEvent::Presence(presence))
+            }
             other => Incoming::Event(GameEvent::Other(format!("{other:?}"))),
         })
     }
@@ -944,6 +950,9 @@ pub enum GameEvent {
     Left,
     /// The answer to a ping.
     Pong(u64),
+    /// Who is connected and who the game waits for, until when: the
+    /// server's word, unsigned (issue 27; [`crate::presence::wait_line`]).
+    Presence(hexveil_net::wire::Presence),
     /// Any other message, in words (e.g. a message of another game).
     Other(String),
 }
@@ -1369,7 +1378,13 @@ impl RemotePlayer {
             })?;
             loop {
                 match self.link.recv(self.wait, "the join answer").await? {
-                    ServerMessage::Joined { resync, .. } => break 'joined resync,
+                    ServerMessage::Joined { resync, .. } => {
+                        // Who the game waits for (issue 27), after the resync.
+                        self.send(&ClientMessage::WatchPresence {
+                            game_id: self.game_id,
+                        })?;
+                        break 'joined resync;
+                    }
                     ServerMessage::ServedElsewhere { game_id, address }
                         if game_id == self.game_id =>
                     {
@@ -1572,7 +1587,14 @@ impl Spectator {
         })?;
         loop {
             match self.link.recv(self.wait, "the join answer").await? {
-                ServerMessage::Joined { resync, .. } => return Ok(resync),
+                ServerMessage::Joined { resync, .. } => {
+                    // A leave ended the presence the first join asked for
+                    // (issue 27): ask again.
+                    self.link.send(&ClientMessage::WatchPresence {
+                        game_id: self.game_id,
+                    })?;
+                    return Ok(resync);
+                }
                 e @ ServerMessage::Error { .. } => return Err(refused(e)),
                 _ => {}
             }

@@ -8,4 +8,5 @@
 pub mod driver;
 pub mod follow;
 pub mod net;
+pub mod presence;
 pub mod tables;

@@ -403,6 +403,80 @@ async fn g2_nobody_hangs_when_a_side_stops_answering() {
     lab.server.shutdown().await;
 }
 
+// Issue 27 item 1 (G2): B's client goes away while the game waits for its
+// machine. A is told who the game waits for, on what, in words, that B's
+// client is not connected (the server notices within the client idle
+// timeout) and when the answer timeout forfeits; when B comes back, A is
+// told B is connected again. Real QUIC on loopback, real processes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = Lab::start(dir.path(), Duration::from_secs(600)).await;
+    let (alice, _) = lab.key("alice").await;
+    let (bob, bob_public) = lab.key("bob").await;
+    let (game, _) = lab.create(&alice, &bob_public).await;
+    let script = dir.path().join("a.txt");
+    std::fs::write(&script, "end\nend\nend\n").unwrap();
+    let mut ja = lab.join(
+        &alice,
+        &game,
+        "A",
+        &examples("sealed-a.toml"),
+        &dir.path().join("a-secrets"),
+    );
+    ja.extend(s(&["--script", &p(&script)]));
+    let mut a = Running::spawn(&ja);
+    let b_secrets = dir.path().join("b-secrets");
+    let b_join = lab.join(&bob, &game, "B", &examples("sealed-b.toml"), &b_secrets);
+    let mut b = Running::spawn(&b_join);
+    a.until("side A's MPh", LONG).await;
+    a.until("waiting for side A to move (you)", LONG).await;
+    // B's machine goes away without a word.
+    b.child.start_kill().unwrap();
+    let _ = b.child.wait().await;
+    // Into 4E4: the referee needs B's machine to answer its Daisy Chain
+    // opportunity (B28.531) first.
+    a.say("move ger-squad-1,ger-leader 4E4").await;
+    a.until("side B's client is NOT connected", LONG).await;
+    let wait = a
+        .seen
+        .iter()
+        .rev()
+        .find(|l| l.contains("side B's client is NOT connected"))
+        .unwrap()
+        .clone();
+    println!("{wait}");
+    assert!(
+        wait.contains("waiting for side B's machine to answer its Daisy Chain opportunity 1"),
+        "{wait}"
+    );
+    assert!(wait.contains("; forfeits at "), "{wait}");
+    assert!(wait.contains(" UTC, in 10 min"), "{wait}");
+    assert!(wait.ends_with("(the server's word)"), "{wait}");
+    // B comes back with its secrets: connected again, the game goes on.
+    // (Only what A is told from now on counts.)
+    a.seen.clear();
+    let mut b2 = Running::spawn(&b_join);
+    b2.until("resuming with the secrets", LONG).await;
+    a.until("side B's client is connected", LONG).await;
+    let back = a
+        .seen
+        .iter()
+        .find(|l| l.contains("side B's client is connected"))
+        .unwrap()
+        .clone();
+    println!("{back}");
+    assert!(back.starts_with("waiting for side B"), "{back}");
+    a.say("concede").await;
+    let (a_ok, a_out) = a.exit(LONG).await;
+    let (b_ok, b_out) = b2.exit(LONG).await;
+    for (ok, out) in [(a_ok, &a_out), (b_ok, &b_out)] {
+        assert!(ok, "{out}");
+        assert!(out.contains("side B wins (side A conceded)"), "{out}");
+    }
+    lab.server.shutdown().await;
+}
+
 // Issue 14 item 4, issue 27 item 6: one seat, one machine. While B's
 // client plays, a second client with B's key is refused before it sends
 // anything; with --take-over but other secrets it is refused by what the

@@ -226,6 +226,22 @@ pub struct FactRequest {
     pub location: Location,
 }
 
+impl FactRequest {
+    /// The fact in words for players, without its owner, when the ruleset
+    /// has none of its own ([`crate::Scenario::fact_words`]): `record ap
+    /// for 3E6`, `note opportunity 1` (issue 27: prompts, waits and
+    /// timeouts say what is awaited in words, not as `side B at at 3E6`).
+    pub fn generic_words(&self) -> String {
+        match self.location.as_opportunity() {
+            Some(n) => format!("{} note opportunity {n}", self.layer),
+            None => format!("{} record for {}", self.layer, self.location),
+        }
+    }
+}
+
+/// The technical form auditors read in refusals and the oracle: owner,
+/// layer key and location key (`side B ap at 3E3`); players are shown
+/// [`crate::Scenario::fact_words`].
 impl fmt::Display for FactRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "side {} {} at {}", self.owner, self.layer, self.location)

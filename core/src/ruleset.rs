@@ -12,7 +12,7 @@
 
 use crate::dice::{DiceSpec, Roll};
 use crate::engine::Engine;
-use crate::fact::{Content, ContentError, Layer, Location};
+use crate::fact::{Content, ContentError, FactRequest, Layer, Location};
 use crate::observer::Observer;
 use crate::side::Side;
 use crate::tables::SuppliedTables;
@@ -62,6 +62,14 @@ pub trait Scenario: Send + Sync + Debug {
     /// The layer answered by sealed notes, one per opportunity (ASL:
     /// Daisy Chains, B28.531), if the ruleset has one.
     fn note_layer(&self) -> Option<Layer>;
+
+    /// A sealed fact in words for players, without its owner (`A-T mine
+    /// record for 3E6`, `Daisy Chain opportunity 1`): what prompts, the
+    /// wait line and timeout reasons name (issue 27). The default names the
+    /// layer by its key ([`FactRequest::generic_words`]).
+    fn fact_words(&self, request: &FactRequest) -> String {
+        request.generic_words()
+    }
 
     /// Whether `content` is a legal content of `layer` in this ruleset's
     /// encoding; if not, why. The referee refuses an opening whose content

@@ -34,6 +34,14 @@ impl CoreScenario for MinisScenario {
         None
     }
 
+    fn fact_words(&self, request: &hexveil_core::FactRequest) -> String {
+        if request.layer == mines_layer() {
+            format!("minefield record for {}", request.location)
+        } else {
+            request.generic_words()
+        }
+    }
+
     fn check_content(
         &self,
         layer: Layer,

@@ -237,6 +237,15 @@ pub enum ClientMessage {
         /// The game.
         game_id: GameId,
     },
+    /// Ask to be told who is connected to a joined game and who it waits
+    /// for ([`ServerMessage::Presence`], now and whenever it changes;
+    /// issue 27). Added after version 1 was published, as the last
+    /// variant: a server that predates it answers `Error{Malformed}`, and
+    /// the client goes on without presence.
+    WatchPresence {
+        /// The game, joined on this connection.
+        game_id: GameId,
+    },
 }
 
 /// Who serves a game, as a node answers [`ClientMessage::Locate`].
@@ -366,6 +375,58 @@ pub enum ServerMessage {
         /// where a client looks for its game when its node goes away.
         nodes: Vec<String>,
     },
+    /// Who is connected to a joined game and who it waits for, until when
+    /// (issue 27): sent after [`ClientMessage::WatchPresence`] and then
+    /// whenever it changes. Added after version 1 was published, as the
+    /// last variant: only a client that asked for it is sent it.
+    Presence {
+        /// The game.
+        game_id: GameId,
+        /// Its presence.
+        presence: Presence,
+    },
+}
+
+/// Who a game waits for, on what, and until when, as the server says
+/// (issue 27). Unsigned: the server's word, like the connection itself
+/// (PROTOCOL.md 16); a client derives what it can from the signed log.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Awaited {
+    /// The side whose answer or move the game waits for; `None`: the
+    /// server itself.
+    pub side: Option<Side>,
+    /// What, in words, to follow "waiting for" (`side B's machine to
+    /// answer its Daisy Chain opportunity 1`; at most
+    /// [`MAX_ERROR_MESSAGE_LEN`] bytes).
+    pub what: String,
+    /// When the answer timeout forfeits the game for `side` (Unix
+    /// milliseconds, the server's clock), if one runs (G2: machine answers
+    /// only; a move has none).
+    pub forfeits_at_ms: Option<u64>,
+}
+
+/// Who is connected to a game and who it waits for: sent to every member
+/// of the game when either changes, and on joining.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Presence {
+    /// Whether a client holds side A's seat now.
+    pub side_a_connected: bool,
+    /// Whether a client holds side B's seat now.
+    pub side_b_connected: bool,
+    /// Spectators connected.
+    pub spectators: u32,
+    /// Who the game waits for, if anyone (none once it is over).
+    pub awaited: Option<Awaited>,
+}
+
+impl Presence {
+    /// Whether `side`'s seat is held by a connected client.
+    pub fn connected(&self, side: Side) -> bool {
+        match side {
+            Side::A => self.side_a_connected,
+            Side::B => self.side_b_connected,
+        }
+    }
 }
 
 /// Longest address in [`ServerMessage::ServedElsewhere`] and
@@ -600,6 +661,10 @@ impl ServerMessage {
             ServerMessage::ServedElsewhere { address, .. } => {
                 check_len("address", address.len(), MAX_ADDRESS_LEN)
             }
+            ServerMessage::Presence { presence, .. } => match &presence.awaited {
+                Some(a) => check_len("what", a.what.len(), MAX_ERROR_MESSAGE_LEN),
+                None => Ok(()),
+            },
             ServerMessage::Located { owner, nodes, .. } => {
                 check_len("nodes", nodes.len(), MAX_LISTED_NODES)?;
                 for n in nodes {

@@ -172,6 +172,87 @@ impl Awaiting {
         )
     }
 
+    /// What is awaited, in words for players, to follow "waiting for"
+    /// (issue 27): `side B's machine to answer its Daisy Chain opportunity
+    /// 1, with its dice pad entries for rolls 1 to 5`, `side A to move`.
+    /// The facts are named by the scenario ([`Scenario::fact_words`]). The
+    /// session writes it as a timeout's reason; [`Awaiting::describe`] is
+    /// the technical form of refusals.
+    pub fn in_words(&self, scenario: &dyn Scenario) -> String {
+        let facts = |requests: &mut dyn Iterator<Item = &FactRequest>| {
+            let words: Vec<String> = requests.map(|r| scenario.fact_words(r)).collect();
+            list_in_words(&words)
+        };
+        let machine = |owner: Side, escrowed: bool| {
+            if escrowed {
+                format!("the server (holding side {owner}'s escrow)")
+            } else {
+                format!("side {owner}'s machine")
+            }
+        };
+        match self {
+            Awaiting::Pads { missing } => format!("{} to send a dice pad", sides(missing)),
+            Awaiting::Setups { missing } => format!("{} to send a setup", sides(missing)),
+            Awaiting::Action { actor } => format!("side {actor} to move"),
+            Awaiting::Openings {
+                owner,
+                requests,
+                escrowed,
+                window,
+            } => {
+                let ahead = match window {
+                    Some(w) => format!(", with its dice pad entries for {}", w.describe()),
+                    None => String::new(),
+                };
+                let what = facts(&mut requests.iter());
+                format!("{} to answer its {what}{ahead}", machine(*owner, *escrowed))
+            }
+            Awaiting::Entry { party, k } => {
+                format!(
+                    "{}'s machine to release its dice pad entry for roll {k}",
+                    party_words(*party)
+                )
+            }
+            Awaiting::Window { party, k, count } => format!(
+                "{}'s machine to release its dice pad entries for {}",
+                party_words(*party),
+                WindowAsk {
+                    k: *k,
+                    count: *count
+                }
+                .describe()
+            ),
+            Awaiting::Renewal { epoch, missing } => match missing.first() {
+                Some(p) => format!(
+                    "{}'s machine to commit its next dice pad (epoch {epoch})",
+                    party_words(*p)
+                ),
+                None => format!("the dice pads of epoch {epoch}"),
+            },
+            Awaiting::ServerRoll { k } => format!("the server to roll (roll {k})"),
+            Awaiting::Ruling { .. } => "the server's ruling".into(),
+            Awaiting::Transitions {
+                owner,
+                list,
+                escrowed,
+            } => {
+                let what = facts(&mut list.iter().map(|(r, _)| r));
+                format!(
+                    "{} to record the change to its {what}",
+                    machine(*owner, *escrowed)
+                )
+            }
+            Awaiting::End { .. } => "the server to record the end of the game".into(),
+            Awaiting::Reveals { missing } => {
+                format!(
+                    "{} to publish the secrets of the finished game",
+                    machines(missing)
+                )
+            }
+            Awaiting::Closed => "nothing: the game is over".into(),
+        }
+    }
+
     /// What is awaited, in words.
     pub fn describe(&self) -> String {
         match self {
@@ -226,6 +307,42 @@ impl Awaiting {
             Awaiting::Reveals { missing } => format!("the reveal of side(s) {missing:?}"),
             Awaiting::Closed => "nothing: the log is closed".into(),
         }
+    }
+}
+
+/// `side A`, `sides A and B`.
+fn sides(missing: &[Side]) -> String {
+    match missing {
+        [one] => format!("side {one}"),
+        _ => {
+            let names: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+            format!("sides {}", list_in_words(&names))
+        }
+    }
+}
+
+/// `side A's machine`, `the machines of sides A and B`.
+fn machines(missing: &[Side]) -> String {
+    match missing {
+        [one] => format!("side {one}'s machine"),
+        _ => format!("the machines of {}", sides(missing)),
+    }
+}
+
+/// `side A`, `the server`.
+fn party_words(party: Party) -> String {
+    match party {
+        Party::Server => "the server".into(),
+        p => format!("side {p}"),
+    }
+}
+
+/// `x`, `x and y`, `x, y and z`.
+fn list_in_words(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -687,6 +804,11 @@ impl Referee {
     /// Who must write the next entry.
     pub fn awaiting(&self) -> &Awaiting {
         &self.awaiting
+    }
+
+    /// What is awaited, in words for players ([`Awaiting::in_words`]).
+    pub fn awaiting_in_words(&self) -> String {
+        self.awaiting.in_words(self.scenario.as_ref())
     }
 
     /// The log's acceptance state (next seq, head).

@@ -452,7 +452,8 @@ impl Session {
         let mut out = Vec::new();
         if let Some((party, deadline)) = self.deadline {
             if now_ms >= deadline {
-                let request = self.referee.awaiting().describe();
+                // In words (issue 27): the reason every reader is shown.
+                let request = self.referee.awaiting_in_words();
                 self.write_server(Body::Timeout { party, request }, now_ms, &mut out);
                 self.run_server(now_ms, &mut out);
             }

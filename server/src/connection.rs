@@ -657,6 +657,18 @@ impl Session {
                 payload,
                 more,
             } => self.game_message(game_id, payload, more).await?,
+            ClientMessage::WatchPresence { game_id } => match self.joined.get(&game_id) {
+                Some((_, game)) => {
+                    let cmd = GameCommand::WatchPresence { from: self.id };
+                    if timeout(GAME_SEND_TIMEOUT, game.send(cmd)).await.is_err() {
+                        // Presence is a courtesy: the game goes on without.
+                        warn!(%game_id, "presence request not delivered: game busy");
+                    }
+                }
+                None => {
+                    self.reply(not_joined(game_id)).await?;
+                }
+            },
         }
         Ok(())
     }
@@ -950,5 +962,6 @@ fn variant_name(m: &ClientMessage) -> &'static str {
         ClientMessage::FetchTranscript { .. } => "FetchTranscript",
         ClientMessage::ListFinished { .. } => "ListFinished",
         ClientMessage::Locate { .. } => "Locate",
+        ClientMessage::WatchPresence { .. } => "WatchPresence",
     }
 }

@@ -15,8 +15,10 @@ use std::sync::Arc;
 use hexveil_protocol::message::{
     decode_to_server, encode, encode_padded, Body, ToClient, ToServer,
 };
+use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{GameParams, Output, Session};
 use hexveil_protocol::transcript::{decode_entry, encode_entry, file_version_for, Transcript};
+use hexveil_protocol::Party;
 
 use crate::at_rest::StorageKey;
 use crate::secrets::ServerSecrets;
@@ -319,6 +321,24 @@ impl GameSession for LiveGame {
 
     fn next_deadline(&self) -> Option<u64> {
         self.session.next_deadline()
+    }
+
+    fn awaited(&self) -> Option<(Option<Side>, String)> {
+        let referee = self.session.referee();
+        let awaiting = referee.awaiting();
+        if matches!(awaiting, Awaiting::Closed) {
+            return None;
+        }
+        let side = match (awaiting, awaiting.party()) {
+            (_, Some(Party::A)) => Some(Side::A),
+            (_, Some(Party::B)) => Some(Side::B),
+            // Both sides owe these; the first missing one is asked first.
+            (Awaiting::Pads { missing } | Awaiting::Setups { missing }, None) => {
+                missing.first().copied()
+            }
+            _ => None,
+        };
+        Some((side, referee.awaiting_in_words()))
     }
 
     fn tick(&mut self, now_ms: u64) -> Vec<Effect> {

@@ -58,8 +58,8 @@ use crate::session::{
 use crate::shares::{Budget, BudgetRates, Party};
 use crate::store::{GameCaps, GameLocation, NewGameRecord, StoreError, StoreHandle};
 use crate::wire::{
-    split_game_message, ErrorCode, GameId, GameSummary, PublicKey, Role, ServerMessage, Side,
-    MAX_GAME_MESSAGE_LEN, MAX_LISTED_GAMES,
+    split_game_message, Awaited, ErrorCode, GameId, GameSummary, Presence, PublicKey, Role,
+    ServerMessage, Side, MAX_GAME_MESSAGE_LEN, MAX_LISTED_GAMES,
 };
 
 /// Commands a game task's channel holds at most.
@@ -229,6 +229,12 @@ pub enum GameCommand {
     },
     /// The connection leaves (or closed).
     Leave {
+        /// The connection.
+        from: ConnectionId,
+    },
+    /// The connection asks to be told the game's presence, now and when it
+    /// changes ([`ServerMessage::Presence`], issue 27).
+    WatchPresence {
         /// The connection.
         from: ConnectionId,
     },
@@ -933,6 +939,7 @@ impl Lobby {
             ready: Some(ready_tx),
             metrics: self.metrics.clone(),
             begun,
+            presence: None,
         };
         games.insert(
             game_id,
@@ -975,6 +982,8 @@ enum Origin {
 struct Member {
     participant: Participant,
     link: ConnectionLink,
+    /// Whether it asked for the game's presence (issue 27).
+    presence: bool,
 }
 
 struct GameTask {
@@ -1008,6 +1017,8 @@ struct GameTask {
     /// new game, whose genesis was stored with it): the rest is carried
     /// out instead of calling it again.
     begun: Option<Vec<Effect>>,
+    /// The presence last sent to the members who watch it (issue 27).
+    presence: Option<Presence>,
 }
 
 /// Messages a late spectator's catch-up queue holds at most while its
@@ -1142,6 +1153,7 @@ impl GameTask {
             result?;
             self.refresh_deadline();
             self.update_status();
+            self.share_presence();
             let idle = self.status.finished.load(Ordering::Relaxed) && self.members.is_empty();
             if !idle {
                 self.linger_until = None;
@@ -1275,6 +1287,17 @@ impl GameTask {
             GameCommand::Drain { done, .. } => {
                 let _ = done.send(());
             }
+            GameCommand::WatchPresence { from } => {
+                let now = self.presence_now();
+                if let Some(m) = self.members.get_mut(&from) {
+                    m.presence = true;
+                    let msg = ServerMessage::Presence {
+                        game_id: self.game_id,
+                        presence: now,
+                    };
+                    self.send_to(from, msg);
+                }
+            }
             GameCommand::Leave { from } => {
                 if let Some(m) = self.remove_member(from) {
                     let _ = m.link.outbox.try_send(ServerMessage::Left {
@@ -1379,8 +1402,14 @@ impl GameTask {
                     role: participant.role,
                     resync: u32::try_from(resync).unwrap_or(u32::MAX),
                 });
-                self.members
-                    .insert(participant.connection, Member { participant, link });
+                self.members.insert(
+                    participant.connection,
+                    Member {
+                        participant,
+                        link,
+                        presence: false,
+                    },
+                );
                 self.catch_up(id, history);
                 self.apply(head).await?;
                 self.catch_up(id, backlog);
@@ -1788,6 +1817,47 @@ impl GameTask {
         self.status
             .spectators
             .store(self.spectator_ids().len() as u32, Ordering::Relaxed);
+    }
+
+    /// Who is connected and who the game waits for, until when (issue 27).
+    fn presence_now(&self) -> Presence {
+        let finished = self.status.finished.load(Ordering::Relaxed);
+        Presence {
+            side_a_connected: self.seats[0].is_some(),
+            side_b_connected: self.seats[1].is_some(),
+            spectators: self.spectator_ids().len() as u32,
+            awaited: self
+                .session
+                .awaited()
+                .filter(|_| !finished)
+                .map(|(side, what)| Awaited {
+                    side,
+                    what,
+                    forfeits_at_ms: self.session.next_deadline(),
+                }),
+        }
+    }
+
+    /// Tells the members who watch presence when it changed (issue 27).
+    fn share_presence(&mut self) {
+        let now = self.presence_now();
+        if self.presence.as_ref() == Some(&now) {
+            return;
+        }
+        let watching: Vec<ConnectionId> = self
+            .members
+            .iter()
+            .filter(|(_, m)| m.presence)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in watching {
+            let msg = ServerMessage::Presence {
+                game_id: self.game_id,
+                presence: now.clone(),
+            };
+            self.send_to(id, msg);
+        }
+        self.presence = Some(now);
     }
 
     /// Storage failed: the session may be ahead of the durable log, so the

@@ -264,6 +264,13 @@ pub trait GameSession: Send + 'static {
         None
     }
 
+    /// Who the game waits for now (`None` in the pair: the server
+    /// itself) and on what, in words to follow "waiting for" (issue 27);
+    /// `None` if the session does not say. Asked after every call.
+    fn awaited(&self) -> Option<(Option<Side>, String)> {
+        None
+    }
+
     /// Called at or after [`GameSession::next_deadline`].
     fn tick(&mut self, _now_ms: u64) -> Vec<Effect> {
         Vec::new()

@@ -80,6 +80,9 @@ pub struct Board {
     game: Game,
     /// The reader: a player's side, `None` offline or in a replay.
     pub viewer: Option<Side>,
+    /// Who the game waits for, on what and until when, as the server last
+    /// said (issue 27; a live game only): the last line of `status`.
+    pub waiting: Option<String>,
     /// What the last action did, in the narrator's words.
     last: Vec<String>,
     /// How the game ended, in words.
@@ -107,6 +110,7 @@ impl Board {
         Board {
             game,
             viewer: None,
+            waiting: None,
             last: Vec::new(),
             result: None,
         }
@@ -252,6 +256,9 @@ impl Board {
         } else {
             out.push("last action:".into());
             out.extend(self.last.iter().map(|l| format!("  {l}")));
+        }
+        if let Some(w) = &self.waiting {
+            out.push(format!("now: {w}"));
         }
     }
 

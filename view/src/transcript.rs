@@ -317,7 +317,7 @@ pub fn entry_lines(narrator: &mut Narrator, accepted: &Accepted, reader: Reader)
             }
         }
         Body::Timeout { party, request } => out.push(format!(
-            "{head} {party} did not answer in time ({request}) and loses"
+            "{head} {party} did not answer in time (the game waited for {request}) and loses"
         )),
         Body::Concede => out.push(format!("{head} concedes")),
         Body::BadAnswer(_) => {

@@ -298,6 +298,26 @@ pub struct FactRequest {
     pub location: Location,
 }
 
+impl FactRequest {
+    /// The fact in words for players, without its owner (issue 27): `A-T
+    /// mine record for 3E6`, `Daisy Chain opportunity 1` (B28.531).
+    pub fn words(&self) -> String {
+        let place = &self.location;
+        match self.layer {
+            Layer::AntiPersonnel => format!("A-P minefield record for {place}"),
+            Layer::AntiTank => format!("A-T mine record for {place}"),
+            Layer::BoobyTrap => match place {
+                Location::Board(b) => format!("booby trap record for board {b}"),
+                _ => format!("booby trap record for {place}"),
+            },
+            Layer::DaisyChain => match place {
+                Location::Opportunity(n) => format!("Daisy Chain opportunity {n}"),
+                _ => format!("Daisy Chain record for {place}"),
+            },
+        }
+    }
+}
+
 impl fmt::Display for FactRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "side {} {} at {}", self.owner, self.layer, self.location)
@@ -312,4 +332,38 @@ pub struct Fact {
     pub request: FactRequest,
     /// What the leaf holds.
     pub content: Content,
+}
+
+#[cfg(test)]
+mod words_tests {
+    use super::*;
+
+    // Issue 27: B28.5 A-T mines, B28.9 booby traps per board, B28.531
+    // Daisy Chain opportunities, in words (not `side B at at 3E6`).
+    #[test]
+    fn b28_each_sealed_record_in_words() {
+        let at = FactRequest {
+            owner: Side::B,
+            layer: Layer::AntiTank,
+            location: Location::from_key("3E6").unwrap(),
+        };
+        let daisy = FactRequest {
+            layer: Layer::DaisyChain,
+            location: Location::Opportunity(2),
+            ..at
+        };
+        let booby = FactRequest {
+            layer: Layer::BoobyTrap,
+            location: Location::Board(3),
+            ..at
+        };
+        for (r, words) in [
+            (at, "A-T mine record for 3E6"),
+            (daisy, "Daisy Chain opportunity 2"),
+            (booby, "booby trap record for board 3"),
+        ] {
+            println!("{}", r.words());
+            assert_eq!(r.words(), words);
+        }
+    }
 }

@@ -18,6 +18,7 @@ use super::setup_check::{self, SetupCheck, Which};
 use super::{files, keys, transcript};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
 use hexveil::follow::{retryable, Follower};
+use hexveil::presence::{unix_now_ms, wait_line};
 use hexveil_asl::model::scenario::Scenario;
 use hexveil_asl::standing_orders::{self, DaisyOrder};
 use hexveil_asl::Side;
@@ -1013,6 +1014,15 @@ pub async fn play_seat(
                 acting
             }
             GameEvent::Receipt(_) => false,
+            GameEvent::Presence(p) => {
+                // Said once per change (issue 27): who the game waits for.
+                let now = wait_line(&p, Some(side), unix_now_ms());
+                if now.is_some() && now != board.waiting {
+                    out.note(side, now.as_deref().unwrap_or_default());
+                }
+                board.waiting = now;
+                false
+            }
             GameEvent::Transcript(_) => note("the server sent the transcript".into()),
             GameEvent::ServerError { message, .. } => note(message),
             GameEvent::Left => return Err(PlayError::Displaced(side)),
@@ -1655,6 +1665,7 @@ pub async fn watch(
     // from the start, so after a reconnection what was shown comes again
     // and is skipped, and the head it had then must be the head it has now.
     let mut shown: Option<(u64, Digest)> = None;
+    let mut waiting: Option<String> = None;
     while !spectator.is_closed() {
         let event = match spectator.next_event().await {
             Ok(event) => event,
@@ -1710,6 +1721,14 @@ pub async fn watch(
                 }
             }
             GameEvent::ServerError { message, .. } => println!("server: {message}"),
+            GameEvent::Presence(p) => {
+                // Said once per change (issue 27): who the game waits for.
+                let now = wait_line(&p, None, unix_now_ms());
+                if now.is_some() && now != waiting {
+                    println!("{}", now.as_deref().unwrap_or_default());
+                }
+                waiting = now;
+            }
             _ => {}
         }
     }
