@@ -138,3 +138,37 @@ fn durable_file_writing_is_written_once() {
     }
     assert_eq!(defining, vec!["net/src/durable_file.rs".to_string()]);
 }
+
+/// Issue 27 item 7: every `DESIGN n.m` citation in the sources and docs
+/// names a section that docs/DESIGN.md's table of section numbers lists,
+/// so a reader who meets one in a message can find it.
+#[test]
+fn every_design_citation_names_a_listed_section() {
+    let listed = std::fs::read_to_string(root().join("docs/DESIGN.md")).unwrap();
+    let mut files = Vec::new();
+    for m in members() {
+        rust_files(&root().join(m), &mut files);
+    }
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, _) in text.match_indices("DESIGN ") {
+            let number: String = text[i + 7..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let number = number.trim_end_matches('.');
+            if number.is_empty() {
+                continue;
+            }
+            seen += 1;
+            if !listed.contains(&format!("`DESIGN {number}`")) {
+                missing.push(format!("{}: DESIGN {number}", f.display()));
+            }
+        }
+    }
+    println!("{seen} DESIGN citations checked");
+    assert!(seen > 0, "no DESIGN citation found: the scan is broken");
+    assert!(missing.is_empty(), "not in docs/DESIGN.md: {missing:#?}");
+}

@@ -532,7 +532,7 @@ impl AslBoard {
 
     fn terrain(&self, hex: Hex) -> String {
         let info = self.scenario().map.info(hex);
-        let mut words = vec![info.terrain.name().to_string()];
+        let mut words = vec![info.terrain.to_string()];
         if info.level != 0 {
             words.push(format!("level {}", info.level));
         }

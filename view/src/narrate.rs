@@ -1,7 +1,7 @@
 //! Words for what happened: one [`Narrator`] turns each [`Update`] a
 //! player or spectator receives (and each event of a replay) into lines a
 //! player understands, each led by the rules it applies, e.g.
-//! `[B28.41 R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader: DR 9, no effect (strength stays hidden)`.
+//! `[B28.41, R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader: DR 9, no effect (strength stays hidden)`.
 //! Unit names come from the scenario (file order is the unit id).
 
 use hexveil_asl::a::fire::FireEvent;
@@ -18,7 +18,7 @@ use hexveil_asl::model::unit::UnitId;
 use hexveil_asl::turn::{Phase, TurnEvent};
 use hexveil_asl::{Action, EventKind, MoveMode, Side, Visibility};
 use hexveil_core as kernel;
-use hexveil_protocol::message::{Prompt, Update};
+use hexveil_protocol::message::{Logged, Prompt, Update};
 use std::collections::BTreeMap;
 
 mod ordnance;
@@ -58,6 +58,8 @@ pub struct Narrator {
     pub verbose: bool,
     /// Say when the reader is to act.
     pub prompts: bool,
+    /// The seats' keys, from the genesis once seen: who signed an entry.
+    seats: Option<[hexveil_protocol::identity::PublicKey; 2]>,
 }
 
 impl Narrator {
@@ -86,6 +88,7 @@ impl Narrator {
             phase: None,
             verbose: false,
             prompts: true,
+            seats: None,
         }
     }
 
@@ -131,8 +134,46 @@ impl Narrator {
             .join(", ")
     }
 
+    /// The side whose key signed `u`'s entry, where `reader` can tell
+    /// (issue 27 item 7): a whole entry's author among the genesis's seats,
+    /// or the reader itself for its own entry; `None` for the server's
+    /// entries, sealed ones, and before the genesis was seen.
+    fn author(&self, u: &Update, reader: Reader) -> Option<Side> {
+        match &u.logged {
+            Logged::Full { envelope, .. } => {
+                let author = &envelope.envelope().author;
+                let seats = self.seats.as_ref()?;
+                [Side::A, Side::B]
+                    .into_iter()
+                    .zip(seats)
+                    .find(|(_, key)| *key == author)
+                    .map(|(side, _)| side)
+            }
+            Logged::Own(_) => match reader {
+                Reader::Player(side) => Some(side),
+                Reader::Spectator | Reader::Everything => None,
+            },
+            Logged::Sealed { .. } => None,
+        }
+    }
+
+    /// A sealed fact in a player's words (issue 27 item 7: "side B's A-T
+    /// mine record for 3E6", not the layer key `side B at at 3E6`), as its
+    /// ruleset names it.
+    fn fact_words(&self, request: &kernel::FactRequest) -> String {
+        let words = match &self.minis {
+            Some(minis) => kernel::Scenario::fact_words(minis, request),
+            None => hexveil_asl::model::sealed::FactRequest::from_kernel(request)
+                .map_or_else(|| request.generic_words(), |r| r.words()),
+        };
+        format!("side {}'s {words}", request.owner)
+    }
+
     /// The lines for one update as `reader` sees it.
     pub fn update(&mut self, u: &Update, reader: Reader) -> Vec<String> {
+        if let Some(genesis) = &u.genesis {
+            self.seats = Some(genesis.players);
+        }
         let mut out = Vec::new();
         if let Some(declared) = &u.action {
             out.push(format!(
@@ -154,7 +195,7 @@ impl Narrator {
                 )
             };
             out.push(format!("  log #{}: {}{dice}", u.seq, u.entry));
-        } else if let Some(words) = entry_words(&u.entry) {
+        } else if let Some(words) = entry_words(&u.entry, self.author(u, reader)) {
             out.push(format!("log #{}: {words}", u.seq));
         }
         if let Some(setup) = &u.public_setup {
@@ -312,7 +353,7 @@ impl Narrator {
         let cite = if e.cite.is_empty() {
             String::new()
         } else {
-            format!("[{}] ", e.cite.join(" "))
+            format!("[{}] ", e.cite.join(", "))
         };
         let audience = match (reader, e.to) {
             (Reader::Everything, Visibility::Referee) => " (referee only)".to_string(),
@@ -328,13 +369,19 @@ impl Narrator {
             kernel::EventKind::Dice { purpose, roll } => {
                 format!("{roll} for {}", self.with_names(purpose))
             }
-            kernel::EventKind::FactOpened { request, content } => {
-                format!("the referee opened {}: {}", request, self.content(content))
-            }
+            kernel::EventKind::FactOpened { request, content } => format!(
+                "the referee opened {}: {}",
+                self.fact_words(request),
+                self.content(content)
+            ),
             kernel::EventKind::Transition {
                 request,
                 new_content,
-            } => format!("{request} must now hold {}", self.content(new_content)),
+            } => format!(
+                "{} must now hold {}",
+                self.fact_words(request),
+                self.content(new_content)
+            ),
             kernel::EventKind::Void { reason } => {
                 format!("the action is void: no effect, its rolls are spent ({reason})")
             }
@@ -663,11 +710,15 @@ impl Narrator {
                 hex,
                 targets,
                 ..
-            } => format!(
-                "{result} applies to {}{}",
-                self.names_of(targets),
-                hex.map(|h| format!(" in {h}")).unwrap_or_default()
-            ),
+            } => {
+                let place = hex.map(|h| format!(" in {h}")).unwrap_or_default();
+                if targets.is_empty() {
+                    // Issue 27 item 7: no empty list, no double space.
+                    format!("{result}{place}: no unit there to take it")
+                } else {
+                    format!("{result} applies to {}{place}", self.names_of(targets))
+                }
+            }
             MoraleEvent::MoraleCheck {
                 unit,
                 why,
@@ -859,17 +910,21 @@ impl Narrator {
     }
 }
 
-/// The log entries a reader is told about even when they carry no event.
-fn entry_words(entry: &str) -> Option<&'static str> {
+/// The log entries a reader is told about even when they carry no event;
+/// `author` names the side that signed it where the reader can tell.
+fn entry_words(entry: &str, author: Option<Side>) -> Option<String> {
+    let who = author.map_or_else(|| "a side".to_string(), |s| format!("side {s}"));
     Some(match entry {
-        "concession" => "a side concedes",
+        "concession" => format!("{who} concedes"),
         "end" => {
             "the game is over; both sides now reveal their secrets (seeds and sealed contents)"
+                .into()
         }
-        "reveal" => {
-            "a side revealed its secrets; the verifier checks them against its commitments (G5)"
-        }
-        "timeout" => "a side did not answer the referee within the answer timeout (G2)",
+        "reveal" => format!(
+            "{who} revealed its secrets; the verifier checks them against its commitments (G5)"
+        ),
+        // A server entry: the end line that follows names the side.
+        "timeout" => "a side did not answer the referee within the answer timeout (G2)".into(),
         _ => return None,
     })
 }
@@ -1025,13 +1080,88 @@ mod tests {
         let lines = n.event(&k(&attack(None)), Reader::Player(Side::A));
         assert_eq!(
             lines,
-            vec!["[B28.41 R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader as they enter: Final DR 9, no effect (the minefield's strength stays hidden)".to_string()]
+            vec!["[B28.41, R13] A-P minefield in 3E4 attacks ger-squad-1, ger-leader as they enter: Final DR 9, no effect (the minefield's strength stays hidden)".to_string()]
         );
         let lines = n.event(&k(&attack(Some(8))), Reader::Spectator);
         assert!(
             lines[0].contains("8-factor minefield, result NMC"),
             "{lines:?}"
         );
+    }
+
+    // Issue 27 item 7: an IFT result on a Location with nobody to take it
+    // reads as words, with no empty list nor double space.
+    #[test]
+    fn a7_an_ift_result_with_no_target_names_no_empty_list() {
+        let mut n = narrator();
+        let result = |targets: Vec<UnitId>| Event {
+            to: Visibility::Public,
+            kind: EventKind::Morale(MoraleEvent::IftResult {
+                result: hexveil_asl::a::ift::IftResult::Mc(1),
+                hex: Some("3E5".parse().unwrap()),
+                cause: hexveil_asl::a::morale::AttackCause::Fire,
+                targets,
+            }),
+            cite: vec!["A7".into()],
+        };
+        let none = n.event(&k(&result(vec![])), Reader::Spectator);
+        println!("{none:?}");
+        assert!(
+            none[0].contains("1MC in 3E5: no unit there to take it"),
+            "{none:?}"
+        );
+        assert!(!none[0].contains("  "), "{none:?}");
+        let one = n.event(&k(&result(vec![UnitId(0)])), Reader::Spectator);
+        assert!(
+            one[0].contains("1MC applies to ger-squad-1 in 3E5"),
+            "{one:?}"
+        );
+    }
+
+    // Issue 27 item 7 (G4): an opened fact and a transition are named in
+    // words, never by their layer key ("side B at at 3E6").
+    #[test]
+    fn g4_an_opened_fact_is_named_in_words() {
+        let mut n = narrator();
+        let request = hexveil_asl::model::sealed::FactRequest {
+            owner: Side::B,
+            layer: Layer::AntiTank,
+            location: hexveil_asl::model::sealed::Location::Hex("3E6".parse().unwrap()),
+        };
+        let opened = Event {
+            to: Visibility::Public,
+            kind: EventKind::FactOpened {
+                request,
+                content: Content::AtMines(hexveil_asl::model::sealed::AtFactors::new(3).unwrap()),
+            },
+            cite: vec!["B28.53".into(), "DESIGN 3.1".into()],
+        };
+        let lines = n.event(&k(&opened), Reader::Everything);
+        println!("{lines:?}");
+        assert!(
+            lines[0].starts_with(
+                "[B28.53, DESIGN 3.1] the referee opened side B's A-T mine record for 3E6: "
+            ),
+            "{lines:?}"
+        );
+        assert!(!lines[0].contains("at at"), "{lines:?}");
+    }
+
+    // Issue 27 item 7: a concession and a reveal name their side where the
+    // reader can tell who signed them; a server's entry does not guess.
+    #[test]
+    fn g5_a_concession_and_a_reveal_name_their_side() {
+        let c = entry_words("concession", Some(Side::B)).unwrap();
+        println!("{c}");
+        assert_eq!(c, "side B concedes");
+        let r = entry_words("reveal", Some(Side::A)).unwrap();
+        assert!(r.starts_with("side A revealed its secrets"), "{r}");
+        assert_eq!(
+            entry_words("concession", None).unwrap(),
+            "a side concedes",
+            "unknown author: no side is guessed"
+        );
+        assert!(entry_words("move", Some(Side::A)).is_none());
     }
 
     #[test]

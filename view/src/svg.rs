@@ -360,7 +360,7 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
     };
     for (hex, (cx, cy)) in &centres {
         let info = scenario.map.info(*hex);
-        let mut terrain = info.terrain.name().to_string();
+        let mut terrain = info.terrain.to_string();
         if info.level != 0 {
             terrain.push_str(&format!(", level {}", info.level));
         }

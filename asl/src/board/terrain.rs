@@ -90,9 +90,11 @@ impl Terrain {
     }
 }
 
+/// The terrain in a player's words (`stone building`; issue 27 item 7):
+/// [`Terrain::name`] is the key a scenario file writes.
 impl fmt::Display for Terrain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(&self.name().replace('_', " "))
     }
 }
 
@@ -492,6 +494,9 @@ mod tests {
         // Round trip keeps the snake_case names.
         let s = serde_json::to_string(&b).unwrap();
         assert!(s.contains("\"stone_building\""), "{s}");
+        // Issue 27 item 7: shown in words, written as the key.
+        assert_eq!(Terrain::StoneBuilding.to_string(), "stone building");
+        assert_eq!(Terrain::StoneBuilding.name(), "stone_building");
         assert_eq!(serde_json::from_str::<HexInfo>(&s).unwrap(), b);
     }
 
