@@ -222,6 +222,24 @@ impl Running {
         }
     }
 
+    /// Reads lines until one contains every one of `all` (panics after
+    /// `within`); that line.
+    async fn until_line(&mut self, all: &[&str], within: Duration) -> String {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(l) = self.seen.iter().find(|l| all.iter().all(|w| l.contains(w))) {
+                return l.clone();
+            }
+            match tokio::time::timeout_at(deadline, self.lines.recv()).await {
+                Ok(Some(l)) => self.seen.push(l),
+                _ => panic!(
+                    "no line with all of {all:?} within {within:?}:\n{}",
+                    self.text()
+                ),
+            }
+        }
+    }
+
     /// How many lines read so far contain `what`.
     fn count(&self, what: &str) -> usize {
         self.seen.iter().filter(|l| l.contains(what)).count()
@@ -437,14 +455,17 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
     // Into 4E4: the referee needs B's machine to answer its Daisy Chain
     // opportunity (B28.531) first.
     a.say("move ger-squad-1,ger-leader 4E4").await;
-    a.until("side B's client is NOT connected", LONG).await;
+    // The wait line that names both what is awaited and the lost client (an
+    // earlier one may say B was not connected yet, before it joined).
     let wait = a
-        .seen
-        .iter()
-        .rev()
-        .find(|l| l.contains("side B's client is NOT connected"))
-        .unwrap()
-        .clone();
+        .until_line(
+            &[
+                "waiting for side B's machine",
+                "side B's client is NOT connected",
+            ],
+            LONG,
+        )
+        .await;
     println!("{wait}");
     assert!(
         wait.contains("waiting for side B's machine to answer its Daisy Chain opportunity 1"),
