@@ -580,15 +580,8 @@ fn main() -> ExitCode {
             pace,
         } => cli::demo::main(out, escrow, &ruleset, http, pace),
         #[cfg(not(feature = "demo"))]
-        Command::Demo {
-            out,
-            escrow,
-            ruleset,
-            http,
-            pace,
-        } => {
+        Command::Demo { .. } => {
             // The player's build holds no server to play the demo against.
-            let _ = (out, escrow, ruleset, http, pace);
             eprintln!(
                 "hexveil demo: this hexveil was built without the demo's server (a player's \
 client holds none). Run the demo from a checkout of hexveil with: \

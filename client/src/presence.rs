@@ -14,7 +14,10 @@ use hexveil_net::wire::{Presence, Side};
 /// `None` when the game waits for nobody (it is over).
 pub fn wait_line(presence: &Presence, me: Option<Side>, now_ms: u64) -> Option<String> {
     let awaited = presence.awaited.as_ref()?;
-    let mut line = format!("waiting for {}", awaited.what);
+    let mut line = format!(
+        "waiting for {}",
+        hexveil_view::names::visible(&awaited.what)
+    );
     match awaited.side {
         Some(side) if Some(side) == me => line.push_str(" (you)"),
         Some(side) if presence.connected(side) => {
@@ -100,5 +103,23 @@ mod tests {
         assert_eq!(line, "waiting for side B to move (you) (the server's word)");
         p.awaited = None;
         assert_eq!(wait_line(&p, Some(Side::A), 0), None);
+    }
+
+    // Issue 27 with issue 24: the server's words reach the terminal
+    // without its control sequences (a dishonest server cannot clear or
+    // rewrite the screen through a presence message).
+    #[test]
+    fn g5_a_servers_escape_sequence_never_reaches_the_terminal() {
+        let mut p = waiting_for_b(true, None);
+        p.awaited.as_mut().unwrap().what = "side B to move\u{1b}[2J\u{202e}".into();
+        let line = wait_line(&p, Some(Side::A), 0).unwrap();
+        assert!(
+            !line.contains('\u{1b}') && !line.contains('\u{202e}'),
+            "{line:?}"
+        );
+        assert!(
+            line.starts_with("waiting for side B to move\u{FFFD}[2J\u{FFFD}"),
+            "{line:?}"
+        );
     }
 }

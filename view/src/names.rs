@@ -62,6 +62,22 @@ fn forbidden(c: char) -> Option<&'static str> {
     }
 }
 
+/// `text` from the server (its unsigned words: errors, presence) as it may
+/// reach a terminal: every character a name may not hold (controls,
+/// escape sequences, bidi overrides, invisibles) replaced by U+FFFD, so a
+/// dishonest server cannot rewrite what the screen already shows.
+pub fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if forbidden(c).is_some() {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// Checks a name against the bounds above.
 pub fn check_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {

@@ -1024,7 +1024,7 @@ pub async fn play_seat(
                 false
             }
             GameEvent::Transcript(_) => note("the server sent the transcript".into()),
-            GameEvent::ServerError { message, .. } => note(message),
+            GameEvent::ServerError { message, .. } => note(hexveil_view::names::visible(&message)),
             GameEvent::Left => return Err(PlayError::Displaced(side)),
             GameEvent::Pong(_) => false,
             GameEvent::Other(text) => note(text),
@@ -1720,7 +1720,9 @@ pub async fn watch(
                     println!("{l}");
                 }
             }
-            GameEvent::ServerError { message, .. } => println!("server: {message}"),
+            GameEvent::ServerError { message, .. } => {
+                println!("server: {}", hexveil_view::names::visible(&message))
+            }
             GameEvent::Presence(p) => {
                 // Said once per change (issue 27): who the game waits for.
                 let now = wait_line(&p, None, unix_now_ms());
