@@ -68,20 +68,46 @@ impl Attestation {
     /// What it says of the head chain, once its signature is checked
     /// under `server`: one or two claims.
     pub fn claims(&self, server: &PublicKey) -> Result<Vec<HeadClaim>, AttestationError> {
-        Ok(match self {
-            Attestation::Receipt(r) => {
-                r.verify(server)
-                    .map_err(|_| AttestationError::BadSignature)?;
-                vec![HeadClaim {
-                    game_id: r.game_id,
-                    before: r.seq.saturating_add(1),
-                    head: r.new_head,
-                }]
+        self.verify(server)?;
+        self.claims_of_checked(server)
+    }
+
+    /// Checks its signature under `server` (and that a server entry is
+    /// the server's), nothing else.
+    pub fn verify(&self, server: &PublicKey) -> Result<(), AttestationError> {
+        let valid = match self {
+            Attestation::Receipt(r) | Attestation::Entry { receipt: r, .. } => {
+                r.verify(server).is_ok()
             }
+            Attestation::View(v) => v.verify(server).is_ok(),
+            Attestation::ServerEntry(env) => {
+                if env.envelope().author != *server {
+                    return Err(AttestationError::NotTheServers);
+                }
+                env.verify_signature().is_ok()
+            }
+        };
+        match valid {
+            true => Ok(()),
+            false => Err(AttestationError::BadSignature),
+        }
+    }
+
+    /// What [`Attestation::claims`] gives, for an attestation whose
+    /// signature the caller has already checked under `server` (the very
+    /// bytes: issue 30, each signature verified once); every other check
+    /// runs.
+    pub(crate) fn claims_of_checked(
+        &self,
+        server: &PublicKey,
+    ) -> Result<Vec<HeadClaim>, AttestationError> {
+        Ok(match self {
+            Attestation::Receipt(r) => vec![HeadClaim {
+                game_id: r.game_id,
+                before: r.seq.saturating_add(1),
+                head: r.new_head,
+            }],
             Attestation::Entry { envelope, receipt } => {
-                receipt
-                    .verify(server)
-                    .map_err(|_| AttestationError::BadSignature)?;
                 let e = envelope.envelope();
                 let hash = envelope.entry_hash();
                 if receipt.entry_hash != hash
@@ -93,18 +119,12 @@ impl Attestation {
                 }
                 Self::both(e.game_id, e.seq, e.prev_head, receipt.new_head)
             }
-            Attestation::View(v) => {
-                v.verify(server)
-                    .map_err(|_| AttestationError::BadSignature)?;
-                Self::both(v.game_id, v.seq, v.prev_head, v.new_head())
-            }
+            Attestation::View(v) => Self::both(v.game_id, v.seq, v.prev_head, v.new_head()),
             Attestation::ServerEntry(env) => {
                 let e = env.envelope();
                 if e.author != *server {
                     return Err(AttestationError::NotTheServers);
                 }
-                env.verify_signature()
-                    .map_err(|_| AttestationError::BadSignature)?;
                 Self::both(
                     e.game_id,
                     e.seq,

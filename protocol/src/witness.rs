@@ -35,6 +35,21 @@ use crate::session::view_of;
 use crate::view_receipt::{audience_name, Audience, ViewReceipt};
 use std::collections::BTreeMap;
 
+/// Whether the signature of a statement was verified by the caller just
+/// before it is held.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Signed {
+    /// Verified just now, the very bytes.
+    Checked,
+    /// Not yet.
+    Unchecked,
+}
+
+/// An update's entry: its hash, author, body (when the party holds it),
+/// the server's statement that places it and whether that statement's
+/// signature is checked yet.
+type Placed = (Digest, Party, Option<Body>, Attestation, Signed);
+
 /// The keys a game's genesis names.
 #[derive(Clone, Debug)]
 struct Keys {
@@ -257,7 +272,8 @@ impl Witness {
             envelope: env,
             receipt: *receipt,
         };
-        self.hold(&keys.server, attestation)
+        // Its signature was checked above: not again (issue 30).
+        self.hold(&keys.server, attestation, Signed::Checked)
     }
 
     /// Checks the server's refusal of an entry before it is shown or acted
@@ -297,7 +313,7 @@ impl Witness {
         }
         let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
         let again = u.seq < self.next_seq;
-        let (entry_hash, author, body, attestation) = self.entry(u)?;
+        let (entry_hash, author, body, attestation, signed) = self.entry(u)?;
         let Some(keys) = self.keys.clone() else {
             return Err(unbound(
                 "the first update is not the server's genesis".into(),
@@ -314,9 +330,10 @@ impl Witness {
                 u.prompt
             )));
         }
-        self.hold(&keys.server, attestation.clone())?;
+        self.hold(&keys.server, attestation.clone(), signed)?;
         if let Some(attest) = u.attest.as_deref() {
-            self.hold(&keys.server, Attestation::View(*attest))?;
+            // `check_attest` verified it.
+            self.hold(&keys.server, Attestation::View(*attest), Signed::Checked)?;
         }
         // Seen before: the same entry at the same place (else `hold` found
         // another head), checked again like a new one.
@@ -354,7 +371,7 @@ impl Witness {
 
     /// The entry an update carries: its hash, author, body (when the party
     /// holds it) and the server's statement that places it.
-    fn entry(&mut self, u: &Update) -> Result<(Digest, Party, Option<Body>, Attestation), Breach> {
+    fn entry(&mut self, u: &Update) -> Result<Placed, Breach> {
         let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
         match &u.logged {
             Logged::Full { envelope, receipt } => {
@@ -379,18 +396,32 @@ impl Witness {
                     .party(&e.author)
                     .ok_or_else(|| unbound("the entry's author is no party of the game".into()))?;
                 let receipted = author.is_player() || keys.receipts_server_entries;
-                let attestation = match (receipted, receipt) {
-                    (true, Some(r)) => Attestation::Entry {
-                        envelope: (**envelope).clone(),
-                        receipt: **r,
-                    },
-                    (false, None) => Attestation::ServerEntry((**envelope).clone()),
+                let (attestation, signed) = match (receipted, receipt) {
+                    (true, Some(r)) => (
+                        Attestation::Entry {
+                            envelope: (**envelope).clone(),
+                            receipt: **r,
+                        },
+                        Signed::Unchecked,
+                    ),
+                    // The envelope's signature, checked above, is the
+                    // statement.
+                    (false, None) => (
+                        Attestation::ServerEntry((**envelope).clone()),
+                        Signed::Checked,
+                    ),
                     (true, None) => return Err(unbound("the entry's receipt is missing".into())),
                     (false, Some(_)) => {
                         return Err(unbound("a receipt where the server writes none".into()))
                     }
                 };
-                Ok((envelope.entry_hash(), author, Some(body), attestation))
+                Ok((
+                    envelope.entry_hash(),
+                    author,
+                    Some(body),
+                    attestation,
+                    signed,
+                ))
             }
             Logged::Own(receipt) => {
                 let own = self
@@ -420,13 +451,20 @@ impl Witness {
                         envelope: own,
                         receipt: **receipt,
                     },
+                    Signed::Unchecked,
                 ))
             }
             Logged::Sealed { entry_hash } => {
                 let attest = *u.attest.as_deref().ok_or_else(|| {
                     unbound("a sealed entry without the server's view receipt".into())
                 })?;
-                Ok((*entry_hash, attest.author, None, Attestation::View(attest)))
+                Ok((
+                    *entry_hash,
+                    attest.author,
+                    None,
+                    Attestation::View(attest),
+                    Signed::Unchecked,
+                ))
             }
         }
     }
@@ -503,8 +541,25 @@ impl Witness {
     /// Holds a statement of the server's after checking that it gives no
     /// other head than every statement held before, and the head the
     /// party holds: else the two are a fork proof.
-    fn hold(&mut self, server: &PublicKey, attestation: Attestation) -> Result<(), Breach> {
-        let claims = attestation.claims(server).map_err(|e| Breach::Unbound {
+    fn hold(
+        &mut self,
+        server: &PublicKey,
+        attestation: Attestation,
+        signed: Signed,
+    ) -> Result<(), Breach> {
+        // A statement identical, byte for byte, to one held was verified
+        // when it was taken (the receipt of the party's own entry comes
+        // alone, then again in its update): its signature is not checked
+        // twice (issue 30).
+        let (_, seq) = attestation.position();
+        let held = [seq, seq.saturating_add(1)]
+            .iter()
+            .any(|p| self.claims.get(p).is_some_and(|(_, a)| *a == attestation));
+        let claims = match (signed, held) {
+            (Signed::Unchecked, false) => attestation.claims(server),
+            (Signed::Checked, _) | (_, true) => attestation.claims_of_checked(server),
+        }
+        .map_err(|e| Breach::Unbound {
             seq: attestation.position().1,
             reason: format!("{}: {e}", attestation.describe()),
         })?;

@@ -1,0 +1,118 @@
+//! Issue 30: the Ed25519 signatures each party makes and verifies for one
+//! untriggered action (the actor's Act and the server's Ruling, nothing
+//! opened, no dice), counted with [`SignatureCounts`] while the session and
+//! both players run in this one thread, the actor's machine taking its
+//! receipt as hexveil's client does. Each signature that remains is one a
+//! guarantee needs (PROTOCOL.md 6, "Signatures per untriggered action"):
+//! the Act's author signature (G5: it binds the actor), its receipt (G6,
+//! G5: durable, and the actor's proof of its place), the Ruling's
+//! signature (G5: the server's ruling binds it); each checked once by each
+//! party that reads it.
+
+mod common;
+
+use common::{declare, Table, SEALED_B};
+use hexveil_asl::Action;
+use hexveil_protocol::identity::SignatureCounts;
+use hexveil_protocol::message::{Logged, ToClient};
+use hexveil_protocol::session::Output;
+
+/// What one party made and verified.
+fn counted<T>(f: impl FnOnce() -> T) -> (T, SignatureCounts) {
+    let before = SignatureCounts::now();
+    let out = f();
+    (out, SignatureCounts::since(before))
+}
+
+fn add(total: &mut SignatureCounts, c: SignatureCounts) {
+    total.made += c.made;
+    total.verified += c.verified;
+}
+
+#[test]
+fn g5_g6_an_untriggered_action_costs_each_party_only_the_signatures_a_guarantee_needs() {
+    let mut t = Table::new(5, SEALED_B);
+    assert!(t.playing(), "the game waits for an action");
+    let engine = t.session.referee().engine().unwrap();
+    let actor = hexveil_asl::turn::who_ends_phase(hexveil_fixtures::asl_state(engine));
+    let other = actor.opponent();
+    let first = t.session.log().len();
+
+    let mut party = [SignatureCounts::default(); 3]; // actor, other, server
+    let (env, c) = counted(|| {
+        declare(
+            &t.session,
+            t.players.get_mut(&actor).unwrap(),
+            Action::EndPhase,
+        )
+    });
+    add(&mut party[0], c);
+    let (out, c) = counted(|| t.session.submit(actor, env, 0));
+    add(&mut party[2], c);
+    assert_eq!(
+        t.session.log().len(),
+        first + 2,
+        "an untriggered action logs its Act and its Ruling only"
+    );
+    for o in out {
+        let (side, msg) = match o {
+            Output::ToPlayer(side, msg) => (side, msg),
+            Output::Persist(_) | Output::ToSpectators { .. } => continue,
+        };
+        let player = t.players.get_mut(&side).unwrap();
+        let (answer, c) = counted(|| match &msg {
+            // As hexveil's client does (client/src/driver.rs): the receipt
+            // is checked when it comes, then the update that repeats it.
+            ToClient::Receipt(r) => {
+                player.on_receipt(r).unwrap();
+                None
+            }
+            ToClient::Update(u) => {
+                assert!(u.attest.is_none(), "no view receipt: nothing is sealed");
+                if side == other {
+                    assert!(matches!(u.logged, Logged::Full { .. }));
+                }
+                player.on_update(u).unwrap()
+            }
+            other => panic!("an honest untriggered action sends no {other:?}"),
+        });
+        assert_eq!(answer, None, "nothing is asked of a machine");
+        add(&mut party[if side == actor { 0 } else { 1 }], c);
+    }
+    println!(
+        "signatures per untriggered action (made/verified): actor {}/{}, opponent {}/{}, server {}/{}",
+        party[0].made,
+        party[0].verified,
+        party[1].made,
+        party[1].verified,
+        party[2].made,
+        party[2].verified
+    );
+    // The actor signs its Act and checks its receipt and the Ruling.
+    assert_eq!(
+        party[0],
+        SignatureCounts {
+            made: 1,
+            verified: 2
+        }
+    );
+    // The opponent checks the Act, its receipt and the Ruling.
+    assert_eq!(
+        party[1],
+        SignatureCounts {
+            made: 0,
+            verified: 3
+        }
+    );
+    // The server checks the Act and signs its receipt and the Ruling (a
+    // debug build also checks the signature it just made on the Ruling,
+    // PROTOCOL.md 6).
+    let debug_check = u64::from(cfg!(debug_assertions));
+    assert_eq!(
+        party[2],
+        SignatureCounts {
+            made: 2,
+            verified: 1 + debug_check
+        }
+    );
+}
