@@ -116,3 +116,51 @@ fn g5_g6_an_untriggered_action_costs_each_party_only_the_signatures_a_guarantee_
         }
     );
 }
+
+/// G5: a witness skips the second check only of a statement identical,
+/// byte for byte, to one it verified; the actor's own update shown again
+/// with its receipt's signature altered is verified and refused.
+#[test]
+fn g5_a_statement_shown_again_with_other_bytes_is_verified_again_and_refused() {
+    let mut t = Table::new(5, SEALED_B);
+    let engine = t.session.referee().engine().unwrap();
+    let actor = hexveil_asl::turn::who_ends_phase(hexveil_fixtures::asl_state(engine));
+    let env = declare(
+        &t.session,
+        t.players.get_mut(&actor).unwrap(),
+        Action::EndPhase,
+    );
+    let out = t.session.submit(actor, env, 0);
+    let mut own = None;
+    for o in out {
+        let Output::ToPlayer(side, msg) = o else {
+            continue;
+        };
+        let player = t.players.get_mut(&side).unwrap();
+        match msg {
+            ToClient::Receipt(r) => player.on_receipt(&r).unwrap(),
+            ToClient::Update(u) => {
+                player.on_update(&u).unwrap();
+                if side == actor && matches!(u.logged, Logged::Own(_)) {
+                    own = Some(u);
+                }
+            }
+            other => panic!("an honest untriggered action sends no {other:?}"),
+        }
+    }
+    let mut forged = own.expect("the actor's update of its own Act");
+    let Logged::Own(receipt) = &mut forged.logged else {
+        unreachable!()
+    };
+    receipt.sig.0[0] ^= 1;
+    let player = t.players.get_mut(&actor).unwrap();
+    let before = SignatureCounts::now();
+    let refused = player.on_update(&forged);
+    println!("the altered receipt: {refused:?}");
+    assert!(refused.is_err(), "an altered receipt is refused");
+    assert_eq!(
+        SignatureCounts::since(before).verified,
+        1,
+        "its signature was checked, not taken as the one held"
+    );
+}
