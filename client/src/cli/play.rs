@@ -905,14 +905,28 @@ async fn decide_in(
 }
 
 /// Commands typed while the seat waited (issue 27 item 1), tried in
-/// order, one at each of the seat's next prompts.
-#[derive(Default)]
-struct Queue {
+/// order, one at each of the seat's next prompts. When the session ends
+/// (dropped), whatever was never tried is named to the player.
+struct Queue<'a> {
     /// Parsed and waiting for the seat's move.
     lines: std::collections::VecDeque<String>,
     /// The input ended (the seat leaves at its next prompt, once the
     /// queue is used up).
     ended: bool,
+    /// Where the leftovers are named, and whose they are.
+    out: &'a Output,
+    side: Side,
+}
+
+impl Drop for Queue<'_> {
+    fn drop(&mut self) {
+        for left in self.lines.drain(..).chain(typed::finish()) {
+            self.out.note(
+                self.side,
+                &format!("not sent: `{left}` (this session ended before you were to act)"),
+            );
+        }
+    }
 }
 
 /// Plays one seat until the log is closed (`true`) or the input ends
@@ -935,27 +949,13 @@ pub async fn play_seat(
     proofs: &Proofs,
 ) -> Result<bool, PlayError> {
     let side = seat.side();
-    let mut queue = Queue::default();
-    let played = play_seat_in(seat, scenario, input, out, line, proofs, &mut queue).await;
-    for left in queue.lines.drain(..).chain(typed::finish()) {
-        out.note(
-            side,
-            &format!("not sent: `{left}` (this session ended before you were to act)"),
-        );
-    }
-    played
-}
-
-async fn play_seat_in(
-    seat: &mut RemotePlayer,
-    scenario: &dyn hexveil_core::Scenario,
-    input: Input,
-    out: &Output,
-    line: &mut Lifeline,
-    proofs: &Proofs,
-    queue: &mut Queue,
-) -> Result<bool, PlayError> {
-    let side = seat.side();
+    let mut queue = Queue {
+        lines: Default::default(),
+        ended: false,
+        out,
+        side,
+    };
+    let queue = &mut queue;
     let language = Language::for_game(scenario).map_err(PlayError::Input)?;
     let mut narrator = Narrator::for_game(scenario);
     // The seat's own picture of the game, from what it receives (G3).

@@ -28,45 +28,51 @@ struct Reader {
 
 static READER: OnceLock<Reader> = OnceLock::new();
 
-fn reader() -> &'static Reader {
-    READER.get_or_init(|| {
-        #[cfg(unix)]
-        let saved = super::prompt::interactive()
-            .then(|| nix::sys::termios::tcgetattr(std::io::stdin()).ok())
-            .flatten()
-            .map(Mutex::new);
-        let shown: Shown = Arc::new(Mutex::new((String::new(), Arc::default())));
-        let (tx, rx) = unbounded_channel();
-        let for_thread = shown.clone();
-        // Piped input shows no prompt here: the seat prints it when it
-        // asks (`prompt`), as before.
-        let terminal = super::prompt::interactive();
-        std::thread::spawn(move || loop {
-            let (mut prompt, words) = for_thread.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            if !terminal {
-                prompt.clear();
-            }
-            let line = super::prompt::read_line(&prompt, words, true);
-            let end = line.is_none();
-            // The seat is gone (the process is ending): stop reading.
-            if tx.send(line).is_err() || end {
-                return;
-            }
-        });
-        Reader {
-            lines: tokio::sync::Mutex::new(rx),
-            shown,
-            #[cfg(unix)]
-            saved,
+/// A new reader showing `first` before its first line (set before the
+/// thread starts: it must not read with an empty prompt).
+fn spawn(first: (String, Arc<Completions>)) -> Reader {
+    #[cfg(unix)]
+    let saved = super::prompt::interactive()
+        .then(|| nix::sys::termios::tcgetattr(std::io::stdin()).ok())
+        .flatten()
+        .map(Mutex::new);
+    let shown: Shown = Arc::new(Mutex::new(first));
+    let (tx, rx) = unbounded_channel();
+    let for_thread = shown.clone();
+    // Piped input shows no prompt here: the seat prints it when it
+    // asks (`prompt`), as before.
+    let terminal = super::prompt::interactive();
+    std::thread::spawn(move || loop {
+        let (mut prompt, words) = for_thread.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if !terminal {
+            prompt.clear();
         }
-    })
+        let line = super::prompt::read_line(&prompt, words, true);
+        let end = line.is_none();
+        // The seat is gone (the process is ending): stop reading.
+        if tx.send(line).is_err() || end {
+            return;
+        }
+    });
+    Reader {
+        lines: tokio::sync::Mutex::new(rx),
+        shown,
+        #[cfg(unix)]
+        saved,
+    }
 }
 
 /// Starts the reader (once per process) and sets the prompt it shows from
 /// its next line on.
 pub fn start(prompt: String, completions: Arc<Completions>) {
-    let r = reader();
-    *r.shown.lock().unwrap_or_else(|e| e.into_inner()) = (prompt, completions);
+    let mut started = false;
+    let r = READER.get_or_init(|| {
+        started = true;
+        spawn((prompt.clone(), completions.clone()))
+    });
+    if !started {
+        *r.shown.lock().unwrap_or_else(|e| e.into_inner()) = (prompt, completions);
+    }
 }
 
 /// Prints the prompt for piped input, where the reader shows none (a
@@ -82,8 +88,9 @@ pub fn prompt(prompt: &str) {
 /// The next typed line, as soon as it is typed; `None` at end of input
 /// (and ever after). Cancel-safe: a line not yet taken stays for the
 /// next call.
+/// Without [`start`], there is no input: `None`.
 pub async fn next() -> Option<String> {
-    let r = reader();
+    let r = READER.get()?;
     let mut lines = r.lines.lock().await;
     lines.recv().await.flatten()
 }
