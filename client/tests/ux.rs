@@ -425,7 +425,11 @@ async fn g2_nobody_hangs_when_a_side_stops_answering() {
 // machine. A is told who the game waits for, on what, in words, that B's
 // client is not connected (the server notices within the client idle
 // timeout) and when the answer timeout forfeits; when B comes back, A is
-// told B is connected again. Real QUIC on loopback, real processes.
+// told B is connected again. Commands typed during the wait are queued
+// with a note naming the wait (or refused with a note when they are no
+// command), tried in order at A's next prompt, and what is never tried is
+// named at exit: none is dropped silently. Real QUIC on loopback, real
+// processes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
     let dir = tempfile::tempdir().unwrap();
@@ -474,6 +478,26 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
     assert!(wait.contains("; forfeits at "), "{wait}");
     assert!(wait.contains(" UTC, in 10 min"), "{wait}");
     assert!(wait.ends_with("(the server's word)"), "{wait}");
+    // Typed during the wait: a line that is no command is refused at once
+    // with a note; a command is queued with a note saying what the game
+    // waits for; a second one queues behind it.
+    a.say("fly 4E4").await;
+    let refused = a.until_line(&["not queued:"], LONG).await;
+    println!("{refused}");
+    assert!(refused.contains("fly"), "{refused}");
+    a.say("concede").await;
+    let queued = a.until_line(&["queued: `concede`"], LONG).await;
+    println!("{queued}");
+    assert!(
+        queued.contains("(waiting for side B's machine to answer its Daisy Chain opportunity 1"),
+        "{queued}"
+    );
+    assert!(
+        queued.ends_with("it will be tried when you are to act"),
+        "{queued}"
+    );
+    a.say("end").await;
+    a.until("queued: `end`", LONG).await;
     // B comes back with its secrets: connected again, the game goes on.
     // (Only what A is told from now on counts.)
     a.seen.clear();
@@ -488,8 +512,14 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
         .clone();
     println!("{back}");
     assert!(back.starts_with("waiting for side B"), "{back}");
-    a.say("concede").await;
+    // The queued concession is tried at A's next prompt; the `end` queued
+    // behind it is never tried, and said so at exit.
+    a.until("trying the queued `concede`", LONG).await;
     let (a_ok, a_out) = a.exit(LONG).await;
+    assert!(
+        a_out.contains("not sent: `end` (this session ended before you were to act)"),
+        "{a_out}"
+    );
     let (b_ok, b_out) = b2.exit(LONG).await;
     for (ok, out) in [(a_ok, &a_out), (b_ok, &b_out)] {
         assert!(ok, "{out}");

@@ -19,6 +19,7 @@ pub mod secrets;
 pub mod setup_check;
 pub mod svg;
 pub mod transcript;
+pub mod typed;
 
 // Durable, owner-only file writes: the one implementation, which the
 // server uses too.

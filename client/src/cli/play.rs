@@ -15,7 +15,7 @@ use super::reconnect::{following, lost, Lifeline, Record};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
 use super::setup_check::{self, SetupCheck, Which};
-use super::{files, keys, transcript};
+use super::{files, keys, transcript, typed};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
 use hexveil::follow::{retryable, Follower};
 use hexveil::presence::{unix_now_ms, wait_line};
@@ -779,20 +779,6 @@ impl Output {
     }
 }
 
-/// Reads one line from stdin without blocking the runtime; `None` at EOF.
-/// On a terminal the line is edited with history and tab completion
-/// (`prompt::read_line`); piped stdin is read one plain line at a time.
-async fn read_stdin_line(
-    prompt: String,
-    completions: std::sync::Arc<Completions>,
-    history: bool,
-) -> Option<String> {
-    tokio::task::spawn_blocking(move || super::prompt::read_line(&prompt, completions, history))
-        .await
-        .ok()
-        .flatten()
-}
-
 /// What the tab key completes at a seat's prompt.
 fn completions(language: &Language<'_>, board: &Board) -> Completions {
     let keywords: &[&str] = match language {
@@ -831,19 +817,22 @@ fn decision(bytes: Vec<u8>, concede: bool) -> Decision {
 /// the seat's picture of the board as it was then: it is made while the
 /// seat goes on receiving (issue 25: a lost connection is noticed and the
 /// game found again while the player types).
+/// `queued`: a command typed while the seat waited, tried first.
 async fn decide(
     mut input: Input,
+    queued: Option<String>,
     language: &Language<'_>,
     side: Side,
     out: &Output,
     board: Board,
 ) -> (Decision, Input) {
-    let decision = decide_in(&mut input, language, side, out, &board).await;
+    let decision = decide_in(&mut input, queued, language, side, out, &board).await;
     (decision, input)
 }
 
 async fn decide_in(
     input: &mut Input,
+    mut queued: Option<String>,
     language: &Language<'_>,
     side: Side,
     out: &Output,
@@ -875,11 +864,22 @@ async fn decide_in(
                 },
             },
             Input::Stdin => {
-                let words = std::sync::Arc::new(completions(language, board));
-                let Some(line) =
-                    read_stdin_line(format!("side {side}> "), words.clone(), true).await
-                else {
-                    return Decision::Leave;
+                typed::start(
+                    format!("side {side}> "),
+                    std::sync::Arc::new(completions(language, board)),
+                );
+                let line = match queued.take() {
+                    Some(line) => {
+                        out.note(side, &format!("trying the queued `{line}`"));
+                        line
+                    }
+                    None => {
+                        typed::prompt(&format!("side {side}> "));
+                        match typed::next().await {
+                            Some(line) => line,
+                            None => return Decision::Leave,
+                        }
+                    }
                 };
                 if line.trim().is_empty() {
                     continue;
@@ -887,7 +887,8 @@ async fn decide_in(
                 match language.parse(&line) {
                     // Typed at a terminal, `concede` asks first.
                     Ok(Parsed::Act { concede: true, .. }) if super::prompt::interactive() => {
-                        let answer = read_stdin_line(CONCEDE_QUESTION.into(), words, false).await;
+                        println!("{}", CONCEDE_QUESTION.trim_end());
+                        let answer = typed::next().await;
                         if answer.as_deref().is_some_and(confirmed) {
                             return Decision::Concede;
                         }
@@ -903,12 +904,42 @@ async fn decide_in(
     }
 }
 
+/// Commands typed while the seat waited (issue 27 item 1), tried in
+/// order, one at each of the seat's next prompts. When the session ends
+/// (dropped), whatever was never tried is named to the player.
+struct Queue<'a> {
+    /// Parsed and waiting for the seat's move.
+    lines: std::collections::VecDeque<String>,
+    /// The input ended (the seat leaves at its next prompt, once the
+    /// queue is used up).
+    ended: bool,
+    /// Where the leftovers are named, and whose they are.
+    out: &'a Output,
+    side: Side,
+}
+
+impl Drop for Queue<'_> {
+    fn drop(&mut self) {
+        for left in self.lines.drain(..).chain(typed::finish()) {
+            self.out.note(
+                self.side,
+                &format!("not sent: `{left}` (this session ended before you were to act)"),
+            );
+        }
+    }
+}
+
 /// Plays one seat until the log is closed (`true`) or the input ends
 /// (`false`: the seat stays ours on the server). The driver answers every
 /// machine prompt; only a current `Prompt::Act` asks the input. While the
 /// player decides, the seat keeps receiving: a lost node is noticed at
 /// once and the game followed to its node (`line`, issue 25), and the
-/// command typed meanwhile is sent there.
+/// command typed meanwhile is sent there. Typed input comes from one
+/// source at any time ([`typed`]): a command typed while the game waits
+/// for the opponent or a machine is queued with a note and tried at the
+/// seat's next prompt, a line that is no command is refused with a note
+/// at once, and whatever was never tried is named when the session ends
+/// (issue 27 item 1: nothing dropped silently).
 pub async fn play_seat(
     seat: &mut RemotePlayer,
     scenario: &dyn hexveil_core::Scenario,
@@ -918,6 +949,13 @@ pub async fn play_seat(
     proofs: &Proofs,
 ) -> Result<bool, PlayError> {
     let side = seat.side();
+    let mut queue = Queue {
+        lines: Default::default(),
+        ended: false,
+        out,
+        side,
+    };
+    let queue = &mut queue;
     let language = Language::for_game(scenario).map_err(PlayError::Input)?;
     let mut narrator = Narrator::for_game(scenario);
     // The seat's own picture of the game, from what it receives (G3).
@@ -927,6 +965,12 @@ pub async fn play_seat(
     let mut acting = false;
     // Where commands come from while no decision is being made, and the
     // decision being made.
+    if matches!(input, Input::Stdin) {
+        typed::start(
+            format!("side {side}> "),
+            std::sync::Arc::new(completions(&language, &board)),
+        );
+    }
     let mut input = Some(input);
     let mut deciding = None;
     loop {
@@ -943,6 +987,14 @@ pub async fn play_seat(
             Some(decision) => tokio::select! {
                 made = decision => Err(made),
                 event = seat.next_event() => Ok(event),
+            },
+            // Typed lines are taken as they come while the game waits.
+            None if matches!(input, Some(Input::Stdin)) && !queue.ended => tokio::select! {
+                event = seat.next_event() => Ok(event),
+                typed = typed::next() => {
+                    take_typed(typed, queue, &language, side, out, &board);
+                    continue;
+                }
             },
             None => Ok(seat.next_event().await),
         };
@@ -1033,9 +1085,58 @@ pub async fn play_seat(
         // (nothing changed) asks again.
         if ask && deciding.is_none() {
             if let Some(from) = input.take() {
-                deciding = Some(Box::pin(decide(from, &language, side, out, board.clone())));
+                let queued = match from {
+                    Input::Stdin => queue.lines.pop_front(),
+                    Input::Script { .. } => None,
+                };
+                deciding = Some(Box::pin(decide(
+                    from,
+                    queued,
+                    &language,
+                    side,
+                    out,
+                    board.clone(),
+                )));
             }
         }
+    }
+}
+
+/// A line typed while the seat was not deciding: a command is queued with
+/// a note saying what the game waits for; `help` and `show` are answered
+/// at once (they send nothing); anything else is refused with a note, at
+/// once, rather than when it would have been tried.
+fn take_typed(
+    typed: Option<String>,
+    queue: &mut Queue,
+    language: &Language<'_>,
+    side: Side,
+    out: &Output,
+    board: &Board,
+) {
+    let Some(typed) = typed else {
+        queue.ended = true;
+        return;
+    };
+    let text = typed.trim();
+    if text.is_empty() {
+        return;
+    }
+    match language.parse(text) {
+        Ok(Parsed::Act { .. }) => {
+            let waiting = board
+                .waiting
+                .clone()
+                .unwrap_or_else(|| "it is not your move".into());
+            out.note(
+                side,
+                &format!("queued: `{text}` ({waiting}); it will be tried when you are to act"),
+            );
+            queue.lines.push_back(text.to_string());
+        }
+        Ok(Parsed::Help) => print!("{}", language.help()),
+        Ok(Parsed::Show(view)) => print!("{}", board.show(view)),
+        Err(e) => out.note(side, &format!("not queued: {e}")),
     }
 }
 
