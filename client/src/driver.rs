@@ -48,6 +48,7 @@ use hexveil_protocol::message::{
 };
 use hexveil_protocol::message::{EndRecord, Mode};
 use hexveil_protocol::player::{Player, PlayerError, RefusedPrompt, Secrets};
+use hexveil_protocol::reading::LogReading;
 use hexveil_protocol::witness::{Breach, Checked, Seen, Witness};
 use thiserror::Error;
 use tokio::sync::mpsc;
@@ -800,6 +801,7 @@ impl Client {
             wait: self.wait,
             game_id,
             witness: Witness::new(game_id, None),
+            reading: LogReading::new(),
             transcript: None,
             last_seq: None,
             closed: false,
@@ -1452,6 +1454,8 @@ pub struct Spectator {
     game_id: GameId,
     /// The public log as this spectator checked it (issue 24).
     witness: Witness,
+    /// Who the log it checked says is awaited (issue 27 item 1).
+    reading: LogReading,
     transcript: Option<Vec<u8>>,
     last_seq: Option<u64>,
     closed: bool,
@@ -1488,6 +1492,7 @@ impl Spectator {
                 // Shown only once checked against the public log (issue 24).
                 ToClient::Update(raw) => match self.witness.check(&raw) {
                     Ok(Seen::New(c)) => {
+                        self.reading.follow(&c);
                         let u = c.update;
                         self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
                         self.closed |= u.closed;
@@ -1562,8 +1567,16 @@ impl Spectator {
 
     /// Goes on from the log an earlier connection checked: what it showed
     /// comes again, and must be the same log (else a fork proof).
-    pub fn set_witness(&mut self, witness: Witness) {
+    /// and `reading`, that log's reading (issue 27 item 1).
+    pub fn set_witness(&mut self, witness: Witness, reading: LogReading) {
         self.witness = witness;
+        self.reading = reading;
+    }
+
+    /// Who the public log this spectator checked says is awaited (issue
+    /// 27 item 1): its own reading, not the server's word.
+    pub fn reading(&self) -> &LogReading {
+        &self.reading
     }
 
     /// Leaves the game and joins it again on the same connection, saying

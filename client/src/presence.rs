@@ -1,35 +1,90 @@
 //! The wait line (issue 27): who a game waits for, on what, whether that
 //! side's client is connected, and when the answer timeout forfeits.
 //!
-//! Everything here is the server's word ([`Presence`], unsigned): which
-//! clients are connected and the deadline cannot be proven to a client
-//! (PROTOCOL.md 16). The line says so.
+//! Who is awaited and on what is this client's own reading of the signed
+//! log it checked ([`LogReading`], G2, G5); the server's [`Presence`] is
+//! unsigned, and only its connection state and forfeit deadline are shown
+//! from it, labelled as the server's word (PROTOCOL.md 16). Where the log
+//! does not pin who answers (an action's resolution, the next move), the
+//! server's naming of it is shown as its word; where the server's claim
+//! contradicts the log, the line follows the log and says so.
 
 use hexveil_net::wire::{Presence, Side};
+use hexveil_protocol::reading::LogReading;
 
 /// The wait line of `presence` for `me` (a seat, or `None`: a spectator)
-/// at `now_ms` (Unix milliseconds, this machine's clock): `waiting for side
-/// B's machine to answer its Daisy Chain opportunity 1; side B's client is
-/// NOT connected; forfeits at 14:32 UTC, in 9 min (the server's word)`.
-/// `None` when the game waits for nobody (it is over).
-pub fn wait_line(presence: &Presence, me: Option<Side>, now_ms: u64) -> Option<String> {
-    let awaited = presence.awaited.as_ref()?;
-    let mut line = format!(
-        "waiting for {}",
-        hexveil_view::names::visible(&awaited.what)
-    );
-    match awaited.side {
-        Some(side) if Some(side) == me => line.push_str(" (you)"),
-        Some(side) if presence.connected(side) => {
-            line.push_str(&format!("; side {side}'s client is connected"))
+/// at `now_ms` (Unix milliseconds, this machine's clock), with `log`, the
+/// client's reading of the log it checked: `waiting for side B to send a
+/// setup (the signed log); side B's client is NOT connected (the server's
+/// word)`. `None` when neither the log nor the server says the game waits
+/// for anyone (it is over).
+pub fn wait_line(
+    presence: &Presence,
+    me: Option<Side>,
+    now_ms: u64,
+    log: &LogReading,
+) -> Option<String> {
+    let claimed = presence.awaited.as_ref();
+    let contradicts = log.contradicts(claimed.is_some(), claimed.and_then(|a| a.side));
+    let server_what = claimed.map(|a| hexveil_view::names::visible(&a.what));
+    let mut line = match (log.in_words(), &server_what) {
+        (None, None) => return None,
+        (ours, _) if contradicts => {
+            let ours = ours.unwrap_or_else(|| "nobody (the log is complete)".into());
+            let theirs = server_what.as_deref().map_or_else(
+                || "that it waits for nobody".to_string(),
+                |w| format!("to wait for {w}"),
+            );
+            // A spectator's log may be held back by the league's spectator
+            // delay (DESIGN 5) while presence is not: the server may be
+            // ahead of it, not lying.
+            let why = match me {
+                Some(_) => "which the log contradicts",
+                None => "which the log shown so far does not show: it may be held back by the spectator delay",
+            };
+            format!("waiting for {ours} (the signed log; the server claimed {theirs}, {why})")
         }
-        Some(side) => line.push_str(&format!("; side {side}'s client is NOT connected")),
+        (Some(ours), _) => format!("waiting for {ours} (the signed log)"),
+        // Before the genesis: the server's word alone.
+        (None, Some(theirs)) => format!("waiting for {theirs}"),
+    };
+    // Whose connection matters: the side the log pins, else the one the
+    // server names (its word either way).
+    let side = match log.pinned().as_deref() {
+        Some([one]) => Some(*one),
+        Some(_) => None,
+        None if contradicts => None,
+        None => claimed.and_then(|a| a.side),
+    };
+    let mut server = Vec::new();
+    // Where the log does not pin who answers, the server's naming of it
+    // (who and on what: an owner's machine, the next mover).
+    if let (Some(theirs), Some(_), None, false) =
+        (&server_what, log.in_words(), log.pinned(), contradicts)
+    {
+        server.push(theirs.clone());
+    }
+    match side {
+        // The server's naming of the wait, if shown, comes first.
+        Some(side) if Some(side) == me => match server.first_mut() {
+            Some(naming) => naming.push_str(" (you)"),
+            None => line.push_str(" (you)"),
+        },
+        Some(side) if presence.connected(side) => {
+            server.push(format!("side {side}'s client is connected"))
+        }
+        Some(side) => server.push(format!("side {side}'s client is NOT connected")),
         None => {}
     }
-    if let Some(at) = awaited.forfeits_at_ms {
-        line.push_str(&format!("; {}", forfeit_words(at, now_ms)));
+    if let Some(at) = claimed.and_then(|a| a.forfeits_at_ms) {
+        server.push(forfeit_words(at, now_ms));
     }
-    line.push_str(" (the server's word)");
+    let servers_alone = log.in_words().is_none() && !contradicts;
+    if !server.is_empty() {
+        line.push_str(&format!("; {} (the server's word)", server.join("; ")));
+    } else if servers_alone {
+        line.push_str(" (the server's word)");
+    }
     Some(line)
 }
 
@@ -58,6 +113,12 @@ mod tests {
     use super::*;
     use hexveil_net::wire::Awaited;
 
+    /// Before the genesis is checked the log says nothing: the server's
+    /// word alone (a real folded game: protocol-tests/tests/presence_reading.rs).
+    fn unread() -> LogReading {
+        LogReading::new()
+    }
+
     fn waiting_for_b(connected: bool, forfeits_at_ms: Option<u64>) -> Presence {
         Presence {
             side_a_connected: true,
@@ -81,6 +142,7 @@ mod tests {
             &waiting_for_b(false, Some(at)),
             Some(Side::A),
             at - 9 * 60_000,
+            &unread(),
         );
         println!("{}", line.as_deref().unwrap_or(""));
         assert_eq!(
@@ -91,7 +153,7 @@ mod tests {
                  (the server's word)"
             )
         );
-        let back = wait_line(&waiting_for_b(true, Some(at)), None, at - 40_000).unwrap();
+        let back = wait_line(&waiting_for_b(true, Some(at)), None, at - 40_000, &unread()).unwrap();
         assert!(back.contains("side B's client is connected; forfeits at 14:32 UTC, in 40 s"));
     }
 
@@ -99,10 +161,10 @@ mod tests {
     fn issue27_a_move_has_no_forfeit_and_a_finished_game_no_wait_line() {
         let mut p = waiting_for_b(true, None);
         p.awaited.as_mut().unwrap().what = "side B to move".into();
-        let line = wait_line(&p, Some(Side::B), 0).unwrap();
+        let line = wait_line(&p, Some(Side::B), 0, &unread()).unwrap();
         assert_eq!(line, "waiting for side B to move (you) (the server's word)");
         p.awaited = None;
-        assert_eq!(wait_line(&p, Some(Side::A), 0), None);
+        assert_eq!(wait_line(&p, Some(Side::A), 0, &unread()), None);
     }
 
     // Issue 27 with issue 24: the server's words reach the terminal
@@ -112,7 +174,7 @@ mod tests {
     fn g5_a_servers_escape_sequence_never_reaches_the_terminal() {
         let mut p = waiting_for_b(true, None);
         p.awaited.as_mut().unwrap().what = "side B to move\u{1b}[2J\u{202e}".into();
-        let line = wait_line(&p, Some(Side::A), 0).unwrap();
+        let line = wait_line(&p, Some(Side::A), 0, &unread()).unwrap();
         assert!(
             !line.contains('\u{1b}') && !line.contains('\u{202e}'),
             "{line:?}"

@@ -452,7 +452,13 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
     let b_join = lab.join(&bob, &game, "B", &examples("sealed-b.toml"), &b_secrets);
     let mut b = Running::spawn(&b_join);
     a.until("side A's MPh", LONG).await;
-    a.until("waiting for side A to move (you)", LONG).await;
+    // Who and on what: the log says a move is next; that it is A's is the
+    // server's word (the engine decides it).
+    a.until(
+        "waiting for the next move (the signed log); side A to move (you) (the server's word)",
+        LONG,
+    )
+    .await;
     // B's machine goes away without a word.
     b.child.start_kill().unwrap();
     let _ = b.child.wait().await;
@@ -463,16 +469,23 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
     // earlier one may say B was not connected yet, before it joined).
     let wait = a
         .until_line(
-            &[
-                "waiting for side B's machine",
-                "side B's client is NOT connected",
-            ],
+            &["; side B's machine", "side B's client is NOT connected"],
             LONG,
         )
         .await;
     println!("{wait}");
+    // The log says which action is being resolved (its own reading,
+    // issue 27 item 1); who answers on what inside it is the server's word.
     assert!(
-        wait.contains("waiting for side B's machine to answer its Daisy Chain opportunity 1"),
+        wait.starts_with("waiting for the resolution of side A's action (entry "),
+        "{wait}"
+    );
+    assert!(
+        wait.contains("(the signed log); side B's machine to answer its Daisy Chain opportunity 1"),
+        "{wait}"
+    );
+    assert!(
+        wait.contains("; side B's client is NOT connected; forfeits at "),
         "{wait}"
     );
     assert!(wait.contains("; forfeits at "), "{wait}");
@@ -489,7 +502,11 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
     let queued = a.until_line(&["queued: `concede`"], LONG).await;
     println!("{queued}");
     assert!(
-        queued.contains("(waiting for side B's machine to answer its Daisy Chain opportunity 1"),
+        queued.contains("(waiting for the resolution of side A's action (entry "),
+        "{queued}"
+    );
+    assert!(
+        queued.contains("; side B's machine to answer its Daisy Chain opportunity 1"),
         "{queued}"
     );
     assert!(
@@ -511,7 +528,7 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
         .unwrap()
         .clone();
     println!("{back}");
-    assert!(back.starts_with("waiting for side B"), "{back}");
+    assert!(back.contains("; side B's machine"), "{back}");
     // The queued concession is tried at A's next prompt; the `end` queued
     // behind it is never tried, and said so at exit.
     a.until("trying the queued `concede`", LONG).await;

@@ -30,6 +30,7 @@ pub mod message;
 pub mod note;
 pub mod pad;
 pub mod player;
+pub mod reading;
 pub mod referee;
 mod roll_count;
 pub mod session;

@@ -22,6 +22,7 @@ use crate::message::{
 };
 use crate::note::NotesSeed;
 use crate::pad::{Pad, PadSeed};
+use crate::reading::LogReading;
 use crate::witness::{Breach, Checked, Seen, Witness};
 use hexveil_core::{FactRequest, Layer, Ruleset, Side};
 use serde::{Deserialize, Serialize};
@@ -134,6 +135,8 @@ pub struct Player {
     witness: Witness,
     /// What the rules can ask of this player now (issue 24).
     guard: Guard,
+    /// Who the checked log says is awaited (issue 27 item 1).
+    reading: LogReading,
     /// The answer sent last and not yet seen in the log, with what it
     /// changes once the log shows it accepted (commit after acceptance).
     pending: Option<Pending>,
@@ -275,6 +278,7 @@ impl Player {
             later_pads: BTreeMap::new(),
             witness: Witness::new(game_id, Some(side)),
             guard: Guard::new(side, mode, scenario, pad_len),
+            reading: LogReading::new(),
             pending: None,
             ruleset: (ruleset.id().to_string(), ruleset.version()),
             scenario_hash: Digest::sha256(scenario_toml.as_bytes()),
@@ -357,6 +361,7 @@ impl Player {
             }
         }
         self.guard.follow(&checked);
+        self.reading.follow(&checked);
         self.prompted(checked.update)
     }
 
@@ -519,6 +524,12 @@ impl Player {
     /// the server's it holds (kept as evidence).
     pub fn witness(&self) -> &Witness {
         &self.witness
+    }
+
+    /// Who the log this player checked says is awaited (issue 27 item 1):
+    /// its own reading, not the server's word.
+    pub fn reading(&self) -> &LogReading {
+        &self.reading
     }
 
     /// Whether a game's genesis names the terms this player agreed to: the

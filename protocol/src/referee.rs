@@ -311,7 +311,7 @@ impl Awaiting {
 }
 
 /// `side A`, `sides A and B`.
-fn sides(missing: &[Side]) -> String {
+pub(crate) fn sides(missing: &[Side]) -> String {
     match missing {
         [one] => format!("side {one}"),
         _ => {
@@ -322,7 +322,7 @@ fn sides(missing: &[Side]) -> String {
 }
 
 /// `side A's machine`, `the machines of sides A and B`.
-fn machines(missing: &[Side]) -> String {
+pub(crate) fn machines(missing: &[Side]) -> String {
     match missing {
         [one] => format!("side {one}'s machine"),
         _ => format!("the machines of {}", sides(missing)),

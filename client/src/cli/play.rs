@@ -1068,7 +1068,9 @@ pub async fn play_seat(
             GameEvent::Receipt(_) => false,
             GameEvent::Presence(p) => {
                 // Said once per change (issue 27): who the game waits for.
-                let now = wait_line(&p, Some(side), unix_now_ms());
+                // Who and on what: this client's reading of the log it
+                // checked; connection and deadline: the server's word.
+                let now = wait_line(&p, Some(side), unix_now_ms(), seat.player().reading());
                 if now.is_some() && now != board.waiting {
                     out.note(side, now.as_deref().unwrap_or_default());
                 }
@@ -1773,9 +1775,10 @@ pub async fn watch(
             Err(e) if following(&e) => {
                 let from = spectator.server_addr();
                 let held = spectator.witness().clone();
+                let reading = spectator.reading().clone();
                 spectator = line.rewatch(game_id, from, e).await?;
                 // What was shown comes again and must be the same log.
-                spectator.set_witness(held);
+                spectator.set_witness(held, reading);
                 continue;
             }
             Err(e) => return Err(lost(e, "the spectator")),
@@ -1826,7 +1829,7 @@ pub async fn watch(
             }
             GameEvent::Presence(p) => {
                 // Said once per change (issue 27): who the game waits for.
-                let now = wait_line(&p, None, unix_now_ms());
+                let now = wait_line(&p, None, unix_now_ms(), spectator.reading());
                 if now.is_some() && now != waiting {
                     println!("{}", now.as_deref().unwrap_or_default());
                 }
