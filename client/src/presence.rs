@@ -9,6 +9,7 @@
 //! server's naming of it is shown as its word; where the server's claim
 //! contradicts the log, the line follows the log and says so.
 
+pub use hexveil_net::wire::forfeit_words;
 use hexveil_net::wire::{Presence, Side};
 use hexveil_protocol::reading::LogReading;
 
@@ -86,19 +87,6 @@ pub fn wait_line(
         line.push_str(" (the server's word)");
     }
     Some(line)
-}
-
-/// `forfeits at 14:32 UTC, in 9 min` (or `in 40 s`, `now`).
-pub fn forfeit_words(at_ms: u64, now_ms: u64) -> String {
-    let secs_of_day = (at_ms / 1000) % 86_400;
-    let clock = format!("{:02}:{:02} UTC", secs_of_day / 3600, secs_of_day / 60 % 60);
-    let left = at_ms.saturating_sub(now_ms) / 1000;
-    let when = match left {
-        0 => "now".to_string(),
-        1..=89 => format!("in {left} s"),
-        _ => format!("in {} min", (left + 30) / 60),
-    };
-    format!("forfeits at {clock}, {when}")
 }
 
 /// This machine's clock in Unix milliseconds (0 before 1970).

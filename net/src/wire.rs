@@ -429,6 +429,21 @@ impl Presence {
     }
 }
 
+/// When an answer timeout forfeits, in words for both ends (issue 27):
+/// `forfeits at 14:32 UTC, in 9 min` (or `in 40 s`, `now`); `at_ms` and
+/// `now_ms` are Unix milliseconds.
+pub fn forfeit_words(at_ms: u64, now_ms: u64) -> String {
+    let secs_of_day = (at_ms / 1000) % 86_400;
+    let clock = format!("{:02}:{:02} UTC", secs_of_day / 3600, secs_of_day / 60 % 60);
+    let left = at_ms.saturating_sub(now_ms) / 1000;
+    let when = match left {
+        0 => "now".to_string(),
+        1..=89 => format!("in {left} s"),
+        _ => format!("in {} min", (left + 30) / 60),
+    };
+    format!("forfeits at {clock}, {when}")
+}
+
 /// Longest address in [`ServerMessage::ServedElsewhere`] and
 /// [`ServerMessage::Located`].
 pub const MAX_ADDRESS_LEN: usize = 256;

@@ -263,6 +263,9 @@ struct GameStatus {
     second: AtomicBool,
     spectators: AtomicU32,
     finished: AtomicBool,
+    /// Who the game waits for now, as its last presence said (issue 27):
+    /// for the web view's list.
+    awaited: Mutex<Option<Awaited>>,
 }
 
 #[derive(Debug)]
@@ -553,6 +556,17 @@ impl Lobby {
         out.dedup_by_key(|g| g.game_id);
         out.truncate(MAX_LISTED_GAMES);
         out
+    }
+
+    /// Who the live game `game_id` waits for, on what and until when, as
+    /// its last presence said (issue 27; the server's word); `None` for a
+    /// game not live here or waiting for nobody.
+    pub fn awaited(&self, game_id: GameId) -> Option<Awaited> {
+        let games = self.games.lock().expect("lobby lock poisoned");
+        let status = games.get(&game_id)?.status.clone();
+        drop(games);
+        let awaited = status.awaited.lock().expect("status lock poisoned");
+        awaited.clone()
     }
 
     /// Whether the live game `game_id` has finished.
@@ -1844,6 +1858,7 @@ impl GameTask {
         if self.presence.as_ref() == Some(&now) {
             return;
         }
+        *self.status.awaited.lock().expect("status lock poisoned") = now.awaited.clone();
         let watching: Vec<ConnectionId> = self
             .members
             .iter()

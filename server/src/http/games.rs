@@ -13,7 +13,7 @@ use crate::league::League;
 use crate::lobby::Lobby;
 use crate::roster::Roster;
 use crate::store::StoreError;
-use crate::wire::{FinishedRow, GameId, PublicKey};
+use crate::wire::{forfeit_words, Awaited, FinishedRow, GameId, PublicKey};
 use hexveil_net::new_game::NewGame;
 
 /// Open games, and finished games, listed at most.
@@ -121,8 +121,45 @@ pub struct OpenGame {
     pub side_b_seated: bool,
     /// Spectators now (the web view's watcher counts as one).
     pub spectators: u32,
+    /// Who the game waits for now, if anyone (issue 27).
+    pub waiting: Option<Waiting>,
     /// Its live page.
     pub live: String,
+}
+
+/// Who an open game waits for, on what and until when: the server's own
+/// presence (issue 27), which both players are told live, so the list
+/// shows it live too (it tells a spectator nothing a player lacks, and
+/// nothing hidden: G3, the referee asks in an order public facts fix).
+#[derive(Clone, Debug, Serialize)]
+pub struct Waiting {
+    /// The side whose answer or move it waits for (`A`, `B`), or none:
+    /// the server itself.
+    pub side: Option<String>,
+    /// On what, in words (`side B's machine to answer its Daisy Chain
+    /// opportunity 1`).
+    pub what: String,
+    /// When the answer timeout forfeits the game for `side` (Unix
+    /// milliseconds), if one runs (a move has none).
+    pub forfeits_at_ms: Option<u64>,
+    /// All of it in one line, as the list page shows it.
+    pub words: String,
+}
+
+impl Waiting {
+    /// The list's words for `awaited`, at `now_ms` (Unix milliseconds).
+    pub fn new(awaited: Awaited, now_ms: u64) -> Waiting {
+        let words = match awaited.forfeits_at_ms {
+            Some(at) => format!("{}; {}", awaited.what, forfeit_words(at, now_ms)),
+            None => awaited.what.clone(),
+        };
+        Waiting {
+            side: awaited.side.map(|s| s.to_string()),
+            what: awaited.what,
+            forfeits_at_ms: awaited.forfeits_at_ms,
+            words,
+        }
+    }
 }
 
 /// A finished game in the list: the row `hexveil results` prints for its
@@ -231,6 +268,10 @@ impl Games {
                 side_a_seated: s.side_a_seated,
                 side_b_seated: s.side_b_seated,
                 spectators: s.spectators,
+                waiting: self
+                    .lobby
+                    .awaited(s.game_id)
+                    .map(|a| Waiting::new(a, crate::session::unix_millis())),
                 live: format!("/game/{}", s.game_id),
             });
         }

@@ -104,14 +104,15 @@ pub fn index(list: &GameList) -> String {
     } else {
         body.push_str(
             "<table id=\"open\"><tr><th>game</th><th>scenario</th><th>ruleset</th>\
-             <th>side A</th><th>side B</th><th>seats</th><th>spectators</th></tr>",
+             <th>side A</th><th>side B</th><th>seats</th><th>spectators</th>\
+             <th>waiting for (the server's word)</th></tr>",
         );
         for g in &list.open {
             let d = &g.description;
             body.push_str(&format!(
                 "<tr><td><a class=\"key\" href=\"{live}\">{id}</a></td><td>{scenario}</td>\
                  <td>{ruleset} v{version} ({mode})</td><td>{a}</td><td>{b}</td>\
-                 <td>A {sa}, B {sb}</td><td>{spect}</td></tr>",
+                 <td>A {sa}, B {sb}</td><td>{spect}</td><td class=\"waiting\">{waiting}</td></tr>",
                 live = escape(&g.live),
                 id = escape(&g.game),
                 scenario = escape(&d.scenario),
@@ -123,6 +124,10 @@ pub fn index(list: &GameList) -> String {
                 sa = seat(g.side_a_seated),
                 sb = seat(g.side_b_seated),
                 spect = g.spectators,
+                waiting = match &g.waiting {
+                    Some(w) => escape(&w.words),
+                    None => "<span class=\"muted\">nobody</span>".to_string(),
+                },
             ));
         }
         body.push_str("</table>");
@@ -338,11 +343,16 @@ mod tests {
                 side_a_seated: true,
                 side_b_seated: false,
                 spectators: 0,
+                waiting: None,
                 live: "/game/00".into(),
             }],
             finished: vec![],
         };
         let html = index(&list);
+        assert!(
+            html.contains("<span class=\"muted\">nobody</span>"),
+            "{html}"
+        );
         assert!(
             html.contains(
                 "<b>Alice &lt;b&gt;</b> <span class=\"muted\">(league's name)</span> German"
@@ -354,6 +364,66 @@ mod tests {
         assert_eq!(json["name_a"]["name"], "Alice <b>");
         assert_eq!(json["name_a"]["by"], "league");
         assert!(json["name_b"].is_null());
+    }
+
+    // Issue 27 item 1: the list says who each open game waits for, on what
+    // and when the answer timeout forfeits, in words (escaped: the words
+    // are the ruleset's), in the page and in `/api/games`.
+    #[test]
+    fn issue27_item1_the_list_says_who_a_game_waits_for_and_until_when() {
+        use super::super::games::{Description, OpenGame, Waiting};
+        use crate::wire::{Awaited, Side};
+        // 14:24:00 UTC, ten minutes after now.
+        let at =
+            1_800_000_000_000 - (1_800_000_000_000 % 86_400_000) + (14 * 3600 + 24 * 60) * 1000;
+        let waiting = Waiting::new(
+            Awaited {
+                side: Some(Side::B),
+                what: "side B's machine to answer its <Daisy Chain> opportunity 1".into(),
+                forfeits_at_ms: Some(at),
+            },
+            at - 600_000,
+        );
+        let open = OpenGame {
+            game: "00".into(),
+            description: Description {
+                scenario: "Mine Alley".into(),
+                ruleset: "asl".into(),
+                ruleset_version: 3,
+                mode: "live".into(),
+                side_a: "German".into(),
+                side_b: "British".into(),
+                key_a: "a".into(),
+                key_b: "b".into(),
+            },
+            name_a: None,
+            name_b: None,
+            side_a_seated: true,
+            side_b_seated: false,
+            spectators: 0,
+            waiting: Some(waiting),
+            live: "/game/00".into(),
+        };
+        let list = GameList {
+            open: vec![open],
+            finished: vec![],
+        };
+        let html = index(&list);
+        let words = "side B&apos;s machine to answer its &lt;Daisy Chain&gt; opportunity 1; \
+                     forfeits at 14:24 UTC, in 10 min";
+        println!("{words}");
+        assert!(
+            html.contains(&format!("<td class=\"waiting\">{words}</td>")),
+            "{html}"
+        );
+        assert!(html.contains("waiting for (the server's word)"), "{html}");
+        let json = serde_json::to_value(&list.open[0]).unwrap();
+        assert_eq!(json["waiting"]["side"], "B");
+        assert_eq!(json["waiting"]["forfeits_at_ms"], at);
+        assert_eq!(
+            json["waiting"]["words"],
+            "side B's machine to answer its <Daisy Chain> opportunity 1; forfeits at 14:24 UTC, in 10 min"
+        );
     }
 
     #[test]
