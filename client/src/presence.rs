@@ -26,7 +26,11 @@ pub fn wait_line(
     log: &LogReading,
 ) -> Option<String> {
     let claimed = presence.awaited.as_ref();
-    let contradicts = log.contradicts(claimed.is_some(), claimed.and_then(|a| a.side));
+    // Under a spectator delay the server tells a spectator nobody (DESIGN 5:
+    // what the game waits for now would run ahead of the delayed log): a
+    // withheld answer, not a claim.
+    let withheld = me.is_none() && claimed.is_none();
+    let contradicts = !withheld && log.contradicts(claimed.is_some(), claimed.and_then(|a| a.side));
     let server_what = claimed.map(|a| hexveil_view::names::visible(&a.what));
     let mut line = match (log.in_words(), &server_what) {
         (None, None) => return None,

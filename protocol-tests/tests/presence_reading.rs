@@ -177,4 +177,10 @@ fn g2_g5_in_play_the_server_names_the_answer_as_its_word_and_cannot_hide_the_wai
         "waiting for the next move (the signed log; the server claimed that it waits for \
          nobody, which the log contradicts)"
     );
+    // DESIGN 5: under a spectator delay a spectator is told nobody (the wait
+    // now would run ahead of its delayed log): withheld, not a claim, so
+    // the line is the log's alone.
+    let line = wait_line(&nobody, None, 0, reading).unwrap();
+    println!("{line}");
+    assert_eq!(line, "waiting for the next move (the signed log)");
 }

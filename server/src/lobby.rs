@@ -1305,9 +1305,10 @@ impl GameTask {
                 let now = self.presence_now();
                 if let Some(m) = self.members.get_mut(&from) {
                     m.presence = true;
+                    let spectator = m.participant.role == Role::Spectator;
                     let msg = ServerMessage::Presence {
                         game_id: self.game_id,
-                        presence: now,
+                        presence: self.shown_to(now, spectator),
                     };
                     self.send_to(from, msg);
                 }
@@ -1852,23 +1853,40 @@ impl GameTask {
         }
     }
 
+    /// `presence` as a player (`spectator` false) or a spectator is told
+    /// it: while a spectator delay holds the public view back (DESIGN 5),
+    /// a spectator is not told what the game waits for now (it would show
+    /// where a move goes before the delayed log does), only who is
+    /// connected; players, and everyone once the game is over, are told
+    /// all of it.
+    fn shown_to(&self, mut presence: Presence, spectator: bool) -> Presence {
+        let held = !self.settings.spectator_delay.is_zero()
+            && !self.status.finished.load(Ordering::Relaxed);
+        if spectator && held {
+            presence.awaited = None;
+        }
+        presence
+    }
+
     /// Tells the members who watch presence when it changed (issue 27).
     fn share_presence(&mut self) {
         let now = self.presence_now();
         if self.presence.as_ref() == Some(&now) {
             return;
         }
-        *self.status.awaited.lock().expect("status lock poisoned") = now.awaited.clone();
-        let watching: Vec<ConnectionId> = self
+        // The web view's list is a spectator's.
+        *self.status.awaited.lock().expect("status lock poisoned") =
+            self.shown_to(now.clone(), true).awaited;
+        let watching: Vec<(ConnectionId, bool)> = self
             .members
             .iter()
             .filter(|(_, m)| m.presence)
-            .map(|(id, _)| *id)
+            .map(|(id, m)| (*id, m.participant.role == Role::Spectator))
             .collect();
-        for id in watching {
+        for (id, spectator) in watching {
             let msg = ServerMessage::Presence {
                 game_id: self.game_id,
-                presence: now.clone(),
+                presence: self.shown_to(now.clone(), spectator),
             };
             self.send_to(id, msg);
         }

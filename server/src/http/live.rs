@@ -45,7 +45,7 @@ use super::{HttpError, Visitor};
 use crate::connection::{ConnectionContext, OUTBOX_CAPACITY};
 use crate::lobby::{ConnectionLink, GameCommand, Lobby, GAME_SEND_TIMEOUT};
 use crate::session::{ConnectionId, Participant};
-use crate::wire::{GameAssembler, GameId, Role, ServerMessage};
+use crate::wire::{GameAssembler, GameId, Presence, Role, ServerMessage};
 
 /// How long a watcher stays after its last page went away (a page that
 /// was just served opens its stream right after).
@@ -92,6 +92,32 @@ pub struct Picture {
     pub ready: bool,
     /// Why the view stopped, if it did (reload the page).
     pub error: Option<String>,
+    /// Who the game waits for now, on what, and whether that side's
+    /// client is connected, in words (issue 27): the server's presence,
+    /// live, not late by the spectator delay (both players are told it
+    /// live; it names no hidden fact, G3).
+    pub waiting: Option<String>,
+    /// When the answer timeout forfeits the game for the awaited side
+    /// (Unix milliseconds), if one runs: the page says how long is left.
+    pub forfeits_at_ms: Option<u64>,
+}
+
+/// The live page's words for a presence: `waiting for side B's machine
+/// to answer ...; side B's client is NOT connected` (the forfeit time is
+/// [`Picture::forfeits_at_ms`], counted down by the page); `None` when
+/// the game waits for nobody.
+pub fn waiting_words(p: &Presence) -> Option<String> {
+    let a = p.awaited.as_ref()?;
+    let mut words = format!("waiting for {}", a.what);
+    if let Some(side) = a.side {
+        let state = if p.connected(side) {
+            "connected"
+        } else {
+            "NOT connected"
+        };
+        words.push_str(&format!("; side {side}'s client is {state}"));
+    }
+    Some(words)
 }
 
 impl Picture {
@@ -109,6 +135,8 @@ impl Picture {
             "result": self.result,
             "finished": self.finished,
             "error": self.error,
+            "waiting": self.waiting,
+            "forfeits_at_ms": self.forfeits_at_ms,
             "reset": reset,
             "lines": lines,
             "replay": self.finished.then(|| format!("/game/{game}/replay")),
@@ -225,6 +253,9 @@ impl Watchers {
             leave(&commands, game, id).await;
             return Ok(view);
         }
+        // Who the game waits for, now and at every change (issue 27).
+        let presence = commands.send(GameCommand::WatchPresence { from: id });
+        let _ = tokio::time::timeout(GAME_SEND_TIMEOUT, presence).await;
         let watcher = Watcher {
             game,
             id,
@@ -492,6 +523,13 @@ impl Watcher {
                         }
                     }
                 }
+                true
+            }
+            ServerMessage::Presence { presence, .. } => {
+                let picture = &mut self.fold.picture;
+                picture.waiting = waiting_words(&presence);
+                picture.forfeits_at_ms = presence.awaited.and_then(|a| a.forfeits_at_ms);
+                self.fold.changed = true;
                 true
             }
             ServerMessage::Error { message, .. } => {

@@ -5,6 +5,8 @@
 //! Stable hooks for scripts and browser tests on the live page: `#board`
 //! holds the SVG picture, `#log` the narrative (one `li` per line, with
 //! `data-seq` = its log entry), `#status` the turn, phase and whose move,
+//! `#waiting` who the game waits for now and until when (the server's
+//! presence, live: issue 27),
 //! `#result` how the game ended, `#links` the replay and transcript once it
 //! has, `#error` why the view stopped.
 
@@ -26,6 +28,7 @@ th { background: #eee; }
 .key { font-family: ui-monospace, monospace; font-size: 0.85em; }
 .muted { color: #777; }
 #status { font-weight: 600; margin: 0.4em 0; }
+#waiting { margin: 0.2em 0 0.4em; color: #444; }
 #result { font-weight: 600; color: #7a1c1c; }
 #error { color: #b00; }
 #log { font-family: ui-monospace, monospace; font-size: 0.85em; max-height: 28em; overflow-y: auto;
@@ -190,6 +193,22 @@ const LIVE_SCRIPT: &str = r#"
   var heads = log.querySelectorAll('li.move-head');
   var lastMove = heads.length ? heads[heads.length - 1].dataset.move : null;
   var statusLine = document.getElementById('status');
+  var waiting = document.getElementById('waiting');
+  var wait = { words: waiting.dataset.words || '', at: Number(waiting.dataset.forfeits) || 0 };
+  function showWait() {
+    if (!wait.words) { waiting.textContent = ''; return; }
+    var text = 'now: ' + wait.words;
+    if (wait.at) {
+      var d = new Date(wait.at);
+      var hm = ('0' + d.getUTCHours()).slice(-2) + ':' + ('0' + d.getUTCMinutes()).slice(-2);
+      var left = Math.max(0, Math.floor((wait.at - Date.now()) / 1000));
+      text += '; forfeits at ' + hm + ' UTC, ' +
+        (left === 0 ? 'now' : left < 90 ? 'in ' + left + ' s' : 'in ' + Math.round(left / 60) + ' min');
+    }
+    waiting.textContent = text + " (the server's word, live)";
+  }
+  showWait();
+  setInterval(showWait, 15000);
   var result = document.getElementById('result');
   var links = document.getElementById('links');
   var error = document.getElementById('error');
@@ -198,6 +217,8 @@ const LIVE_SCRIPT: &str = r#"
     var p = JSON.parse(e.data);
     if (p.svg) { board.innerHTML = p.svg; viewer.shown(); }
     statusLine.textContent = p.status || 'waiting for the game to start';
+    wait = { words: p.waiting || '', at: p.forfeits_at_ms || 0 };
+    showWait();
     if (p.reset) { log.replaceChildren(); lastMove = null; }
     var bottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
     p.lines.forEach(function (l) {
@@ -280,13 +301,22 @@ pub fn live(game: GameId, p: &Picture) -> String {
         "<h1>{title}</h1>\
          <p class=\"muted\">The public view, as every spectator sees it, late by this \
          server's spectator delay. <a href=\"/\">All games</a></p>\
-         <div id=\"status\">{status}</div><div id=\"result\">{result}</div>\
+         <div id=\"status\">{status}</div>\
+         <div id=\"waiting\" data-words=\"{waiting}\" data-forfeits=\"{forfeits}\">{waiting_now}</div>\
+         <div id=\"result\">{result}</div>\
          <div id=\"links\">{links}</div><div id=\"error\">{error}</div>\
          <div class=\"layout\">{viewer}\
          <div><ul id=\"log\">{lines}</ul>{legend}</div></div>\
          <script>{VIEWER_SCRIPT}{LIVE_SCRIPT}</script>",
         title = escape(&title),
         status = escape(&status),
+        waiting = escape(p.waiting.as_deref().unwrap_or("")),
+        forfeits = p.forfeits_at_ms.unwrap_or(0),
+        waiting_now = p
+            .waiting
+            .as_ref()
+            .map(|w| escape(&format!("now: {w} (the server's word, live)")))
+            .unwrap_or_default(),
         error = escape(p.error.as_deref().unwrap_or("")),
         viewer = viewer_html("", &p.svg),
         legend = legend_html(legend_for(&p.svg)),
@@ -426,6 +456,51 @@ mod tests {
         );
     }
 
+    // Issue 27 item 1: the live page says who the game waits for, whether
+    // that side's client is connected, and until when (counted down by the
+    // page from `data-forfeits`), escaped, as the server's word.
+    #[test]
+    fn issue27_item1_the_live_page_says_who_the_game_waits_for() {
+        use crate::http::live::waiting_words;
+        use crate::wire::{Awaited, Presence, Side};
+        let presence = Presence {
+            side_a_connected: true,
+            side_b_connected: false,
+            spectators: 1,
+            awaited: Some(Awaited {
+                side: Some(Side::B),
+                what: "side B's machine to answer its <Daisy Chain> opportunity 1".into(),
+                forfeits_at_ms: Some(1_800_000_000_000),
+            }),
+        };
+        let words = waiting_words(&presence).unwrap();
+        println!("{words}");
+        assert_eq!(
+            words,
+            "waiting for side B's machine to answer its <Daisy Chain> opportunity 1; \
+             side B's client is NOT connected"
+        );
+        let idle = Presence {
+            awaited: None,
+            ..presence.clone()
+        };
+        assert_eq!(waiting_words(&idle), None);
+        let p = Picture {
+            waiting: Some(words),
+            forfeits_at_ms: Some(1_800_000_000_000),
+            ..Picture::default()
+        };
+        let html = live(GameId([1; 16]), &p);
+        assert!(
+            html.contains("data-forfeits=\"1800000000000\">now: waiting for side B&apos;s machine to answer its &lt;Daisy Chain&gt; opportunity 1; side B&apos;s client is NOT connected (the server&apos;s word, live)</div>"),
+            "{html}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&p.json(GameId([1; 16]), 0, true)).unwrap();
+        assert_eq!(json["forfeits_at_ms"], 1_800_000_000_000u64);
+        assert!(json["waiting"].as_str().unwrap().ends_with("NOT connected"));
+    }
+
     #[test]
     fn live_page_escapes_the_narrative_and_has_its_hooks() {
         let p = Picture {
@@ -441,6 +516,7 @@ mod tests {
             ..Picture::default()
         };
         let html = live(GameId([1; 16]), &p);
+        assert!(html.contains("<div id=\"waiting\" data-words=\"\" data-forfeits=\"0\"></div>"));
         for hook in [
             "id=\"board\"",
             "id=\"log\"",
