@@ -129,7 +129,9 @@ impl Guard {
             }
             // A ruling with events for the referee or the other side comes
             // sealed: its words are the server's, signed by its view receipt.
-            (Some(Body::Ruling(_)), _) | (None, None) if u.entry == "ruling" => {
+            (Some(Body::Ruling(_)), _) | (None, None)
+                if u.entry == crate::message::entry_name::RULING =>
+            {
                 if let Some(c) = &mut self.current {
                     c.ruled = true;
                 }

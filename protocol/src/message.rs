@@ -366,26 +366,26 @@ impl Body {
         decode_limited(bytes, MAX_BODY_LEN, "log entry body")
     }
 
-    /// A short name for messages and errors.
+    /// A short name for messages and errors ([`entry_name`]).
     pub fn name(&self) -> &'static str {
+        use entry_name::*;
         match self {
-            Body::Genesis(_) => "genesis",
-            Body::Pad(_) => "pad statement",
-            Body::Setup(_) => "setup",
-            Body::Act(_) => "action",
-            Body::Open(_) => "openings",
-            Body::Entry(_) => "pad entry",
-            Body::Transitions(_) => "transitions",
-            Body::Roll(_) => "roll",
-            Body::Ruling(_) => "ruling",
-            Body::Timeout { .. } => "timeout",
-            Body::Concede => "concession",
-            Body::End(_) => "end",
-            Body::Reveal(_) => "reveal",
-            Body::BadAnswer(_) => "refused answer recorded",
-            Body::Declare(_) => "action",
-            Body::Entries(_) => "pad entries",
-            Body::OpenAhead(_) => "openings and pad entries",
+            Body::Genesis(_) => GENESIS,
+            Body::Pad(_) => PAD,
+            Body::Setup(_) => SETUP,
+            Body::Act(_) | Body::Declare(_) => ACTION,
+            Body::Open(_) => OPENINGS,
+            Body::Entry(_) => PAD_ENTRY,
+            Body::Transitions(_) => TRANSITIONS,
+            Body::Roll(_) => ROLL,
+            Body::Ruling(_) => RULING,
+            Body::Timeout { .. } => TIMEOUT,
+            Body::Concede => CONCESSION,
+            Body::End(_) => END,
+            Body::Reveal(_) => REVEAL,
+            Body::BadAnswer(_) => BAD_ANSWER,
+            Body::Entries(_) => WINDOW,
+            Body::OpenAhead(_) => OPEN_WINDOW,
         }
     }
 
@@ -691,4 +691,30 @@ impl LoggedEntry {
             new_head: crate::envelope::next_head(&env.prev_head, &entry_hash),
         }
     }
+}
+
+/// The names of log entries as [`Body::name`] gives them and an [`Update`]
+/// says them, in one place: the crate's readers of updates (the roll count,
+/// the log reading, the guard, the witness's sealed-view check) match on
+/// these, never on a spelling of their own.
+pub(crate) mod entry_name {
+    pub const GENESIS: &str = "genesis";
+    pub const PAD: &str = "pad statement";
+    pub const SETUP: &str = "setup";
+    pub const ACTION: &str = "action";
+    pub const OPENINGS: &str = "openings";
+    pub const PAD_ENTRY: &str = "pad entry";
+    /// A pad entry shown to a party that may not read it (another side's
+    /// Secret dr).
+    pub const SECRET_PAD_ENTRY: &str = "a pad entry";
+    pub const TRANSITIONS: &str = "transitions";
+    pub const ROLL: &str = "roll";
+    pub const RULING: &str = "ruling";
+    pub const TIMEOUT: &str = "timeout";
+    pub const CONCESSION: &str = "concession";
+    pub const END: &str = "end";
+    pub const REVEAL: &str = "reveal";
+    pub const BAD_ANSWER: &str = "refused answer recorded";
+    pub const WINDOW: &str = "pad entries";
+    pub const OPEN_WINDOW: &str = "openings and pad entries";
 }

@@ -12,7 +12,7 @@
 //! the server runs: the log does not pin them, so a client shows them as
 //! the server's word.
 
-use crate::message::side_of;
+use crate::message::{entry_name, side_of};
 use crate::referee::{machines, sides};
 use crate::witness::Checked;
 use hexveil_core::Side;
@@ -70,33 +70,39 @@ impl LogReading {
     }
 
     /// Follows one checked entry (each once, in order). Reads only what a
-    /// spectator sees too: the entry's kind and its signer.
+    /// spectator sees too: what the entry shows and its signer. The
+    /// genesis, a setup, a declaration and the end are read from the parts
+    /// that show them, which a sealed entry cannot show (the witness's
+    /// `sealed_view`); pad statements, rulings and reveals by their names.
     pub fn follow(&mut self, c: &Checked) {
+        let u = &c.update;
         let side = side_of(c.author);
         // A declaration is shown with its action (`Update::action`), under
         // words of its own (`side A declares an action`).
-        if let Some(declared) = &c.update.action {
-            self.resolving = Some((declared.by, c.update.seq));
+        if let Some(declared) = &u.action {
+            self.resolving = Some((declared.by, u.seq));
             return;
         }
-        match (c.update.entry.as_str(), side) {
-            ("genesis", _) => self.genesis = true,
-            // A side's first pad statement is its epoch 0 one; later ones
-            // renew during play.
-            ("pad statement", Some(s)) => {
-                self.pads.insert(s);
-            }
-            ("setup", Some(s)) => {
+        if u.genesis.is_some() {
+            self.genesis = true;
+        }
+        if u.end.is_some() {
+            self.ended = true;
+            self.resolving = None;
+        }
+        match (side, u.public_setup.is_some(), u.entry.as_str()) {
+            (Some(s), true, _) => {
                 self.setups.insert(s);
             }
-            ("ruling", _) => self.resolving = None,
-            ("end", _) => {
-                self.ended = true;
-                self.resolving = None;
+            // A side's first pad statement is its epoch 0 one; later ones
+            // renew during play.
+            (Some(s), _, entry_name::PAD) => {
+                self.pads.insert(s);
             }
-            ("reveal", Some(s)) => {
+            (Some(s), _, entry_name::REVEAL) => {
                 self.reveals.insert(s);
             }
+            (_, _, entry_name::RULING) => self.resolving = None,
             _ => {}
         }
     }

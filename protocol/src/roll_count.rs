@@ -23,18 +23,8 @@
 use crate::message::{Prompt, Update};
 use crate::referee::window_count;
 use hexveil_core::Scenario;
-
-/// The names of the entries the count follows ([`crate::message::Body::name`],
-/// as an [`Update`] says them).
-mod entry {
-    pub const ROLL: &str = "roll";
-    pub const PAD_ENTRY: &str = "pad entry";
-    pub const SECRET_PAD_ENTRY: &str = "a pad entry";
-    pub const RULING: &str = "ruling";
-    pub const PAD: &str = "pad statement";
-    pub const WINDOW: &str = "pad entries";
-    pub const OPEN_WINDOW: &str = "openings and pad entries";
-}
+// The names of the entries the count follows, as an [`Update`] says them.
+use crate::message::entry_name as entry;
 
 /// The roll numbers as the updates tell them.
 #[derive(Clone, Debug, Default)]

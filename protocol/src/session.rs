@@ -871,7 +871,9 @@ pub(crate) fn view_of(
             author_side.map(|s| s.to_string()).unwrap_or_default()
         ),
         // What a player opens or commits is for the referee only (G3).
-        Body::Entry(_) if secret_dice && side != author_side => "a pad entry".into(),
+        Body::Entry(_) if secret_dice && side != author_side => {
+            crate::message::entry_name::SECRET_PAD_ENTRY.into()
+        }
         other => other.name().to_string(),
     };
     let action = match (body.declared_action(), author_side) {

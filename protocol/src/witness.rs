@@ -718,10 +718,10 @@ fn sealed_view(u: &Update, audience: crate::view_receipt::Audience) -> Result<Up
     if u.end.is_some() {
         return Err(unbound("the end of the game"));
     }
-    if u.public_setup.is_some() && u.entry != "setup" {
+    if u.public_setup.is_some() && u.entry != crate::message::entry_name::SETUP {
         return Err(unbound("a public setup"));
     }
-    if !u.events.is_empty() && u.entry != "ruling" {
+    if !u.events.is_empty() && u.entry != crate::message::entry_name::RULING {
         return Err(unbound("events"));
     }
     Ok(u.clone())

@@ -330,12 +330,27 @@ mod tests {
     use crate::http::live::Line;
     use std::sync::Arc;
 
+    /// The list's description of a Mine Alley game between `key_a` and
+    /// `key_b`.
+    fn mine_alley(key_a: &str, key_b: &str) -> super::super::games::Description {
+        super::super::games::Description {
+            scenario: "Mine Alley".into(),
+            ruleset: "asl".into(),
+            ruleset_version: 3,
+            mode: "live".into(),
+            side_a: "German".into(),
+            side_b: "British".into(),
+            key_a: key_a.into(),
+            key_b: key_b.into(),
+        }
+    }
+
     // Issue 27 item 8: the league's roster names a game's players on the
     // list of games, marked as the league's and escaped; a key the roster
     // does not name is shown as a key.
     #[test]
     fn issue27_item8_roster_names_are_shown_on_the_list_as_the_leagues() {
-        use super::super::games::{names_of, Description, OpenGame};
+        use super::super::games::{names_of, OpenGame};
         let alice = hexveil_protocol::identity::Identity::from_seed(&[1; 32])
             .unwrap()
             .public_key();
@@ -358,16 +373,7 @@ mod tests {
         let list = GameList {
             open: vec![OpenGame {
                 game: "00".into(),
-                description: Description {
-                    scenario: "Mine Alley".into(),
-                    ruleset: "asl".into(),
-                    ruleset_version: 3,
-                    mode: "live".into(),
-                    side_a: "German".into(),
-                    side_b: "British".into(),
-                    key_a: key_a.clone(),
-                    key_b: key_b.clone(),
-                },
+                description: mine_alley(&key_a, &key_b),
                 name_a,
                 name_b,
                 side_a_seated: true,
@@ -401,7 +407,7 @@ mod tests {
     // are the ruleset's), in the page and in `/api/games`.
     #[test]
     fn issue27_item1_the_list_says_who_a_game_waits_for_and_until_when() {
-        use super::super::games::{Description, OpenGame, Waiting};
+        use super::super::games::{OpenGame, Waiting};
         use crate::wire::{Awaited, Side};
         // 14:24:00 UTC, ten minutes after now.
         let at =
@@ -416,16 +422,7 @@ mod tests {
         );
         let open = OpenGame {
             game: "00".into(),
-            description: Description {
-                scenario: "Mine Alley".into(),
-                ruleset: "asl".into(),
-                ruleset_version: 3,
-                mode: "live".into(),
-                side_a: "German".into(),
-                side_b: "British".into(),
-                key_a: "a".into(),
-                key_b: "b".into(),
-            },
+            description: mine_alley("a", "b"),
             name_a: None,
             name_b: None,
             side_a_seated: true,
