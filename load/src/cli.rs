@@ -82,6 +82,17 @@ pub struct Cli {
     /// below the peak rate; as fast as the bots go by default.
     #[arg(long, value_name = "ACTIONS_PER_SEC")]
     pub rate: Option<f64>,
+    /// Before the drive, play game i of N through i x 180 / N actions
+    /// (untimed), so that the games end one after another, not all at
+    /// once as games opened together and driven at one rate do.
+    #[arg(long)]
+    pub stagger: bool,
+    /// Instead of driving the games: split the memory of an idle game
+    /// into its connections and the rest (2 x GAMES more connections that
+    /// only log in, read and closed; then every game's connections closed,
+    /// the games left open on the server, and read again).
+    #[arg(long, conflicts_with_all = ["probe", "soak"])]
+    pub memory_split: bool,
     /// Instead of the load: this many games one after another, each
     /// timing one move with nothing to trigger, one step into an empty
     /// eligible hex, one into a hidden minefield that has no effect and one
@@ -281,6 +292,8 @@ impl Cli {
             delay: std::time::Duration::from_secs_f64(self.delay_ms / 1000.0),
             relay: self.delay_ms > 0.0 && !self.delay_on_path,
             rate: self.rate,
+            memory_split: self.memory_split,
+            stagger: self.stagger,
         })
     }
 }

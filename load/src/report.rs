@@ -110,6 +110,11 @@ pub struct Summary {
     pub idle_games: usize,
     /// (idle - none) / idle games.
     pub server_rss_kib_per_idle_game: Option<f64>,
+    /// With `--memory-split`: KiB a bare logged-in connection adds.
+    pub server_rss_kib_per_connection: Option<f64>,
+    /// With `--memory-split`: KiB a game adds once its connections are
+    /// closed (the game left open on the server).
+    pub server_rss_kib_per_game_without_connections: Option<f64>,
     /// Errors: every driver error, server error or game given up (must be
     /// 0).
     pub errors: u64,
@@ -196,6 +201,15 @@ impl Summary {
             opt(self.server_cpu_us_per_action, "us"),
             opt(self.load_tool_cpu_us_per_action, "us")
         );
+        if let (Some(c), Some(g)) = (
+            self.server_rss_kib_per_connection,
+            self.server_rss_kib_per_game_without_connections,
+        ) {
+            let _ = writeln!(
+                t,
+                "server RSS  {c:.1} KiB a bare connection, {g:.1} KiB a game without its connections"
+            );
+        }
         let _ = writeln!(
             t,
             "server RSS  {} a live game ({} idle games: {} KiB, none: {} KiB)",

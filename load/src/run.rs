@@ -94,7 +94,21 @@ pub struct Options {
     /// Actions a second across all games at most (`None`: as fast as the
     /// bots go).
     pub rate: Option<f64>,
+    /// Split an idle game's memory into its connections and the rest
+    /// instead of driving the games ([`memory_split`]).
+    pub memory_split: bool,
+    /// Play game i of N through i x [`STAGGER_SPAN`] / N actions before
+    /// the drive, untimed.
+    pub stagger: bool,
 }
+
+/// About the actions a load game lasts (the example scenario's Game
+/// Turns, side A's moves and the ends of phases): `--stagger` spreads the
+/// games over this many actions. Without it, games opened together and
+/// driven at one `--rate` all end within a fraction of a second (two
+/// reveals and a stored transcript each), a burst that only a load tool
+/// makes (issue 30: it was most of the p99 at half the peak rate).
+pub const STAGGER_SPAN: usize = 180;
 
 /// Why a run could not be made (a game that fails is counted, not this).
 #[derive(Debug, Error)]
@@ -582,14 +596,49 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         }
     ));
 
-    // Drive them.
+    let split = if opts.memory_split {
+        let open: Vec<Bot> = bots.iter_mut().filter_map(Option::take).collect();
+        match (rss_idle, pid.as_deref()) {
+            (Some(idle), Some(pid)) => {
+                Some(memory_split(&ctx, open, rss_none.unwrap_or(idle), idle, pid).await?)
+            }
+            _ => {
+                futures_join(open.into_iter().map(Bot::close).collect()).await;
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    if opts.stagger {
+        say("staggering the games".into());
+        let n = bots.len();
+        let warming: Vec<_> = bots
+            .iter_mut()
+            .enumerate()
+            .map(|(i, bot)| {
+                let (ctx, bot) = (ctx.clone(), bot.take());
+                tokio::spawn(async move { stagger(&ctx, bot, i * STAGGER_SPAN / n).await })
+            })
+            .collect();
+        for (slot, t) in bots.iter_mut().zip(warming) {
+            *slot = t.await.ok().flatten();
+        }
+    }
+
+    // Drive them (not with --memory-split, whose games are closed).
     let cpu_before = pid.as_deref().map(server::cpu_secs).transpose()?;
     let self_before = server::cpu_secs("self")?;
     let start = Instant::now();
     if let Some((_, next)) = &ctx.schedule {
         *next.lock().await = tokio::time::Instant::now();
     }
-    let deadline = start + Duration::from_secs_f64(opts.secs);
+    let deadline = if opts.memory_split {
+        start
+    } else {
+        start + Duration::from_secs_f64(opts.secs)
+    };
     let tasks: Vec<_> = bots
         .into_iter()
         .map(|bot| tokio::spawn(play(ctx.clone(), bot, deadline)))
@@ -652,7 +701,7 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     let entries_total: u64 = inner.entries.values().sum();
 
     // The floor, with the games' connections closed and the server idle.
-    let floor = if opts.floor {
+    let floor = if opts.floor && !opts.memory_split {
         say("measuring the floor".into());
         let crypto = floor::crypto(signed_len)?;
         // An action goes out as its signed bytes, the signature and a few
@@ -731,6 +780,8 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         server_rss_kib_per_idle_game: rss_none
             .zip(rss_idle)
             .map(|(n, i)| (i as f64 - n as f64) / idle_games as f64),
+        server_rss_kib_per_connection: split.map(|s| s.per_connection),
+        server_rss_kib_per_game_without_connections: split.map(|s| s.per_game_without_connections),
         errors: stats.errors.load(Ordering::Relaxed),
         error_samples: inner.errors.clone(),
         refusals: stats.refusals.load(Ordering::Relaxed),
@@ -745,6 +796,110 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     drop(relay);
     drop(spawned);
     Ok(summary)
+}
+
+/// Plays `actions` of `bot`'s game untimed (`--stagger`); a game that
+/// errs, is refused or ends meanwhile is closed and counted.
+async fn stagger(ctx: &Ctx, bot: Option<Bot>, actions: usize) -> Option<Bot> {
+    let mut bot = bot?;
+    for _ in 0..actions {
+        if bot.over() {
+            break;
+        }
+        let (side, action, _) = bot.choose();
+        match bot.act(side, action).await {
+            Ok(Outcome::Ruled { .. }) => {}
+            Ok(Outcome::Refused(reason)) => {
+                ctx.stats.error(&BotError::Stuck(1, reason));
+                tokio::spawn(bot.close());
+                return None;
+            }
+            Err(e) => {
+                ctx.stats.error(&e);
+                tokio::spawn(bot.close());
+                return None;
+            }
+        }
+    }
+    if bot.over() {
+        ctx.stats.games_finished.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(bot.close());
+        return None;
+    }
+    Some(bot)
+}
+
+/// An idle game's memory split in two ([`Options::memory_split`]).
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    /// KiB a logged-in connection with no game adds.
+    per_connection: f64,
+    /// KiB a game adds with its players' connections closed (the game
+    /// itself, as an escrow game or a player's game beside others on one
+    /// connection costs).
+    per_game_without_connections: f64,
+}
+
+/// How long the server is left alone after connections close before its
+/// memory is read: the allocator gives freed pages back after
+/// `hexveil_server::allocator::DIRTY_DECAY_MS` (1 s), and QUIC's closing
+/// state lasts a few of its round trips.
+const SPLIT_SETTLE: Duration = Duration::from_secs(3);
+
+/// Splits the memory of `bots`' idle games (issue 30): opens as many bare
+/// connections as the games have (each logs in and joins nothing), reads
+/// the server's memory (per connection: over `rss_idle`), closes them and
+/// every game's connections (the games stay open on the server, as after
+/// their players' machines go away) and reads it again (per game: over
+/// `rss_none`).
+async fn memory_split(
+    ctx: &Arc<Ctx>,
+    bots: Vec<Bot>,
+    rss_none: u64,
+    rss_idle: u64,
+    pid: &str,
+) -> Result<Split, RunError> {
+    let games = bots.len().max(1);
+    let n = 2 * bots.len();
+    let gate = Arc::new(tokio::sync::Semaphore::new(OPEN_AT_ONCE));
+    let opening: Vec<_> = (0..n)
+        .map(|_| {
+            let (ctx, gate) = (ctx.clone(), gate.clone());
+            tokio::spawn(async move {
+                let _turn = gate.acquire().await.expect("the gate is never closed");
+                let key = Identity::generate_pkcs8().map_err(|e| format!("a key: {e}"))?;
+                Client::connect_paced(ctx.addr, ctx.trust.clone(), &key, ctx.pace)
+                    .await
+                    .map_err(|e| format!("a bare connection: {e}"))
+            })
+        })
+        .collect();
+    let mut conns = Vec::with_capacity(n);
+    for t in opening {
+        match t.await {
+            Ok(Ok(c)) => conns.push(c),
+            Ok(Err(e)) => {
+                ctx.stats.errors.fetch_add(1, Ordering::Relaxed);
+                ctx.stats.note_error(e);
+            }
+            Err(e) => {
+                ctx.stats.errors.fetch_add(1, Ordering::Relaxed);
+                ctx.stats
+                    .note_error(format!("a connection task failed: {e}"));
+            }
+        }
+    }
+    tokio::time::sleep(IDLE_SETTLE).await;
+    let rss_conns = server::rss_kib(pid)?;
+    let opened = conns.len().max(1);
+    futures_join(conns.into_iter().map(Client::close).collect()).await;
+    futures_join(bots.into_iter().map(Bot::close).collect()).await;
+    tokio::time::sleep(SPLIT_SETTLE).await;
+    let rss_games = server::rss_kib(pid)?;
+    Ok(Split {
+        per_connection: (rss_conns as f64 - rss_idle as f64) / opened as f64,
+        per_game_without_connections: (rss_games as f64 - rss_none as f64) / games as f64,
+    })
 }
 
 /// Waits for every future (closing connections at once, not in turn).
