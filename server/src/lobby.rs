@@ -47,7 +47,7 @@ use ring::rand::{SecureRandom, SystemRandom};
 use thiserror::Error;
 use tokio::sync::oneshot;
 use tokio::time::{sleep_until, Instant};
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use crate::metrics::Metrics;
 use crate::rate::RateLimit;
@@ -1067,6 +1067,42 @@ fn seat(side: Side) -> usize {
     }
 }
 
+/// A payload whose adjudication (the ruling and its effects) takes this
+/// long or longer is logged at debug level, with the part of each: the
+/// slowest payloads, for the latency's tail (issue 30).
+const SLOW_PAYLOAD: std::time::Duration = std::time::Duration::from_millis(4);
+
+/// Payloads this long or longer are ruled with
+/// [`tokio::task::block_in_place`]: only the end-of-game reveals (about
+/// 17 KB in the example scenario, where an action is a few hundred bytes)
+/// are near it, and their checks take milliseconds.
+const LONG_PAYLOAD: usize = 4096;
+
+/// Whether this task runs on tokio's multi-threaded runtime, the only one
+/// where [`tokio::task::block_in_place`] may be called.
+fn multi_thread() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
+}
+
+/// A game task's entries not yet committed and the sends that wait for
+/// them ([`GameTask::apply`]).
+#[derive(Default)]
+struct Pending {
+    /// Entries to append, in order, from the task's next sequence number.
+    appends: Vec<Vec<u8>>,
+    /// What waits for those entries to be durable, in order.
+    after: Vec<After>,
+}
+
+/// An effect that waits for the appends before it ([`Pending`]).
+enum After {
+    /// [`Effect::Send`].
+    Send(Recipient, Vec<u8>),
+    /// [`Effect::Publish`].
+    Publish,
+}
+
 impl GameTask {
     async fn run(mut self, rx: queue::Receiver<GameCommand>, origin: Origin) {
         let outcome = self.serve(rx, origin).await;
@@ -1288,14 +1324,45 @@ impl GameTask {
                 };
                 let who = member.participant;
                 let started = std::time::Instant::now();
-                match self.session.handle(&who, &payload, unix_millis()) {
-                    Ok(effects) => self.apply(effects).await?,
+                let len = payload.len();
+                let mut ruled = None;
+                let session = &mut self.session;
+                let handled = if len >= LONG_PAYLOAD && multi_thread() {
+                    // A long payload (an end-of-game reveal: the pads
+                    // rebuilt from their seeds, every layer re-sealed, G1,
+                    // G2) takes milliseconds of CPU: the runtime hands this
+                    // worker's other tasks (other games' actions) to
+                    // another thread meanwhile (issue 30: the slowest 1 %).
+                    tokio::task::block_in_place(|| session.handle(&who, &payload, unix_millis()))
+                } else {
+                    session.handle(&who, &payload, unix_millis())
+                };
+                match handled {
+                    Ok(effects) => {
+                        ruled = Some((started.elapsed(), effects.len()));
+                        self.apply(effects).await?;
+                    }
                     Err(r) => {
                         self.metrics.payload_refused();
                         self.send_to(from, ServerMessage::error(ErrorCode::Rejected, r.0))
                     }
                 }
-                self.metrics.adjudicated(started.elapsed());
+                let took = started.elapsed();
+                self.metrics.adjudicated(took);
+                if took >= SLOW_PAYLOAD {
+                    // The tail's instrument (issue 30): how long the
+                    // ruling took and how long its effects (the store's
+                    // commit, the sends) took after it.
+                    let (ruling, effects) = ruled.unwrap_or((took, 0));
+                    debug!(
+                        game_id = %self.game_id,
+                        len,
+                        effects,
+                        ruling_us = ruling.as_micros() as u64,
+                        effects_us = (took - ruling).as_micros() as u64,
+                        "slow payload"
+                    );
+                }
             }
             GameCommand::Expire | GameCommand::Moved => {}
             GameCommand::Drain { done, .. } => {
@@ -1451,68 +1518,118 @@ impl GameTask {
 
     async fn apply(&mut self, effects: Vec<Effect>) -> Result<(), StoreError> {
         let mut effects = effects.into_iter().peekable();
+        // Entries appended in a row are committed together (one `fsync`),
+        // and what is sent after any of them waits for that commit (G6:
+        // nothing leaves before every entry before it is durable; issue
+        // 30: each entry took its own commit, one after the other).
+        let mut pending = Pending::default();
         while let Some(effect) = effects.next() {
             match effect {
-                Effect::Append(bytes) => {
-                    let transcript = if matches!(effects.peek(), Some(Effect::Finish { .. }))
-                        && !self.status.finished.load(Ordering::Relaxed)
-                    {
-                        self.transcript().await
-                    } else {
-                        None
-                    };
-                    if let Some(transcript) = transcript {
-                        // The log's last entry and the result in one
-                        // transaction: no crash can leave a closed log in
-                        // a game listed as open (G6).
-                        let Some(Effect::Finish { result }) = effects.next() else {
-                            unreachable!("peeked");
-                        };
-                        self.store
-                            .append_and_finish(
-                                self.game_id,
-                                self.next_seq,
-                                bytes,
-                                result,
-                                transcript,
-                            )
-                            .await?;
-                        self.next_seq += 1;
-                        Box::pin(self.finished()).await;
-                    } else {
-                        self.store
-                            .append_event(self.game_id, self.next_seq, bytes)
-                            .await?;
-                        self.next_seq += 1;
-                    }
+                Effect::Append(bytes) if !matches!(effects.peek(), Some(Effect::Finish { .. })) => {
+                    pending.appends.push(bytes);
                 }
-                Effect::Send { to, payload } => self.send(to, payload),
-                Effect::Resync { side, from_seq, to } => {
-                    for message in self.resync(side, from_seq).await {
-                        self.send_message(to, &message);
-                    }
+                Effect::Send { to, payload } if !pending.appends.is_empty() => {
+                    pending.after.push(After::Send(to, payload));
                 }
-                Effect::Publish => Box::pin(self.publish()).await,
+                Effect::Publish if !pending.appends.is_empty() => {
+                    pending.after.push(After::Publish);
+                }
                 Effect::Observe(o) => self.metrics.observe(&o),
-                // Already finished (a finished game reopened): stored once.
-                Effect::Finish { .. } if self.status.finished.load(Ordering::Relaxed) => {}
-                Effect::Finish { result } => {
-                    // A restored game whose log was closed before a crash
-                    // (stored by an older version in two steps) is finished
-                    // here, at its start.
-                    if let Some(transcript) = self.transcript().await {
-                        self.store
-                            .finish_game(self.game_id, result, transcript)
-                            .await?;
-                        Box::pin(self.finished()).await;
-                    }
+                effect => {
+                    self.flush(&mut pending).await?;
+                    Box::pin(self.apply_one(effect, &mut effects)).await?;
                 }
             }
         }
+        self.flush(&mut pending).await?;
         // Everything returned is stored and sent: the session may drop
         // what it kept for it, but what the spectator delay still holds
         // (issue 16).
         self.session.settled(self.public_sent);
+        Ok(())
+    }
+
+    /// Commits the pending appends together, then makes the sends and
+    /// publications that waited for them, in order.
+    async fn flush(&mut self, pending: &mut Pending) -> Result<(), StoreError> {
+        let appends = std::mem::take(&mut pending.appends);
+        if !appends.is_empty() {
+            let results = self
+                .store
+                .append_events(self.game_id, self.next_seq, appends)
+                .await;
+            for r in results {
+                r?;
+                self.next_seq += 1;
+            }
+        }
+        for after in std::mem::take(&mut pending.after) {
+            match after {
+                After::Send(to, payload) => self.send(to, payload),
+                After::Publish => Box::pin(self.publish()).await,
+            }
+        }
+        Ok(())
+    }
+
+    /// Carries out one effect that no append waits before (every earlier
+    /// one is durable and sent): an append the game's end follows, a send,
+    /// a resync, a publication, the end.
+    async fn apply_one(
+        &mut self,
+        effect: Effect,
+        effects: &mut std::iter::Peekable<std::vec::IntoIter<Effect>>,
+    ) -> Result<(), StoreError> {
+        match effect {
+            Effect::Append(bytes) => {
+                let transcript = if matches!(effects.peek(), Some(Effect::Finish { .. }))
+                    && !self.status.finished.load(Ordering::Relaxed)
+                {
+                    self.transcript().await
+                } else {
+                    None
+                };
+                if let Some(transcript) = transcript {
+                    // The log's last entry and the result in one
+                    // transaction: no crash can leave a closed log in
+                    // a game listed as open (G6).
+                    let Some(Effect::Finish { result }) = effects.next() else {
+                        unreachable!("peeked");
+                    };
+                    self.store
+                        .append_and_finish(self.game_id, self.next_seq, bytes, result, transcript)
+                        .await?;
+                    self.next_seq += 1;
+                    Box::pin(self.finished()).await;
+                } else {
+                    self.store
+                        .append_event(self.game_id, self.next_seq, bytes)
+                        .await?;
+                    self.next_seq += 1;
+                }
+            }
+            Effect::Send { to, payload } => self.send(to, payload),
+            Effect::Resync { side, from_seq, to } => {
+                for message in self.resync(side, from_seq).await {
+                    self.send_message(to, &message);
+                }
+            }
+            Effect::Publish => Box::pin(self.publish()).await,
+            Effect::Observe(o) => self.metrics.observe(&o),
+            // Already finished (a finished game reopened): stored once.
+            Effect::Finish { .. } if self.status.finished.load(Ordering::Relaxed) => {}
+            Effect::Finish { result } => {
+                // A restored game whose log was closed before a crash
+                // (stored by an older version in two steps) is finished
+                // here, at its start.
+                if let Some(transcript) = self.transcript().await {
+                    self.store
+                        .finish_game(self.game_id, result, transcript)
+                        .await?;
+                    Box::pin(self.finished()).await;
+                }
+            }
+        }
         Ok(())
     }
 

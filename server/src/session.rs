@@ -73,7 +73,9 @@ pub enum Recipient {
 /// Something the shell must do for the session.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Effect {
-    /// Store an event durably (next sequence number) before going on.
+    /// Store an event durably (next sequence number) before going on:
+    /// nothing after it is carried out before it is durable (the shell
+    /// commits appends in a row together).
     Append(Vec<u8>),
     /// Deliver a payload.
     Send {

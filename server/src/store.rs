@@ -609,9 +609,10 @@ type Task = Box<dyn FnOnce(&mut dyn GameStore) + Send>;
 enum Job {
     /// Any operation ([`StoreHandle::run`]).
     Run(Task),
-    /// An append, answered once it is durable; appends queued together are
-    /// group-committed ([`GameStore::append_batch`]).
-    Append(Append, oneshot::Sender<Result<(), StoreError>>),
+    /// Appends of one game in sequence order, answered (one result each)
+    /// once they are durable; appends queued together are group-committed
+    /// ([`GameStore::append_batch`]).
+    Append(Vec<Append>, oneshot::Sender<Vec<Result<(), StoreError>>>),
 }
 
 /// The most appends one group commit takes (the job queue's length: a
@@ -633,15 +634,15 @@ fn serve(mut store: Box<dyn GameStore>, mut rx: mpsc::Receiver<Job>, metrics: Ar
         match job {
             Job::Run(f) => f(store.as_mut()),
             Job::Append(first, reply) => {
-                let mut appends = vec![first];
-                let mut replies = vec![reply];
+                let mut replies = vec![(first.len(), reply)];
+                let mut appends = first;
                 // Every append queued while the last commit ran; a closure
                 // job behind them waits for their commit (queue order).
                 while appends.len() < MAX_BATCH {
                     match rx.try_recv() {
                         Ok(Job::Append(a, r)) => {
-                            appends.push(a);
-                            replies.push(r);
+                            replies.push((a.len(), r));
+                            appends.extend(a);
                         }
                         Ok(other) => {
                             held = Some(other);
@@ -654,14 +655,18 @@ fn serve(mut store: Box<dyn GameStore>, mut rx: mpsc::Receiver<Job>, metrics: Ar
                 let mut results = store.append_batch(&appends).into_iter();
                 metrics.committed(started.elapsed());
                 metrics.group_committed(appends.len());
-                for reply in replies {
+                for (n, reply) in replies {
                     // A backend that answered too few (a bug) leaves the
                     // rest unacknowledged, never acknowledged by mistake.
-                    let result = results.next().unwrap_or(Err(StoreError::Backend {
-                        operation: "append in a group commit",
-                        detail: "the backend gave no result for this append".into(),
-                    }));
-                    let _ = reply.send(result);
+                    let answers = (0..n)
+                        .map(|_| {
+                            results.next().unwrap_or(Err(StoreError::Backend {
+                                operation: "append in a group commit",
+                                detail: "the backend gave no result for this append".into(),
+                            }))
+                        })
+                        .collect();
+                    let _ = reply.send(answers);
                 }
             }
         }
@@ -798,17 +803,41 @@ impl StoreHandle {
         seq: u64,
         bytes: Vec<u8>,
     ) -> Result<(), StoreError> {
-        let (tx, rx) = oneshot::channel();
-        let append = Append {
-            game_id,
-            seq,
-            bytes,
-        };
-        self.jobs
-            .send(Job::Append(append, tx))
+        self.append_events(game_id, seq, vec![bytes])
             .await
-            .map_err(|_| StoreError::Closed)?;
-        rx.await.map_err(|_| StoreError::Closed)?
+            .pop()
+            .unwrap_or(Err(StoreError::Closed))
+    }
+
+    /// Appends `events` to `game_id`'s log from `first_seq` on, in one job
+    /// of the storage thread, so that they are committed together (one
+    /// transaction, one `fsync`, with whatever else is queued): one result
+    /// an event, each answered once durable (issue 30: a ruling's entries
+    /// took one commit each, one after the other).
+    pub async fn append_events(
+        &self,
+        game_id: GameId,
+        first_seq: u64,
+        events: Vec<Vec<u8>>,
+    ) -> Vec<Result<(), StoreError>> {
+        let n = events.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let appends = (first_seq..)
+            .zip(events)
+            .map(|(seq, bytes)| Append {
+                game_id,
+                seq,
+                bytes,
+            })
+            .collect();
+        let (tx, rx) = oneshot::channel();
+        if self.jobs.send(Job::Append(appends, tx)).await.is_err() {
+            return (0..n).map(|_| Err(StoreError::Closed)).collect();
+        }
+        rx.await
+            .unwrap_or_else(|_| (0..n).map(|_| Err(StoreError::Closed)).collect())
     }
 
     /// See [`GameStore::lease_period`].

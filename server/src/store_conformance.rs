@@ -88,6 +88,7 @@ on_both_backends!(
     g6_a_game_is_created_with_its_genesis,
     g6_a_refused_append_fails_alone_in_its_batch,
     g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone,
+    g6_a_run_of_appends_is_one_commit_answered_each,
     handle_runs_on_its_thread,
     events_are_read_from_a_seq,
 );
@@ -434,6 +435,47 @@ fn runtime() -> tokio::runtime::Runtime {
 // made durable by one transaction, each caller answered only after it;
 // a bad append of the batch (a seq gap, a finished or unknown game)
 // fails alone and stores nothing, the others are stored.
+/// G6 (issue 30): a game task's entries in a row go to the store as one
+/// job, one transaction: each is answered, a refused one (a gap) refuses
+/// what follows it, and nothing of a refused run is stored.
+fn g6_a_run_of_appends_is_one_commit_answered_each(b: &dyn Backend) {
+    let store = b.open();
+    runtime().block_on(async move {
+        let h = StoreHandle::spawn(store).unwrap();
+        let g = GameId([9; 16]);
+        h.create_game(g, vec![], own(), vec![]).await.unwrap();
+        let commits_before = metric(&h, "hexveil_store_commit_seconds_count");
+        let run = vec![b"e0".to_vec(), b"e1".to_vec(), b"e2".to_vec()];
+        let results = h.append_events(g, 0, run).await;
+        assert_eq!(results.len(), 3);
+        assert!(results.iter().all(Result::is_ok), "{results:?}");
+        let commits = metric(&h, "hexveil_store_commit_seconds_count") - commits_before;
+        assert_eq!(commits, 1, "three appends, one transaction");
+        assert!(h.append_events(g, 3, Vec::new()).await.is_empty());
+        let results = h
+            .append_events(g, 5, vec![b"x".to_vec(), b"y".to_vec()])
+            .await;
+        assert!(
+            matches!(
+                results[..],
+                [
+                    Err(StoreError::SeqGap {
+                        expected: 3,
+                        got: 5,
+                        ..
+                    }),
+                    Err(_)
+                ]
+            ),
+            "{results:?}"
+        );
+        let events = h.load_events(g).await.unwrap();
+        let bytes: Vec<_> = events.iter().map(|e| e.bytes.clone()).collect();
+        assert_eq!(bytes, [b"e0".to_vec(), b"e1".to_vec(), b"e2".to_vec()]);
+        drop(h);
+    });
+}
+
 fn g6_queued_appends_are_one_commit_and_a_bad_one_fails_alone(b: &dyn Backend) {
     // Opened outside the runtime: the PostgreSQL client blocks.
     let store = b.open();
