@@ -1092,7 +1092,7 @@ pub async fn play_seat(
             GameEvent::Pong(_) => false,
             GameEvent::Other(text) => note(text),
         };
-        super::page::board(&board, seat.last_seq().unwrap_or(0), ask);
+        super::page::board(&board, seat.last_seq().unwrap_or(0), acting);
         // `acting` stays set until the next update: a refused action
         // (nothing changed) asks again.
         if ask && deciding.is_none() {

@@ -144,10 +144,18 @@ const SCRIPT: &str = r#"
         if (!r.ok) { return r.text().then(function (t) { throw new Error(t); }); }
         return r.json();
       })
-      .then(function (s) { if (s.version !== version) { draw(s); } setTimeout(poll, 50); })
+      .then(function (s) {
+        if (s.version !== version) { draw(s); }
+        // The end: the client writes the transcript and leaves.
+        if (s.verdict) {
+          el('sent').textContent = 'the game is over: your client checked the transcript and has finished';
+          return;
+        }
+        setTimeout(poll, 50);
+      })
       .catch(function (e) { el('sent').textContent = 'the client does not answer: ' + e.message; setTimeout(poll, 2000); });
   }
-  document.querySelectorAll('form.cmd').forEach(function (f) {
+  document.querySelectorAll('form.cmd[data-verb]').forEach(function (f) {
     f.addEventListener('submit', function (e) {
       e.preventDefault();
       var args = f.querySelector('input');
