@@ -238,3 +238,85 @@ pub fn page(s: &Snapshot) -> String {
         legend = legend_html(legend),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::command::Language;
+
+    fn forms_of(html: &str) -> Vec<String> {
+        html.split("data-verb=\"")
+            .skip(1)
+            .filter_map(|t| t.split('"').next())
+            .map(String::from)
+            .collect()
+    }
+
+    // Issue 29: the page has a form for each command of the game's
+    // ruleset that sends something (ASL: fire, search, clearance,
+    // ordnance `shoot` and `turn`, C3; miniatures: move, lay, clear), the
+    // buttons for `end` and `concede`, and no form for what only shows;
+    // a form's line (verb and arguments) parses with the prompt's parser.
+    #[test]
+    fn issue29_the_page_has_the_commands_of_each_ruleset() {
+        let example = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/demo/scenario.toml"
+        );
+        let minis = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/minis/scenario.toml"
+        );
+        for (path, want, line) in [
+            (
+                example,
+                &[
+                    "move",
+                    "fire",
+                    "search",
+                    "clearance",
+                    "shoot",
+                    "turn",
+                    "rout",
+                ][..],
+                "shoot ger-gun 3D4 infantry he",
+            ),
+            (
+                minis,
+                &["move", "lay", "clear"][..],
+                "lay ger-rifle-1 c11x6 s",
+            ),
+        ] {
+            let loaded = crate::cli::play::load_scenario(std::path::Path::new(path)).unwrap();
+            let language = Language::for_game(loaded.scenario.as_ref()).unwrap();
+            let snap = Snapshot {
+                commands: language.commands(),
+                ruleset: if loaded.asl().is_some() {
+                    "asl"
+                } else {
+                    "minis"
+                },
+                ..Snapshot::default()
+            };
+            let html = page(&snap);
+            let forms = forms_of(&html);
+            for verb in want {
+                assert!(
+                    forms.iter().any(|f| f == verb),
+                    "{path}: no form for {verb}: {forms:?}"
+                );
+            }
+            for shown in NOT_A_FORM {
+                assert!(
+                    !forms.iter().any(|f| f == shown),
+                    "{path}: a form for {shown}"
+                );
+            }
+            assert!(html.contains("id=\"end\"") && html.contains("id=\"concede-yes\""));
+            let verb = line.split_whitespace().next().unwrap();
+            assert!(forms.iter().any(|f| f == verb));
+            assert!(language.parse(line).is_ok(), "{path}: {line}");
+            assert!(html.contains("id=\"legend\""), "the legend");
+        }
+    }
+}

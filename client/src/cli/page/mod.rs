@@ -331,3 +331,56 @@ pub fn legal_moves(board: &Board, side: Side) -> Vec<UnitMoves> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Issue 29, G3: the page marks the player's own sealed facts, read
+    // from his own secrets: side B's hidden minefields and its Daisy
+    // Chain order (B28.531) in the example; side A, who hides nothing,
+    // has none, and a picture for A drawn with A's facts shows none of
+    // B's.
+    #[test]
+    fn issue29_own_sealed_facts_come_from_the_players_own_secrets() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/demo");
+        let loaded =
+            crate::cli::play::load_scenario(std::path::Path::new(&format!("{dir}/scenario.toml")))
+                .unwrap();
+        let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).unwrap();
+        let layers = loaded.scenario.sealed_layers();
+        let asl = loaded.asl().unwrap();
+        let parser = crate::cli::command::Parser::new(asl);
+        let order = crate::cli::play::daisy_order(&parser, "brit-squad-1@3E5").unwrap();
+        let b = hexveil_protocol::player::Secrets::generate(
+            Side::B,
+            &layers,
+            read("setup-b.toml"),
+            read("sealed-b.toml"),
+            hexveil_asl::standing_orders::encode(&[order]),
+        )
+        .unwrap();
+        let facts = own_sealed_facts(loaded.scenario.as_ref(), true, &b).unwrap();
+        assert!(facts.iter().all(|f| f.owner == Side::B));
+        let board = Board::for_game(loaded.scenario.as_ref());
+        let svg = board_svg(&board, SvgView::Side(Side::B), 0, &facts);
+        for mark in [
+            "class=\"sealed mine ap\" data-hex=\"3E4\" data-owner=\"B\"",
+            "class=\"sealed mine at\" data-hex=\"3E5\" data-owner=\"B\"",
+            "class=\"sealed daisy-chain\" data-hex=\"3E5\" data-owner=\"B\"",
+        ] {
+            assert!(svg.contains(mark), "{mark}");
+        }
+        let a = hexveil_protocol::player::Secrets::generate(
+            Side::A,
+            &layers,
+            read("setup-a.toml"),
+            read("sealed-a.toml"),
+            Vec::new(),
+        )
+        .unwrap();
+        let facts = own_sealed_facts(loaded.scenario.as_ref(), true, &a).unwrap();
+        let svg = board_svg(&board, SvgView::Side(Side::A), 0, &facts);
+        assert!(!svg.contains("class=\"sealed"), "{facts:?}");
+    }
+}
