@@ -21,16 +21,15 @@
 //! - The page works at 400 px and 1,400 px wide: no sideways overflow and
 //!   the board drawn.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fantoccini::Locator;
-use hexveil_protocol::identity::Identity;
 use hexveil_tests::browser::Browser;
 use hexveil_tests::picture::{attr, tags};
-use hexveil_tests::{built_binary, ServerProcess};
+use hexveil_tests::{built_binary, key_file, ServerProcess};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -40,17 +39,6 @@ const BOUND: Duration = Duration::from_secs(120);
 
 fn examples(name: &str) -> String {
     format!("{}/../examples/demo/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn key_file(dir: &Path, name: &str) -> (PathBuf, String) {
-    let pkcs8 = Identity::generate_pkcs8().unwrap();
-    let public = Identity::from_pkcs8(&pkcs8)
-        .unwrap()
-        .public_key()
-        .to_string();
-    let path = dir.join(format!("{name}.pk8"));
-    std::fs::write(&path, pkcs8).unwrap();
-    (path, public)
 }
 
 /// A `hexveil join --ui` process and the lines it printed.
