@@ -233,12 +233,27 @@ pub fn board(board: &Board, seq: u64, your_move: bool) {
     } else {
         Vec::new()
     };
+    let waiting = board.waiting.clone();
+    let result = board.result().map(String::from);
+    // Events that change nothing shown (a receipt, a pong) wake no page.
+    let same = {
+        let now = page.state.borrow();
+        now.svg == svg
+            && now.status == status
+            && now.waiting == waiting
+            && now.your_move == your_move
+            && now.result == result
+            && now.moves == moves
+    };
+    if same {
+        return;
+    }
     change(|s| {
         s.svg = svg;
         s.status = status;
-        s.waiting = board.waiting.clone();
+        s.waiting = waiting;
         s.your_move = your_move;
-        s.result = board.result().map(String::from);
+        s.result = result;
         s.moves = moves;
     });
 }
