@@ -19,7 +19,8 @@
 //!   events reveal them, and the hidden 12-factor A-P minefield of 3E4,
 //!   which nothing attacks, never (G3). B's page marks B's own.
 //! - The page works at 400 px and 1,400 px wide: no sideways overflow and
-//!   the board drawn.
+//!   the board drawn; screenshots are kept in cargo's test temp dir
+//!   (`target/tmp/side-A-s-page-400.png`, ...).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -321,6 +322,10 @@ async fn check_width(seat: &Seat, width: u32) {
         "{} at {width} px: the board: {m}",
         seat.name
     );
+    let file = seat.name.replace(['\'', ' '], "-");
+    seat.browser
+        .screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{file}-{width}.png")))
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
