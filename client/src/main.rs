@@ -65,6 +65,15 @@ struct SeatOptions {
     /// your entry is stored): evidence to hold against the transcript.
     #[arg(long)]
     record: Option<PathBuf>,
+    /// Play in your browser too: your client serves your own page on
+    /// 127.0.0.1 only and prints its address with a one-time token (your
+    /// keys and secrets stay in the client, which checks every command
+    /// as a typed one; README "Play in your browser").
+    #[arg(long)]
+    ui: bool,
+    /// The port of the --ui page [default: one the system picks].
+    #[arg(long, requires = "ui")]
+    ui_port: Option<u16>,
 }
 
 #[derive(Subcommand)]
@@ -622,6 +631,7 @@ fn seat_args(seat: SeatOptions) -> JoinArgs {
         script: seat.script,
         out: seat.out,
         record: seat.record,
+        ui: seat.ui.then_some(seat.ui_port),
         ..JoinArgs::default()
     }
 }

@@ -58,6 +58,19 @@ pub fn new_key() -> Vec<u8> {
     Identity::generate_pkcs8().expect("system randomness")
 }
 
+/// A fresh player key written to `DIR/NAME.pk8`: its path and its public
+/// key as text (for `create --opponent`).
+pub fn key_file(dir: &Path, name: &str) -> (PathBuf, String) {
+    let pkcs8 = new_key();
+    let public = Identity::from_pkcs8(&pkcs8)
+        .expect("a key just made")
+        .public_key()
+        .to_string();
+    let path = dir.join(format!("{name}.pk8"));
+    std::fs::write(&path, pkcs8).expect("the key file written");
+    (path, public)
+}
+
 /// Where a server listens and how clients trust it.
 #[derive(Clone, Debug)]
 pub struct Endpoint {

@@ -39,10 +39,9 @@ use std::time::{Duration, Instant};
 
 use hexveil_fixtures::postgres::Cluster;
 use hexveil_protocol::encoding::Digest;
-use hexveil_protocol::identity::Identity;
 use hexveil_protocol::transcript::Transcript;
 use hexveil_tests::kept::assert_kept;
-use hexveil_tests::{built_binary, ServerProcess};
+use hexveil_tests::{built_binary, key_file, ServerProcess};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 
@@ -296,17 +295,6 @@ struct Game {
     b: Proc,
     watch: Proc,
     dir: PathBuf,
-}
-
-fn key_file(dir: &Path, name: &str) -> (PathBuf, String) {
-    let pkcs8 = Identity::generate_pkcs8().unwrap();
-    let public = Identity::from_pkcs8(&pkcs8)
-        .unwrap()
-        .public_key()
-        .to_string();
-    let path = dir.join(format!("{name}.pk8"));
-    std::fs::write(&path, pkcs8).unwrap();
-    (path, public)
 }
 
 impl Game {

@@ -652,13 +652,19 @@ impl<'a> Language<'a> {
         }
     }
 
-    /// The words a line may start with (for completion).
-    pub fn verbs(&self) -> Vec<&'static str> {
-        let list = match self {
+    /// The commands: usage and what each does (the `help` list; the
+    /// page's forms).
+    pub fn commands(&self) -> &'static [(&'static str, &'static str)] {
+        match self {
             Language::Asl(_) => COMMANDS,
             Language::Minis(_) => super::minis_command::COMMANDS,
-        };
-        list.iter()
+        }
+    }
+
+    /// The words a line may start with (for completion).
+    pub fn verbs(&self) -> Vec<&'static str> {
+        self.commands()
+            .iter()
             .filter_map(|(usage, _)| usage.split_whitespace().next())
             .collect()
     }

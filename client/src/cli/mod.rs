@@ -9,6 +9,7 @@ pub mod demo;
 pub mod evidence;
 pub mod keys;
 pub mod minis_command;
+pub mod page;
 pub mod play;
 pub mod prompt;
 pub mod reconnect;

@@ -757,6 +757,7 @@ pub enum Output {
 
 impl Output {
     fn lines(&self, side: Side, seq: u64, lines: Vec<String>) {
+        super::page::narrative(&lines);
         match self {
             Output::Print => {
                 for l in lines {
@@ -772,6 +773,7 @@ impl Output {
     /// A line of the seat's own, not of the game (a refusal, a lost
     /// connection).
     pub fn note(&self, side: Side, text: &str) {
+        super::page::note(text);
         match self {
             Output::Print => println!("{text}"),
             Output::Channel(_) => println!("side {side}: {text}"),
@@ -820,7 +822,7 @@ fn decision(bytes: Vec<u8>, concede: bool) -> Decision {
 /// `queued`: a command typed while the seat waited, tried first.
 async fn decide(
     mut input: Input,
-    queued: Option<String>,
+    queued: Option<typed::Line>,
     language: &Language<'_>,
     side: Side,
     out: &Output,
@@ -832,7 +834,7 @@ async fn decide(
 
 async fn decide_in(
     input: &mut Input,
-    mut queued: Option<String>,
+    mut queued: Option<typed::Line>,
     language: &Language<'_>,
     side: Side,
     out: &Output,
@@ -870,7 +872,7 @@ async fn decide_in(
                 );
                 let line = match queued.take() {
                     Some(line) => {
-                        out.note(side, &format!("trying the queued `{line}`"));
+                        out.note(side, &format!("trying the queued `{}`", line.text));
                         line
                     }
                     None => {
@@ -881,15 +883,21 @@ async fn decide_in(
                         }
                     }
                 };
-                if line.trim().is_empty() {
+                if line.text.trim().is_empty() {
                     continue;
                 }
-                match language.parse(&line) {
-                    // Typed at a terminal, `concede` asks first.
-                    Ok(Parsed::Act { concede: true, .. }) if super::prompt::interactive() => {
+                if line.from == typed::From::Page {
+                    out.note(side, &format!("from your page: `{}`", line.text.trim()));
+                }
+                match language.parse(&line.text) {
+                    // Typed at a terminal, `concede` asks first (the page
+                    // asks on the page before it sends one).
+                    Ok(Parsed::Act { concede: true, .. })
+                        if super::prompt::interactive() && line.from == typed::From::Stdin =>
+                    {
                         println!("{}", CONCEDE_QUESTION.trim_end());
                         let answer = typed::next().await;
-                        if answer.as_deref().is_some_and(confirmed) {
+                        if answer.is_some_and(|a| confirmed(&a.text)) {
                             return Decision::Concede;
                         }
                         println!("not conceded, nothing sent");
@@ -897,7 +905,7 @@ async fn decide_in(
                     Ok(Parsed::Act { bytes, concede }) => return decision(bytes, concede),
                     Ok(Parsed::Help) => print!("{}", language.help()),
                     Ok(Parsed::Show(view)) => print!("{}", board.show(view)),
-                    Err(e) => println!("not sent: {e}"),
+                    Err(e) => out.note(side, &format!("not sent: {e}")),
                 }
             }
         }
@@ -909,7 +917,7 @@ async fn decide_in(
 /// (dropped), whatever was never tried is named to the player.
 struct Queue<'a> {
     /// Parsed and waiting for the seat's move.
-    lines: std::collections::VecDeque<String>,
+    lines: std::collections::VecDeque<typed::Line>,
     /// The input ended (the seat leaves at its next prompt, once the
     /// queue is used up).
     ended: bool,
@@ -920,7 +928,8 @@ struct Queue<'a> {
 
 impl Drop for Queue<'_> {
     fn drop(&mut self) {
-        for left in self.lines.drain(..).chain(typed::finish()) {
+        let lines = self.lines.drain(..).map(|l| l.text);
+        for left in lines.chain(typed::finish()) {
             self.out.note(
                 self.side,
                 &format!("not sent: `{left}` (this session ended before you were to act)"),
@@ -1083,6 +1092,7 @@ pub async fn play_seat(
             GameEvent::Pong(_) => false,
             GameEvent::Other(text) => note(text),
         };
+        super::page::board(&board, seat.last_seq().unwrap_or(0), acting);
         // `acting` stays set until the next update: a refused action
         // (nothing changed) asks again.
         if ask && deciding.is_none() {
@@ -1109,7 +1119,7 @@ pub async fn play_seat(
 /// at once (they send nothing); anything else is refused with a note, at
 /// once, rather than when it would have been tried.
 fn take_typed(
-    typed: Option<String>,
+    typed: Option<typed::Line>,
     queue: &mut Queue,
     language: &Language<'_>,
     side: Side,
@@ -1120,7 +1130,7 @@ fn take_typed(
         queue.ended = true;
         return;
     };
-    let text = typed.trim();
+    let text = typed.text.trim();
     if text.is_empty() {
         return;
     }
@@ -1134,7 +1144,10 @@ fn take_typed(
                 side,
                 &format!("queued: `{text}` ({waiting}); it will be tried when you are to act"),
             );
-            queue.lines.push_back(text.to_string());
+            queue.lines.push_back(typed::Line {
+                text: text.to_string(),
+                from: typed.from,
+            });
         }
         Ok(Parsed::Help) => print!("{}", language.help()),
         Ok(Parsed::Show(view)) => print!("{}", board.show(view)),
@@ -1210,6 +1223,9 @@ pub struct JoinArgs {
     /// The player's display name, put in its public setup (signed with
     /// it, issue 27 item 8; `hexveil_view::names`).
     pub name: Option<String>,
+    /// `--ui`: serve the player's page on 127.0.0.1 (at this port, else
+    /// one the system picks; issue 29, [`super::page`]).
+    pub ui: Option<Option<u16>>,
 }
 
 /// The secrets directory of a join that names none: `hexveil-GAME-SIDE`
@@ -1684,6 +1700,9 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         "joined game {game_text} (\"{}\") as side {side}{named}; type `help` for commands when it is your move",
         loaded.scenario.name()
     );
+    if let Some(port) = j.ui {
+        start_page(port, &seat, &loaded).await?;
+    }
     let input = match &j.script {
         Some(p) => Input::Script {
             script: Script::new(&files::read_text(p)?),
@@ -1723,6 +1742,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
             let (verdict, _) = transcript::judge(&t);
             println!("transcript written to {}", path.display());
             println!("{verdict}");
+            super::page::verdict(&verdict.to_string());
             println!(
                 "{}",
                 super::evidence::audit_line(&t, seat.player().witness(), &proofs)
@@ -1732,7 +1752,46 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         println!("no more commands; leaving (the seat stays yours: join again to resume)");
     }
     seat.close().await;
+    super::page::last_look().await;
     Ok(())
+}
+
+/// `--ui`: the player's page on 127.0.0.1 (issue 29), drawing this seat
+/// with its own sealed facts; its address, with the one-time token, is
+/// printed.
+#[cfg(feature = "ui")]
+async fn start_page(
+    port: Option<u16>,
+    seat: &RemotePlayer,
+    loaded: &Loaded,
+) -> Result<(), PlayError> {
+    let state = super::page::open();
+    let language = Language::for_game(loaded.scenario.as_ref()).map_err(PlayError::Input)?;
+    let asl = loaded.asl().is_some();
+    let own = super::page::own_sealed_facts(loaded.scenario.as_ref(), asl, seat.player().secrets())
+        .map_err(PlayError::Input)?;
+    super::page::seated(
+        seat.side(),
+        loaded.asl().is_some(),
+        language.commands(),
+        own,
+    );
+    let served = super::page::serve::start(port, state)
+        .await
+        .map_err(|e| PlayError::Input(format!("cannot serve the --ui page on 127.0.0.1: {e}")))?;
+    println!(
+        "your page: {} (open it in your browser: the address works once, for one browser, and the page answers on {} only; your keys and secrets stay in this client)",
+        served.url, served.addr
+    );
+    Ok(())
+}
+
+/// Without the `ui` feature there is no page to serve.
+#[cfg(not(feature = "ui"))]
+async fn start_page(_: Option<u16>, _: &RemotePlayer, _: &Loaded) -> Result<(), PlayError> {
+    Err(PlayError::Input(
+        "this hexveil was built without the --ui page (cargo feature `ui`)".into(),
+    ))
 }
 
 /// `hexveil watch`: the public narrative of a game. With the scenario
