@@ -762,6 +762,22 @@ async fn one_command_join_and_resume() {
         "{csv}"
     );
     assert!(lines.next().unwrap().ends_with(",,Bob the Sapper"), "{csv}");
+    // And the replay page says who played each side.
+    let page = dir.path().join("replay.html");
+    let (ok, out) = run_in(
+        dir.path(),
+        &s(&["replay", transcript.trim(), "--html", &p(&page)]),
+    )
+    .await;
+    assert!(ok, "{out}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains(
+            "<p id=\"players\">side A (German): no name given &middot; \
+             side B (British): Bob the Sapper"
+        ),
+        "{html}"
+    );
     // A directory without secrets has nothing to resume.
     let (ok, out) = run_in(dir.path(), &s(&["resume", &p(&dir.path().join("nowhere"))])).await;
     assert!(!ok && out.contains("nothing to resume there"), "{out}");

@@ -196,7 +196,11 @@ pub fn signed_names(bytes: &[u8]) -> [Option<String>; 2] {
     let Some(Ok((referee, _))) = referee_of(&t) else {
         return [None, None];
     };
-    let players = referee.genesis().players;
+    names_signed_in(&t, &referee.genesis().players)
+}
+
+/// [`signed_names`] of a parsed transcript whose genesis names `players`.
+pub fn names_signed_in(t: &Transcript, players: &[PublicKey; 2]) -> [Option<String>; 2] {
     let mut names = [None, None];
     for e in &t.entries {
         let envelope = e.envelope.envelope();
