@@ -38,7 +38,7 @@ use hexveil_net::new_game::NewGame;
 use hexveil_net::tls::ServerTrust;
 use hexveil_net::wire::{
     split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
-    GameSummary, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
+    GameSummary, ListedGame, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
 };
 use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
 use hexveil_protocol::identity::Identity;
@@ -764,6 +764,22 @@ impl Client {
         self.send(&ClientMessage::ListGames)?;
         match self.recv().await? {
             ServerMessage::Games { games } => Ok(games),
+            other => Err(refused(other)),
+        }
+    }
+
+    /// The open games with what each is, who holds it, when it was created
+    /// and who it waits for (issue 27 item 8); `None` from a server that
+    /// predates [`ClientMessage::ListOpenGames`] (it answers `Malformed`):
+    /// ask [`Client::list_games`] then.
+    pub async fn list_open_games(&mut self) -> Result<Option<Vec<ListedGame>>, DriverError> {
+        self.send(&ClientMessage::ListOpenGames)?;
+        match self.recv().await? {
+            ServerMessage::OpenGames { games } => Ok(Some(games)),
+            ServerMessage::Error {
+                code: ErrorCode::Malformed,
+                ..
+            } => Ok(None),
             other => Err(refused(other)),
         }
     }

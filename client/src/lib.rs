@@ -7,6 +7,7 @@
 
 pub mod driver;
 pub mod follow;
+pub mod listing;
 pub mod net;
 pub mod presence;
 pub mod tables;

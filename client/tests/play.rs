@@ -124,6 +124,16 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
     let list: Vec<&str> = list.iter().map(String::as_str).collect();
     let (ok, out, _) = run(&list).await;
     assert!(ok && out.contains(&game), "{out}");
+    // Issue 27 item 8: what the game is, who holds it and since when.
+    println!("{out}");
+    let head = out.lines().find(|l| l.starts_with(&game)).unwrap();
+    assert!(head.contains(" (asl v"), "{out}");
+    assert!(
+        head.contains(", created 20") && head.contains(" UTC, 0 spectators"),
+        "{out}"
+    );
+    assert!(out.contains("  side A"), "{out}");
+    assert!(out.contains(": key "), "{out}");
     // issue 12: `list --json` says the same as one JSON array.
     let mut list_json = list.clone();
     list_json.push("--json");
@@ -138,6 +148,12 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
         .unwrap_or_else(|| panic!("{out}"));
     assert_eq!(listed["finished"], false, "{out}");
     assert_eq!(listed["side_a_seated"], false, "{out}");
+    assert_eq!(listed["ruleset"], "asl", "{out}");
+    assert!(
+        listed["created_ms"].as_u64().unwrap() > 1_700_000_000_000,
+        "{out}"
+    );
+    assert!(listed["key_a"].as_str().unwrap().len() == 64, "{out}");
 
     // A plays part of its turn and leaves at a prompt (its input ends),
     // then joins again with the same secrets and finishes.
@@ -203,7 +219,12 @@ async fn g5_two_players_join_from_the_cli_and_end_with_a_clean_transcript() {
         // A's client has exited: its seat is open at once (its close
         // reached the server before it exited), not after the idle timeout.
         let (_, listed, _) = run(&list_a).await;
-        assert!(listed.contains("side A open"), "{listed}");
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.starts_with("  side A") && l.ends_with(", NOT connected")),
+            "{listed}"
+        );
         let second = run(&ja2).await;
         (first, second)
     };

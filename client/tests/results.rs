@@ -29,6 +29,9 @@ fn issue12_results_exports_verified_games_as_csv_and_json_and_refuses_bad_files_
     assert_eq!(m["side_b"], "Soviet");
     assert_eq!(a["mode"], "live");
     assert_eq!(a["verdict"], "clean");
+    // Issue 27 item 8: the demo's bots give no names (signed in a setup).
+    assert_eq!(a["name_a"], "");
+    assert_eq!(m["name_b"], "");
     // The demo's victory conditions name a winner either way (R56), and so
     // do the miniatures demo's (R79): its German figures never reach the
     // village, and the Soviet figures they could put out of action are

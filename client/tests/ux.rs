@@ -345,7 +345,13 @@ async fn an_illegal_sealed_setup_is_refused_before_anything_is_committed() {
     let mut list = s(&["list"]);
     list.extend(lab.conn(&bob));
     let (_, listed) = run(&list).await;
-    assert!(listed.contains("side B open"), "{listed}");
+    // Issue 27 item 8: the list names each side's seat as connected or not.
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with("  side B") && l.ends_with(", NOT connected")),
+        "{listed}"
+    );
     lab.server.shutdown().await;
 }
 
@@ -612,7 +618,13 @@ async fn one_seat_one_machine() {
     let mut list = s(&["list"]);
     list.extend(lab.conn(&bob));
     let (ok, out) = run(&list).await;
-    assert!(ok && out.contains("side B seated"), "{out}");
+    assert!(
+        ok && out
+            .lines()
+            .any(|l| l.starts_with("  side B") && l.ends_with("), connected")
+                || l.starts_with("  side B") && l.ends_with(", connected")),
+        "{out}"
+    );
 
     // The right secrets take the seat over: B's first client is told and
     // stops; the new one plays on.
@@ -735,6 +747,37 @@ async fn one_command_join_and_resume() {
         assert!(ok, "{out}");
         assert!(out.contains("CLEAN: game"), "{out}");
     }
+    // Issue 27 item 8: the results name the players by the names their
+    // keys signed (Alice gave none), after the row's columns.
+    let transcript = b_out
+        .lines()
+        .find_map(|l| l.strip_prefix("transcript written to "))
+        .unwrap_or_else(|| panic!("{b_out}"));
+    let (ok, csv) = run_in(dir.path(), &s(&["results", "--csv", transcript.trim()])).await;
+    println!("{csv}");
+    assert!(ok, "{csv}");
+    let mut lines = csv.lines();
+    assert!(
+        lines.next().unwrap().ends_with(",head,name_a,name_b"),
+        "{csv}"
+    );
+    assert!(lines.next().unwrap().ends_with(",,Bob the Sapper"), "{csv}");
+    // And the replay page says who played each side.
+    let page = dir.path().join("replay.html");
+    let (ok, out) = run_in(
+        dir.path(),
+        &s(&["replay", transcript.trim(), "--html", &p(&page)]),
+    )
+    .await;
+    assert!(ok, "{out}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains(
+            "<p id=\"players\">side A (German): no name given &middot; \
+             side B (British): Bob the Sapper"
+        ),
+        "{html}"
+    );
     // A directory without secrets has nothing to resume.
     let (ok, out) = run_in(dir.path(), &s(&["resume", &p(&dir.path().join("nowhere"))])).await;
     assert!(!ok && out.contains("nothing to resume there"), "{out}");

@@ -246,6 +246,12 @@ pub enum ClientMessage {
         /// The game, joined on this connection.
         game_id: GameId,
     },
+    /// List the open games with what each is, who holds its seats, when it
+    /// was created and who it waits for ([`ServerMessage::OpenGames`];
+    /// issue 27 item 8). Added after version 1 was published, as the last
+    /// variant: a server that predates it answers `Error{Malformed}`, and
+    /// the client asks [`ClientMessage::ListGames`] instead.
+    ListOpenGames,
 }
 
 /// Who serves a game, as a node answers [`ClientMessage::Locate`].
@@ -385,6 +391,59 @@ pub enum ServerMessage {
         /// Its presence.
         presence: Presence,
     },
+    /// Answer to [`ClientMessage::ListOpenGames`]: the open games, at
+    /// most [`MAX_LISTED_DESCRIBED`], the oldest first. Added after
+    /// version 1 was published, as the last variant.
+    OpenGames {
+        /// The games.
+        games: Vec<ListedGame>,
+    },
+}
+
+/// Open games in one [`ServerMessage::OpenGames`] at most.
+pub const MAX_LISTED_DESCRIBED: usize = 100;
+
+/// One open game as [`ServerMessage::OpenGames`] describes it: the
+/// server's word, from the request that created the game (public from the
+/// start, as the genesis holds the same) and its live state.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ListedGame {
+    /// Its seats and spectators now.
+    pub summary: GameSummary,
+    /// The scenario's name (empty if the server cannot read it).
+    pub scenario: String,
+    /// The ruleset's id.
+    pub ruleset: String,
+    /// The ruleset's version.
+    pub ruleset_version: u32,
+    /// `live` or `escrow`.
+    pub mode: String,
+    /// The sides as the scenario names them, A first (empty if it does not).
+    pub sides: [String; 2],
+    /// The players' keys (hex), A first (empty for a game of another kind).
+    pub keys: [String; 2],
+    /// The names the league's roster pins to the keys, A first.
+    pub roster_names: [Option<String>; 2],
+    /// When it was created (Unix milliseconds, the server's clock); `None`
+    /// for a game stored before its store recorded it.
+    pub created_ms: Option<u64>,
+    /// Who it waits for now, on what and until when; `None` for nobody, or
+    /// withheld from everyone but its players under a spectator delay (the
+    /// list is public: PROTOCOL.md 16.5).
+    pub awaited: Option<Awaited>,
+}
+
+impl ListedGame {
+    /// Every text field, for the length limits.
+    fn texts(&self) -> impl Iterator<Item = &str> {
+        [&self.scenario, &self.ruleset, &self.mode]
+            .into_iter()
+            .chain(&self.sides)
+            .chain(&self.keys)
+            .chain(self.roster_names.iter().flatten())
+            .chain(self.awaited.iter().map(|a| &a.what))
+            .map(String::as_str)
+    }
 }
 
 /// Who a game waits for, on what, and until when, as the server says
@@ -442,6 +501,23 @@ pub fn forfeit_words(at_ms: u64, now_ms: u64) -> String {
         _ => format!("in {} min", (left + 30) / 60),
     };
     format!("forfeits at {clock}, {when}")
+}
+
+/// A Unix time in milliseconds as a UTC date and time in words for both
+/// ends (issue 27 item 8: when a game was created): `2026-11-28 14:32 UTC`.
+pub fn date_words(at_ms: u64) -> String {
+    let secs = i64::try_from(at_ms / 1000).unwrap_or(i64::MAX);
+    match time::OffsetDateTime::from_unix_timestamp(secs) {
+        Ok(t) => format!(
+            "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute()
+        ),
+        Err(_) => format!("{at_ms} ms after 1970 (beyond the calendar)"),
+    }
 }
 
 /// Longest address in [`ServerMessage::ServedElsewhere`] and
@@ -664,6 +740,15 @@ impl ServerMessage {
                 check_len("message", message.len(), MAX_ERROR_MESSAGE_LEN)
             }
             ServerMessage::Games { games } => check_len("games", games.len(), MAX_LISTED_GAMES),
+            ServerMessage::OpenGames { games } => {
+                check_len("games", games.len(), MAX_LISTED_DESCRIBED)?;
+                for g in games {
+                    for text in g.texts() {
+                        check_len("listed text", text.len(), MAX_ERROR_MESSAGE_LEN)?;
+                    }
+                }
+                Ok(())
+            }
             ServerMessage::FinishedGames { games } => {
                 check_len("games", games.len(), MAX_LISTED_FINISHED)
             }
@@ -895,6 +980,60 @@ mod tests {
                 }]
             }),
             format!("0501{}01000200", "01".repeat(16))
+        );
+        // Added after version 1 (issue 27 item 8): ListOpenGames is index
+        // 12, OpenGames index 14; an old ListGames keeps its own answer.
+        assert_eq!(hex(&ClientMessage::ListOpenGames), "0c");
+        let listed = ServerMessage::OpenGames {
+            games: vec![ListedGame {
+                summary: GameSummary {
+                    game_id: GameId([1; 16]),
+                    side_a_seated: true,
+                    side_b_seated: false,
+                    spectators: 0,
+                    finished: false,
+                },
+                scenario: "s".into(),
+                ruleset: "r".into(),
+                ruleset_version: 1,
+                mode: "live".into(),
+                sides: ["A".into(), "B".into()],
+                keys: ["k".into(), String::new()],
+                roster_names: [Some("n".into()), None],
+                created_ms: Some(300),
+                awaited: None,
+            }],
+        };
+        assert_eq!(
+            shex(&listed),
+            format!(
+                "0e01{}{}",
+                "01".repeat(16),
+                "010000000173017201046c69766501410142016b0001016e0001ac0200"
+            )
+        );
+        assert_eq!(
+            ServerMessage::decode(&listed.encode().unwrap()).unwrap(),
+            listed
+        );
+        let ServerMessage::OpenGames { games } = &listed else {
+            unreachable!()
+        };
+        let mut long = games[0].clone();
+        long.scenario = "x".repeat(MAX_ERROR_MESSAGE_LEN + 1);
+        assert!(ServerMessage::OpenGames { games: vec![long] }
+            .encode()
+            .is_err());
+    }
+
+    // Issue 27 item 8: a creation date in words, the same at both ends.
+    #[test]
+    fn issue27_item8_dates_are_utc_words() {
+        assert_eq!(date_words(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date_words(1_795_000_000_000), "2026-11-18 11:06 UTC");
+        assert_eq!(
+            date_words(u64::MAX),
+            "18446744073709551615 ms after 1970 (beyond the calendar)"
         );
     }
 

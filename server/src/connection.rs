@@ -30,6 +30,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::ServerSettings;
 use crate::frame::{read_frame, write_frame, FrameError, FrameLimits};
+use crate::http::games::Games;
 use crate::league::League;
 use crate::lobby::{ConnectionLink, GameCommand, Lobby, LobbyError, GAME_SEND_TIMEOUT};
 use crate::login::{exporter, verify_login, Challenge};
@@ -71,6 +72,9 @@ pub struct ConnectionContext {
     pub lobby: Arc<Lobby>,
     /// The finished games' league rows.
     pub league: Arc<League>,
+    /// What each game is (from its creation request), shared by
+    /// `hexveil list` and the web view's list.
+    pub games: Arc<Games>,
     /// The server's settings.
     pub settings: ServerSettings,
     rng: SystemRandom,
@@ -84,8 +88,14 @@ pub struct ConnectionContext {
 impl ConnectionContext {
     /// A context for a lobby and settings.
     pub fn new(lobby: Arc<Lobby>, settings: ServerSettings) -> Self {
+        let league = Arc::new(League::new(lobby.store().clone()));
         ConnectionContext {
-            league: Arc::new(League::new(lobby.store().clone())),
+            games: Arc::new(Games::new(
+                lobby.clone(),
+                league.clone(),
+                settings.roster.clone(),
+            )),
+            league,
             lobby,
             settings,
             rng: SystemRandom::new(),
@@ -587,6 +597,13 @@ impl Session {
                 let games = self.ctx.lobby.list();
                 self.reply(ServerMessage::Games { games }).await?;
             }
+            ClientMessage::ListOpenGames => {
+                let msg = match self.ctx.games.listed().await {
+                    Ok(games) => ServerMessage::OpenGames { games },
+                    Err(e) => ServerMessage::error(ErrorCode::Internal, e.to_string()),
+                };
+                self.reply(msg).await?;
+            }
             ClientMessage::ListFinished { limit } => {
                 let msg = match self.ctx.league.finished(limit as usize).await {
                     Ok(mut games) => {
@@ -963,5 +980,6 @@ fn variant_name(m: &ClientMessage) -> &'static str {
         ClientMessage::ListFinished { .. } => "ListFinished",
         ClientMessage::Locate { .. } => "Locate",
         ClientMessage::WatchPresence { .. } => "WatchPresence",
+        ClientMessage::ListOpenGames => "ListOpenGames",
     }
 }

@@ -76,8 +76,8 @@ use tracing::{info, warn};
 
 use crate::shares::Party;
 use crate::store::{
-    Append, CreateStep, FaultHook, GameCounts, GameLocation, GameStore, LiveNode, NewGameRecord,
-    NodeRegistration, StoreError, StoredEvent, StoredGame,
+    known_ms, Append, CreateStep, FaultHook, GameCounts, GameLocation, GameStore, LiveNode,
+    NewGameRecord, NodeRegistration, StoreError, StoredEvent, StoredGame,
 };
 use crate::wire::{GameId, PublicKey};
 
@@ -1057,7 +1057,7 @@ impl GameStore for PgStore {
     fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError> {
         self.read("load the game", |c| {
             c.query_opt(
-                "SELECT metadata, result, started, expired_ms IS NOT NULL
+                "SELECT metadata, result, started, expired_ms IS NOT NULL, created_ms
                  FROM games WHERE game_id = $1",
                 &[&&game_id.0[..]],
             )
@@ -1068,6 +1068,7 @@ impl GameStore for PgStore {
                 result: r.get(1),
                 started: r.get(2),
                 expired: r.get(3),
+                created_ms: known_ms(r.get(4)),
             })
             .ok_or(StoreError::UnknownGame(game_id))
         })

@@ -36,8 +36,8 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use crate::shares::Party;
 use crate::store::{
-    Append, CreateStep, FaultHook, GameCounts, GameStore, NewGameRecord, StoreError, StoredEvent,
-    StoredGame,
+    known_ms, Append, CreateStep, FaultHook, GameCounts, GameStore, NewGameRecord, StoreError,
+    StoredEvent, StoredGame,
 };
 use crate::wire::{GameId, PublicKey};
 
@@ -554,7 +554,7 @@ impl GameStore for SqliteStore {
     fn load_game(&self, game_id: GameId) -> Result<StoredGame, StoreError> {
         self.conn
             .query_row(
-                "SELECT metadata, result, started, expired_ms IS NOT NULL
+                "SELECT metadata, result, started, expired_ms IS NOT NULL, created_ms
                  FROM games WHERE game_id = ?1",
                 params![&game_id.0[..]],
                 |r| {
@@ -564,6 +564,7 @@ impl GameStore for SqliteStore {
                         result: r.get(1)?,
                         started: r.get(2)?,
                         expired: r.get(3)?,
+                        created_ms: known_ms(r.get(4)?),
                     })
                 },
             )
@@ -792,7 +793,7 @@ mod tests {
     }
 
     // A schema-1 database is migrated on open; its games count as started
-    // (never expired) and keep their events.
+    // (never expired), keep their events and have no creation time.
     #[test]
     fn schema_1_is_migrated() {
         let dir = tempfile::tempdir().unwrap();
@@ -808,6 +809,9 @@ mod tests {
         }
         let mut s = SqliteStore::open(dir.path()).unwrap();
         assert!(s.load_game(G1).unwrap().started);
+        // Issue 27 item 8: its creation time was never recorded: unknown,
+        // not 1970 (`hexveil list` says so).
+        assert_eq!(s.load_game(G1).unwrap().created_ms, None);
         assert!(s.expire_unstarted(u64::MAX >> 2).unwrap().is_empty());
         assert_eq!(s.load_events(G1).unwrap().len(), 1);
         s.append_event(G1, 1, b"more").unwrap();

@@ -267,6 +267,12 @@ pub struct GameCounts {
     pub pending: u64,
 }
 
+/// A stored creation time: 0 is the default a migrated row got when the
+/// column was added (SQLite schema 2), so unknown.
+pub fn known_ms(stored: i64) -> Option<u64> {
+    u64::try_from(stored).ok().filter(|ms| *ms > 0)
+}
+
 /// Who creates a game, when, and under which caps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NewGameRecord {
@@ -401,6 +407,10 @@ pub struct StoredGame {
     pub started: bool,
     /// Whether it expired before it started ([`GameStore::expire_unstarted`]).
     pub expired: bool,
+    /// When it was created (Unix milliseconds, [`NewGameRecord::created_ms`]);
+    /// `None` for a game stored before the store recorded it (a SQLite
+    /// schema 1 row, migrated with 0).
+    pub created_ms: Option<u64>,
 }
 
 /// One stored event.

@@ -91,7 +91,22 @@ on_both_backends!(
     g6_a_run_of_appends_is_one_commit_answered_each,
     handle_runs_on_its_thread,
     events_are_read_from_a_seq,
+    a_game_keeps_its_creation_time,
 );
+
+// Issue 27 item 8: `hexveil list` and the web view say when a game was
+// created; the time survives a restart.
+fn a_game_keeps_its_creation_time(b: &dyn Backend) {
+    {
+        let mut s = b.open();
+        let rec = NewGameRecord::uncapped(PublicKey([7; 32]), 1_795_000_000_000);
+        s.create_game(G1, b"scenario", &rec, &[]).unwrap();
+        s.create_game(G2, b"scenario", &own(), &[]).unwrap();
+    }
+    let s = b.open();
+    assert_eq!(s.load_game(G1).unwrap().created_ms, Some(1_795_000_000_000));
+    assert_eq!(s.load_game(G2).unwrap().created_ms, Some(1));
+}
 
 // Issue 16: a resync near the end of a long log reads only its end.
 fn events_are_read_from_a_seq(b: &dyn Backend) {

@@ -260,6 +260,23 @@ async fn lobby_rejections_are_clear() {
         }
         other => panic!("expected Games, got {other:?}"),
     }
+    // Issue 27 item 8: the described list, beside the old one (which an
+    // old client, above, still gets): its seats, its creation time, and
+    // the fields a test session cannot describe left empty.
+    c.send(&ClientMessage::ListOpenGames).await;
+    match c.recv().await {
+        ServerMessage::OpenGames { games } => {
+            let l = games
+                .iter()
+                .find(|l| l.summary.game_id == g)
+                .expect("listed");
+            assert!(l.summary.side_a_seated && !l.summary.side_b_seated);
+            assert_eq!(l.summary.spectators, 1);
+            assert!(l.created_ms.unwrap() > 1_700_000_000_000, "{l:?}");
+            assert_eq!(l.scenario, "");
+        }
+        other => panic!("expected OpenGames, got {other:?}"),
+    }
     server.shutdown().await;
 }
 

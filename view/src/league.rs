@@ -183,6 +183,39 @@ pub fn row_of(bytes: &[u8], trusted: Option<&PublicKey>) -> Result<Row, Refused>
     })
 }
 
+/// The names the players of a verified transcript gave themselves (issue
+/// 27 item 8), side A first: each is read from the public setup of the
+/// Setup entry its own key signed (the genesis key of that side), so no
+/// server can name a player; `None` where a setup gives none, or a name
+/// out of bounds ([`crate::names::check_name`]). Not part of [`Row`]: the
+/// row's layout travels in `FinishedRow` and stays as published.
+pub fn signed_names(bytes: &[u8]) -> [Option<String>; 2] {
+    let Ok(t) = Transcript::parse(bytes) else {
+        return [None, None];
+    };
+    let Some(Ok((referee, _))) = referee_of(&t) else {
+        return [None, None];
+    };
+    names_signed_in(&t, &referee.genesis().players)
+}
+
+/// [`signed_names`] of a parsed transcript whose genesis names `players`.
+pub fn names_signed_in(t: &Transcript, players: &[PublicKey; 2]) -> [Option<String>; 2] {
+    let mut names = [None, None];
+    for e in &t.entries {
+        let envelope = e.envelope.envelope();
+        let Some(i) = players.iter().position(|k| *k == envelope.author) else {
+            continue;
+        };
+        if let Ok(Body::Setup(setup)) = Body::decode(&envelope.body) {
+            names[i] = crate::names::name_in_setup(&setup.public_setup_toml)
+                .ok()
+                .flatten();
+        }
+    }
+    names
+}
+
 /// `live` or `escrow`.
 pub fn mode_word(mode: Mode) -> &'static str {
     match mode {

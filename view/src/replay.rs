@@ -76,6 +76,9 @@ pub struct Replay {
     pub verdict: String,
     /// The scenario's name, when the genesis could be read.
     pub title: Option<String>,
+    /// Who played (issue 27 item 8): `side A (German): Alice` for each
+    /// side, the name its key signed in its setup, or `no name given`.
+    pub players: Vec<String>,
     /// The view the page shows: everything for a complete, clean game,
     /// the public view otherwise (G3).
     pub view: SvgView,
@@ -183,6 +186,7 @@ pub fn replay(transcript: &[u8]) -> Replay {
         exit_code,
         verdict: verdict.to_string(),
         title: None,
+        players: Vec::new(),
         view,
         notes: Vec::new(),
         ground: String::new(),
@@ -210,6 +214,22 @@ pub fn replay(transcript: &[u8]) -> Replay {
         Some(Ok(r)) => r,
     };
     replay.title = Some(referee.scenario().name().to_string());
+    let genesis = referee.genesis();
+    let sides = crate::league::side_names(&genesis.scenario_toml);
+    let names = crate::league::names_signed_in(&t, &genesis.players);
+    replay.players = ["A", "B"]
+        .iter()
+        .zip(sides.iter().zip(&names))
+        .map(|(side, (nation, name))| {
+            let nation = if nation.is_empty() {
+                String::new()
+            } else {
+                format!(" ({nation})")
+            };
+            let name = name.as_deref().unwrap_or("no name given");
+            format!("side {side}{nation}: {name}")
+        })
+        .collect();
     let reveals = if clean {
         reveals_of(&referee, rest)
     } else {
@@ -490,6 +510,14 @@ impl Replay {
             self.ground
         );
         let _ = writeln!(out, "<header>\n<h1>{}</h1>", escape(&title));
+        if !self.players.is_empty() {
+            let players: Vec<String> = self.players.iter().map(|p| escape(p)).collect();
+            let _ = writeln!(
+                out,
+                "<p id=\"players\">{} <span class=\"muted\">(the names their keys signed)</span></p>",
+                players.join(" &middot; ")
+            );
+        }
         let shown = match (self.view, self.status) {
             (SvgView::All, _) => {
                 "Everything is shown: the game is over and every side's secrets were revealed and audited.".to_string()
@@ -931,5 +959,27 @@ mod tests {
         assert!(page.contains("data-exit-code=\"2\""));
         assert!(!page.contains("<template class=\"step\""));
         assert!(!page.contains("<script>\"not"));
+        // Nobody to name in bytes that are no transcript.
+        assert!(!page.contains("id=\"players\""));
+    }
+
+    // Issue 27 item 8: a player's name is its own text (bounded, no
+    // control characters: names::check_name), shown escaped.
+    #[test]
+    fn issue27_item8_names_on_the_replay_page_are_escaped() {
+        let mut r = replay(b"");
+        r.players = vec![
+            "side A (German): Al <b>& \"Co\"".into(),
+            "side B: no name given".into(),
+        ];
+        let page = r.html();
+        assert!(
+            page.contains(
+                "<p id=\"players\">side A (German): Al &lt;b&gt;&amp; &quot;Co&quot; \
+                 &middot; side B: no name given"
+            ),
+            "{page}"
+        );
+        assert!(!page.contains("Al <b>"));
     }
 }

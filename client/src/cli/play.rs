@@ -636,8 +636,65 @@ pub async fn create(
 /// array of objects with the same fields.
 pub async fn list(c: &Connect, json: bool) -> Result<(), PlayError> {
     let (mut client, _) = c.client().await?;
-    let games = client.list_games().await?;
+    let listed = client.list_open_games().await?;
+    let Some(listed) = listed else {
+        // A server that predates ListOpenGames (issue 27 item 8): its
+        // bare list, which holds the finished games it keeps live too.
+        let games = client.list_games().await?;
+        client.close().await;
+        return list_bare(games, json);
+    };
     client.close().await;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string(&listed.iter().map(listed_json).collect::<Vec<_>>())
+                .expect("JSON of strings and numbers")
+        );
+        return Ok(());
+    }
+    if listed.is_empty() {
+        println!("no open games (`hexveil list --finished` lists the finished ones)");
+    }
+    let now = unix_now_ms();
+    for g in &listed {
+        for line in hexveil::listing::listed_lines(g, now) {
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
+
+/// One open game of `hexveil list --json` (issue 27 item 8).
+fn listed_json(g: &hexveil_net::wire::ListedGame) -> serde_json::Value {
+    let s = &g.summary;
+    serde_json::json!({
+        "game": game_hex(&s.game_id),
+        "scenario": g.scenario,
+        "ruleset": g.ruleset,
+        "ruleset_version": g.ruleset_version,
+        "mode": g.mode,
+        "side_a": g.sides[0],
+        "side_b": g.sides[1],
+        "key_a": g.keys[0],
+        "key_b": g.keys[1],
+        "name_a": g.roster_names[0].as_ref().map(|n| serde_json::json!({"name": n, "by": "league"})),
+        "name_b": g.roster_names[1].as_ref().map(|n| serde_json::json!({"name": n, "by": "league"})),
+        "created_ms": g.created_ms,
+        "side_a_seated": s.side_a_seated,
+        "side_b_seated": s.side_b_seated,
+        "spectators": s.spectators,
+        "finished": s.finished,
+        "waiting": g.awaited.as_ref().map(|a| serde_json::json!({
+            "side": a.side.map(|s| s.to_string()),
+            "what": a.what,
+            "forfeits_at_ms": a.forfeits_at_ms,
+        })),
+    })
+}
+
+/// The bare list of a server that predates ListOpenGames.
+fn list_bare(games: Vec<hexveil_net::wire::GameSummary>, json: bool) -> Result<(), PlayError> {
     if json {
         let v: Vec<serde_json::Value> = games
             .iter()

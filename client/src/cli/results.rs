@@ -31,7 +31,16 @@ pub struct FileRow {
     /// The game's row.
     #[serde(flatten)]
     pub row: Row,
+    /// The name side A's player gave itself, signed in its setup (issue 27
+    /// item 8; empty if none): a column after the row's, so the row's
+    /// columns keep their places.
+    pub name_a: String,
+    /// Side B's likewise.
+    pub name_b: String,
 }
+
+/// The columns [`FileRow`] adds after the row's.
+const NAME_COLUMNS: [&str; 2] = ["name_a", "name_b"];
 
 /// A file refused, with the exit code that goes with why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +62,15 @@ pub fn row_of(path: &Path, trusted: Option<&PublicKey>) -> Result<FileRow, Refus
         code: UNREADABLE,
     })?;
     match league::row_of(&bytes, trusted) {
-        Ok(row) => Ok(FileRow { file, row }),
+        Ok(row) => {
+            let [name_a, name_b] = league::signed_names(&bytes).map(Option::unwrap_or_default);
+            Ok(FileRow {
+                file,
+                row,
+                name_a,
+                name_b,
+            })
+        }
         Err(r) => Err(Refused {
             file,
             why: r.why,
@@ -68,10 +85,14 @@ pub fn to_csv(rows: &[FileRow]) -> Result<String, String> {
         return Ok(String::new());
     }
     let mut w = csv::Writer::from_writer(Vec::new());
-    let header = std::iter::once("file").chain(league::COLUMNS);
+    let header = std::iter::once("file")
+        .chain(league::COLUMNS)
+        .chain(NAME_COLUMNS);
     w.write_record(header).map_err(|e| e.to_string())?;
     for r in rows {
-        let record = std::iter::once(r.file.clone()).chain(r.row.values());
+        let record = std::iter::once(r.file.clone())
+            .chain(r.row.values())
+            .chain([r.name_a.clone(), r.name_b.clone()]);
         w.write_record(record).map_err(|e| e.to_string())?;
     }
     let bytes = w.into_inner().map_err(|e| e.to_string())?;

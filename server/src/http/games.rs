@@ -13,7 +13,9 @@ use crate::league::League;
 use crate::lobby::Lobby;
 use crate::roster::Roster;
 use crate::store::StoreError;
-use crate::wire::{forfeit_words, Awaited, FinishedRow, GameId, PublicKey};
+use crate::wire::{
+    forfeit_words, Awaited, FinishedRow, GameId, GameSummary, ListedGame, PublicKey,
+};
 use hexveil_net::new_game::NewGame;
 
 /// Open games, and finished games, listed at most.
@@ -43,12 +45,16 @@ pub struct Description {
     pub key_a: String,
     /// Side B's player key.
     pub key_b: String,
+    /// When the game was created (Unix milliseconds, the server's clock;
+    /// issue 27 item 8); `None` if its store does not know.
+    pub created_ms: Option<u64>,
 }
 
 impl Description {
     /// The description of a game created with `metadata` (the postcard
-    /// `NewGame`); empty fields for anything else (a test session).
-    pub fn of(metadata: &[u8]) -> Description {
+    /// `NewGame`) at `created_ms`; empty fields for anything else (a test
+    /// session).
+    pub fn of(metadata: &[u8], created_ms: Option<u64>) -> Description {
         let Ok(g) = NewGame::decode(metadata) else {
             return Description {
                 scenario: String::new(),
@@ -59,6 +65,7 @@ impl Description {
                 side_b: String::new(),
                 key_a: String::new(),
                 key_b: String::new(),
+                created_ms,
             };
         };
         let scenario = hexveil_rulesets::all()
@@ -77,6 +84,7 @@ impl Description {
             side_b,
             key_a: g.players[0].to_string(),
             key_b: g.players[1].to_string(),
+            created_ms,
         }
     }
 }
@@ -162,6 +170,28 @@ impl Waiting {
     }
 }
 
+impl OpenGame {
+    /// The game as [`ServerMessage::OpenGames`](crate::wire::ServerMessage)
+    /// lists it to `hexveil list` (issue 27 item 8): the same facts as
+    /// `/api/games`, the same presence (withheld under a spectator delay).
+    pub fn listed(&self, summary: GameSummary, awaited: Option<Awaited>) -> ListedGame {
+        let d = &self.description;
+        let name = |n: &Option<Named>| n.as_ref().map(|n| n.name.clone());
+        ListedGame {
+            summary,
+            scenario: d.scenario.clone(),
+            ruleset: d.ruleset.clone(),
+            ruleset_version: d.ruleset_version,
+            mode: d.mode.clone(),
+            sides: [d.side_a.clone(), d.side_b.clone()],
+            keys: [d.key_a.clone(), d.key_b.clone()],
+            roster_names: [name(&self.name_a), name(&self.name_b)],
+            created_ms: d.created_ms,
+            awaited,
+        }
+    }
+}
+
 /// A finished game in the list: the row `hexveil results` prints for its
 /// transcript, or why the transcript is not one.
 #[derive(Clone, Debug, Serialize)]
@@ -228,7 +258,7 @@ impl Games {
             return Ok(d.clone());
         }
         let stored = self.lobby.store().load_game(game).await?;
-        let d = Arc::new(Description::of(&stored.metadata));
+        let d = Arc::new(Description::of(&stored.metadata, stored.created_ms));
         let mut all = self
             .descriptions
             .lock()
@@ -240,8 +270,10 @@ impl Games {
         Ok(d)
     }
 
-    /// The open and the finished games.
-    pub async fn list(&self) -> Result<GameList, HttpError> {
+    /// The open games (at most [`MAX_LISTED`], the lowest ids first), each
+    /// with its seats and who it waits for now (withheld under a spectator
+    /// delay: the lobby keeps what a spectator may be told).
+    async fn open(&self) -> Result<Vec<(OpenGame, GameSummary, Option<Awaited>)>, StoreError> {
         let mut open = Vec::new();
         for s in self
             .lobby
@@ -254,27 +286,48 @@ impl Games {
                 Ok(d) => d,
                 // Expired or gone since it was listed.
                 Err(StoreError::UnknownGame(_)) => continue,
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             };
             let [name_a, name_b] = names_of(
                 self.roster.as_ref(),
                 [&description.key_a, &description.key_b],
             );
-            open.push(OpenGame {
-                game: s.game_id.to_string(),
-                description: (*description).clone(),
-                name_a,
-                name_b,
-                side_a_seated: s.side_a_seated,
-                side_b_seated: s.side_b_seated,
-                spectators: s.spectators,
-                waiting: self
-                    .lobby
-                    .awaited(s.game_id)
-                    .map(|a| Waiting::new(a, crate::session::unix_millis())),
-                live: format!("/game/{}", s.game_id),
-            });
+            let awaited = self.lobby.awaited(s.game_id);
+            open.push((
+                OpenGame {
+                    game: s.game_id.to_string(),
+                    description: (*description).clone(),
+                    name_a,
+                    name_b,
+                    side_a_seated: s.side_a_seated,
+                    side_b_seated: s.side_b_seated,
+                    spectators: s.spectators,
+                    waiting: awaited
+                        .clone()
+                        .map(|a| Waiting::new(a, crate::session::unix_millis())),
+                    live: format!("/game/{}", s.game_id),
+                },
+                s,
+                awaited,
+            ));
         }
+        Ok(open)
+    }
+
+    /// The open games as `hexveil list` is told them
+    /// ([`ClientMessage::ListOpenGames`](crate::wire::ClientMessage)).
+    pub async fn listed(&self) -> Result<Vec<ListedGame>, StoreError> {
+        Ok(self
+            .open()
+            .await?
+            .into_iter()
+            .map(|(game, summary, awaited)| game.listed(summary, awaited))
+            .collect())
+    }
+
+    /// The open and the finished games.
+    pub async fn list(&self) -> Result<GameList, HttpError> {
+        let open = self.open().await?.into_iter().map(|(g, ..)| g).collect();
         let finished = self
             .league
             .finished(MAX_LISTED)

@@ -293,7 +293,7 @@ pub struct Web {
     /// The live views.
     pub watchers: live::Watchers,
     /// The games' descriptions and replays.
-    pub games: games::Games,
+    pub games: Arc<games::Games>,
     /// Event stream slots, shared per address and network (issue 31).
     streams: Arc<Shares>,
     /// Connection slots, shared per address and network (issue 31).
@@ -328,11 +328,7 @@ impl Web {
         let (shutdown, _) = watch::channel(false);
         Arc::new(Web {
             watchers: live::Watchers::new(lobby.clone(), connections.clone(), max_streams),
-            games: games::Games::new(
-                lobby.clone(),
-                connections.league.clone(),
-                connections.settings.roster.clone(),
-            ),
+            games: connections.games.clone(),
             league: connections.league.clone(),
             lobby,
             connections,

@@ -107,7 +107,7 @@ pub fn index(list: &GameList) -> String {
     } else {
         body.push_str(
             "<table id=\"open\"><tr><th>game</th><th>scenario</th><th>ruleset</th>\
-             <th>side A</th><th>side B</th><th>seats</th><th>spectators</th>\
+             <th>side A</th><th>side B</th><th>created</th><th>seats</th><th>spectators</th>\
              <th>waiting for (the server's word)</th></tr>",
         );
         for g in &list.open {
@@ -115,7 +115,7 @@ pub fn index(list: &GameList) -> String {
             body.push_str(&format!(
                 "<tr><td><a class=\"key\" href=\"{live}\">{id}</a></td><td>{scenario}</td>\
                  <td>{ruleset} v{version} ({mode})</td><td>{a}</td><td>{b}</td>\
-                 <td>A {sa}, B {sb}</td><td>{spect}</td><td class=\"waiting\">{waiting}</td></tr>",
+                 <td>{created}</td><td>A {sa}, B {sb}</td><td>{spect}</td><td class=\"waiting\">{waiting}</td></tr>",
                 live = escape(&g.live),
                 id = escape(&g.game),
                 scenario = escape(&d.scenario),
@@ -124,6 +124,10 @@ pub fn index(list: &GameList) -> String {
                 mode = escape(&d.mode),
                 a = player(g.name_a.as_ref(), &d.side_a, &d.key_a),
                 b = player(g.name_b.as_ref(), &d.side_b, &d.key_b),
+                created = match d.created_ms {
+                    Some(ms) => crate::wire::date_words(ms),
+                    None => "<span class=\"muted\">unknown</span>".to_string(),
+                },
                 sa = seat(g.side_a_seated),
                 sb = seat(g.side_b_seated),
                 spect = g.spectators,
@@ -342,6 +346,7 @@ mod tests {
             side_b: "British".into(),
             key_a: key_a.into(),
             key_b: key_b.into(),
+            created_ms: Some(1_795_000_000_000),
         }
     }
 
@@ -396,7 +401,10 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("Alice <b>"), "{html}");
+        // Issue 27 item 8: its creation date, in words and in the JSON.
+        assert!(html.contains("<td>2026-11-18 11:06 UTC</td>"), "{html}");
         let json = serde_json::to_value(&list.open[0]).unwrap();
+        assert_eq!(json["created_ms"], 1_795_000_000_000u64);
         assert_eq!(json["name_a"]["name"], "Alice <b>");
         assert_eq!(json["name_a"]["by"], "league");
         assert!(json["name_b"].is_null());
