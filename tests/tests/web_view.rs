@@ -406,3 +406,63 @@ async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_
     );
     server.kill();
 }
+
+// Issue 27 items 1 and 4: without a spectator delay, `/api/games`, `/` and
+// the live page say who the game waits for, on what, and that the awaited
+// side's client is gone (the server's word; nothing hidden: G3, the referee
+// asks in an order public facts fix).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue27_without_a_delay_the_web_says_who_is_awaited_while_its_client_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = ServerProcess::spawn_with(
+        dir.path(),
+        "127.0.0.1:0",
+        &["--answer-timeout-secs", "600", "--http", "127.0.0.1:0"],
+    );
+    let http = server.http.expect("the web view's address");
+    let ep = server.endpoint.clone();
+    let t = Table::open(&ep, secrets_a(), secrets_b(), PAD_LEN, false).await;
+    let game = t.game_id;
+    let mut events = Events::open(http, game).await;
+    // Side A may act; its client goes away.
+    t.a.disconnect();
+    let listed = loop {
+        let list = get_json(http, "/api/games").await;
+        let listed = list["open"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["game"] == game.to_string())
+            .cloned()
+            .unwrap_or_else(|| panic!("{game} in {list}"));
+        if listed["side_a_seated"] == false && !listed["waiting"].is_null() {
+            break listed;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    println!("/api/games: {listed}");
+    assert_eq!(listed["waiting"]["side"], "A", "{listed}");
+    let words = listed["waiting"]["words"].as_str().unwrap();
+    assert!(words.contains("side A"), "{words}");
+    let (status, index) = get(http, "/").await;
+    assert_eq!(status, 200);
+    let cell = index
+        .split("<td class=\"waiting\">")
+        .nth(1)
+        .and_then(|c| c.split("</td>").next())
+        .unwrap_or_else(|| panic!("a waiting cell in {index}"));
+    println!("/: {cell}");
+    assert!(cell.contains("side A"), "{cell}");
+    let live = loop {
+        let (p, _) = events.next().await;
+        if let Some(w) = p["waiting"].as_str() {
+            if w.contains("NOT connected") {
+                break w.to_string();
+            }
+        }
+    };
+    println!("live page: {live}");
+    assert!(live.contains("waiting for side A"), "{live}");
+    assert!(live.contains("side A's client is NOT connected"), "{live}");
+    server.kill();
+}
