@@ -124,6 +124,17 @@ pub struct Refused {
 /// The row of one transcript, verified first (trusting only the server key
 /// `trusted` if one is given), or why it is refused.
 pub fn row_of(bytes: &[u8], trusted: Option<&PublicKey>) -> Result<Row, Refused> {
+    row_and_names(bytes, trusted).map(|(row, _)| row)
+}
+
+/// [`row_of`], with the names the players gave themselves ([`names_signed_in`],
+/// issue 27 item 8), side A first, read from the transcript `row_of`
+/// parses anyway. Not part of [`Row`]: the row's layout travels in
+/// `FinishedRow` and stays as published.
+pub fn row_and_names(
+    bytes: &[u8],
+    trusted: Option<&PublicKey>,
+) -> Result<(Row, [Option<String>; 2]), Refused> {
     let refuse = |why: String, code: u8| Refused { why, code };
     let (verdict, code) = judge_trusting(bytes, trusted);
     let summary = match (&verdict, verdict.status()) {
@@ -160,7 +171,8 @@ pub fn row_of(bytes: &[u8], trusted: Option<&PublicKey>) -> Result<Row, Refused>
         None => (String::new(), "not over".into(), String::new()),
     };
     let [side_a, side_b] = side_names(&g.scenario_toml);
-    Ok(Row {
+    let names = names_signed_in(&t, &g.players);
+    let row = Row {
         game: summary.game_id.to_string(),
         scenario: referee.scenario().name().to_string(),
         ruleset: g.ruleset.clone(),
@@ -180,26 +192,15 @@ pub fn row_of(bytes: &[u8], trusted: Option<&PublicKey>) -> Result<Row, Refused>
         verdict: "clean".into(),
         server_key: summary.server.to_string(),
         head: summary.head.to_string(),
-    })
+    };
+    Ok((row, names))
 }
 
-/// The names the players of a verified transcript gave themselves (issue
-/// 27 item 8), side A first: each is read from the public setup of the
-/// Setup entry its own key signed (the genesis key of that side), so no
-/// server can name a player; `None` where a setup gives none, or a name
-/// out of bounds ([`crate::names::check_name`]). Not part of [`Row`]: the
-/// row's layout travels in `FinishedRow` and stays as published.
-pub fn signed_names(bytes: &[u8]) -> [Option<String>; 2] {
-    let Ok(t) = Transcript::parse(bytes) else {
-        return [None, None];
-    };
-    let Some(Ok((referee, _))) = referee_of(&t) else {
-        return [None, None];
-    };
-    names_signed_in(&t, &referee.genesis().players)
-}
-
-/// [`signed_names`] of a parsed transcript whose genesis names `players`.
+/// The names the players of a transcript whose genesis names `players`
+/// gave themselves (issue 27 item 8), side A first: each is read from the
+/// public setup of the Setup entry its own key signed (the genesis key of
+/// that side), so no server can name a player; `None` where a setup gives
+/// none, or a name out of bounds ([`crate::names::check_name`]).
 pub fn names_signed_in(t: &Transcript, players: &[PublicKey; 2]) -> [Option<String>; 2] {
     let mut names = [None, None];
     for e in &t.entries {

@@ -1827,12 +1827,7 @@ async fn start_page(
     let asl = loaded.asl().is_some();
     let own = super::page::own_sealed_facts(loaded.scenario.as_ref(), asl, seat.player().secrets())
         .map_err(PlayError::Input)?;
-    super::page::seated(
-        seat.side(),
-        loaded.asl().is_some(),
-        language.commands(),
-        own,
-    );
+    super::page::seated(seat.side(), asl, language.commands(), own);
     let served = super::page::serve::start(port, state)
         .await
         .map_err(|e| PlayError::Input(format!("cannot serve the --ui page on 127.0.0.1: {e}")))?;

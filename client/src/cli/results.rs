@@ -61,9 +61,9 @@ pub fn row_of(path: &Path, trusted: Option<&PublicKey>) -> Result<FileRow, Refus
         why: format!("cannot read it: {e}"),
         code: UNREADABLE,
     })?;
-    match league::row_of(&bytes, trusted) {
-        Ok(row) => {
-            let [name_a, name_b] = league::signed_names(&bytes).map(Option::unwrap_or_default);
+    match league::row_and_names(&bytes, trusted) {
+        Ok((row, names)) => {
+            let [name_a, name_b] = names.map(Option::unwrap_or_default);
             Ok(FileRow {
                 file,
                 row,

@@ -50,16 +50,10 @@ fn random() -> std::io::Result<Secret> {
 }
 
 /// Whether `given` (hex text) is `secret`, in time that does not depend
-/// on where they differ.
+/// on where they differ (`subtle`, as rustls compares its secrets).
 fn same(given: &str, secret: &Secret) -> bool {
-    let Ok(bytes) = hex::decode(given) else {
-        return false;
-    };
-    if bytes.len() != secret.len() {
-        return false;
-    }
-    let diff = bytes.iter().zip(secret).fold(0u8, |d, (a, b)| d | (a ^ b));
-    std::hint::black_box(diff) == 0
+    use subtle::ConstantTimeEq;
+    hex::decode(given).is_ok_and(|bytes| bool::from(bytes.as_slice().ct_eq(secret)))
 }
 
 /// Why a request was refused, in words the page (or a curious visitor)
@@ -128,8 +122,8 @@ pub struct Gate {
     port: u16,
     /// The one-time token; `None` once exchanged.
     token: Mutex<Option<Secret>>,
-    /// The session cookies given.
-    sessions: Mutex<Vec<Secret>>,
+    /// The session cookie it was exchanged for (one: the token is spent).
+    session: Mutex<Option<Secret>>,
 }
 
 impl Gate {
@@ -138,7 +132,7 @@ impl Gate {
         Ok(Gate {
             port,
             token: Mutex::new(Some(random()?)),
-            sessions: Mutex::new(Vec::new()),
+            session: Mutex::new(None),
         })
     }
 
@@ -191,23 +185,21 @@ impl Gate {
         }
         *token = None;
         let session = random().map_err(|_| Refused::NoSession)?;
-        self.sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(session);
+        *self.session.lock().unwrap_or_else(|e| e.into_inner()) = Some(session);
         Ok(hex::encode(session))
     }
 
     /// The request's `Cookie` header must hold a session given here.
     pub fn session(&self, cookies: Option<&str>) -> Result<(), Refused> {
         let name = self.cookie_name();
-        let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        let found = cookies
-            .unwrap_or("")
-            .split(';')
-            .filter_map(|c| c.trim().split_once('='))
-            .filter(|(n, _)| *n == name)
-            .any(|(_, v)| sessions.iter().fold(false, |ok, s| ok | same(v, s)));
+        let session = *self.session.lock().unwrap_or_else(|e| e.into_inner());
+        let found = session.is_some_and(|s| {
+            cookies
+                .unwrap_or("")
+                .split(';')
+                .filter_map(|c| c.trim().split_once('='))
+                .any(|(n, v)| n == name && same(v, &s))
+        });
         if found {
             Ok(())
         } else {
