@@ -7,8 +7,9 @@
 //! per connection: the session's long-lived stream. The server sends
 //! without segmentation offload (GSO): quinn keeps, for every connection, a
 //! send buffer as large as its biggest batch, 10 datagrams (about 14 KiB)
-//! with GSO, one datagram without; a game message is one or two datagrams
-//! (a 2 KiB bucket, G3), so batching saves the server little and the
+//! with GSO, one datagram without; a game message of play is one datagram
+//! (a 1 KiB bucket, G3; two with the 2 KiB bucket before issue 30), so
+//! batching saves the server little and the
 //! buffer was a fifth of an idle game's memory (issue 16).
 
 use std::sync::Arc;
@@ -133,7 +134,8 @@ fn congestion() -> Arc<quinn::congestion::CubicConfig> {
 
 /// The server's initial congestion window, bytes: 64 KiB, where quinn's
 /// default is 12,000 (RFC 9002's ten 1,200-byte datagrams). Every message
-/// to a player is padded to a 2 KiB bucket (G3), and a mine attack sends
+/// to a player is padded to a bucket (G3: 2 KiB until issue 30, 1 KiB
+/// now), and a mine attack sends
 /// each player one per log entry, about seven at once (the openings, the
 /// rolls, the ruling): more than 12,000 bytes, so the last ones waited a
 /// round trip for acknowledgements, and since play never fills the window
@@ -181,8 +183,9 @@ mod tests {
 
     #[test]
     fn server_congestion_window_holds_an_action_burst() {
-        // Issue 16: seven 2 KiB messages to a player must go out without
-        // waiting a round trip for acknowledgements.
+        // Issue 16: seven 2 KiB messages to a player (the bucket then; 1 KiB
+        // since issue 30) must go out without waiting a round trip for
+        // acknowledgements.
         let cubic = format!("{:?}", congestion());
         assert!(cubic.contains("initial_window: 65536"), "{cubic}");
         const { assert!(INITIAL_WINDOW >= 7 * 2048 + 7 * 200) };

@@ -381,8 +381,15 @@ proptest! {
         };
         let bytes = encode_padded(&msg);
         prop_assert_eq!(bytes.len() % PAD_BUCKET, 0);
+        // The smallest multiple that holds the prefix and the message.
+        prop_assert_eq!(bytes.len(), (4 + encode(&msg).len()).div_ceil(PAD_BUCKET) * PAD_BUCKET);
         let back = decode_padded(&bytes).unwrap();
         prop_assert_eq!(format!("{back:?}"), format!("{msg:?}"));
+        // Issue 30: the same message padded to the former 2 KiB bucket
+        // decodes to the same value.
+        let mut former = bytes.clone();
+        former.resize(bytes.len().div_ceil(FORMER_PAD_BUCKET) * FORMER_PAD_BUCKET, 0);
+        prop_assert_eq!(format!("{:?}", decode_padded(&former).unwrap()), format!("{msg:?}"));
         let mut dirty = bytes.clone();
         let len = u32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
         if 4 + len < dirty.len() {
@@ -407,6 +414,45 @@ proptest! {
         let _ = Transcript::parse(&file);
         let _ = hexveil_protocol::verifier::verify(&file, &hexveil_fixtures::rulesets());
     }
+}
+
+/// The bucket before issue 30 (PROTOCOL.md 14.2).
+const FORMER_PAD_BUCKET: usize = 2048;
+
+/// Issue 30 (G3, PROTOCOL.md 14.2): a message of play padded to the new
+/// 1 KiB bucket and the same message padded to the former 2 KiB bucket
+/// both decode, so a client and a server of either side of the change
+/// read each other's padded messages; nothing checks the multiple.
+#[test]
+fn g3_padded_to_the_former_bucket_and_to_the_new_one_both_decode() {
+    let msg = ToClient::Receipt(Receipt {
+        game_id: GAME,
+        seq: 7,
+        entry_hash: Digest([1; 32]),
+        new_head: Digest([2; 32]),
+        sig: Signature([3; 64]),
+    });
+    let new = encode_padded(&msg);
+    assert_eq!(new.len(), PAD_BUCKET);
+    assert_eq!(PAD_BUCKET, 1024);
+    // What a server before issue 30 sent: the same prefix and message,
+    // zeros to 2,048.
+    let mut former = new.clone();
+    former.resize(FORMER_PAD_BUCKET, 0);
+    for bytes in [&new, &former] {
+        let back = decode_padded(bytes).unwrap();
+        assert_eq!(
+            format!("{back:?}"),
+            format!("{msg:?}"),
+            "{} bytes",
+            bytes.len()
+        );
+    }
+    // Only the padding's zeros are free: a non-zero byte in the former
+    // bucket's tail is still refused.
+    let mut dirty = former;
+    dirty[FORMER_PAD_BUCKET - 1] = 1;
+    assert!(decode_padded(&dirty).is_err());
 }
 
 /// A postcard sequence length far beyond the input is refused without

@@ -9,7 +9,7 @@ use common::{ids, params, secrets, Setup, Table, GAME, SEALED_A, SEALED_B, SERVE
 use hexveil_asl::{Action, Side};
 use hexveil_fixtures::{move_into, scenario_toml, step_into_the_minefield, units};
 use hexveil_protocol::encoding::{GameId, Party};
-use hexveil_protocol::message::{Body, Logged, Prompt, ToClient, Update};
+use hexveil_protocol::message::{Body, Logged, Prompt, ToClient, Update, PAD_BUCKET};
 use hexveil_protocol::player::Player;
 use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{Output, Session};
@@ -269,10 +269,30 @@ fn g5_a_reveal_with_an_illegal_strength_is_a_proven_fault_of_its_side_b28_1() {
     assert!(faults.iter().all(|f| f.side == Side::B), "{faults:?}");
 }
 
-/// What the mover (A) and a spectator receive, as (count, padded sizes),
-/// from A's move into 3E4 to its ruling, and whether the mined run's attack
-/// had an effect.
-fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, bool) {
+/// The messages each audience receives, from A's move into 3E4 to its
+/// ruling: their lengths before padding (`encode`), in order.
+#[derive(Debug, PartialEq, Eq)]
+struct Traffic {
+    /// To the mover, A.
+    a: Vec<usize>,
+    /// To the minefield's owner, B.
+    b: Vec<usize>,
+    /// To the spectators.
+    spectators: Vec<usize>,
+}
+
+impl Traffic {
+    /// The lengths padded to the bucket (G3, PROTOCOL.md 14.2).
+    fn padded(v: &[usize]) -> Vec<usize> {
+        v.iter()
+            .map(|n| (n + 4).div_ceil(PAD_BUCKET).max(1) * PAD_BUCKET)
+            .collect()
+    }
+}
+
+/// What each audience receives (see [`Traffic`]) during A's move into
+/// 3E4, and whether the mined run's attack had an effect.
+fn received_during_move(sealed_b: &str, a_fill: u8) -> (Traffic, bool) {
     let mut t = Table::open(Setup {
         sealed_b: sealed_b.to_string(),
         a_fill,
@@ -281,25 +301,31 @@ fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, 
     t.end_phase_until(hexveil_asl::turn::Phase::Movement);
     let out = t.declare(Side::A, move_into(&[units::GER_SQUAD], "3E4"));
     t.queue.extend(out);
-    let (mut to_a, mut to_spectators) = (Vec::new(), Vec::new());
+    let mut seen = Traffic {
+        a: Vec::new(),
+        b: Vec::new(),
+        spectators: Vec::new(),
+    };
     let mut effect = false;
     while let Some(o) = t.queue.pop_front() {
         match o {
-            Output::ToPlayer(Side::A, msg) => {
-                to_a.push(hexveil_protocol::message::encode_padded(&msg).len());
+            Output::ToPlayer(side, msg) => {
+                let padded = hexveil_protocol::message::encode_padded(&msg);
+                let len = hexveil_protocol::message::encode(&msg).len();
+                assert_eq!(padded.len(), Traffic::padded(&[len])[0]);
+                match side {
+                    Side::A => seen.a.push(len),
+                    Side::B => seen.b.push(len),
+                }
                 if let ToClient::Update(u) = &msg {
-                    effect |= format!("{:?}", hexveil_fixtures::asl_events(&u.events))
-                        .contains("result: Some");
-                    if let Some(e) = t.players.get_mut(&Side::A).unwrap().on_update(u).unwrap() {
-                        let more = t.session.submit(Side::A, e, 0);
+                    if side == Side::A {
+                        effect |= format!("{:?}", hexveil_fixtures::asl_events(&u.events))
+                            .contains("result: Some");
+                    }
+                    if let Some(e) = t.players.get_mut(&side).unwrap().on_update(u).unwrap() {
+                        let more = t.session.submit(side, e, 0);
                         t.queue.extend(more);
                     }
-                }
-            }
-            Output::ToPlayer(side, ToClient::Update(u)) => {
-                if let Some(e) = t.players.get_mut(&side).unwrap().on_update(&u).unwrap() {
-                    let more = t.session.submit(side, e, 0);
-                    t.queue.extend(more);
                 }
             }
             Output::ToSpectators { seq } => {
@@ -307,39 +333,66 @@ fn received_during_move(sealed_b: &str, a_fill: u8) -> (Vec<usize>, Vec<usize>, 
                     .session
                     .public_view(seq, &|_| None)
                     .expect("a logged entry");
-                to_spectators.push(hexveil_protocol::message::encode_padded(&msg).len())
+                seen.spectators
+                    .push(hexveil_protocol::message::encode(&msg).len())
             }
             _ => {}
         }
     }
-    (to_a, to_spectators, effect)
+    (seen, effect)
 }
 
 #[test]
 fn g3_mover_and_spectators_receive_the_same_traffic_for_a_mined_hex_without_effect_and_an_empty_hex(
 ) {
-    let mined = SEALED_B.replace(
+    let mined_6 = SEALED_B.replace(
         "{ hex = \"3E4\", strength = 12 }",
         "{ hex = \"3E4\", strength = 6 }",
     );
+    let mined_12 = SEALED_B.to_string();
     let empty = SEALED_B.replace("  { hex = \"3E4\", strength = 12 },  # hidden\n", "");
-    assert_ne!(mined, empty);
+    assert_ne!(mined_6, empty);
+    assert_ne!(mined_6, mined_12);
     // The dice follow from every party's pad, so look for A's pad seeds
-    // under which the A-P 6 attack in 3E4 has no effect (DR 9+ on the 6
-    // column); the search is deterministic.
-    let fill = (0u8..60)
-        .find(|f| !received_during_move(&mined, *f).2)
-        .expect("some pad gives a no-effect attack");
-    let (a_mined, s_mined, effect) = received_during_move(&mined, fill);
-    assert!(!effect);
-    let (a_empty, s_empty, _) = received_during_move(&empty, fill);
-    assert_eq!(a_mined, a_empty, "the mover's message count and sizes (G3)");
+    // under which the A-P attack in 3E4 has no effect at strength 6 and at
+    // 12 (DR 9+ on the 6 column, 11+ on the 12); the search is
+    // deterministic.
+    let fill = (0u8..=255)
+        .find(|f| !received_during_move(&mined_6, *f).1 && !received_during_move(&mined_12, *f).1)
+        .expect("some pad gives a no-effect attack at both strengths");
+    let (mined, _) = received_during_move(&mined_6, fill);
+    let (stronger, _) = received_during_move(&mined_12, fill);
+    let (empty, _) = received_during_move(&empty, fill);
+    // G3 (B28.1, R13): the strength of a field whose attack has no effect
+    // stays hidden: every audience, the owner included, is sent messages of
+    // the same lengths before padding, so under any bucket.
     assert_eq!(
-        s_mined, s_empty,
-        "the spectators' message count and sizes (G3)"
+        mined, stronger,
+        "the strength shows in no message's length (G3)"
     );
+    // G3 (B28.41): the rules reveal the field's presence in the ruling, the
+    // mover's and the spectators' messages are otherwise of the same
+    // lengths, and padded (PROTOCOL.md 14.2) every message of the mined
+    // step has the size of the empty step's.
+    for (who, m, e) in [
+        ("the mover", &mined.a, &empty.a),
+        ("the owner", &mined.b, &empty.b),
+        ("the spectators", &mined.spectators, &empty.spectators),
+    ] {
+        assert_eq!(m.len(), e.len(), "{who}: as many messages (G3)");
+        assert_eq!(
+            m[..m.len() - 1],
+            e[..e.len() - 1],
+            "{who}: the same lengths up to the ruling (G3)"
+        );
+        assert_eq!(
+            Traffic::padded(m),
+            Traffic::padded(e),
+            "{who}: the same padded sizes, message by message (G3)"
+        );
+    }
     assert!(
-        a_mined.len() >= 8,
+        mined.a.len() >= 8,
         "the move produced openings, rolls and a ruling"
     );
 }

@@ -1,6 +1,7 @@
 //! What a frame of the client-server wire costs to encode and decode
-//! (net/src/wire.rs): a game message to a player is one padded 2 KiB
-//! bucket (G3) inside a `ServerMessage::Game`. Run with
+//! (net/src/wire.rs): a game message to a player, 2 KiB padded (one
+//! bucket before issue 30, two 1 KiB buckets now, G3), inside a
+//! `ServerMessage::Game`. Run with
 //! `cargo bench -p hexveil-server --bench wire`.
 
 // criterion_group! generates an undocumented `pub fn benches`.
