@@ -1143,6 +1143,13 @@ impl RemotePlayer {
         Ok(env)
     }
 
+    /// Whether nothing this seat signed is in flight (every entry sent was
+    /// receipted) and no machine answer is held back: an entry the player
+    /// chooses now (a concession out of turn) cannot race one of its own.
+    pub fn nothing_in_flight(&self) -> bool {
+        self.unacked.is_none() && self.withheld.is_none()
+    }
+
     /// Concedes the game.
     pub fn concede(&mut self) -> Result<SignedEnvelope, DriverError> {
         let env = self.player.concede();

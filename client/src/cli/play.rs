@@ -978,6 +978,12 @@ struct Queue<'a> {
     /// The input ended (the seat leaves at its next prompt, once the
     /// queue is used up).
     ended: bool,
+    /// `concede` was typed at a terminal while the seat waited: the next
+    /// line answers the question.
+    concede_asked: bool,
+    /// A concession given while the seat waited, to be sent once nothing
+    /// of the seat's is in flight.
+    concede: bool,
     /// Where the leftovers are named, and whose they are.
     out: &'a Output,
     side: Side,
@@ -1018,6 +1024,8 @@ pub async fn play_seat(
     let mut queue = Queue {
         lines: Default::default(),
         ended: false,
+        concede_asked: false,
+        concede: false,
         out,
         side,
     };
@@ -1058,7 +1066,16 @@ pub async fn play_seat(
             None if matches!(input, Some(Input::Stdin)) && !queue.ended => tokio::select! {
                 event = seat.next_event() => Ok(event),
                 typed = typed::next() => {
-                    take_typed(typed, queue, &language, side, out, &board);
+                    // A concession is not a move: the referee takes one
+                    // at any time while the game is open, so it is sent
+                    // now, not at the seat's next prompt (issue 29).
+                    if take_typed(typed, queue, &language, side, out, &board) == Taken::ConcedeNow {
+                        queue.concede = true;
+                        if !seat.nothing_in_flight() {
+                            out.note(side, "conceding as soon as your machine's answer in flight is receipted");
+                        }
+                    }
+                    concede_when_free(seat, queue, line, out).await?;
                     continue;
                 }
             },
@@ -1096,6 +1113,7 @@ pub async fn play_seat(
             }
         };
         line.seen(&event);
+        concede_when_free(seat, queue, line, out).await?;
         let ask = match event {
             GameEvent::PromptRefused(r) => {
                 out.note(side, &r.reason);
@@ -1171,9 +1189,43 @@ pub async fn play_seat(
     }
 }
 
+/// Sends the concession given while the seat waited (issue 29: the
+/// referee takes one at any time while the game is open, so it does not
+/// wait for the seat's move), once nothing the seat signed is in flight.
+async fn concede_when_free(
+    seat: &mut RemotePlayer,
+    queue: &mut Queue<'_>,
+    line: &mut Lifeline,
+    out: &Output,
+) -> Result<(), PlayError> {
+    if !queue.concede || !seat.nothing_in_flight() || seat.is_closed() {
+        return Ok(());
+    }
+    queue.concede = false;
+    out.note(
+        seat.side(),
+        "conceding now: a concession does not wait for your move",
+    );
+    match seat.concede() {
+        Ok(_) => Ok(()),
+        Err(e) if following(&e) => line.resume(seat, out, e).await,
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What [`take_typed`] made of a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Taken {
+    /// Queued, answered or refused with a note.
+    Done,
+    /// A concession, confirmed: to be sent now.
+    ConcedeNow,
+}
+
 /// A line typed while the seat was not deciding: a command is queued with
 /// a note saying what the game waits for; `help` and `show` are answered
-/// at once (they send nothing); anything else is refused with a note, at
+/// at once (they send nothing); a concession is for now ([`Taken`]; at a
+/// terminal after its question); anything else is refused with a note, at
 /// once, rather than when it would have been tried.
 fn take_typed(
     typed: Option<typed::Line>,
@@ -1182,16 +1234,33 @@ fn take_typed(
     side: Side,
     out: &Output,
     board: &Board,
-) {
+) -> Taken {
     let Some(typed) = typed else {
         queue.ended = true;
-        return;
+        return Taken::Done;
     };
     let text = typed.text.trim();
+    if std::mem::take(&mut queue.concede_asked) {
+        if confirmed(text) {
+            return Taken::ConcedeNow;
+        }
+        println!("not conceded, nothing sent");
+        return Taken::Done;
+    }
     if text.is_empty() {
-        return;
+        return Taken::Done;
     }
     match language.parse(text) {
+        // Typed at a terminal, `concede` asks first (the page asks on the
+        // page before it sends one; a script means it).
+        Ok(Parsed::Act { concede: true, .. }) => {
+            if typed.from == typed::From::Stdin && super::prompt::interactive() {
+                println!("{}", CONCEDE_QUESTION.trim_end());
+                queue.concede_asked = true;
+                return Taken::Done;
+            }
+            return Taken::ConcedeNow;
+        }
         Ok(Parsed::Act { .. }) => {
             let waiting = board
                 .waiting
@@ -1210,6 +1279,7 @@ fn take_typed(
         Ok(Parsed::Show(view)) => print!("{}", board.show(view)),
         Err(e) => out.note(side, &format!("not queued: {e}")),
     }
+    Taken::Done
 }
 
 /// What the server did that the seat caught (issue 24), in words, with

@@ -9,7 +9,7 @@
 //! checks it as a typed one.
 //!
 //! Stable hooks (tests): `#board`, `#status`, `#turn` (`data-your-move`),
-//! `#waiting`, `#notes` (one `li` per note), `#narrative` (one `li` per
+//! `#waiting`, `body.over` at the end (the commands hidden), `#notes` (one `li` per note), `#narrative` (one `li` per
 //! line), `#verdict`, `#selected`, `.hv-legal` on the hexes a selected
 //! unit may enter, `form.cmd[data-verb]`, `#end`, `#concede`,
 //! `#concede-yes`, `#line` / `#send` (the command line), `#sent`.
@@ -41,8 +41,10 @@ h1 { font-size: 1.2em; margin: 0.2em 0; overflow-wrap: anywhere; }
 #notes:empty { display: none; }
 #narrative { background: #fff; border: 1px solid #ccc; padding: 0.3em 0.5em 0.3em 2em; max-height: 24em;
              overflow: auto; font-size: 0.85em; overflow-wrap: anywhere; }
-#verdict { font-weight: bold; }
+#verdict { overflow-wrap: anywhere; font-size: 0.85em; }
 #verdict:empty { display: none; }
+#turn[data-over="true"] { background: #d8dcf0; font-size: 1.1em; }
+body.over .buttons, body.over #line-form, body.over #commands, body.over #selected { display: none; }
 #board .hv-legal polygon { fill: #8fd08f !important; cursor: pointer; }
 #board .hv-selected rect { stroke: #0a0 !important; stroke-width: 2.5 !important; }
 form.cmd { display: flex; flex-wrap: wrap; gap: 0.3em; align-items: center; margin: 0.2em 0; }
@@ -121,7 +123,12 @@ const SCRIPT: &str = r#"
     el('status').textContent = s.status || 'waiting for the game to start';
     var turn = el('turn');
     turn.dataset.yourMove = s.your_move ? 'true' : 'false';
-    turn.textContent = s.result ? 'the game is over' :
+    turn.dataset.over = s.result ? 'true' : 'false';
+    // The end (issue 29): the result as the headline; nothing left to
+    // command, so the commands go.
+    document.body.classList.toggle('over', !!s.result);
+    if (s.result) { unselect(); }
+    turn.textContent = s.result ? 'the game is over: ' + s.result :
       (s.your_move ? 'your move, side ' + s.side + ': click a unit, or give a command' : 'not your move: commands you give are queued');
     el('waiting').textContent = s.waiting ? 'now: ' + s.waiting : '';
     var notes = el('notes');
@@ -136,7 +143,8 @@ const SCRIPT: &str = r#"
     });
     lines = s.lines_from + (s.lines || []).length;
     narrative.scrollTop = narrative.scrollHeight;
-    el('verdict').textContent = [s.result, s.verdict].filter(Boolean).join(' — ');
+    el('verdict').textContent = [s.result, s.verdict && 'your client checked the transcript: ' + s.verdict]
+      .filter(Boolean).join(' — ');
   }
   function poll() {
     fetch('/api/state?after=' + version + '&lines=' + lines, { credentials: 'same-origin' })
@@ -148,7 +156,7 @@ const SCRIPT: &str = r#"
         if (s.version !== version) { draw(s); }
         // The end: the client writes the transcript and leaves.
         if (s.verdict) {
-          el('sent').textContent = 'the game is over: your client checked the transcript and has finished';
+          el('sent').textContent = 'the game is over and your client has checked the transcript: nothing more will change on this page';
           return;
         }
         setTimeout(poll, 50);
@@ -230,7 +238,7 @@ pub fn page(s: &Snapshot) -> String {
          <form id=\"line-form\" class=\"cmd\"><label for=\"line\">any command, as at the prompt</label>\
          <input id=\"line\" autocomplete=\"off\"><button id=\"send\" type=\"submit\">send</button></form>\
          <div id=\"sent\" aria-live=\"polite\"></div>\
-         <details open><summary>commands</summary>{forms}</details>\
+         <details id=\"commands\" open><summary>commands</summary>{forms}</details>\
          <h2 style=\"font-size:1em\">narrative</h2><ol id=\"narrative\"></ol>\
          {legend}</div></div>\
          <script>{VIEWER_SCRIPT}{SCRIPT}</script></body></html>",
