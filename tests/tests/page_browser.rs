@@ -27,6 +27,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
 use fantoccini::Locator;
 use hexveil_tests::browser::Browser;
 use hexveil_tests::picture::{attr, tags};
@@ -204,6 +205,108 @@ impl Seat {
     }
 }
 
+impl Seat {
+    /// A real mouse drag (WebDriver actions: button down, a move of `dx`
+    /// px, button up) that starts at the middle of the board's `css`,
+    /// which is first scrolled into the board's view.
+    async fn drag_board(&self, css: &str, dx: f64) {
+        let js = format!(
+            "var e = document.querySelector('#board {css}'); if (!e) {{ return null; }} \
+             e.scrollIntoView({{ block: 'center', inline: 'center' }}); \
+             var r = e.getBoundingClientRect(); \
+             return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];"
+        );
+        let at = self.browser.client.execute(&js, vec![]).await.unwrap();
+        let (x, y) = match (at[0].as_f64(), at[1].as_f64()) {
+            (Some(x), Some(y)) => (x, y),
+            _ => panic!("{}: nothing at {css} to drag", self.name),
+        };
+        let mouse = MouseActions::new("drag".into())
+            .then(PointerAction::MoveTo {
+                duration: None,
+                x,
+                y,
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::MoveBy {
+                duration: Some(Duration::from_millis(150)),
+                x: dx,
+                y: 0.0,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        self.browser
+            .client
+            .perform_actions(mouse)
+            .await
+            .unwrap_or_else(|e| panic!("{}: the drag at {css}: {e}", self.name));
+        self.browser.client.release_actions().await.unwrap();
+    }
+
+    /// How many units the page shows selected, and its selection line.
+    async fn selection(&self) -> (u64, String) {
+        let n = self
+            .browser
+            .client
+            .execute(
+                "return document.querySelectorAll('#board .counter.hv-selected').length;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        (
+            n.as_u64().unwrap_or(0),
+            self.browser.text("#selected").await,
+        )
+    }
+}
+
+/// Issue 29: every counter's name line, as the page lays it out, stays
+/// within its hex (left and right); returns how many were measured and
+/// the longest name drawn.
+async fn labels_within_hexes(browser: &Browser, who: &str, width: u32) -> (usize, String) {
+    let m = browser
+        .client
+        .execute(
+            "var out = []; \
+             document.querySelectorAll('#board .counter').forEach(function (c) { \
+               var t = c.querySelector('text.name'); \
+               var h = document.querySelector('#board .hex[data-hex=\"' + c.getAttribute('data-hex') + '\"] polygon'); \
+               if (!t || !h) { return; } \
+               var a = t.getBoundingClientRect(), b = h.getBoundingClientRect(); \
+               out.push({ unit: c.getAttribute('data-unit'), text: t.textContent, \
+                          left: a.left - b.left, right: b.right - a.right, width: a.width, hex: b.width }); \
+             }); return out;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let labels = m.as_array().cloned().unwrap_or_default();
+    let mut longest = String::new();
+    let mut longest_chars = 0;
+    for l in &labels {
+        let (left, right) = (l["left"].as_f64().unwrap(), l["right"].as_f64().unwrap());
+        assert!(
+            left >= -0.5 && right >= -0.5,
+            "{} at {width} px: the name line of {} runs out of its hex: {l}",
+            who,
+            l["unit"]
+        );
+        let unit = l["unit"].as_str().unwrap_or_default();
+        if unit.chars().count() > longest_chars {
+            longest_chars = unit.chars().count();
+            longest = format!(
+                "{unit} (drawn {:?}, {l})",
+                l["text"].as_str().unwrap_or_default()
+            );
+        }
+    }
+    (labels.len(), longest)
+}
+
 /// What side A does at its moves, in order (the example's script-a.txt,
 /// given through the page in each of its ways).
 #[derive(Debug)]
@@ -322,6 +425,12 @@ async fn check_width(seat: &Seat, width: u32) {
         "{} at {width} px: the board: {m}",
         seat.name
     );
+    let (measured, longest) = labels_within_hexes(&seat.browser, seat.name, width).await;
+    println!(
+        "{} at {width} px: {measured} name lines within their hexes; the longest name: {longest}",
+        seat.name
+    );
+    assert!(measured > 0, "{}: no counter measured", seat.name);
     let file = seat.name.replace(['\'', ' '], "-");
     seat.browser
         .screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{file}-{width}.png")))
@@ -512,8 +621,15 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
                         m["to"].as_array().unwrap().iter().any(|t| t[0] == hex),
                         "{unit} may not enter {hex}: {m}"
                     );
-                    seat.click_board(&format!(".counter[data-unit=\"{unit}\"]"))
-                        .await;
+                    // Issue 29: a pan that starts and ends on the unit is
+                    // no click: nothing is selected.
+                    let counter = format!(".counter[data-unit=\"{unit}\"]");
+                    seat.drag_board(&counter, 12.0).await;
+                    let (n, line) = seat.selection().await;
+                    println!("after a drag on {unit}: {n} selected, selection line {line:?}");
+                    assert_eq!(n, 0, "a drag selected {unit}: {line}");
+                    assert!(!line.contains("MF left"), "{line}");
+                    seat.click_board(&counter).await;
                     let selected = seat.browser.text("#selected").await;
                     assert!(selected.contains("MF left"), "{selected}");
                     let legal = seat
@@ -527,8 +643,15 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
                         .unwrap();
                     assert!(legal.as_u64().unwrap_or(0) >= 1, "{legal}");
                     entered.push(hex);
-                    seat.click_board(&format!(".hex.hv-legal[data-hex=\"{hex}\"]"))
-                        .await;
+                    // Issue 29: a pan that ends on a green hex picks no
+                    // hex: the unit stays selected and does not move.
+                    let target = format!(".hex.hv-legal[data-hex=\"{hex}\"]");
+                    seat.drag_board(&target, 12.0).await;
+                    let (n, line) = seat.selection().await;
+                    println!("after a drag on {hex}: {n} selected, selection line {line:?}");
+                    assert_eq!(n, 1, "a drag on {hex} picked it: {line}");
+                    assert!(line.contains("MF left"), "{line}");
+                    seat.click_board(&target).await;
                 }
                 Some(Do::Concede) => {
                     seat.click("#concede").await;
@@ -551,6 +674,20 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
         assert!(verdict.contains("concede"), "{}: {verdict}", seat.name);
         let shown = seat.browser.html().await;
         seat.received.push(shown);
+    }
+    // Issue 29: at the end too (a unit Casualty Reduced or Replaced has a
+    // longer name), every name line stays within its hex at 1,400 px.
+    for seat in [&sa, &sb] {
+        seat.browser
+            .client
+            .set_window_size(1400, 900)
+            .await
+            .expect("window resized");
+        let (measured, longest) = labels_within_hexes(&seat.browser, seat.name, 1400).await;
+        println!(
+            "{} at the end: {measured} name lines within their hexes; the longest name: {longest}",
+            seat.name
+        );
     }
     // Side B's page marks B's own hidden facts (for B alone).
     let b_all = sb.received.join("\n");
@@ -587,4 +724,60 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
     sa.browser.close().await;
     sb.browser.close().await;
     drop(server);
+}
+
+// Issue 29: a long counter name (as a Replaced unit's: "id:7 (2-3-7 HS,
+// replaced brit-squad-2)") is drawn within its hex at 1,400 px: the
+// example's board with side A's squad given a long name, drawn by the
+// spectators' viewer (the same SVG and script as the pages), measured in
+// headless Chromium; the counter's title keeps the whole name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue29_a_long_counter_name_stays_within_its_hex_at_1400_px() {
+    let Some(browser) = Browser::start("page_browser (a long name)").await else {
+        return;
+    };
+    let long = "ger-squad-1 (2-3-7 HS, replaced brit-squad-2)";
+    let read = |f: &str| std::fs::read_to_string(examples(f)).unwrap();
+    let scenario_toml = read("scenario.toml").replace("\"ger-squad-1\"", &format!("\"{long}\""));
+    let setup = read("setup-a.toml").replace("ger-squad-1 =", &format!("\"{long}\" ="));
+    let scenario = hexveil_rulesets::all()
+        .latest("asl")
+        .unwrap()
+        .load(&scenario_toml)
+        .unwrap();
+    let mut board = hexveil_view::board::Board::for_game(scenario.as_ref());
+    board.setup(&setup).unwrap();
+    let svg = hexveil_view::svg::board_svg(&board, hexveil_view::svg::SvgView::Public, 0, &[]);
+    assert!(
+        svg.contains(&format!("<title>{long}")),
+        "the title has the whole name"
+    );
+    let page = format!(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>{}</style></head><body>{}\
+         <script>{}hvBoard(document.getElementById('board'));</script></body></html>",
+        hexveil_view::viewer::VIEWER_STYLE,
+        hexveil_view::viewer::viewer_html("", &svg),
+        hexveil_view::viewer::VIEWER_SCRIPT,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long-name.html");
+    std::fs::write(&file, page).unwrap();
+    browser
+        .client
+        .set_window_size(1400, 900)
+        .await
+        .expect("window resized");
+    browser
+        .client
+        .goto(&format!("file://{}", file.display()))
+        .await
+        .unwrap();
+    let (measured, longest) = labels_within_hexes(&browser, "the long name's board", 1400).await;
+    println!("at 1400 px: {measured} name lines within their hexes; the longest: {longest}");
+    assert!(longest.starts_with(long), "{longest}");
+    assert!(longest.contains('\u{2026}'), "drawn cut: {longest}");
+    browser
+        .screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("long-name-1400.png"))
+        .await;
+    browser.close().await;
 }
