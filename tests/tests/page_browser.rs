@@ -781,3 +781,364 @@ async fn issue29_a_long_counter_name_stays_within_its_hex_at_1400_px() {
         .await;
     browser.close().await;
 }
+
+/// The example's miniatures files (`$EX/minis/` in the README).
+fn minis_example(name: &str) -> String {
+    format!("{}/../examples/minis/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The cells a side hid mines in (seed 004: `[[hidden]]` `rect` or
+/// `cells` of its sealed setup), read from its own secrets file.
+fn hidden_cells(secrets_dir: &Path) -> Vec<String> {
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(secrets_dir.join("secrets.json")).expect("a secrets file"),
+    )
+    .unwrap();
+    let sealed: toml::Table = toml::from_str(
+        stored["secrets"]["sealed_setup_toml"]
+            .as_str()
+            .expect("a sealed setup"),
+    )
+    .unwrap();
+    let mut cells = Vec::new();
+    for h in sealed
+        .get("hidden")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+    {
+        if let Some(r) = h.get("rect").and_then(|v| v.as_array()) {
+            let n: Vec<i64> = r.iter().map(|v| v.as_integer().unwrap()).collect();
+            for x in n[0]..n[2] {
+                for y in n[1]..n[3] {
+                    cells.push(format!("c{x}x{y}"));
+                }
+            }
+        }
+        for c in h
+            .get("cells")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+        {
+            cells.push(c.as_str().unwrap().to_string());
+        }
+    }
+    cells
+}
+
+/// A side's script (`$EX/minis/script-*.txt`): its commands, in order.
+fn script(file: &str) -> Vec<String> {
+    std::fs::read_to_string(minis_example(file))
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// G3: in `svg`, drawn on `page`'s side's page, no cell the other side
+/// hid is drawn except as a mine that went off (a public event), and no
+/// sealed mark of the other side's is drawn at all.
+fn assert_no_hidden_cell(svg: &str, other: &str, hidden: &[String], page: &str) {
+    for t in svg.split('<') {
+        let Some(cell) = attr(t, "data-cell") else {
+            continue;
+        };
+        if hidden.contains(&cell) {
+            let class = attr(t, "class").unwrap_or_default();
+            assert!(
+                class.split(' ').any(|w| w == "detonated"),
+                "{page}: side {other}'s hidden cell {cell} drawn ({class}) though no mine went off there"
+            );
+        }
+    }
+    let owner = format!("data-owner=\"{other}\"");
+    let owner_json = format!("data-owner=\\\"{other}\\\"");
+    assert!(
+        !svg.contains(&owner) && !svg.contains(&owner_json),
+        "{page}: a sealed mark of side {other}'s"
+    );
+}
+
+// Issue 29, G3, G5, seed 004: both players play the miniatures example
+// through their own `--ui` pages' command forms (`move`, `lay`, `clear`)
+// and `end` buttons, each side's script ($EX/minis/script-*.txt) line by
+// line, to the end of turn 6. Everything each page receives from its
+// client (the page, every snapshot) is recorded: no cell the other side
+// hid (read from that side's own secrets file) is drawn on it except
+// where a mine went off (a public event), and no sealed mark of the other
+// side's is. Both clients' transcripts verify CLEAN. Issue 27 item 9: at
+// the end neither the players' pages nor the spectators' live page says
+// "turn 7 of 6" or names a side to act, and every figure the narrative
+// says was removed is drawn removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue29_g3_a_miniatures_game_is_played_through_both_pages_to_its_result() {
+    let Some(browser_a) = Browser::start("page_browser (minis, side A)").await else {
+        return;
+    };
+    let browser_b = Browser::start("page_browser (minis, side B)")
+        .await
+        .expect("a second browser");
+    let work = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn_with(
+        data.path(),
+        "127.0.0.1:0",
+        &["--answer-timeout-secs", "120", "--http", "127.0.0.1:0"],
+    );
+    let http = server.http.expect("the web view's address");
+    let addr = server.endpoint.addr.to_string();
+    let fingerprint = server.endpoint.fingerprint.to_string();
+    let (alice, _) = key_file(work.path(), "alice");
+    let (bob, bob_public) = key_file(work.path(), "bob");
+    let create = Command::new(built_binary(CLIENT_BIN))
+        .args(["create", "--server", &addr, "--fingerprint", &fingerprint])
+        .arg("--key")
+        .arg(&alice)
+        .args(["--scenario", &minis_example("scenario.toml"), "--side", "a"])
+        .args(["--opponent", &bob_public])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    let out = String::from_utf8_lossy(&create.stdout).to_string();
+    assert!(create.status.success(), "create: {out}");
+    let game = out.lines().last().unwrap().trim().to_string();
+    let secrets = |side: &str| work.path().join(format!("{side}-secrets"));
+    let join = |key: &Path, side: &str| {
+        let mut v: Vec<String> = vec!["join".into(), "--server".into(), addr.clone()];
+        v.extend(["--fingerprint".into(), fingerprint.clone()]);
+        v.extend(["--key".into(), key.display().to_string()]);
+        v.extend(["--game".into(), game.clone(), "--side".into(), side.into()]);
+        v.extend([
+            "--setup".into(),
+            minis_example(&format!("setup-{side}.toml")),
+        ]);
+        v.extend([
+            "--sealed".into(),
+            minis_example(&format!("sealed-{side}.toml")),
+        ]);
+        v.extend(["--secrets".into(), secrets(side).display().to_string()]);
+        v.push("--ui".into());
+        v
+    };
+    let mut a = Player::spawn(join(&alice, "a"));
+    let mut b = Player::spawn(join(&bob, "b"));
+    let url_a = a.page_url().await;
+    let url_b = b.page_url().await;
+    let mut seats = [
+        Seat {
+            name: "side A's page",
+            browser: browser_a,
+            received: Vec::new(),
+            lines_at_act: None,
+        },
+        Seat {
+            name: "side B's page",
+            browser: browser_b,
+            received: Vec::new(),
+            lines_at_act: None,
+        },
+    ];
+    seats[0].browser.client.goto(&url_a).await.unwrap();
+    seats[1].browser.client.goto(&url_b).await.unwrap();
+    for seat in seats.iter_mut() {
+        seat.record(FETCH_PAGE).await;
+    }
+    // Each side's hidden cells, from its own secrets file, once written.
+    let until = tokio::time::Instant::now() + BOUND;
+    while !(secrets("a").join("secrets.json").exists()
+        && secrets("b").join("secrets.json").exists())
+    {
+        assert!(tokio::time::Instant::now() < until, "no secrets files");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let hidden = [hidden_cells(&secrets("a")), hidden_cells(&secrets("b"))];
+    assert!(hidden[0].contains(&"c20x3".to_string()), "{:?}", hidden[0]);
+    assert!(hidden[1].contains(&"c20x15".to_string()), "{:?}", hidden[1]);
+    let mut plans = [
+        script("script-a.txt").into_iter(),
+        script("script-b.txt").into_iter(),
+    ];
+    // What each page showed when its side last acted: the narrative's
+    // length and the notes (a refused command changes only the notes).
+    let mut acted: [Option<(usize, String)>; 2] = [None, None];
+    let mut used = [Vec::new(), Vec::new()];
+    let mut finished = [false, false];
+    let until = tokio::time::Instant::now() + Duration::from_secs(600);
+    while !(finished[0] && finished[1]) {
+        assert!(
+            tokio::time::Instant::now() < until,
+            "the game did not end:\nA: {}\nB: {}",
+            a.text(),
+            b.text()
+        );
+        for (i, seat) in seats.iter_mut().enumerate() {
+            if finished[i] {
+                continue;
+            }
+            if seat.verdict().await.contains("CLEAN") {
+                finished[i] = true;
+                continue;
+            }
+            let Some(s) = seat.state().await else {
+                continue;
+            };
+            let other = if i == 0 { "B" } else { "A" };
+            assert_no_hidden_cell(
+                s["svg"].as_str().unwrap_or_default(),
+                other,
+                &hidden[1 - i],
+                seat.name,
+            );
+            let mark = (
+                s["lines"].as_array().map_or(0, Vec::len),
+                s["notes"].to_string(),
+            );
+            if s["your_move"] != serde_json::json!(true) || acted[i].as_ref() == Some(&mark) {
+                continue;
+            }
+            acted[i] = Some(mark);
+            let line = plans[i].next().unwrap_or_else(|| "end".to_string());
+            eprintln!("{}: {line}", seat.name);
+            let (verb, args) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+            if verb == "end" {
+                seat.click("#end").await;
+            } else {
+                let form = format!("form.cmd[data-verb=\"{verb}\"]");
+                seat.fill(&format!("{form} input"), args).await;
+                seat.click(&format!("{form} button")).await;
+            }
+            used[i].push(verb.to_string());
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    for verb in ["move", "lay", "clear", "end"] {
+        assert!(
+            used[0].iter().any(|v| v == verb),
+            "side A used {verb}: {:?}",
+            used[0]
+        );
+    }
+    assert!(used[1].iter().any(|v| v == "move"), "{:?}", used[1]);
+    // The end, on both pages: the verdict, and no side to act.
+    for (i, seat) in seats.iter_mut().enumerate() {
+        let verdict = seat.verdict().await;
+        println!("{}: verdict {verdict:?}", seat.name);
+        assert!(verdict.contains("CLEAN"), "{}: {verdict}", seat.name);
+        let shown = seat.browser.html().await;
+        let status = seat.browser.text("#status").await;
+        println!("{}: status at the end {status:?}", seat.name);
+        assert!(!status.contains("turn 7 of 6"), "{}: {status}", seat.name);
+        assert!(!status.contains("to act"), "{}: {status}", seat.name);
+        assert!(
+            status.contains("the game is over"),
+            "{}: {status}",
+            seat.name
+        );
+        assert_no_hidden_cell(
+            &shown,
+            if i == 0 { "B" } else { "A" },
+            &hidden[1 - i],
+            seat.name,
+        );
+        let waiting = seat.browser.text("#waiting").await;
+        println!("{}: wait line at the end {waiting:?}", seat.name);
+        for text in [&status, &waiting] {
+            assert!(!text.contains("waiting for"), "{}: {text}", seat.name);
+        }
+        removed_are_drawn_removed(&shown, &seat.browser.text("#narrative").await, seat.name);
+        seat.received.push(shown);
+    }
+    // G3 on everything each page received, the page itself first.
+    for (i, seat) in seats.iter().enumerate() {
+        for text in &seat.received {
+            let svg = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v["svg"].as_str().map(str::to_string))
+                .unwrap_or_else(|| text.clone());
+            let other = if i == 0 { "B" } else { "A" };
+            assert_no_hidden_cell(&svg, other, &hidden[1 - i], seat.name);
+            // The words too (notes, narrative): no sealed mark of the
+            // other side's, however escaped.
+            assert_no_hidden_cell(text, other, &hidden[1 - i], seat.name);
+        }
+        let last = seat.received.last().unwrap();
+        let went_off: Vec<String> = tags(last, "detonated")
+            .iter()
+            .filter_map(|t| attr(t, "data-cell"))
+            .filter(|c| hidden[1 - i].contains(c))
+            .collect();
+        println!(
+            "{}: {} snapshots checked; the other side's hidden cells drawn, all where a mine went off: {went_off:?}",
+            seat.name,
+            seat.received.len()
+        );
+        {}
+    }
+    for p in [&mut a, &mut b] {
+        let status = tokio::time::timeout(BOUND, p.child.wait())
+            .await
+            .expect("the client ends after the game")
+            .unwrap();
+        assert!(status.success(), "{}", p.text());
+        assert!(p.text().contains("CLEAN"), "{}", p.text());
+    }
+    // Issue 27 item 9: the spectators' live page of the finished game.
+    let live = reqwest::get(format!("http://{http}/game/{game}"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let status = live
+        .split("<div id=\"status\">")
+        .nth(1)
+        .and_then(|s| s.split("</div>").next())
+        .unwrap_or_else(|| panic!("a status line in {live}"));
+    println!("the live page's status at the end: {status:?}");
+    assert!(
+        !status.contains("turn 7 of 6") && !status.contains("to act"),
+        "{status}"
+    );
+    assert!(status.contains("the game is over"), "{status}");
+    let narrative = live
+        .split("<ul id=\"log\">")
+        .nth(1)
+        .and_then(|s| s.split("</ul>").next())
+        .unwrap_or_default()
+        .to_string();
+    removed_are_drawn_removed(&live, &narrative, "the live page");
+    for seat in seats {
+        seat.browser.close().await;
+    }
+    drop(server);
+}
+
+/// Issue 27 item 9, R8, R10: every figure the narrative `told` says was
+/// removed by a blast (`... rolls N: removed`) is drawn removed on `page`.
+fn removed_are_drawn_removed(page: &str, told: &str, who: &str) {
+    let drawn: Vec<String> = tags(page, "removed")
+        .iter()
+        .filter(|t| t.starts_with("g class=\"figure removed\""))
+        .filter_map(|t| attr(t, "data-figure"))
+        .collect();
+    // One line a line of text, or a `<li>` of the live page's narrative.
+    let said: Vec<&str> = told
+        .split(['\n', '<'])
+        .map(|l| l.rsplit('>').next().unwrap_or(l))
+        .filter(|l| l.contains(" rolls ") && l.trim_end().ends_with(": removed"))
+        .collect();
+    println!(
+        "{who}: {} removal(s) told, drawn removed: {drawn:?}",
+        said.len()
+    );
+    for l in &said {
+        assert!(
+            drawn.iter().any(|f| l.contains(f.as_str())),
+            "{who}: {l:?} but no such figure drawn removed ({drawn:?})"
+        );
+    }
+}
