@@ -79,6 +79,17 @@ impl Player {
         self.out.lock().unwrap().join("\n")
     }
 
+    /// Waits for the client to end after the game, and checks that it
+    /// ended well and found the transcript CLEAN (G5).
+    async fn ends_clean(&mut self) {
+        let status = tokio::time::timeout(BOUND, self.child.wait())
+            .await
+            .expect("the client ends after the game")
+            .unwrap();
+        assert!(status.success(), "{}", self.text());
+        assert!(self.text().contains("CLEAN"), "{}", self.text());
+    }
+
     /// The page's address, once printed.
     async fn page_url(&self) -> String {
         let until = tokio::time::Instant::now() + BOUND;
@@ -101,6 +112,83 @@ impl Player {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+}
+
+/// A game created on a server by Alice (side A) against Bob with the
+/// `hexveil create` command, and where each side's key and secrets are.
+struct Created {
+    work: tempfile::TempDir,
+    /// Alice's and Bob's key files.
+    keys: [std::path::PathBuf; 2],
+    addr: String,
+    fingerprint: String,
+    game: String,
+}
+
+impl Created {
+    async fn new(server: &ServerProcess, scenario: &str) -> Created {
+        let work = tempfile::tempdir().unwrap();
+        let addr = server.endpoint.addr.to_string();
+        let fingerprint = server.endpoint.fingerprint.to_string();
+        let (alice, _) = key_file(work.path(), "alice");
+        let (bob, bob_public) = key_file(work.path(), "bob");
+        let create = Command::new(built_binary(CLIENT_BIN))
+            .args(["create", "--server", &addr, "--fingerprint", &fingerprint])
+            .arg("--key")
+            .arg(&alice)
+            .args(["--scenario", scenario, "--side", "a"])
+            .args(["--opponent", &bob_public])
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .unwrap();
+        let out = String::from_utf8_lossy(&create.stdout).to_string();
+        assert!(create.status.success(), "create: {out}");
+        let game = out.lines().last().unwrap().trim().to_string();
+        Created {
+            work,
+            keys: [alice, bob],
+            addr,
+            fingerprint,
+            game,
+        }
+    }
+
+    /// Side `side`'s secrets directory.
+    fn secrets(&self, side: &str) -> std::path::PathBuf {
+        self.work.path().join(format!("{side}-secrets"))
+    }
+
+    /// `hexveil join ... --ui` for side `side` (`a`: Alice, `b`: Bob) with
+    /// the setups `files` names, and `extra` flags.
+    fn join(&self, side: &str, files: fn(&str) -> String, extra: &[&str]) -> Vec<String> {
+        let key = &self.keys[usize::from(side != "a")];
+        let mut v: Vec<String> = vec!["join".into(), "--server".into(), self.addr.clone()];
+        v.extend(["--fingerprint".into(), self.fingerprint.clone()]);
+        v.extend(["--key".into(), key.display().to_string()]);
+        v.extend([
+            "--game".into(),
+            self.game.clone(),
+            "--side".into(),
+            side.into(),
+        ]);
+        v.extend(["--setup".into(), files(&format!("setup-{side}.toml"))]);
+        v.extend(["--sealed".into(), files(&format!("sealed-{side}.toml"))]);
+        v.extend(["--secrets".into(), self.secrets(side).display().to_string()]);
+        v.push("--ui".into());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    }
+}
+
+/// Two headless browsers, one per player's page (`None` after the
+/// SKIPPED line where there is no browser).
+async fn two_browsers(test: &str) -> Option<[Browser; 2]> {
+    let a = Browser::start(&format!("{test} (side A)")).await?;
+    let b = Browser::start(&format!("{test} (side B)"))
+        .await
+        .expect("a second browser");
+    Some([a, b])
 }
 
 /// One page in its own browser, and everything it was sent.
@@ -439,47 +527,16 @@ async fn check_width(seat: &Seat, width: u32) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_own_secrets() {
-    let Some(browser_a) = Browser::start("page_browser (side A)").await else {
+    let Some([browser_a, browser_b]) = two_browsers("page_browser").await else {
         return;
     };
-    let browser_b = Browser::start("page_browser (side B)")
-        .await
-        .expect("a second browser");
-    let work = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(data.path(), "127.0.0.1:0", 120);
-    let addr = server.endpoint.addr.to_string();
-    let fingerprint = server.endpoint.fingerprint.to_string();
-    let (alice, _) = key_file(work.path(), "alice");
-    let (bob, bob_public) = key_file(work.path(), "bob");
-    let create = Command::new(built_binary(CLIENT_BIN))
-        .args(["create", "--server", &addr, "--fingerprint", &fingerprint])
-        .arg("--key")
-        .arg(&alice)
-        .args(["--scenario", &examples("scenario.toml"), "--side", "a"])
-        .args(["--opponent", &bob_public])
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    let out = String::from_utf8_lossy(&create.stdout).to_string();
-    assert!(create.status.success(), "create: {out}");
-    let game = out.lines().last().unwrap().trim().to_string();
-    let secrets = |side: &str| work.path().join(format!("{side}-secrets"));
-    let join = |key: &Path, side: &str, extra: &[&str]| {
-        let mut v: Vec<String> = vec!["join".into(), "--server".into(), addr.clone()];
-        v.extend(["--fingerprint".into(), fingerprint.clone()]);
-        v.extend(["--key".into(), key.display().to_string()]);
-        v.extend(["--game".into(), game.clone(), "--side".into(), side.into()]);
-        v.extend(["--setup".into(), examples(&format!("setup-{side}.toml"))]);
-        v.extend(["--sealed".into(), examples(&format!("sealed-{side}.toml"))]);
-        v.extend(["--secrets".into(), secrets(side).display().to_string()]);
-        v.push("--ui".into());
-        v.extend(extra.iter().map(|s| s.to_string()));
-        v
-    };
-    let mut a = Player::spawn(join(&alice, "a", &[]));
-    let mut b = Player::spawn(join(&bob, "b", &["--daisy", "brit-squad-1@3E5"]));
+    let created = Created::new(&server, &examples("scenario.toml")).await;
+    let secrets = |side: &str| created.secrets(side);
+    let join = |side: &str, extra: &[&str]| created.join(side, examples, extra);
+    let mut a = Player::spawn(join("a", &[]));
+    let mut b = Player::spawn(join("b", &["--daisy", "brit-squad-1@3E5"]));
     let url_a = a.page_url().await;
     let url_b = b.page_url().await;
     assert!(url_a.starts_with("http://127.0.0.1:"), "{url_a}");
@@ -714,12 +771,7 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
         assert!(!drawn_at(text, "mine", "3E4"), "3E4 mined on A's page");
     }
     for p in [&mut a, &mut b] {
-        let status = tokio::time::timeout(BOUND, p.child.wait())
-            .await
-            .expect("the client ends after the game")
-            .unwrap();
-        assert!(status.success(), "{}", p.text());
-        assert!(p.text().contains("CLEAN"), "{}", p.text());
+        p.ends_clean().await;
     }
     sa.browser.close().await;
     sb.browser.close().await;
@@ -875,13 +927,9 @@ fn assert_no_hidden_cell(svg: &str, other: &str, hidden: &[String], page: &str) 
 // says was removed is drawn removed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue29_g3_a_miniatures_game_is_played_through_both_pages_to_its_result() {
-    let Some(browser_a) = Browser::start("page_browser (minis, side A)").await else {
+    let Some([browser_a, browser_b]) = two_browsers("page_browser (minis)").await else {
         return;
     };
-    let browser_b = Browser::start("page_browser (minis, side B)")
-        .await
-        .expect("a second browser");
-    let work = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn_with(
         data.path(),
@@ -889,43 +937,12 @@ async fn issue29_g3_a_miniatures_game_is_played_through_both_pages_to_its_result
         &["--answer-timeout-secs", "120", "--http", "127.0.0.1:0"],
     );
     let http = server.http.expect("the web view's address");
-    let addr = server.endpoint.addr.to_string();
-    let fingerprint = server.endpoint.fingerprint.to_string();
-    let (alice, _) = key_file(work.path(), "alice");
-    let (bob, bob_public) = key_file(work.path(), "bob");
-    let create = Command::new(built_binary(CLIENT_BIN))
-        .args(["create", "--server", &addr, "--fingerprint", &fingerprint])
-        .arg("--key")
-        .arg(&alice)
-        .args(["--scenario", &minis_example("scenario.toml"), "--side", "a"])
-        .args(["--opponent", &bob_public])
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    let out = String::from_utf8_lossy(&create.stdout).to_string();
-    assert!(create.status.success(), "create: {out}");
-    let game = out.lines().last().unwrap().trim().to_string();
-    let secrets = |side: &str| work.path().join(format!("{side}-secrets"));
-    let join = |key: &Path, side: &str| {
-        let mut v: Vec<String> = vec!["join".into(), "--server".into(), addr.clone()];
-        v.extend(["--fingerprint".into(), fingerprint.clone()]);
-        v.extend(["--key".into(), key.display().to_string()]);
-        v.extend(["--game".into(), game.clone(), "--side".into(), side.into()]);
-        v.extend([
-            "--setup".into(),
-            minis_example(&format!("setup-{side}.toml")),
-        ]);
-        v.extend([
-            "--sealed".into(),
-            minis_example(&format!("sealed-{side}.toml")),
-        ]);
-        v.extend(["--secrets".into(), secrets(side).display().to_string()]);
-        v.push("--ui".into());
-        v
-    };
-    let mut a = Player::spawn(join(&alice, "a"));
-    let mut b = Player::spawn(join(&bob, "b"));
+    let created = Created::new(&server, &minis_example("scenario.toml")).await;
+    let game = created.game.clone();
+    let secrets = |side: &str| created.secrets(side);
+    let join = |side: &str| created.join(side, minis_example, &[]);
+    let mut a = Player::spawn(join("a"));
+    let mut b = Player::spawn(join("b"));
     let url_a = a.page_url().await;
     let url_b = b.page_url().await;
     let mut seats = [
@@ -1076,15 +1093,9 @@ async fn issue29_g3_a_miniatures_game_is_played_through_both_pages_to_its_result
             seat.name,
             seat.received.len()
         );
-        {}
     }
     for p in [&mut a, &mut b] {
-        let status = tokio::time::timeout(BOUND, p.child.wait())
-            .await
-            .expect("the client ends after the game")
-            .unwrap();
-        assert!(status.success(), "{}", p.text());
-        assert!(p.text().contains("CLEAN"), "{}", p.text());
+        p.ends_clean().await;
     }
     // Issue 27 item 9: the spectators' live page of the finished game.
     let live = reqwest::get(format!("http://{http}/game/{game}"))

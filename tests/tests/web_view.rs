@@ -28,6 +28,22 @@ fn url(http: SocketAddr, path: &str) -> String {
     format!("http://{http}{path}")
 }
 
+/// The server binary with its web view on, under the spectator delay
+/// [`DELAY`], with `extra` flags.
+fn delayed_server(dir: &std::path::Path, extra: &[&str]) -> ServerProcess {
+    let delay = DELAY.as_secs().to_string();
+    let mut flags = vec![
+        "--answer-timeout-secs",
+        "600",
+        "--spectator-delay-secs",
+        &delay,
+        "--http",
+        "127.0.0.1:0",
+    ];
+    flags.extend_from_slice(extra);
+    ServerProcess::spawn_with(dir, "127.0.0.1:0", &flags)
+}
+
 /// GET: the status and the body as text.
 async fn get(http: SocketAddr, path: &str) -> (u16, String) {
     let r = tokio::time::timeout(WAIT, reqwest::get(url(http, path)))
@@ -61,6 +77,18 @@ async fn get_json(http: SocketAddr, path: &str) -> serde_json::Value {
     let (status, body) = get(http, path).await;
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
+}
+
+/// `game` as `/api/games` lists it among the open games.
+async fn open_listed(http: SocketAddr, game: GameId) -> serde_json::Value {
+    let list = get_json(http, "/api/games").await;
+    list["open"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["game"] == game.to_string())
+        .cloned()
+        .unwrap_or_else(|| panic!("{game} in {list}"))
 }
 
 /// One metric's value in the OpenMetrics text (0 if absent).
@@ -167,22 +195,11 @@ fn assert_public_only(text: &str, svg: &str, before_the_move: bool, context: &st
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_games() {
     let dir = tempfile::tempdir().unwrap();
-    let delay = DELAY.as_secs().to_string();
     let token_file = dir.path().join("metrics.token");
     std::fs::write(&token_file, format!("{METRICS_TOKEN}\n")).unwrap();
-    let mut server = ServerProcess::spawn_with(
+    let mut server = delayed_server(
         dir.path(),
-        "127.0.0.1:0",
-        &[
-            "--answer-timeout-secs",
-            "600",
-            "--spectator-delay-secs",
-            &delay,
-            "--http",
-            "127.0.0.1:0",
-            "--metrics-token-file",
-            token_file.to_str().unwrap(),
-        ],
+        &["--metrics-token-file", token_file.to_str().unwrap()],
     );
     let http = server.http.expect("the web view's address");
     // Issue 24: /metrics moves within seconds of a move, before the delay:
@@ -427,14 +444,7 @@ async fn issue27_without_a_delay_the_web_says_who_is_awaited_while_its_client_is
     // Side A may act; its client goes away.
     t.a.disconnect();
     let listed = loop {
-        let list = get_json(http, "/api/games").await;
-        let listed = list["open"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["game"] == game.to_string())
-            .cloned()
-            .unwrap_or_else(|| panic!("{game} in {list}"));
+        let listed = open_listed(http, game).await;
         if listed["side_a_seated"] == false && !listed["waiting"].is_null() {
             break listed;
         }
@@ -483,19 +493,7 @@ fn escaped(name: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue27_item8_the_web_shows_the_signed_names_late_by_the_delay_and_escaped() {
     let dir = tempfile::tempdir().unwrap();
-    let delay = DELAY.as_secs().to_string();
-    let mut server = ServerProcess::spawn_with(
-        dir.path(),
-        "127.0.0.1:0",
-        &[
-            "--answer-timeout-secs",
-            "600",
-            "--spectator-delay-secs",
-            &delay,
-            "--http",
-            "127.0.0.1:0",
-        ],
-    );
+    let mut server = delayed_server(dir.path(), &[]);
     let http = server.http.expect("the web view's address");
     let ep = server.endpoint.clone();
     let name_a = "<i>Al</i> & \"Co\"";
@@ -557,14 +555,7 @@ async fn issue27_item8_the_web_shows_the_signed_names_late_by_the_delay_and_esca
     );
     assert!(!page.contains("\u{1b}") && !page.contains("\u{202E}"));
     // /api/games: the name as signed, marked as the player's.
-    let list = get_json(http, "/api/games").await;
-    let listed = list["open"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["game"] == game.to_string())
-        .cloned()
-        .unwrap_or_else(|| panic!("{game} in {list}"));
+    let listed = open_listed(http, game).await;
     println!(
         "/api/games: signed_a {} signed_b {}",
         listed["signed_a"], listed["signed_b"]
