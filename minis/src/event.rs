@@ -237,6 +237,12 @@ pub fn describe_event(scenario: &MinisScenario, e: &MinisEvent) -> String {
             }
             s
         }
+        // Issue 27 item 9: past the scenario's last turn no side acts
+        // (R79 judges the end); never "turn 7, side A to act".
+        MinisEvent::TurnEnded { side, turn, .. } if *turn > scenario.turns => format!(
+            "side {side} ends its turn; turn {} of {} was the last",
+            scenario.turns, scenario.turns
+        ),
         MinisEvent::TurnEnded { side, turn, next } => {
             format!("side {side} ends its turn; turn {turn}, side {next} to act")
         }
@@ -252,5 +258,37 @@ pub fn describe_event(scenario: &MinisScenario, e: &MinisEvent) -> String {
         MinisEvent::ConsumedWhy { reason } => {
             format!("the action was consumed because {reason}")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Issue 27 item 9, R79: the turn that ends the scenario's last turn
+    // names no side to act.
+    #[test]
+    fn issue27_item9_the_last_turn_ended_names_no_side_to_act() {
+        let sc =
+            MinisScenario::from_toml(include_str!("../../examples/minis/scenario.toml")).unwrap();
+        let last = describe_event(
+            &sc,
+            &MinisEvent::TurnEnded {
+                side: Side::B,
+                turn: sc.turns + 1,
+                next: Side::A,
+            },
+        );
+        println!("{last}");
+        assert_eq!(last, "side B ends its turn; turn 6 of 6 was the last");
+        let before = describe_event(
+            &sc,
+            &MinisEvent::TurnEnded {
+                side: Side::B,
+                turn: sc.turns,
+                next: Side::A,
+            },
+        );
+        assert_eq!(before, "side B ends its turn; turn 6, side A to act");
     }
 }

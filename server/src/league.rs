@@ -20,11 +20,16 @@ use crate::wire::{FinishedGame, FinishedRow, GameId, MAX_LISTED_FINISHED};
 /// latest games are listed, and recomputed, first).
 pub const MAX_CACHED_ROWS: usize = 4096;
 
+/// The names two players' keys signed in their setups, side A first.
+pub type SignedNames = [Option<String>; 2];
+
 /// Finished games' rows, verified once each.
 #[derive(Debug)]
 pub struct League {
     store: StoreHandle,
-    rows: Mutex<HashMap<GameId, FinishedRow>>,
+    /// Each game's row, with the names its players' keys signed in their
+    /// setups (issue 27 item 8), side A first.
+    rows: Mutex<HashMap<GameId, (FinishedRow, SignedNames)>>,
     /// One verification at a time (shared with the web view's replays).
     verifying: Arc<Semaphore>,
 }
@@ -77,7 +82,17 @@ impl League {
             .lock()
             .expect("league lock poisoned")
             .get(&game_id)
-            .cloned()
+            .map(|(row, _)| row.clone())
+    }
+
+    /// The names the players of the finished game `game_id` signed in
+    /// their setups, side A first, once its row is made (`None` before).
+    pub fn signed_names(&self, game_id: GameId) -> Option<SignedNames> {
+        self.rows
+            .lock()
+            .expect("league lock poisoned")
+            .get(&game_id)
+            .map(|(_, names)| names.clone())
     }
 
     async fn row(&self, game_id: GameId) -> Result<FinishedRow, StoreError> {
@@ -93,16 +108,21 @@ impl League {
         if let Some(row) = self.cached(game_id) {
             return Ok(row);
         }
+        let mut names = [None, None];
         let row = match self.store.load_transcript(game_id).await? {
             None => FinishedRow::Refused {
                 why: format!("game {game_id} has no transcript"),
             },
             Some(bytes) => {
-                let verified =
-                    tokio::task::spawn_blocking(move || hexveil_view::league::row_of(&bytes, None))
-                        .await;
+                let verified = tokio::task::spawn_blocking(move || {
+                    hexveil_view::league::row_and_names(&bytes, None)
+                })
+                .await;
                 match verified {
-                    Ok(Ok(row)) => FinishedRow::Verified(Box::new(row)),
+                    Ok(Ok((row, signed))) => {
+                        names = signed;
+                        FinishedRow::Verified(Box::new(row))
+                    }
                     Ok(Err(refused)) => FinishedRow::Refused { why: refused.why },
                     Err(e) => FinishedRow::Refused {
                         why: format!("the verification stopped: {e}"),
@@ -114,7 +134,7 @@ impl League {
         if rows.len() >= MAX_CACHED_ROWS {
             rows.clear();
         }
-        rows.insert(game_id, row.clone());
+        rows.insert(game_id, (row.clone(), names));
         Ok(row)
     }
 }

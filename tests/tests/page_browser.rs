@@ -27,6 +27,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
 use fantoccini::Locator;
 use hexveil_tests::browser::Browser;
 use hexveil_tests::picture::{attr, tags};
@@ -78,6 +79,17 @@ impl Player {
         self.out.lock().unwrap().join("\n")
     }
 
+    /// Waits for the client to end after the game, and checks that it
+    /// ended well and found the transcript CLEAN (G5).
+    async fn ends_clean(&mut self) {
+        let status = tokio::time::timeout(BOUND, self.child.wait())
+            .await
+            .expect("the client ends after the game")
+            .unwrap();
+        assert!(status.success(), "{}", self.text());
+        assert!(self.text().contains("CLEAN"), "{}", self.text());
+    }
+
     /// The page's address, once printed.
     async fn page_url(&self) -> String {
         let until = tokio::time::Instant::now() + BOUND;
@@ -100,6 +112,83 @@ impl Player {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+}
+
+/// A game created on a server by Alice (side A) against Bob with the
+/// `hexveil create` command, and where each side's key and secrets are.
+struct Created {
+    work: tempfile::TempDir,
+    /// Alice's and Bob's key files.
+    keys: [std::path::PathBuf; 2],
+    addr: String,
+    fingerprint: String,
+    game: String,
+}
+
+impl Created {
+    async fn new(server: &ServerProcess, scenario: &str) -> Created {
+        let work = tempfile::tempdir().unwrap();
+        let addr = server.endpoint.addr.to_string();
+        let fingerprint = server.endpoint.fingerprint.to_string();
+        let (alice, _) = key_file(work.path(), "alice");
+        let (bob, bob_public) = key_file(work.path(), "bob");
+        let create = Command::new(built_binary(CLIENT_BIN))
+            .args(["create", "--server", &addr, "--fingerprint", &fingerprint])
+            .arg("--key")
+            .arg(&alice)
+            .args(["--scenario", scenario, "--side", "a"])
+            .args(["--opponent", &bob_public])
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .unwrap();
+        let out = String::from_utf8_lossy(&create.stdout).to_string();
+        assert!(create.status.success(), "create: {out}");
+        let game = out.lines().last().unwrap().trim().to_string();
+        Created {
+            work,
+            keys: [alice, bob],
+            addr,
+            fingerprint,
+            game,
+        }
+    }
+
+    /// Side `side`'s secrets directory.
+    fn secrets(&self, side: &str) -> std::path::PathBuf {
+        self.work.path().join(format!("{side}-secrets"))
+    }
+
+    /// `hexveil join ... --ui` for side `side` (`a`: Alice, `b`: Bob) with
+    /// the setups `files` names, and `extra` flags.
+    fn join(&self, side: &str, files: fn(&str) -> String, extra: &[&str]) -> Vec<String> {
+        let key = &self.keys[usize::from(side != "a")];
+        let mut v: Vec<String> = vec!["join".into(), "--server".into(), self.addr.clone()];
+        v.extend(["--fingerprint".into(), self.fingerprint.clone()]);
+        v.extend(["--key".into(), key.display().to_string()]);
+        v.extend([
+            "--game".into(),
+            self.game.clone(),
+            "--side".into(),
+            side.into(),
+        ]);
+        v.extend(["--setup".into(), files(&format!("setup-{side}.toml"))]);
+        v.extend(["--sealed".into(), files(&format!("sealed-{side}.toml"))]);
+        v.extend(["--secrets".into(), self.secrets(side).display().to_string()]);
+        v.push("--ui".into());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    }
+}
+
+/// Two headless browsers, one per player's page (`None` after the
+/// SKIPPED line where there is no browser).
+async fn two_browsers(test: &str) -> Option<[Browser; 2]> {
+    let a = Browser::start(&format!("{test} (side A)")).await?;
+    let b = Browser::start(&format!("{test} (side B)"))
+        .await
+        .expect("a second browser");
+    Some([a, b])
 }
 
 /// One page in its own browser, and everything it was sent.
@@ -202,6 +291,108 @@ impl Seat {
             self.name
         );
     }
+}
+
+impl Seat {
+    /// A real mouse drag (WebDriver actions: button down, a move of `dx`
+    /// px, button up) that starts at the middle of the board's `css`,
+    /// which is first scrolled into the board's view.
+    async fn drag_board(&self, css: &str, dx: f64) {
+        let js = format!(
+            "var e = document.querySelector('#board {css}'); if (!e) {{ return null; }} \
+             e.scrollIntoView({{ block: 'center', inline: 'center' }}); \
+             var r = e.getBoundingClientRect(); \
+             return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];"
+        );
+        let at = self.browser.client.execute(&js, vec![]).await.unwrap();
+        let (x, y) = match (at[0].as_f64(), at[1].as_f64()) {
+            (Some(x), Some(y)) => (x, y),
+            _ => panic!("{}: nothing at {css} to drag", self.name),
+        };
+        let mouse = MouseActions::new("drag".into())
+            .then(PointerAction::MoveTo {
+                duration: None,
+                x,
+                y,
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::MoveBy {
+                duration: Some(Duration::from_millis(150)),
+                x: dx,
+                y: 0.0,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        self.browser
+            .client
+            .perform_actions(mouse)
+            .await
+            .unwrap_or_else(|e| panic!("{}: the drag at {css}: {e}", self.name));
+        self.browser.client.release_actions().await.unwrap();
+    }
+
+    /// How many units the page shows selected, and its selection line.
+    async fn selection(&self) -> (u64, String) {
+        let n = self
+            .browser
+            .client
+            .execute(
+                "return document.querySelectorAll('#board .counter.hv-selected').length;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        (
+            n.as_u64().unwrap_or(0),
+            self.browser.text("#selected").await,
+        )
+    }
+}
+
+/// Issue 29: every counter's name line, as the page lays it out, stays
+/// within its hex (left and right); returns how many were measured and
+/// the longest name drawn.
+async fn labels_within_hexes(browser: &Browser, who: &str, width: u32) -> (usize, String) {
+    let m = browser
+        .client
+        .execute(
+            "var out = []; \
+             document.querySelectorAll('#board .counter').forEach(function (c) { \
+               var t = c.querySelector('text.name'); \
+               var h = document.querySelector('#board .hex[data-hex=\"' + c.getAttribute('data-hex') + '\"] polygon'); \
+               if (!t || !h) { return; } \
+               var a = t.getBoundingClientRect(), b = h.getBoundingClientRect(); \
+               out.push({ unit: c.getAttribute('data-unit'), text: t.textContent, \
+                          left: a.left - b.left, right: b.right - a.right, width: a.width, hex: b.width }); \
+             }); return out;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let labels = m.as_array().cloned().unwrap_or_default();
+    let mut longest = String::new();
+    let mut longest_chars = 0;
+    for l in &labels {
+        let (left, right) = (l["left"].as_f64().unwrap(), l["right"].as_f64().unwrap());
+        assert!(
+            left >= -0.5 && right >= -0.5,
+            "{} at {width} px: the name line of {} runs out of its hex: {l}",
+            who,
+            l["unit"]
+        );
+        let unit = l["unit"].as_str().unwrap_or_default();
+        if unit.chars().count() > longest_chars {
+            longest_chars = unit.chars().count();
+            longest = format!(
+                "{unit} (drawn {:?}, {l})",
+                l["text"].as_str().unwrap_or_default()
+            );
+        }
+    }
+    (labels.len(), longest)
 }
 
 /// What side A does at its moves, in order (the example's script-a.txt,
@@ -322,6 +513,12 @@ async fn check_width(seat: &Seat, width: u32) {
         "{} at {width} px: the board: {m}",
         seat.name
     );
+    let (measured, longest) = labels_within_hexes(&seat.browser, seat.name, width).await;
+    println!(
+        "{} at {width} px: {measured} name lines within their hexes; the longest name: {longest}",
+        seat.name
+    );
+    assert!(measured > 0, "{}: no counter measured", seat.name);
     let file = seat.name.replace(['\'', ' '], "-");
     seat.browser
         .screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{file}-{width}.png")))
@@ -330,47 +527,16 @@ async fn check_width(seat: &Seat, width: u32) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_own_secrets() {
-    let Some(browser_a) = Browser::start("page_browser (side A)").await else {
+    let Some([browser_a, browser_b]) = two_browsers("page_browser").await else {
         return;
     };
-    let browser_b = Browser::start("page_browser (side B)")
-        .await
-        .expect("a second browser");
-    let work = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     let server = ServerProcess::spawn(data.path(), "127.0.0.1:0", 120);
-    let addr = server.endpoint.addr.to_string();
-    let fingerprint = server.endpoint.fingerprint.to_string();
-    let (alice, _) = key_file(work.path(), "alice");
-    let (bob, bob_public) = key_file(work.path(), "bob");
-    let create = Command::new(built_binary(CLIENT_BIN))
-        .args(["create", "--server", &addr, "--fingerprint", &fingerprint])
-        .arg("--key")
-        .arg(&alice)
-        .args(["--scenario", &examples("scenario.toml"), "--side", "a"])
-        .args(["--opponent", &bob_public])
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    let out = String::from_utf8_lossy(&create.stdout).to_string();
-    assert!(create.status.success(), "create: {out}");
-    let game = out.lines().last().unwrap().trim().to_string();
-    let secrets = |side: &str| work.path().join(format!("{side}-secrets"));
-    let join = |key: &Path, side: &str, extra: &[&str]| {
-        let mut v: Vec<String> = vec!["join".into(), "--server".into(), addr.clone()];
-        v.extend(["--fingerprint".into(), fingerprint.clone()]);
-        v.extend(["--key".into(), key.display().to_string()]);
-        v.extend(["--game".into(), game.clone(), "--side".into(), side.into()]);
-        v.extend(["--setup".into(), examples(&format!("setup-{side}.toml"))]);
-        v.extend(["--sealed".into(), examples(&format!("sealed-{side}.toml"))]);
-        v.extend(["--secrets".into(), secrets(side).display().to_string()]);
-        v.push("--ui".into());
-        v.extend(extra.iter().map(|s| s.to_string()));
-        v
-    };
-    let mut a = Player::spawn(join(&alice, "a", &[]));
-    let mut b = Player::spawn(join(&bob, "b", &["--daisy", "brit-squad-1@3E5"]));
+    let created = Created::new(&server, &examples("scenario.toml")).await;
+    let secrets = |side: &str| created.secrets(side);
+    let join = |side: &str, extra: &[&str]| created.join(side, examples, extra);
+    let mut a = Player::spawn(join("a", &[]));
+    let mut b = Player::spawn(join("b", &["--daisy", "brit-squad-1@3E5"]));
     let url_a = a.page_url().await;
     let url_b = b.page_url().await;
     assert!(url_a.starts_with("http://127.0.0.1:"), "{url_a}");
@@ -512,8 +678,15 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
                         m["to"].as_array().unwrap().iter().any(|t| t[0] == hex),
                         "{unit} may not enter {hex}: {m}"
                     );
-                    seat.click_board(&format!(".counter[data-unit=\"{unit}\"]"))
-                        .await;
+                    // Issue 29: a pan that starts and ends on the unit is
+                    // no click: nothing is selected.
+                    let counter = format!(".counter[data-unit=\"{unit}\"]");
+                    seat.drag_board(&counter, 12.0).await;
+                    let (n, line) = seat.selection().await;
+                    println!("after a drag on {unit}: {n} selected, selection line {line:?}");
+                    assert_eq!(n, 0, "a drag selected {unit}: {line}");
+                    assert!(!line.contains("MF left"), "{line}");
+                    seat.click_board(&counter).await;
                     let selected = seat.browser.text("#selected").await;
                     assert!(selected.contains("MF left"), "{selected}");
                     let legal = seat
@@ -527,8 +700,15 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
                         .unwrap();
                     assert!(legal.as_u64().unwrap_or(0) >= 1, "{legal}");
                     entered.push(hex);
-                    seat.click_board(&format!(".hex.hv-legal[data-hex=\"{hex}\"]"))
-                        .await;
+                    // Issue 29: a pan that ends on a green hex picks no
+                    // hex: the unit stays selected and does not move.
+                    let target = format!(".hex.hv-legal[data-hex=\"{hex}\"]");
+                    seat.drag_board(&target, 12.0).await;
+                    let (n, line) = seat.selection().await;
+                    println!("after a drag on {hex}: {n} selected, selection line {line:?}");
+                    assert_eq!(n, 1, "a drag on {hex} picked it: {line}");
+                    assert!(line.contains("MF left"), "{line}");
+                    seat.click_board(&target).await;
                 }
                 Some(Do::Concede) => {
                     seat.click("#concede").await;
@@ -551,6 +731,20 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
         assert!(verdict.contains("concede"), "{}: {verdict}", seat.name);
         let shown = seat.browser.html().await;
         seat.received.push(shown);
+    }
+    // Issue 29: at the end too (a unit Casualty Reduced or Replaced has a
+    // longer name), every name line stays within its hex at 1,400 px.
+    for seat in [&sa, &sb] {
+        seat.browser
+            .client
+            .set_window_size(1400, 900)
+            .await
+            .expect("window resized");
+        let (measured, longest) = labels_within_hexes(&seat.browser, seat.name, 1400).await;
+        println!(
+            "{} at the end: {measured} name lines within their hexes; the longest name: {longest}",
+            seat.name
+        );
     }
     // Side B's page marks B's own hidden facts (for B alone).
     let b_all = sb.received.join("\n");
@@ -577,14 +771,385 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
         assert!(!drawn_at(text, "mine", "3E4"), "3E4 mined on A's page");
     }
     for p in [&mut a, &mut b] {
-        let status = tokio::time::timeout(BOUND, p.child.wait())
-            .await
-            .expect("the client ends after the game")
-            .unwrap();
-        assert!(status.success(), "{}", p.text());
-        assert!(p.text().contains("CLEAN"), "{}", p.text());
+        p.ends_clean().await;
     }
     sa.browser.close().await;
     sb.browser.close().await;
     drop(server);
+}
+
+// Issue 29: a long counter name (as a Replaced unit's: "id:7 (2-3-7 HS,
+// replaced brit-squad-2)") is drawn within its hex at 1,400 px: the
+// example's board with side A's squad given a long name, drawn by the
+// spectators' viewer (the same SVG and script as the pages), measured in
+// headless Chromium; the counter's title keeps the whole name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue29_a_long_counter_name_stays_within_its_hex_at_1400_px() {
+    let Some(browser) = Browser::start("page_browser (a long name)").await else {
+        return;
+    };
+    let long = "ger-squad-1 (2-3-7 HS, replaced brit-squad-2)";
+    let read = |f: &str| std::fs::read_to_string(examples(f)).unwrap();
+    let scenario_toml = read("scenario.toml").replace("\"ger-squad-1\"", &format!("\"{long}\""));
+    let setup = read("setup-a.toml").replace("ger-squad-1 =", &format!("\"{long}\" ="));
+    let scenario = hexveil_rulesets::all()
+        .latest("asl")
+        .unwrap()
+        .load(&scenario_toml)
+        .unwrap();
+    let mut board = hexveil_view::board::Board::for_game(scenario.as_ref());
+    board.setup(&setup).unwrap();
+    let svg = hexveil_view::svg::board_svg(&board, hexveil_view::svg::SvgView::Public, 0, &[]);
+    assert!(
+        svg.contains(&format!("<title>{long}")),
+        "the title has the whole name"
+    );
+    let page = format!(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>{}</style></head><body>{}\
+         <script>{}hvBoard(document.getElementById('board'));</script></body></html>",
+        hexveil_view::viewer::VIEWER_STYLE,
+        hexveil_view::viewer::viewer_html("", &svg),
+        hexveil_view::viewer::VIEWER_SCRIPT,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long-name.html");
+    std::fs::write(&file, page).unwrap();
+    browser
+        .client
+        .set_window_size(1400, 900)
+        .await
+        .expect("window resized");
+    browser
+        .client
+        .goto(&format!("file://{}", file.display()))
+        .await
+        .unwrap();
+    let (measured, longest) = labels_within_hexes(&browser, "the long name's board", 1400).await;
+    println!("at 1400 px: {measured} name lines within their hexes; the longest: {longest}");
+    assert!(longest.starts_with(long), "{longest}");
+    assert!(longest.contains('\u{2026}'), "drawn cut: {longest}");
+    browser
+        .screenshot(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("long-name-1400.png"))
+        .await;
+    browser.close().await;
+}
+
+/// The example's miniatures files (`$EX/minis/` in the README).
+fn minis_example(name: &str) -> String {
+    format!("{}/../examples/minis/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The cells a side hid mines in (seed 004: `[[hidden]]` `rect` or
+/// `cells` of its sealed setup), read from its own secrets file.
+fn hidden_cells(secrets_dir: &Path) -> Vec<String> {
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(secrets_dir.join("secrets.json")).expect("a secrets file"),
+    )
+    .unwrap();
+    let sealed: toml::Table = toml::from_str(
+        stored["secrets"]["sealed_setup_toml"]
+            .as_str()
+            .expect("a sealed setup"),
+    )
+    .unwrap();
+    let mut cells = Vec::new();
+    for h in sealed
+        .get("hidden")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+    {
+        if let Some(r) = h.get("rect").and_then(|v| v.as_array()) {
+            let n: Vec<i64> = r.iter().map(|v| v.as_integer().unwrap()).collect();
+            for x in n[0]..n[2] {
+                for y in n[1]..n[3] {
+                    cells.push(format!("c{x}x{y}"));
+                }
+            }
+        }
+        for c in h
+            .get("cells")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+        {
+            cells.push(c.as_str().unwrap().to_string());
+        }
+    }
+    cells
+}
+
+/// A side's script (`$EX/minis/script-*.txt`): its commands, in order.
+fn script(file: &str) -> Vec<String> {
+    std::fs::read_to_string(minis_example(file))
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// G3: in `svg`, drawn on `page`'s side's page, no cell the other side
+/// hid is drawn except as a mine that went off (a public event), and no
+/// sealed mark of the other side's is drawn at all.
+fn assert_no_hidden_cell(svg: &str, other: &str, hidden: &[String], page: &str) {
+    for t in svg.split('<') {
+        let Some(cell) = attr(t, "data-cell") else {
+            continue;
+        };
+        if hidden.contains(&cell) {
+            let class = attr(t, "class").unwrap_or_default();
+            assert!(
+                class.split(' ').any(|w| w == "detonated"),
+                "{page}: side {other}'s hidden cell {cell} drawn ({class}) though no mine went off there"
+            );
+        }
+    }
+    let owner = format!("data-owner=\"{other}\"");
+    let owner_json = format!("data-owner=\\\"{other}\\\"");
+    assert!(
+        !svg.contains(&owner) && !svg.contains(&owner_json),
+        "{page}: a sealed mark of side {other}'s"
+    );
+}
+
+// Issue 29, G3, G5, seed 004: both players play the miniatures example
+// through their own `--ui` pages' command forms (`move`, `lay`, `clear`)
+// and `end` buttons, each side's script ($EX/minis/script-*.txt) line by
+// line, to the end of turn 6. Everything each page receives from its
+// client (the page, every snapshot) is recorded: no cell the other side
+// hid (read from that side's own secrets file) is drawn on it except
+// where a mine went off (a public event), and no sealed mark of the other
+// side's is. Both clients' transcripts verify CLEAN. Issue 27 item 9: at
+// the end neither the players' pages nor the spectators' live page says
+// "turn 7 of 6" or names a side to act, and every figure the narrative
+// says was removed is drawn removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue29_g3_a_miniatures_game_is_played_through_both_pages_to_its_result() {
+    let Some([browser_a, browser_b]) = two_browsers("page_browser (minis)").await else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let server = ServerProcess::spawn_with(
+        data.path(),
+        "127.0.0.1:0",
+        &["--answer-timeout-secs", "120", "--http", "127.0.0.1:0"],
+    );
+    let http = server.http.expect("the web view's address");
+    let created = Created::new(&server, &minis_example("scenario.toml")).await;
+    let game = created.game.clone();
+    let secrets = |side: &str| created.secrets(side);
+    let join = |side: &str| created.join(side, minis_example, &[]);
+    let mut a = Player::spawn(join("a"));
+    let mut b = Player::spawn(join("b"));
+    let url_a = a.page_url().await;
+    let url_b = b.page_url().await;
+    let mut seats = [
+        Seat {
+            name: "side A's page",
+            browser: browser_a,
+            received: Vec::new(),
+            lines_at_act: None,
+        },
+        Seat {
+            name: "side B's page",
+            browser: browser_b,
+            received: Vec::new(),
+            lines_at_act: None,
+        },
+    ];
+    seats[0].browser.client.goto(&url_a).await.unwrap();
+    seats[1].browser.client.goto(&url_b).await.unwrap();
+    for seat in seats.iter_mut() {
+        seat.record(FETCH_PAGE).await;
+    }
+    // Each side's hidden cells, from its own secrets file, once written.
+    let until = tokio::time::Instant::now() + BOUND;
+    while !(secrets("a").join("secrets.json").exists()
+        && secrets("b").join("secrets.json").exists())
+    {
+        assert!(tokio::time::Instant::now() < until, "no secrets files");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let hidden = [hidden_cells(&secrets("a")), hidden_cells(&secrets("b"))];
+    assert!(hidden[0].contains(&"c20x3".to_string()), "{:?}", hidden[0]);
+    assert!(hidden[1].contains(&"c20x15".to_string()), "{:?}", hidden[1]);
+    let mut plans = [
+        script("script-a.txt").into_iter(),
+        script("script-b.txt").into_iter(),
+    ];
+    // What each page showed when its side last acted: the narrative's
+    // length and the notes (a refused command changes only the notes).
+    let mut acted: [Option<(usize, String)>; 2] = [None, None];
+    let mut used = [Vec::new(), Vec::new()];
+    let mut finished = [false, false];
+    let until = tokio::time::Instant::now() + Duration::from_secs(600);
+    while !(finished[0] && finished[1]) {
+        assert!(
+            tokio::time::Instant::now() < until,
+            "the game did not end:\nA: {}\nB: {}",
+            a.text(),
+            b.text()
+        );
+        for (i, seat) in seats.iter_mut().enumerate() {
+            if finished[i] {
+                continue;
+            }
+            if seat.verdict().await.contains("CLEAN") {
+                finished[i] = true;
+                continue;
+            }
+            let Some(s) = seat.state().await else {
+                continue;
+            };
+            let other = if i == 0 { "B" } else { "A" };
+            assert_no_hidden_cell(
+                s["svg"].as_str().unwrap_or_default(),
+                other,
+                &hidden[1 - i],
+                seat.name,
+            );
+            let mark = (
+                s["lines"].as_array().map_or(0, Vec::len),
+                s["notes"].to_string(),
+            );
+            if s["your_move"] != serde_json::json!(true) || acted[i].as_ref() == Some(&mark) {
+                continue;
+            }
+            acted[i] = Some(mark);
+            let line = plans[i].next().unwrap_or_else(|| "end".to_string());
+            eprintln!("{}: {line}", seat.name);
+            let (verb, args) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+            if verb == "end" {
+                seat.click("#end").await;
+            } else {
+                let form = format!("form.cmd[data-verb=\"{verb}\"]");
+                seat.fill(&format!("{form} input"), args).await;
+                seat.click(&format!("{form} button")).await;
+            }
+            used[i].push(verb.to_string());
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    for verb in ["move", "lay", "clear", "end"] {
+        assert!(
+            used[0].iter().any(|v| v == verb),
+            "side A used {verb}: {:?}",
+            used[0]
+        );
+    }
+    assert!(used[1].iter().any(|v| v == "move"), "{:?}", used[1]);
+    // The end, on both pages: the verdict, and no side to act.
+    for (i, seat) in seats.iter_mut().enumerate() {
+        let verdict = seat.verdict().await;
+        println!("{}: verdict {verdict:?}", seat.name);
+        assert!(verdict.contains("CLEAN"), "{}: {verdict}", seat.name);
+        let shown = seat.browser.html().await;
+        let status = seat.browser.text("#status").await;
+        println!("{}: status at the end {status:?}", seat.name);
+        assert!(!status.contains("turn 7 of 6"), "{}: {status}", seat.name);
+        assert!(!status.contains("to act"), "{}: {status}", seat.name);
+        assert!(
+            status.contains("the game is over"),
+            "{}: {status}",
+            seat.name
+        );
+        assert_no_hidden_cell(
+            &shown,
+            if i == 0 { "B" } else { "A" },
+            &hidden[1 - i],
+            seat.name,
+        );
+        let waiting = seat.browser.text("#waiting").await;
+        println!("{}: wait line at the end {waiting:?}", seat.name);
+        for text in [&status, &waiting] {
+            assert!(!text.contains("waiting for"), "{}: {text}", seat.name);
+        }
+        removed_are_drawn_removed(&shown, &seat.browser.text("#narrative").await, seat.name);
+        seat.received.push(shown);
+    }
+    // G3 on everything each page received, the page itself first.
+    for (i, seat) in seats.iter().enumerate() {
+        for text in &seat.received {
+            let svg = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v["svg"].as_str().map(str::to_string))
+                .unwrap_or_else(|| text.clone());
+            let other = if i == 0 { "B" } else { "A" };
+            assert_no_hidden_cell(&svg, other, &hidden[1 - i], seat.name);
+            // The words too (notes, narrative): no sealed mark of the
+            // other side's, however escaped.
+            assert_no_hidden_cell(text, other, &hidden[1 - i], seat.name);
+        }
+        let last = seat.received.last().unwrap();
+        let went_off: Vec<String> = tags(last, "detonated")
+            .iter()
+            .filter_map(|t| attr(t, "data-cell"))
+            .filter(|c| hidden[1 - i].contains(c))
+            .collect();
+        println!(
+            "{}: {} snapshots checked; the other side's hidden cells drawn, all where a mine went off: {went_off:?}",
+            seat.name,
+            seat.received.len()
+        );
+    }
+    for p in [&mut a, &mut b] {
+        p.ends_clean().await;
+    }
+    // Issue 27 item 9: the spectators' live page of the finished game.
+    let live = reqwest::get(format!("http://{http}/game/{game}"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let status = live
+        .split("<div id=\"status\">")
+        .nth(1)
+        .and_then(|s| s.split("</div>").next())
+        .unwrap_or_else(|| panic!("a status line in {live}"));
+    println!("the live page's status at the end: {status:?}");
+    assert!(
+        !status.contains("turn 7 of 6") && !status.contains("to act"),
+        "{status}"
+    );
+    assert!(status.contains("the game is over"), "{status}");
+    let narrative = live
+        .split("<ul id=\"log\">")
+        .nth(1)
+        .and_then(|s| s.split("</ul>").next())
+        .unwrap_or_default()
+        .to_string();
+    removed_are_drawn_removed(&live, &narrative, "the live page");
+    for seat in seats {
+        seat.browser.close().await;
+    }
+    drop(server);
+}
+
+/// Issue 27 item 9, R8, R10: every figure the narrative `told` says was
+/// removed by a blast (`... rolls N: removed`) is drawn removed on `page`.
+fn removed_are_drawn_removed(page: &str, told: &str, who: &str) {
+    let drawn: Vec<String> = tags(page, "removed")
+        .iter()
+        .filter(|t| t.starts_with("g class=\"figure removed\""))
+        .filter_map(|t| attr(t, "data-figure"))
+        .collect();
+    // One line a line of text, or a `<li>` of the live page's narrative.
+    let said: Vec<&str> = told
+        .split(['\n', '<'])
+        .map(|l| l.rsplit('>').next().unwrap_or(l))
+        .filter(|l| l.contains(" rolls ") && l.trim_end().ends_with(": removed"))
+        .collect();
+    println!(
+        "{who}: {} removal(s) told, drawn removed: {drawn:?}",
+        said.len()
+    );
+    for l in &said {
+        assert!(
+            drawn.iter().any(|f| l.contains(f.as_str())),
+            "{who}: {l:?} but no such figure drawn removed ({drawn:?})"
+        );
+    }
 }

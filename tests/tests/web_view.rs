@@ -28,6 +28,22 @@ fn url(http: SocketAddr, path: &str) -> String {
     format!("http://{http}{path}")
 }
 
+/// The server binary with its web view on, under the spectator delay
+/// [`DELAY`], with `extra` flags.
+fn delayed_server(dir: &std::path::Path, extra: &[&str]) -> ServerProcess {
+    let delay = DELAY.as_secs().to_string();
+    let mut flags = vec![
+        "--answer-timeout-secs",
+        "600",
+        "--spectator-delay-secs",
+        &delay,
+        "--http",
+        "127.0.0.1:0",
+    ];
+    flags.extend_from_slice(extra);
+    ServerProcess::spawn_with(dir, "127.0.0.1:0", &flags)
+}
+
 /// GET: the status and the body as text.
 async fn get(http: SocketAddr, path: &str) -> (u16, String) {
     let r = tokio::time::timeout(WAIT, reqwest::get(url(http, path)))
@@ -61,6 +77,18 @@ async fn get_json(http: SocketAddr, path: &str) -> serde_json::Value {
     let (status, body) = get(http, path).await;
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
+}
+
+/// `game` as `/api/games` lists it among the open games.
+async fn open_listed(http: SocketAddr, game: GameId) -> serde_json::Value {
+    let list = get_json(http, "/api/games").await;
+    list["open"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["game"] == game.to_string())
+        .cloned()
+        .unwrap_or_else(|| panic!("{game} in {list}"))
 }
 
 /// One metric's value in the OpenMetrics text (0 if absent).
@@ -167,22 +195,11 @@ fn assert_public_only(text: &str, svg: &str, before_the_move: bool, context: &st
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue12_g3_g5_web_view_is_public_late_by_the_delay_and_serves_finished_games() {
     let dir = tempfile::tempdir().unwrap();
-    let delay = DELAY.as_secs().to_string();
     let token_file = dir.path().join("metrics.token");
     std::fs::write(&token_file, format!("{METRICS_TOKEN}\n")).unwrap();
-    let mut server = ServerProcess::spawn_with(
+    let mut server = delayed_server(
         dir.path(),
-        "127.0.0.1:0",
-        &[
-            "--answer-timeout-secs",
-            "600",
-            "--spectator-delay-secs",
-            &delay,
-            "--http",
-            "127.0.0.1:0",
-            "--metrics-token-file",
-            token_file.to_str().unwrap(),
-        ],
+        &["--metrics-token-file", token_file.to_str().unwrap()],
     );
     let http = server.http.expect("the web view's address");
     // Issue 24: /metrics moves within seconds of a move, before the delay:
@@ -427,14 +444,7 @@ async fn issue27_without_a_delay_the_web_says_who_is_awaited_while_its_client_is
     // Side A may act; its client goes away.
     t.a.disconnect();
     let listed = loop {
-        let list = get_json(http, "/api/games").await;
-        let listed = list["open"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["game"] == game.to_string())
-            .cloned()
-            .unwrap_or_else(|| panic!("{game} in {list}"));
+        let listed = open_listed(http, game).await;
         if listed["side_a_seated"] == false && !listed["waiting"].is_null() {
             break listed;
         }
@@ -464,5 +474,121 @@ async fn issue27_without_a_delay_the_web_says_who_is_awaited_while_its_client_is
     println!("live page: {live}");
     assert!(live.contains("waiting for side A"), "{live}");
     assert!(live.contains("side A's client is NOT connected"), "{live}");
+    server.kill();
+}
+
+/// What the live page's header shows of a name (escaped, as
+/// `hexveil_view::svg::escape` writes it).
+fn escaped(name: &str) -> String {
+    hexveil_view::svg::escape(name)
+}
+
+// Issue 27 item 8, G2, DESIGN 5: the names the players' keys signed in
+// their setups reach `/api/games` (marked `by: "player"`, beside the
+// roster's) and the live page's header "side A (...): NAME · side B (...):
+// NAME", escaped there; a name out of bounds (an escape sequence, a bidi
+// override) is no name; and under the spectator delay the header names a
+// side only once the delayed spectator has been sent that side's setup
+// (its narrative line "side A is played by ...").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue27_item8_the_web_shows_the_signed_names_late_by_the_delay_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = delayed_server(dir.path(), &[]);
+    let http = server.http.expect("the web view's address");
+    let ep = server.endpoint.clone();
+    let name_a = "<i>Al</i> & \"Co\"";
+    let mut a = secrets_a();
+    a.public_setup_toml = hexveil_view::names::with_name(&a.public_setup_toml, name_a).unwrap();
+    // A name the client refuses (`join --name`), put in the setup by hand:
+    // the rulesets read past it, the pages must not show it.
+    let bad = "Eve\u{1b}[31m\u{202E}evE";
+    let mut b = secrets_b();
+    b.public_setup_toml = format!(
+        "name = {}\n{}",
+        toml::Value::String(bad.into()),
+        b.public_setup_toml
+    );
+    let mut t = Table::open(&ep, a, b, PAD_LEN, false).await;
+    let game = t.game_id;
+    let mut events = Events::open(http, game).await;
+    let mut told = String::new();
+    let header = loop {
+        let (p, _) = events.next().await;
+        for l in p["lines"].as_array().unwrap() {
+            told.push_str(l["text"].as_str().unwrap());
+            told.push('\n');
+        }
+        let header = p["players_html"].as_str().unwrap().to_string();
+        // DESIGN 5: a name only from a setup the delayed spectator was sent.
+        if header.contains(&escaped(name_a)) {
+            assert!(
+                told.contains("side A is played by"),
+                "the header names side A before the narrative has its setup: {header}\n{told}"
+            );
+            if told.contains("side B's setup gives no usable name") {
+                break header;
+            }
+        } else {
+            assert!(!told.contains("side A is played by"), "{header}\n{told}");
+        }
+    };
+    println!("live header: {header}");
+    assert!(header.starts_with("<p id=\"players\">side A"), "{header}");
+    assert!(
+        header.contains(&format!(": {} &middot; side B", escaped(name_a))),
+        "{header}"
+    );
+    assert!(
+        header
+            .contains(": no name given <span class=\"muted\">(the names their keys signed)</span>"),
+        "{header}"
+    );
+    for raw in [name_a, "\u{1b}", "\u{202E}", "Eve"] {
+        assert!(!header.contains(raw), "{raw:?} in {header}");
+    }
+    // The page as served holds the same header.
+    let (status, page) = get(http, &format!("/game/{game}")).await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains(&format!("<div id=\"who\">{header}</div>")),
+        "{page}"
+    );
+    assert!(!page.contains("\u{1b}") && !page.contains("\u{202E}"));
+    // /api/games: the name as signed, marked as the player's.
+    let listed = open_listed(http, game).await;
+    println!(
+        "/api/games: signed_a {} signed_b {}",
+        listed["signed_a"], listed["signed_b"]
+    );
+    assert_eq!(listed["signed_a"]["name"], name_a, "{listed}");
+    assert_eq!(listed["signed_a"]["by"], "player", "{listed}");
+    assert!(listed["signed_b"].is_null(), "{listed}");
+    assert!(listed["name_a"].is_null(), "no roster: {listed}");
+    let (_, index) = get(http, "/").await;
+    let words = format!(
+        "<b>{}</b> <span class=\"muted\">(player's name)</span>",
+        escaped(name_a)
+    );
+    println!("/: {words}");
+    assert!(index.contains(&words), "{index}");
+    // A finished game: its names read from its verified transcript.
+    t.a.concede().unwrap();
+    t.pump(|t| t.over()).await.unwrap_or_else(|e| fail(e));
+    let finished = loop {
+        let list = get_json(http, "/api/games").await;
+        if let Some(f) = list["finished"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["game"] == game.to_string())
+        {
+            break f.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    println!("finished: signed_a {}", finished["signed_a"]);
+    assert_eq!(finished["signed_a"]["name"], name_a, "{finished}");
+    assert_eq!(finished["signed_a"]["by"], "player", "{finished}");
+    assert!(finished["signed_b"].is_null(), "{finished}");
     server.kill();
 }

@@ -149,6 +149,11 @@ impl Board {
         } else if !u.events.is_empty() {
             self.last.extend(told);
         }
+        if u.closed {
+            // Issue 27 item 9: the log is closed, so the game waits for
+            // nobody; a wait said before (the reveal) is over.
+            self.waiting = None;
+        }
     }
 
     /// Takes an action declared in the log by `actor` (the ruleset's

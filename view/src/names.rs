@@ -140,6 +140,43 @@ pub fn with_name(public_setup_toml: &str, name: &str) -> Result<String, String> 
     }
 }
 
+/// What a page says for a side whose setup gave no name.
+pub const NO_NAME: &str = "no name given";
+
+/// Who plays each side, side A first, as the replay page and the live
+/// page head them (issue 27 item 8): `side A (German): Alice`. `sides` are
+/// the scenario's nationalities (empty where it names none); `names` the
+/// names the players' keys signed in their setups, or the words to show
+/// instead (`no name given`). Each name goes through [`visible`]: a name
+/// passed [`check_name`] already, but a page never trusts that.
+pub fn players(sides: &[String; 2], names: [&str; 2]) -> Vec<String> {
+    ["A", "B"]
+        .iter()
+        .zip(sides.iter().zip(names))
+        .map(|(side, (nation, name))| {
+            let nation = if nation.is_empty() {
+                String::new()
+            } else {
+                format!(" ({nation})")
+            };
+            format!("side {side}{nation}: {}", visible(name))
+        })
+        .collect()
+}
+
+/// [`players`] as the pages' header line, `<p id="players">`, escaped
+/// (a name is its player's own text); empty for no players.
+pub fn players_html(players: &[String]) -> String {
+    if players.is_empty() {
+        return String::new();
+    }
+    let players: Vec<String> = players.iter().map(|p| crate::svg::escape(p)).collect();
+    format!(
+        "<p id=\"players\">{} <span class=\"muted\">(the names their keys signed)</span></p>",
+        players.join(" &middot; ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -217,19 +217,12 @@ pub fn replay(transcript: &[u8]) -> Replay {
     let genesis = referee.genesis();
     let sides = crate::league::side_names(&genesis.scenario_toml);
     let names = crate::league::names_signed_in(&t, &genesis.players);
-    replay.players = ["A", "B"]
-        .iter()
-        .zip(sides.iter().zip(&names))
-        .map(|(side, (nation, name))| {
-            let nation = if nation.is_empty() {
-                String::new()
-            } else {
-                format!(" ({nation})")
-            };
-            let name = name.as_deref().unwrap_or("no name given");
-            format!("side {side}{nation}: {name}")
-        })
-        .collect();
+    replay.players = crate::names::players(
+        &sides,
+        names
+            .each_ref()
+            .map(|n| n.as_deref().unwrap_or(crate::names::NO_NAME)),
+    );
     let reveals = if clean {
         reveals_of(&referee, rest)
     } else {
@@ -510,13 +503,9 @@ impl Replay {
             self.ground
         );
         let _ = writeln!(out, "<header>\n<h1>{}</h1>", escape(&title));
-        if !self.players.is_empty() {
-            let players: Vec<String> = self.players.iter().map(|p| escape(p)).collect();
-            let _ = writeln!(
-                out,
-                "<p id=\"players\">{} <span class=\"muted\">(the names their keys signed)</span></p>",
-                players.join(" &middot; ")
-            );
+        let players = crate::names::players_html(&self.players);
+        if !players.is_empty() {
+            let _ = writeln!(out, "{players}");
         }
         let shown = match (self.view, self.status) {
             (SvgView::All, _) => {

@@ -35,6 +35,42 @@ use std::fmt::Write as _;
 /// 2/sqrt(3)).
 pub const HEX_SIZE: f64 = 28.0;
 
+/// A counter's name as its counter shows it (issue 29): at most
+/// [`Fitted::MAX_CHARS`] characters, a longer one cut with `…` and squeezed
+/// to the counter's width, so it never runs over a neighbour hex (the
+/// counter's `<title>` and the viewer's stack list have it whole).
+struct Fitted {
+    /// The text drawn.
+    text: String,
+    /// The attributes that hold it to the counter's width (empty when it
+    /// fits as it is).
+    squeeze: &'static str,
+}
+
+impl Fitted {
+    /// The most characters a counter's name line shows.
+    const MAX_CHARS: usize = 12;
+    /// Names this long or longer are held to the counter's width.
+    const SQUEEZE_FROM: usize = 10;
+
+    fn new(name: &str) -> Fitted {
+        let chars = name.chars().count();
+        let text = if chars > Self::MAX_CHARS {
+            let mut cut: String = name.chars().take(Self::MAX_CHARS - 1).collect();
+            cut.push('\u{2026}');
+            cut
+        } else {
+            name.to_string()
+        };
+        let squeeze = if chars >= Self::SQUEEZE_FROM {
+            " textLength=\"27\" lengthAdjust=\"spacingAndGlyphs\""
+        } else {
+            ""
+        };
+        Fitted { text, squeeze }
+    }
+}
+
 /// Miniatures table scale.
 pub const PX_PER_INCH: f64 = 12.0;
 
@@ -597,6 +633,9 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
             // shows; the viewer lists the whole stack beside the board.
             let dx = 3.0 * i as f64;
             let dy = 8.0 * i as f64;
+            // Issue 29: a long name ("id:7 (2-3-7 HS, replaced ...)") is
+            // cut to fit its counter; the counter's title has it whole.
+            let fit = Fitted::new(&name);
             let _ = writeln!(
                 out,
                 "<g class=\"counter\" data-unit=\"{}\" data-side=\"{}\" data-hex=\"{hex}\" \
@@ -604,7 +643,7 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
                  <title>{}</title>\
                  <rect x=\"{:.1}\" y=\"{:.1}\" width=\"30\" height=\"22\" rx=\"2\" fill=\"{}\" \
                  stroke=\"{}\" stroke-width=\"1\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"5\" fill=\"#fff\" text-anchor=\"middle\">{}</text>\
+                 <text class=\"name\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"5\" fill=\"#fff\" text-anchor=\"middle\"{}>{}</text>\
                  <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"5\" fill=\"#fff\" text-anchor=\"middle\">{}</text>\
                  <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"5\" fill=\"#ff0\" text-anchor=\"middle\">{}</text></g>",
                 escape(&name),
@@ -623,7 +662,8 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
                 if u.status.broken { "#f00" } else { "#222" },
                 dx,
                 dy - 2.0,
-                escape(&name),
+                fit.squeeze,
+                escape(&fit.text),
                 dx,
                 dy + 4.0,
                 escape(&u.label()),
@@ -902,6 +942,18 @@ fn minis_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 29: a long counter name is cut to fit its counter (and held
+    // to the counter's width); a short one is drawn as it is.
+    #[test]
+    fn issue29_a_long_counter_name_is_cut_to_its_counter() {
+        let long = Fitted::new("id:7 (2-3-7 HS, replaced brit-squad-2)");
+        println!("drawn: {:?}{}", long.text, long.squeeze);
+        assert_eq!(long.text, "id:7 (2-3-7\u{2026}");
+        assert!(long.squeeze.contains("textLength=\"27\""));
+        let short = Fitted::new("ger-pz");
+        assert_eq!((short.text.as_str(), short.squeeze), ("ger-pz", ""));
+    }
 
     #[test]
     fn text_is_escaped() {

@@ -336,12 +336,22 @@ function hvBoard(frame) {
     zoomTo(pinch.z * spread(t) / pinch.d, (t[0].clientX + t[1].clientX) / 2, (t[0].clientY + t[1].clientY) / 2);
   }, { passive: false });
   frame.addEventListener('touchend', function (e) { if (e.touches.length < 2) { pinch = null; } });
-  // Mouse drag pans; a click without a drag lists a counter's stack.
+  // Mouse drag pans; a click without a drag lists a counter's stack. The
+  // click a browser fires at the end of a drag is swallowed before any
+  // page's own listener sees it (issue 29: a pan selects no unit, picks
+  // no hex), by a listener on the window in the capture phase.
   var drag = null;
+  var dragged = false;
   frame.addEventListener('mousedown', function (e) {
+    dragged = false;
     if (e.button !== 0) { return; }
     drag = { x: e.clientX, y: e.clientY, l: frame.scrollLeft, t: frame.scrollTop, moved: false };
   });
+  window.addEventListener('click', function (e) {
+    if (!dragged) { return; }
+    dragged = false;
+    if (frame.contains(e.target)) { e.stopPropagation(); e.preventDefault(); }
+  }, true);
   window.addEventListener('mousemove', function (e) {
     if (!drag) { return; }
     var dx = e.clientX - drag.x, dy = e.clientY - drag.y;
@@ -351,7 +361,11 @@ function hvBoard(frame) {
     frame.scrollLeft = drag.l - dx; frame.scrollTop = drag.t - dy;
     e.preventDefault();
   });
-  window.addEventListener('mouseup', function () { drag = null; frame.classList.remove('dragging'); });
+  window.addEventListener('mouseup', function () {
+    dragged = !!(drag && drag.moved);
+    drag = null;
+    frame.classList.remove('dragging');
+  });
   frame.addEventListener('mouseover', function (e) {
     var c = e.target.closest && e.target.closest('.counter');
     if (c) { list(c); }

@@ -91,13 +91,26 @@ impl Description {
 
 /// A player's name as the web view shows it (issue 27 item 8): the name
 /// the league's roster (`--roster`) pins to the player's key, marked as
-/// the league's.
+/// the league's, or the name the player's key signed in its setup, marked
+/// as the player's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Named {
     /// The name.
     pub name: String,
-    /// Who gave it: `league` (the roster).
+    /// Who gave it: `league` (the roster) or `player` (its key signed it
+    /// in its public setup).
     pub by: &'static str,
+}
+
+impl Named {
+    /// A name the player's own key signed in its public setup (issue 27
+    /// item 8), marked `by: "player"`.
+    pub fn signed(name: &Option<String>) -> Option<Named> {
+        name.as_ref().map(|name| Named {
+            name: name.clone(),
+            by: "player",
+        })
+    }
 }
 
 /// The names the roster gives the two keys (hex) of a game, side A first.
@@ -123,6 +136,15 @@ pub struct OpenGame {
     pub name_a: Option<Named>,
     /// Side B's player's name likewise.
     pub name_b: Option<Named>,
+    /// The name side A's key signed in its public setup (`by: "player"`),
+    /// as the web view's own spectator of the game has seen it (its live
+    /// page's header): late by the spectator delay like everything a
+    /// spectator sees, and `null` until that spectator has seen the setup
+    /// (or for a game whose live page nobody opened since the server
+    /// started) or for a setup that gives no name.
+    pub signed_a: Option<Named>,
+    /// Side B's likewise.
+    pub signed_b: Option<Named>,
     /// Whether a player holds side A's seat now.
     pub side_a_seated: bool,
     /// Whether a player holds side B's seat now.
@@ -204,6 +226,11 @@ pub struct FinishedGame {
     pub name_a: Option<Named>,
     /// Side B's player's name likewise.
     pub name_b: Option<Named>,
+    /// The name side A's key signed in its setup (`by: "player"`), read
+    /// from the verified transcript, if it gives one.
+    pub signed_a: Option<Named>,
+    /// Side B's likewise.
+    pub signed_b: Option<Named>,
     /// Why it is not, if it is not.
     pub refused: Option<String>,
     /// Its live page (the public view, all of it now).
@@ -232,6 +259,9 @@ pub struct Games {
     roster: Option<Roster>,
     descriptions: Mutex<HashMap<GameId, Arc<Description>>>,
     replays: Mutex<HashMap<GameId, Arc<String>>>,
+    /// The names open games' players signed, as the web view's spectators
+    /// have seen them ([`Games::note_signed`]).
+    signed: Mutex<HashMap<GameId, [Option<String>; 2]>>,
 }
 
 impl Games {
@@ -244,6 +274,30 @@ impl Games {
             roster,
             descriptions: Mutex::new(HashMap::new()),
             replays: Mutex::new(HashMap::new()),
+            signed: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Notes the names the players of `game` signed in their setups, as
+    /// the web view's spectator of it has been sent them (so late by the
+    /// spectator delay, G3 and DESIGN 5): `/api/games` lists them.
+    pub fn note_signed(&self, game: GameId, names: &[Option<String>; 2]) {
+        let mut all = self.signed.lock().expect("signed names lock poisoned");
+        if all.get(&game) == Some(names) {
+            return;
+        }
+        if all.len() >= MAX_DESCRIPTIONS {
+            all.clear();
+        }
+        all.insert(game, names.clone());
+    }
+
+    /// The names noted for `game` ([`Games::note_signed`]), side A first.
+    fn signed_names(&self, game: GameId) -> [Option<Named>; 2] {
+        let all = self.signed.lock().expect("signed names lock poisoned");
+        match all.get(&game) {
+            Some(names) => names.each_ref().map(Named::signed),
+            None => [None, None],
         }
     }
 
@@ -293,12 +347,15 @@ impl Games {
                 [&description.key_a, &description.key_b],
             );
             let awaited = self.lobby.awaited(s.game_id);
+            let [signed_a, signed_b] = self.signed_names(s.game_id);
             open.push((
                 OpenGame {
                     game: s.game_id.to_string(),
                     description: (*description).clone(),
                     name_a,
                     name_b,
+                    signed_a,
+                    signed_b,
                     side_a_seated: s.side_a_seated,
                     side_b_seated: s.side_b_seated,
                     spectators: s.spectators,
@@ -343,11 +400,18 @@ impl Games {
                     Some(r) => names_of(self.roster.as_ref(), [&r.key_a, &r.key_b]),
                     None => [None, None],
                 };
+                let [signed_a, signed_b] = self
+                    .league
+                    .signed_names(id)
+                    .map(|n| n.each_ref().map(Named::signed))
+                    .unwrap_or_default();
                 FinishedGame {
                     game: id.to_string(),
                     row,
                     name_a,
                     name_b,
+                    signed_a,
+                    signed_b,
                     refused,
                     live: format!("/game/{id}"),
                     replay: format!("/game/{id}/replay"),

@@ -41,6 +41,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
+use super::games::Games;
 use super::{HttpError, Visitor};
 use crate::connection::{ConnectionContext, OUTBOX_CAPACITY};
 use crate::lobby::{ConnectionLink, GameCommand, Lobby, GAME_SEND_TIMEOUT};
@@ -100,6 +101,14 @@ pub struct Picture {
     /// When the answer timeout forfeits the game for the awaited side
     /// (Unix milliseconds), if one runs: the page says how long is left.
     pub forfeits_at_ms: Option<u64>,
+    /// Who plays each side, as the header says it (issue 27 item 8,
+    /// [`hexveil_view::names::players`]): the names the players' keys
+    /// signed in the setups this spectator has been sent (late by the
+    /// spectator delay, as the narrative); empty before the genesis.
+    pub players: Vec<String>,
+    /// The names themselves, side A first (`None` for a setup not seen
+    /// yet or one without a name).
+    pub signed: [Option<String>; 2],
 }
 
 /// The live page's words for a presence: `waiting for side B's machine
@@ -137,6 +146,7 @@ impl Picture {
             "error": self.error,
             "waiting": self.waiting,
             "forfeits_at_ms": self.forfeits_at_ms,
+            "players_html": hexveil_view::names::players_html(&self.players),
             "reset": reset,
             "lines": lines,
             "replay": self.finished.then(|| format!("/game/{game}/replay")),
@@ -265,6 +275,7 @@ impl Watchers {
             assembler: GameAssembler::default(),
             fold: Fold::default(),
             history: None,
+            names: self.connections.games.clone(),
         };
         tokio::spawn(watcher.run(inbox));
         Ok(view)
@@ -347,6 +358,11 @@ struct Fold {
     changed: bool,
     /// The move under way (see [`Line::move`]).
     moves: u64,
+    /// The sides as the scenario names them (from the genesis).
+    sides: [String; 2],
+    /// What each side's setup, once seen, says its player's name is:
+    /// `Some(None)` for a setup without a usable one.
+    names: [Option<Option<String>>; 2],
 }
 
 impl Fold {
@@ -361,12 +377,25 @@ impl Fold {
                     self.board = Some(Board::for_game(scenario.as_ref()));
                     self.narrator = Some(Narrator::for_game(scenario.as_ref()));
                     self.picture.scenario = scenario.name().to_string();
+                    self.sides = hexveil_view::league::side_names(&g.scenario_toml);
                 }
                 Err(e) => self.push(u.seq, format!("this server cannot draw the game: {e}")),
             }
         }
         if u.action.is_some() || u.end.is_some() {
             self.moves += 1;
+        }
+        if let Some(setup) = &u.public_setup {
+            let side = hexveil_view::names::side_in_setup(setup);
+            let i = match side.as_deref() {
+                Some("A") => Some(0),
+                Some("B") => Some(1),
+                _ => None,
+            };
+            if let Some(i) = i {
+                // A name out of bounds is no name (the narrative says why).
+                self.names[i] = Some(hexveil_view::names::name_in_setup(setup).ok().flatten());
+            }
         }
         let told = match self.narrator.as_mut() {
             Some(n) => n.update(u, Reader::Spectator),
@@ -419,6 +448,15 @@ impl Fold {
                 .unwrap_or_default()
                 .to_string();
         }
+        if self.narrator.is_some() {
+            let words = self.names.each_ref().map(|n| match n {
+                None => "no setup yet",
+                Some(None) => hexveil_view::names::NO_NAME,
+                Some(Some(name)) => name.as_str(),
+            });
+            self.picture.players = hexveil_view::names::players(&self.sides, words);
+            self.picture.signed = self.names.clone().map(Option::flatten);
+        }
         self.picture.lines = Arc::new(self.lines.clone());
         self.changed = false;
         self.picture.clone()
@@ -435,6 +473,9 @@ struct Watcher {
     fold: Fold,
     /// Game messages of the history still to come (from `Joined`).
     history: Option<u32>,
+    /// Where the names this spectator has seen signed are noted for
+    /// `/api/games`.
+    names: Arc<Games>,
 }
 
 impl Watcher {
@@ -551,6 +592,7 @@ impl Watcher {
 
     fn publish(&mut self) {
         let picture = self.fold.picture();
+        self.names.note_signed(self.game, &picture.signed);
         self.published.send_replace(Arc::new(picture));
     }
 }

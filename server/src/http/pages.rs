@@ -5,6 +5,8 @@
 //! Stable hooks for scripts and browser tests on the live page: `#board`
 //! holds the SVG picture, `#log` the narrative (one `li` per line, with
 //! `data-seq` = its log entry), `#status` the turn, phase and whose move,
+//! `#who` who plays each side (`#players` inside it, as on the replay
+//! page: the names their keys signed, issue 27 item 8),
 //! `#waiting` who the game waits for now and until when (the server's
 //! presence, live: issue 27),
 //! `#result` how the game ended, `#links` the replay and transcript once it
@@ -72,18 +74,19 @@ fn side(name: &str, k: &str) -> String {
     }
 }
 
-/// A side with its player's name first, when the league's roster gives
-/// one (marked as the league's, issue 27 item 8).
-fn player(named: Option<&Named>, nationality: &str, k: &str) -> String {
-    match named {
-        Some(n) => format!(
-            "<b>{}</b> <span class=\"muted\">({}'s name)</span> {}",
+/// A side with its player's names first: the league's roster's and the
+/// one the player's key signed, when given (each marked whose it is,
+/// issue 27 item 8).
+fn player(named: [Option<&Named>; 2], nationality: &str, k: &str) -> String {
+    let mut out = String::new();
+    for n in named.into_iter().flatten() {
+        out.push_str(&format!(
+            "<b>{}</b> <span class=\"muted\">({}'s name)</span> ",
             escape(&n.name),
-            n.by,
-            side(nationality, k)
-        ),
-        None => side(nationality, k),
+            n.by
+        ));
     }
+    out + &side(nationality, k)
 }
 
 fn seat(taken: bool) -> &'static str {
@@ -122,8 +125,8 @@ pub fn index(list: &GameList) -> String {
                 ruleset = escape(&d.ruleset),
                 version = d.ruleset_version,
                 mode = escape(&d.mode),
-                a = player(g.name_a.as_ref(), &d.side_a, &d.key_a),
-                b = player(g.name_b.as_ref(), &d.side_b, &d.key_b),
+                a = player([g.name_a.as_ref(), g.signed_a.as_ref()], &d.side_a, &d.key_a),
+                b = player([g.name_b.as_ref(), g.signed_b.as_ref()], &d.side_b, &d.key_b),
                 created = match d.created_ms {
                     Some(ms) => crate::wire::date_words(ms),
                     None => "<span class=\"muted\">unknown</span>".to_string(),
@@ -162,8 +165,16 @@ pub fn index(list: &GameList) -> String {
                     escape(&r.ruleset),
                     r.ruleset_version,
                     escape(&r.mode),
-                    player(g.name_a.as_ref(), &r.side_a, &r.key_a),
-                    player(g.name_b.as_ref(), &r.side_b, &r.key_b),
+                    player(
+                        [g.name_a.as_ref(), g.signed_a.as_ref()],
+                        &r.side_a,
+                        &r.key_a
+                    ),
+                    player(
+                        [g.name_b.as_ref(), g.signed_b.as_ref()],
+                        &r.side_b,
+                        &r.key_b
+                    ),
                     escape(&r.result),
                     escape(&r.reason),
                     r.actions,
@@ -213,6 +224,7 @@ const LIVE_SCRIPT: &str = r#"
   }
   showWait();
   setInterval(showWait, 15000);
+  var players = document.getElementById('who');
   var result = document.getElementById('result');
   var links = document.getElementById('links');
   var error = document.getElementById('error');
@@ -220,6 +232,7 @@ const LIVE_SCRIPT: &str = r#"
   source.addEventListener('picture', function (e) {
     var p = JSON.parse(e.data);
     if (p.svg) { board.innerHTML = p.svg; viewer.shown(); }
+    players.innerHTML = p.players_html;
     statusLine.textContent = p.status || 'waiting for the game to start';
     wait = { words: p.waiting || '', at: p.forfeits_at_ms || 0 };
     showWait();
@@ -305,6 +318,7 @@ pub fn live(game: GameId, p: &Picture) -> String {
         "<h1>{title}</h1>\
          <p class=\"muted\">The public view, as every spectator sees it, late by this \
          server's spectator delay. <a href=\"/\">All games</a></p>\
+         <div id=\"who\">{players}</div>\
          <div id=\"status\">{status}</div>\
          <div id=\"waiting\" data-words=\"{waiting}\" data-forfeits=\"{forfeits}\">{waiting_now}</div>\
          <div id=\"result\">{result}</div>\
@@ -313,6 +327,7 @@ pub fn live(game: GameId, p: &Picture) -> String {
          <div><ul id=\"log\">{lines}</ul>{legend}</div></div>\
          <script>{VIEWER_SCRIPT}{LIVE_SCRIPT}</script>",
         title = escape(&title),
+        players = hexveil_view::names::players_html(&p.players),
         status = escape(&status),
         waiting = escape(p.waiting.as_deref().unwrap_or("")),
         forfeits = p.forfeits_at_ms.unwrap_or(0),
@@ -381,6 +396,8 @@ mod tests {
                 description: mine_alley(&key_a, &key_b),
                 name_a,
                 name_b,
+                signed_a: None,
+                signed_b: Named::signed(&Some("Bob <i>".into())),
                 side_a_seated: true,
                 side_b_seated: false,
                 spectators: 0,
@@ -408,6 +425,14 @@ mod tests {
         assert_eq!(json["name_a"]["name"], "Alice <b>");
         assert_eq!(json["name_a"]["by"], "league");
         assert!(json["name_b"].is_null());
+        // The name side B's key signed, beside the roster's, marked as
+        // the player's own and escaped.
+        let words = "<b>Bob &lt;i&gt;</b> <span class=\"muted\">(player's name)</span>";
+        println!("{words}");
+        assert!(html.contains(words), "{html}");
+        assert_eq!(json["signed_b"]["name"], "Bob <i>");
+        assert_eq!(json["signed_b"]["by"], "player");
+        assert!(json["signed_a"].is_null());
     }
 
     // Issue 27 item 1: the list says who each open game waits for, on what
@@ -433,6 +458,8 @@ mod tests {
             description: mine_alley("a", "b"),
             name_a: None,
             name_b: None,
+            signed_a: None,
+            signed_b: None,
             side_a_seated: true,
             side_b_seated: false,
             spectators: 0,
