@@ -89,9 +89,15 @@ fn g5_issue_12_the_replay_page_of_the_demo_shows_every_entry_its_verdict_and_its
     let json: serde_json::Value =
         serde_json::from_str(&stdout(&hexveil(&["verify", "--json", &file]))).unwrap();
     let entries = json["summary"]["entries"].as_u64().unwrap();
+    // Issue 27 (a new user's trial): the page steps by move, and says so;
+    // the log entries are the auditors' mode.
+    assert!(
+        said.contains("wrote the replay page: moves 0 to "),
+        "{said}"
+    );
     assert!(
         said.contains(&format!(
-            "wrote the replay page of {entries} steps (everything revealed)"
+            " (by log entry: {entries} entries) (everything revealed)"
         )),
         "{said}"
     );

@@ -514,10 +514,21 @@ impl Replay {
             (_, "unreadable") => "Nothing can be shown past the damage.".to_string(),
             _ => "Public view only: no sealed fact is shown until the transcript is complete and clean (G3).".to_string(),
         };
+        // The status word once: a verdict that starts with it ("CLEAN:
+        // ...") is not headed by it again (a new user's trial, issue 27).
+        let heading = if self
+            .verdict
+            .to_uppercase()
+            .starts_with(&self.status.to_uppercase())
+        {
+            String::new()
+        } else {
+            format!("<strong>{}</strong> ", self.status)
+        };
         let _ = writeln!(
             out,
             "<div id=\"verdict\" class=\"verdict {status}\" data-status=\"{status}\" \
-             data-exit-code=\"{code}\"><strong>{status}</strong> <span class=\"text\">{}</span>\
+             data-exit-code=\"{code}\">{heading}<span class=\"text\">{}</span>\
              <p class=\"shown\">{}</p>",
             escape(&self.verdict),
             escape(&shown),

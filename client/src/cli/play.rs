@@ -1131,6 +1131,12 @@ pub async fn play_seat(
                 board.update(&u, &lines);
                 out.lines(side, u.seq, lines);
                 acting = live && u.prompt == Prompt::Act;
+                // The game waits for this player now: an earlier wait
+                // (a machine's answer, the opponent) is over, and `status`
+                // must not show it (a new user's trial, issue 27).
+                if acting {
+                    board.waiting = None;
+                }
                 acting
             }
             GameEvent::Rejected(r) => {

@@ -35,8 +35,11 @@ pub fn replay_html(path: &Path, out: &Path) -> ExitCode {
         eprintln!("hexveil replay: cannot write {}: {e}", out.display());
         return ExitCode::from(UNREADABLE);
     }
+    // The page steps by move (issue 27); the log entries are its
+    // auditors' mode.
+    let moves = replay.steps.last().map_or(0, |s| s.r#move);
     println!(
-        "wrote the replay page of {} steps ({}) to {}",
+        "wrote the replay page: moves 0 to {moves} (by log entry: {} entries) ({}) to {}",
         replay.steps.len(),
         replay.view.words(),
         out.display()
