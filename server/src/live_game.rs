@@ -13,7 +13,7 @@ use hexveil_core::Registry;
 use std::sync::Arc;
 
 use hexveil_protocol::message::{
-    decode_to_server, encode, encode_padded, Body, ToClient, ToServer,
+    decode_to_server, encode, encode_padded, Body, LoggedEntry, ToClient, ToServer,
 };
 use hexveil_protocol::referee::Awaiting;
 use hexveil_protocol::session::{GameParams, Output, Session};
@@ -58,6 +58,9 @@ pub struct LiveGame {
     finished: bool,
     /// Seals every entry before it goes to the store (`at_rest`).
     at_rest: StorageKey,
+    /// The names the players' keys signed in their setups (issue 27 item
+    /// 8), side A first, and whether each side's setup was seen.
+    names: [(bool, Option<String>); 2],
 }
 
 fn side_index(side: Side) -> usize {
@@ -146,7 +149,35 @@ impl LiveGame {
 
     /// The effects of `outputs`, the observations last (after the
     /// `Append` + `Finish` pair the shell stores as one transaction).
+    /// Notes the display name a setup among `entries` signed (issue 27
+    /// item 8), until both sides' setups were seen (the bodies are decoded
+    /// only until then).
+    fn note_names<'a>(&mut self, entries: impl Iterator<Item = &'a LoggedEntry>) {
+        if self.names.iter().all(|(seen, _)| *seen) {
+            return;
+        }
+        let players = self.session.referee().genesis().players;
+        for entry in entries {
+            let env = entry.envelope.envelope();
+            let Some(i) = players.iter().position(|k| *k == env.author) else {
+                continue;
+            };
+            if let Ok(Body::Setup(setup)) = Body::decode(&env.body) {
+                // A name out of bounds (a control character, too long) is
+                // no name (the same check the pages and clients make).
+                let name = hexveil_view::names::name_in_setup(&setup.public_setup_toml)
+                    .ok()
+                    .flatten();
+                self.names[i] = (true, name);
+            }
+        }
+    }
+
     fn effects_of(&mut self, outputs: Vec<Output>, submitted: Option<&'static str>) -> Vec<Effect> {
+        self.note_names(outputs.iter().filter_map(|o| match o {
+            Output::Persist(entry) => Some(entry),
+            _ => None,
+        }));
         let observed = self.observations(&outputs, submitted);
         self.log_timeouts(&outputs);
         let mut out: Vec<Effect> = outputs
@@ -345,6 +376,10 @@ impl GameSession for LiveGame {
         let outputs = self.session.tick(now_ms);
         self.effects(outputs)
     }
+
+    fn signed_names(&self) -> [Option<String>; 2] {
+        self.names.clone().map(|(_, name)| name)
+    }
 }
 
 impl SessionFactory for LiveGameFactory {
@@ -390,6 +425,7 @@ impl SessionFactory for LiveGameFactory {
             at_start,
             finished: false,
             at_rest: self.secrets.storage_key(ctx.game_id),
+            names: Default::default(),
         }))
     }
 
@@ -410,6 +446,17 @@ impl SessionFactory for LiveGameFactory {
                 decode_entry(&bytes).map_err(|err| Rejection(format!("event {seq}: {err}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        // The setups, for the names their keys signed (issue 27 item 8).
+        let setups: Vec<LoggedEntry> = log
+            .iter()
+            .filter(|e| {
+                matches!(
+                    Body::decode(&e.envelope.envelope().body),
+                    Ok(Body::Setup(_))
+                )
+            })
+            .cloned()
+            .collect();
         let (session, owed) = Session::restore(
             log,
             &self.rulesets,
@@ -422,11 +469,14 @@ impl SessionFactory for LiveGameFactory {
         // that is closed gets its transcript then too (a game stored in
         // two steps by an older version may have been cut between them; the
         // shell stores the result of a game already finished only once).
-        Ok(Box::new(LiveGame {
+        let mut game = LiveGame {
             session,
             at_start: owed,
             finished: false,
             at_rest,
-        }))
+            names: Default::default(),
+        };
+        game.note_names(setups.iter());
+        Ok(Box::new(game))
     }
 }

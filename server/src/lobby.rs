@@ -266,6 +266,9 @@ struct GameStatus {
     /// Who the game waits for now, as its last presence said (issue 27):
     /// for the web view's list.
     awaited: Mutex<Option<Awaited>>,
+    /// The names the players' keys signed in their setups, side A first
+    /// (issue 27 item 8): for the lists.
+    signed: Mutex<[Option<String>; 2]>,
 }
 
 #[derive(Debug)]
@@ -567,6 +570,17 @@ impl Lobby {
         drop(games);
         let awaited = status.awaited.lock().expect("status lock poisoned");
         awaited.clone()
+    }
+
+    /// The names the players of the live game `game_id` signed in their
+    /// setups, side A first (issue 27 item 8; a setup is public); `None`
+    /// for a game not live here.
+    pub fn signed_names(&self, game_id: GameId) -> Option<[Option<String>; 2]> {
+        let games = self.games.lock().expect("lobby lock poisoned");
+        let status = games.get(&game_id)?.status.clone();
+        drop(games);
+        let names = status.signed.lock().expect("status lock poisoned");
+        Some(names.clone())
     }
 
     /// Whether the live game `game_id` has finished.
@@ -1940,6 +1954,14 @@ impl GameTask {
     }
 
     fn update_status(&self) {
+        // Cheap once both names are known (or both setups named no one:
+        // then asked again, which costs a lock and two clones of `None`).
+        let names = self.session.signed_names();
+        let mut shown = self.status.signed.lock().expect("status lock poisoned");
+        if *shown != names {
+            *shown = names;
+        }
+        drop(shown);
         self.status
             .first
             .store(self.seats[0].is_some(), Ordering::Relaxed);

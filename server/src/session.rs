@@ -273,6 +273,14 @@ pub trait GameSession: Send + 'static {
         None
     }
 
+    /// The display names the players' keys signed in their public setups,
+    /// side A first (issue 27 item 8): `None` for a side whose setup is not
+    /// in yet or names no one. Public (a setup is public), asked after
+    /// every call while a side's is unknown.
+    fn signed_names(&self) -> [Option<String>; 2] {
+        [None, None]
+    }
+
     /// Called at or after [`GameSession::next_deadline`].
     fn tick(&mut self, _now_ms: u64) -> Vec<Effect> {
         Vec::new()

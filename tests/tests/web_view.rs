@@ -510,6 +510,25 @@ async fn issue27_item8_the_web_shows_the_signed_names_late_by_the_delay_and_esca
     );
     let mut t = Table::open(&ep, a, b, PAD_LEN, false).await;
     let game = t.game_id;
+    // /api/games has the name once the setup is accepted, before anyone
+    // opened the game's live page (the game's task reads it from the
+    // accepted setup; a name is no move, so the delay does not hold it).
+    let mut tries = 0;
+    let early = loop {
+        let listed = open_listed(http, game).await;
+        if !listed["signed_a"].is_null() {
+            break listed;
+        }
+        tries += 1;
+        assert!(tries < 1500, "side A's name never listed: {listed}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    println!(
+        "/api/games before any live page: signed_a {}",
+        early["signed_a"]
+    );
+    assert_eq!(early["signed_a"]["name"], name_a, "{early}");
+    assert!(early["signed_b"].is_null(), "a name out of bounds: {early}");
     let mut events = Events::open(http, game).await;
     let mut told = String::new();
     let header = loop {

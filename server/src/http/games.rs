@@ -137,11 +137,10 @@ pub struct OpenGame {
     /// Side B's player's name likewise.
     pub name_b: Option<Named>,
     /// The name side A's key signed in its public setup (`by: "player"`),
-    /// as the web view's own spectator of the game has seen it (its live
-    /// page's header): late by the spectator delay like everything a
-    /// spectator sees, and `null` until that spectator has seen the setup
-    /// (or for a game whose live page nobody opened since the server
-    /// started) or for a setup that gives no name.
+    /// once the setup is accepted (a setup is public, and a name is no
+    /// move: not held back by the spectator delay, like the roster's
+    /// names); `null` before, for a setup that gives no usable name, or
+    /// for a game not restored on this node yet.
     pub signed_a: Option<Named>,
     /// Side B's likewise.
     pub signed_b: Option<Named>,
@@ -259,9 +258,6 @@ pub struct Games {
     roster: Option<Roster>,
     descriptions: Mutex<HashMap<GameId, Arc<Description>>>,
     replays: Mutex<HashMap<GameId, Arc<String>>>,
-    /// The names open games' players signed, as the web view's spectators
-    /// have seen them ([`Games::note_signed`]).
-    signed: Mutex<HashMap<GameId, [Option<String>; 2]>>,
 }
 
 impl Games {
@@ -274,31 +270,17 @@ impl Games {
             roster,
             descriptions: Mutex::new(HashMap::new()),
             replays: Mutex::new(HashMap::new()),
-            signed: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Notes the names the players of `game` signed in their setups, as
-    /// the web view's spectator of it has been sent them (so late by the
-    /// spectator delay, G3 and DESIGN 5): `/api/games` lists them.
-    pub fn note_signed(&self, game: GameId, names: &[Option<String>; 2]) {
-        let mut all = self.signed.lock().expect("signed names lock poisoned");
-        if all.get(&game) == Some(names) {
-            return;
-        }
-        if all.len() >= MAX_DESCRIPTIONS {
-            all.clear();
-        }
-        all.insert(game, names.clone());
-    }
-
-    /// The names noted for `game` ([`Games::note_signed`]), side A first.
+    /// The names the players of the live game `game` signed in their
+    /// setups (issue 27 item 8), as its task read them from the accepted
+    /// setups ([`Lobby::signed_names`]), side A first.
     fn signed_names(&self, game: GameId) -> [Option<Named>; 2] {
-        let all = self.signed.lock().expect("signed names lock poisoned");
-        match all.get(&game) {
-            Some(names) => names.each_ref().map(Named::signed),
-            None => [None, None],
-        }
+        self.lobby
+            .signed_names(game)
+            .map(|n| n.each_ref().map(Named::signed))
+            .unwrap_or_default()
     }
 
     /// The description of `game` (cached: it never changes).

@@ -41,7 +41,6 @@ use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
-use super::games::Games;
 use super::{HttpError, Visitor};
 use crate::connection::{ConnectionContext, OUTBOX_CAPACITY};
 use crate::lobby::{ConnectionLink, GameCommand, Lobby, GAME_SEND_TIMEOUT};
@@ -106,9 +105,6 @@ pub struct Picture {
     /// signed in the setups this spectator has been sent (late by the
     /// spectator delay, as the narrative); empty before the genesis.
     pub players: Vec<String>,
-    /// The names themselves, side A first (`None` for a setup not seen
-    /// yet or one without a name).
-    pub signed: [Option<String>; 2],
 }
 
 /// The live page's words for a presence: `waiting for side B's machine
@@ -275,7 +271,6 @@ impl Watchers {
             assembler: GameAssembler::default(),
             fold: Fold::default(),
             history: None,
-            names: self.connections.games.clone(),
         };
         tokio::spawn(watcher.run(inbox));
         Ok(view)
@@ -455,7 +450,6 @@ impl Fold {
                 Some(Some(name)) => name.as_str(),
             });
             self.picture.players = hexveil_view::names::players(&self.sides, words);
-            self.picture.signed = self.names.clone().map(Option::flatten);
         }
         self.picture.lines = Arc::new(self.lines.clone());
         self.changed = false;
@@ -473,9 +467,6 @@ struct Watcher {
     fold: Fold,
     /// Game messages of the history still to come (from `Joined`).
     history: Option<u32>,
-    /// Where the names this spectator has seen signed are noted for
-    /// `/api/games`.
-    names: Arc<Games>,
 }
 
 impl Watcher {
@@ -592,7 +583,6 @@ impl Watcher {
 
     fn publish(&mut self) {
         let picture = self.fold.picture();
-        self.names.note_signed(self.game, &picture.signed);
         self.published.send_replace(Arc::new(picture));
     }
 }
