@@ -93,6 +93,14 @@ pub struct Cli {
     /// the games left open on the server, and read again).
     #[arg(long, conflicts_with_all = ["probe", "soak"])]
     pub memory_split: bool,
+    /// With `--memory-split`: each pair of players holds this many games
+    /// (one key a side for all of them); once every game's own
+    /// connections are closed, each player logs in once and joins all its
+    /// games on that one connection, and the memory an idle game costs
+    /// that way is read (a player with several games shares one
+    /// connection, PROTOCOL.md 10.4).
+    #[arg(long, default_value_t = 1, requires = "memory_split", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub games_per_connection: u16,
     /// Instead of the load: this many games one after another, each
     /// timing one move with nothing to trigger, one step into an empty
     /// eligible hex, one into a hidden minefield that has no effect and one
@@ -293,6 +301,7 @@ impl Cli {
             relay: self.delay_ms > 0.0 && !self.delay_on_path,
             rate: self.rate,
             memory_split: self.memory_split,
+            games_per_connection: usize::from(self.games_per_connection),
             stagger: self.stagger,
         })
     }

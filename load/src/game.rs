@@ -511,6 +511,12 @@ impl Bot {
         self.a.game_id()
     }
 
+    /// Each side's first log seq not yet seen (a `Join`'s `resume_from`:
+    /// taking the seat again re-sends nothing already seen).
+    pub fn resume_from(&self) -> [(Side, u64); 2] {
+        [&self.a, &self.b].map(|p| (p.side(), p.last_seq().map_or(0, |s| s + 1)))
+    }
+
     /// Reads `spectator` on a task of its own from now on, noting when
     /// each public update reaches it ([`Bot::spectator_arrival`]); the task
     /// ends with the connection.
