@@ -61,6 +61,12 @@ pub struct Cli {
     /// note for the opportunity (B28.531).
     #[arg(long)]
     pub daisy_chains: bool,
+    /// Game Turns each game lasts (default: the example scenario's 5,
+    /// about 190 actions). A long game (e.g. 60) lets a drive run with no
+    /// game ending or starting in it: the CPU an action without the
+    /// handshakes, pads and reveals of games (issue 30).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub turns: Option<u16>,
     /// Skip the floor (crypto, echo, SQLite) and the ratios.
     #[arg(long)]
     pub no_floor: bool,
@@ -294,6 +300,7 @@ impl Cli {
             mix,
             pad_len: self.pad_len,
             daisy_chains: self.daisy_chains,
+            turns: self.turns,
             floor: !self.no_floor,
             pace: self.pace,
             progress: !self.quiet,

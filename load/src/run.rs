@@ -80,6 +80,8 @@ pub struct Options {
     pub pad_len: u32,
     /// Whether side B holds a Daisy Chain.
     pub daisy_chains: bool,
+    /// Game Turns a game lasts (`None`: the example's five).
+    pub turns: Option<u16>,
     /// Whether to measure the floor.
     pub floor: bool,
     /// Frames per second each connection may send (client pace; the
@@ -531,7 +533,10 @@ pub(crate) fn reach(
 /// Runs the load and the floor; the summary says what was measured.
 pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     let loadavg_start = server::loadavg();
-    let game = LoadGame::new(opts.mix, opts.daisy_chains)?;
+    let mut game = LoadGame::new(opts.mix, opts.daisy_chains)?;
+    if let Some(turns) = opts.turns {
+        game = game.with_turns(turns)?;
+    }
     let pace = rate_limit(opts.pace)?;
     let Reached {
         spawned,
