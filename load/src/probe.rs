@@ -404,6 +404,7 @@ async fn trial(
         game,
         reach.pad_len,
         true,
+        None,
     )
     .await?;
     let result = steps(&mut bot, site, empty_first, samples).await;

@@ -277,39 +277,25 @@ impl Ctx {
 
 /// Opens one game and counts it.
 async fn open_game(ctx: &Ctx, keys: Option<&(Vec<u8>, Vec<u8>)>) -> Result<Bot, BotError> {
-    let bot = match keys {
-        Some(keys) => {
-            open_game_keyed(
-                ctx.addr,
-                &ctx.trust,
-                ctx.pace,
-                &ctx.game,
-                ctx.pad_len,
-                false,
-                keys,
-            )
-            .await?
-        }
-        None => {
-            open_game_at(
-                ctx.addr,
-                &ctx.trust,
-                ctx.pace,
-                &ctx.game,
-                ctx.pad_len,
-                false,
-            )
-            .await?
-        }
-    };
+    let bot = open_game_at(
+        ctx.addr,
+        &ctx.trust,
+        ctx.pace,
+        &ctx.game,
+        ctx.pad_len,
+        false,
+        keys,
+    )
+    .await?;
     ctx.stats.games_opened.fetch_add(1, Ordering::Relaxed);
     Ok(bot)
 }
 
-/// Opens one game of `game` on the server at `addr`: two fresh keys, the
-/// game created, both seats taken, the pads, the Secret dr and the setups
-/// answered, until side A may act. With `watch`, a spectator joins the
-/// game as soon as it is created ([`Bot::watch_with`]).
+/// Opens one game of `game` on the server at `addr`: the players' keys
+/// (side A's, side B's; two fresh ones if `None`), the game created, both
+/// seats taken, the pads, the Secret dr and the setups answered, until
+/// side A may act. With `watch`, a spectator joins the game as soon as it
+/// is created ([`Bot::watch_with`]).
 pub async fn open_game_at(
     addr: SocketAddr,
     trust: &ServerTrust,
@@ -317,26 +303,16 @@ pub async fn open_game_at(
     game: &LoadGame,
     pad_len: u32,
     watch: bool,
+    keys: Option<&(Vec<u8>, Vec<u8>)>,
 ) -> Result<Bot, BotError> {
-    let keys = (new_key()?, new_key()?);
-    open_game_keyed(addr, trust, pace, game, pad_len, watch, &keys).await
-}
-
-/// A fresh player key (PKCS#8).
-fn new_key() -> Result<Vec<u8>, GameError> {
-    Identity::generate_pkcs8().map_err(|e| GameError::Secrets(format!("a key: {e}")))
-}
-
-/// [`open_game_at`] with the players' keys given (side A's, side B's).
-async fn open_game_keyed(
-    addr: SocketAddr,
-    trust: &ServerTrust,
-    pace: RateLimit,
-    game: &LoadGame,
-    pad_len: u32,
-    watch: bool,
-    (key_a, key_b): &(Vec<u8>, Vec<u8>),
-) -> Result<Bot, BotError> {
+    let fresh;
+    let (key_a, key_b) = match keys {
+        Some(keys) => keys,
+        None => {
+            fresh = (new_key()?, new_key()?);
+            &fresh
+        }
+    };
     let open = |what| move |source| BotError::Open { what, source };
     let mut ca = Client::connect_paced(addr, trust.clone(), key_a, pace)
         .await
@@ -396,6 +372,11 @@ async fn open_game_keyed(
     }
     bot.settle().await?;
     Ok(bot)
+}
+
+/// A fresh player key (PKCS#8).
+fn new_key() -> Result<Vec<u8>, GameError> {
+    Identity::generate_pkcs8().map_err(|e| GameError::Secrets(format!("a key: {e}")))
 }
 
 /// Plays games one after another until `deadline` (or the quota is
