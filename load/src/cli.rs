@@ -61,6 +61,12 @@ pub struct Cli {
     /// note for the opportunity (B28.531).
     #[arg(long)]
     pub daisy_chains: bool,
+    /// Game Turns each game lasts (default: the example scenario's 5,
+    /// about 190 actions). A long game (e.g. 60) lets a drive run with no
+    /// game ending or starting in it: the CPU an action without the
+    /// handshakes, pads and reveals of games (issue 30).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub turns: Option<u16>,
     /// Skip the floor (crypto, echo, SQLite) and the ratios.
     #[arg(long)]
     pub no_floor: bool,
@@ -93,6 +99,14 @@ pub struct Cli {
     /// the games left open on the server, and read again).
     #[arg(long, conflicts_with_all = ["probe", "soak"])]
     pub memory_split: bool,
+    /// With `--memory-split`: each pair of players holds this many games
+    /// (one key a side for all of them); once every game's own
+    /// connections are closed, each player logs in once and joins all its
+    /// games on that one connection, and the memory an idle game costs
+    /// that way is read (a player with several games shares one
+    /// connection, PROTOCOL.md 10.4).
+    #[arg(long, default_value_t = 1, requires = "memory_split", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub games_per_connection: u16,
     /// Instead of the load: this many games one after another, each
     /// timing one move with nothing to trigger, one step into an empty
     /// eligible hex, one into a hidden minefield that has no effect and one
@@ -286,6 +300,7 @@ impl Cli {
             mix,
             pad_len: self.pad_len,
             daisy_chains: self.daisy_chains,
+            turns: self.turns,
             floor: !self.no_floor,
             pace: self.pace,
             progress: !self.quiet,
@@ -293,6 +308,7 @@ impl Cli {
             relay: self.delay_ms > 0.0 && !self.delay_on_path,
             rate: self.rate,
             memory_split: self.memory_split,
+            games_per_connection: usize::from(self.games_per_connection),
             stagger: self.stagger,
         })
     }

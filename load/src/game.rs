@@ -281,6 +281,22 @@ impl LoadGame {
         Ok(game)
     }
 
+    /// The same game lasting `turns` Game Turns instead of the example's
+    /// five (issue 30: a drive in which no game ends or starts, so that
+    /// the CPU an action is the action's, not its game's); checked by
+    /// loading it with the ASL ruleset.
+    pub fn with_turns(mut self, turns: u16) -> Result<LoadGame, GameError> {
+        self.scenario_toml = replace_once(
+            &self.scenario_toml,
+            "turns = 5 ",
+            &format!("turns = {turns} "),
+        )?;
+        hexveil_asl::ruleset::Asl
+            .load(&self.scenario_toml)
+            .map_err(GameError::Load)?;
+        Ok(self)
+    }
+
     /// Fresh secrets for `side`, as a real client makes them.
     pub fn secrets(&self, side: Side) -> Result<Secrets, GameError> {
         let scenario = hexveil_asl::ruleset::Asl
@@ -509,6 +525,12 @@ impl Bot {
     /// The game's id.
     pub fn game_id(&self) -> hexveil_protocol::encoding::GameId {
         self.a.game_id()
+    }
+
+    /// Each side's first log seq not yet seen (a `Join`'s `resume_from`:
+    /// taking the seat again re-sends nothing already seen).
+    pub fn resume_from(&self) -> [(Side, u64); 2] {
+        [&self.a, &self.b].map(|p| (p.side(), p.last_seq().map_or(0, |s| s + 1)))
     }
 
     /// Reads `spectator` on a task of its own from now on, noting when
@@ -872,6 +894,22 @@ mod tests {
                 assert_eq!(g.scenario_toml.contains("holder"), daisy);
             }
         }
+    }
+
+    #[test]
+    fn a_longer_game_still_loads_with_its_turns() {
+        // Issue 30: a drive in which no game ends needs games longer than
+        // the example's five Game Turns.
+        let g = LoadGame::new(Mix::Untriggered, false)
+            .unwrap()
+            .with_turns(60)
+            .unwrap();
+        assert!(
+            g.scenario_toml.contains("turns = 60 "),
+            "{}",
+            g.scenario_toml
+        );
+        g.secrets(Side::A).unwrap();
     }
 
     #[test]

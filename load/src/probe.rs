@@ -404,6 +404,7 @@ async fn trial(
         game,
         reach.pad_len,
         true,
+        None,
     )
     .await?;
     let result = steps(&mut bot, site, empty_first, samples).await;
@@ -475,7 +476,7 @@ pub async fn run(opts: &ProbeOptions) -> Result<ProbeSummary, RunError> {
     let loadavg_start = server::loadavg();
     let (game, site) = probe_game()?;
     let pace = rate_limit(opts.pace)?;
-    let reached = reach(&opts.target, opts.trials, opts.pace, opts.pad_len)?;
+    let reached = reach(&opts.target, opts.trials, opts.pace, opts.pad_len, false)?;
     let (addr, fingerprint) = (reached.addr, reached.fingerprint);
     let relay = if !opts.relay {
         None

@@ -115,6 +115,19 @@ pub struct Summary {
     /// With `--memory-split`: KiB a game adds once its connections are
     /// closed (the game left open on the server).
     pub server_rss_kib_per_game_without_connections: Option<f64>,
+    /// With `--memory-split`, from the server's heap in use (its
+    /// `hexveil_heap_allocated_bytes`; `None` if it does not report it):
+    /// KiB an idle game with its two connections adds.
+    pub server_heap_kib_per_idle_game: Option<f64>,
+    /// The same: KiB a bare logged-in connection adds.
+    pub server_heap_kib_per_connection: Option<f64>,
+    /// The same: KiB a game adds once its connections are closed.
+    pub server_heap_kib_per_game_without_connections: Option<f64>,
+    /// With `--games-per-connection` G > 1: G.
+    pub games_per_connection: Option<usize>,
+    /// The same: KiB an idle game adds when each of its players holds G
+    /// games on one connection.
+    pub server_heap_kib_per_idle_game_shared: Option<f64>,
     /// Errors: every driver error, server error or game given up (must be
     /// 0).
     pub errors: u64,
@@ -208,6 +221,25 @@ impl Summary {
             let _ = writeln!(
                 t,
                 "server RSS  {c:.1} KiB a bare connection, {g:.1} KiB a game without its connections"
+            );
+        }
+        if let (Some(i), Some(c), Some(g)) = (
+            self.server_heap_kib_per_idle_game,
+            self.server_heap_kib_per_connection,
+            self.server_heap_kib_per_game_without_connections,
+        ) {
+            let _ = writeln!(
+                t,
+                "server heap {i:.1} KiB an idle game, {c:.1} KiB a bare connection, {g:.1} KiB a game without its connections"
+            );
+        }
+        if let (Some(n), Some(s)) = (
+            self.games_per_connection,
+            self.server_heap_kib_per_idle_game_shared,
+        ) {
+            let _ = writeln!(
+                t,
+                "server heap {s:.1} KiB an idle game, {n} games on each player's one connection"
             );
         }
         let _ = writeln!(

@@ -15,6 +15,7 @@ use hexveil_core::Ruleset;
 use hexveil_net::new_game::NewGame;
 use hexveil_net::rate::RateLimit;
 use hexveil_net::tls::{Fingerprint, ServerTrust};
+use hexveil_net::wire::{ClientMessage, Role, ServerMessage};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::message::{Mode, PAD_BUCKET};
 use thiserror::Error;
@@ -22,7 +23,7 @@ use thiserror::Error;
 use crate::floor::{self, FloorError};
 use crate::game::{Bot, BotError, GameError, Kind, LoadGame, Mix, Outcome};
 use crate::report::{Floor, Latency, Ratios, Summary};
-use crate::server::{self, ServerError, ServerProcess, Spawn};
+use crate::server::{self, MetricsProbe, ServerError, ServerProcess, Spawn};
 
 /// Games opened at once while the run starts (handshakes, logins, pads).
 pub const OPEN_AT_ONCE: usize = 16;
@@ -79,6 +80,8 @@ pub struct Options {
     pub pad_len: u32,
     /// Whether side B holds a Daisy Chain.
     pub daisy_chains: bool,
+    /// Game Turns a game lasts (`None`: the example's five).
+    pub turns: Option<u16>,
     /// Whether to measure the floor.
     pub floor: bool,
     /// Frames per second each connection may send (client pace; the
@@ -97,6 +100,9 @@ pub struct Options {
     /// Split an idle game's memory into its connections and the rest
     /// instead of driving the games ([`memory_split`]).
     pub memory_split: bool,
+    /// With `memory_split`: games each pair of players holds (one key a
+    /// side), then joined again on one connection a player.
+    pub games_per_connection: usize,
     /// Play game i of N through i x [`STAGGER_SPAN`] / N actions before
     /// the drive, untimed.
     pub stagger: bool,
@@ -270,7 +276,7 @@ impl Ctx {
 }
 
 /// Opens one game and counts it.
-async fn open_game(ctx: &Ctx) -> Result<Bot, BotError> {
+async fn open_game(ctx: &Ctx, keys: Option<&(Vec<u8>, Vec<u8>)>) -> Result<Bot, BotError> {
     let bot = open_game_at(
         ctx.addr,
         &ctx.trust,
@@ -278,16 +284,18 @@ async fn open_game(ctx: &Ctx) -> Result<Bot, BotError> {
         &ctx.game,
         ctx.pad_len,
         false,
+        keys,
     )
     .await?;
     ctx.stats.games_opened.fetch_add(1, Ordering::Relaxed);
     Ok(bot)
 }
 
-/// Opens one game of `game` on the server at `addr`: two fresh keys, the
-/// game created, both seats taken, the pads, the Secret dr and the setups
-/// answered, until side A may act. With `watch`, a spectator joins the
-/// game as soon as it is created ([`Bot::watch_with`]).
+/// Opens one game of `game` on the server at `addr`: the players' keys
+/// (side A's, side B's; two fresh ones if `None`), the game created, both
+/// seats taken, the pads, the Secret dr and the setups answered, until
+/// side A may act. With `watch`, a spectator joins the game as soon as it
+/// is created ([`Bot::watch_with`]).
 pub async fn open_game_at(
     addr: SocketAddr,
     trust: &ServerTrust,
@@ -295,14 +303,21 @@ pub async fn open_game_at(
     game: &LoadGame,
     pad_len: u32,
     watch: bool,
+    keys: Option<&(Vec<u8>, Vec<u8>)>,
 ) -> Result<Bot, BotError> {
+    let fresh;
+    let (key_a, key_b) = match keys {
+        Some(keys) => keys,
+        None => {
+            fresh = (new_key()?, new_key()?);
+            &fresh
+        }
+    };
     let open = |what| move |source| BotError::Open { what, source };
-    let key = || Identity::generate_pkcs8().map_err(|e| GameError::Secrets(format!("a key: {e}")));
-    let (key_a, key_b) = (key()?, key()?);
-    let mut ca = Client::connect_paced(addr, trust.clone(), &key_a, pace)
+    let mut ca = Client::connect_paced(addr, trust.clone(), key_a, pace)
         .await
         .map_err(open("side A connects"))?;
-    let cb = Client::connect_paced(addr, trust.clone(), &key_b, pace)
+    let cb = Client::connect_paced(addr, trust.clone(), key_b, pace)
         .await
         .map_err(open("side B connects"))?;
     let players = [
@@ -323,7 +338,7 @@ pub async fn open_game_at(
         .await
         .map_err(open("create the game"))?;
     let watcher = if watch {
-        let key = key()?;
+        let key = new_key()?;
         let s = Client::connect_paced(addr, trust.clone(), &key, pace)
             .await
             .map_err(open("the spectator connects"))?
@@ -359,6 +374,11 @@ pub async fn open_game_at(
     Ok(bot)
 }
 
+/// A fresh player key (PKCS#8).
+fn new_key() -> Result<Vec<u8>, GameError> {
+    Identity::generate_pkcs8().map_err(|e| GameError::Secrets(format!("a key: {e}")))
+}
+
 /// Plays games one after another until `deadline` (or the quota is
 /// spent): `first` (if opened), then new ones. Returns the game in play
 /// when time ran out, to close.
@@ -368,7 +388,7 @@ pub(crate) async fn play(ctx: Arc<Ctx>, first: Option<Bot>, deadline: Instant) -
         let mut bot = match current.take() {
             Some(b) => b,
             None if !ctx.take_quota() => break,
-            None => match open_game(&ctx).await {
+            None => match open_game(&ctx, None).await {
                 Ok(b) => b,
                 Err(e) => {
                     ctx.stats.error(&e);
@@ -442,15 +462,19 @@ pub(crate) struct Reached {
     pub(crate) pid: Option<String>,
     /// Where the run's own files (the SQLite floor) go.
     pub(crate) data_parent: PathBuf,
+    /// The started server's `/metrics` (for its heap), if asked for.
+    pub(crate) metrics: Option<MetricsProbe>,
 }
 
 /// Starts the target's server with its limits raised for `games` games,
-/// `pace` frames a second and pads of `pad_len`, or reaches it.
+/// `pace` frames a second and pads of `pad_len`, or reaches it; with
+/// `metrics`, a started server serves its `/metrics` too.
 pub(crate) fn reach(
     target: &Target,
     games: usize,
     pace: u32,
     pad_len: u32,
+    metrics: bool,
 ) -> Result<Reached, RunError> {
     Ok(match target {
         Target::Spawn { bin, data_parent } => {
@@ -460,11 +484,13 @@ pub(crate) fn reach(
                 games,
                 rate: pace,
                 pad_len,
+                metrics,
             })?;
             Reached {
                 addr: p.addr,
                 fingerprint: p.fingerprint,
                 pid: Some(p.pid().to_string()),
+                metrics: p.metrics.clone(),
                 spawned: Some(p),
                 data_parent: data_parent.clone(),
             }
@@ -480,6 +506,7 @@ pub(crate) fn reach(
             fingerprint: *fingerprint,
             pid: pid.map(|p| p.to_string()),
             data_parent: data_parent.clone(),
+            metrics: None,
         },
     })
 }
@@ -487,7 +514,10 @@ pub(crate) fn reach(
 /// Runs the load and the floor; the summary says what was measured.
 pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     let loadavg_start = server::loadavg();
-    let game = LoadGame::new(opts.mix, opts.daisy_chains)?;
+    let mut game = LoadGame::new(opts.mix, opts.daisy_chains)?;
+    if let Some(turns) = opts.turns {
+        game = game.with_turns(turns)?;
+    }
     let pace = rate_limit(opts.pace)?;
     let Reached {
         spawned,
@@ -495,7 +525,14 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         fingerprint,
         pid,
         data_parent,
-    } = reach(&opts.target, opts.games, opts.pace, opts.pad_len)?;
+        metrics,
+    } = reach(
+        &opts.target,
+        opts.games,
+        opts.pace,
+        opts.pad_len,
+        opts.memory_split,
+    )?;
     let relay = if !opts.relay {
         None
     } else {
@@ -548,16 +585,33 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     });
 
     let rss_none = rss_with_no_game(addr, &ctx.trust, ctx.pace, pid.as_deref()).await?;
+    let heap_none = heap_kib(metrics.as_ref())?;
+
+    // With --games-per-connection, each pair of players (a key a side)
+    // holds that many games.
+    let per = if opts.memory_split {
+        opts.games_per_connection.max(1)
+    } else {
+        1
+    };
+    let players: Vec<Arc<(Vec<u8>, Vec<u8>)>> = if per > 1 {
+        (0..opts.games.div_ceil(per))
+            .map(|_| Ok(Arc::new((new_key()?, new_key()?))))
+            .collect::<Result<_, GameError>>()?
+    } else {
+        Vec::new()
+    };
 
     // Open every game, OPEN_AT_ONCE at a time, and leave them idle.
     say(format!("opening {} games", opts.games));
     let gate = Arc::new(tokio::sync::Semaphore::new(OPEN_AT_ONCE));
     let opening: Vec<_> = (0..opts.games)
-        .map(|_| {
+        .map(|i| {
             let (ctx, gate) = (ctx.clone(), gate.clone());
+            let keys = players.get(i / per).cloned();
             tokio::spawn(async move {
                 let _turn = gate.acquire().await.expect("the gate is never closed");
-                open_game(&ctx).await
+                open_game(&ctx, keys.as_deref()).await
             })
         })
         .collect();
@@ -597,10 +651,32 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     ));
 
     let split = if opts.memory_split {
+        // Each game's player pair and where each seat resumes.
+        let seats: Vec<Seats> = bots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| {
+                b.as_ref().map(|b| Seats {
+                    pair: i / per,
+                    game_id: b.game_id(),
+                    resume_from: b.resume_from(),
+                })
+            })
+            .collect();
         let open: Vec<Bot> = bots.iter_mut().filter_map(Option::take).collect();
         match (rss_idle, pid.as_deref()) {
             (Some(idle), Some(pid)) => {
-                Some(memory_split(&ctx, open, rss_none.unwrap_or(idle), idle, pid).await?)
+                let at = Readings {
+                    rss_none: rss_none.unwrap_or(idle),
+                    rss_idle: idle,
+                    heap_none,
+                    heap_idle: heap_kib(metrics.as_ref())?,
+                };
+                let shared = Shared {
+                    players: &players,
+                    seats,
+                };
+                Some(memory_split(&ctx, open, at, shared, pid, metrics.as_ref()).await?)
             }
             _ => {
                 futures_join(open.into_iter().map(Bot::close).collect()).await;
@@ -694,6 +770,7 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     }
     futures_join(left.into_iter().map(Bot::close).collect()).await;
 
+    let heap = split.and_then(|s| s.heap);
     let stats = &ctx.stats;
     let actions = stats.actions.load(Ordering::Relaxed);
     let inner = stats.inner().clone();
@@ -782,6 +859,12 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
             .map(|(n, i)| (i as f64 - n as f64) / idle_games as f64),
         server_rss_kib_per_connection: split.map(|s| s.per_connection),
         server_rss_kib_per_game_without_connections: split.map(|s| s.per_game_without_connections),
+        server_heap_kib_per_idle_game: heap.map(|h| h.per_idle_game),
+        server_heap_kib_per_connection: heap.map(|h| h.per_connection),
+        server_heap_kib_per_game_without_connections: heap.map(|h| h.per_game_without_connections),
+        games_per_connection: (heap.and_then(|h| h.per_idle_game_shared).is_some())
+            .then_some(opts.games_per_connection),
+        server_heap_kib_per_idle_game_shared: heap.and_then(|h| h.per_idle_game_shared),
         errors: stats.errors.load(Ordering::Relaxed),
         error_samples: inner.errors.clone(),
         refusals: stats.refusals.load(Ordering::Relaxed),
@@ -838,6 +921,52 @@ struct Split {
     /// itself, as an escrow game or a player's game beside others on one
     /// connection costs).
     per_game_without_connections: f64,
+    /// The same split by the server's heap in use, if it reports it.
+    heap: Option<HeapSplit>,
+}
+
+/// [`Split`] by the heap in use (jemalloc's `stats.allocated`, KiB), which
+/// falls when a connection's blocks are freed even where the pages they
+/// shared with games stay resident.
+#[derive(Clone, Copy, Debug)]
+struct HeapSplit {
+    /// An idle game with its two connections.
+    per_idle_game: f64,
+    /// A bare logged-in connection.
+    per_connection: f64,
+    /// A game with its connections closed.
+    per_game_without_connections: f64,
+    /// With `--games-per-connection` G > 1: an idle game whose players
+    /// each hold G games on one connection.
+    per_idle_game_shared: Option<f64>,
+}
+
+/// The server's memory (KiB) before the split: resident with no game and
+/// with the games idle, and the heap in use at the same two points.
+struct Readings {
+    rss_none: u64,
+    rss_idle: u64,
+    heap_none: Option<f64>,
+    heap_idle: Option<f64>,
+}
+
+/// One open game's seats: its pair of players and where each resumes.
+struct Seats {
+    pair: usize,
+    game_id: hexveil_protocol::encoding::GameId,
+    resume_from: [(Side, u64); 2],
+}
+
+/// The players' keys (side A's, side B's) of each pair that holds several
+/// games, and every open game's seats.
+struct Shared<'a> {
+    players: &'a [Arc<(Vec<u8>, Vec<u8>)>],
+    seats: Vec<Seats>,
+}
+
+/// The server's heap in use (KiB), if it reports it.
+fn heap_kib(metrics: Option<&MetricsProbe>) -> Result<Option<f64>, RunError> {
+    Ok(metrics.map(MetricsProbe::heap_kib).transpose()?.flatten())
 }
 
 /// How long the server is left alone after connections close before its
@@ -848,16 +977,20 @@ const SPLIT_SETTLE: Duration = Duration::from_secs(3);
 
 /// Splits the memory of `bots`' idle games (issue 30): opens as many bare
 /// connections as the games have (each logs in and joins nothing), reads
-/// the server's memory (per connection: over `rss_idle`), closes them and
-/// every game's connections (the games stay open on the server, as after
-/// their players' machines go away) and reads it again (per game: over
-/// `rss_none`).
+/// the server's memory (per connection: over the idle games'), closes them
+/// and every game's connections (the games stay open on the server, as
+/// after their players' machines go away) and reads it again (per game:
+/// over none). With players that hold several games each
+/// ([`Options::games_per_connection`]), each player then logs in once and
+/// takes all its seats again on that one connection (`Join`, PROTOCOL.md
+/// 10.4), and the memory is read a third time.
 async fn memory_split(
     ctx: &Arc<Ctx>,
     bots: Vec<Bot>,
-    rss_none: u64,
-    rss_idle: u64,
+    at: Readings,
+    shared: Shared<'_>,
     pid: &str,
+    metrics: Option<&MetricsProbe>,
 ) -> Result<Split, RunError> {
     let games = bots.len().max(1);
     let n = 2 * bots.len();
@@ -874,8 +1007,96 @@ async fn memory_split(
             })
         })
         .collect();
-    let mut conns = Vec::with_capacity(n);
-    for t in opening {
+    let conns = gather(ctx, opening).await;
+    tokio::time::sleep(IDLE_SETTLE).await;
+    let rss_conns = server::rss_kib(pid)?;
+    let heap_conns = heap_kib(metrics)?;
+    let opened = conns.len().max(1);
+    futures_join(conns.into_iter().map(Client::close).collect()).await;
+    futures_join(bots.into_iter().map(Bot::close).collect()).await;
+    tokio::time::sleep(SPLIT_SETTLE).await;
+    let rss_games = server::rss_kib(pid)?;
+    let heap_games = heap_kib(metrics)?;
+    let heap_shared = if shared.players.is_empty() {
+        None
+    } else {
+        let joined = rejoin_shared(ctx, shared).await;
+        tokio::time::sleep(IDLE_SETTLE).await;
+        let heap = heap_kib(metrics)?;
+        futures_join(joined.into_iter().map(Client::close).collect()).await;
+        heap
+    };
+    let per = |a: f64, b: f64, n: usize| (a - b) / n as f64;
+    let heap = match (at.heap_none, at.heap_idle, heap_conns, heap_games) {
+        (Some(none), Some(idle), Some(conns), Some(left)) => Some(HeapSplit {
+            per_idle_game: per(idle, none, games),
+            per_connection: per(conns, idle, opened),
+            per_game_without_connections: per(left, none, games),
+            per_idle_game_shared: heap_shared.map(|h| per(h, none, games)),
+        }),
+        _ => None,
+    };
+    Ok(Split {
+        per_connection: per(rss_conns as f64, at.rss_idle as f64, opened),
+        per_game_without_connections: per(rss_games as f64, at.rss_none as f64, games),
+        heap,
+    })
+}
+
+/// Every player of `shared` logs in once (one connection a key) and takes
+/// its seat in each of its games on that connection, resuming where its
+/// game's own connection stopped (nothing re-sent). Returns the
+/// connections, open.
+async fn rejoin_shared(ctx: &Arc<Ctx>, shared: Shared<'_>) -> Vec<Client> {
+    let gate = Arc::new(tokio::sync::Semaphore::new(OPEN_AT_ONCE));
+    let mut tasks = Vec::new();
+    for (pair, keys) in shared.players.iter().enumerate() {
+        for (i, side) in [Side::A, Side::B].into_iter().enumerate() {
+            let seats: Vec<_> = shared
+                .seats
+                .iter()
+                .filter(|s| s.pair == pair)
+                .map(|s| (s.game_id, s.resume_from[i].1))
+                .collect();
+            let (ctx, gate, keys) = (ctx.clone(), gate.clone(), keys.clone());
+            tasks.push(tokio::spawn(async move {
+                let _turn = gate.acquire().await.expect("the gate is never closed");
+                let key = if side == Side::A { &keys.0 } else { &keys.1 };
+                let mut c = Client::connect_paced(ctx.addr, ctx.trust.clone(), key, ctx.pace)
+                    .await
+                    .map_err(|e| format!("a player's one connection: {e}"))?;
+                for (game_id, resume_from) in seats {
+                    c.send(&ClientMessage::Join {
+                        game_id,
+                        role: Role::Player(side),
+                        resume_from,
+                    })
+                    .map_err(|e| format!("join {game_id}: {e}"))?;
+                    loop {
+                        match c.recv().await {
+                            Ok(ServerMessage::Joined { game_id: g, .. }) if g == game_id => break,
+                            Ok(ServerMessage::Error { code, message }) => {
+                                return Err(format!("join {game_id}: {code:?}: {message}"))
+                            }
+                            Ok(_) => {}
+                            Err(e) => return Err(format!("join {game_id}: {e}")),
+                        }
+                    }
+                }
+                Ok(c)
+            }));
+        }
+    }
+    gather(ctx, tasks).await
+}
+
+/// The connections the tasks made; each failure counted as an error.
+async fn gather(
+    ctx: &Arc<Ctx>,
+    tasks: Vec<tokio::task::JoinHandle<Result<Client, String>>>,
+) -> Vec<Client> {
+    let mut conns = Vec::with_capacity(tasks.len());
+    for t in tasks {
         match t.await {
             Ok(Ok(c)) => conns.push(c),
             Ok(Err(e)) => {
@@ -889,17 +1110,7 @@ async fn memory_split(
             }
         }
     }
-    tokio::time::sleep(IDLE_SETTLE).await;
-    let rss_conns = server::rss_kib(pid)?;
-    let opened = conns.len().max(1);
-    futures_join(conns.into_iter().map(Client::close).collect()).await;
-    futures_join(bots.into_iter().map(Bot::close).collect()).await;
-    tokio::time::sleep(SPLIT_SETTLE).await;
-    let rss_games = server::rss_kib(pid)?;
-    Ok(Split {
-        per_connection: (rss_conns as f64 - rss_idle as f64) / opened as f64,
-        per_game_without_connections: (rss_games as f64 - rss_none as f64) / games as f64,
-    })
+    conns
 }
 
 /// Waits for every future (closing connections at once, not in turn).

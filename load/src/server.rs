@@ -2,8 +2,8 @@
 //! with a temporary data directory (or one already running), and what
 //! `/proc` says about it (Linux).
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
@@ -75,6 +75,57 @@ pub struct Spawn {
     pub rate: u32,
     /// The pad length the games ask for (raises `--max-pad-len` if needed).
     pub pad_len: u32,
+    /// Serve `/metrics` too (on a free loopback port, with a token of its
+    /// own), for the heap figure ([`MetricsProbe`]).
+    pub metrics: bool,
+}
+
+/// How long a read of `/metrics` may take.
+const METRICS_WAIT: Duration = Duration::from_secs(10);
+
+/// Where a server's `/metrics` is, and its token.
+#[derive(Clone, Debug)]
+pub struct MetricsProbe {
+    /// The server's HTTP address.
+    pub addr: SocketAddr,
+    /// The bearer token `/metrics` asks for.
+    pub token: String,
+}
+
+impl MetricsProbe {
+    /// The server's heap in use in KiB (its `hexveil_heap_allocated_bytes`,
+    /// jemalloc's `stats.allocated`), or `None` if its metrics do not have
+    /// it (a build without the gauge, or without jemalloc).
+    pub fn heap_kib(&self) -> Result<Option<f64>, ServerError> {
+        let bad = |detail: String| ServerError::Proc {
+            path: format!("http://{}/metrics", self.addr),
+            detail,
+        };
+        let mut s =
+            TcpStream::connect_timeout(&self.addr, METRICS_WAIT).map_err(|e| bad(e.to_string()))?;
+        s.set_read_timeout(Some(METRICS_WAIT))
+            .map_err(|e| bad(e.to_string()))?;
+        write!(
+            s,
+            "GET /metrics HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+            self.addr, self.token
+        )
+        .map_err(|e| bad(e.to_string()))?;
+        let mut text = String::new();
+        s.read_to_string(&mut text)
+            .map_err(|e| bad(e.to_string()))?;
+        if !text.starts_with("HTTP/1.1 200") {
+            return Err(bad(format!(
+                "answered {:?}",
+                text.lines().next().unwrap_or("nothing")
+            )));
+        }
+        Ok(text
+            .lines()
+            .find_map(|l| l.strip_prefix("hexveil_heap_allocated_bytes "))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .map(|b| b / 1024.0))
+    }
 }
 
 /// The `hexveil-server` binary beside this executable (a release build of
@@ -106,6 +157,8 @@ pub struct ServerProcess {
     pub fingerprint: Fingerprint,
     /// The data directory (removed when dropped).
     pub data_dir: TempDir,
+    /// Its `/metrics`, if [`Spawn::metrics`] asked for it.
+    pub metrics: Option<MetricsProbe>,
 }
 
 impl ServerProcess {
@@ -135,6 +188,20 @@ impl ServerProcess {
         let games = (2 * s.games as u64 + 64).max(1024);
         let rate = s.rate.to_string();
         let mut cmd = Command::new(&s.bin);
+        let token = if s.metrics {
+            let token = metrics_token().map_err(|e| fail_early(&s.bin, &log, e))?;
+            let file = data_dir.path().join("metrics-token");
+            std::fs::write(&file, &token).map_err(|source| ServerError::DataDir {
+                dir: data_dir.path().to_owned(),
+                source,
+            })?;
+            cmd.args(["--http", "127.0.0.1:0"])
+                .arg("--metrics-token-file")
+                .arg(&file);
+            Some(token)
+        } else {
+            None
+        };
         cmd.arg("--listen")
             .arg("127.0.0.1:0")
             .arg("--data-dir")
@@ -149,6 +216,10 @@ impl ServerProcess {
             .args(["--max-pending-games", &games.to_string()])
             .args(["--max-unfinished-games-per-address", &games.to_string()])
             .args(["--max-unfinished-games-per-network", &games.to_string()])
+            // A player of several games (`--games-per-connection`) holds
+            // them, and their connections while they open, with one key.
+            .args(["--max-unfinished-games-per-key", &games.to_string()])
+            .args(["--max-connections-per-key", &conns.to_string()])
             .args(["--max-pad-len", &s.pad_len.max(4096).to_string()])
             .env("RUST_LOG", "error")
             .stdin(Stdio::null())
@@ -166,10 +237,12 @@ impl ServerProcess {
         };
         // Read its first lines on a thread, so a server that hangs cannot.
         let (tx, rx) = mpsc::channel();
+        let metrics = s.metrics;
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             let mut lines = Vec::new();
-            for _ in 0..2 {
+            // fingerprint, listening, transcript-key, http.
+            for _ in 0..if metrics { 4 } else { 2 } {
                 let mut line = String::new();
                 match r.read_line(&mut line) {
                     Ok(0) | Err(_) => break,
@@ -202,9 +275,18 @@ impl ServerProcess {
             let addr: SocketAddr = field(1, "listening ")?
                 .parse()
                 .map_err(|e| fail(format!("its address: {e}")))?;
-            Ok((fingerprint, addr))
+            let metrics = match token {
+                Some(token) => Some(MetricsProbe {
+                    addr: field(3, "http ")?
+                        .parse()
+                        .map_err(|e| fail(format!("its HTTP address: {e}")))?,
+                    token,
+                }),
+                None => None,
+            };
+            Ok((fingerprint, addr, metrics))
         })();
-        let (fingerprint, addr) = match parsed {
+        let (fingerprint, addr, metrics) = match parsed {
             Ok(x) => x,
             Err(e) => {
                 let _ = child.kill();
@@ -218,6 +300,7 @@ impl ServerProcess {
             addr,
             fingerprint,
             data_dir,
+            metrics,
         })
     }
 
@@ -231,6 +314,23 @@ impl Drop for ServerProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// A fresh token for the server's `/metrics` (32 hex digits).
+fn metrics_token() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
+        .map_err(|_| "no random bytes for the metrics token".to_string())?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A start that failed before the process ran.
+fn fail_early(bin: &Path, log: &Path, detail: String) -> ServerError {
+    ServerError::Start {
+        bin: bin.to_owned(),
+        detail,
+        log: log.to_owned(),
     }
 }
 

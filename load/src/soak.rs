@@ -157,7 +157,13 @@ pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
     let loadavg_start = server::loadavg();
     let game = LoadGame::new(opts.mix, opts.daisy_chains)?;
     let pace = rate_limit(opts.pace)?;
-    let reached = reach(&opts.target, opts.concurrent, opts.pace, opts.pad_len)?;
+    let reached = reach(
+        &opts.target,
+        opts.concurrent,
+        opts.pace,
+        opts.pad_len,
+        false,
+    )?;
     let (addr, fingerprint, pid) = (reached.addr, reached.fingerprint, reached.pid.clone());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
     let ctx = Arc::new(Ctx {

@@ -12,6 +12,7 @@
 //! | `hexveil_live_games` | gauge | games with a task in memory |
 //! | `hexveil_connections` | gauge | open QUIC connections |
 //! | `hexveil_web_streams` | gauge | open server-sent event streams of the web view |
+//! | `hexveil_heap_allocated_bytes` | gauge | heap the server holds (jemalloc's `stats.allocated`, read at each scrape); absent when jemalloc is not the allocator |
 //! | `hexveil_actions_total{kind}` | counter | entries players submitted that the referee logged, by kind (`act` is a game action, declared with or without a nonce; `pad`, `setup`, `open`, `entry`, `entries` and `open_ahead` (a window of pad entries, alone or with openings, PROTOCOL.md 7.1), `transitions`, `concede`, `reveal`) |
 //! | `hexveil_refusals_total{kind}` | counter | entries the referee refused (signed refusals), by the kind submitted; `payload`: a game payload the session could not take at all |
 //! | `hexveil_adjudication_seconds` | histogram | time a game task spends on one player's payload: the ruling and every effect, storage included |
@@ -52,6 +53,7 @@ pub struct Metrics {
     live_games: Gauge<i64, AtomicI64>,
     connections: Gauge<i64, AtomicI64>,
     web_streams: Gauge<i64, AtomicI64>,
+    heap_allocated: Gauge<i64, AtomicI64>,
     actions: Family<Kind, Counter>,
     refusals: Family<Kind, Counter>,
     adjudication: Histogram,
@@ -70,6 +72,7 @@ impl Default for Metrics {
             live_games: Gauge::default(),
             connections: Gauge::default(),
             web_streams: Gauge::default(),
+            heap_allocated: Gauge::default(),
             actions: Family::default(),
             refusals: Family::default(),
             // 0.25 ms to about 8 s.
@@ -99,6 +102,13 @@ impl Default for Metrics {
             "Open server-sent event streams of the web view",
             m.web_streams.clone(),
         );
+        if crate::allocator::heap_allocated().is_some() {
+            r.register(
+                "heap_allocated_bytes",
+                "Heap the server holds (jemalloc's stats.allocated)",
+                m.heap_allocated.clone(),
+            );
+        }
         r.register(
             "actions",
             "Entries players submitted that the referee logged, by kind",
@@ -225,10 +235,14 @@ impl Metrics {
     }
 
     /// The metrics as OpenMetrics text ([`CONTENT_TYPE`]), with the live
-    /// games gauge set to `live_games` first.
+    /// games gauge set to `live_games` and the heap gauge read first.
     pub fn encode(&self, live_games: usize) -> String {
         self.live_games
             .set(i64::try_from(live_games).unwrap_or(i64::MAX));
+        if let Some(bytes) = crate::allocator::heap_allocated() {
+            self.heap_allocated
+                .set(i64::try_from(bytes).unwrap_or(i64::MAX));
+        }
         let mut out = String::new();
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);

@@ -125,3 +125,35 @@ fn the_soak_finishes_and_verifies_every_game() {
     assert!(s["server_rss_kib_before"].is_u64(), "{s:#}");
     assert!(s["server_rss_after_over_before"].is_number(), "{s:#}");
 }
+
+// Issue 30: the memory split read from the server's heap (its
+// `hexveil_heap_allocated_bytes`), and with players that hold two games
+// each on one connection (PROTOCOL.md 10.4: a connection joins several
+// games): every seat taken again on the shared connections without an
+// error, and every heap figure there (their values depend on the
+// machine, so none is asserted).
+#[test]
+fn the_memory_split_reads_the_heap_with_two_games_on_a_connection() {
+    let (out, s) = load_json(&[
+        "--games",
+        "4",
+        "--secs",
+        "1",
+        "--memory-split",
+        "--games-per-connection",
+        "2",
+    ]);
+    assert_eq!(s["errors"], 0, "{s:#}");
+    assert!(out.status.success(), "{s:#}");
+    assert_eq!(s["idle_games"], 4, "{s:#}");
+    assert_eq!(s["games_per_connection"], 2, "{s:#}");
+    for key in [
+        "server_heap_kib_per_idle_game",
+        "server_heap_kib_per_connection",
+        "server_heap_kib_per_game_without_connections",
+        "server_heap_kib_per_idle_game_shared",
+        "server_rss_kib_per_connection",
+    ] {
+        assert!(s[key].is_number(), "{key}: {s:#}");
+    }
+}
