@@ -38,7 +38,7 @@ use hexveil_net::new_game::NewGame;
 use hexveil_net::tls::ServerTrust;
 use hexveil_net::wire::{
     split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
-    GameSummary, ListedGame, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
+    GameSummary, NamedGame, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
 };
 use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
 use hexveil_protocol::identity::Identity;
@@ -772,10 +772,30 @@ impl Client {
     /// and who it waits for (issue 27 item 8); `None` from a server that
     /// predates [`ClientMessage::ListOpenGames`] (it answers `Malformed`):
     /// ask [`Client::list_games`] then.
-    pub async fn list_open_games(&mut self) -> Result<Option<Vec<ListedGame>>, DriverError> {
+    /// With the names the players' keys signed, from a server that has
+    /// [`ClientMessage::ListOpenGamesNamed`]; an older server's list has
+    /// none (`signed_names` `None`).
+    pub async fn list_open_games(&mut self) -> Result<Option<Vec<NamedGame>>, DriverError> {
+        self.send(&ClientMessage::ListOpenGamesNamed)?;
+        match self.recv().await? {
+            ServerMessage::OpenGamesNamed { games } => return Ok(Some(games)),
+            ServerMessage::Error {
+                code: ErrorCode::Malformed,
+                ..
+            } => {}
+            other => return Err(refused(other)),
+        }
         self.send(&ClientMessage::ListOpenGames)?;
         match self.recv().await? {
-            ServerMessage::OpenGames { games } => Ok(Some(games)),
+            ServerMessage::OpenGames { games } => Ok(Some(
+                games
+                    .into_iter()
+                    .map(|listed| NamedGame {
+                        listed,
+                        signed_names: [None, None],
+                    })
+                    .collect(),
+            )),
             ServerMessage::Error {
                 code: ErrorCode::Malformed,
                 ..

@@ -4,12 +4,13 @@
 //! client's to read until it joins), so every text is shown through
 //! [`visible`]: a server cannot rewrite the terminal with it.
 
-use hexveil_net::wire::{date_words, forfeit_words, GameSummary, ListedGame};
+use hexveil_net::wire::{date_words, forfeit_words, GameSummary, ListedGame, NamedGame};
 use hexveil_view::names::visible;
 
 /// The lines `hexveil list` prints for `game` at `now_ms` (Unix
 /// milliseconds): a head line, one line per side, and the wait.
-pub fn listed_lines(game: &ListedGame, now_ms: u64) -> Vec<String> {
+pub fn listed_lines(named: &NamedGame, now_ms: u64) -> Vec<String> {
+    let game = &named.listed;
     let s = &game.summary;
     let what = if game.scenario.is_empty() {
         "a game this client cannot describe".to_string()
@@ -33,7 +34,7 @@ pub fn listed_lines(game: &ListedGame, now_ms: u64) -> Vec<String> {
         if s.spectators == 1 { "" } else { "s" }
     )];
     for (i, side) in ["A", "B"].into_iter().enumerate() {
-        lines.push(side_line(game, s, i, side));
+        lines.push(side_line(game, &named.signed_names[i], s, i, side));
     }
     lines.push(match &game.awaited {
         Some(a) => {
@@ -52,8 +53,15 @@ pub fn listed_lines(game: &ListedGame, now_ms: u64) -> Vec<String> {
     lines
 }
 
-/// `  side A (German): key 1a2b3c4d5e6f7a8b, "Alice" (league's name), connected`.
-fn side_line(game: &ListedGame, s: &GameSummary, i: usize, side: &str) -> String {
+/// `  side A (German): key 1a2b3c4d5e6f7a8b, "Alice" (league's name),
+/// "Al" (the name its key signed), connected`.
+fn side_line(
+    game: &ListedGame,
+    signed: &Option<String>,
+    s: &GameSummary,
+    i: usize,
+    side: &str,
+) -> String {
     let name = if game.sides[i].is_empty() {
         String::new()
     } else {
@@ -63,10 +71,13 @@ fn side_line(game: &ListedGame, s: &GameSummary, i: usize, side: &str) -> String
         Some(k) => format!("key {}", visible(k)),
         None => "no key".into(),
     };
-    let roster = match &game.roster_names[i] {
+    let mut roster = match &game.roster_names[i] {
         Some(n) => format!(", \"{}\" (league's name)", visible(n)),
         None => String::new(),
     };
+    if let Some(n) = signed {
+        roster.push_str(&format!(", \"{}\" (the name its key signed)", visible(n)));
+    }
     let seated = if i == 0 {
         s.side_a_seated
     } else {
@@ -81,7 +92,14 @@ mod tests {
     use super::*;
     use hexveil_net::wire::{Awaited, GameId};
 
-    fn mine_alley() -> ListedGame {
+    fn mine_alley() -> NamedGame {
+        NamedGame {
+            listed: mine_alley_listed(),
+            signed_names: [None, Some("Bob the Sapper".into())],
+        }
+    }
+
+    fn mine_alley_listed() -> ListedGame {
         ListedGame {
             summary: GameSummary {
                 game_id: GameId([0xab; 16]),
@@ -119,7 +137,7 @@ mod tests {
             format!(
                 "{}  Mine Alley (asl v3, live), created 2026-11-18 11:06 UTC, 1 spectator\n  \
                  side A (German): key 1a1a1a1a1a1a1a1a, \"Alice\" (league's name), connected\n  \
-                 side B (British): key 2b2b2b2b2b2b2b2b, NOT connected\n  \
+                 side B (British): key 2b2b2b2b2b2b2b2b, \"Bob the Sapper\" (the name its key signed), NOT connected\n  \
                  waiting for side B's machine to answer its Daisy Chain opportunity 1; \
                  forfeits at 11:15 UTC, in 9 min (the server's word)",
                 "ab".repeat(16)
@@ -132,12 +150,14 @@ mod tests {
     // terminal, and an unknown date or wait is said, not invented.
     #[test]
     fn g2_a_servers_list_cannot_write_to_the_terminal() {
-        let mut g = mine_alley();
+        let mut named = mine_alley();
+        named.signed_names[1] = Some("B\u{1b}[31mob".into());
+        let g = &mut named.listed;
         g.scenario = "Mine\u{1b}[2J Alley\u{202e}".into();
         g.roster_names[0] = Some("Al\u{7}ice".into());
         g.created_ms = None;
         g.awaited = None;
-        let text = listed_lines(&g, 0).join("\n");
+        let text = listed_lines(&named, 0).join("\n");
         println!("{text}");
         assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\u{7}'));
         assert!(

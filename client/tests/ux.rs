@@ -730,6 +730,17 @@ async fn one_command_join_and_resume() {
         LONG,
     )
     .await;
+    // Issue 27 item 8: `hexveil list` says it too, marked as the name the
+    // key signed (the server's word, like the rest of the list).
+    let mut list = s(&["list"]);
+    list.extend(lab.conn(&alice));
+    let (ok, out) = run(&list).await;
+    println!("{out}");
+    assert!(
+        ok && out.lines().any(|l| l.starts_with("  side B")
+            && l.contains(", \"Bob the Sapper\" (the name its key signed), connected")),
+        "{out}"
+    );
     let b_dir = dir.path().join(format!("hexveil-{game}-b"));
     assert!(b_dir.join("secrets.json").exists(), "{}", b.text());
     b.child.start_kill().unwrap();

@@ -252,6 +252,12 @@ pub enum ClientMessage {
     /// variant: a server that predates it answers `Error{Malformed}`, and
     /// the client asks [`ClientMessage::ListGames`] instead.
     ListOpenGames,
+    /// [`ClientMessage::ListOpenGames`] with the names the players' keys
+    /// signed in their setups ([`ServerMessage::OpenGamesNamed`]; issue 27
+    /// item 8). Added after version 1 was published, as the last variant:
+    /// a server that predates it answers `Error{Malformed}`, and the
+    /// client asks [`ClientMessage::ListOpenGames`] instead.
+    ListOpenGamesNamed,
 }
 
 /// Who serves a game, as a node answers [`ClientMessage::Locate`].
@@ -398,6 +404,27 @@ pub enum ServerMessage {
         /// The games.
         games: Vec<ListedGame>,
     },
+    /// Answer to [`ClientMessage::ListOpenGamesNamed`]: the open games
+    /// as [`ServerMessage::OpenGames`] lists them, each with the names its
+    /// players' keys signed. Added after version 1 was published, as the
+    /// last variant.
+    OpenGamesNamed {
+        /// The games.
+        games: Vec<NamedGame>,
+    },
+}
+
+/// An open game of [`ServerMessage::OpenGamesNamed`]: as
+/// [`ServerMessage::OpenGames`] describes it, and the display names its
+/// players' keys signed in their public setups (issue 27 item 8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedGame {
+    /// The game.
+    pub listed: ListedGame,
+    /// The name side A's key signed in its setup, then side B's; `None`
+    /// for a setup not accepted yet or one that names no one. The server's
+    /// word until the client reads the setup itself (it joins or verifies).
+    pub signed_names: [Option<String>; 2],
 }
 
 /// Open games in one [`ServerMessage::OpenGames`] at most.
@@ -749,6 +776,16 @@ impl ServerMessage {
                 }
                 Ok(())
             }
+            ServerMessage::OpenGamesNamed { games } => {
+                check_len("games", games.len(), MAX_LISTED_DESCRIBED)?;
+                for g in games {
+                    let names = g.signed_names.iter().flatten().map(String::as_str);
+                    for text in g.listed.texts().chain(names) {
+                        check_len("listed text", text.len(), MAX_ERROR_MESSAGE_LEN)?;
+                    }
+                }
+                Ok(())
+            }
             ServerMessage::FinishedGames { games } => {
                 check_len("games", games.len(), MAX_LISTED_FINISHED)
             }
@@ -1024,6 +1061,36 @@ mod tests {
         assert!(ServerMessage::OpenGames { games: vec![long] }
             .encode()
             .is_err());
+        // Added after those: ListOpenGamesNamed is index 13, OpenGamesNamed
+        // index 15, a ListedGame followed by the two signed names; the two
+        // older requests keep their answers.
+        assert_eq!(hex(&ClientMessage::ListOpenGamesNamed), "0d");
+        let named = ServerMessage::OpenGamesNamed {
+            games: vec![NamedGame {
+                listed: games[0].clone(),
+                signed_names: [None, Some("Bob".into())],
+            }],
+        };
+        assert_eq!(
+            shex(&named),
+            format!(
+                "0f01{}{}{}",
+                "01".repeat(16),
+                "010000000173017201046c69766501410142016b0001016e0001ac0200",
+                "000103426f62"
+            )
+        );
+        assert_eq!(
+            ServerMessage::decode(&named.encode().unwrap()).unwrap(),
+            named
+        );
+        let long_name = ServerMessage::OpenGamesNamed {
+            games: vec![NamedGame {
+                listed: games[0].clone(),
+                signed_names: [Some("x".repeat(MAX_ERROR_MESSAGE_LEN + 1)), None],
+            }],
+        };
+        assert!(long_name.encode().is_err());
     }
 
     // Issue 27 item 8: a creation date in words, the same at both ends.

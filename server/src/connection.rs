@@ -599,7 +599,16 @@ impl Session {
             }
             ClientMessage::ListOpenGames => {
                 let msg = match self.ctx.games.listed().await {
-                    Ok(games) => ServerMessage::OpenGames { games },
+                    Ok(games) => ServerMessage::OpenGames {
+                        games: games.into_iter().map(|g| g.listed).collect(),
+                    },
+                    Err(e) => ServerMessage::error(ErrorCode::Internal, e.to_string()),
+                };
+                self.reply(msg).await?;
+            }
+            ClientMessage::ListOpenGamesNamed => {
+                let msg = match self.ctx.games.listed().await {
+                    Ok(games) => ServerMessage::OpenGamesNamed { games },
                     Err(e) => ServerMessage::error(ErrorCode::Internal, e.to_string()),
                 };
                 self.reply(msg).await?;
@@ -981,5 +990,6 @@ fn variant_name(m: &ClientMessage) -> &'static str {
         ClientMessage::Locate { .. } => "Locate",
         ClientMessage::WatchPresence { .. } => "WatchPresence",
         ClientMessage::ListOpenGames => "ListOpenGames",
+        ClientMessage::ListOpenGamesNamed => "ListOpenGamesNamed",
     }
 }

@@ -67,6 +67,7 @@ fn client(label: &str) -> Option<ClientMessage> {
         "ListGames" => ClientMessage::ListGames,
         // Issue 27 item 8: appended after version 1.
         "ListOpenGames" => ClientMessage::ListOpenGames,
+        "ListOpenGamesNamed" => ClientMessage::ListOpenGamesNamed,
         "ListFinished{300}" => ClientMessage::ListFinished { limit: 300 },
         "Join{ab×16, Player(B), 0}" => ClientMessage::Join {
             game_id: GameId([0xab; 16]),
@@ -135,7 +136,7 @@ fn server(label: &str) -> Option<ServerMessage> {
 #[test]
 fn protocol_md_transport_vectors_match_the_encoder_g6() {
     let rows = documented_rows();
-    assert_eq!(rows.len(), 17, "section 10.6 lists 17 messages: {rows:?}");
+    assert_eq!(rows.len(), 18, "section 10.6 lists 18 messages: {rows:?}");
     for (label, doc) in &rows {
         let code = match (client(label), server(label)) {
             (Some(m), None) => hex::encode(m.encode().unwrap()),

@@ -666,8 +666,13 @@ pub async fn list(c: &Connect, json: bool) -> Result<(), PlayError> {
 }
 
 /// One open game of `hexveil list --json` (issue 27 item 8).
-fn listed_json(g: &hexveil_net::wire::ListedGame) -> serde_json::Value {
+fn listed_json(named: &hexveil_net::wire::NamedGame) -> serde_json::Value {
+    let g = &named.listed;
     let s = &g.summary;
+    let signed = |n: &Option<String>| {
+        n.as_ref()
+            .map(|n| serde_json::json!({"name": n, "by": "player"}))
+    };
     serde_json::json!({
         "game": game_hex(&s.game_id),
         "scenario": g.scenario,
@@ -680,6 +685,8 @@ fn listed_json(g: &hexveil_net::wire::ListedGame) -> serde_json::Value {
         "key_b": g.keys[1],
         "name_a": g.roster_names[0].as_ref().map(|n| serde_json::json!({"name": n, "by": "league"})),
         "name_b": g.roster_names[1].as_ref().map(|n| serde_json::json!({"name": n, "by": "league"})),
+        "signed_a": signed(&named.signed_names[0]),
+        "signed_b": signed(&named.signed_names[1]),
         "created_ms": g.created_ms,
         "side_a_seated": s.side_a_seated,
         "side_b_seated": s.side_b_seated,

@@ -14,7 +14,7 @@ use crate::lobby::Lobby;
 use crate::roster::Roster;
 use crate::store::StoreError;
 use crate::wire::{
-    forfeit_words, Awaited, FinishedRow, GameId, GameSummary, ListedGame, PublicKey,
+    forfeit_words, Awaited, FinishedRow, GameId, GameSummary, ListedGame, NamedGame, PublicKey,
 };
 use hexveil_net::new_game::NewGame;
 
@@ -192,13 +192,14 @@ impl Waiting {
 }
 
 impl OpenGame {
-    /// The game as [`ServerMessage::OpenGames`](crate::wire::ServerMessage)
+    /// The game as [`ServerMessage::OpenGamesNamed`](crate::wire::ServerMessage)
     /// lists it to `hexveil list` (issue 27 item 8): the same facts as
-    /// `/api/games`, the same presence (withheld under a spectator delay).
-    pub fn listed(&self, summary: GameSummary, awaited: Option<Awaited>) -> ListedGame {
+    /// `/api/games`, the same presence (withheld under a spectator delay),
+    /// the signed names with it (`OpenGames` sends the `listed` part).
+    pub fn listed(&self, summary: GameSummary, awaited: Option<Awaited>) -> NamedGame {
         let d = &self.description;
         let name = |n: &Option<Named>| n.as_ref().map(|n| n.name.clone());
-        ListedGame {
+        let listed = ListedGame {
             summary,
             scenario: d.scenario.clone(),
             ruleset: d.ruleset.clone(),
@@ -209,6 +210,10 @@ impl OpenGame {
             roster_names: [name(&self.name_a), name(&self.name_b)],
             created_ms: d.created_ms,
             awaited,
+        };
+        NamedGame {
+            listed,
+            signed_names: [name(&self.signed_a), name(&self.signed_b)],
         }
     }
 }
@@ -355,7 +360,7 @@ impl Games {
 
     /// The open games as `hexveil list` is told them
     /// ([`ClientMessage::ListOpenGames`](crate::wire::ClientMessage)).
-    pub async fn listed(&self) -> Result<Vec<ListedGame>, StoreError> {
+    pub async fn listed(&self) -> Result<Vec<NamedGame>, StoreError> {
         Ok(self
             .open()
             .await?
