@@ -1043,7 +1043,9 @@ fn minis_svg(
                 fig.side,
                 if out_of_play { " (out of play)" } else { "" }
             )),
-            y - 6.0,
+            // Issue 29: a removed figure's struck name below its mark, so
+            // it never runs over the name of a figure that took its place.
+            if out_of_play { y + 11.0 } else { y - 6.0 },
             escape(&fig.name)
         );
     }
@@ -1359,6 +1361,17 @@ mod tests {
                 removed[0]
             );
             assert!(svg.contains("class=\"removed-mark\""), "{view:?}");
+            // Its name below its mark (issue 29), not where a live
+            // figure's name goes (above).
+            let at = svg.find("g class=\"figure removed\"").unwrap();
+            let g = &svg[at..at + svg[at..].find("</g>").unwrap()];
+            let num = |from: &str, after: &str| -> f64 {
+                let k = from.find(after).unwrap() + after.len();
+                from[k..k + from[k..].find('"').unwrap()].parse().unwrap()
+            };
+            let cy = num(g, " cy=\"");
+            let ty = num(&g[g.find("<text ").unwrap()..], " y=\"");
+            assert!(ty > cy, "{g}");
             let status = b.show(crate::board::View::Status);
             println!("{status}");
             let first = status.lines().next().unwrap();
