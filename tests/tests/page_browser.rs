@@ -482,14 +482,247 @@ fn hidden_of_b(secrets_dir: &Path) -> (Vec<String>, Vec<String>) {
     (mines, chains)
 }
 
-/// The page at `width` CSS px: no sideways overflow, the board drawn.
+/// Issue 29 friction 1: the page (re)loaded at this width opens on its
+/// player's own units: each of them wholly inside the frame at 1,400 px;
+/// at 400 px, where they cannot all fit at counter size, as many as the
+/// frame holds (at least 2), and never the empty ground between the
+/// sides. Returns (own units inside, own units).
+async fn own_units_in_sight(seat: &Seat, width: u32) -> (u64, u64) {
+    let side = if seat.name.contains("side A") {
+        "A"
+    } else {
+        "B"
+    };
+    seat.browser
+        .client
+        .execute("location.assign(location.origin + '/');", vec![])
+        .await
+        .unwrap();
+    let until = tokio::time::Instant::now() + BOUND;
+    loop {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let ready = seat
+            .browser
+            .client
+            .execute(
+                "return !!document.querySelector('#board svg .counter');",
+                vec![],
+            )
+            .await
+            .unwrap_or_default();
+        if ready == serde_json::json!(true) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < until,
+            "{}: no board after a reload",
+            seat.name
+        );
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let m = seat
+        .browser
+        .client
+        .execute(
+            &format!(
+                "var f = document.querySelector('#board'), b = f.getBoundingClientRect(); \
+                 var l = b.left + f.clientLeft, t = b.top + f.clientTop, r = l + f.clientWidth, d = t + f.clientHeight; \
+                 var own = f.querySelectorAll('.counter[data-side=\"{side}\"]'), inside = 0, out = []; \
+                 own.forEach(function (c) {{ var q = c.getBoundingClientRect(); \
+                   if (q.left >= l - 0.5 && q.right <= r + 0.5 && q.top >= t - 0.5 && q.bottom <= d + 0.5) {{ inside++; }} \
+                   else {{ out.push(c.getAttribute('data-unit')); }} }}); \
+                 var name = f.querySelector('.counter text.name'); \
+                 return {{ inside: inside, own: own.length, out: out, zoom: Number(f.dataset.zoom), \
+                   text: name ? name.getBoundingClientRect().height : 0, frame: [f.clientWidth, f.clientHeight] }};"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    println!("{} at {width} px, at load: {m}", seat.name);
+    let inside = m["inside"].as_u64().unwrap();
+    let own = m["own"].as_u64().unwrap();
+    assert!(own > 0, "{}: no unit of its own drawn: {m}", seat.name);
+    // Counter text (5 SVG units) at 10 CSS px or more (issue 27).
+    assert!(
+        m["zoom"].as_f64().unwrap() * 5.0 >= 10.0 - 1e-6,
+        "{}: {m}",
+        seat.name
+    );
+    if width >= 1400 {
+        assert_eq!(
+            inside, own,
+            "{} at {width} px: own units out of sight: {m}",
+            seat.name
+        );
+    } else {
+        assert!(
+            inside >= own.min(2),
+            "{} at {width} px: own units out of sight: {m}",
+            seat.name
+        );
+    }
+    (inside, own)
+}
+
+/// Issue 29 friction 2 (G3: a page marks its own side's secrets only):
+/// each kind of the seat's own sealed facts drawn is a tag with words of
+/// its own, and no tag covers its hex's coordinate or a marker label of
+/// its hex, as the browser lays them out.
+async fn own_tags_clear(seat: &Seat, width: u32) {
+    let m = seat
+        .browser
+        .client
+        .execute(
+            "function hit(a, b) { return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; } \
+             var out = { tags: [], covered: [] }; \
+             document.querySelectorAll('#board g[class^=\"sealed\"]').forEach(function (g) { \
+               out.tags.push(g.getAttribute('data-tag')); \
+               var hex = g.getAttribute('data-hex'); if (!hex) { return; } \
+               var q = g.querySelector('rect').getBoundingClientRect(); \
+               var near = Array.prototype.slice.call(document.querySelectorAll('#board .hex[data-hex=\"' + hex + '\"] .coord')) \
+                 .concat(Array.prototype.slice.call(document.querySelectorAll('#board g[class^=\"marker\"][data-hex=\"' + hex + '\"] rect'))); \
+               near.forEach(function (n) { if (hit(q, n.getBoundingClientRect())) { out.covered.push(hex + ' ' + g.getAttribute('data-tag')); } }); \
+             }); return out;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    println!("{} at {width} px: its own sealed tags {m}", seat.name);
+    let tags: Vec<String> = m["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        m["covered"].as_array().unwrap().is_empty(),
+        "{}: {m}",
+        seat.name
+    );
+    if seat.name.contains("side B") {
+        // B28.1, B28.5, B28.47, B28.531, B28.9: side B's sealed setup has
+        // each kind; each kind's words differ from every other's.
+        for kind in ["A-P ", "A-T ", "Dummy", "DC", "BT "] {
+            assert!(
+                tags.iter().any(|t| t.starts_with(kind)),
+                "{}: no {kind:?} tag among {tags:?}",
+                seat.name
+            );
+        }
+    } else {
+        assert!(tags.is_empty(), "side A hides nothing: {tags:?}");
+    }
+}
+
+/// Issue 29 friction 3: each unit of each stack of the side's own,
+/// clicked (a real mouse click) at the centre of the part of its counter
+/// that shows, is the unit the page selects (`#selected` names it) when
+/// it may move, and the unit the stack list beside the board lists; each
+/// unit picked in the list is selected too.
+async fn stacks_clickable(seat: &Seat, moves: &[serde_json::Value]) -> usize {
+    let units = seat
+        .browser
+        .client
+        .execute(
+            "var by = {}; document.querySelectorAll('#board .counter').forEach(function (c) { \
+               var h = c.getAttribute('data-hex'); (by[h] = by[h] || []).push(c.getAttribute('data-unit')); }); \
+             var out = []; Object.keys(by).forEach(function (h) { if (by[h].length > 1) { out = out.concat(by[h]); } }); \
+             return out;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let units: Vec<String> = units
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap().to_string())
+        .collect();
+    assert!(units.len() >= 2, "{}: no stack to click", seat.name);
+    let may_move = |u: &str| moves.iter().any(|m| m["unit"] == u);
+    for unit in &units {
+        // Nothing selected first (a click on a stack in a hex the unit
+        // selected may enter would move it there).
+        seat.click_board(".hex[data-hex=\"3A1\"]").await;
+        // The centroid of the counter's points where it is on top.
+        let js = format!(
+            "var c = document.querySelector('#board .counter[data-unit=\"{unit}\"]'); \
+             c.scrollIntoView({{ block: 'center', inline: 'center' }}); \
+             var r = c.getBoundingClientRect(), n = 0, x = 0, y = 0; \
+             for (var i = 1; i < 20; i++) {{ for (var j = 1; j < 20; j++) {{ \
+               var px = r.left + r.width * i / 20, py = r.top + r.height * j / 20; \
+               var e = document.elementFromPoint(px, py); \
+               if (e && e.closest('.counter') === c) {{ n++; x += px; y += py; }} }} }} \
+             return n ? [x / n, y / n, n / 361, r.height] : null;"
+        );
+        let at = seat.browser.client.execute(&js, vec![]).await.unwrap();
+        println!("{}: {unit} shows at {at}", seat.name);
+        let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+        // At least a quarter of a lower counter shows (a strip as tall as
+        // a line of its text is not "easily clickable").
+        assert!(
+            at[2].as_f64().unwrap() >= 0.25,
+            "{}: {unit}: {at}",
+            seat.name
+        );
+        let mouse = MouseActions::new("click".into())
+            .then(PointerAction::MoveTo {
+                duration: None,
+                x: x.round(),
+                y: y.round(),
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        seat.browser.client.perform_actions(mouse).await.unwrap();
+        seat.browser.client.release_actions().await.unwrap();
+        let listed = seat.browser.text("#stack").await;
+        assert!(
+            listed.contains(unit.as_str()),
+            "{}: {unit} not listed: {listed}",
+            seat.name
+        );
+        let selected = seat.browser.text("#selected").await;
+        if may_move(unit) {
+            assert!(
+                selected.starts_with(&format!("{unit} in ")),
+                "{}: a click on {unit} selected: {selected:?}",
+                seat.name
+            );
+        }
+        // The same unit picked from the list beside the board.
+        seat.click_board(".hex[data-hex=\"3A1\"]").await;
+        seat.click(&format!("#stack li[data-unit=\"{unit}\"]"))
+            .await;
+        let selected = seat.browser.text("#selected").await;
+        if may_move(unit) {
+            assert!(
+                selected.starts_with(&format!("{unit} in ")),
+                "{}: {unit} picked in the list selected: {selected:?}",
+                seat.name
+            );
+        }
+    }
+    // Nothing selected when the test goes on.
+    seat.click_board(".hex[data-hex=\"3A1\"]").await;
+    units.len()
+}
+
+/// The page at `width` CSS px (1,000 high, as the new user's trial):
+/// no sideways overflow, the board drawn.
 async fn check_width(seat: &Seat, width: u32) {
     seat.browser
         .client
-        .set_window_size(width, 900)
+        .set_window_size(width, 1000)
         .await
         .expect("window resized");
     tokio::time::sleep(Duration::from_millis(300)).await;
+    own_units_in_sight(seat, width).await;
+    own_tags_clear(seat, width).await;
     let m = seat
         .browser
         .client
@@ -678,6 +911,8 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
                         m["to"].as_array().unwrap().iter().any(|t| t[0] == hex),
                         "{unit} may not enter {hex}: {m}"
                     );
+                    let n = stacks_clickable(seat, moves).await;
+                    println!("{}: {n} stacked units each selected by a click", seat.name);
                     // Issue 29: a pan that starts and ends on the unit is
                     // no click: nothing is selected.
                     let counter = format!(".counter[data-unit=\"{unit}\"]");

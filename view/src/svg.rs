@@ -225,13 +225,13 @@ pub fn board_svg_parts(board: &Board, view: SvgView, step: u64, sealed: &[Sealed
     }
     if let Some(b) = board.asl() {
         caption.insert(0, b.when());
-        asl_svg(b, view, &caption, &sealed)
+        asl_svg(b, view, &caption, &sealed, board.result().is_some())
     } else if let Some(b) = board.minis() {
         caption.insert(0, b.when());
-        minis_svg(b, view, &caption, &sealed)
+        minis_svg(b, view, &caption, &sealed, board.result().is_some())
     } else {
         let mut head = String::new();
-        open_svg(&mut head, 400.0, 60.0, view, None);
+        open_svg(&mut head, 400.0, 60.0, view, None, None);
         let _ = writeln!(
             head,
             "<text x=\"10\" y=\"30\">this client cannot draw this ruleset's board</text>"
@@ -276,12 +276,30 @@ pub fn sealed_facts(
 
 /// The `<svg>` element's opening tag, its background and, for a named
 /// scenario, its `<title>` (the scenario's name and the view).
-fn open_svg(out: &mut String, w: f64, h: f64, view: SvgView, name: Option<&str>) {
+/// `data-reader` (`A`, `B`, `public`, `all`) and `data-to-act` (the side
+/// to act, absent once the game is over) tell the viewer ([`crate::viewer`])
+/// which units to open on (issue 29: a player's own, else the side to act's).
+fn open_svg(
+    out: &mut String,
+    w: f64,
+    h: f64,
+    view: SvgView,
+    name: Option<&str>,
+    to_act: Option<Side>,
+) {
+    let reader = match view {
+        SvgView::Public => "public".to_string(),
+        SvgView::Side(s) => s.to_string(),
+        SvgView::All => "all".to_string(),
+    };
+    let to_act = to_act
+        .map(|s| format!(" data-to-act=\"{s}\""))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" \
          viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"sans-serif\" \
-         data-view=\"{}\" data-hex-size=\"{HEX_SIZE}\">",
+         data-view=\"{}\" data-reader=\"{reader}\"{to_act} data-hex-size=\"{HEX_SIZE}\">",
         escape(&view.words())
     );
     let _ = writeln!(
@@ -336,7 +354,14 @@ fn caption_lines(out: &mut String, x: f64, mut y: f64, lines: &[String]) {
 /// and coordinate, the public markers, the units as counters, the
 /// eliminated ones listed below the map, the last action's hexes
 /// highlighted.
-fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFact]) -> SvgParts {
+/// `over` once the game has ended (no side to act).
+fn asl_svg(
+    b: &AslBoard,
+    view: SvgView,
+    caption: &[String],
+    sealed: &[&SealedFact],
+    over: bool,
+) -> SvgParts {
     let scenario = b.scenario();
     let state = &b.state;
     let hexes = scenario.map.all_hexes();
@@ -374,7 +399,12 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
     let width = (map_w + 2.0 * MARGIN).max(500.0);
     let height = map_h + 3.0 * MARGIN + below;
     let mut out = String::new();
-    open_svg(&mut out, width, height, view, Some(&scenario.name));
+    let to_act = match (over, b.started()) {
+        (true, _) => None,
+        (false, true) => Some(state.phasing),
+        (false, false) => Some(scenario.first_side()),
+    };
+    open_svg(&mut out, width, height, view, Some(&scenario.name), to_act);
     let _ = writeln!(
         out,
         "<g class=\"map\" transform=\"translate({:.1},{:.1})\">",
@@ -546,47 +576,81 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
             cy + h2 * 0.55
         );
     }
+    // What the view may see of the sealed contents (a player's own; all
+    // after the end): one short tag per kind, in the band under the hex's
+    // coordinate, clear of it, of the counters and of the Known labels
+    // at the hex's foot (issue 29).
+    let mut tags: std::collections::BTreeMap<Hex, Vec<SealedTag>> =
+        std::collections::BTreeMap::new();
     for f in sealed {
         let Ok(content) = from_kernel(&f.content) else {
             continue;
         };
-        let (hex, class, label) = match content {
-            Content::Empty => continue,
+        let (hex, class, tag, words) = match content {
+            Content::Empty | Content::Daisy(DaisyNote::Nothing) | Content::BoobyTraps(_) => {
+                continue
+            }
             Content::ApMines(st) => (
                 f.location.parse::<Hex>().ok(),
                 "sealed mine ap",
-                format!("A-P {} (sealed)", st.factors()),
+                format!("A-P {}", st.factors()),
+                format!("A-P minefield of {} factors, B28.1", st.factors()),
             ),
             Content::AtMines(n) => (
                 f.location.parse::<Hex>().ok(),
                 "sealed mine at",
-                format!("A-T {} (sealed)", n.get()),
+                format!("A-T {}", n.get()),
+                format!("A-T mines of {} factors, B28.5", n.get()),
             ),
             Content::Dummy => (
                 f.location.parse::<Hex>().ok(),
                 "sealed dummy",
-                "Dummy (sealed)".into(),
+                "Dummy".into(),
+                "a Known counter that is a Dummy, B28.47".into(),
             ),
             Content::Daisy(DaisyNote::Placed { hex, .. }) => (
                 Some(hex),
                 "sealed daisy-chain",
-                "Daisy Chain (noted)".into(),
+                "DC".into(),
+                "a Daisy Chain noted, B28.531".into(),
             ),
-            Content::Daisy(DaisyNote::Nothing) | Content::BoobyTraps(_) => continue,
         };
         let Some(hex) = hex else { continue };
-        let Some((cx, cy)) = hex_centre(scenario, hex) else {
-            continue;
-        };
-        let _ = writeln!(
-            out,
-            "<g class=\"{class}\" data-hex=\"{hex}\" data-owner=\"{}\"><title>{}</title>\
-             <circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{:.1}\" fill=\"none\" stroke=\"#900\" \
-             stroke-width=\"2\" stroke-dasharray=\"4,3\"/></g>",
-            f.owner,
-            escape(&format!("{label}: side {}'s, in {hex}", f.owner)),
-            s * 0.75
-        );
+        tags.entry(hex).or_default().push(SealedTag {
+            class,
+            title: format!("{tag} (sealed): {words}, side {}'s, in {hex}", f.owner),
+            tag,
+            owner: f.owner,
+        });
+    }
+    for (hex, list) in &tags {
+        if let Some((cx, cy)) = hex_centre(scenario, *hex) {
+            sealed_tags(&mut out, Some(*hex), cx, cy - h2 + 8.9, list);
+        }
+    }
+    // A sealed Booby Trap level (per board, B28.9): a tag at the board's
+    // top left corner, outside its first hex's coordinate.
+    for (f, level) in &booby {
+        let board = f.location.trim_start_matches(|c: char| !c.is_ascii_digit());
+        let corner = centres
+            .iter()
+            .filter(|(h, _)| h.board.to_string() == board)
+            .map(|(_, c)| *c)
+            .fold(None, |acc: Option<(f64, f64)>, (x, y)| {
+                Some(acc.map_or((x, y), |(ax, ay)| (ax.min(x), ay.min(y))))
+            });
+        if let Some((x, y)) = corner {
+            let list = [SealedTag {
+                class: "sealed booby-trap-tag",
+                tag: format!("BT {level:?}"),
+                title: format!(
+                    "side {}'s Booby Traps on board {board}: level {level:?} (sealed, B28.9)",
+                    f.owner
+                ),
+                owner: f.owner,
+            }];
+            sealed_tags(&mut out, None, x - s + 10.0, y - h2 + 1.0, &list);
+        }
     }
 
     // Units on the map, stacked per hex; a passenger shown in its vehicle's hex.
@@ -632,7 +696,7 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
             // of the one under it by a line of text, so every unit's name
             // shows; the viewer lists the whole stack beside the board.
             let dx = 3.0 * i as f64;
-            let dy = 8.0 * i as f64;
+            let dy = 10.0 * i as f64;
             // Issue 29: a long name ("id:7 (2-3-7 HS, replaced ...)") is
             // cut to fit its counter; the counter's title has it whole.
             let fit = Fitted::new(&name);
@@ -727,6 +791,58 @@ fn asl_svg(b: &AslBoard, view: SvgView, caption: &[String], sealed: &[&SealedFac
     }
 }
 
+/// One sealed content's tag: its class, its short text, its title.
+struct SealedTag {
+    class: &'static str,
+    tag: String,
+    title: String,
+    owner: Side,
+}
+
+/// Sealed tags side by side (in `hex`, if any), centred on `cx`, their
+/// top at `top`, on a dark ground (a side's own secret, unlike the public markers' yellow).
+fn sealed_tags(out: &mut String, hex: Option<Hex>, cx: f64, top: f64, tags: &[SealedTag]) {
+    const CHAR: f64 = 2.7;
+    const GAP: f64 = 1.0;
+    const ROOM: f64 = 34.0;
+    let widths: Vec<f64> = tags
+        .iter()
+        .map(|t| CHAR * t.tag.chars().count() as f64 + 3.0)
+        .collect();
+    let total: f64 = widths.iter().sum::<f64>() + GAP * (tags.len().saturating_sub(1)) as f64;
+    let k = if total > ROOM { ROOM / total } else { 1.0 };
+    let mut x = cx - total * k / 2.0;
+    for (t, w) in tags.iter().zip(widths) {
+        let w = w * k;
+        let at = hex
+            .map(|h| format!(" data-hex=\"{h}\""))
+            .unwrap_or_default();
+        let squeeze = if k < 1.0 {
+            format!(
+                " textLength=\"{:.1}\" lengthAdjust=\"spacingAndGlyphs\"",
+                w - 2.0
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "<g class=\"{}\"{at} data-owner=\"{}\" data-tag=\"{}\"><title>{}</title>\
+             <rect x=\"{x:.1}\" y=\"{top:.1}\" width=\"{w:.1}\" height=\"6\" rx=\"1.2\" fill=\"#4a1260\"/>\
+             <text class=\"tag\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"4.8\" fill=\"#fff\" \
+             text-anchor=\"middle\"{squeeze}>{}</text></g>",
+            t.class,
+            t.owner,
+            escape(&t.tag),
+            escape(&t.title),
+            x + w / 2.0,
+            top + 4.7,
+            escape(&t.tag)
+        );
+        x += w + GAP * k;
+    }
+}
+
 /// Marker labels in a hex, stacked up from its bottom edge (`cy` the
 /// hex's centre, moved up for a second kind of marker), clear of the hex's
 /// coordinate at its top (issue 27).
@@ -756,6 +872,7 @@ fn minis_svg(
     view: SvgView,
     caption: &[String],
     sealed: &[&SealedFact],
+    over: bool,
 ) -> SvgParts {
     let sc = b.scenario();
     let k = PX_PER_INCH;
@@ -765,7 +882,8 @@ fn minis_svg(
     let width = (tw + 2.0 * MARGIN).max(500.0);
     let height = td + 3.0 * MARGIN + below;
     let mut out = String::new();
-    open_svg(&mut out, width, height, view, Some(&sc.name));
+    let to_act = (!(over || b.over)).then(|| b.public().active());
+    open_svg(&mut out, width, height, view, Some(&sc.name), to_act);
     let _ = writeln!(
         out,
         "<g class=\"table\" transform=\"translate({MARGIN:.1},{MARGIN:.1})\">"
@@ -925,7 +1043,9 @@ fn minis_svg(
                 fig.side,
                 if out_of_play { " (out of play)" } else { "" }
             )),
-            y - 6.0,
+            // Issue 29: a removed figure's struck name below its mark, so
+            // it never runs over the name of a figure that took its place.
+            if out_of_play { y + 11.0 } else { y - 6.0 },
             escape(&fig.name)
         );
     }
@@ -1241,6 +1361,17 @@ mod tests {
                 removed[0]
             );
             assert!(svg.contains("class=\"removed-mark\""), "{view:?}");
+            // Its name below its mark (issue 29), not where a live
+            // figure's name goes (above).
+            let at = svg.find("g class=\"figure removed\"").unwrap();
+            let g = &svg[at..at + svg[at..].find("</g>").unwrap()];
+            let num = |from: &str, after: &str| -> f64 {
+                let k = from.find(after).unwrap() + after.len();
+                from[k..k + from[k..].find('"').unwrap()].parse().unwrap()
+            };
+            let cy = num(g, " cy=\"");
+            let ty = num(&g[g.find("<text ").unwrap()..], " y=\"");
+            assert!(ty > cy, "{g}");
             let status = b.show(crate::board::View::Status);
             println!("{status}");
             let first = status.lines().next().unwrap();
@@ -1300,6 +1431,74 @@ mod tests {
         assert_eq!(sealed_facts(SvgView::All, &reveals, true).len(), 2);
         let svg = board_svg(&demo(), SvgView::Side(Side::A), 9, &b);
         assert!(!svg.contains("class=\"sealed"), "A never draws B's: {svg}");
+    }
+
+    // Issue 29, G3, B28.1, B28.5, B28.47, B28.531, B28.9: side B's own
+    // sealed facts in its own view are each a tag of its own words (no
+    // two kinds alike), in the band between the hex's coordinate and its
+    // counters; side A's view draws none of them.
+    #[test]
+    fn issue29_each_own_sealed_kind_has_its_own_tag_clear_of_the_coordinate() {
+        use hexveil_asl::content::to_kernel;
+        use hexveil_asl::model::sealed::{ApStrength, AtFactors, BoobyLevel};
+        let fact = |loc: &str, c: Content| SealedFact {
+            owner: Side::B,
+            location: loc.into(),
+            content: to_kernel(&c),
+        };
+        let hex = |s: &str| s.parse::<Hex>().unwrap();
+        let sealed = [
+            fact(
+                "3E3",
+                Content::ApMines(ApStrength::from_factors(6).unwrap()),
+            ),
+            fact("3E5", Content::AtMines(AtFactors::new(2).unwrap())),
+            fact("3H5", Content::Dummy),
+            fact(
+                "3E5",
+                Content::Daisy(DaisyNote::Placed {
+                    holder: hexveil_asl::model::unit::UnitId(5),
+                    hex: hex("3E5"),
+                }),
+            ),
+            fact("board3", Content::BoobyTraps(BoobyLevel::C)),
+        ];
+        let svg = board_svg(&demo(), SvgView::Side(Side::B), 4, &sealed);
+        let tags: Vec<String> = svg
+            .split('<')
+            .filter(|t| t.starts_with("g class=\"sealed"))
+            .map(|t| attr_of(t, "data-tag"))
+            .collect();
+        println!("{tags:?}");
+        for want in ["A-P 6", "A-T 2", "Dummy", "DC", "BT C"] {
+            assert_eq!(
+                tags.iter().filter(|t| *t == want).count(),
+                1,
+                "{want}: {tags:?}"
+            );
+        }
+        assert!(
+            !svg.contains("stroke-dasharray=\"4,3\""),
+            "no anonymous ring"
+        );
+        // In 3E3: the tag's rect lies below the coordinate's baseline and
+        // above the top of a counter (centre y - 9).
+        let (_, cy) = hex_centre(demo().asl().unwrap().scenario(), hex("3E3")).unwrap();
+        let h2 = 3f64.sqrt() / 2.0 * HEX_SIZE;
+        let at = svg
+            .find("data-hex=\"3E3\" data-owner=\"B\" data-tag=")
+            .unwrap();
+        let y: f64 = attr_of(&svg[at..], "y").parse().unwrap();
+        // (the coordinate's baseline at cy - h2 + 7, its descent 1.5 below)
+        assert!(y > cy - h2 + 8.5 && y + 6.0 <= cy - 9.0, "{y} {cy}");
+        let a = board_svg(&demo(), SvgView::Side(Side::A), 4, &sealed);
+        assert!(!a.contains("class=\"sealed"), "G3: A never draws B's");
+    }
+
+    fn attr_of(tag: &str, name: &str) -> String {
+        let key = format!(" {name}=\"");
+        let at = tag.find(&key).unwrap() + key.len();
+        tag[at..at + tag[at..].find('"').unwrap()].to_string()
     }
 
     // G3: a view sees the sealed contents of its own side only, and only

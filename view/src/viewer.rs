@@ -4,16 +4,23 @@
 //! screen.
 //!
 //! - At first sight the picture is drawn at [`DEFAULT_ZOOM`], so the
-//!   counters' text (5 SVG units) is 11 CSS pixels, centred on the units
-//!   (the last action's hexes once there is one), not the whole map
-//!   shrunk to fit.
+//!   counters' text (5 SVG units) is 11 CSS pixels (never under 10: a
+//!   group of units may be fitted down to zoom 2.0), not the whole map
+//!   shrunk to fit. A player's page (the picture's `data-reader` is his
+//!   side) opens on his own units, as many as the frame holds; any other
+//!   on every unit if they fit, else on the last action's units, else on
+//!   those of the side to act (`data-to-act`): never on the empty ground
+//!   between two sides' bounding box (issue 29).
 //! - Zoom with the mouse wheel, a two-finger pinch or the `+` / `-`
 //!   buttons; pan by dragging, by one finger, or with the scroll bars;
 //!   `units` and `whole map` buttons go back to the units or show
 //!   everything. The zoom and the place stay when the picture changes.
 //! - A stack's counters are fanned out in the picture (each one's name
 //!   shows, [`crate::svg`]); pointing at one (or tapping it) lists every
-//!   unit of its hex, with its state, in `#stack` beside the board.
+//!   unit of its hex, with its state, in `#stack` beside the board. A
+//!   click keeps the list while the pointer moves to it; a unit clicked
+//!   in the list is clicked on the board (the page's own listener selects
+//!   it), so a unit under others is picked in one click (issue 29).
 //! - [`legend_html`] explains every mark the pictures draw.
 //!
 //! Stable hooks: `#board` (the frame, `data-zoom` the zoom now),
@@ -39,13 +46,17 @@ pub const VIEWER_STYLE: &str = r#"
 #board { position: relative; overflow: auto; height: 70vh; min-height: 18em; max-height: 60em;
          border: 1px solid #ccc; background: #fff; touch-action: pan-x pan-y; cursor: grab;
          overscroll-behavior: contain; }
+@media (min-width: 900px) { #board { height: 80vh; } }
 #board.dragging { cursor: grabbing; }
 #board svg { display: block; }
 #board .counter { cursor: pointer; }
 #stack { font-size: 0.9em; margin: 0.3em 0; padding: 0.3em 0.5em 0.3em 1.6em; background: #fff;
          border: 1px solid #ccc; min-height: 1.5em; overflow-wrap: anywhere; }
-#stack:empty::before { content: "point at a counter to list every unit in its hex"; color: #777;
-         margin-left: -1.1em; }
+#stack li { cursor: pointer; }
+#stack li:hover, #stack li:focus { background: #eef; }
+#stack:empty::before { content: "point at a counter to list every unit in its hex; click one here to pick it";
+         color: #777; margin-left: -1.1em; }
+.hv-viewer:has(g.table) #stack:empty::before { content: "point at a figure for its name and state"; }
 #legend { font-size: 0.85em; margin: 0.3em 0; }
 #legend ul { list-style: none; padding: 0; margin: 0.3em 0; display: grid;
          grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); gap: 0.2em 0.8em; }
@@ -114,6 +125,12 @@ pub fn legend_html(what: LegendFor) -> String {
              <text x=\"14\" y=\"13.5\" font-size=\"6\" text-anchor=\"middle\" fill=\"#a00\">{text}</text>"
         ))
     };
+    let sealed = |text: &str| {
+        swatch(&format!(
+            "<rect x=\"0\" y=\"6\" width=\"28\" height=\"10\" rx=\"2\" fill=\"#4a1260\"/>\
+             <text x=\"14\" y=\"13.5\" font-size=\"7\" text-anchor=\"middle\" fill=\"#fff\">{text}</text>"
+        ))
+    };
     let mut asl: Vec<(String, &str)> = vec![
         (counter("#5a6fa8", "#222"), "a unit of side A (its name, its type, its state codes)"),
         (counter("#a85a5a", "#222"), "a unit of side B"),
@@ -135,8 +152,11 @@ pub fn legend_html(what: LegendFor) -> String {
          "BT: a Booby Trap went off here (B28.9)"),
         (swatch("<line x1=\"1\" y1=\"11\" x2=\"27\" y2=\"11\" stroke=\"#c00\" stroke-width=\"2\" stroke-dasharray=\"3,2\"/>"),
          "Daisy Chain (placed, revealed or attacked; B28.53)"),
-        (swatch("<circle cx=\"14\" cy=\"11\" r=\"9\" fill=\"none\" stroke=\"#900\" stroke-width=\"2\" stroke-dasharray=\"4,3\"/>"),
-         "dashed red ring: a sealed content, shown after the end or to its owner"),
+        (sealed("A-P 6"), "your own sealed A-P minefield and its factors (B28.1); shown to its owner, or to all after the end"),
+        (sealed("A-T 2"), "your own sealed A-T mines and their factors (B28.5)"),
+        (sealed("Dummy"), "your own Known counter that is a Dummy (B28.47)"),
+        (sealed("DC"), "your own Daisy Chain, noted (B28.531)"),
+        (sealed("BT C"), "your own Booby Trap level, at its board's corner (B28.9)"),
         (swatch("<circle cx=\"14\" cy=\"11\" r=\"4\" fill=\"#555\"/>"), "paved road (grey dot); dirt road: brown dot"),
     ];
     let terrain: [(&str, &str); 6] = [
@@ -206,27 +226,83 @@ pub fn legend_html(what: LegendFor) -> String {
 /// defines `keepInSight(frame)` too (the last action, else the units, in
 /// sight).
 pub const VIEWER_SCRIPT: &str = r#"
-function keepInSight(board) {
-  var els = board.querySelectorAll('.last-action');
-  if (els.length === 0) { els = board.querySelectorAll('.counter, .figure'); }
-  if (els.length === 0) { return; }
-  var top = Infinity, left = Infinity, bottom = -Infinity, right = -Infinity;
+// The units a picture opens on (issue 29): a player's own
+// (`data-reader` A or B on the picture), else every unit. A removed
+// figure is no unit.
+function hvUnits(board, side) {
+  var sel = side ? '[data-side="' + side + '"]' : '';
+  return Array.prototype.slice.call(board.querySelectorAll('.counter' + sel + ', .figure' + sel))
+    .filter(function (el) { return !el.classList.contains('removed'); });
+}
+function hvReader(board) {
+  var s = board.querySelector('svg');
+  var r = s ? s.getAttribute('data-reader') : null;
+  return r === 'A' || r === 'B' ? r : null;
+}
+// The counters in the last action's hexes, else the hexes themselves.
+function hvLastAction(board) {
+  var hexes = Array.prototype.slice.call(board.querySelectorAll('.last-action'));
+  var units = [];
+  hexes.forEach(function (h) {
+    board.querySelectorAll('.counter[data-hex="' + h.getAttribute('data-hex') + '"]')
+      .forEach(function (c) { units.push(c); });
+  });
+  return units.length ? units : hexes;
+}
+function hvBox(els) {
+  var q = { top: Infinity, left: Infinity, bottom: -Infinity, right: -Infinity };
   els.forEach(function (el) {
     var r = el.getBoundingClientRect();
-    top = Math.min(top, r.top); left = Math.min(left, r.left);
-    bottom = Math.max(bottom, r.bottom); right = Math.max(right, r.right);
+    q.top = Math.min(q.top, r.top); q.left = Math.min(q.left, r.left);
+    q.bottom = Math.max(q.bottom, r.bottom); q.right = Math.max(q.right, r.right);
   });
+  return q;
+}
+// Scrolls the frame so the box q (client coordinates) is in the middle
+// of what it shows (its client area, scroll bars excluded).
+function hvCentre(board, q) {
   var b = board.getBoundingClientRect();
-  if (top < b.top || bottom > b.bottom) {
-    board.scrollTop += (top + bottom) / 2 - (b.top + b.bottom) / 2;
+  board.scrollLeft += (q.left + q.right) / 2 - (b.left + board.clientLeft + board.clientWidth / 2);
+  board.scrollTop += (q.top + q.bottom) / 2 - (b.top + board.clientTop + board.clientHeight / 2);
+}
+// The most of `els` a window of the frame's size holds, around one of
+// them: a player's units spread wider than a phone's frame open on the
+// largest group of them, not on the empty ground between.
+function hvBestWindow(board, els) {
+  var c = els.map(function (el) {
+    var r = el.getBoundingClientRect();
+    return { el: el, x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, w: r.width, h: r.height };
+  });
+  var best = [];
+  c.forEach(function (a) {
+    var near = c.filter(function (o) {
+      return Math.abs(o.x - a.x) + o.w / 2 <= board.clientWidth / 2 &&
+             Math.abs(o.y - a.y) + o.h / 2 <= board.clientHeight / 2;
+    });
+    if (near.length > best.length) { best = near; }
+  });
+  return best.map(function (o) { return o.el; });
+}
+function keepInSight(board) {
+  var els = Array.prototype.slice.call(board.querySelectorAll('.last-action'));
+  if (els.length === 0) { els = hvUnits(board, hvReader(board)); }
+  if (els.length === 0) { els = hvUnits(board, null); }
+  if (els.length === 0) { return; }
+  var q = hvBox(els);
+  var b = board.getBoundingClientRect();
+  var top = b.top + board.clientTop, left = b.left + board.clientLeft;
+  if (q.top < top || q.bottom > top + board.clientHeight) {
+    board.scrollTop += (q.top + q.bottom) / 2 - (top + board.clientHeight / 2);
   }
-  if (left < b.left || right > b.right) {
-    board.scrollLeft += (left + right) / 2 - (b.left + b.right) / 2;
+  if (q.left < left || q.right > left + board.clientWidth) {
+    board.scrollLeft += (q.left + q.right) / 2 - (left + board.clientWidth / 2);
   }
 }
 function hvBoard(frame) {
   'use strict';
   var DEFAULT = Number(frame.dataset.zoom) || 2.2;
+  // The least zoom that keeps counter text (5 SVG units) at 10 CSS px.
+  var READABLE = 2.0;
   var zoom = DEFAULT;
   var placed = false;
   var stack = document.getElementById('stack');
@@ -257,24 +333,45 @@ function hvBoard(frame) {
     frame.scrollLeft = px * zoom - ox;
     frame.scrollTop = py * zoom - oy;
   }
-  // The units (else the last action) centred, at the default zoom.
+  // Fits `els` in the frame at a zoom from READABLE to the default and
+  // centres them; false (nothing moved) when they need a smaller zoom,
+  // unless `anyway` (then centred at the default zoom).
+  function fit(els, anyway) {
+    var s = picture();
+    zoom = DEFAULT;
+    apply(s);
+    var q = hvBox(els);
+    var w = (q.right - q.left) / zoom, h = (q.bottom - q.top) / zoom;
+    var z = Math.min(DEFAULT, (frame.clientWidth - 4) / Math.max(w, 1), (frame.clientHeight - 4) / Math.max(h, 1));
+    if (z < READABLE && !anyway) { return false; }
+    if (z >= READABLE) { zoom = z; apply(s); }
+    hvCentre(frame, hvBox(els));
+    return true;
+  }
+  // At first sight and on `units` (issue 29): a player's page opens on
+  // his own units, as many as the frame holds at counter size; any other
+  // page on every unit if they fit at counter size, else on the last
+  // action's units, else on the side to act's.
   function toUnits() {
     var s = picture();
     if (!s) { return; }
     zoom = DEFAULT;
     apply(s);
-    var els = frame.querySelectorAll('.last-action');
-    if (els.length === 0) { els = frame.querySelectorAll('.counter, .figure'); }
-    if (els.length === 0) { return; }
-    var top = Infinity, left = Infinity, bottom = -Infinity, right = -Infinity;
-    els.forEach(function (el) {
-      var q = el.getBoundingClientRect();
-      top = Math.min(top, q.top); left = Math.min(left, q.left);
-      bottom = Math.max(bottom, q.bottom); right = Math.max(right, q.right);
-    });
-    var b = frame.getBoundingClientRect();
-    frame.scrollLeft += (left + right) / 2 - (b.left + b.right) / 2;
-    frame.scrollTop += (top + bottom) / 2 - (b.top + b.bottom) / 2;
+    var own = hvUnits(frame, hvReader(frame));
+    if (hvReader(frame) && own.length) {
+      if (!fit(own, false)) { fit(hvBestWindow(frame, own), true); }
+      return;
+    }
+    var all = hvUnits(frame, null);
+    if (all.length && fit(all, false)) { return; }
+    var last = hvLastAction(frame);
+    if (last.length) { fit(last, true); return; }
+    var toAct = hvUnits(frame, s.getAttribute('data-to-act'));
+    if (s.getAttribute('data-to-act') && toAct.length) {
+      if (!fit(toAct, false)) { fit(hvBestWindow(frame, toAct), true); }
+      return;
+    }
+    if (all.length) { fit(hvBestWindow(frame, all), true); }
   }
   function toAll() {
     var s = picture();
@@ -295,6 +392,15 @@ function hvBoard(frame) {
       li.dataset.unit = c.getAttribute('data-unit');
       var t = c.querySelector('title');
       li.textContent = t ? t.textContent : c.getAttribute('data-unit');
+      // Issue 29: each unit of the stack is clicked here as on the board
+      // (the page's own click listener sees a click on its counter).
+      li.tabIndex = 0;
+      li.addEventListener('click', function () {
+        c.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+      });
+      li.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); li.click(); }
+      });
       items.push(li);
     });
     stack.replaceChildren.apply(stack, items);
@@ -366,12 +472,16 @@ function hvBoard(frame) {
     drag = null;
     frame.classList.remove('dragging');
   });
+  // Pointing lists a hex's stack; a click (a tap) keeps it listed while
+  // the pointer moves on to the list, until a click elsewhere.
+  var pinned = false;
   frame.addEventListener('mouseover', function (e) {
     var c = e.target.closest && e.target.closest('.counter');
-    if (c) { list(c); }
+    if (c && !pinned) { list(c); }
   });
   frame.addEventListener('click', function (e) {
     var c = e.target.closest && e.target.closest('.counter');
+    pinned = !!c;
     if (c) { list(c); }
   });
   shown();
