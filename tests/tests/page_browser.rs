@@ -964,6 +964,21 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
     for seat in [&mut sa, &mut sb] {
         let verdict = seat.verdict().await;
         assert!(verdict.contains("concede"), "{}: {verdict}", seat.name);
+        // Issue 29 (a new user's trial): the result is the page's headline
+        // and nothing is left to command (the buttons and forms go).
+        let turn = seat.browser.text("#turn").await;
+        println!("{}: headline at the end {turn:?}", seat.name);
+        assert!(
+            turn.starts_with("the game is over: side ") && turn.contains("conceded"),
+            "{}: {turn}",
+            seat.name
+        );
+        assert_eq!(
+            seat.browser.text("#end").await,
+            "",
+            "{}: the end button is hidden",
+            seat.name
+        );
         let shown = seat.browser.html().await;
         seat.received.push(shown);
     }

@@ -149,6 +149,15 @@ impl Board {
         } else if !u.events.is_empty() {
             self.last.extend(told);
         }
+        // The end record says how the game ended whatever ended it (a
+        // concession or a timeout has no engine event to fold): the result
+        // a page and `status` show (issue 29, a new user's trial).
+        if let Some(end) = &u.end {
+            self.result = Some(match end.winner {
+                Some(w) => format!("side {w} wins ({})", end.reason),
+                None => format!("no winner ({})", end.reason),
+            });
+        }
         if u.closed {
             // Issue 27 item 9: the log is closed, so the game waits for
             // nobody; a wait said before (the reveal) is over.
