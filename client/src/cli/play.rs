@@ -1184,6 +1184,14 @@ pub async fn play_seat(
         // `acting` stays set until the next update: a refused action
         // (nothing changed) asks again.
         if ask && deciding.is_none() {
+            // A concession question asked while the seat waited lapses at
+            // the prompt (the next line is a command again).
+            if std::mem::take(&mut queue.concede_asked) {
+                out.note(
+                    side,
+                    "not conceded: it is your move now (type `concede` again to concede)",
+                );
+            }
             if let Some(from) = input.take() {
                 let queued = match from {
                     Input::Stdin => queue.lines.pop_front(),
