@@ -76,7 +76,10 @@ fn side_line(
         None => String::new(),
     };
     if let Some(n) = signed {
-        roster.push_str(&format!(", \"{}\" (the name its key signed)", visible(n)));
+        roster.push_str(&format!(
+            ", \"{}\" (the name its key signed, the server says)",
+            visible(n)
+        ));
     }
     let seated = if i == 0 {
         s.side_a_seated
@@ -137,7 +140,7 @@ mod tests {
             format!(
                 "{}  Mine Alley (asl v3, live), created 2026-11-18 11:06 UTC, 1 spectator\n  \
                  side A (German): key 1a1a1a1a1a1a1a1a, \"Alice\" (league's name), connected\n  \
-                 side B (British): key 2b2b2b2b2b2b2b2b, \"Bob the Sapper\" (the name its key signed), NOT connected\n  \
+                 side B (British): key 2b2b2b2b2b2b2b2b, \"Bob the Sapper\" (the name its key signed, the server says), NOT connected\n  \
                  waiting for side B's machine to answer its Daisy Chain opportunity 1; \
                  forfeits at 11:15 UTC, in 9 min (the server's word)",
                 "ab".repeat(16)

@@ -738,7 +738,9 @@ async fn one_command_join_and_resume() {
     println!("{out}");
     assert!(
         ok && out.lines().any(|l| l.starts_with("  side B")
-            && l.contains(", \"Bob the Sapper\" (the name its key signed), connected")),
+            && l.contains(
+                ", \"Bob the Sapper\" (the name its key signed, the server says), connected"
+            )),
         "{out}"
     );
     let b_dir = dir.path().join(format!("hexveil-{game}-b"));

@@ -377,8 +377,11 @@ impl GameSession for LiveGame {
         self.effects(outputs)
     }
 
-    fn signed_names(&self) -> [Option<String>; 2] {
-        self.names.clone().map(|(_, name)| name)
+    fn signed_names(&self) -> Option<[Option<String>; 2]> {
+        self.names
+            .iter()
+            .all(|(seen, _)| *seen)
+            .then(|| self.names.clone().map(|(_, name)| name))
     }
 }
 
@@ -455,6 +458,7 @@ impl SessionFactory for LiveGameFactory {
                     Ok(Body::Setup(_))
                 )
             })
+            .take(2)
             .cloned()
             .collect();
         let (session, owed) = Session::restore(

@@ -949,6 +949,7 @@ impl Lobby {
             .finished
             .store(origin == Origin::Finished, Ordering::Relaxed);
         let task = GameTask {
+            names_known: false,
             game_id,
             session,
             store: self.store.clone(),
@@ -1017,6 +1018,8 @@ struct Member {
 struct GameTask {
     game_id: GameId,
     session: Box<dyn GameSession>,
+    /// Whether the players' signed names were read ([`GameStatus::signed`]).
+    names_known: bool,
     store: StoreHandle,
     next_seq: u64,
     members: HashMap<ConnectionId, Member>,
@@ -1953,15 +1956,15 @@ impl GameTask {
         Ok(())
     }
 
-    fn update_status(&self) {
-        // Cheap once both names are known (or both setups named no one:
-        // then asked again, which costs a lock and two clones of `None`).
-        let names = self.session.signed_names();
-        let mut shown = self.status.signed.lock().expect("status lock poisoned");
-        if *shown != names {
-            *shown = names;
+    fn update_status(&mut self) {
+        // Asked until both setups are in (then never again: the names are
+        // signed once).
+        if !self.names_known {
+            if let Some(names) = self.session.signed_names() {
+                *self.status.signed.lock().expect("status lock poisoned") = names;
+                self.names_known = true;
+            }
         }
-        drop(shown);
         self.status
             .first
             .store(self.seats[0].is_some(), Ordering::Relaxed);

@@ -274,11 +274,11 @@ pub trait GameSession: Send + 'static {
     }
 
     /// The display names the players' keys signed in their public setups,
-    /// side A first (issue 27 item 8): `None` for a side whose setup is not
-    /// in yet or names no one. Public (a setup is public), asked after
-    /// every call while a side's is unknown.
-    fn signed_names(&self) -> [Option<String>; 2] {
-        [None, None]
+    /// side A first (issue 27 item 8; `None` for a setup that names no
+    /// one), once both setups are accepted; `None` before. Public (a setup
+    /// is public); asked after every call until it answers.
+    fn signed_names(&self) -> Option<[Option<String>; 2]> {
+        None
     }
 
     /// Called at or after [`GameSession::next_deadline`].

@@ -991,6 +991,13 @@ struct Queue<'a> {
     /// A concession given while the seat waited, to be sent once nothing
     /// of the seat's is in flight.
     concede: bool,
+    /// The entry hash of the concession sent out of turn, until the log
+    /// has it or it is refused, and how many times it was signed.
+    conceding: Option<Digest>,
+    concede_tries: u8,
+    /// A concession refused as stale waits for an update before it is
+    /// signed again.
+    concede_after_update: bool,
     /// Where the leftovers are named, and whose they are.
     out: &'a Output,
     side: Side,
@@ -1033,6 +1040,9 @@ pub async fn play_seat(
         ended: false,
         concede_asked: false,
         concede: false,
+        conceding: None,
+        concede_tries: 0,
+        concede_after_update: false,
         out,
         side,
     };
@@ -1077,7 +1087,10 @@ pub async fn play_seat(
                     // at any time while the game is open, so it is sent
                     // now, not at the seat's next prompt (issue 29).
                     if take_typed(typed, queue, &language, side, out, &board) == Taken::ConcedeNow {
-                        queue.concede = true;
+                        if queue.conceding.is_some() || queue.concede {
+                            out.note(side, "already conceding: nothing more sent");
+                        }
+                        queue.concede = queue.conceding.is_none();
                         if !seat.nothing_in_flight() {
                             out.note(side, "conceding as soon as your machine's answer in flight is receipted");
                         }
@@ -1120,7 +1133,6 @@ pub async fn play_seat(
             }
         };
         line.seen(&event);
-        concede_when_free(seat, queue, line, out).await?;
         let ask = match event {
             GameEvent::PromptRefused(r) => {
                 out.note(side, &r.reason);
@@ -1130,6 +1142,8 @@ pub async fn play_seat(
                 acting
             }
             GameEvent::Update(u) | GameEvent::Replayed(u) => {
+                // The head moved: a concession refused as stale may go.
+                queue.concede_after_update = false;
                 // Of the views re-sent when the seat is taken, only the
                 // last is current: the others' prompts are history.
                 let live = seat.last_seq() == Some(u.seq);
@@ -1146,6 +1160,7 @@ pub async fn play_seat(
                 }
                 acting
             }
+            GameEvent::Rejected(r) if concede_again(queue, &r.entry_hash, out, side) => acting,
             GameEvent::Rejected(r) => {
                 // The server's signed refusal, the player's proof (G5),
                 // goes to a file; one short line says where (issue 27).
@@ -1180,6 +1195,9 @@ pub async fn play_seat(
             GameEvent::Pong(_) => false,
             GameEvent::Other(text) => note(text),
         };
+        // A concession given while the seat waited goes once nothing of
+        // the seat's is in flight (this event may have been the last).
+        concede_when_free(seat, queue, line, out).await?;
         super::page::board(&board, seat.last_seq().unwrap_or(0), acting);
         // `acting` stays set until the next update: a refused action
         // (nothing changed) asks again.
@@ -1219,7 +1237,12 @@ async fn concede_when_free(
     line: &mut Lifeline,
     out: &Output,
 ) -> Result<(), PlayError> {
-    if !queue.concede || !seat.nothing_in_flight() || seat.is_closed() {
+    if seat.end().is_some() || seat.is_closed() {
+        // The game ended meanwhile (by this concession or otherwise).
+        queue.concede = false;
+        return Ok(());
+    }
+    if !queue.concede || queue.concede_after_update || !seat.nothing_in_flight() {
         return Ok(());
     }
     queue.concede = false;
@@ -1228,10 +1251,35 @@ async fn concede_when_free(
         "conceding now: a concession does not wait for your move",
     );
     match seat.concede() {
-        Ok(_) => Ok(()),
+        Ok(env) => {
+            queue.conceding = Some(env.entry_hash());
+            Ok(())
+        }
         Err(e) if following(&e) => line.resume(seat, out, e).await,
         Err(e) => Err(e.into()),
     }
+}
+
+/// A concession the server refused because the log moved on before it
+/// (the other parties' entries keep coming while the seat waits, and an
+/// entry is signed on the head the seat has seen) is signed again once an
+/// update has moved this seat's head: `true` if `refused` was that
+/// concession (its refusal says nothing the player must keep).
+fn concede_again(queue: &mut Queue<'_>, refused: &Digest, out: &Output, side: Side) -> bool {
+    if queue.conceding.as_ref() != Some(refused) {
+        return false;
+    }
+    queue.conceding = None;
+    queue.concede = true;
+    queue.concede_after_update = true;
+    queue.concede_tries = queue.concede_tries.saturating_add(1);
+    if queue.concede_tries == 1 {
+        out.note(
+            side,
+            "the log moved on before the concession reached it: conceding again as soon as this client has caught up",
+        );
+    }
+    true
 }
 
 /// What [`take_typed`] made of a line.
@@ -1261,7 +1309,9 @@ fn take_typed(
         return Taken::Done;
     };
     let text = typed.text.trim();
-    if std::mem::take(&mut queue.concede_asked) {
+    // Only the terminal answers the terminal's question (a page's command
+    // meanwhile is a command).
+    if typed.from == typed::From::Stdin && std::mem::take(&mut queue.concede_asked) {
         if confirmed(text) {
             return Taken::ConcedeNow;
         }
@@ -1871,7 +1921,8 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
     if let Err(e) = proofs.keep_witness(seat.player().witness()) {
         println!("what this client was shown could not be kept: {e}");
     }
-    if playing? {
+    let over = playing?;
+    if over {
         let t = match fetch_transcript(&mut seat).await {
             Ok(t) => t,
             // The game is over: any node hands its transcript out.
@@ -1900,7 +1951,7 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
         println!("no more commands; leaving (the seat stays yours: join again to resume)");
     }
     seat.close().await;
-    super::page::last_look().await;
+    super::page::last_look(over).await;
     Ok(())
 }
 

@@ -159,10 +159,11 @@ pub fn shown(version: u64) {
 /// At the end of a session with a page: waits (at most [`LAST_LOOK`])
 /// until a page was given the last snapshot (the result and the
 /// verdict), so the process does not leave before the page shows them.
-/// A player at a terminal keeps the page (issue 29: the verdict stays
-/// readable, a reload still answers) until Ctrl-C; a client without a
-/// terminal (a script, a test) leaves after the last look.
-pub async fn last_look() {
+/// A player at a terminal keeps the page of a game that is `over`
+/// (issue 29: the verdict stays readable, a reload still answers) until
+/// Enter or Ctrl-C; a client without a terminal (a script, a test), or
+/// one leaving a game still under way, leaves after the last look.
+pub async fn last_look(over: bool) {
     let Some(page) = PAGE.get() else {
         return;
     };
@@ -173,12 +174,15 @@ pub async fn last_look() {
         return;
     }
     let _ = tokio::time::timeout(LAST_LOOK, shown.wait_for(|v| *v >= last)).await;
-    if super::prompt::interactive() {
+    if over && super::prompt::interactive() {
         println!(
-            "the game is over; your page stays up with the result and the verdict: press Ctrl-C to close it and leave"
+            "the game is over; your page stays up with the result and the verdict: press Enter or Ctrl-C to close it and leave"
         );
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            println!("cannot wait for Ctrl-C ({e}): leaving now");
+        // The line reader may hold the terminal in raw mode (Ctrl-C then
+        // arrives as a line): either ends the wait.
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = super::typed::next() => {}
         }
     }
 }
