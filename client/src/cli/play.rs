@@ -1092,7 +1092,7 @@ pub async fn play_seat(
                         }
                         queue.concede = queue.conceding.is_none();
                         if !seat.nothing_in_flight() {
-                            out.note(side, "conceding as soon as your machine's answer in flight is receipted");
+                            out.note(side, "conceding as soon as your machine's answer in flight is in the log");
                         }
                     }
                     concede_when_free(seat, queue, line, out).await?;
