@@ -1163,15 +1163,6 @@ impl RemotePlayer {
         Ok(env)
     }
 
-    /// Whether nothing this seat signed is in flight: every entry it sent
-    /// is seen in the log (not only receipted: the head moves with the
-    /// update), and no machine answer is held back. Only then may the
-    /// player's own choice out of turn (a concession) be signed: on the
-    /// head it would otherwise take the seq of its own answer.
-    pub fn nothing_in_flight(&self) -> bool {
-        self.unacked.is_none() && self.withheld.is_none() && !self.player.witness().has_unlogged()
-    }
-
     /// Concedes the game.
     pub fn concede(&mut self) -> Result<SignedEnvelope, DriverError> {
         let env = self.player.concede();
@@ -1352,15 +1343,6 @@ impl RemotePlayer {
             ToClient::Rejected(r) => {
                 // Shown (and kept as proof) only once checked (issue 27).
                 self.player.on_refusal(&r).map_err(|e| self.failed(e))?;
-                // A refused entry is no longer in flight: not sent again
-                // on a resume, and no bar to the seat's next entry.
-                if self
-                    .unacked
-                    .as_ref()
-                    .is_some_and(|e| e.entry_hash() == r.entry_hash)
-                {
-                    self.unacked = None;
-                }
                 GameEvent::Rejected(r)
             }
             ToClient::Transcript(t) => {

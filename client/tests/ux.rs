@@ -504,8 +504,8 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
     let refused = a.until_line(&["not queued:"], LONG).await;
     println!("{refused}");
     assert!(refused.contains("fly"), "{refused}");
-    a.say("end").await;
-    let queued = a.until_line(&["queued: `end`"], LONG).await;
+    a.say("concede").await;
+    let queued = a.until_line(&["queued: `concede`"], LONG).await;
     println!("{queued}");
     assert!(
         queued.contains("(waiting for the resolution of side A's action (entry "),
@@ -519,25 +519,25 @@ async fn g2_the_wait_shows_who_on_what_the_connection_and_the_forfeit_time() {
         queued.ends_with("it will be tried when you are to act"),
         "{queued}"
     );
-    // Issue 29 (a new user's trial): a concession is no move, and the
-    // referee takes one at any time while the game is open, so it is
-    // sent at once, not queued for A's next prompt.
-    a.say("concede").await;
-    let now = a.until_line(&["conceding now"], LONG).await;
-    println!("{now}");
-    assert!(
-        now.contains("a concession does not wait for your move"),
-        "{now}"
-    );
-    // B comes back with its secrets (for the reveals): connected again.
+    a.say("end").await;
+    a.until("queued: `end`", LONG).await;
+    // B comes back with its secrets: connected again, the game goes on.
     // (Only what A is told from now on counts.)
     a.seen.clear();
     let mut b2 = Running::spawn(&b_join);
     b2.until("resuming with the secrets", LONG).await;
-    let back = a.until_line(&["side B's client is connected"], LONG).await;
+    a.until("side B's client is connected", LONG).await;
+    let back = a
+        .seen
+        .iter()
+        .find(|l| l.contains("side B's client is connected"))
+        .unwrap()
+        .clone();
     println!("{back}");
-    // The `end` queued before the concession is never tried, and said so
-    // at exit.
+    assert!(back.contains("; side B's machine"), "{back}");
+    // The queued concession is tried at A's next prompt; the `end` queued
+    // behind it is never tried, and said so at exit.
+    a.until("trying the queued `concede`", LONG).await;
     let (a_ok, a_out) = a.exit(LONG).await;
     assert!(
         a_out.contains("not sent: `end` (this session ended before you were to act)"),
@@ -731,7 +731,7 @@ async fn one_command_join_and_resume() {
     )
     .await;
     // Issue 27 item 8: `hexveil list` says it too, marked as the name the
-    // key signed (the server's word, like the rest of the list).
+    // key signed, the server's word (like the rest of the list).
     let mut list = s(&["list"]);
     list.extend(lab.conn(&alice));
     let (ok, out) = run(&list).await;

@@ -198,13 +198,6 @@ impl Witness {
         self.next_seq
     }
 
-    /// Whether an entry the party sent is not yet seen in the log (sent,
-    /// perhaps receipted, its update not yet checked): an entry the party
-    /// signs now would take the same seq on a stale head.
-    pub fn has_unlogged(&self) -> bool {
-        !self.sent.is_empty()
-    }
-
     /// The head of the log as checked so far: sign the next entry on it.
     pub fn head(&self) -> Digest {
         self.head

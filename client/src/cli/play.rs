@@ -985,19 +985,6 @@ struct Queue<'a> {
     /// The input ended (the seat leaves at its next prompt, once the
     /// queue is used up).
     ended: bool,
-    /// `concede` was typed at a terminal while the seat waited: the next
-    /// line answers the question.
-    concede_asked: bool,
-    /// A concession given while the seat waited, to be sent once nothing
-    /// of the seat's is in flight.
-    concede: bool,
-    /// The entry hash of the concession sent out of turn, until the log
-    /// has it or it is refused, and how many times it was signed.
-    conceding: Option<Digest>,
-    concede_tries: u8,
-    /// A concession refused as stale waits for an update before it is
-    /// signed again.
-    concede_after_update: bool,
     /// Where the leftovers are named, and whose they are.
     out: &'a Output,
     side: Side,
@@ -1038,11 +1025,6 @@ pub async fn play_seat(
     let mut queue = Queue {
         lines: Default::default(),
         ended: false,
-        concede_asked: false,
-        concede: false,
-        conceding: None,
-        concede_tries: 0,
-        concede_after_update: false,
         out,
         side,
     };
@@ -1083,19 +1065,7 @@ pub async fn play_seat(
             None if matches!(input, Some(Input::Stdin)) && !queue.ended => tokio::select! {
                 event = seat.next_event() => Ok(event),
                 typed = typed::next() => {
-                    // A concession is not a move: the referee takes one
-                    // at any time while the game is open, so it is sent
-                    // now, not at the seat's next prompt (issue 29).
-                    if take_typed(typed, queue, &language, side, out, &board) == Taken::ConcedeNow {
-                        if queue.conceding.is_some() || queue.concede {
-                            out.note(side, "already conceding: nothing more sent");
-                        }
-                        queue.concede = queue.conceding.is_none();
-                        if !seat.nothing_in_flight() {
-                            out.note(side, "conceding as soon as your machine's answer in flight is in the log");
-                        }
-                    }
-                    concede_when_free(seat, queue, line, out).await?;
+                    take_typed(typed, queue, &language, side, out, &board);
                     continue;
                 }
             },
@@ -1142,8 +1112,6 @@ pub async fn play_seat(
                 acting
             }
             GameEvent::Update(u) | GameEvent::Replayed(u) => {
-                // The head moved: a concession refused as stale may go.
-                queue.concede_after_update = false;
                 // Of the views re-sent when the seat is taken, only the
                 // last is current: the others' prompts are history.
                 let live = seat.last_seq() == Some(u.seq);
@@ -1160,7 +1128,6 @@ pub async fn play_seat(
                 }
                 acting
             }
-            GameEvent::Rejected(r) if concede_again(queue, &r.entry_hash, out, side) => acting,
             GameEvent::Rejected(r) => {
                 // The server's signed refusal, the player's proof (G5),
                 // goes to a file; one short line says where (issue 27).
@@ -1195,21 +1162,10 @@ pub async fn play_seat(
             GameEvent::Pong(_) => false,
             GameEvent::Other(text) => note(text),
         };
-        // A concession given while the seat waited goes once nothing of
-        // the seat's is in flight (this event may have been the last).
-        concede_when_free(seat, queue, line, out).await?;
         super::page::board(&board, seat.last_seq().unwrap_or(0), acting);
         // `acting` stays set until the next update: a refused action
         // (nothing changed) asks again.
         if ask && deciding.is_none() {
-            // A concession question asked while the seat waited lapses at
-            // the prompt (the next line is a command again).
-            if std::mem::take(&mut queue.concede_asked) {
-                out.note(
-                    side,
-                    "not conceded: it is your move now (type `concede` again to concede)",
-                );
-            }
             if let Some(from) = input.take() {
                 let queued = match from {
                     Input::Stdin => queue.lines.pop_front(),
@@ -1228,73 +1184,9 @@ pub async fn play_seat(
     }
 }
 
-/// Sends the concession given while the seat waited (issue 29: the
-/// referee takes one at any time while the game is open, so it does not
-/// wait for the seat's move), once nothing the seat signed is in flight.
-async fn concede_when_free(
-    seat: &mut RemotePlayer,
-    queue: &mut Queue<'_>,
-    line: &mut Lifeline,
-    out: &Output,
-) -> Result<(), PlayError> {
-    if seat.end().is_some() || seat.is_closed() {
-        // The game ended meanwhile (by this concession or otherwise).
-        queue.concede = false;
-        return Ok(());
-    }
-    if !queue.concede || queue.concede_after_update || !seat.nothing_in_flight() {
-        return Ok(());
-    }
-    queue.concede = false;
-    out.note(
-        seat.side(),
-        "conceding now: a concession does not wait for your move",
-    );
-    match seat.concede() {
-        Ok(env) => {
-            queue.conceding = Some(env.entry_hash());
-            Ok(())
-        }
-        Err(e) if following(&e) => line.resume(seat, out, e).await,
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// A concession the server refused because the log moved on before it
-/// (the other parties' entries keep coming while the seat waits, and an
-/// entry is signed on the head the seat has seen) is signed again once an
-/// update has moved this seat's head: `true` if `refused` was that
-/// concession (its refusal says nothing the player must keep).
-fn concede_again(queue: &mut Queue<'_>, refused: &Digest, out: &Output, side: Side) -> bool {
-    if queue.conceding.as_ref() != Some(refused) {
-        return false;
-    }
-    queue.conceding = None;
-    queue.concede = true;
-    queue.concede_after_update = true;
-    queue.concede_tries = queue.concede_tries.saturating_add(1);
-    if queue.concede_tries == 1 {
-        out.note(
-            side,
-            "the log moved on before the concession reached it: conceding again as soon as this client has caught up",
-        );
-    }
-    true
-}
-
-/// What [`take_typed`] made of a line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Taken {
-    /// Queued, answered or refused with a note.
-    Done,
-    /// A concession, confirmed: to be sent now.
-    ConcedeNow,
-}
-
 /// A line typed while the seat was not deciding: a command is queued with
 /// a note saying what the game waits for; `help` and `show` are answered
-/// at once (they send nothing); a concession is for now ([`Taken`]; at a
-/// terminal after its question); anything else is refused with a note, at
+/// at once (they send nothing); anything else is refused with a note, at
 /// once, rather than when it would have been tried.
 fn take_typed(
     typed: Option<typed::Line>,
@@ -1303,35 +1195,16 @@ fn take_typed(
     side: Side,
     out: &Output,
     board: &Board,
-) -> Taken {
+) {
     let Some(typed) = typed else {
         queue.ended = true;
-        return Taken::Done;
+        return;
     };
     let text = typed.text.trim();
-    // Only the terminal answers the terminal's question (a page's command
-    // meanwhile is a command).
-    if typed.from == typed::From::Stdin && std::mem::take(&mut queue.concede_asked) {
-        if confirmed(text) {
-            return Taken::ConcedeNow;
-        }
-        println!("not conceded, nothing sent");
-        return Taken::Done;
-    }
     if text.is_empty() {
-        return Taken::Done;
+        return;
     }
     match language.parse(text) {
-        // Typed at a terminal, `concede` asks first (the page asks on the
-        // page before it sends one; a script means it).
-        Ok(Parsed::Act { concede: true, .. }) => {
-            if typed.from == typed::From::Stdin && super::prompt::interactive() {
-                println!("{}", CONCEDE_QUESTION.trim_end());
-                queue.concede_asked = true;
-                return Taken::Done;
-            }
-            return Taken::ConcedeNow;
-        }
         Ok(Parsed::Act { .. }) => {
             let waiting = board
                 .waiting
@@ -1350,7 +1223,6 @@ fn take_typed(
         Ok(Parsed::Show(view)) => print!("{}", board.show(view)),
         Err(e) => out.note(side, &format!("not queued: {e}")),
     }
-    Taken::Done
 }
 
 /// What the server did that the seat caught (issue 24), in words, with
