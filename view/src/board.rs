@@ -26,6 +26,16 @@
 use hexveil_asl::a::morale::MoraleEvent;
 use hexveil_asl::b28::daisy_chain::DaisyEvent;
 use hexveil_asl::b28::minefield::MinefieldEvent;
+/// How a game ended, in the words every view uses: `side B wins (side A
+/// conceded)`, or `no winner (...)` (the end record's, or the engine's
+/// game-over event's, winner and reason).
+pub fn result_words(winner: Option<impl std::fmt::Display>, reason: &str) -> String {
+    match winner {
+        Some(w) => format!("side {w} wins ({reason})"),
+        None => format!("no winner ({reason})"),
+    }
+}
+
 #[cfg(test)]
 use hexveil_asl::b28::minefield::VehicleOutcome;
 use hexveil_asl::b28::movement::MoveEvent;
@@ -153,10 +163,7 @@ impl Board {
         // concession or a timeout has no engine event to fold): the result
         // a page and `status` show (issue 29, a new user's trial).
         if let Some(end) = &u.end {
-            self.result = Some(match end.winner {
-                Some(w) => format!("side {w} wins ({})", end.reason),
-                None => format!("no winner ({})", end.reason),
-            });
+            self.result = Some(result_words(end.winner, &end.reason));
         }
         if u.closed {
             // Issue 27 item 9: the log is closed, so the game waits for
@@ -456,10 +463,7 @@ impl AslBoard {
                 return Some(format!("side {side} concedes"))
             }
             EventKind::Turn(TurnEvent::GameOver { winner, reason }) => {
-                return Some(match winner {
-                    Some(w) => format!("side {w} wins ({reason})"),
-                    None => format!("no winner ({reason})"),
-                })
+                return Some(result_words(winner, &reason))
             }
             EventKind::Move(MoveEvent::Moved { from, to, .. }) => {
                 self.last_hexes.extend([from, to]);
@@ -852,10 +856,7 @@ impl MinisBoard {
             MinisEvent::Conceded { side } => return Some(format!("side {side} concedes")),
             MinisEvent::GameOver { winner, reason } => {
                 self.over = true;
-                return Some(match winner {
-                    Some(w) => format!("side {w} wins ({reason})"),
-                    None => format!("no winner ({reason})"),
-                });
+                return Some(result_words(winner, &reason));
             }
             _ => {}
         }

@@ -213,10 +213,10 @@ impl Narrator {
             out.extend(self.event(e, reader));
         }
         if let Some(end) = &u.end {
-            out.push(match end.winner {
-                Some(w) => format!("RESULT: side {w} wins ({})", end.reason),
-                None => format!("RESULT: no winner ({})", end.reason),
-            });
+            out.push(format!(
+                "RESULT: {}",
+                crate::board::result_words(end.winner, &end.reason)
+            ));
         }
         if u.closed {
             out.push(
