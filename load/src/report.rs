@@ -7,6 +7,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::floor::{CryptoFloor, EchoFloor, SqliteFloor};
+use crate::server::Buckets;
 
 /// Latency percentiles, in microseconds.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -102,6 +103,16 @@ pub struct Summary {
     /// This tool's own CPU (the bots' signing, checking and decoding) per
     /// ruled action: it shares the machine with the server.
     pub load_tool_cpu_us_per_action: Option<f64>,
+    /// The server's own time on each player's payload during the drive
+    /// (its ruling and every effect, the durable commit included), from
+    /// its `hexveil_adjudication_seconds`: the latency without the bots'
+    /// part (their signing, checking, and waiting for their core) or the
+    /// network's. `None` for `--connect`.
+    pub server_adjudication: Option<ServerLatency>,
+    /// The started server's SQLite WAL at the end of the drive, KiB: it
+    /// starts over about every second under load; a WAL that never does
+    /// grows with every commit (issue 30). `None` for `--connect`.
+    pub server_wal_kib_end: Option<f64>,
     /// Server resident memory with no game open.
     pub server_rss_kib_none: Option<u64>,
     /// Server resident memory with the games open and idle.
@@ -149,6 +160,30 @@ pub struct Summary {
     pub loadavg_start: Option<String>,
     /// `/proc/loadavg` when it ended.
     pub loadavg_end: Option<String>,
+}
+
+/// Quantiles of a server histogram of seconds, as the upper bounds of the
+/// buckets (a factor of 1.41 apart) that hold them, in microseconds.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ServerLatency {
+    /// Observations.
+    pub count: u64,
+    /// The median is at most this.
+    pub p50_at_most_us: Option<f64>,
+    /// The 99th percentile is at most this.
+    pub p99_at_most_us: Option<f64>,
+}
+
+impl ServerLatency {
+    /// From a histogram's buckets (seconds).
+    pub fn of(b: &Buckets) -> ServerLatency {
+        let us = |q| b.quantile_at_most(q).map(|s| s * 1e6);
+        ServerLatency {
+            count: b.count(),
+            p50_at_most_us: us(0.5),
+            p99_at_most_us: us(0.99),
+        }
+    }
 }
 
 fn opt(v: Option<f64>, unit: &str) -> String {
@@ -214,6 +249,20 @@ impl Summary {
             opt(self.server_cpu_us_per_action, "us"),
             opt(self.load_tool_cpu_us_per_action, "us")
         );
+        if let Some(a) = &self.server_adjudication {
+            let at_most =
+                |v: Option<f64>| v.map_or("n/a".into(), |us| format!("<= {}", ms(us as u64)));
+            let _ = writeln!(
+                t,
+                "server      its own time on a payload (ruling and commit): p50 {} p99 {} ({} payloads)",
+                at_most(a.p50_at_most_us),
+                at_most(a.p99_at_most_us),
+                a.count
+            );
+        }
+        if let Some(wal) = self.server_wal_kib_end {
+            let _ = writeln!(t, "store       the WAL {wal:.0} KiB at the end");
+        }
         if let (Some(c), Some(g)) = (
             self.server_rss_kib_per_connection,
             self.server_rss_kib_per_game_without_connections,

@@ -22,8 +22,8 @@ use thiserror::Error;
 
 use crate::floor::{self, FloorError};
 use crate::game::{Bot, BotError, GameError, Kind, LoadGame, Mix, Outcome};
-use crate::report::{Floor, Latency, Ratios, Summary};
-use crate::server::{self, MetricsProbe, ServerError, ServerProcess, Spawn};
+use crate::report::{Floor, Latency, Ratios, ServerLatency, Summary};
+use crate::server::{self, Buckets, MetricsProbe, ServerError, ServerProcess, Spawn};
 
 /// Games opened at once while the run starts (handshakes, logins, pads).
 pub const OPEN_AT_ONCE: usize = 16;
@@ -526,13 +526,7 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         pid,
         data_parent,
         metrics,
-    } = reach(
-        &opts.target,
-        opts.games,
-        opts.pace,
-        opts.pad_len,
-        opts.memory_split,
-    )?;
+    } = reach(&opts.target, opts.games, opts.pace, opts.pad_len, true)?;
     let relay = if !opts.relay {
         None
     } else {
@@ -704,6 +698,7 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     }
 
     // Drive them (not with --memory-split, whose games are closed).
+    let adjudication_before = adjudication(metrics.as_ref())?;
     let cpu_before = pid.as_deref().map(server::cpu_secs).transpose()?;
     let self_before = server::cpu_secs("self")?;
     let start = Instant::now();
@@ -765,6 +760,9 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
     let drive_secs = start.elapsed().as_secs_f64();
     let cpu_after = pid.as_deref().map(server::cpu_secs).transpose()?;
     let self_after = server::cpu_secs("self")?;
+    let adjudication = adjudication(metrics.as_ref())?
+        .zip(adjudication_before)
+        .map(|(after, before)| ServerLatency::of(&after.since(&before)));
     if let Some(p) = progress {
         p.abort();
     }
@@ -851,6 +849,8 @@ pub async fn run(opts: &Options) -> Result<Summary, RunError> {
         server_cpu_us_per_action,
         load_tool_cpu_us_per_action: (actions > 0)
             .then(|| (self_after - self_before) * 1e6 / actions as f64),
+        server_wal_kib_end: spawned.as_ref().and_then(ServerProcess::wal_kib),
+        server_adjudication: adjudication,
         server_rss_kib_none: rss_none,
         server_rss_kib_idle: rss_idle,
         idle_games,
@@ -965,6 +965,15 @@ struct Shared<'a> {
 }
 
 /// The server's heap in use (KiB), if it reports it.
+/// The server's `hexveil_adjudication_seconds` now, if it serves its
+/// metrics.
+fn adjudication(metrics: Option<&MetricsProbe>) -> Result<Option<Buckets>, RunError> {
+    Ok(metrics
+        .map(|m| m.histogram("hexveil_adjudication_seconds"))
+        .transpose()?
+        .flatten())
+}
+
 fn heap_kib(metrics: Option<&MetricsProbe>) -> Result<Option<f64>, RunError> {
     Ok(metrics.map(MetricsProbe::heap_kib).transpose()?.flatten())
 }

@@ -93,10 +93,8 @@ pub struct MetricsProbe {
 }
 
 impl MetricsProbe {
-    /// The server's heap in use in KiB (its `hexveil_heap_allocated_bytes`,
-    /// jemalloc's `stats.allocated`), or `None` if its metrics do not have
-    /// it (a build without the gauge, or without jemalloc).
-    pub fn heap_kib(&self) -> Result<Option<f64>, ServerError> {
+    /// The server's `/metrics` text.
+    fn scrape(&self) -> Result<String, ServerError> {
         let bad = |detail: String| ServerError::Proc {
             path: format!("http://{}/metrics", self.addr),
             detail,
@@ -120,11 +118,76 @@ impl MetricsProbe {
                 text.lines().next().unwrap_or("nothing")
             )));
         }
-        Ok(text
+        Ok(text)
+    }
+
+    /// The server's heap in use in KiB (its `hexveil_heap_allocated_bytes`,
+    /// jemalloc's `stats.allocated`), or `None` if its metrics do not have
+    /// it (a build without the gauge, or without jemalloc).
+    pub fn heap_kib(&self) -> Result<Option<f64>, ServerError> {
+        Ok(self
+            .scrape()?
             .lines()
             .find_map(|l| l.strip_prefix("hexveil_heap_allocated_bytes "))
             .and_then(|v| v.trim().parse::<f64>().ok())
             .map(|b| b / 1024.0))
+    }
+
+    /// The server's histogram `name` (e.g. `hexveil_adjudication_seconds`)
+    /// as it stands, or `None` if its metrics do not have it.
+    pub fn histogram(&self, name: &str) -> Result<Option<Buckets>, ServerError> {
+        let prefix = format!("{name}_bucket{{le=\"");
+        let buckets: Vec<(f64, u64)> = self
+            .scrape()?
+            .lines()
+            .filter_map(|l| {
+                let (le, count) = l.strip_prefix(&prefix)?.split_once("\"} ")?;
+                let le = if le == "+Inf" {
+                    f64::INFINITY
+                } else {
+                    le.parse().ok()?
+                };
+                Some((le, count.trim().parse().ok()?))
+            })
+            .collect();
+        Ok((!buckets.is_empty()).then_some(Buckets(buckets)))
+    }
+}
+
+/// A Prometheus histogram's cumulative buckets: (upper bound, count at or
+/// below it), in increasing order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buckets(pub Vec<(f64, u64)>);
+
+impl Buckets {
+    /// What was counted after `before` (an earlier reading of the same
+    /// histogram).
+    pub fn since(&self, before: &Buckets) -> Buckets {
+        Buckets(
+            self.0
+                .iter()
+                .map(|&(le, n)| {
+                    let was = before.0.iter().find(|(l, _)| *l == le).map_or(0, |b| b.1);
+                    (le, n.saturating_sub(was))
+                })
+                .collect(),
+        )
+    }
+
+    /// Observations counted.
+    pub fn count(&self) -> u64 {
+        self.0.last().map_or(0, |b| b.1)
+    }
+
+    /// The upper bound of the bucket that holds quantile `q` (0 to 1):
+    /// the quantile is at most this; `None` if nothing was counted.
+    pub fn quantile_at_most(&self, q: f64) -> Option<f64> {
+        let total = self.count();
+        if total == 0 {
+            return None;
+        }
+        let wanted = (q * total as f64).ceil().max(1.0) as u64;
+        self.0.iter().find(|b| b.1 >= wanted).map(|b| b.0)
     }
 }
 
@@ -359,6 +422,19 @@ pub fn cpu_secs(pid: &str) -> Result<f64, ServerError> {
     Ok((tick(11)? + tick(12)?) as f64 / USER_HZ)
 }
 
+impl ServerProcess {
+    /// The size of its SQLite WAL now, KiB (`None` if there is none): it
+    /// starts over about every second under load; one that never does
+    /// grows with every commit (issue 30).
+    pub fn wal_kib(&self) -> Option<f64> {
+        let wal = format!("{}-wal", hexveil_server::sqlite::DB_FILE);
+        let len = std::fs::metadata(self.data_dir.path().join(wal))
+            .ok()?
+            .len();
+        Some(len as f64 / 1024.0)
+    }
+}
+
 /// Resident memory (VmRSS) of a process in KiB, from `/proc/<pid>/status`.
 pub fn rss_kib(pid: &str) -> Result<u64, ServerError> {
     let path = format!("/proc/{pid}/status");
@@ -385,6 +461,26 @@ pub fn loadavg() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 30: the server's own p99, read from two readings of its
+    // histogram: only what was counted between them, and the bound of the
+    // bucket that holds the quantile.
+    #[test]
+    fn a_histogram_read_twice_gives_the_quantiles_between() {
+        let inf = f64::INFINITY;
+        let before = Buckets(vec![(0.001, 10), (0.002, 10), (0.004, 10), (inf, 10)]);
+        let after = Buckets(vec![(0.001, 60), (0.002, 158), (0.004, 159), (inf, 160)]);
+        let d = after.since(&before);
+        assert_eq!(
+            d,
+            Buckets(vec![(0.001, 50), (0.002, 148), (0.004, 149), (inf, 150)])
+        );
+        assert_eq!(d.count(), 150);
+        assert_eq!(d.quantile_at_most(0.5), Some(0.002));
+        assert_eq!(d.quantile_at_most(0.99), Some(0.004));
+        assert_eq!(d.quantile_at_most(1.0), Some(inf));
+        assert_eq!(before.since(&before).quantile_at_most(0.99), None);
+    }
 
     #[test]
     fn reads_this_process() {

@@ -93,6 +93,10 @@ pub struct SoakSummary {
     pub errors: u64,
     /// The first few.
     pub error_samples: Vec<String>,
+    /// The started server's SQLite WAL after every game, KiB (`None` for
+    /// `--connect`): a WAL that never starts over grows with every commit
+    /// (issue 30).
+    pub server_wal_kib_after: Option<f64>,
     /// `/proc/loadavg` before.
     pub loadavg_start: Option<String>,
     /// `/proc/loadavg` after.
@@ -121,6 +125,10 @@ impl SoakSummary {
                 }
             ),
             _ => "server memory not measured".into(),
+        };
+        let mem = match self.server_wal_kib_after {
+            Some(wal) => format!("{mem}; the WAL {wal:.0} KiB after"),
+            None => mem,
         };
         let mut t = format!(
             "soak: {} games ({} at a time, mix {}{}) in {:.1} s: {} opened, {} finished, {} transcripts clean ({} entries), {} not clean; {mem}; errors {}\n",
@@ -286,7 +294,6 @@ pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
         .zip(rss_after)
         .map(|(b, a)| a as f64 / b.max(1) as f64);
     let missing = games_finished.saturating_sub(verdicts.clean + verdicts.not_clean);
-    drop(reached);
     Ok(SoakSummary {
         games_total: opts.games_total,
         concurrent: opts.concurrent,
@@ -305,6 +312,10 @@ pub async fn run(opts: &SoakOptions) -> Result<SoakSummary, RunError> {
         memory_back_within_10_percent: ratio.map(|r| r <= 1.0 + MEMORY_GROWTH_ALLOWED),
         errors,
         error_samples,
+        server_wal_kib_after: reached
+            .spawned
+            .as_ref()
+            .and_then(server::ServerProcess::wal_kib),
         loadavg_start,
         loadavg_end: server::loadavg(),
     })
