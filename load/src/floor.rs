@@ -261,6 +261,11 @@ pub struct SqliteFloor {
     pub secs: f64,
     /// Commits per second.
     pub commits_per_sec: f64,
+    /// The median commit, us.
+    pub commit_p50_us: u64,
+    /// The 99th percentile commit, us: the disk's own tail, which a
+    /// server that answers only after a durable commit (G6) cannot beat.
+    pub commit_p99_us: u64,
 }
 
 /// Commits one `row_len`-byte row per transaction for about `wanted` (at
@@ -294,7 +299,9 @@ pub fn sqlite(dir: &Path, row_len: usize, wanted: Duration) -> Result<SqliteFloo
     let row = vec![0x3cu8; row_len];
     let start = Instant::now();
     let mut commits = 0u64;
+    let mut took = Vec::new();
     while commits < 20 || start.elapsed() < wanted {
+        let began = Instant::now();
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(sql("begin"))?;
@@ -302,14 +309,19 @@ pub fn sqlite(dir: &Path, row_len: usize, wanted: Duration) -> Result<SqliteFloo
             .and_then(|mut s| s.execute(rusqlite::params![&game[..], commits as i64, &row]))
             .map_err(sql("insert"))?;
         tx.commit().map_err(sql("commit"))?;
+        took.push(began.elapsed().as_micros() as u64);
         commits += 1;
     }
     let secs = start.elapsed().as_secs_f64();
+    took.sort_unstable();
+    let at = |q: f64| took[((took.len() as f64 * q).ceil() as usize).clamp(1, took.len()) - 1];
     Ok(SqliteFloor {
         row_len,
         commits,
         secs,
         commits_per_sec: commits as f64 / secs.max(1e-9),
+        commit_p50_us: at(0.5),
+        commit_p99_us: at(0.99),
     })
 }
 
@@ -329,6 +341,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = sqlite(dir.path(), 300, Duration::ZERO).unwrap();
         assert_eq!(s.commits, 20);
+        assert!(s.commit_p50_us > 0 && s.commit_p50_us <= s.commit_p99_us);
     }
 
     #[tokio::test]

@@ -333,8 +333,11 @@ impl Summary {
             let s = &f.sqlite;
             let _ = writeln!(
                 t,
-                "            SQLite {:.0} durable commits a second ({} B rows)",
-                s.commits_per_sec, s.row_len
+                "            SQLite {:.0} durable commits a second ({} B rows), one commit p50 {} p99 {}",
+                s.commits_per_sec,
+                s.row_len,
+                ms(s.commit_p50_us),
+                ms(s.commit_p99_us)
             );
         }
         if let Some(r) = &self.ratios {
