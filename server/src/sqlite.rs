@@ -97,9 +97,12 @@ pub struct SqliteStore {
     next_seq: HashMap<GameId, u64>,
     /// Fault injection (tests only): called at each step of a creation.
     fault: Option<FaultHook>,
-    /// When the WAL last started over (or the store opened): see
-    /// [`SqliteStore::housekeep`](GameStore::housekeep).
-    wal_started: Instant,
+    /// When the writer next tries, if no job waits, to finish a
+    /// checkpoint so that the WAL starts over (after [`WAL_RESTART_IDLE`]
+    /// of growth, or [`WAL_RETRY`] after a try that could not finish);
+    /// [`WAL_RESTART_FORCED`] - [`WAL_RESTART_IDLE`] later it tries
+    /// between two jobs anyway. See `housekeep` below.
+    wal_due: Instant,
 }
 
 /// How often the checkpoint thread copies the WAL's committed pages into
@@ -114,6 +117,12 @@ const WAL_RESTART_IDLE: Duration = Duration::from_secs(1);
 /// How long the WAL grows at most under a load that leaves the writer no
 /// idle moment: the writer then checkpoints between two jobs anyway.
 const WAL_RESTART_FORCED: Duration = Duration::from_secs(4);
+
+/// How long the writer waits to try again after a checkpoint that could
+/// not finish (the checkpoint thread was in one, or another connection
+/// reads an old snapshot: an operator's `sqlite3` shell, a backup), so
+/// that a reader that stays never costs a checkpoint after every job.
+const WAL_RETRY: Duration = Duration::from_millis(100);
 
 /// The WAL's checkpoints, on a thread of their own (issue 30). SQLite's
 /// default checkpoints from the commit that takes the WAL past 1,000 pages:
@@ -240,7 +249,7 @@ impl SqliteStore {
             _checkpoints: checkpoints,
             next_seq: HashMap::new(),
             fault: None,
-            wal_started: Instant::now(),
+            wal_due: Instant::now() + WAL_RESTART_IDLE,
         })
     }
 
@@ -446,8 +455,9 @@ impl GameStore for SqliteStore {
     /// thread's last pass; once the checkpoint is complete, its next commit
     /// writes the WAL from its start again.
     fn housekeep(&mut self, idle: bool) {
-        let grown = self.wal_started.elapsed();
-        if grown < WAL_RESTART_IDLE || (!idle && grown < WAL_RESTART_FORCED) {
+        let now = Instant::now();
+        let forced = self.wal_due + (WAL_RESTART_FORCED - WAL_RESTART_IDLE);
+        if now < self.wal_due || (!idle && now < forced) {
             return;
         }
         let done = self
@@ -461,11 +471,16 @@ impl GameStore for SqliteStore {
             });
         match done {
             // Not blocked, and every frame in the database file.
-            Ok((0, frames, copied)) if frames == copied => self.wal_started = Instant::now(),
+            Ok((0, frames, copied)) if frames == copied => {
+                self.wal_due = Instant::now() + WAL_RESTART_IDLE;
+            }
             // The checkpoint thread held the checkpoint, or a frame is
-            // left: the next job's housekeeping tries again.
-            Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "a WAL checkpoint failed; the next one retries"),
+            // left: tried again a little later.
+            Ok(_) => self.wal_due = Instant::now() + WAL_RETRY,
+            Err(error) => {
+                tracing::warn!(%error, "a WAL checkpoint failed; the next one retries");
+                self.wal_due = Instant::now() + WAL_RETRY;
+            }
         }
     }
 
@@ -843,10 +858,11 @@ mod tests {
     }
 
     // Issue 30: under a steady stream of commits the WAL starts over. The
-    // writer completes a checkpoint when it is due (idle after
-    // WAL_RESTART_IDLE, or between two jobs after WAL_RESTART_FORCED),
-    // not before, and the next commit writes the WAL from its start, so
-    // the file stays as long as the commits between two restarts.
+    // writer completes a checkpoint when it is due (idle once
+    // WAL_RESTART_IDLE has passed, or between two jobs after
+    // WAL_RESTART_FORCED), not before, and the next commit writes the WAL
+    // from its start, so the file stays as long as the commits between two
+    // restarts.
     #[test]
     fn the_wal_starts_over_under_steady_commits() {
         let dir = tempfile::tempdir().unwrap();
@@ -854,29 +870,30 @@ mod tests {
         let mut s = SqliteStore::open(dir.path()).unwrap();
         s.create_game(G1, b"", &own(), &[]).unwrap();
         let ago = |d: Duration| Instant::now().checked_sub(d).unwrap();
+        let between = WAL_RESTART_FORCED - WAL_RESTART_IDLE;
         for seq in 0..400u64 {
             s.append_event(G1, seq, &[seq as u8; 2000]).unwrap();
             // Not due: nothing is done.
-            let fresh = Instant::now();
-            s.wal_started = fresh;
+            let later = Instant::now() + Duration::from_secs(60);
+            s.wal_due = later;
             s.housekeep(true);
-            assert_eq!(s.wal_started, fresh, "idle but not due");
-            s.wal_started = ago(WAL_RESTART_IDLE + Duration::from_millis(50));
-            let busy = s.wal_started;
+            assert_eq!(s.wal_due, later, "idle but not due");
+            let due = ago(Duration::from_millis(50));
+            s.wal_due = due;
             s.housekeep(false);
-            assert_eq!(s.wal_started, busy, "not idle and not forced yet");
+            assert_eq!(s.wal_due, due, "due when idle, but not idle and not forced");
             // Due every 50 commits, idle and forced in turn.
             if seq % 50 == 49 {
                 let idle = (seq / 50) % 2 == 0;
-                let due = ago(if idle {
-                    WAL_RESTART_IDLE
+                let due = if idle {
+                    ago(Duration::ZERO)
                 } else {
-                    WAL_RESTART_FORCED
-                });
-                s.wal_started = due;
+                    ago(between)
+                };
+                s.wal_due = due;
                 s.housekeep(idle);
                 assert!(
-                    s.wal_started > due,
+                    s.wal_due >= Instant::now() + WAL_RESTART_IDLE - Duration::from_millis(50),
                     "the checkpoint at commit {seq} completed"
                 );
             }
@@ -892,6 +909,36 @@ mod tests {
             400,
             "G6: every commit kept"
         );
+    }
+
+    // A checkpoint that cannot finish (a reader holds an old snapshot) is
+    // tried again after WAL_RETRY, not after every job, and once the
+    // reader is gone the WAL starts over (issue 30).
+    #[test]
+    fn a_reader_that_stays_costs_one_checkpoint_a_retry() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = SqliteStore::open(dir.path()).unwrap();
+        s.create_game(G1, b"", &own(), &[]).unwrap();
+        s.append_event(G1, 0, b"first").unwrap();
+        // An operator's shell reading inside a transaction.
+        let reader = Connection::open(dir.path().join(DB_FILE)).unwrap();
+        reader.execute_batch("BEGIN").unwrap();
+        let n: i64 = reader
+            .query_row("SELECT count(*) FROM events", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+        s.append_event(G1, 1, b"second").unwrap();
+        let now = Instant::now();
+        s.wal_due = now;
+        s.housekeep(true);
+        assert!(
+            s.wal_due > now && s.wal_due < now + WAL_RESTART_IDLE,
+            "not finished while the reader stays: tried again after WAL_RETRY"
+        );
+        reader.execute_batch("COMMIT").unwrap();
+        s.wal_due = Instant::now();
+        s.housekeep(true);
+        assert!(s.wal_due >= Instant::now() + WAL_RESTART_IDLE - Duration::from_millis(50));
     }
 
     // A schema-1 database is migrated on open; its games count as started
