@@ -422,7 +422,9 @@ fn g4_b28_531_a_move_the_log_does_not_hold_is_no_move_for_the_standing_orders() 
     t.end_phase_until(hexveil_asl::turn::Phase::Movement);
     let b = t.players.get_mut(&Side::B).unwrap();
     let (seq, head) = (b.witness().next_seq(), b.witness().head());
-    let fake = forge::invent(seq, head, Some(Side::B), "action", Prompt::Wait);
+    // Words a sealed entry may have (its name alone is checked too:
+    // g5_g2_a_sealed_entry_named_as_one_every_party_reads_whole_is_a_proof).
+    let fake = forge::invent(seq, head, Some(Side::B), "openings", Prompt::Wait);
     let tank_into_3e5 = hexveil_asl::model::action::encode_action(&hexveil_fixtures::move_into(
         &[hexveil_fixtures::units::GER_PZ],
         "3E5",
@@ -708,6 +710,73 @@ fn g5_dice_or_events_the_signed_entry_does_not_give_are_never_shown() {
                 ),
                 other => panic!("{what} signed={signed}: {other:?}"),
             }
+        }
+    }
+}
+
+// G5 (PROTOCOL.md 16.1 item 5), G2: a sealed entry can show only the words
+// of an entry a party may be shown sealed. B's openings on A's step into
+// its mines come to A sealed, bound by the server's view receipt only. A
+// dishonest server names one of them as an entry every party reads whole,
+// and signs that: a concession (A's narrative would say "side B
+// concedes"), the end, a reveal, a timeout, a roll (A's count of the roll
+// the log is at, which decides which pad entries A releases, would move
+// on by one), a genesis or a declaration; or a ruling written by B (a
+// ruling is the server's); or words that are no entry at all, with an
+// escape sequence. Each is refused before anything is shown or counted,
+// and the signed view proves the server wrong against the transcript.
+#[test]
+fn g5_g2_a_sealed_entry_named_as_one_every_party_reads_whole_is_a_proof() {
+    for words in [
+        "concession",
+        "end",
+        "reveal",
+        "timeout",
+        "roll",
+        "genesis",
+        "action",
+        "pad statement",
+        "ruling",
+        "side B concedes\u{1b}[2J",
+    ] {
+        let mut t = Table::new(5, SEALED_B);
+        t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+        let mut v = Victim::default();
+        let mut done = false;
+        act_with(
+            &mut t,
+            Side::A,
+            hexveil_fixtures::step_into_the_minefield(),
+            Side::A,
+            &mut v,
+            &mut |u, _| {
+                let sealed = matches!(u.logged, hexveil_protocol::message::Logged::Sealed { .. });
+                if done || !sealed || u.entry != "openings" {
+                    return vec![u.clone()];
+                }
+                done = true;
+                vec![forge::alter(u, Some(Side::A), |u| u.entry = words.into())]
+            },
+        );
+        assert!(done, "A was shown B's openings sealed");
+        match &v.breach {
+            Some(Breach::FalseView { what, proof, .. }) => {
+                println!("{words:?}: {what}");
+                assert!(!what.contains('\u{1b}'), "{what}");
+                assert!(
+                    matches!(
+                        evidence::check(
+                            &Evidence::View(proof.clone()),
+                            None,
+                            Some(&t.game().bytes()),
+                            &hexveil_fixtures::rulesets()
+                        ),
+                        Ok(Finding::Server(_))
+                    ),
+                    "{words}"
+                );
+            }
+            other => panic!("{words}: {other:?}"),
         }
     }
 }
