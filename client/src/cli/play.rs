@@ -15,8 +15,9 @@ use super::reconnect::{following, lost, Lifeline, Record};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
 use super::setup_check::{self, SetupCheck, Which};
-use super::{files, keys, transcript, typed};
+use super::{files, keys, typed};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
+use hexveil::ending::Ending;
 use hexveil::follow::{retryable, Follower};
 use hexveil::presence::{unix_now_ms, wait_line};
 use hexveil_asl::model::scenario::Scenario;
@@ -1810,14 +1811,14 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
                 .clone()
                 .unwrap_or_else(|| dir.join("transcript.hexveil"));
             files::write_durably(&path, &t)?;
-            let (verdict, _) = transcript::judge(&t);
+            // This game's verdict only if the transcript is the log this
+            // seat was shown (G5), on the page as at the terminal.
+            let ending = Ending::check(&t, seat.player().witness());
             println!("transcript written to {}", path.display());
-            println!("{verdict}");
-            super::page::verdict(&verdict.to_string());
-            println!(
-                "{}",
-                super::evidence::audit_line(&t, seat.player().witness(), &proofs)
-            );
+            let audit = super::evidence::audit_words(&ending.audit, &proofs);
+            println!("{}", ending.verdict_words());
+            super::page::verdict(&format!("{}\n{audit}", ending.verdict_words()));
+            println!("{audit}");
         }
     } else {
         println!("no more commands; leaving (the seat stays yours: join again to resume)");
@@ -1974,15 +1975,15 @@ pub async fn watch(
         }
         Err(e) => return Err(e.into()),
     };
-    let (verdict, _) = transcript::judge(&t);
+    let ending = Ending::check(&t, spectator.witness());
     if let Some(path) = out {
         files::write_durably(&path, &t)?;
         println!("transcript written to {}", path.display());
     }
-    println!("{verdict}");
+    println!("{}", ending.verdict_words());
     println!(
         "{}",
-        super::evidence::audit_line(&t, spectator.witness(), &Proofs::nowhere())
+        super::evidence::audit_words(&ending.audit, &Proofs::nowhere())
     );
     spectator.close().await;
     Ok(())
