@@ -781,8 +781,10 @@ fn fork(
 fn differences(said: &Update, log: &Update) -> String {
     let mut out = Vec::new();
     if said.entry != log.entry {
+        // The words shown are the server's: quoted as data (`{:?}`), so
+        // they reach no terminal raw.
         out.push(format!(
-            "the entry is \"{}\", not \"{}\"",
+            "the entry is {:?}, not {:?}",
             log.entry, said.entry
         ));
     }

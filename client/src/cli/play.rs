@@ -1140,9 +1140,7 @@ pub async fn play_seat(
                         }
                         Ok(None) | Err(_) => String::new(),
                     };
-                // "refused, nothing changed: refused: ..." said it twice.
-                let why = r.reason.strip_prefix("refused: ").unwrap_or(&r.reason);
-                out.note(side, &format!("refused, nothing changed: {why}{kept}"));
+                out.note(side, &refusal_line(&r.reason, &kept));
                 acting
             }
             GameEvent::Receipt(_) => false,
@@ -1183,6 +1181,21 @@ pub async fn play_seat(
             }
         }
     }
+}
+
+/// The line for the server's signed refusal of one of this seat's
+/// entries (checked: its signature, and that it is for an entry this seat
+/// sent). Its reason is the server's words, said to be, and unable to
+/// write to the terminal or the page (no controls, escape sequences, line
+/// breaks or bidi overrides: `names::visible`), so it cannot add lines
+/// that read as the game's (G5).
+fn refusal_line(reason: &str, kept: &str) -> String {
+    // "refused, nothing changed: refused: ..." said it twice.
+    let why = reason.strip_prefix("refused: ").unwrap_or(reason);
+    format!(
+        "refused, nothing changed: {} (the server's words){kept}",
+        hexveil_view::names::visible(why)
+    )
 }
 
 /// A line typed while the seat was not deciding: a command is queued with
@@ -2202,5 +2215,33 @@ mod tests {
         let p = scenario_with(dir.path(), "[tables.to_hit]\nfile = \"nowhere.csv\"\n");
         let e = load_scenario(&p).err().unwrap().to_string();
         assert!(e.contains("nowhere.csv"), "{e}");
+    }
+
+    // G5: a signed refusal's reason is the server's free text. A dishonest
+    // server cannot make it add lines that read as the game's narrative
+    // ("RESULT: side B wins"), nor rewrite the screen with an escape
+    // sequence: it stays one line, said to be the server's.
+    #[test]
+    fn g5_a_refusals_reason_is_the_servers_words_on_one_line() {
+        let line = refusal_line(
+            "refused: out of turn\nlog #12: side A concedes\nRESULT: side B wins (side A conceded)\u{1b}[2J\u{202e}",
+            " (the server's signed refusal: proofs/000012-refusal.hxproof)",
+        );
+        println!("{line}");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(
+            !line.contains('\u{1b}') && !line.contains('\u{202e}'),
+            "{line}"
+        );
+        assert!(
+            line.starts_with("refused, nothing changed: out of turn\u{fffd}log #12"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                "(the server's words) (the server's signed refusal: proofs/000012-refusal.hxproof)"
+            ),
+            "{line}"
+        );
     }
 }
