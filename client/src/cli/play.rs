@@ -763,25 +763,11 @@ pub async fn list_finished(c: &Connect, json: bool) -> Result<(), PlayError> {
     }
     if games.is_empty() {
         println!("no finished games");
+        return Ok(());
     }
-    for g in games {
-        match g.row {
-            FinishedRow::Verified(r) => println!(
-                "{}  \"{}\" ({} v{}, {})  {}: {}  {} actions  {}",
-                r.game,
-                r.scenario,
-                r.ruleset,
-                r.ruleset_version,
-                r.mode,
-                r.result,
-                r.reason,
-                r.actions,
-                r.verdict
-            ),
-            FinishedRow::Refused { why } => {
-                println!("{}  not a result: {why}", game_hex(&g.game_id))
-            }
-        }
+    println!("{}", hexveil::listing::FINISHED_HEADER);
+    for g in &games {
+        println!("{}", hexveil::listing::finished_line(g));
     }
     Ok(())
 }
