@@ -201,10 +201,15 @@ impl Narrator {
         if let Some(setup) = &u.public_setup {
             // Issue 27 item 8: the player's name, signed with its setup.
             let side = crate::names::side_in_setup(setup).unwrap_or_default();
+            // Read whole (or the reader's own), the setup is the player's
+            // signed entry; an Escrow setup comes sealed, its public part
+            // in the server's signed view only, checked after the game (G5).
+            let whose = match u.logged {
+                Logged::Sealed { .. } => "the name in its setup as the server's signed view gives it: an Escrow setup is checked after the game",
+                _ => "the name its key signed in its setup",
+            };
             match crate::names::name_in_setup(setup) {
-                Ok(Some(name)) => out.push(format!(
-                    "side {side} is played by {name} (the name its key signed in its setup)"
-                )),
+                Ok(Some(name)) => out.push(format!("side {side} is played by {name} ({whose})")),
                 Ok(None) => {}
                 Err(e) => out.push(format!("side {side}'s setup gives no usable name: {e}")),
             }
@@ -1072,6 +1077,67 @@ mod tests {
         assert!(prompt.starts_with(">> your move"), "{lines:?}");
         assert!(!prompt.contains("Setup"), "{prompt}");
         assert!(prompt.contains("`end` ends your turn"), "{prompt}");
+    }
+
+    // G5, issue 27 item 8: a name is "the name its key signed" only where
+    // the reader holds the signed setup. An Escrow setup comes to the
+    // other side sealed: its public part, and the name in it, are the
+    // server's signed view until the transcript is checked.
+    #[test]
+    fn g5_a_name_in_a_sealed_escrow_setup_is_not_said_to_be_signed() {
+        let setup = crate::names::with_name(
+            include_str!("../../examples/demo/setup-b.toml"),
+            "Bob the Sapper",
+        )
+        .unwrap();
+        let digest = hexveil_protocol::encoding::Digest::ZERO;
+        let shown = |logged: Logged| {
+            let u = Update {
+                seq: 4,
+                head: digest,
+                entry: "setup".into(),
+                action: None,
+                genesis: None,
+                public_setup: Some(setup.clone()),
+                end: None,
+                closed: false,
+                events: Vec::new(),
+                dice: Vec::new(),
+                prompt: Prompt::Wait,
+                logged,
+                attest: None,
+            };
+            narrator()
+                .update(&u, Reader::Player(Side::A))
+                .into_iter()
+                .find(|l| l.contains("Bob the Sapper"))
+                .unwrap()
+        };
+        let sealed = shown(Logged::Sealed { entry_hash: digest });
+        assert_eq!(
+            sealed,
+            "side B is played by Bob the Sapper (the name in its setup as the server's signed view gives it: an Escrow setup is checked after the game)"
+        );
+        // A setup held whole (here by its receipt, as its own author holds
+        // it): the name its key signed.
+        let server = hexveil_protocol::identity::Identity::from_pkcs8(
+            &hexveil_protocol::identity::Identity::generate_pkcs8().unwrap(),
+        )
+        .unwrap();
+        let receipt = hexveil_protocol::envelope::Receipt::issue(
+            &server,
+            hexveil_protocol::encoding::GameId([7; 16]),
+            &hexveil_protocol::envelope::Appended {
+                seq: 4,
+                entry_hash: digest,
+                new_head: digest,
+            },
+        );
+        let signed = shown(Logged::Own(Box::new(receipt)));
+        assert_eq!(
+            signed,
+            "side B is played by Bob the Sapper (the name its key signed in its setup)"
+        );
     }
 
     #[test]
