@@ -781,6 +781,74 @@ fn g5_g2_a_sealed_entry_named_as_one_every_party_reads_whole_is_a_proof() {
     }
 }
 
+// G3, G4, G5: at the end of the game a player publishes every secret (its
+// pad seed, its sealed setups), so the end must be the log's. A dishonest
+// server colluding with B signs an end record of its own, with a Reveal
+// prompt: in the middle of play (nothing ends the game), and right after
+// B's concession naming B the winner. A checks the end against the log
+// before anything is shown or answered: nothing is revealed. The honest
+// ends (a concession, a timeout, a rules end) are what every other test
+// of this crate plays.
+#[test]
+fn g3_g5_an_end_the_log_does_not_give_reveals_nothing() {
+    let end = |winner: Side, reason: &str| {
+        Body::End(hexveil_protocol::message::EndRecord {
+            winner: Some(winner),
+            reason: reason.into(),
+        })
+    };
+    let forged = |a: &hexveil_protocol::player::Player, body: &Body| {
+        forge::server_entry(
+            common::GAME,
+            a.witness().next_seq(),
+            a.witness().head(),
+            body,
+            Some(Side::A),
+            Prompt::Reveal,
+        )
+    };
+    // In the middle of play.
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let a = t.players.get_mut(&Side::A).unwrap();
+    let fake = forged(a, &end(Side::B, "side A's units were all eliminated"));
+    match a.hear(&fake) {
+        Err(PlayerError::Breach(Breach::FalseEnd { what, .. })) => {
+            println!("{what}");
+            assert!(
+                what.contains("no concession, timeout or game-over event in the log ends the game"),
+                "{what}"
+            );
+        }
+        other => panic!("an end in the middle of play: {other:?}"),
+    }
+    // Right after B's concession, naming B the winner.
+    let mut t = Table::new(5, SEALED_B);
+    let env = t.players.get_mut(&Side::B).unwrap().concede();
+    let out = t.session.submit(Side::B, env, 0);
+    let conceded = out
+        .into_iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::A, ToClient::Update(u)) if u.entry == "concession" => Some(u),
+            _ => None,
+        })
+        .expect("A is shown B's concession");
+    let a = t.players.get_mut(&Side::A).unwrap();
+    let heard = a.hear(&conceded).unwrap();
+    assert!(heard.answer.is_none());
+    let fake = forged(a, &end(Side::B, "side A conceded"));
+    match a.hear(&fake) {
+        Err(PlayerError::Breach(Breach::FalseEnd { what, .. })) => {
+            println!("{what}");
+            assert!(
+                what.contains("the entry before it ends the game against side B"),
+                "{what}"
+            );
+        }
+        other => panic!("an end naming the side that conceded the winner: {other:?}"),
+    }
+}
+
 #[test]
 fn g5_a_sealed_ruling_shown_without_its_events_is_proven_against_the_transcript() {
     // A's view of the ruling on its step into B's mines is sealed (it

@@ -145,6 +145,19 @@ pub enum Breach {
         /// What it is, in words.
         entry: String,
     },
+    /// The server logged the end of the game where nothing in the log
+    /// before it ends the game (no concession, no timeout, no game-over
+    /// event), or with another result than the one that does. Nothing of
+    /// it is shown, and nothing is revealed (G3, G5): the entry is the
+    /// server's own signed one, which the transcript holds (its verifier
+    /// refuses the end record, `RefereeError::BadEnd`).
+    #[error("the server logged an end of the game that the log does not give: {what}; nothing of it was shown, and nothing was revealed (G5)")]
+    FalseEnd {
+        /// The entry.
+        seq: u64,
+        /// What is wrong, in words.
+        what: String,
+    },
     /// An update past an entry this party has not seen: ask the server for
     /// the views from `from` again.
     #[error("update {got} came before entry {from}: asking again from {from}")]
