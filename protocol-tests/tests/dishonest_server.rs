@@ -135,6 +135,20 @@ fn proven(t: &Table, refused: &RefusedPrompt) -> Finding {
     .expect("the evidence is consistent")
 }
 
+/// Whether a signed view proves the server wrong against the game's log
+/// so far (its transcript).
+fn view_proven(t: &Table, proof: &evidence::ViewProof) -> bool {
+    matches!(
+        evidence::check(
+            &Evidence::View(Box::new(proof.clone())),
+            None,
+            Some(&t.game().bytes()),
+            &hexveil_fixtures::rulesets()
+        ),
+        Ok(Finding::Server(_))
+    )
+}
+
 /// B is shown an entry the server made up at its next seq, asking
 /// `prompt`: it must release nothing; why it refused.
 fn refused_on_an_invented_entry(t: &mut Table, prompt: &Prompt) -> String {
@@ -696,18 +710,9 @@ fn g5_dice_or_events_the_signed_entry_does_not_give_are_never_shown() {
                         || reason.contains("not what the server's view receipt signs"),
                     "{what}: {reason}"
                 ),
-                (Some(Breach::FalseView { proof, .. }), true) => assert!(
-                    matches!(
-                        evidence::check(
-                            &Evidence::View(proof.clone()),
-                            None,
-                            Some(&t.game().bytes()),
-                            &hexveil_fixtures::rulesets()
-                        ),
-                        Ok(Finding::Server(_))
-                    ),
-                    "{what}"
-                ),
+                (Some(Breach::FalseView { proof, .. }), true) => {
+                    assert!(view_proven(&t, proof), "{what}")
+                }
                 other => panic!("{what} signed={signed}: {other:?}"),
             }
         }
@@ -763,18 +768,7 @@ fn g5_g2_a_sealed_entry_named_as_one_every_party_reads_whole_is_a_proof() {
             Some(Breach::FalseView { what, proof, .. }) => {
                 println!("{words:?}: {what}");
                 assert!(!what.contains('\u{1b}'), "{what}");
-                assert!(
-                    matches!(
-                        evidence::check(
-                            &Evidence::View(proof.clone()),
-                            None,
-                            Some(&t.game().bytes()),
-                            &hexveil_fixtures::rulesets()
-                        ),
-                        Ok(Finding::Server(_))
-                    ),
-                    "{words}"
-                );
+                assert!(view_proven(&t, proof), "{words}");
             }
             other => panic!("{words}: {other:?}"),
         }
