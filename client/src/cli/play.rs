@@ -68,8 +68,9 @@ pub enum PlayError {
     /// The scenario or a setup does not parse, or a Daisy order is wrong.
     #[error("{0}")]
     Input(String),
-    /// Another connection with the same key took this seat.
-    #[error("another client took this seat (side {0} of this game, the same key joined from elsewhere); this client stops here and sends nothing more. If that was not you, your key file is in someone else's hands")]
+    /// Another connection with the same key took this seat, the server
+    /// says (`Left`, unsigned: said as its word).
+    #[error("the server says another client took this seat (side {0} of this game, the same key joined from elsewhere; its word, unsigned); this client stops here and sends nothing more. If that was not you, your key file is in someone else's hands, or the server is not playing fair")]
     Displaced(Side),
     /// Connecting or logging in failed.
     #[error("cannot connect to the server {server}: {why}")]
