@@ -230,10 +230,13 @@ impl Narrator {
             );
         }
         if let Reader::Player(me) = reader {
+            // What the referee asks of the owner's client (G4, G1): its
+            // client answers only what the rules can ask now, and says
+            // so when it refuses (a dishonest server's request), so the
+            // line says what is asked, not what was released.
             match &u.prompt {
-                // G4: what the owner's client reveals, to the referee only.
                 Prompt::Open(requests) | Prompt::OpenAhead { requests, .. } => out.push(format!(
-                    "[G4] your client opens to the referee only: {}",
+                    "[G4] the referee asks your client to open, to it only: {}",
                     requests
                         .iter()
                         .filter(|r| r.owner == me)
@@ -242,7 +245,7 @@ impl Narrator {
                         .join(", ")
                 )),
                 Prompt::Transitions(list) => out.push(format!(
-                    "[G1] your client commits new contents (referee only): {}",
+                    "[G1] the referee asks your client to commit new contents (referee only): {}",
                     list.iter()
                         .map(|(r, c)| format!(
                             "{} {} now holds {}",
@@ -1138,6 +1141,45 @@ mod tests {
             signed,
             "side B is played by Bob the Sapper (the name its key signed in its setup)"
         );
+    }
+
+    // G4, G5: an owner's client opens only what the rules can ask now (its
+    // guard refuses a dishonest server's request, with a line of its own
+    // saying nothing was released), so the narrative of a prompt says what
+    // the referee asks, never that the client opened it.
+    #[test]
+    fn g4_g5_a_prompt_to_open_is_told_as_asked_not_as_opened() {
+        let request = kernel::FactRequest {
+            owner: Side::B,
+            layer: kernel::Layer::named("ap").unwrap(),
+            location: kernel::Location::key_of("3E3").unwrap(),
+        };
+        let u = Update {
+            seq: 20,
+            head: hexveil_protocol::encoding::Digest::ZERO,
+            entry: "ruling".into(),
+            action: None,
+            genesis: None,
+            public_setup: None,
+            end: None,
+            closed: false,
+            events: Vec::new(),
+            dice: Vec::new(),
+            prompt: Prompt::Open(vec![request]),
+            logged: Logged::Sealed {
+                entry_hash: hexveil_protocol::encoding::Digest::ZERO,
+            },
+            attest: None,
+        };
+        let lines = narrator().update(&u, Reader::Player(Side::B));
+        println!("{lines:?}");
+        assert!(
+            lines.contains(
+                &"[G4] the referee asks your client to open, to it only: ap 3E3".to_string()
+            ),
+            "{lines:?}"
+        );
+        assert!(!lines.iter().any(|l| l.contains("opens")), "{lines:?}");
     }
 
     #[test]
