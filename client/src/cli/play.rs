@@ -1240,7 +1240,18 @@ fn cheated(breach: Breach, proofs: &Proofs, seat: &RemotePlayer) -> PlayError {
         }
         _ => None,
     };
-    let _ = proofs.keep_witness(seat.player().witness());
+    let witness = proofs.keep_witness(seat.player().witness());
+    // An end the log does not give is the server's own signed entry: the
+    // statements this client holds keep it, and the game's transcript
+    // proves it (the verifier refuses it), or holds another entry there,
+    // which is a fork of what this client was shown.
+    let kept = match (&breach, witness) {
+        (Breach::FalseEnd { seq, .. }, Ok(Some(path))) => Some(format!(
+            "the server's signed entry #{seq} is kept in {} with what this client was shown: `hexveil verify` of the game's transcript refuses it, and a transcript without it is a fork of what this client was shown",
+            path.display()
+        )),
+        _ => kept,
+    };
     PlayError::Cheated {
         side,
         what: breach.to_string(),
