@@ -1034,6 +1034,26 @@ mod tests {
         )
     }
 
+    /// An update of a sealed entry named `entry`, asking `prompt`.
+    fn sealed(seq: u64, entry: &str, prompt: Prompt) -> Update {
+        let zero = hexveil_protocol::encoding::Digest::ZERO;
+        Update {
+            seq,
+            head: zero,
+            entry: entry.into(),
+            action: None,
+            genesis: None,
+            public_setup: None,
+            end: None,
+            closed: false,
+            events: Vec::new(),
+            dice: Vec::new(),
+            prompt,
+            logged: Logged::Sealed { entry_hash: zero },
+            attest: None,
+        }
+    }
+
     fn attack(strength: Option<u8>) -> Event {
         Event {
             to: Visibility::Public,
@@ -1058,24 +1078,7 @@ mod tests {
         ))
         .unwrap();
         let mut n = Narrator::for_game(&scenario);
-        let u = Update {
-            seq: 9,
-            head: hexveil_protocol::encoding::Digest::ZERO,
-            entry: "ruling".into(),
-            action: None,
-            genesis: None,
-            public_setup: None,
-            end: None,
-            closed: false,
-            events: Vec::new(),
-            dice: Vec::new(),
-            prompt: Prompt::Act,
-            logged: hexveil_protocol::message::Logged::Sealed {
-                entry_hash: hexveil_protocol::encoding::Digest::ZERO,
-            },
-            attest: None,
-        };
-        let lines = n.update(&u, Reader::Player(Side::A));
+        let lines = n.update(&sealed(9, "ruling", Prompt::Act), Reader::Player(Side::A));
         let prompt = lines.last().unwrap();
         assert!(prompt.starts_with(">> your move"), "{lines:?}");
         assert!(!prompt.contains("Setup"), "{prompt}");
@@ -1096,19 +1099,9 @@ mod tests {
         let digest = hexveil_protocol::encoding::Digest::ZERO;
         let shown = |logged: Logged| {
             let u = Update {
-                seq: 4,
-                head: digest,
-                entry: "setup".into(),
-                action: None,
-                genesis: None,
                 public_setup: Some(setup.clone()),
-                end: None,
-                closed: false,
-                events: Vec::new(),
-                dice: Vec::new(),
-                prompt: Prompt::Wait,
                 logged,
-                attest: None,
+                ..sealed(4, "setup", Prompt::Wait)
             };
             narrator()
                 .update(&u, Reader::Player(Side::A))
@@ -1116,9 +1109,9 @@ mod tests {
                 .find(|l| l.contains("Bob the Sapper"))
                 .unwrap()
         };
-        let sealed = shown(Logged::Sealed { entry_hash: digest });
+        let escrowed = shown(Logged::Sealed { entry_hash: digest });
         assert_eq!(
-            sealed,
+            escrowed,
             "side B is played by Bob the Sapper (the name in its setup as the server's signed view gives it: an Escrow setup is checked after the game)"
         );
         // A setup held whole (here by its receipt, as its own author holds
@@ -1154,23 +1147,7 @@ mod tests {
             layer: kernel::Layer::named("ap").unwrap(),
             location: kernel::Location::key_of("3E3").unwrap(),
         };
-        let u = Update {
-            seq: 20,
-            head: hexveil_protocol::encoding::Digest::ZERO,
-            entry: "ruling".into(),
-            action: None,
-            genesis: None,
-            public_setup: None,
-            end: None,
-            closed: false,
-            events: Vec::new(),
-            dice: Vec::new(),
-            prompt: Prompt::Open(vec![request]),
-            logged: Logged::Sealed {
-                entry_hash: hexveil_protocol::encoding::Digest::ZERO,
-            },
-            attest: None,
-        };
+        let u = sealed(20, "ruling", Prompt::Open(vec![request]));
         let lines = narrator().update(&u, Reader::Player(Side::B));
         println!("{lines:?}");
         assert!(
