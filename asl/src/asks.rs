@@ -460,6 +460,19 @@ impl kernel::Observer for AslObserver {
         }
     }
 
+    /// Set by the public `GameOver` event (A2.9, a concession), as the
+    /// engine's own result is.
+    fn outcome(&self) -> Option<kernel::Outcome> {
+        self.public
+            .state()
+            .result
+            .as_ref()
+            .map(|r| kernel::Outcome {
+                winner: r.winner,
+                reason: r.reason.clone(),
+            })
+    }
+
     fn clone_box(&self) -> Box<dyn kernel::Observer> {
         Box::new(self.clone())
     }

@@ -50,6 +50,7 @@ use hexveil_protocol::message::{EndRecord, Mode};
 use hexveil_protocol::player::{Player, PlayerError, RefusedPrompt, Secrets};
 use hexveil_protocol::reading::LogReading;
 use hexveil_protocol::witness::{Breach, Checked, Seen, Witness};
+use hexveil_view::names::visible;
 use thiserror::Error;
 use tokio::sync::mpsc;
 
@@ -88,8 +89,9 @@ pub enum DriverError {
     /// The connection is closed (or its stream failed).
     #[error("connection lost: {0}")]
     Disconnected(String),
-    /// The server refused a lobby request.
-    #[error("the server refused: {message}")]
+    /// The server refused a lobby request (its words shown only as
+    /// `names::visible` lets them reach a terminal).
+    #[error("the server refused: {}", visible(message))]
     Server {
         /// Its code.
         code: ErrorCode,
@@ -104,8 +106,8 @@ pub enum DriverError {
     /// where it said the game goes, if it knows; else any node of the
     /// league says where it is now ([`Client::locate`]).
     #[error("{}", match .to {
-        Some(to) => format!("the node handed the game over to {to}"),
-        None => format!("the node stopped serving the game ({why})"),
+        Some(to) => format!("the node handed the game over to {}", visible(to)),
+        None => format!("the node stopped serving the game ({})", visible(why)),
     })]
     Moved {
         /// The node it sent us to.
@@ -1806,5 +1808,38 @@ mod tests {
         b.close().await;
         c.close().await;
         server.shutdown().await;
+    }
+
+    // G5: a server's words in an error (a refusal, a node's handover or
+    // stop) reach the terminal only as `names::visible` lets them: no line
+    // break to add lines that read as the game's, no escape sequence to
+    // rewrite the screen, no bidi override.
+    #[test]
+    fn g5_a_servers_words_in_an_error_cannot_write_to_the_terminal() {
+        let hostile = "no\nRESULT: side B wins\u{1b}[2J\u{202e}";
+        let errors = [
+            DriverError::Server {
+                code: ErrorCode::Malformed,
+                message: hostile.into(),
+            },
+            DriverError::Net(NetError::Server {
+                code: ErrorCode::Malformed,
+                message: hostile.into(),
+            }),
+            DriverError::Moved {
+                to: Some(hostile.into()),
+                why: hostile.into(),
+            },
+            DriverError::Moved {
+                to: None,
+                why: hostile.into(),
+            },
+        ];
+        for e in errors {
+            let text = e.to_string();
+            println!("{text}");
+            assert!(text.contains("RESULT: side B wins"), "{text}");
+            assert!(!text.contains(['\n', '\u{1b}', '\u{202e}']), "{text:?}");
+        }
     }
 }

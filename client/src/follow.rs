@@ -34,6 +34,7 @@ use tokio::time::Instant;
 
 use crate::driver::{Client, DriverError, Location};
 use crate::net::NetError;
+use hexveil_view::names::visible;
 
 /// How long one node may take to connect and answer where a game is
 /// before it counts as not answering.
@@ -408,7 +409,9 @@ impl Follower {
                     let left = Duration::from_millis(left_ms);
                     tell(
                         format!(
-                            "node {address} ({node}) holds the game and does not answer; waiting for another node to take the game over (lease ends in {} s)",
+                            "node {} ({}) holds the game and does not answer; waiting for another node to take the game over (lease ends in {} s)",
+                            visible(&address),
+                            visible(&node),
                             left.as_secs_f64().ceil() as u64
                         ),
                         say,

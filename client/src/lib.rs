@@ -6,6 +6,7 @@
 //! node of a league that serves a game (issue 25).
 
 pub mod driver;
+pub mod ending;
 pub mod follow;
 pub mod listing;
 pub mod net;

@@ -4,7 +4,9 @@
 //! client's to read until it joins), so every text is shown through
 //! [`visible`]: a server cannot rewrite the terminal with it.
 
-use hexveil_net::wire::{date_words, forfeit_words, GameSummary, ListedGame, NamedGame};
+use hexveil_net::wire::{
+    date_words, forfeit_words, FinishedGame, FinishedRow, GameSummary, ListedGame, NamedGame,
+};
 use hexveil_view::names::visible;
 
 /// The lines `hexveil list` prints for `game` at `now_ms` (Unix
@@ -55,6 +57,37 @@ pub fn listed_lines(named: &NamedGame, now_ms: u64) -> Vec<String> {
 
 /// `  side A (German): key 1a2b3c4d5e6f7a8b, "Alice" (league's name),
 /// "Al" (the name its key signed), connected`.
+/// The line `hexveil list --finished` prints first: every row after it
+/// is the server's word (it verified the transcripts it stores; the client
+/// checked none of them).
+pub const FINISHED_HEADER: &str = "finished games, as the server says it verified their transcripts (the server's word: `hexveil watch --game GAME --out FILE` fetches one, and `hexveil results FILE` or `hexveil verify FILE` checks it)";
+
+/// One finished game as `hexveil list --finished` prints it, under
+/// [`FINISHED_HEADER`]: its row's fields (the server's words, each as
+/// [`visible`] lets it reach a terminal), or why the server refused its
+/// transcript.
+pub fn finished_line(g: &FinishedGame) -> String {
+    match &g.row {
+        FinishedRow::Verified(r) => format!(
+            "{}  \"{}\" ({} v{}, {})  {}: {}  {} actions  {}",
+            visible(&r.game),
+            visible(&r.scenario),
+            visible(&r.ruleset),
+            r.ruleset_version,
+            visible(&r.mode),
+            visible(&r.result),
+            visible(&r.reason),
+            r.actions,
+            visible(&r.verdict)
+        ),
+        FinishedRow::Refused { why } => format!(
+            "{}  not a result: {}",
+            hex::encode(g.game_id.0),
+            visible(why)
+        ),
+    }
+}
+
 fn side_line(
     game: &ListedGame,
     signed: &Option<String>,
@@ -169,5 +202,68 @@ mod tests {
         );
         assert!(text.contains("created at an unknown time"), "{text}");
         assert!(text.contains("waiting for nobody, or not said"), "{text}");
+    }
+
+    // G5: `list --finished` shows results the server says it verified; the
+    // client checked none, so they come under a line that says they are
+    // the server's word, and a server's words cannot add lines or rewrite
+    // the screen.
+    #[test]
+    fn g5_finished_games_are_the_servers_word_and_cannot_write_to_the_terminal() {
+        let s = |t: &str| t.to_string();
+        let row = hexveil_view::league::Row {
+            game: "ab".repeat(16),
+            scenario: s("Mine Alley"),
+            ruleset: s("asl"),
+            ruleset_version: 3,
+            mode: s("live"),
+            side_a: s("German"),
+            side_b: s("British"),
+            key_a: "1a".repeat(32),
+            key_b: "2b".repeat(32),
+            winner: s("B"),
+            result: s("side B wins"),
+            reason: s("side A conceded\nCLEAN: game cd, side A wins\u{1b}[2J"),
+            entries: 101,
+            actions: 40,
+            rulings: 30,
+            rolls: 12,
+            verdict: s("CLEAN"),
+            server_key: "3c".repeat(32),
+            head: "4d".repeat(32),
+        };
+        let verified = FinishedGame {
+            game_id: GameId([0xab; 16]),
+            row: FinishedRow::Verified(Box::new(row)),
+        };
+        let refused = FinishedGame {
+            game_id: GameId([0xcd; 16]),
+            row: FinishedRow::Refused {
+                why: s("damaged\nRESULT: side A wins"),
+            },
+        };
+        let text = [verified, refused]
+            .iter()
+            .map(finished_line)
+            .collect::<Vec<_>>()
+            .join("\n");
+        println!("{FINISHED_HEADER}\n{text}");
+        assert!(FINISHED_HEADER.contains("the server's word"));
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(
+            text.starts_with(&format!(
+                "{}  \"Mine Alley\" (asl v3, live)  side B wins: side A conceded\u{fffd}CLEAN",
+                "ab".repeat(16)
+            )),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(&format!(
+                "{}  not a result: damaged\u{fffd}RESULT: side A wins",
+                "cd".repeat(16)
+            )),
+            "{text}"
+        );
     }
 }

@@ -54,8 +54,9 @@ pub enum NetError {
     /// The login key or exporter failed.
     #[error(transparent)]
     Login(#[from] LoginError),
-    /// The server answered with an error.
-    #[error("the server refused: {message}")]
+    /// The server answered with an error (its words shown only as
+    /// `names::visible` lets them reach a terminal).
+    #[error("the server refused: {}", hexveil_view::names::visible(message))]
     Server {
         /// Its code.
         code: ErrorCode,

@@ -30,7 +30,7 @@ fn design_3_6_demo_in_escrow_mode_verifies_clean_with_the_server_answering_for_b
         "the escrow agent carried out the standing order: {text}"
     );
     assert!(
-        !text.contains("[G4] your client opens"),
+        !text.contains("[G4] the referee asks your client to open"),
         "no client was asked to open: {text}"
     );
     let ok = hexveil(&["verify", file.to_str().unwrap()]);
@@ -65,9 +65,11 @@ fn g5_demo_plays_over_quic_and_verifies_clean_then_tampering_is_named() {
         text.contains("secretly pulls its 2-factor Daisy Chain across 3E5"),
         "{text}"
     );
-    // G4: B sees its own client open facts to the referee; A never does.
+    // G4: B sees what the referee asks its own client to open; A never
+    // does. The line says what is asked: a request the rules cannot make
+    // is refused (G5), and the line must not say it was opened.
     assert!(
-        text.contains("  B | [G4] your client opens to the referee only: ap 3E3"),
+        text.contains("  B | [G4] the referee asks your client to open, to it only: ap 3E3"),
         "{text}"
     );
     assert!(!text.contains("A   | [G4]"), "{text}");

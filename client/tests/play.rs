@@ -382,7 +382,7 @@ async fn design_3_6_an_escrow_game_from_the_cli_needs_each_players_consent() {
         "the FFE was adjudicated: {a_out}"
     );
     assert!(
-        !b_out.contains("[G4] your client opens"),
+        !b_out.contains("[G4] the referee asks your client to open"),
         "B's client is never asked to open: {b_out}"
     );
     for out in [&a_out, &b_out] {

@@ -635,7 +635,11 @@ async fn one_seat_one_machine() {
     b2.until("joined game", LONG).await;
     let (ok, b_out) = b.exit(LONG).await;
     assert!(!ok, "{b_out}");
-    assert!(b_out.contains("another client took this seat"), "{b_out}");
+    // G5: the displacement is the server's unsigned word, said as such.
+    assert!(
+        b_out.contains("the server says another client took this seat"),
+        "{b_out}"
+    );
 
     // A concedes; both end with the verdict.
     a.say("concede").await;

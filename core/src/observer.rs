@@ -21,6 +21,7 @@
 //! read, and the server's signed prompt then proves that it asked
 //! (PROTOCOL.md, "What a client must check").
 
+use crate::engine::Outcome;
 use crate::event::Event;
 use crate::fact::{Layer, Location};
 use crate::ruleset::PublicSetup;
@@ -84,6 +85,13 @@ pub trait Observer: Send + Sync + Debug {
     /// the ruleset ask nothing (the engine refuses them before any
     /// request).
     fn asks(&self, actor: Side, action: &[u8], owner: Side) -> Asks;
+
+    /// How the game ended, once an event this side was shown ended it (the
+    /// ruleset's public game-over event, which the engine emits with the
+    /// outcome the referee records); `None` while it goes on. A client
+    /// grounds the server's end record in it before it reveals anything
+    /// (G3, G5).
+    fn outcome(&self) -> Option<Outcome>;
 
     /// A copy.
     fn clone_box(&self) -> Box<dyn Observer>;

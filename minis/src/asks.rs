@@ -112,6 +112,11 @@ impl kernel::Observer for MinisObserver {
         asks
     }
 
+    /// Set by the public `GameOver` event, as the engine's own outcome is.
+    fn outcome(&self) -> Option<kernel::Outcome> {
+        self.public.outcome().cloned()
+    }
+
     fn clone_box(&self) -> Box<dyn kernel::Observer> {
         Box::new(self.clone())
     }

@@ -135,6 +135,20 @@ fn proven(t: &Table, refused: &RefusedPrompt) -> Finding {
     .expect("the evidence is consistent")
 }
 
+/// Whether a signed view proves the server wrong against the game's log
+/// so far (its transcript).
+fn view_proven(t: &Table, proof: &evidence::ViewProof) -> bool {
+    matches!(
+        evidence::check(
+            &Evidence::View(Box::new(proof.clone())),
+            None,
+            Some(&t.game().bytes()),
+            &hexveil_fixtures::rulesets()
+        ),
+        Ok(Finding::Server(_))
+    )
+}
+
 /// B is shown an entry the server made up at its next seq, asking
 /// `prompt`: it must release nothing; why it refused.
 fn refused_on_an_invented_entry(t: &mut Table, prompt: &Prompt) -> String {
@@ -422,7 +436,9 @@ fn g4_b28_531_a_move_the_log_does_not_hold_is_no_move_for_the_standing_orders() 
     t.end_phase_until(hexveil_asl::turn::Phase::Movement);
     let b = t.players.get_mut(&Side::B).unwrap();
     let (seq, head) = (b.witness().next_seq(), b.witness().head());
-    let fake = forge::invent(seq, head, Some(Side::B), "action", Prompt::Wait);
+    // Words a sealed entry may have (its name alone is checked too:
+    // g5_g2_a_sealed_entry_named_as_one_every_party_reads_whole_is_a_proof).
+    let fake = forge::invent(seq, head, Some(Side::B), "openings", Prompt::Wait);
     let tank_into_3e5 = hexveil_asl::model::action::encode_action(&hexveil_fixtures::move_into(
         &[hexveil_fixtures::units::GER_PZ],
         "3E5",
@@ -694,21 +710,136 @@ fn g5_dice_or_events_the_signed_entry_does_not_give_are_never_shown() {
                         || reason.contains("not what the server's view receipt signs"),
                     "{what}: {reason}"
                 ),
-                (Some(Breach::FalseView { proof, .. }), true) => assert!(
-                    matches!(
-                        evidence::check(
-                            &Evidence::View(proof.clone()),
-                            None,
-                            Some(&t.game().bytes()),
-                            &hexveil_fixtures::rulesets()
-                        ),
-                        Ok(Finding::Server(_))
-                    ),
-                    "{what}"
-                ),
+                (Some(Breach::FalseView { proof, .. }), true) => {
+                    assert!(view_proven(&t, proof), "{what}")
+                }
                 other => panic!("{what} signed={signed}: {other:?}"),
             }
         }
+    }
+}
+
+// G5 (PROTOCOL.md 16.1 item 5), G2: a sealed entry can show only the words
+// of an entry a party may be shown sealed. B's openings on A's step into
+// its mines come to A sealed, bound by the server's view receipt only. A
+// dishonest server names one of them as an entry every party reads whole,
+// and signs that: a concession (A's narrative would say "side B
+// concedes"), the end, a reveal, a timeout, a roll (A's count of the roll
+// the log is at, which decides which pad entries A releases, would move
+// on by one), a genesis or a declaration; or a ruling written by B (a
+// ruling is the server's); or words that are no entry at all, with an
+// escape sequence. Each is refused before anything is shown or counted,
+// and the signed view proves the server wrong against the transcript.
+#[test]
+fn g5_g2_a_sealed_entry_named_as_one_every_party_reads_whole_is_a_proof() {
+    for words in [
+        "concession",
+        "end",
+        "reveal",
+        "timeout",
+        "roll",
+        "genesis",
+        "action",
+        "pad statement",
+        "ruling",
+        "side B concedes\u{1b}[2J",
+    ] {
+        let mut t = Table::new(5, SEALED_B);
+        t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+        let mut v = Victim::default();
+        let mut done = false;
+        act_with(
+            &mut t,
+            Side::A,
+            hexveil_fixtures::step_into_the_minefield(),
+            Side::A,
+            &mut v,
+            &mut |u, _| {
+                let sealed = matches!(u.logged, hexveil_protocol::message::Logged::Sealed { .. });
+                if done || !sealed || u.entry != "openings" {
+                    return vec![u.clone()];
+                }
+                done = true;
+                vec![forge::alter(u, Some(Side::A), |u| u.entry = words.into())]
+            },
+        );
+        assert!(done, "A was shown B's openings sealed");
+        match &v.breach {
+            Some(Breach::FalseView { what, proof, .. }) => {
+                println!("{words:?}: {what}");
+                assert!(!what.contains('\u{1b}'), "{what}");
+                assert!(view_proven(&t, proof), "{words}");
+            }
+            other => panic!("{words}: {other:?}"),
+        }
+    }
+}
+
+// G3, G4, G5: at the end of the game a player publishes every secret (its
+// pad seed, its sealed setups), so the end must be the log's. A dishonest
+// server colluding with B signs an end record of its own, with a Reveal
+// prompt: in the middle of play (nothing ends the game), and right after
+// B's concession naming B the winner. A checks the end against the log
+// before anything is shown or answered: nothing is revealed. The honest
+// ends (a concession, a timeout, a rules end) are what every other test
+// of this crate plays.
+#[test]
+fn g3_g5_an_end_the_log_does_not_give_reveals_nothing() {
+    let end = |winner: Side, reason: &str| {
+        Body::End(hexveil_protocol::message::EndRecord {
+            winner: Some(winner),
+            reason: reason.into(),
+        })
+    };
+    let forged = |a: &hexveil_protocol::player::Player, body: &Body| {
+        forge::server_entry(
+            common::GAME,
+            a.witness().next_seq(),
+            a.witness().head(),
+            body,
+            Some(Side::A),
+            Prompt::Reveal,
+        )
+    };
+    // In the middle of play.
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let a = t.players.get_mut(&Side::A).unwrap();
+    let fake = forged(a, &end(Side::B, "side A's units were all eliminated"));
+    match a.hear(&fake) {
+        Err(PlayerError::Breach(Breach::FalseEnd { what, .. })) => {
+            println!("{what}");
+            assert!(
+                what.contains("no concession, timeout or game-over event in the log ends the game"),
+                "{what}"
+            );
+        }
+        other => panic!("an end in the middle of play: {other:?}"),
+    }
+    // Right after B's concession, naming B the winner.
+    let mut t = Table::new(5, SEALED_B);
+    let env = t.players.get_mut(&Side::B).unwrap().concede();
+    let out = t.session.submit(Side::B, env, 0);
+    let conceded = out
+        .into_iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::A, ToClient::Update(u)) if u.entry == "concession" => Some(u),
+            _ => None,
+        })
+        .expect("A is shown B's concession");
+    let a = t.players.get_mut(&Side::A).unwrap();
+    let heard = a.hear(&conceded).unwrap();
+    assert!(heard.answer.is_none());
+    let fake = forged(a, &end(Side::B, "side A conceded"));
+    match a.hear(&fake) {
+        Err(PlayerError::Breach(Breach::FalseEnd { what, .. })) => {
+            println!("{what}");
+            assert!(
+                what.contains("the entry before it ends the game against side B"),
+                "{what}"
+            );
+        }
+        other => panic!("an end naming the side that conceded the winner: {other:?}"),
     }
 }
 

@@ -66,8 +66,12 @@ pub(crate) struct Guard {
     pads: u32,
     /// Sides whose setup is logged.
     setups: BTreeSet<Side>,
-    /// Whether the game's end is logged.
+    /// Whether the game's end is logged, grounded in the log
+    /// ([`Guard::grounded`]).
     ended: bool,
+    /// The side the previous entry of the log ended the game against: its
+    /// concession, or the server's timeout of it. The end record follows.
+    ended_against: Option<Side>,
     current: Option<Current>,
     /// This party's facts the referee holds: opened by this party in an
     /// answer the log accepted.
@@ -89,6 +93,7 @@ impl Guard {
             pads: 0,
             setups: BTreeSet::new(),
             ended: false,
+            ended_against: None,
             current: None,
             opened: BTreeSet::new(),
             last_note: None,
@@ -96,10 +101,12 @@ impl Guard {
         }
     }
 
-    /// Follows one checked entry of the log.
-    pub(crate) fn follow(&mut self, c: &Checked) {
+    /// Follows one checked entry of the log. An end record that nothing
+    /// in the log before it gives is refused, in words ([`Guard::grounded`]).
+    pub(crate) fn follow(&mut self, c: &Checked) -> Result<(), String> {
         let u = &c.update;
         let author = crate::message::side_of(c.author);
+        let ended_against = self.ended_against.take();
         match (&c.body, author) {
             (Some(Body::Pad(st)), Some(_)) if st.epoch == 0 => self.pads += 1,
             (Some(Body::Setup(_)), Some(side)) | (None, Some(side)) if u.public_setup.is_some() => {
@@ -136,13 +143,58 @@ impl Guard {
                     c.ruled = true;
                 }
             }
-            (Some(Body::End(_)), _) => self.ended = true,
+            (Some(Body::End(end)), author) => {
+                self.grounded(end, author, ended_against).map_err(|why| {
+                    format!("the end of the game logged at entry {}: {why}", u.seq)
+                })?;
+                self.ended = true;
+            }
+            (Some(Body::Concede), Some(side)) => self.ended_against = Some(side),
+            (Some(Body::Timeout { party, .. }), None) => {
+                self.ended_against = crate::message::side_of(*party)
+            }
             _ => {}
         }
         for e in &u.events {
             self.observer.event(e);
         }
         self.rolls.observe(u, self.scenario.as_ref(), self.pad_len);
+        Ok(())
+    }
+
+    /// Whether the log before an end record gives it (G3, G5: at the end
+    /// this party publishes every secret, so an end the server invents
+    /// must release nothing): written by the server, right after a
+    /// concession or a timeout of a side, with that side's opponent the
+    /// winner; or after the ruling whose public game-over event ended the
+    /// game, with its winner and reason (`Observer::outcome`). The referee
+    /// writes an end at no other point (PROTOCOL.md 13).
+    fn grounded(
+        &self,
+        end: &crate::message::EndRecord,
+        author: Option<Side>,
+        ended_against: Option<Side>,
+    ) -> Result<(), String> {
+        if let Some(side) = author {
+            return Err(format!(
+                "it is signed by side {side}; only the server writes one"
+            ));
+        }
+        let said = end_words(end.winner, &end.reason);
+        match (ended_against, self.observer.outcome()) {
+            (Some(loser), _) if end.winner == Some(loser.opponent()) => Ok(()),
+            (Some(loser), _) => Err(format!(
+                "it says {said}, but the entry before it ends the game against side {loser}"
+            )),
+            (None, Some(o)) if o.winner == end.winner && o.reason == end.reason => Ok(()),
+            (None, Some(o)) => Err(format!(
+                "it says {said}, but the game-over event in the log says {}",
+                end_words(o.winner, &o.reason)
+            )),
+            (None, None) => Err(format!(
+                "it says {said}, but no concession, timeout or game-over event in the log ends the game"
+            )),
+        }
     }
 
     /// Takes note of this party's answer the log accepted: the facts it
@@ -322,6 +374,14 @@ impl Guard {
             }
         }
         Ok(())
+    }
+}
+
+/// An end record in words, its reason (the server's) quoted as data.
+fn end_words(winner: Option<Side>, reason: &str) -> String {
+    match winner {
+        Some(w) => format!("side {w} wins ({reason:?})"),
+        None => format!("nobody wins ({reason:?})"),
     }
 }
 

@@ -724,4 +724,26 @@ pub(crate) mod entry_name {
     pub const BAD_ANSWER: &str = "refused answer recorded";
     pub const WINDOW: &str = "pad entries";
     pub const OPEN_WINDOW: &str = "openings and pad entries";
+
+    /// The words of the entries a party may be shown sealed: those of the
+    /// bodies [`crate::session::readable`] may keep from another party (an
+    /// Escrow setup, a ruling with events for others, a refused answer
+    /// recorded, and a player's openings, pad entries and transitions), and
+    /// another side's Secret dr entry. Every other entry is read whole by
+    /// every party, so a sealed update naming one is the server's invention
+    /// (PROTOCOL.md 16.1 item 5).
+    pub const SEALED: [&str; 9] = [
+        SETUP,
+        RULING,
+        BAD_ANSWER,
+        OPENINGS,
+        OPEN_WINDOW,
+        TRANSITIONS,
+        PAD_ENTRY,
+        WINDOW,
+        SECRET_PAD_ENTRY,
+    ];
+
+    /// Of [`SEALED`], the entries only the server writes.
+    pub const SERVERS: [&str; 2] = [RULING, BAD_ANSWER];
 }

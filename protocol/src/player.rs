@@ -360,7 +360,12 @@ impl Player {
                 self.keeper.observe(actor, action);
             }
         }
-        self.guard.follow(&checked);
+        self.guard.follow(&checked).map_err(|what| {
+            PlayerError::Breach(Breach::FalseEnd {
+                seq: checked.update.seq,
+                what,
+            })
+        })?;
         self.reading.follow(&checked);
         self.prompted(checked.update)
     }

@@ -145,6 +145,19 @@ pub enum Breach {
         /// What it is, in words.
         entry: String,
     },
+    /// The server logged the end of the game where nothing in the log
+    /// before it ends the game (no concession, no timeout, no game-over
+    /// event), or with another result than the one that does. Nothing of
+    /// it is shown, and nothing is revealed (G3, G5): the entry is the
+    /// server's own signed one, which the transcript holds (its verifier
+    /// refuses the end record, `RefereeError::BadEnd`).
+    #[error("the server logged an end of the game that the log does not give: {what}; nothing of it was shown, and nothing was revealed (G5)")]
+    FalseEnd {
+        /// The entry.
+        seq: u64,
+        /// What is wrong, in words.
+        what: String,
+    },
     /// An update past an entry this party has not seen: ask the server for
     /// the views from `from` again.
     #[error("update {got} came before entry {from}: asking again from {from}")]
@@ -350,7 +363,7 @@ impl Witness {
         }
         let update = match &body {
             Some(body) => self.shown(u, body, author, &attestation, new_head)?,
-            None => sealed_view(u, self.audience)?,
+            None => sealed_view(u, author, self.audience)?,
         };
         let checked = Box::new(Checked {
             update,
@@ -680,32 +693,56 @@ impl Witness {
 /// sealed entry showing one is the server's invention (issue 24: a false
 /// "the tank moved into 3E5").
 ///
+/// Its words, too, must be those of an entry a party may be shown sealed
+/// ([`crate::message::entry_name::SEALED`]), by an author who writes such
+/// entries (a ruling is the server's): the words of a concession, an end,
+/// a reveal or a roll on a sealed entry would be shown as the game's (a
+/// false "side B concedes"), and counted (the roll the log is at decides
+/// which pad entries this party releases, G2).
+///
 /// A sealed entry always comes with the server's view receipt, which signs
 /// what it shows: such a view is a proof against the server (checked with
 /// the transcript, which shows the entry and the view it gives).
-fn sealed_view(u: &Update, audience: crate::view_receipt::Audience) -> Result<Update, Breach> {
-    let unbound = |what: &str| {
-        let what = format!(
-            "a sealed entry ({}) cannot show {what}: that is in entries every party reads whole",
-            u.entry
-        );
-        match u.attest.as_deref() {
-            Some(receipt) => Breach::FalseView {
-                seq: u.seq,
-                what,
-                proof: Box::new(crate::evidence::ViewProof {
-                    receipt: *receipt,
-                    audience,
-                    shown: Some(crate::evidence::Shown::of(u)),
-                    entry: None,
-                }),
-            },
-            None => Breach::Unbound {
-                seq: u.seq,
-                reason: what,
-            },
-        }
+fn sealed_view(
+    u: &Update,
+    author: Party,
+    audience: crate::view_receipt::Audience,
+) -> Result<Update, Breach> {
+    use crate::message::entry_name::{SEALED, SERVERS};
+    let false_view = |what: String| match u.attest.as_deref() {
+        Some(receipt) => Breach::FalseView {
+            seq: u.seq,
+            what,
+            proof: Box::new(crate::evidence::ViewProof {
+                receipt: *receipt,
+                audience,
+                shown: Some(crate::evidence::Shown::of(u)),
+                entry: None,
+            }),
+        },
+        None => Breach::Unbound {
+            seq: u.seq,
+            reason: what,
+        },
     };
+    let unbound = |what: &str| {
+        false_view(format!(
+            "a sealed entry ({:?}) cannot show {what}: that is in entries every party reads whole",
+            u.entry
+        ))
+    };
+    if !SEALED.contains(&u.entry.as_str()) {
+        return Err(false_view(format!(
+            "a sealed entry cannot be called {:?}: only an entry of those every party reads whole has these words, or none has",
+            u.entry
+        )));
+    }
+    if SERVERS.contains(&u.entry.as_str()) && author != Party::Server {
+        return Err(false_view(format!(
+            "a sealed entry of {author:?}'s cannot be called {:?}: only the server writes one",
+            u.entry
+        )));
+    }
     if u.action.is_some() {
         return Err(unbound("an action"));
     }
@@ -757,8 +794,10 @@ fn fork(
 fn differences(said: &Update, log: &Update) -> String {
     let mut out = Vec::new();
     if said.entry != log.entry {
+        // The words shown are the server's: quoted as data (`{:?}`), so
+        // they reach no terminal raw.
         out.push(format!(
-            "the entry is \"{}\", not \"{}\"",
+            "the entry is {:?}, not {:?}",
             log.entry, said.entry
         ));
     }

@@ -201,10 +201,15 @@ impl Narrator {
         if let Some(setup) = &u.public_setup {
             // Issue 27 item 8: the player's name, signed with its setup.
             let side = crate::names::side_in_setup(setup).unwrap_or_default();
+            // Read whole (or the reader's own), the setup is the player's
+            // signed entry; an Escrow setup comes sealed, its public part
+            // in the server's signed view only, checked after the game (G5).
+            let whose = match u.logged {
+                Logged::Sealed { .. } => "the name in its setup as the server's signed view gives it: an Escrow setup is checked after the game",
+                _ => "the name its key signed in its setup",
+            };
             match crate::names::name_in_setup(setup) {
-                Ok(Some(name)) => out.push(format!(
-                    "side {side} is played by {name} (the name its key signed in its setup)"
-                )),
+                Ok(Some(name)) => out.push(format!("side {side} is played by {name} ({whose})")),
                 Ok(None) => {}
                 Err(e) => out.push(format!("side {side}'s setup gives no usable name: {e}")),
             }
@@ -225,10 +230,13 @@ impl Narrator {
             );
         }
         if let Reader::Player(me) = reader {
+            // What the referee asks of the owner's client (G4, G1): its
+            // client answers only what the rules can ask now, and says
+            // so when it refuses (a dishonest server's request), so the
+            // line says what is asked, not what was released.
             match &u.prompt {
-                // G4: what the owner's client reveals, to the referee only.
                 Prompt::Open(requests) | Prompt::OpenAhead { requests, .. } => out.push(format!(
-                    "[G4] your client opens to the referee only: {}",
+                    "[G4] the referee asks your client to open, to it only: {}",
                     requests
                         .iter()
                         .filter(|r| r.owner == me)
@@ -237,7 +245,7 @@ impl Narrator {
                         .join(", ")
                 )),
                 Prompt::Transitions(list) => out.push(format!(
-                    "[G1] your client commits new contents (referee only): {}",
+                    "[G1] the referee asks your client to commit new contents (referee only): {}",
                     list.iter()
                         .map(|(r, c)| format!(
                             "{} {} now holds {}",
@@ -1026,6 +1034,26 @@ mod tests {
         )
     }
 
+    /// An update of a sealed entry named `entry`, asking `prompt`.
+    fn sealed(seq: u64, entry: &str, prompt: Prompt) -> Update {
+        let zero = hexveil_protocol::encoding::Digest::ZERO;
+        Update {
+            seq,
+            head: zero,
+            entry: entry.into(),
+            action: None,
+            genesis: None,
+            public_setup: None,
+            end: None,
+            closed: false,
+            events: Vec::new(),
+            dice: Vec::new(),
+            prompt,
+            logged: Logged::Sealed { entry_hash: zero },
+            attest: None,
+        }
+    }
+
     fn attack(strength: Option<u8>) -> Event {
         Event {
             to: Visibility::Public,
@@ -1050,28 +1078,85 @@ mod tests {
         ))
         .unwrap();
         let mut n = Narrator::for_game(&scenario);
-        let u = Update {
-            seq: 9,
-            head: hexveil_protocol::encoding::Digest::ZERO,
-            entry: "ruling".into(),
-            action: None,
-            genesis: None,
-            public_setup: None,
-            end: None,
-            closed: false,
-            events: Vec::new(),
-            dice: Vec::new(),
-            prompt: Prompt::Act,
-            logged: hexveil_protocol::message::Logged::Sealed {
-                entry_hash: hexveil_protocol::encoding::Digest::ZERO,
-            },
-            attest: None,
-        };
-        let lines = n.update(&u, Reader::Player(Side::A));
+        let lines = n.update(&sealed(9, "ruling", Prompt::Act), Reader::Player(Side::A));
         let prompt = lines.last().unwrap();
         assert!(prompt.starts_with(">> your move"), "{lines:?}");
         assert!(!prompt.contains("Setup"), "{prompt}");
         assert!(prompt.contains("`end` ends your turn"), "{prompt}");
+    }
+
+    // G5, issue 27 item 8: a name is "the name its key signed" only where
+    // the reader holds the signed setup. An Escrow setup comes to the
+    // other side sealed: its public part, and the name in it, are the
+    // server's signed view until the transcript is checked.
+    #[test]
+    fn g5_a_name_in_a_sealed_escrow_setup_is_not_said_to_be_signed() {
+        let setup = crate::names::with_name(
+            include_str!("../../examples/demo/setup-b.toml"),
+            "Bob the Sapper",
+        )
+        .unwrap();
+        let digest = hexveil_protocol::encoding::Digest::ZERO;
+        let shown = |logged: Logged| {
+            let u = Update {
+                public_setup: Some(setup.clone()),
+                logged,
+                ..sealed(4, "setup", Prompt::Wait)
+            };
+            narrator()
+                .update(&u, Reader::Player(Side::A))
+                .into_iter()
+                .find(|l| l.contains("Bob the Sapper"))
+                .unwrap()
+        };
+        let escrowed = shown(Logged::Sealed { entry_hash: digest });
+        assert_eq!(
+            escrowed,
+            "side B is played by Bob the Sapper (the name in its setup as the server's signed view gives it: an Escrow setup is checked after the game)"
+        );
+        // A setup held whole (here by its receipt, as its own author holds
+        // it): the name its key signed.
+        let server = hexveil_protocol::identity::Identity::from_pkcs8(
+            &hexveil_protocol::identity::Identity::generate_pkcs8().unwrap(),
+        )
+        .unwrap();
+        let receipt = hexveil_protocol::envelope::Receipt::issue(
+            &server,
+            hexveil_protocol::encoding::GameId([7; 16]),
+            &hexveil_protocol::envelope::Appended {
+                seq: 4,
+                entry_hash: digest,
+                new_head: digest,
+            },
+        );
+        let signed = shown(Logged::Own(Box::new(receipt)));
+        assert_eq!(
+            signed,
+            "side B is played by Bob the Sapper (the name its key signed in its setup)"
+        );
+    }
+
+    // G4, G5: an owner's client opens only what the rules can ask now (its
+    // guard refuses a dishonest server's request, with a line of its own
+    // saying nothing was released), so the narrative of a prompt says what
+    // the referee asks, never that the client opened it.
+    #[test]
+    fn g4_g5_a_prompt_to_open_is_told_as_asked_not_as_opened() {
+        let request = kernel::FactRequest {
+            owner: Side::B,
+            layer: kernel::Layer::named("ap").unwrap(),
+            location: kernel::Location::key_of("3E3").unwrap(),
+        };
+        let u = sealed(20, "ruling", Prompt::Open(vec![request]));
+        let lines = narrator().update(&u, Reader::Player(Side::B));
+        println!("{lines:?}");
+        assert!(
+            lines.contains(
+                &"[G4] the referee asks your client to open, to it only: ap 3E3".to_string()
+            ),
+            "{lines:?}"
+        );
+        assert!(!lines.iter().any(|l| l.contains("opens")), "{lines:?}");
     }
 
     #[test]

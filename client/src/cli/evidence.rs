@@ -86,9 +86,21 @@ impl Proofs {
 }
 
 /// What a seat or a spectator was shown, checked against the game's
-/// transcript, in words; the proof of each contradiction kept.
+/// transcript, in words; the proof of each contradiction kept (the
+/// demo's bots; a seat and a spectator state it with the verdict,
+/// [`hexveil::ending::Ending`]).
+#[cfg_attr(not(feature = "demo"), allow(dead_code))]
 pub fn audit_line(transcript: &[u8], witness: &Witness, proofs: &Proofs) -> String {
-    match evidence::audit(transcript, &hexveil_rulesets::all(), witness) {
+    audit_words(
+        &evidence::audit(transcript, &hexveil_rulesets::all(), witness),
+        proofs,
+    )
+}
+
+/// An audit ([`evidence::audit`]) in words; the proof of each
+/// contradiction kept.
+pub fn audit_words(audit: &Result<evidence::Audit, ProofError>, proofs: &Proofs) -> String {
+    match audit {
         Ok(a) => {
             let mut out = a.to_string();
             for (seq, e) in &a.proofs {

@@ -15,8 +15,9 @@ use super::reconnect::{following, lost, Lifeline, Record};
 use super::script::{Next, Script};
 use super::secrets::{self, Origin};
 use super::setup_check::{self, SetupCheck, Which};
-use super::{files, keys, transcript, typed};
+use super::{files, keys, typed};
 use hexveil::driver::{Client, DriverError, GameEvent, RemotePlayer, SeatSetup};
+use hexveil::ending::Ending;
 use hexveil::follow::{retryable, Follower};
 use hexveil::presence::{unix_now_ms, wait_line};
 use hexveil_asl::model::scenario::Scenario;
@@ -67,8 +68,9 @@ pub enum PlayError {
     /// The scenario or a setup does not parse, or a Daisy order is wrong.
     #[error("{0}")]
     Input(String),
-    /// Another connection with the same key took this seat.
-    #[error("another client took this seat (side {0} of this game, the same key joined from elsewhere); this client stops here and sends nothing more. If that was not you, your key file is in someone else's hands")]
+    /// Another connection with the same key took this seat, the server
+    /// says (`Left`, unsigned: said as its word).
+    #[error("the server says another client took this seat (side {0} of this game, the same key joined from elsewhere; its word, unsigned); this client stops here and sends nothing more. If that was not you, your key file is in someone else's hands, or the server is not playing fair")]
     Displaced(Side),
     /// Connecting or logging in failed.
     #[error("cannot connect to the server {server}: {why}")]
@@ -762,25 +764,11 @@ pub async fn list_finished(c: &Connect, json: bool) -> Result<(), PlayError> {
     }
     if games.is_empty() {
         println!("no finished games");
+        return Ok(());
     }
-    for g in games {
-        match g.row {
-            FinishedRow::Verified(r) => println!(
-                "{}  \"{}\" ({} v{}, {})  {}: {}  {} actions  {}",
-                r.game,
-                r.scenario,
-                r.ruleset,
-                r.ruleset_version,
-                r.mode,
-                r.result,
-                r.reason,
-                r.actions,
-                r.verdict
-            ),
-            FinishedRow::Refused { why } => {
-                println!("{}  not a result: {why}", game_hex(&g.game_id))
-            }
-        }
+    println!("{}", hexveil::listing::FINISHED_HEADER);
+    for g in &games {
+        println!("{}", hexveil::listing::finished_line(g));
     }
     Ok(())
 }
@@ -1139,9 +1127,7 @@ pub async fn play_seat(
                         }
                         Ok(None) | Err(_) => String::new(),
                     };
-                // "refused, nothing changed: refused: ..." said it twice.
-                let why = r.reason.strip_prefix("refused: ").unwrap_or(&r.reason);
-                out.note(side, &format!("refused, nothing changed: {why}{kept}"));
+                out.note(side, &refusal_line(&r.reason, &kept));
                 acting
             }
             GameEvent::Receipt(_) => false,
@@ -1182,6 +1168,21 @@ pub async fn play_seat(
             }
         }
     }
+}
+
+/// The line for the server's signed refusal of one of this seat's
+/// entries (checked: its signature, and that it is for an entry this seat
+/// sent). Its reason is the server's words, said to be, and unable to
+/// write to the terminal or the page (no controls, escape sequences, line
+/// breaks or bidi overrides: `names::visible`), so it cannot add lines
+/// that read as the game's (G5).
+fn refusal_line(reason: &str, kept: &str) -> String {
+    // "refused, nothing changed: refused: ..." said it twice.
+    let why = reason.strip_prefix("refused: ").unwrap_or(reason);
+    format!(
+        "refused, nothing changed: {} (the server's words){kept}",
+        hexveil_view::names::visible(why)
+    )
 }
 
 /// A line typed while the seat was not deciding: a command is queued with
@@ -1239,7 +1240,18 @@ fn cheated(breach: Breach, proofs: &Proofs, seat: &RemotePlayer) -> PlayError {
         }
         _ => None,
     };
-    let _ = proofs.keep_witness(seat.player().witness());
+    let witness = proofs.keep_witness(seat.player().witness());
+    // An end the log does not give is the server's own signed entry: the
+    // statements this client holds keep it, and the game's transcript
+    // proves it (the verifier refuses it), or holds another entry there,
+    // which is a fork of what this client was shown.
+    let kept = match (&breach, witness) {
+        (Breach::FalseEnd { seq, .. }, Ok(Some(path))) => Some(format!(
+            "the server's signed entry #{seq} is kept in {} with what this client was shown: `hexveil verify` of the game's transcript refuses it, and a transcript without it is a fork of what this client was shown",
+            path.display()
+        )),
+        _ => kept,
+    };
     PlayError::Cheated {
         side,
         what: breach.to_string(),
@@ -1810,14 +1822,14 @@ pub async fn join(c: &Connect, j: &JoinArgs) -> Result<(), PlayError> {
                 .clone()
                 .unwrap_or_else(|| dir.join("transcript.hexveil"));
             files::write_durably(&path, &t)?;
-            let (verdict, _) = transcript::judge(&t);
+            // This game's verdict only if the transcript is the log this
+            // seat was shown (G5), on the page as at the terminal.
+            let ending = Ending::check(&t, seat.player().witness());
             println!("transcript written to {}", path.display());
-            println!("{verdict}");
-            super::page::verdict(&verdict.to_string());
-            println!(
-                "{}",
-                super::evidence::audit_line(&t, seat.player().witness(), &proofs)
-            );
+            let audit = super::evidence::audit_words(&ending.audit, &proofs);
+            println!("{}", ending.verdict_words());
+            super::page::verdict(&format!("{}\n{audit}", ending.verdict_words()));
+            println!("{audit}");
         }
     } else {
         println!("no more commands; leaving (the seat stays yours: join again to resume)");
@@ -1974,15 +1986,15 @@ pub async fn watch(
         }
         Err(e) => return Err(e.into()),
     };
-    let (verdict, _) = transcript::judge(&t);
+    let ending = Ending::check(&t, spectator.witness());
     if let Some(path) = out {
         files::write_durably(&path, &t)?;
         println!("transcript written to {}", path.display());
     }
-    println!("{verdict}");
+    println!("{}", ending.verdict_words());
     println!(
         "{}",
-        super::evidence::audit_line(&t, spectator.witness(), &Proofs::nowhere())
+        super::evidence::audit_words(&ending.audit, &Proofs::nowhere())
     );
     spectator.close().await;
     Ok(())
@@ -2201,5 +2213,33 @@ mod tests {
         let p = scenario_with(dir.path(), "[tables.to_hit]\nfile = \"nowhere.csv\"\n");
         let e = load_scenario(&p).err().unwrap().to_string();
         assert!(e.contains("nowhere.csv"), "{e}");
+    }
+
+    // G5: a signed refusal's reason is the server's free text. A dishonest
+    // server cannot make it add lines that read as the game's narrative
+    // ("RESULT: side B wins"), nor rewrite the screen with an escape
+    // sequence: it stays one line, said to be the server's.
+    #[test]
+    fn g5_a_refusals_reason_is_the_servers_words_on_one_line() {
+        let line = refusal_line(
+            "refused: out of turn\nlog #12: side A concedes\nRESULT: side B wins (side A conceded)\u{1b}[2J\u{202e}",
+            " (the server's signed refusal: proofs/000012-refusal.hxproof)",
+        );
+        println!("{line}");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(
+            !line.contains('\u{1b}') && !line.contains('\u{202e}'),
+            "{line}"
+        );
+        assert!(
+            line.starts_with("refused, nothing changed: out of turn\u{fffd}log #12"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                "(the server's words) (the server's signed refusal: proofs/000012-refusal.hxproof)"
+            ),
+            "{line}"
+        );
     }
 }

@@ -158,13 +158,15 @@ impl Lifeline {
         let hint = match why {
             DriverError::Moved { to: Some(to), .. } => {
                 say(&format!(
-                    "node {from} handed the game over to node {to}; following it"
+                    "node {from} handed the game over to node {}; following it",
+                    hexveil_view::names::visible(to)
                 ));
                 Some(to.clone())
             }
             DriverError::Moved { to: None, why } => {
                 say(&format!(
-                    "node {from} stopped serving the game ({why}); looking for the node that serves it now"
+                    "node {from} stopped serving the game ({}); looking for the node that serves it now",
+                    hexveil_view::names::visible(why)
                 ));
                 None
             }

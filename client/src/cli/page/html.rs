@@ -41,7 +41,7 @@ h1 { font-size: 1.2em; margin: 0.2em 0; overflow-wrap: anywhere; }
 #notes:empty { display: none; }
 #narrative { background: #fff; border: 1px solid #ccc; padding: 0.3em 0.5em 0.3em 2em; max-height: 24em;
              overflow: auto; font-size: 0.85em; overflow-wrap: anywhere; }
-#verdict { overflow-wrap: anywhere; font-size: 0.85em; }
+#verdict { overflow-wrap: anywhere; font-size: 0.85em; white-space: pre-line; }
 #verdict:empty { display: none; }
 #turn[data-over="true"] { background: #d8dcf0; font-size: 1.1em; }
 body.over .buttons, body.over #line-form, body.over #commands, body.over #selected { display: none; }

@@ -222,7 +222,9 @@ pub fn note(text: &str) {
     });
 }
 
-/// The transcript's verdict at the end.
+/// The transcript's verdict at the end, as the client may state it
+/// ([`hexveil::ending::Ending::verdict_words`]), and what the client was
+/// shown checked against it.
 pub fn verdict(text: &str) {
     change(|s| s.verdict = Some(text.to_string()));
 }
