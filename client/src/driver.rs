@@ -40,6 +40,7 @@ use hexveil_net::wire::{
     split_game_message, ClientMessage, ErrorCode, FinishedGame, GameAssembler, GameId, GameOwner,
     GameSummary, NamedGame, Role, ServerMessage, WireError, MAX_GAME_MESSAGE_LEN,
 };
+use hexveil_protocol::end_check::{PublicWitness, Unwatched};
 use hexveil_protocol::envelope::{Receipt, SignedEnvelope};
 use hexveil_protocol::identity::Identity;
 use hexveil_protocol::identity::PublicKey;
@@ -136,6 +137,20 @@ pub enum DriverError {
         /// What the server did.
         breach: Breach,
     },
+    /// A spectator of a game whose ruleset or scenario this build cannot
+    /// play: it cannot check the game's end against the log, so it shows
+    /// nothing past the genesis (G5).
+    #[error("{0}")]
+    Unwatched(String),
+}
+
+impl From<Unwatched> for DriverError {
+    fn from(e: Unwatched) -> DriverError {
+        match e {
+            Unwatched::Breach(breach) => DriverError::Breach { breach },
+            e @ Unwatched::Ruleset(_) => DriverError::Unwatched(e.to_string()),
+        }
+    }
 }
 
 /// What the writer task sends.
@@ -838,12 +853,11 @@ impl Client {
             link: self.link,
             wait: self.wait,
             game_id,
-            witness: Witness::new(game_id, None),
+            public: PublicWitness::new(game_id, hexveil_rulesets::all()),
             reading: LogReading::new(),
             transcript: None,
             last_seq: None,
             closed: false,
-            end: None,
         })
     }
 
@@ -880,7 +894,7 @@ impl Client {
     /// delay are not in it.
     pub async fn history(&mut self, game_id: GameId) -> Result<Vec<Checked>, DriverError> {
         let resync = self.join_as_spectator(game_id).await?;
-        let mut witness = Witness::new(game_id, None);
+        let mut public = PublicWitness::new(game_id, hexveil_rulesets::all());
         let mut history = Vec::new();
         let mut past = 0;
         while past < resync {
@@ -898,10 +912,9 @@ impl Client {
             }
             past += 1;
             if let ToClient::Update(raw) = decode_padded(&payload)? {
-                match witness.check(&raw) {
-                    Ok(Seen::New(c)) => history.push(*c),
-                    Ok(Seen::Again(_)) => {}
-                    Err(breach) => return Err(DriverError::Breach { breach }),
+                match public.check(&raw)? {
+                    Seen::New(c) => history.push(*c),
+                    Seen::Again(_) => {}
                 }
             }
         }
@@ -1490,14 +1503,14 @@ pub struct Spectator {
     link: Link,
     wait: Duration,
     game_id: GameId,
-    /// The public log as this spectator checked it (issue 24).
-    witness: Witness,
+    /// The public log as this spectator checked it (issue 24), and the
+    /// game's end against it (G5).
+    public: PublicWitness,
     /// Who the log it checked says is awaited (issue 27 item 1).
     reading: LogReading,
     transcript: Option<Vec<u8>>,
     last_seq: Option<u64>,
     closed: bool,
-    end: Option<EndRecord>,
 }
 
 impl std::fmt::Debug for Spectator {
@@ -1528,19 +1541,18 @@ impl Spectator {
         Ok(match Incoming::of(msg, self.game_id)? {
             Incoming::Game(m) => match m {
                 // Shown only once checked against the public log (issue 24).
-                ToClient::Update(raw) => match self.witness.check(&raw) {
+                // An end the log does not give stops the spectator, with
+                // nothing of it shown (G5): the same check as a player's.
+                ToClient::Update(raw) => match self.public.check(&raw) {
                     Ok(Seen::New(c)) => {
                         self.reading.follow(&c);
                         let u = c.update;
                         self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
                         self.closed |= u.closed;
-                        if let Some(end) = &u.end {
-                            self.end = Some(end.clone());
-                        }
                         GameEvent::Update(u)
                     }
                     Ok(Seen::Again(c)) => GameEvent::Replayed(c.update),
-                    Err(breach) => return Err(DriverError::Breach { breach }),
+                    Err(e) => return Err(e.into()),
                 },
                 ToClient::Transcript(t) => {
                     self.transcript = Some(t.clone());
@@ -1600,14 +1612,20 @@ impl Spectator {
 
     /// The public log as this spectator checked it.
     pub fn witness(&self) -> &Witness {
-        &self.witness
+        self.public.witness()
+    }
+
+    /// The public log as this spectator checked it, with the game's end
+    /// checked against it.
+    pub fn public(&self) -> &PublicWitness {
+        &self.public
     }
 
     /// Goes on from the log an earlier connection checked: what it showed
     /// comes again, and must be the same log (else a fork proof).
     /// and `reading`, that log's reading (issue 27 item 1).
-    pub fn set_witness(&mut self, witness: Witness, reading: LogReading) {
-        self.witness = witness;
+    pub fn set_witness(&mut self, public: PublicWitness, reading: LogReading) {
+        self.public = public;
         self.reading = reading;
     }
 
@@ -1639,7 +1657,7 @@ impl Spectator {
         self.link.send(&ClientMessage::Join {
             game_id: self.game_id,
             role: Role::Spectator,
-            resume_from: self.witness.next_seq(),
+            resume_from: self.public.witness().next_seq(),
         })?;
         loop {
             match self.link.recv(self.wait, "the join answer").await? {
@@ -1663,9 +1681,10 @@ impl Spectator {
         self.closed
     }
 
-    /// The game's result (winner and reason), once its end entry is seen.
+    /// The game's result (winner and reason), once its end entry is seen
+    /// and the log before it gives it (G5).
     pub fn end(&self) -> Option<&EndRecord> {
-        self.end.as_ref()
+        self.public.end()
     }
 
     /// Sends raw game payload bytes (a spectator may not: the server says

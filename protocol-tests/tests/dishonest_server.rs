@@ -13,11 +13,12 @@ use common::{Table, SEALED_B};
 use hexveil_asl::{Action, Side};
 use hexveil_core::{FactRequest, Layer, Location};
 use hexveil_protocol::encoding::Party;
+use hexveil_protocol::end_check::{PublicWitness, Unwatched};
 use hexveil_protocol::evidence::{self, Evidence, Finding};
 use hexveil_protocol::message::{Body, Declared, Mode, Prompt, ToClient, Update};
 use hexveil_protocol::player::{PlayerError, RefusedPrompt};
 use hexveil_protocol::session::Output;
-use hexveil_protocol::witness::Breach;
+use hexveil_protocol::witness::{Breach, Seen};
 
 /// What the victim's machine did with what the server showed it.
 #[derive(Debug, Default)]
@@ -841,6 +842,151 @@ fn g3_g5_an_end_the_log_does_not_give_reveals_nothing() {
         }
         other => panic!("an end naming the side that conceded the winner: {other:?}"),
     }
+}
+
+/// A spectator (`hexveil watch`) that has checked every public update of
+/// `t` up to and including the first whose words are `until` (all of
+/// them when `None`), the way the client's `Spectator` checks them.
+fn spectator_of(t: &Table, until: Option<&str>) -> PublicWitness {
+    let mut w = PublicWitness::new(common::GAME, hexveil_rulesets::all());
+    for u in &t.spectated {
+        assert!(matches!(w.check(u), Ok(Seen::New(_))), "entry {}", u.seq);
+        if until == Some(u.entry.as_str()) {
+            return w;
+        }
+    }
+    assert!(until.is_none(), "the spectator saw no {until:?}");
+    w
+}
+
+/// The server's own signed end of the game, `winner` winning, placed next
+/// in the log `w` holds, as shown to the spectators.
+fn forged_end(w: &PublicWitness, winner: Side, reason: &str) -> Update {
+    let body = Body::End(hexveil_protocol::message::EndRecord {
+        winner: Some(winner),
+        reason: reason.into(),
+    });
+    forge::server_entry(
+        common::GAME,
+        w.witness().next_seq(),
+        w.witness().head(),
+        &body,
+        None,
+        Prompt::Wait,
+    )
+}
+
+/// An end of the game signed by side B (colluding with the server, which
+/// receipts it), `winner` winning, placed next in the log `w` holds, as
+/// shown to the spectators.
+fn end_signed_by_b(w: &PublicWitness, winner: Side, reason: &str) -> Update {
+    use hexveil_protocol::envelope::{next_head, Appended, Envelope, Receipt, ENVELOPE_VERSION};
+    let body = Body::End(hexveil_protocol::message::EndRecord {
+        winner: Some(winner),
+        reason: reason.into(),
+    });
+    let [_, b, server] = common::ids();
+    let (seq, head) = (w.witness().next_seq(), w.witness().head());
+    let env = Envelope {
+        version: ENVELOPE_VERSION,
+        game_id: common::GAME,
+        author: b.public_key(),
+        seq,
+        prev_head: head,
+        body: hexveil_protocol::message::encode(&body),
+    }
+    .sign(&b);
+    let appended = Appended {
+        seq,
+        entry_hash: env.entry_hash(),
+        new_head: next_head(&head, &env.entry_hash()),
+    };
+    let mut u = hexveil_protocol::session::view_of_entry(
+        &body,
+        Party::B,
+        &appended,
+        None,
+        Prompt::Wait,
+        false,
+    );
+    u.logged = hexveil_protocol::message::Logged::Full {
+        envelope: Box::new(env),
+        receipt: Some(Box::new(Receipt::issue(&server, common::GAME, &appended))),
+    };
+    u
+}
+
+/// What a spectator did with an end the log does not give: it stopped
+/// with `Breach::FalseEnd` naming the server, in words that say `says`,
+/// stated no result, and holds the signed entry (its witness took it,
+/// with the server's statement).
+fn refused_end(mut w: PublicWitness, fake: &Update, says: &str) {
+    let next = w.witness().next_seq();
+    match w.check(fake) {
+        Err(Unwatched::Breach(Breach::FalseEnd { seq, what })) => {
+            assert_eq!(seq, fake.seq);
+            assert!(w.end().is_none(), "a result was stated: {:?}", w.end());
+            assert_eq!(w.witness().next_seq(), next + 1, "the signed entry is kept");
+            let hexveil_protocol::message::Logged::Full { envelope, .. } = &fake.logged else {
+                panic!("an end is read whole");
+            };
+            assert_eq!(
+                w.witness().entries().last(),
+                Some((fake.seq, envelope.entry_hash()))
+            );
+            println!("{what}");
+            assert!(what.contains(says), "{what}");
+        }
+        other => panic!("the spectator went on: {other:?}"),
+    }
+}
+
+// G5: a spectator shows only what it has checked against the log, so an
+// end record the server invents is no result: (a) in the middle of play,
+// (b) right after A's concession, naming A, the side that conceded, the
+// winner, (c) one signed by a player (B, the server's accomplice). The
+// spectator stops with the breach and states no winner, by the same check
+// as a player's (`EndCheck`).
+#[test]
+fn g5_a_spectator_shows_no_end_the_log_does_not_give() {
+    // (a) In the middle of play.
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let w = spectator_of(&t, None);
+    let fake = forged_end(&w, Side::B, "side A's units were all eliminated");
+    refused_end(
+        w,
+        &fake,
+        "no concession, timeout or game-over event in the log ends the game",
+    );
+    // (b) Right after A's concession, naming A the winner.
+    let mut t = Table::new(5, SEALED_B);
+    t.concede();
+    let w = spectator_of(&t, Some("concession"));
+    let fake = forged_end(&w, Side::A, "side B conceded");
+    refused_end(w, &fake, "the entry before it ends the game against side A");
+    // (c) Right after A's concession, with the result the log gives, but
+    // signed by B: only the server writes an end.
+    let w = spectator_of(&t, Some("concession"));
+    let fake = end_signed_by_b(&w, Side::B, "side A conceded");
+    refused_end(
+        w,
+        &fake,
+        "it is signed by side B; only the server writes one",
+    );
+}
+
+// G5, the positive control: the honest end of a conceded game is shown to
+// the spectator, with the result the log gives (B wins). A game played to
+// its game-over event is shown its end over QUIC: tests/tests/whole_game.rs
+// (ASL) and minis_game.rs (the miniatures).
+#[test]
+fn g5_a_spectator_shows_the_end_of_a_conceded_game() {
+    let mut t = Table::new(5, SEALED_B);
+    t.concede();
+    let w = spectator_of(&t, None);
+    let end = w.end().expect("the spectator shows the end");
+    assert_eq!(end.winner, Some(Side::B));
 }
 
 #[test]

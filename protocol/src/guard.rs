@@ -23,15 +23,17 @@
 //!   declaration ([`crate::roll_count`]);
 //! - transitions only after the action's ruling, and only of facts this
 //!   party already opened to the referee (a transition opens the old leaf);
-//! - its reveal only after the game's end.
+//! - its reveal only after an end of the game that the log gives
+//!   ([`crate::end_check::EndCheck`], the spectator's check too).
 //!
 //! Anything else is refused: nothing is released, and the player keeps the
 //! server's signed prompt as evidence.
 
+use crate::end_check::EndCheck;
 use crate::message::{Body, Mode, Prompt, Update};
 use crate::roll_count::RollCount;
-use crate::witness::Checked;
-use hexveil_core::{Asks, FactRequest, Layer, Location, Observer, Scenario, Side};
+use crate::witness::{Breach, Checked};
+use hexveil_core::{Asks, FactRequest, Layer, Location, Scenario, Side};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -59,19 +61,14 @@ struct Current {
 pub(crate) struct Guard {
     side: Side,
     mode: Mode,
-    scenario: Arc<dyn Scenario>,
     pad_len: u32,
-    observer: Box<dyn Observer>,
+    /// The public game folded from the checked log, and its end once the
+    /// log gives it ([`EndCheck`], the spectator's check too).
+    public: EndCheck,
     /// Players' pad statements of epoch 0 logged.
     pads: u32,
     /// Sides whose setup is logged.
     setups: BTreeSet<Side>,
-    /// Whether the game's end is logged, grounded in the log
-    /// ([`Guard::grounded`]).
-    ended: bool,
-    /// The side the previous entry of the log ended the game against: its
-    /// concession, or the server's timeout of it. The end record follows.
-    ended_against: Option<Side>,
     current: Option<Current>,
     /// This party's facts the referee holds: opened by this party in an
     /// answer the log accepted.
@@ -87,13 +84,10 @@ impl Guard {
         Guard {
             side,
             mode,
-            observer: scenario.observer(side),
-            scenario,
+            public: EndCheck::new(scenario, side),
             pad_len,
             pads: 0,
             setups: BTreeSet::new(),
-            ended: false,
-            ended_against: None,
             current: None,
             opened: BTreeSet::new(),
             last_note: None,
@@ -101,38 +95,38 @@ impl Guard {
         }
     }
 
+    /// The scenario.
+    fn scenario(&self) -> &dyn Scenario {
+        self.public.scenario().as_ref()
+    }
+
+    /// Whether the game's end is logged, grounded in the log.
+    fn ended(&self) -> bool {
+        self.public.end().is_some()
+    }
+
     /// Follows one checked entry of the log. An end record that nothing
-    /// in the log before it gives is refused, in words ([`Guard::grounded`]).
-    pub(crate) fn follow(&mut self, c: &Checked) -> Result<(), String> {
+    /// in the log before it gives is [`Breach::FalseEnd`] ([`EndCheck`]).
+    pub(crate) fn follow(&mut self, c: &Checked) -> Result<(), Breach> {
         let u = &c.update;
         let author = crate::message::side_of(c.author);
-        let ended_against = self.ended_against.take();
         match (&c.body, author) {
             (Some(Body::Pad(st)), Some(_)) if st.epoch == 0 => self.pads += 1,
             (Some(Body::Setup(_)), Some(side)) | (None, Some(side)) if u.public_setup.is_some() => {
-                // A Live setup is read whole; an Escrow one's public part
-                // comes with the server's view receipt. Both are what the
-                // referee accepted, so they parse.
-                if let Some(public) = u
-                    .public_setup
-                    .as_deref()
-                    .and_then(|text| self.scenario.public_setup(side, text).ok())
-                {
-                    self.observer.setup(public.as_ref());
-                }
                 self.setups.insert(side);
             }
             (Some(body), Some(actor)) if body.declared_action().is_some() => {
                 let action = body.declared_action().expect("checked");
+                // From the state before the declaration, which `public`
+                // folds below.
                 self.current = Some(Current {
                     seq: u.seq,
                     actor,
-                    asks: self.observer.asks(actor, action, self.side),
+                    asks: self.public.observer().asks(actor, action, self.side),
                     ruled: false,
                     notes: 0,
                     nonce: matches!(body, Body::Declare(_)),
                 });
-                self.observer.declared(actor, action);
             }
             // A ruling with events for the referee or the other side comes
             // sealed: its words are the server's, signed by its view receipt.
@@ -143,64 +137,18 @@ impl Guard {
                     c.ruled = true;
                 }
             }
-            (Some(Body::End(end)), author) => {
-                self.grounded(end, author, ended_against).map_err(|why| {
-                    format!("the end of the game logged at entry {}: {why}", u.seq)
-                })?;
-                self.ended = true;
-            }
-            (Some(Body::Concede), Some(side)) => self.ended_against = Some(side),
-            (Some(Body::Timeout { party, .. }), None) => {
-                self.ended_against = crate::message::side_of(*party)
-            }
             _ => {}
         }
-        for e in &u.events {
-            self.observer.event(e);
-        }
-        self.rolls.observe(u, self.scenario.as_ref(), self.pad_len);
+        self.public.follow(c)?;
+        self.rolls
+            .observe(u, self.public.scenario().as_ref(), self.pad_len);
         Ok(())
-    }
-
-    /// Whether the log before an end record gives it (G3, G5: at the end
-    /// this party publishes every secret, so an end the server invents
-    /// must release nothing): written by the server, right after a
-    /// concession or a timeout of a side, with that side's opponent the
-    /// winner; or after the ruling whose public game-over event ended the
-    /// game, with its winner and reason (`Observer::outcome`). The referee
-    /// writes an end at no other point (PROTOCOL.md 13).
-    fn grounded(
-        &self,
-        end: &crate::message::EndRecord,
-        author: Option<Side>,
-        ended_against: Option<Side>,
-    ) -> Result<(), String> {
-        if let Some(side) = author {
-            return Err(format!(
-                "it is signed by side {side}; only the server writes one"
-            ));
-        }
-        let said = end_words(end.winner, &end.reason);
-        match (ended_against, self.observer.outcome()) {
-            (Some(loser), _) if end.winner == Some(loser.opponent()) => Ok(()),
-            (Some(loser), _) => Err(format!(
-                "it says {said}, but the entry before it ends the game against side {loser}"
-            )),
-            (None, Some(o)) if o.winner == end.winner && o.reason == end.reason => Ok(()),
-            (None, Some(o)) => Err(format!(
-                "it says {said}, but the game-over event in the log says {}",
-                end_words(o.winner, &o.reason)
-            )),
-            (None, None) => Err(format!(
-                "it says {said}, but no concession, timeout or game-over event in the log ends the game"
-            )),
-        }
     }
 
     /// Takes note of this party's answer the log accepted: the facts it
     /// opened (the referee holds them now).
     pub(crate) fn opened(&mut self, requests: &[FactRequest]) {
-        let note_layer = self.scenario.note_layer();
+        let note_layer = self.scenario().note_layer();
         for r in requests {
             if Some(r.layer) == note_layer {
                 if let Some(n) = r.location.as_opportunity() {
@@ -222,7 +170,7 @@ impl Guard {
             Prompt::Act | Prompt::Wait | Prompt::Pad | Prompt::RenewPad { .. } | Prompt::Setup => {
                 Ok(())
             }
-            Prompt::Reveal if self.ended => Ok(()),
+            Prompt::Reveal if self.ended() => Ok(()),
             Prompt::Reveal => {
                 Err("asked to publish its secrets, but the game's end is not in the log".into())
             }
@@ -256,7 +204,7 @@ impl Guard {
             );
         }
         let current = self.resolving()?;
-        let note_layer = self.scenario.note_layer();
+        let note_layer = self.scenario().note_layer();
         let mut last_note = self.last_note;
         let mut notes = current.notes;
         for r in requests {
@@ -299,20 +247,14 @@ impl Guard {
                 current.seq
             ));
         }
-        match self
-            .rolls
-            .refuse(prompt, self.scenario.as_ref(), self.pad_len)
-        {
+        match self.rolls.refuse(prompt, self.scenario(), self.pad_len) {
             Some(why) => Err(why),
             None => Ok(()),
         }
     }
 
     fn entry(&self, prompt: &Prompt) -> Result<(), String> {
-        if let Some(why) = self
-            .rolls
-            .refuse(prompt, self.scenario.as_ref(), self.pad_len)
-        {
+        if let Some(why) = self.rolls.refuse(prompt, self.scenario(), self.pad_len) {
             return Err(why);
         }
         // A setup roll (ASL: the Secret dr for extra Dummies, B28.47) is
@@ -322,7 +264,7 @@ impl Guard {
             && self.setups.len() < 2
             && [Side::A, Side::B]
                 .iter()
-                .any(|s| !self.scenario.setup_rolls(*s).is_empty());
+                .any(|s| !self.scenario().setup_rolls(*s).is_empty());
         if setup_rolls {
             return Ok(());
         }
@@ -374,14 +316,6 @@ impl Guard {
             }
         }
         Ok(())
-    }
-}
-
-/// An end record in words, its reason (the server's) quoted as data.
-fn end_words(winner: Option<Side>, reason: &str) -> String {
-    match winner {
-        Some(w) => format!("side {w} wins ({reason:?})"),
-        None => format!("nobody wins ({reason:?})"),
     }
 }
 

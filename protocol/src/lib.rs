@@ -18,6 +18,7 @@ pub mod attestation;
 pub mod beacon;
 pub mod dice;
 pub mod encoding;
+pub mod end_check;
 pub mod envelope;
 pub mod escrow_agents;
 pub mod evidence;

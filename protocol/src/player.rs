@@ -360,12 +360,7 @@ impl Player {
                 self.keeper.observe(actor, action);
             }
         }
-        self.guard.follow(&checked).map_err(|what| {
-            PlayerError::Breach(Breach::FalseEnd {
-                seq: checked.update.seq,
-                what,
-            })
-        })?;
+        self.guard.follow(&checked).map_err(PlayerError::Breach)?;
         self.reading.follow(&checked);
         self.prompted(checked.update)
     }

@@ -156,6 +156,14 @@ async fn seed004_a_miniatures_game_is_played_to_the_end_over_quic_and_verifies_g
     match verify(&file, &hexveil_rulesets::all()) {
         Verdict::Clean(s) => {
             let text = s.to_string();
+            // G5: the spectator showed the end the game-over event gives,
+            // checked against the public log like a player's.
+            assert!(s.end.is_some(), "{text}");
+            assert_eq!(
+                t.spectator.as_ref().expect("a spectator watches").end(),
+                s.end.as_ref(),
+                "{text}"
+            );
             assert!(text.contains("side A revealed and audited"), "{text}");
             assert!(text.contains("side B revealed and audited"), "{text}");
         }

@@ -102,6 +102,13 @@ async fn g5_whole_game_over_quic_to_the_last_turn_verifies_clean() {
     match verify(&file, &hexveil_fixtures::rulesets()) {
         Verdict::Clean(s) => {
             assert!(s.end.is_some(), "{s}");
+            // G5: the spectator showed the end its game-over event gives,
+            // checked against the public log like a player's.
+            assert_eq!(
+                t.spectator.as_ref().expect("a spectator watches").end(),
+                s.end.as_ref(),
+                "{s}"
+            );
             assert_eq!(s.audited, vec![Side::A, Side::B], "{s}");
             assert!(s.unaudited.is_empty(), "{s}");
             assert!(s.rolls >= 1 && s.rulings > actions, "{s}");

@@ -1911,7 +1911,7 @@ pub async fn watch(
             Ok(event) => event,
             Err(e) if following(&e) => {
                 let from = spectator.server_addr();
-                let held = spectator.witness().clone();
+                let held = spectator.public().clone();
                 let reading = spectator.reading().clone();
                 spectator = line.rewatch(game_id, from, e).await?;
                 // What was shown comes again and must be the same log.
