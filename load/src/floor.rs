@@ -299,7 +299,7 @@ pub fn sqlite(dir: &Path, row_len: usize, wanted: Duration) -> Result<SqliteFloo
     let row = vec![0x3cu8; row_len];
     let start = Instant::now();
     let mut commits = 0u64;
-    let mut took = Vec::new();
+    let mut took = hdrhistogram::Histogram::<u64>::new(3).expect("3 significant figures");
     while commits < 20 || start.elapsed() < wanted {
         let began = Instant::now();
         let tx = conn
@@ -309,19 +309,17 @@ pub fn sqlite(dir: &Path, row_len: usize, wanted: Duration) -> Result<SqliteFloo
             .and_then(|mut s| s.execute(rusqlite::params![&game[..], commits as i64, &row]))
             .map_err(sql("insert"))?;
         tx.commit().map_err(sql("commit"))?;
-        took.push(began.elapsed().as_micros() as u64);
+        took.saturating_record(began.elapsed().as_micros() as u64);
         commits += 1;
     }
     let secs = start.elapsed().as_secs_f64();
-    took.sort_unstable();
-    let at = |q: f64| took[((took.len() as f64 * q).ceil() as usize).clamp(1, took.len()) - 1];
     Ok(SqliteFloor {
         row_len,
         commits,
         secs,
         commits_per_sec: commits as f64 / secs.max(1e-9),
-        commit_p50_us: at(0.5),
-        commit_p99_us: at(0.99),
+        commit_p50_us: took.value_at_quantile(0.5),
+        commit_p99_us: took.value_at_quantile(0.99),
     })
 }
 

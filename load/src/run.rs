@@ -964,7 +964,6 @@ struct Shared<'a> {
     seats: Vec<Seats>,
 }
 
-/// The server's heap in use (KiB), if it reports it.
 /// The server's `hexveil_adjudication_seconds` now, if it serves its
 /// metrics.
 fn adjudication(metrics: Option<&MetricsProbe>) -> Result<Option<Buckets>, RunError> {
@@ -974,6 +973,7 @@ fn adjudication(metrics: Option<&MetricsProbe>) -> Result<Option<Buckets>, RunEr
         .flatten())
 }
 
+/// The server's heap in use (KiB), if it reports it.
 fn heap_kib(metrics: Option<&MetricsProbe>) -> Result<Option<f64>, RunError> {
     Ok(metrics.map(MetricsProbe::heap_kib).transpose()?.flatten())
 }

@@ -225,6 +225,17 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
+    /// The size of its SQLite WAL now, KiB (`None` if there is none): it
+    /// starts over about every second under load; one that never does
+    /// grows with every commit (issue 30).
+    pub fn wal_kib(&self) -> Option<f64> {
+        let wal = format!("{}-wal", hexveil_server::sqlite::DB_FILE);
+        let len = std::fs::metadata(self.data_dir.path().join(wal))
+            .ok()?
+            .len();
+        Some(len as f64 / 1024.0)
+    }
+
     /// Starts the server on 127.0.0.1 (a free port) with a fresh data
     /// directory, its limits raised for the load: `games` games of two
     /// connections each from one address and `rate` frames a second per
@@ -420,19 +431,6 @@ pub fn cpu_secs(pid: &str) -> Result<f64, ServerError> {
             .ok_or_else(|| bad("utime or stime missing"))
     };
     Ok((tick(11)? + tick(12)?) as f64 / USER_HZ)
-}
-
-impl ServerProcess {
-    /// The size of its SQLite WAL now, KiB (`None` if there is none): it
-    /// starts over about every second under load; one that never does
-    /// grows with every commit (issue 30).
-    pub fn wal_kib(&self) -> Option<f64> {
-        let wal = format!("{}-wal", hexveil_server::sqlite::DB_FILE);
-        let len = std::fs::metadata(self.data_dir.path().join(wal))
-            .ok()?
-            .len();
-        Some(len as f64 / 1024.0)
-    }
 }
 
 /// Resident memory (VmRSS) of a process in KiB, from `/proc/<pid>/status`.

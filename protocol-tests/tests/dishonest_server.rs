@@ -107,6 +107,30 @@ fn run_with(
 
 /// `side` declares `action`; everything it causes is delivered through
 /// `tamper`.
+/// The example game with B's sealed setup, at A's Movement Phase.
+fn in_movement() -> Table {
+    let mut t = Table::new(5, SEALED_B);
+    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    t
+}
+
+/// A's squad steps into B's minefield; `victim`'s view is tampered with.
+fn a_steps_into_the_mines(
+    t: &mut Table,
+    victim: Side,
+    v: &mut Victim,
+    tamper: &mut dyn FnMut(&Update, &hexveil_protocol::player::Player) -> Vec<Update>,
+) {
+    act_with(
+        t,
+        Side::A,
+        hexveil_fixtures::step_into_the_minefield(),
+        victim,
+        v,
+        tamper,
+    );
+}
+
 fn act_with(
     t: &mut Table,
     side: Side,
@@ -182,8 +206,7 @@ fn g2_a_window_asked_between_two_actions_is_refused_and_its_fork_proven() {
     // and a colluding A try nonces offline until the beacon gives the
     // dice they want. B's machine sees no declaration pending: nothing is
     // released, and the server's signed prompt is kept.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let k = rolls_so_far(&t);
     let b = t.players.get_mut(&Side::B).unwrap();
     let fake = forge::invent(
@@ -204,14 +227,7 @@ fn g2_a_window_asked_between_two_actions_is_refused_and_its_fork_proven() {
     // The real game goes on at that seq: B's machine holds the server's
     // two statements about it, a fork proof.
     let mut v = Victim::default();
-    act_with(
-        &mut t,
-        Side::A,
-        hexveil_fixtures::step_into_the_minefield(),
-        Side::B,
-        &mut v,
-        &mut |u, _| vec![u.clone()],
-    );
+    a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| vec![u.clone()]);
     // The entry the server showed is not in its log: against the log, the
     // signed prompt proves it (G5).
     assert!(
@@ -240,34 +256,26 @@ fn g2_pad_entries_asked_for_rolls_no_declaration_reached_are_refused() {
     // action rolls with A's nonce: both would hand the server (and A) the
     // values of rolls to come.
     for change in 0..3 {
-        let mut t = Table::new(5, SEALED_B);
-        t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+        let mut t = in_movement();
         let mut v = Victim::default();
-        act_with(
-            &mut t,
-            Side::A,
-            hexveil_fixtures::step_into_the_minefield(),
-            Side::B,
-            &mut v,
-            &mut |u, _| match &u.prompt {
-                Prompt::OpenAhead { requests, k, count } => {
-                    let prompt = match change {
-                        0 => Prompt::OpenAhead {
-                            requests: requests.clone(),
-                            k: k + 3,
-                            count: *count,
-                        },
-                        1 => Prompt::Window {
-                            k: k + 1,
-                            count: *count,
-                        },
-                        _ => Prompt::Entry { k: *k },
-                    };
-                    vec![forge::alter(u, Some(Side::B), |u| u.prompt = prompt)]
-                }
-                _ => vec![u.clone()],
-            },
-        );
+        a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| match &u.prompt {
+            Prompt::OpenAhead { requests, k, count } => {
+                let prompt = match change {
+                    0 => Prompt::OpenAhead {
+                        requests: requests.clone(),
+                        k: k + 3,
+                        count: *count,
+                    },
+                    1 => Prompt::Window {
+                        k: k + 1,
+                        count: *count,
+                    },
+                    _ => Prompt::Entry { k: *k },
+                };
+                vec![forge::alter(u, Some(Side::B), |u| u.prompt = prompt)]
+            }
+            _ => vec![u.clone()],
+        });
         assert!(v.released.is_empty(), "change {change}: {:?}", v.released);
         let r = v.refused.first().expect("refused");
         assert!(r.reason.contains("G2"), "change {change}: {}", r.reason);
@@ -282,8 +290,7 @@ fn g2_pad_entries_asked_for_rolls_no_declaration_reached_are_refused() {
 fn g4_openings_asked_between_actions_or_of_the_other_side_are_refused() {
     // Item 2 of issue 24: a false prompt naming every eligible leaf of B
     // between two actions, or a fact of A's asked of B.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let ap = Layer::named("ap").unwrap();
     let every: Vec<FactRequest> = t
         .session
@@ -312,30 +319,22 @@ fn g4_openings_asked_between_actions_or_of_the_other_side_are_refused() {
     let reason = heard.refused.unwrap().reason;
     assert!(reason.contains("no action"), "{reason}");
     // A fact of the other side is never this side's to open.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let mut v = Victim::default();
-    act_with(
-        &mut t,
-        Side::A,
-        hexveil_fixtures::step_into_the_minefield(),
-        Side::B,
-        &mut v,
-        &mut |u, _| match &u.prompt {
-            Prompt::OpenAhead { k, count, .. } => vec![forge::alter(u, Some(Side::B), |u| {
-                u.prompt = Prompt::OpenAhead {
-                    requests: vec![FactRequest {
-                        owner: Side::A,
-                        layer: ap,
-                        location: Location::key_of("3E3").unwrap(),
-                    }],
-                    k: *k,
-                    count: *count,
-                }
-            })],
-            _ => vec![u.clone()],
-        },
-    );
+    a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| match &u.prompt {
+        Prompt::OpenAhead { k, count, .. } => vec![forge::alter(u, Some(Side::B), |u| {
+            u.prompt = Prompt::OpenAhead {
+                requests: vec![FactRequest {
+                    owner: Side::A,
+                    layer: ap,
+                    location: Location::key_of("3E3").unwrap(),
+                }],
+                k: *k,
+                count: *count,
+            }
+        })],
+        _ => vec![u.clone()],
+    });
     assert!(v.released.is_empty());
     assert!(
         v.refused[0].reason.contains("a fact of the other side"),
@@ -355,8 +354,7 @@ fn g4_b28_412_during_a_real_step_only_the_two_hexes_it_crosses_may_be_opened() {
     let ap = Layer::named("ap").unwrap();
     let far = Location::key_of("3E8").unwrap();
     for swap in ["every eligible leaf", "a hex the step does not reach"] {
-        let mut t = Table::new(5, SEALED_B);
-        t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+        let mut t = in_movement();
         let every: Vec<FactRequest> = t
             .session
             .referee()
@@ -371,42 +369,35 @@ fn g4_b28_412_during_a_real_step_only_the_two_hexes_it_crosses_may_be_opened() {
         assert!(every.iter().any(|r| r.location == far), "3E8 is eligible");
         let mut v = Victim::default();
         let mut swapped = 0;
-        act_with(
-            &mut t,
-            Side::A,
-            hexveil_fixtures::step_into_the_minefield(),
-            Side::B,
-            &mut v,
-            &mut |u, _| {
-                let requests = match swap {
-                    "every eligible leaf" => every.clone(),
-                    _ => vec![FactRequest {
-                        owner: Side::B,
-                        layer: ap,
-                        location: far,
-                    }],
-                };
-                match &u.prompt {
-                    Prompt::OpenAhead { k, count, .. } => {
-                        swapped += 1;
-                        vec![forge::alter(u, Some(Side::B), |u| {
-                            u.prompt = Prompt::OpenAhead {
-                                requests: requests.clone(),
-                                k: *k,
-                                count: *count,
-                            }
-                        })]
-                    }
-                    Prompt::Open(_) => {
-                        swapped += 1;
-                        vec![forge::alter(u, Some(Side::B), |u| {
-                            u.prompt = Prompt::Open(requests.clone())
-                        })]
-                    }
-                    _ => vec![u.clone()],
+        a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| {
+            let requests = match swap {
+                "every eligible leaf" => every.clone(),
+                _ => vec![FactRequest {
+                    owner: Side::B,
+                    layer: ap,
+                    location: far,
+                }],
+            };
+            match &u.prompt {
+                Prompt::OpenAhead { k, count, .. } => {
+                    swapped += 1;
+                    vec![forge::alter(u, Some(Side::B), |u| {
+                        u.prompt = Prompt::OpenAhead {
+                            requests: requests.clone(),
+                            k: *k,
+                            count: *count,
+                        }
+                    })]
                 }
-            },
-        );
+                Prompt::Open(_) => {
+                    swapped += 1;
+                    vec![forge::alter(u, Some(Side::B), |u| {
+                        u.prompt = Prompt::Open(requests.clone())
+                    })]
+                }
+                _ => vec![u.clone()],
+            }
+        });
         assert!(swapped > 0, "{swap}: the step asked B nothing");
         assert!(
             !v.released.iter().any(|b| matches!(b, Body::Open(_))),
@@ -433,8 +424,7 @@ fn g4_b28_531_a_move_the_log_does_not_hold_is_no_move_for_the_standing_orders() 
     // only. A declaration is an entry every party reads whole, signed by
     // its author: a sealed entry that shows one is refused as unbound, and
     // the owner's orders never see it.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let b = t.players.get_mut(&Side::B).unwrap();
     let (seq, head) = (b.witness().next_seq(), b.witness().head());
     // Words a sealed entry may have (its name alone is checked too:
@@ -477,34 +467,26 @@ fn g5_an_honest_answer_to_a_false_request_is_never_recorded_against_its_owner() 
     // referee's, B opens that location honestly. The referee refuses the
     // answer (it answers another request), the server records no
     // BadAnswer, and a server that records one anyway is at fault.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let mut v = Victim::default();
     let mut shown_once = false;
-    act_with(
-        &mut t,
-        Side::A,
-        hexveil_fixtures::step_into_the_minefield(),
-        Side::B,
-        &mut v,
-        &mut |u, _| match &u.prompt {
-            Prompt::OpenAhead { requests, k, count } if !shown_once => {
-                shown_once = true;
-                let mut other = requests.clone();
-                // The exit hex 3E3 asked; 3E4 shown (both in the step's
-                // bound).
-                other[0].location = Location::key_of("3E4").unwrap();
-                vec![forge::alter(u, Some(Side::B), |u| {
-                    u.prompt = Prompt::OpenAhead {
-                        requests: other,
-                        k: *k,
-                        count: *count,
-                    }
-                })]
-            }
-            _ => vec![u.clone()],
-        },
-    );
+    a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| match &u.prompt {
+        Prompt::OpenAhead { requests, k, count } if !shown_once => {
+            shown_once = true;
+            let mut other = requests.clone();
+            // The exit hex 3E3 asked; 3E4 shown (both in the step's
+            // bound).
+            other[0].location = Location::key_of("3E4").unwrap();
+            vec![forge::alter(u, Some(Side::B), |u| {
+                u.prompt = Prompt::OpenAhead {
+                    requests: other,
+                    k: *k,
+                    count: *count,
+                }
+            })]
+        }
+        _ => vec![u.clone()],
+    });
     assert_eq!(v.released.len(), 1, "B answered the false prompt");
     assert!(
         t.rejections
@@ -608,38 +590,30 @@ fn g5_a_branch_after_a_receipted_answer_is_a_fork_proof_that_names_the_server() 
     // shows both players a branch whose entry N is its own Timeout of B.
     // The branch alone verifies clean; B's machine holds the receipt and
     // the branch's entry: two heads the server signed for one position.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let mut v = Victim::default();
     let mut branched = false;
-    act_with(
-        &mut t,
-        Side::A,
-        hexveil_fixtures::step_into_the_minefield(),
-        Side::B,
-        &mut v,
-        &mut |u, _| match &u.logged {
-            hexveil_protocol::message::Logged::Own(r) if !branched => {
-                branched = true;
-                let prev = u.attest.as_deref().map(|a| a.prev_head).unwrap_or_else(|| {
-                    // The head before B's entry: the one its receipt follows.
-                    panic!("B's answer comes with a view receipt: {r:?}")
-                });
-                vec![forge::server_entry(
-                    common::GAME,
-                    u.seq,
-                    prev,
-                    &Body::Timeout {
-                        party: Party::B,
-                        request: "openings".into(),
-                    },
-                    Some(Side::B),
-                    Prompt::Wait,
-                )]
-            }
-            _ => vec![u.clone()],
-        },
-    );
+    a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| match &u.logged {
+        hexveil_protocol::message::Logged::Own(r) if !branched => {
+            branched = true;
+            let prev = u.attest.as_deref().map(|a| a.prev_head).unwrap_or_else(|| {
+                // The head before B's entry: the one its receipt follows.
+                panic!("B's answer comes with a view receipt: {r:?}")
+            });
+            vec![forge::server_entry(
+                common::GAME,
+                u.seq,
+                prev,
+                &Body::Timeout {
+                    party: Party::B,
+                    request: "openings".into(),
+                },
+                Some(Side::B),
+                Prompt::Wait,
+            )]
+        }
+        _ => vec![u.clone()],
+    });
     assert!(branched, "B's answer was receipted and shown as its own");
     let Some(Breach::Fork { proof, what }) = v.breach else {
         panic!("B catches the fork: {:?}", v.breach)
@@ -665,8 +639,7 @@ fn g5_dice_or_events_the_signed_entry_does_not_give_are_never_shown() {
     // unbound; signed again by the server, they are a proof against it.
     for signed in [false, true] {
         for what in ["dice", "events"] {
-            let mut t = Table::new(5, SEALED_B);
-            t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+            let mut t = in_movement();
             let mut v = Victim::default();
             let mut done = false;
             // A step into the minefield rolls; ending the phase rules with
@@ -745,25 +718,17 @@ fn g5_g2_a_sealed_entry_named_as_one_every_party_reads_whole_is_a_proof() {
         "ruling",
         "side B concedes\u{1b}[2J",
     ] {
-        let mut t = Table::new(5, SEALED_B);
-        t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+        let mut t = in_movement();
         let mut v = Victim::default();
         let mut done = false;
-        act_with(
-            &mut t,
-            Side::A,
-            hexveil_fixtures::step_into_the_minefield(),
-            Side::A,
-            &mut v,
-            &mut |u, _| {
-                let sealed = matches!(u.logged, hexveil_protocol::message::Logged::Sealed { .. });
-                if done || !sealed || u.entry != "openings" {
-                    return vec![u.clone()];
-                }
-                done = true;
-                vec![forge::alter(u, Some(Side::A), |u| u.entry = words.into())]
-            },
-        );
+        a_steps_into_the_mines(&mut t, Side::A, &mut v, &mut |u, _| {
+            let sealed = matches!(u.logged, hexveil_protocol::message::Logged::Sealed { .. });
+            if done || !sealed || u.entry != "openings" {
+                return vec![u.clone()];
+            }
+            done = true;
+            vec![forge::alter(u, Some(Side::A), |u| u.entry = words.into())]
+        });
         assert!(done, "A was shown B's openings sealed");
         match &v.breach {
             Some(Breach::FalseView { what, proof, .. }) => {
@@ -803,8 +768,7 @@ fn g3_g5_an_end_the_log_does_not_give_reveals_nothing() {
         )
     };
     // In the middle of play.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let a = t.players.get_mut(&Side::A).unwrap();
     let fake = forged(a, &end(Side::B, "side A's units were all eliminated"));
     match a.hear(&fake) {
@@ -950,8 +914,7 @@ fn refused_end(mut w: PublicWitness, fake: &Update, says: &str) {
 #[test]
 fn g5_a_spectator_shows_no_end_the_log_does_not_give() {
     // (a) In the middle of play.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let t = in_movement();
     let w = spectator_of(&t, None);
     let fake = forged_end(&w, Side::B, "side A's units were all eliminated");
     refused_end(
@@ -996,24 +959,16 @@ fn g5_a_sealed_ruling_shown_without_its_events_is_proven_against_the_transcript(
     // drops the public events from it and signs that; once the game is
     // over and its transcript public, A's audit finds the view the log does
     // not give, and the view receipt proves it.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let mut v = Victim::default();
     let mut dropped = false;
-    act_with(
-        &mut t,
-        Side::A,
-        hexveil_fixtures::step_into_the_minefield(),
-        Side::A,
-        &mut v,
-        &mut |u, _| match &u.logged {
-            hexveil_protocol::message::Logged::Sealed { .. } if u.entry == "ruling" && !dropped => {
-                dropped = true;
-                vec![forge::alter(u, Some(Side::A), |u| u.events.clear())]
-            }
-            _ => vec![u.clone()],
-        },
-    );
+    a_steps_into_the_mines(&mut t, Side::A, &mut v, &mut |u, _| match &u.logged {
+        hexveil_protocol::message::Logged::Sealed { .. } if u.entry == "ruling" && !dropped => {
+            dropped = true;
+            vec![forge::alter(u, Some(Side::A), |u| u.events.clear())]
+        }
+        _ => vec![u.clone()],
+    });
     assert!(dropped, "A's view of the ruling is sealed");
     assert!(v.breach.is_none(), "{:?}", v.breach);
     t.concede();
@@ -1061,30 +1016,23 @@ fn g2_g4_in_an_escrow_game_the_player_still_guards_its_pad_and_opens_nothing() {
     // During a real step the escrow answers; B is asked only its window.
     let mut v = Victim::default();
     let mut asked_to_open = false;
-    act_with(
-        &mut t,
-        Side::A,
-        hexveil_fixtures::step_into_the_minefield(),
-        Side::B,
-        &mut v,
-        &mut |u, _| {
-            if let Prompt::Window { k, count } = &u.prompt {
-                asked_to_open = true;
-                return vec![forge::alter(u, Some(Side::B), |u| {
-                    u.prompt = Prompt::OpenAhead {
-                        requests: vec![FactRequest {
-                            owner: Side::B,
-                            layer: Layer::named("ap").unwrap(),
-                            location: Location::key_of("3E4").unwrap(),
-                        }],
-                        k: *k,
-                        count: *count,
-                    }
-                })];
-            }
-            vec![u.clone()]
-        },
-    );
+    a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| {
+        if let Prompt::Window { k, count } = &u.prompt {
+            asked_to_open = true;
+            return vec![forge::alter(u, Some(Side::B), |u| {
+                u.prompt = Prompt::OpenAhead {
+                    requests: vec![FactRequest {
+                        owner: Side::B,
+                        layer: Layer::named("ap").unwrap(),
+                        location: Location::key_of("3E4").unwrap(),
+                    }],
+                    k: *k,
+                    count: *count,
+                }
+            })];
+        }
+        vec![u.clone()]
+    });
     assert!(asked_to_open, "B's window is asked during the step");
     assert!(v.released.is_empty(), "{:?}", v.released);
     assert!(v.refused[0].reason.contains("Escrow"), "{:?}", v.refused);
@@ -1474,8 +1422,7 @@ fn g2_g5_a_declaration_the_server_never_logs_gets_its_window_released_only_on_a_
     // proof, and its values, signed on the branch, are refused by the
     // real referee. (A client restarted on that game refuses to play on:
     // `hexveil join` finds the proof in its secrets directory.)
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let k = rolls_so_far(&t);
     let branch = t.players.get_mut(&Side::A).unwrap().act_with_nonce(
         hexveil_asl::model::action::encode_action(&hexveil_fixtures::step_into_the_minefield()),
@@ -1525,14 +1472,7 @@ fn g2_g5_a_declaration_the_server_never_logs_gets_its_window_released_only_on_a_
         .expect("B releases its window for a declaration it holds");
     // The real declaration, at the same seq.
     let mut v = Victim::default();
-    act_with(
-        &mut t,
-        Side::A,
-        hexveil_fixtures::step_into_the_minefield(),
-        Side::B,
-        &mut v,
-        &mut |u, _| vec![u.clone()],
-    );
+    a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| vec![u.clone()]);
     let Some(Breach::Fork { proof, .. }) = v.breach else {
         panic!("B catches the fork: {:?}", v.breach)
     };
@@ -1562,8 +1502,7 @@ fn g5_a_signed_refusal_kept_as_evidence_proves_the_server_wrong_if_the_log_holds
     // digits at the prompt. It proves nothing against anyone while the log
     // agrees that the entry was not logged; a server that refused an entry
     // and logged it all the same is proven at fault (G5).
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     // B may not move in A's MPh: refused.
     let out = t.declare(Side::B, hexveil_fixtures::step_into_the_minefield());
     let refusal = out
@@ -1620,8 +1559,7 @@ fn g5_a_refusal_is_shown_and_kept_only_once_its_signature_checks() {
     // A refusal is shown and kept as proof only once the player checked it
     // against the game's server key and the entry it refuses; a changed one
     // is a breach and changes nothing.
-    let mut t = Table::new(5, SEALED_B);
-    t.end_phase_until(hexveil_asl::turn::Phase::Movement);
+    let mut t = in_movement();
     let out = t.declare(Side::B, hexveil_fixtures::step_into_the_minefield());
     let refusal = out
         .into_iter()

@@ -469,19 +469,19 @@ impl GameStore for SqliteStore {
                     r.get::<_, i64>(2)?,
                 ))
             });
-        match done {
-            // Not blocked, and every frame in the database file.
-            Ok((0, frames, copied)) if frames == copied => {
-                self.wal_due = Instant::now() + WAL_RESTART_IDLE;
-            }
-            // The checkpoint thread held the checkpoint, or a frame is
-            // left: tried again a little later.
-            Ok(_) => self.wal_due = Instant::now() + WAL_RETRY,
-            Err(error) => {
-                tracing::warn!(%error, "a WAL checkpoint failed; the next one retries");
-                self.wal_due = Instant::now() + WAL_RETRY;
-            }
+        if let Err(error) = &done {
+            tracing::warn!(%error, "a WAL checkpoint failed; the next one retries");
         }
+        // Finished: not blocked, and every frame in the database file.
+        // Otherwise (the checkpoint thread held the checkpoint, a frame is
+        // left, an error) it is tried again a little later.
+        let finished = matches!(done, Ok((0, frames, copied)) if frames == copied);
+        self.wal_due = Instant::now()
+            + if finished {
+                WAL_RESTART_IDLE
+            } else {
+                WAL_RETRY
+            };
     }
 
     fn create_game(

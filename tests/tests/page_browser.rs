@@ -686,26 +686,21 @@ async fn stacks_clickable(seat: &Seat, moves: &[serde_json::Value]) -> usize {
             "{}: {unit} not listed: {listed}",
             seat.name
         );
-        let selected = seat.browser.text("#selected").await;
-        if may_move(unit) {
-            assert!(
-                selected.starts_with(&format!("{unit} in ")),
-                "{}: a click on {unit} selected: {selected:?}",
-                seat.name
-            );
-        }
+        let selected_by = |how: &str, selected: String| {
+            if may_move(unit) {
+                assert!(
+                    selected.starts_with(&format!("{unit} in ")),
+                    "{}: {unit} {how} selected: {selected:?}",
+                    seat.name
+                );
+            }
+        };
+        selected_by("clicked", seat.browser.text("#selected").await);
         // The same unit picked from the list beside the board.
         seat.click_board(".hex[data-hex=\"3A1\"]").await;
         seat.click(&format!("#stack li[data-unit=\"{unit}\"]"))
             .await;
-        let selected = seat.browser.text("#selected").await;
-        if may_move(unit) {
-            assert!(
-                selected.starts_with(&format!("{unit} in ")),
-                "{}: {unit} picked in the list selected: {selected:?}",
-                seat.name
-            );
-        }
+        selected_by("picked in the list", seat.browser.text("#selected").await);
     }
     // Nothing selected when the test goes on.
     seat.click_board(".hex[data-hex=\"3A1\"]").await;
