@@ -908,7 +908,8 @@ fn refused_end(mut w: PublicWitness, fake: &Update, says: &str) {
 // G5: a spectator shows only what it has checked against the log, so an
 // end record the server invents is no result: (a) in the middle of play,
 // (b) right after A's concession, naming A, the side that conceded, the
-// winner, (c) one signed by a player (B, the server's accomplice). The
+// winner, (c) one signed by a player (B, the server's accomplice), (d) one
+// with the concession's winner but another reason, (e) a second end. The
 // spectator stops with the breach and states no winner, by the same check
 // as a player's (`EndCheck`).
 #[test]
@@ -937,6 +938,23 @@ fn g5_a_spectator_shows_no_end_the_log_does_not_give() {
         &fake,
         "it is signed by side B; only the server writes one",
     );
+    // (d) Right after A's concession, B the winner as the log gives, but
+    // another reason than the concession's: the result shown is the
+    // referee's words, not the server's.
+    let w = spectator_of(&t, Some("concession"));
+    let fake = forged_end(&w, Side::B, "side A's mines were over budget");
+    refused_end(w, &fake, "ends the game against side A (its concession)");
+    // (e) A second end after the honest one (B wins), naming A: refused,
+    // and the result shown stays the log's.
+    let mut w = spectator_of(&t, None);
+    let fake = forged_end(&w, Side::A, "side B conceded");
+    match w.check(&fake) {
+        Err(Unwatched::Breach(Breach::FalseEnd { what, .. })) => {
+            assert!(what.contains("the game had already ended"), "{what}")
+        }
+        other => panic!("the spectator took a second end: {other:?}"),
+    }
+    assert_eq!(w.end().map(|e| e.winner), Some(Some(Side::B)));
 }
 
 // G5, the positive control: the honest end of a conceded game is shown to

@@ -23,15 +23,25 @@ use crate::witness::{Breach, Checked, Seen, Witness};
 use hexveil_core::{Observer, Registry, Scenario, Side};
 use std::sync::Arc;
 
+/// How the entry before an end record ended the game.
+#[derive(Clone, Copy, Debug)]
+enum EndedBy {
+    /// This side conceded.
+    Concession(Side),
+    /// The server timed this side out.
+    Timeout(Side),
+}
+
 /// One party's fold of the public game, and the end of the game once the
 /// log gives it.
 #[derive(Clone, Debug)]
 pub struct EndCheck {
     scenario: Arc<dyn Scenario>,
     observer: Box<dyn Observer>,
-    /// The side the previous entry of the log ended the game against: its
-    /// concession, or the server's timeout of it. The end record follows.
-    ended_against: Option<Side>,
+    /// What the previous entry of the log ended the game by: a side's
+    /// concession, or the server's timeout of a side. The end record
+    /// follows.
+    ended_by: Option<EndedBy>,
     /// The end of the game, once logged and grounded.
     end: Option<EndRecord>,
 }
@@ -44,7 +54,7 @@ impl EndCheck {
         EndCheck {
             observer: scenario.observer(viewer),
             scenario,
-            ended_against: None,
+            ended_by: None,
             end: None,
         }
     }
@@ -84,7 +94,10 @@ impl EndCheck {
     pub fn follow(&mut self, c: &Checked) -> Result<(), Breach> {
         let u = &c.update;
         let author = side_of(c.author);
-        let ended_against = self.ended_against.take();
+        let ended_by = self.ended_by.take();
+        // The game ends once: a second end record (after a reveal timed
+        // out, say) would change the result shown.
+        let over = self.end.is_some();
         match (&c.body, author) {
             (Some(Body::Setup(_)), Some(side)) | (None, Some(side)) if u.public_setup.is_some() => {
                 // A Live setup is read whole; an Escrow one's public part
@@ -103,15 +116,19 @@ impl EndCheck {
                 self.observer.declared(actor, action);
             }
             (Some(Body::End(end)), author) => {
-                self.grounded(end, author, ended_against)
+                self.grounded(end, author, ended_by, over)
                     .map_err(|why| Breach::FalseEnd {
                         seq: u.seq,
                         what: format!("the end of the game logged at entry {}: {why}", u.seq),
                     })?;
                 self.end = Some(end.clone());
             }
-            (Some(Body::Concede), Some(side)) => self.ended_against = Some(side),
-            (Some(Body::Timeout { party, .. }), None) => self.ended_against = side_of(*party),
+            (Some(Body::Concede), Some(side)) if !over => {
+                self.ended_by = Some(EndedBy::Concession(side))
+            }
+            (Some(Body::Timeout { party, .. }), None) if !over => {
+                self.ended_by = side_of(*party).map(EndedBy::Timeout)
+            }
             _ => {}
         }
         for e in &u.events {
@@ -121,16 +138,18 @@ impl EndCheck {
     }
 
     /// Whether the log before an end record gives it (G3, G5): written by
-    /// the server, right after a concession or a timeout of a side, with
-    /// that side's opponent the winner; or after the ruling whose public
-    /// game-over event ended the game, with its winner and reason
-    /// (`Observer::outcome`). The referee writes an end at no other point
-    /// (PROTOCOL.md 13).
+    /// the server, once, right after a concession or a timeout of a side,
+    /// with the record the referee writes for it (that side's opponent the
+    /// winner, [`EndRecord::conceded`], [`EndRecord::timed_out`]); or after
+    /// the ruling whose public game-over event ended the game, with its
+    /// winner and reason (`Observer::outcome`). The referee writes an end
+    /// at no other point (PROTOCOL.md 13).
     fn grounded(
         &self,
         end: &EndRecord,
         author: Option<Side>,
-        ended_against: Option<Side>,
+        ended_by: Option<EndedBy>,
+        over: bool,
     ) -> Result<(), String> {
         if let Some(side) = author {
             return Err(format!(
@@ -138,11 +157,19 @@ impl EndCheck {
             ));
         }
         let said = end_words(end.winner, &end.reason);
-        match (ended_against, self.observer.outcome()) {
-            (Some(loser), _) if end.winner == Some(loser.opponent()) => Ok(()),
-            (Some(loser), _) => Err(format!(
-                "it says {said}, but the entry before it ends the game against side {loser}"
-            )),
+        if over {
+            return Err(format!("it says {said}, but the game had already ended"));
+        }
+        let against = |loser: Side, by: &str| {
+            format!(
+                "it says {said}, but the entry before it ends the game against side {loser} ({by})"
+            )
+        };
+        match (ended_by, self.observer.outcome()) {
+            (Some(EndedBy::Concession(loser)), _) if *end == EndRecord::conceded(loser) => Ok(()),
+            (Some(EndedBy::Concession(loser)), _) => Err(against(loser, "its concession")),
+            (Some(EndedBy::Timeout(loser)), _) if end.is_timeout_of(loser) => Ok(()),
+            (Some(EndedBy::Timeout(loser)), _) => Err(against(loser, "its timeout")),
             (None, Some(o)) if o.winner == end.winner && o.reason == end.reason => Ok(()),
             (None, Some(o)) => Err(format!(
                 "it says {said}, but the game-over event in the log says {}",

@@ -290,6 +290,37 @@ pub struct EndRecord {
     pub reason: String,
 }
 
+impl EndRecord {
+    /// The end a concession of `side` gives: the referee writes it, and a
+    /// client holds the server's end record to it (G5).
+    pub fn conceded(side: Side) -> EndRecord {
+        EndRecord {
+            winner: Some(side.opponent()),
+            reason: format!("side {side} conceded"),
+        }
+    }
+
+    /// The end a timeout of `side` gives, `awaited` what it did not answer
+    /// (the referee's description of it).
+    pub fn timed_out(side: Side, awaited: &str) -> EndRecord {
+        EndRecord {
+            winner: Some(side.opponent()),
+            reason: format!("side {side} did not answer in time ({awaited})"),
+        }
+    }
+
+    /// Whether this is an end a timeout of `side` gives, whatever was
+    /// awaited ([`EndRecord::timed_out`]).
+    pub fn is_timeout_of(&self, side: Side) -> bool {
+        let prefix = format!("side {side} did not answer in time (");
+        self.winner == Some(side.opponent())
+            && self
+                .reason
+                .strip_prefix(&prefix)
+                .is_some_and(|awaited| awaited.ends_with(')'))
+    }
+}
+
 /// The body of a log entry.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Body {

@@ -1016,10 +1016,7 @@ impl Referee {
         match (body, author) {
             (Body::Concede, Party::A | Party::B) if open_game => {
                 let side = side_of(author).expect("player");
-                self.end_with(EndRecord {
-                    winner: Some(side.opponent()),
-                    reason: format!("side {side} conceded"),
-                });
+                self.end_with(EndRecord::conceded(side));
                 return Ok((Vec::new(), false));
             }
             (Body::Timeout { party, .. }, Party::Server)
@@ -1053,13 +1050,7 @@ impl Referee {
                         })
                     }
                 };
-                self.end_with(EndRecord {
-                    winner: Some(side.opponent()),
-                    reason: format!(
-                        "side {side} did not answer in time ({})",
-                        self.awaiting.describe()
-                    ),
-                });
+                self.end_with(EndRecord::timed_out(side, &self.awaiting.describe()));
                 return Ok((Vec::new(), false));
             }
             _ => {}
