@@ -53,8 +53,10 @@ impl Ending {
     /// and the verdict named as that other log's (the audit's line says
     /// where they part, with its proof).
     pub fn verdict_words(&self) -> String {
+        if self.is_the_log_shown() {
+            return self.verdict.to_string();
+        }
         match &self.audit {
-            Ok(a) if a.found.is_empty() => self.verdict.to_string(),
             Ok(_) => format!(
                 "NOT THIS GAME'S VERDICT: the transcript the server sent is not the log this client was shown (G5; its audit says where they part); its verdict is that other log's: {}",
                 self.verdict
