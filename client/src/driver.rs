@@ -858,6 +858,7 @@ impl Client {
             transcript: None,
             last_seq: None,
             closed: false,
+            queue: VecDeque::new(),
         })
     }
 
@@ -913,8 +914,8 @@ impl Client {
             past += 1;
             if let ToClient::Update(raw) = decode_padded(&payload)? {
                 match public.check(&raw)? {
-                    Seen::New(c) => history.push(*c),
-                    Seen::Again(_) => {}
+                    Seen::New(new) => history.extend(new),
+                    Seen::Held { .. } | Seen::Again(_) => {}
                 }
             }
         }
@@ -983,6 +984,14 @@ pub enum GameEvent {
     Replayed(Update),
     /// One of our entries is durable.
     Receipt(Receipt),
+    /// A player's entry without a receipt (message version 6), checked
+    /// but for its place: nothing of it is shown until the next update,
+    /// the server's entry on the head after it, places it; both come then
+    /// as [`GameEvent::Update`]s, in order.
+    Held {
+        /// Its seq.
+        seq: u64,
+    },
     /// One of our entries was refused; nothing changed. The refusal is
     /// signed by the server and bound to the entry's hash: the player's
     /// proof of what the server answered (G5).
@@ -1122,8 +1131,7 @@ impl RemotePlayer {
             .fetch_finished_transcript(self.game_id, self.wait)
             .await?;
         for m in others {
-            let e = self.on_message(m)?;
-            self.queue.push_back(e);
+            self.on_message(m)?;
         }
         self.transcript = Some(file.clone());
         Ok(file)
@@ -1261,7 +1269,11 @@ impl RemotePlayer {
                     if let Some(moved) = moved_off(&msg, self.game_id) {
                         return Err(moved);
                     }
-                    return self.on_message(msg);
+                    self.on_message(msg)?;
+                    return Ok(self
+                        .queue
+                        .pop_front()
+                        .expect("a message gives at least one event"));
                 }
             }
         }
@@ -1281,15 +1293,21 @@ impl RemotePlayer {
         }
     }
 
-    fn on_message(&mut self, msg: ServerMessage) -> Result<GameEvent, DriverError> {
-        match Incoming::of(msg, self.game_id)? {
-            Incoming::Game(m) => self.on_game(m),
-            Incoming::Event(e) => Ok(e),
-        }
+    /// Acts on a message from the server; queues the events it gives, in
+    /// order, for [`RemotePlayer::next_event`].
+    fn on_message(&mut self, msg: ServerMessage) -> Result<(), DriverError> {
+        let event = match Incoming::of(msg, self.game_id)? {
+            Incoming::Game(m) => self.on_game(m)?,
+            Incoming::Event(e) => Some(e),
+        };
+        self.queue.extend(event);
+        Ok(())
     }
 
-    fn on_game(&mut self, msg: ToClient) -> Result<GameEvent, DriverError> {
-        Ok(match msg {
+    /// Acts on a game message; answers its event, or queues them itself
+    /// (a new update: the entry it placed first, a prompt refused after).
+    fn on_game(&mut self, msg: ToClient) -> Result<Option<GameEvent>, DriverError> {
+        Ok(Some(match msg {
             ToClient::Receipt(r) => {
                 if self
                     .unacked
@@ -1308,17 +1326,23 @@ impl RemotePlayer {
                 // Nothing is shown or answered before it is checked against
                 // the log this seat holds (issue 24).
                 let heard = match self.player.hear(&raw) {
-                    Ok(h) => h,
+                    Ok(Some(h)) => h,
+                    Ok(None) => return Ok(Some(GameEvent::Held { seq: raw.seq })),
                     Err(PlayerError::Breach(Breach::Gap { from, got })) => {
                         // An update was lost (or the server skipped one):
                         // ask again from the first missing entry.
                         self.sync(from)?;
-                        return Ok(GameEvent::Other(format!(
+                        return Ok(Some(GameEvent::Other(format!(
                             "update {got} came before entry {from}: asked the server for the views from {from} again"
-                        )));
+                        ))));
                     }
                     Err(e) => return Err(self.failed(e)),
                 };
+                if let Some(placed) = heard.placed {
+                    // Held until this update placed it: shown first.
+                    self.new_update(&placed);
+                    self.queue.push_back(GameEvent::Update(placed));
+                }
                 let u = heard.update;
                 self.closed |= u.closed;
                 if let Some(end) = &u.end {
@@ -1333,27 +1357,19 @@ impl RemotePlayer {
                             None => self.answer(env)?,
                         }
                     }
-                    return Ok(GameEvent::Replayed(u));
+                    return Ok(Some(GameEvent::Replayed(u)));
                 }
-                self.last_seq = Some(u.seq);
-                if self
-                    .unacked
-                    .as_ref()
-                    .is_some_and(|e| e.envelope().seq <= u.seq)
-                {
-                    // In the log now (ours) or overtaken (refused or stale).
-                    self.unacked = None;
-                }
-                if let Some(refused) = heard.refused {
-                    self.queue.push_back(GameEvent::PromptRefused(refused));
-                }
+                self.new_update(&u);
                 match (&mut self.catch_up, heard.answer) {
                     (Some(latest), answer) => *latest = answer,
                     (None, Some(env)) => self.answer(env)?,
                     (None, None) => {}
                 }
-                self.last_update = Some(u.clone());
-                GameEvent::Update(u)
+                self.queue.push_back(GameEvent::Update(u));
+                if let Some(refused) = heard.refused {
+                    self.queue.push_back(GameEvent::PromptRefused(refused));
+                }
+                return Ok(None);
             }
             ToClient::Rejected(r) => {
                 // Shown (and kept as proof) only once checked (issue 27).
@@ -1365,7 +1381,23 @@ impl RemotePlayer {
                 GameEvent::Transcript(t)
             }
             ToClient::Padding(_) => GameEvent::Other("a bare padding message".into()),
-        })
+        }))
+    }
+
+    /// Takes note of a new update of the log, shown to this seat: its
+    /// seq, our entry it settles (the end and the close it says are
+    /// noted of every update).
+    fn new_update(&mut self, u: &Update) {
+        self.last_seq = Some(u.seq);
+        if self
+            .unacked
+            .as_ref()
+            .is_some_and(|e| e.envelope().seq <= u.seq)
+        {
+            // In the log now (ours) or overtaken (refused or stale).
+            self.unacked = None;
+        }
+        self.last_update = Some(u.clone());
     }
 
     /// The driver's error for a player's: what the server did, in words.
@@ -1469,11 +1501,8 @@ impl RemotePlayer {
             burst.push(m);
         }
         self.catch_up = Some(None);
-        let replayed: Result<(), DriverError> = burst.into_iter().try_for_each(|m| {
-            let e = self.on_message(m)?;
-            self.queue.push_back(e);
-            Ok(())
-        });
+        let replayed: Result<(), DriverError> =
+            burst.into_iter().try_for_each(|m| self.on_message(m));
         let latest = self.catch_up.take().flatten();
         replayed?;
         if let Some(env) = self.unacked.clone() {
@@ -1511,6 +1540,9 @@ pub struct Spectator {
     transcript: Option<Vec<u8>>,
     last_seq: Option<u64>,
     closed: bool,
+    /// Events of a message already taken, not yet returned (an update
+    /// that placed a held entry gives two).
+    queue: VecDeque<GameEvent>,
 }
 
 impl std::fmt::Debug for Spectator {
@@ -1534,6 +1566,9 @@ impl Spectator {
 
     /// The next event of the public view.
     pub async fn next_event(&mut self) -> Result<GameEvent, DriverError> {
+        if let Some(e) = self.queue.pop_front() {
+            return Ok(e);
+        }
         let msg = self.link.recv(self.wait, "a public update").await?;
         if let Some(moved) = moved_off(&msg, self.game_id) {
             return Err(moved);
@@ -1544,13 +1579,19 @@ impl Spectator {
                 // An end the log does not give stops the spectator, with
                 // nothing of it shown (G5): the same check as a player's.
                 ToClient::Update(raw) => match self.public.check(&raw) {
-                    Ok(Seen::New(c)) => {
-                        self.reading.follow(&c);
-                        let u = c.update;
-                        self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
-                        self.closed |= u.closed;
-                        GameEvent::Update(u)
+                    Ok(Seen::New(new)) => {
+                        for c in new {
+                            self.reading.follow(&c);
+                            let u = c.update;
+                            self.last_seq = Some(self.last_seq.map_or(u.seq, |s| s.max(u.seq)));
+                            self.closed |= u.closed;
+                            self.queue.push_back(GameEvent::Update(u));
+                        }
+                        self.queue
+                            .pop_front()
+                            .expect("a new update gives its entry")
                     }
+                    Ok(Seen::Held { seq }) => GameEvent::Held { seq },
                     Ok(Seen::Again(c)) => GameEvent::Replayed(c.update),
                     Err(e) => return Err(e.into()),
                 },
@@ -1608,6 +1649,13 @@ impl Spectator {
     /// The highest seq of a public update seen.
     pub fn last_seq(&self) -> Option<u64> {
         self.last_seq
+    }
+
+    /// How many events are received and checked but not yet handed out by
+    /// [`Spectator::next_event`] (an update that placed a held entry gives
+    /// two).
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
     }
 
     /// The public log as this spectator checked it.

@@ -19,7 +19,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hexveil_protocol::transcript::Transcript;
-use hexveil_protocol::verifier::{check_receipt, verify, Verdict};
+use hexveil_protocol::verifier::{check_receipt, verify, ReceiptForm, Verdict};
 
 const ACTIONS: u32 = 1_000;
 
@@ -44,8 +44,12 @@ fn verify_transcript(c: &mut Criterion) {
         b.iter(|| {
             let t = Transcript::parse(black_box(&bytes)).unwrap();
             let mut prev = hexveil_protocol::envelope::genesis_head(&g.game);
+            let form = ReceiptForm {
+                server_entries: false,
+                placed_by_next: true,
+            };
             for (seq, e) in t.entries.iter().enumerate() {
-                check_receipt(&server, false, seq as u64, &prev, e).unwrap();
+                check_receipt(&server, form, seq as u64, &prev, e).unwrap();
                 e.envelope.verify_signature().unwrap();
                 prev = e.appended().new_head;
             }

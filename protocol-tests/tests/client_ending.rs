@@ -52,7 +52,7 @@ fn b_times_out() -> Table {
 fn spectator(t: &Table) -> Witness {
     let mut w = Witness::new(common::GAME, None);
     for u in &t.spectated {
-        assert!(matches!(w.check(u), Ok(Seen::New(_))));
+        assert!(matches!(w.check(u), Ok(Seen::New(_) | Seen::Held { .. })));
     }
     w
 }

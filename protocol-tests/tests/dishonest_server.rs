@@ -15,7 +15,7 @@ use hexveil_core::{FactRequest, Layer, Location};
 use hexveil_protocol::encoding::Party;
 use hexveil_protocol::end_check::{PublicWitness, Unwatched};
 use hexveil_protocol::evidence::{self, Evidence, Finding};
-use hexveil_protocol::message::{Body, Declared, Mode, Prompt, ToClient, Update};
+use hexveil_protocol::message::{Body, Declared, Logged, Mode, Prompt, ToClient, Update};
 use hexveil_protocol::player::{PlayerError, RefusedPrompt};
 use hexveil_protocol::session::Output;
 use hexveil_protocol::witness::{Breach, Seen};
@@ -50,8 +50,13 @@ fn run_with(
                 for s in shown {
                     let player = t.players.get_mut(&side).unwrap();
                     match player.hear(&s) {
-                        Ok(heard) => {
-                            t.seen.entry(side).or_default().push(heard.update);
+                        // Held until the next update places it (message
+                        // version 6): shown with it.
+                        Ok(None) => {}
+                        Ok(Some(heard)) => {
+                            let seen = t.seen.entry(side).or_default();
+                            seen.extend(heard.placed);
+                            seen.push(heard.update);
                             v.refused.extend(heard.refused);
                             if let Some(env) = heard.answer {
                                 v.released.push(Body::decode(&env.envelope().body).unwrap());
@@ -186,7 +191,8 @@ fn refused_on_an_invented_entry(t: &mut Table, prompt: &Prompt) -> String {
             "openings",
             prompt.clone(),
         ))
-        .unwrap();
+        .unwrap()
+        .expect("an invented entry is the server's: not held");
     assert!(heard.answer.is_none(), "{prompt:?}");
     heard.refused.expect("refused").reason
 }
@@ -216,7 +222,7 @@ fn g2_a_window_asked_between_two_actions_is_refused_and_its_fork_proven() {
         "openings",
         Prompt::Window { k, count: 4 },
     );
-    let heard = b.hear(&fake).unwrap();
+    let heard = b.hear(&fake).unwrap().expect("not held");
     assert!(heard.answer.is_none(), "nothing released (G2)");
     let refused = heard.refused.expect("refused");
     assert!(
@@ -314,7 +320,8 @@ fn g4_openings_asked_between_actions_or_of_the_other_side_are_refused() {
             "openings",
             Prompt::Open(every),
         ))
-        .unwrap();
+        .unwrap()
+        .expect("not held");
     assert!(heard.answer.is_none());
     let reason = heard.refused.unwrap().reason;
     assert!(reason.contains("no action"), "{reason}");
@@ -571,7 +578,7 @@ fn g1_g5_a_transition_is_committed_only_once_the_log_accepts_it() {
     // The server shows the true prompt again: B answers it, from a layout
     // the false one did not change.
     let b = t.players.get_mut(&Side::B).unwrap();
-    let heard = b.hear(&true_prompt).unwrap();
+    let heard = b.hear(&true_prompt).unwrap().expect("not held");
     assert!(heard.again);
     let env = heard.answer.expect("the true prompt is answered");
     t.send(Side::B, env);
@@ -586,35 +593,40 @@ fn g1_g5_a_transition_is_committed_only_once_the_log_accepts_it() {
 
 #[test]
 fn g5_a_branch_after_a_receipted_answer_is_a_fork_proof_that_names_the_server() {
-    // Item 4 of issue 24: B's answer is receipted at seq N; the server then
-    // shows both players a branch whose entry N is its own Timeout of B.
-    // The branch alone verifies clean; B's machine holds the receipt and
+    // Item 4 of issue 24: B's answer is placed at seq N by the server's
+    // signed word (its view receipt: A sees the answer sealed); the server
+    // then shows B a branch whose entry N is its own Timeout of B. The
+    // branch alone verifies clean; B's machine holds the view receipt and
     // the branch's entry: two heads the server signed for one position.
     let mut t = in_movement();
     let mut v = Victim::default();
     let mut branched = false;
     a_steps_into_the_mines(&mut t, Side::B, &mut v, &mut |u, _| match &u.logged {
-        hexveil_protocol::message::Logged::Own(r) if !branched => {
+        Logged::Own(_) | Logged::OwnPlacedByNext { .. } if !branched => {
             branched = true;
-            let prev = u.attest.as_deref().map(|a| a.prev_head).unwrap_or_else(|| {
-                // The head before B's entry: the one its receipt follows.
-                panic!("B's answer comes with a view receipt: {r:?}")
-            });
-            vec![forge::server_entry(
-                common::GAME,
-                u.seq,
-                prev,
-                &Body::Timeout {
-                    party: Party::B,
-                    request: "openings".into(),
-                },
-                Some(Side::B),
-                Prompt::Wait,
-            )]
+            let prev = u
+                .attest
+                .as_deref()
+                .map(|a| a.prev_head)
+                .unwrap_or_else(|| panic!("B's answer comes with a view receipt: {u:?}"));
+            vec![
+                u.clone(),
+                forge::server_entry(
+                    common::GAME,
+                    u.seq,
+                    prev,
+                    &Body::Timeout {
+                        party: Party::B,
+                        request: "openings".into(),
+                    },
+                    Some(Side::B),
+                    Prompt::Wait,
+                ),
+            ]
         }
         _ => vec![u.clone()],
     });
-    assert!(branched, "B's answer was receipted and shown as its own");
+    assert!(branched, "B's answer was placed and shown as its own");
     let Some(Breach::Fork { proof, what }) = v.breach else {
         panic!("B catches the fork: {:?}", v.breach)
     };
@@ -794,8 +806,18 @@ fn g3_g5_an_end_the_log_does_not_give_reveals_nothing() {
         .expect("A is shown B's concession");
     let a = t.players.get_mut(&Side::A).unwrap();
     let heard = a.hear(&conceded).unwrap();
-    assert!(heard.answer.is_none());
-    let fake = forged(a, &end(Side::B, "side A conceded"));
+    // B's concession: the server's end follows it, so it has no receipt
+    // (message version 6) and is held until the end places it.
+    assert!(heard.is_none(), "a concession without a receipt is held");
+    // The server's false end, on the head after the concession.
+    let fake = forge::server_entry(
+        common::GAME,
+        conceded.seq + 1,
+        conceded.head,
+        &end(Side::B, "side A conceded"),
+        Some(Side::A),
+        Prompt::Reveal,
+    );
     match a.hear(&fake) {
         Err(PlayerError::Breach(Breach::FalseEnd { what, .. })) => {
             println!("{what}");
@@ -814,7 +836,11 @@ fn g3_g5_an_end_the_log_does_not_give_reveals_nothing() {
 fn spectator_of(t: &Table, until: Option<&str>) -> PublicWitness {
     let mut w = PublicWitness::new(common::GAME, hexveil_rulesets::all());
     for u in &t.spectated {
-        assert!(matches!(w.check(u), Ok(Seen::New(_))), "entry {}", u.seq);
+        assert!(
+            matches!(w.check(u), Ok(Seen::New(_) | Seen::Held { .. })),
+            "entry {}",
+            u.seq
+        );
         if until == Some(u.entry.as_str()) {
             return w;
         }
@@ -830,14 +856,16 @@ fn forged_end(w: &PublicWitness, winner: Side, reason: &str) -> Update {
         winner: Some(winner),
         reason: reason.into(),
     });
-    forge::server_entry(
-        common::GAME,
-        w.witness().next_seq(),
-        w.witness().head(),
-        &body,
-        None,
-        Prompt::Wait,
-    )
+    let (seq, head) = tip(w);
+    forge::server_entry(common::GAME, seq, head, &body, None, Prompt::Wait)
+}
+
+/// Where the next entry of the log `w` holds goes: after an entry held
+/// until the server's next one places it (message version 6), if any.
+fn tip(w: &PublicWitness) -> (u64, hexveil_protocol::encoding::Digest) {
+    let w = w.witness();
+    w.held()
+        .map_or((w.next_seq(), w.head()), |(seq, head)| (seq + 1, head))
 }
 
 /// An end of the game signed by side B (colluding with the server, which
@@ -850,7 +878,7 @@ fn end_signed_by_b(w: &PublicWitness, winner: Side, reason: &str) -> Update {
         reason: reason.into(),
     });
     let [_, b, server] = common::ids();
-    let (seq, head) = (w.witness().next_seq(), w.witness().head());
+    let (seq, head) = tip(w);
     let env = Envelope {
         version: ENVELOPE_VERSION,
         game_id: common::GAME,
@@ -885,12 +913,13 @@ fn end_signed_by_b(w: &PublicWitness, winner: Side, reason: &str) -> Update {
 /// stated no result, and holds the signed entry (its witness took it,
 /// with the server's statement).
 fn refused_end(mut w: PublicWitness, fake: &Update, says: &str) {
-    let next = w.witness().next_seq();
+    let (next, _) = tip(&w);
     match w.check(fake) {
         Err(Unwatched::Breach(Breach::FalseEnd { seq, what })) => {
             assert_eq!(seq, fake.seq);
             assert!(w.end().is_none(), "a result was stated: {:?}", w.end());
             assert_eq!(w.witness().next_seq(), next + 1, "the signed entry is kept");
+            assert_eq!(fake.seq, next);
             let hexveil_protocol::message::Logged::Full { envelope, .. } = &fake.logged else {
                 panic!("an end is read whole");
             };
@@ -930,8 +959,24 @@ fn g5_a_spectator_shows_no_end_the_log_does_not_give() {
     let fake = forged_end(&w, Side::A, "side B conceded");
     refused_end(w, &fake, "the entry before it ends the game against side A");
     // (c) Right after A's concession, with the result the log gives, but
-    // signed by B: only the server writes an end.
-    let w = spectator_of(&t, Some("concession"));
+    // signed by B: only the server writes an end. The concession has no
+    // receipt (message version 6): only the server's own next entry
+    // places it, so B's end is not even taken into the log.
+    let mut w = spectator_of(&t, Some("concession"));
+    let fake = end_signed_by_b(&w, Side::B, "side A conceded");
+    match w.check(&fake) {
+        Err(Unwatched::Breach(Breach::Unbound { reason, .. })) => {
+            assert!(reason.contains("not the server's own"), "{reason}")
+        }
+        other => panic!("the spectator took B's end: {other:?}"),
+    }
+    assert!(w.end().is_none(), "no result was stated");
+    // After an entry the server placed, B's end is read, and refused by
+    // the end check: only the server writes an end.
+    let mut played = Table::new(5, SEALED_B);
+    played.end_phase();
+    let w = spectator_of(&played, None);
+    assert!(w.witness().held().is_none());
     let fake = end_signed_by_b(&w, Side::B, "side A conceded");
     refused_end(
         w,
@@ -1307,10 +1352,15 @@ proptest::proptest! {
                     u.events.clear();
                     u.dice = vec![hexveil_core::Roll::Dr(6)];
                 })],
+                // On the head before u's entry: after an entry the client
+                // holds until u places it (message version 6), if any.
                 Tamper::Branch => vec![forge::server_entry(
                     common::GAME,
                     u.seq,
-                    u.attest.as_deref().map_or(p.witness().head(), |a| a.prev_head),
+                    u.attest.as_deref().map_or_else(
+                        || p.witness().held().map_or(p.witness().head(), |(_, head)| head),
+                        |a| a.prev_head,
+                    ),
                     &Body::Timeout {
                         party: if victim == Side::A { Party::A } else { Party::B },
                         request: "an answer".into(),
@@ -1484,7 +1534,13 @@ fn g2_g5_a_declaration_the_server_never_logs_gets_its_window_released_only_on_a_
     let shown = forge::alter(&shown, Some(Side::B), |u| {
         u.prompt = Prompt::Window { k, count }
     });
-    let heard = t.players.get_mut(&Side::B).unwrap().hear(&shown).unwrap();
+    let heard = t
+        .players
+        .get_mut(&Side::B)
+        .unwrap()
+        .hear(&shown)
+        .unwrap()
+        .expect("not held");
     let released = heard
         .answer
         .expect("B releases its window for a declaration it holds");
@@ -1594,4 +1650,127 @@ fn g5_a_refusal_is_shown_and_kept_only_once_its_signature_checks() {
         Err(PlayerError::Breach(Breach::Unbound { .. }))
     ));
     b.on_refusal(&refusal).expect("the real refusal checks");
+}
+
+/// The next phase end, declared by whoever ends the phase: the updates the
+/// session sends `to` (the Act without a receipt, then the Ruling); the
+/// other side hears its own.
+fn next_phase_end(t: &mut Table, to: Side) -> Vec<Update> {
+    let engine = t.session.referee().engine().unwrap();
+    let actor = hexveil_asl::turn::who_ends_phase(hexveil_fixtures::asl_state(engine));
+    let env = common::declare(
+        &t.session,
+        t.players.get_mut(&actor).unwrap(),
+        Action::EndPhase,
+    );
+    let mut shown = Vec::new();
+    for o in t.session.submit(actor, env, 0) {
+        match o {
+            Output::ToPlayer(side, ToClient::Update(u)) if side == to => shown.push(u),
+            Output::ToPlayer(side, ToClient::Update(u)) => {
+                let answer = t.players.get_mut(&side).unwrap().on_update(&u).unwrap();
+                assert!(answer.is_none(), "a phase end asks nothing");
+            }
+            _ => {}
+        }
+    }
+    shown
+}
+
+// G5, message version 6 (PROTOCOL.md 6, 16.1): an action the server rules
+// at once has no receipt; the ruling, signed on the head after it, places
+// it. A client shows nothing of the action until that ruling comes, then
+// both in order; a server entry in its place on another head stops the
+// client with nothing of the action shown.
+#[test]
+fn g5_an_action_without_a_receipt_is_shown_only_with_the_entry_that_places_it() {
+    for side in [Side::A, Side::B] {
+        let mut t = Table::new(5, SEALED_B);
+        let ups = next_phase_end(&mut t, side);
+        assert_eq!(ups.len(), 2, "the Act and its Ruling");
+        assert!(
+            matches!(
+                &ups[0].logged,
+                Logged::Full { receipt: None, .. } | Logged::OwnPlacedByNext { .. }
+            ),
+            "{:?}",
+            ups[0].logged
+        );
+        assert!(ups[0].attest.is_none());
+        // The server's own entry at the next seq, on a head the action
+        // does not give: the action is never shown.
+        let p = t.players.get_mut(&side).unwrap();
+        let mut q = p.witness().clone();
+        assert!(matches!(q.check(&ups[0]), Ok(Seen::Held { .. })));
+        let fake = forge::server_entry(
+            common::GAME,
+            ups[1].seq,
+            p.witness().head(),
+            &Body::Timeout {
+                party: Party::B,
+                request: "an action".into(),
+            },
+            Some(side),
+            Prompt::Wait,
+        );
+        match q.check(&fake) {
+            Err(Breach::Unbound { reason, .. }) => println!("{reason}"),
+            other => panic!("side {side} took an entry that does not place the action: {other:?}"),
+        }
+        // Honestly: held, then shown with the ruling, in order.
+        assert!(p.hear(&ups[0]).unwrap().is_none(), "held: nothing shown");
+        let heard = p.hear(&ups[1]).unwrap().expect("the ruling is shown");
+        let placed = heard.placed.expect("with the action it placed");
+        assert_eq!((placed.seq, heard.update.seq), (ups[0].seq, ups[1].seq));
+        assert!(
+            placed.action.is_some(),
+            "the action, read from the signed entry"
+        );
+        assert_eq!(p.witness().next_seq(), ups[1].seq + 1);
+    }
+}
+
+// G5 (PROTOCOL.md 6, `Attestation::Placed`): the server shows B its own
+// Timeout of B in place of A's ruling, then goes on with the real log. The
+// next action has no receipt, but the ruling that places it says which
+// head it was signed on (the action's envelope gives it): another head
+// than the false Timeout gives there. Two statements of the server's, a
+// fork proof that names it.
+#[test]
+fn g5_a_branch_before_an_unreceipted_action_is_a_fork_proof_with_its_ruling() {
+    let mut t = Table::new(5, SEALED_B);
+    let first = next_phase_end(&mut t, Side::B);
+    let b = t.players.get_mut(&Side::B).unwrap();
+    assert!(b.hear(&first[0]).unwrap().is_none());
+    let (held, head) = b.witness().held().expect("the action is held");
+    let fake = forge::server_entry(
+        common::GAME,
+        held + 1,
+        head,
+        &Body::Timeout {
+            party: Party::B,
+            request: "an opening".into(),
+        },
+        Some(Side::B),
+        Prompt::Wait,
+    );
+    assert!(b.hear(&fake).unwrap().is_some(), "the branch is shown");
+    let second = next_phase_end(&mut t, Side::B);
+    let b = t.players.get_mut(&Side::B).unwrap();
+    assert!(b.hear(&second[0]).unwrap().is_none(), "held");
+    let Err(PlayerError::Breach(Breach::Fork { proof, what })) = b.hear(&second[1]) else {
+        panic!("B catches the fork")
+    };
+    println!("{what}");
+    assert!(what.contains("which places it"), "{what}");
+    assert_eq!(proof.verify(), Ok(()));
+    assert!(matches!(
+        evidence::check(
+            &Evidence::Fork(proof),
+            None,
+            None,
+            &hexveil_fixtures::rulesets()
+        ),
+        Ok(Finding::Server(_))
+    ));
 }

@@ -33,8 +33,8 @@ fn reading_after(t: &Table, n: usize) -> LogReading {
     let mut witness = Witness::new(GAME, None);
     let mut reading = LogReading::new();
     for u in &t.spectated[..n] {
-        if let Seen::New(c) = witness.check(u).unwrap() {
-            reading.follow(&c);
+        if let Seen::New(new) = witness.check(u).unwrap() {
+            new.iter().for_each(|c| reading.follow(c));
         }
     }
     reading
@@ -78,10 +78,13 @@ fn g2_g5_the_log_reading_follows_the_game_stage_by_stage() {
         .map(|n| reading_after(&t, n).stage())
         .collect();
     println!("{resolving:?}");
-    assert!(matches!(
-        resolving[0],
-        Stage::Resolving { actor: Side::A, .. }
-    ));
+    // An action the server rules at once is shown with its ruling (the
+    // ruling places it, message version 6): no stage between. The step
+    // into the minefield asks B for openings and rolls: between it and
+    // its ruling the log shows A's action being resolved.
+    assert!(resolving
+        .iter()
+        .any(|s| matches!(s, Stage::Resolving { actor: Side::A, .. })));
     assert_eq!(resolving.last(), Some(&Stage::Play));
     t.concede();
     let reading = t.players[&Side::A].reading();

@@ -546,7 +546,14 @@ fn g6_a_resync_shows_each_side_exactly_what_it_was_shown_live_also_after_a_resto
                         if matches!(Body::decode(&envelope.envelope().body), Ok(b) if b.declared_action().is_some())
                             && envelope.envelope().author == common::ids()[side_index(side)].public_key()
                         {
-                            u.logged = Logged::Own(receipt.clone().expect("a player's entry is receipted"));
+                            u.logged = match receipt {
+                                Some(receipt) => Logged::Own(receipt.clone()),
+                                // The server's next entry placed it
+                                // (message version 6).
+                                None => Logged::OwnPlacedByNext {
+                                    entry_hash: envelope.entry_hash(),
+                                },
+                            };
                         }
                     }
                     u

@@ -1,13 +1,13 @@
 //! Issue 30: the Ed25519 signatures each party makes and verifies for one
 //! untriggered action (the actor's Act and the server's Ruling, nothing
 //! opened, no dice), counted with [`SignatureCounts`] while the session and
-//! both players run in this one thread, the actor's machine taking its
-//! receipt as hexveil's client does. Each signature that remains is one a
-//! guarantee needs (PROTOCOL.md 6, "Signatures per untriggered action"):
-//! the Act's author signature (G5: it binds the actor), its receipt (G6,
-//! G5: durable, and the actor's proof of its place), the Ruling's
-//! signature (G5: the server's ruling binds it); each checked once by each
-//! party that reads it.
+//! both players run in this one thread, as hexveil's client takes them.
+//! Each signature that remains is one a guarantee needs (PROTOCOL.md 6,
+//! "Signatures per untriggered action"): the Act's author signature (G5:
+//! it binds the actor) and the Ruling's signature (G5: the server's ruling
+//! binds it; signed on the head after the Act, it also places the Act, so
+//! the Act has no receipt of its own from message version 6); each checked
+//! once by each party that reads it.
 
 mod common;
 
@@ -88,38 +88,38 @@ fn g5_g6_an_untriggered_action_costs_each_party_only_the_signatures_a_guarantee_
         party[2].made,
         party[2].verified
     );
-    // The actor signs its Act and checks its receipt and the Ruling.
+    // The actor signs its Act and checks the Ruling, which places it.
     assert_eq!(
         party[0],
         SignatureCounts {
             made: 1,
-            verified: 2
+            verified: 1
         }
     );
-    // The opponent checks the Act, its receipt and the Ruling.
+    // The opponent checks the Act and the Ruling.
     assert_eq!(
         party[1],
         SignatureCounts {
             made: 0,
-            verified: 3
+            verified: 2
         }
     );
-    // The server checks the Act and signs its receipt and the Ruling (a
-    // debug build also checks the signature it just made on the Ruling,
-    // PROTOCOL.md 6).
+    // The server checks the Act and signs the Ruling (a debug build also
+    // checks the signature it just made on the Ruling, PROTOCOL.md 6): the
+    // crypto floor.
     let debug_check = u64::from(cfg!(debug_assertions));
     assert_eq!(
         party[2],
         SignatureCounts {
-            made: 2,
+            made: 1,
             verified: 1 + debug_check
         }
     );
 }
 
 /// G5: a witness skips the second check only of a statement identical,
-/// byte for byte, to one it verified; the actor's own update shown again
-/// with its receipt's signature altered is verified and refused.
+/// byte for byte, to one it verified; the Ruling shown to the actor again
+/// with its signature altered is verified and refused.
 #[test]
 fn g5_a_statement_shown_again_with_other_bytes_is_verified_again_and_refused() {
     let mut t = Table::new(5, SEALED_B);
@@ -141,23 +141,27 @@ fn g5_a_statement_shown_again_with_other_bytes_is_verified_again_and_refused() {
             ToClient::Receipt(r) => player.on_receipt(&r).unwrap(),
             ToClient::Update(u) => {
                 player.on_update(&u).unwrap();
-                if side == actor && matches!(u.logged, Logged::Own(_)) {
+                if side == actor && u.entry == "ruling" {
                     own = Some(u);
                 }
             }
             other => panic!("an honest untriggered action sends no {other:?}"),
         }
     }
-    let mut forged = own.expect("the actor's update of its own Act");
-    let Logged::Own(receipt) = &mut forged.logged else {
-        unreachable!()
+    let mut forged = own.expect("the actor's update of the Ruling");
+    let Logged::Full { envelope, .. } = &mut forged.logged else {
+        panic!("the Ruling is read whole: {:?}", forged.logged)
     };
-    receipt.sig.0[0] ^= 1;
+    let mut sig = *envelope.signature();
+    sig.0[0] ^= 1;
+    **envelope =
+        hexveil_protocol::envelope::SignedEnvelope::from_parts(envelope.bytes().to_vec(), sig)
+            .unwrap();
     let player = t.players.get_mut(&actor).unwrap();
     let before = SignatureCounts::now();
     let refused = player.on_update(&forged);
-    println!("the altered receipt: {refused:?}");
-    assert!(refused.is_err(), "an altered receipt is refused");
+    println!("the altered Ruling: {refused:?}");
+    assert!(refused.is_err(), "an altered signature is refused");
     assert_eq!(
         SignatureCounts::since(before).verified,
         1,

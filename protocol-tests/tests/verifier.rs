@@ -271,9 +271,33 @@ fn a_genuine_receipt_moved_to_another_entry_is_caught_g5() {
 
 #[test]
 fn g5_a_players_entry_stripped_of_its_receipt_is_caught() {
-    // PROTOCOL.md 6: every player's entry carries the server's receipt.
+    // PROTOCOL.md 6: a player's entry carries the server's receipt unless
+    // the server's own entry follows it (message version 6). One that
+    // another player's entry follows, stripped of it, is placed by
+    // nothing: the file was altered, and nobody is blamed.
     let mut g = set_up_game();
     let [i, _] = receipted(&g);
+    let server = g.ids[2].public_key();
+    assert_ne!(g.entries[i + 1].envelope.envelope().author, server);
+    g.entries[i].receipt = None;
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry, f.what),
+        (
+            Blame::Undetermined,
+            Some(i as u64),
+            FaultKind::UnplacedEntry
+        )
+    );
+    // In a game of message version 5 every player's entry is receipted.
+    let (_, t, _) = common::seed_games()
+        .into_iter()
+        .find(|(g, t, _)| g.message_version == 5 && t.entries.len() > 20)
+        .expect("a whole game of version 5 among the fuzz seeds");
+    let mut g = common::Game::from_log(t.entries);
+    let i = (1..g.entries.len())
+        .find(|i| g.entries[*i].envelope.envelope().author != server)
+        .unwrap();
     g.entries[i].receipt = None;
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
     assert_eq!(
@@ -383,8 +407,15 @@ fn g5_a_server_entry_of_another_game_blames_nobody() {
 fn g5_a_server_entry_signed_on_another_head_at_its_own_place_is_the_servers_fork() {
     // The head before it is the server's word already (the receipt or
     // the signature of the entry before): two heads signed for one seq.
-    let mut g = set_up_game();
-    let i = servers(&g);
+    let mut g = honest_game(4);
+    let server = g.ids[2].public_key();
+    let i = (1..g.entries.len())
+        .find(|i| {
+            g.entries[*i].envelope.envelope().author == server
+                && (g.entries[*i - 1].receipt.is_some()
+                    || g.entries[*i - 1].envelope.envelope().author == server)
+        })
+        .unwrap();
     let env = g.entries[i].envelope.envelope().clone();
     g.entries[i].envelope = Envelope {
         prev_head: hexveil_protocol::encoding::Digest([7; 32]),
@@ -407,6 +438,110 @@ fn g5_a_server_entry_with_a_forged_signature_blames_nobody_and_is_caught() {
     g.entries[i].envelope = SignedEnvelope::from_parts(env.bytes().to_vec(), sig).unwrap();
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
     assert_eq!((f.blame, f.entry), (Blame::Undetermined, Some(i as u64)));
+}
+
+/// A's entry the referee refuses (an end record of its own, out of turn),
+/// as the last entry of `set_up_game`, and its seq.
+fn a_refused_entry(g: &mut Game) -> usize {
+    g.push(
+        Party::A,
+        &Body::End(EndRecord {
+            winner: Some(Side::A),
+            reason: "I say so".into(),
+        }),
+    );
+    last(g) as usize
+}
+
+/// The server's own entry (a timeout of B's) on the current head.
+fn a_server_entry(g: &mut Game) {
+    g.push(
+        Party::Server,
+        &Body::Timeout {
+            party: Party::B,
+            request: "an opening".into(),
+        },
+    );
+}
+
+#[test]
+fn g5_a_players_entry_the_servers_next_entry_places_is_the_servers_if_refused() {
+    // Message version 6 (PROTOCOL.md 6): the server's own entry, signed on
+    // the head after a player's entry, places it in place of a receipt. A
+    // refused entry placed so is the server's fault, as a receipted one
+    // is; the signer is not framed.
+    let mut g = set_up_game();
+    let i = a_refused_entry(&mut g);
+    a_server_entry(&mut g);
+    assert!(g.entries[i].receipt.is_none(), "placed by the next entry");
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!((f.blame, f.entry), (Blame::Server, Some(i as u64)), "{f}");
+    assert!(matches!(
+        f.what,
+        FaultKind::Refused(RefereeError::OutOfTurn { .. })
+    ));
+}
+
+#[test]
+fn g5_a_players_entry_nothing_places_blames_nobody_and_is_not_counted() {
+    // The same refused entry without a receipt, and nothing of the
+    // server's after it: anyone holding A's signed entry can append it to
+    // a cut transcript. It proves nothing against the server, nor A: the
+    // transcript is cut before the entry that would place it, clean so
+    // far, and the entry is not counted.
+    let mut g = set_up_game();
+    let before = verify(&g.bytes(), &hexveil_fixtures::rulesets());
+    let i = a_refused_entry(&mut g);
+    g.entries[i].receipt = None;
+    let after = verify(&g.bytes(), &hexveil_fixtures::rulesets());
+    assert_eq!(after.status(), Status::Incomplete, "{after}");
+    let (Verdict::Clean(before), Verdict::Clean(after)) = (before, after) else {
+        panic!("clean so far")
+    };
+    assert_eq!((after.entries, after.head), (before.entries, before.head));
+    assert_eq!(after.entries, i as u64);
+    assert!(after.next.contains("not counted"), "{}", after.next);
+    // An entry the referee accepts, left last without a receipt: the same.
+    let mut g = set_up_game();
+    g.push(Party::A, &Body::Concede);
+    let i = last(&g) as usize;
+    g.entries[i].receipt = None;
+    let verdict = verify(&g.bytes(), &hexveil_fixtures::rulesets());
+    assert_eq!(verdict.status(), Status::Incomplete, "{verdict}");
+    let Verdict::Clean(after) = verdict else {
+        unreachable!()
+    };
+    assert_eq!(after.entries, i as u64);
+}
+
+#[test]
+fn g5_a_server_entry_on_another_head_after_an_unreceipted_entry_blames_nobody() {
+    // A player's entry without a receipt is placed only by the server's
+    // next entry. If that entry is on another head, the file may hold a
+    // swapped player's entry (one it signed for the same seq and refused
+    // live): no fork of the server's is proven, and nobody is blamed.
+    let mut g = set_up_game();
+    // A's other signed entry for the same seq, on the same head.
+    let other = g.envelope(
+        Party::A,
+        message::encode(&Body::End(EndRecord {
+            winner: Some(Side::A),
+            reason: "I say so".into(),
+        })),
+    );
+    g.push(Party::A, &Body::Concede);
+    let i = last(&g) as usize;
+    a_server_entry(&mut g);
+    g.entries[i].envelope = other;
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry, f.what),
+        (
+            Blame::Undetermined,
+            Some(i as u64),
+            FaultKind::UnplacedEntry
+        )
+    );
 }
 
 #[test]
@@ -834,7 +969,7 @@ fn sequential_verdict(bytes: &[u8]) -> String {
             return format!("{f}");
         }
     }
-    format!("{}", Verdict::Clean(replay.summary()))
+    format!("{}", Verdict::Clean(replay.finish()))
 }
 
 proptest! {

@@ -260,36 +260,30 @@ fn g2_g5_7_1_a_window_entry_that_does_not_open_is_recorded_against_its_signer() 
 }
 
 #[test]
-fn g5_7_1_transcripts_of_message_versions_3_and_4_still_verify() {
+fn g5_7_1_transcripts_of_message_versions_3_4_and_5_still_verify() {
     // The fuzz seeds hold whole games written by the version-3 referee
-    // (before windows) and the version-4 one (before the server's own
-    // entries went unreceipted, PROTOCOL.md 6): the verifier still plays
-    // them to the end, every entry receipted as they were written.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/transcript");
+    // (before windows), the version-4 one (before the server's own
+    // entries went unreceipted, PROTOCOL.md 6) and the version-5 one
+    // (before a player's entry the server's own follows went
+    // unreceipted): the verifier still plays them to the end, every entry
+    // receipted as it was written.
     let mut played = std::collections::BTreeSet::new();
-    for f in std::fs::read_dir(&dir).unwrap() {
-        let bytes = std::fs::read(f.unwrap().path()).unwrap();
-        let Ok(t) = hexveil_protocol::transcript::Transcript::parse(&bytes) else {
-            continue;
-        };
-        let Some(Ok(Body::Genesis(g))) = t
-            .entries
-            .first()
-            .map(|e| Body::decode(&e.envelope.envelope().body))
-        else {
-            continue;
-        };
-        if g.message_version >= 5 || t.entries.len() <= 20 {
+    for (g, t, bytes) in common::seed_games() {
+        if g.message_version >= 6 || t.entries.len() <= 20 {
             continue;
         }
-        assert!(t.entries.iter().all(|e| e.receipt.is_some()));
+        let server = g.server;
+        assert!(t.entries.iter().all(|e| {
+            let by_server = e.envelope.envelope().author == server;
+            e.receipt.is_some() == (!by_server || g.receipts_server_entries())
+        }));
         let verdict = verify(&bytes, &hexveil_fixtures::rulesets());
         assert!(verdict.fault().is_none(), "{verdict:?}");
         played.insert(g.message_version);
     }
     assert_eq!(
         played,
-        [3, 4].into(),
+        [3, 4, 5].into(),
         "a whole game of each older version among the seeds"
     );
 }

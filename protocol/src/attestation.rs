@@ -34,6 +34,17 @@ pub enum Attestation {
     /// signature stands for a receipt): the head before it and, with its
     /// hash, the head after it.
     ServerEntry(SignedEnvelope),
+    /// A player's entry without a receipt, with the server's statement on
+    /// the head after it (message version 6: the server's own next entry,
+    /// or its view receipt of it): that head is the entry's hash over the
+    /// head it was signed on, so the statement also says what the head
+    /// before the entry was.
+    Placed {
+        /// The entry.
+        envelope: SignedEnvelope,
+        /// The server's statement on the head after it.
+        by: Box<Attestation>,
+    },
 }
 
 /// "The head of game `game_id` before entry `before` is `head`" (the head
@@ -59,7 +70,8 @@ pub enum AttestationError {
     #[error("the entry is not the server's")]
     NotTheServers,
     /// A receipt that is not for the entry it comes with (another hash,
-    /// game or seq, or a head that does not follow from the entry's).
+    /// game or seq, or a head that does not follow from the entry's); a
+    /// statement that does not place the entry it comes with.
     #[error("the receipt is not for the entry it comes with")]
     NotItsEntry,
 }
@@ -86,6 +98,7 @@ impl Attestation {
                 }
                 env.verify_signature().is_ok()
             }
+            Attestation::Placed { by, .. } => return by.verify(server),
         };
         match valid {
             true => Ok(()),
@@ -132,6 +145,23 @@ impl Attestation {
                     next_head(&e.prev_head, &env.entry_hash()),
                 )
             }
+            Attestation::Placed { envelope, by } => {
+                let e = envelope.envelope();
+                let after = next_head(&e.prev_head, &envelope.entry_hash());
+                let mut claims = by.claims_of_checked(server)?;
+                let placed = claims.iter().any(|c| {
+                    c.game_id == e.game_id && c.before == e.seq.saturating_add(1) && c.head == after
+                });
+                if !placed {
+                    return Err(AttestationError::NotItsEntry);
+                }
+                claims.push(HeadClaim {
+                    game_id: e.game_id,
+                    before: e.seq,
+                    head: e.prev_head,
+                });
+                claims
+            }
         })
     }
 
@@ -155,7 +185,9 @@ impl Attestation {
         match self {
             Attestation::Receipt(r) | Attestation::Entry { receipt: r, .. } => (r.game_id, r.seq),
             Attestation::View(v) => (v.game_id, v.seq),
-            Attestation::ServerEntry(env) => (env.envelope().game_id, env.envelope().seq),
+            Attestation::ServerEntry(env) | Attestation::Placed { envelope: env, .. } => {
+                (env.envelope().game_id, env.envelope().seq)
+            }
         }
     }
 
@@ -168,6 +200,9 @@ impl Attestation {
             }
             Attestation::View(_) => format!("the server's view receipt of entry {seq}"),
             Attestation::ServerEntry(_) => format!("the server's own entry {seq}"),
+            Attestation::Placed { by, .. } => {
+                format!("entry {seq} with {}, which places it", by.describe())
+            }
         }
     }
 }

@@ -249,13 +249,15 @@ impl PublicWitness {
     /// Checks an update; on success it may be shown.
     pub fn check(&mut self, u: &Update) -> Result<Seen, Unwatched> {
         let seen = self.witness.check(u)?;
-        if let Seen::New(c) = &seen {
-            if let Some(Body::Genesis(g)) = &c.body {
-                self.ends = EndCheck::of_genesis(g, &self.rulesets);
-            }
-            match &mut self.ends {
-                Ok(ends) => ends.follow(c)?,
-                Err(why) => return Err(Unwatched::Ruleset(why.clone())),
+        if let Seen::New(new) = &seen {
+            for c in new {
+                if let Some(Body::Genesis(g)) = &c.body {
+                    self.ends = EndCheck::of_genesis(g, &self.rulesets);
+                }
+                match &mut self.ends {
+                    Ok(ends) => ends.follow(c)?,
+                    Err(why) => return Err(Unwatched::Ruleset(why.clone())),
+                }
             }
         }
         Ok(seen)

@@ -575,13 +575,23 @@ pub fn audit(
                     "the transcript holds another entry here than the server showed live: it published another log (G5)".into(),
                 ));
                 // What the party holds against what the transcript holds
-                // there: two heads after one entry, both the server's word.
-                let published = match e.receipt {
-                    Some(receipt) => Attestation::Entry {
+                // there: two heads after one entry, both the server's word
+                // (a player's entry without a receipt is placed by the
+                // server's next entry, message version 6).
+                let published = match (e.receipt, logged.get(seq as usize + 1)) {
+                    (Some(receipt), _) => Attestation::Entry {
                         envelope: e.envelope.clone(),
                         receipt,
                     },
-                    None => Attestation::ServerEntry(e.envelope.clone()),
+                    (None, Some(next))
+                        if Some(e.envelope.envelope().author) != witness.server_key() =>
+                    {
+                        Attestation::Placed {
+                            envelope: e.envelope.clone(),
+                            by: Box::new(Attestation::ServerEntry(next.envelope.clone())),
+                        }
+                    }
+                    (None, _) => Attestation::ServerEntry(e.envelope.clone()),
                 };
                 if let (Some(server), Some(mine)) = (witness.server_key(), held.get(seq as usize)) {
                     let proof = ForkProof::Attested {

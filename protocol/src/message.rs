@@ -17,14 +17,17 @@ use crate::view_receipt::ViewReceipt;
 use hexveil_core::{Content, Event, FactRequest, Roll, Side};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
-/// Version of the message layer a new game's Genesis names: 5, the
-/// server's own entries are their own countersignature (PROTOCOL.md 6).
-/// The referee also plays games of version 4 (windowed public rolls,
-/// section 7.1, every entry receipted) and 3 (one pad entry of each player
-/// per roll, section 7), so their transcripts still verify.
-pub const MESSAGE_VERSION: u16 = 5;
+/// Version of the message layer a new game's Genesis names: 6, a player's
+/// entry that the server's own entry follows carries no receipt: the
+/// server's entry, signed on the head after it, places it (PROTOCOL.md 6).
+/// The referee also plays games of version 5 (every player's entry
+/// receipted, the server's own entries their own countersignature), 4
+/// (windowed public rolls, section 7.1, every entry receipted) and 3 (one
+/// pad entry of each player per roll, section 7), so their transcripts
+/// still verify.
+pub const MESSAGE_VERSION: u16 = 6;
 /// The message versions the referee plays.
-pub const MESSAGE_VERSIONS: [u16; 3] = [3, 4, MESSAGE_VERSION];
+pub const MESSAGE_VERSIONS: [u16; 4] = [3, 4, 5, MESSAGE_VERSION];
 /// The most pad entries one window may hold (PROTOCOL.md 7.1).
 pub const MAX_WINDOW: u32 = 16;
 /// Largest encoded [`Body`] accepted (a setup with its roots, or the end
@@ -182,6 +185,15 @@ impl Genesis {
     /// it, is already the server's signed word on it (PROTOCOL.md 6).
     pub fn receipts_server_entries(&self) -> bool {
         self.message_version < 5
+    }
+
+    /// Whether a player's entry that the server's own entry follows at
+    /// once goes without a receipt (message version 6 on): the server's
+    /// entry, signed on the head after the player's, is the server's
+    /// signed word on its place (PROTOCOL.md 6). Before version 6 every
+    /// player's entry is receipted.
+    pub fn places_by_next(&self) -> bool {
+        self.message_version >= 6
     }
 }
 
@@ -547,6 +559,14 @@ pub enum Logged {
     /// The party's own entry, which it signed and holds: the server's
     /// receipt for it.
     Own(Box<Receipt>),
+    /// The party's own entry, which it signed and holds, without a receipt
+    /// (message version 6): the server's entry that follows it places it
+    /// ([`Genesis::places_by_next`]). A witness shows nothing of it until
+    /// that entry comes.
+    OwnPlacedByNext {
+        /// SHA-256 of the entry's signed bytes.
+        entry_hash: Digest,
+    },
     /// An entry this party may not read yet: its hash. The update's
     /// `attest` binds it to its place and author.
     Sealed {
@@ -709,10 +729,12 @@ pub fn side_of(party: Party) -> Option<Side> {
 pub struct LoggedEntry {
     /// The signed envelope, bytes as signed.
     pub envelope: SignedEnvelope,
-    /// The server's countersignature ("durable"). `None` only for an entry
-    /// the server authored in a game of message version 5 or later
+    /// The server's countersignature ("durable"). `None` for an entry the
+    /// server authored in a game of message version 5 or later
     /// ([`Genesis::receipts_server_entries`]): its own signature stands
-    /// for it. The verifier checks the form against the game's version.
+    /// for it; and for a player's entry that the server's own entry
+    /// follows, from version 6 ([`Genesis::places_by_next`]): that entry
+    /// places it. The verifier checks the form against the game's version.
     pub receipt: Option<Receipt>,
 }
 

@@ -176,6 +176,10 @@ pub struct Heard {
     /// The update as checked against the log ([`Witness`]), to show: what
     /// it says of an entry the player holds is read from the entry.
     pub update: Update,
+    /// A player's entry that came before this update without a receipt
+    /// (message version 6), held until this update placed it: new too,
+    /// and shown first.
+    pub placed: Option<Update>,
     /// Whether the entry was seen before (a resync sends some again):
     /// nothing new to act on.
     pub again: bool,
@@ -305,7 +309,9 @@ impl Player {
     /// ([`PlayerError::CannotAnswer`]); see [`Player::hear`] for the
     /// checked update and the evidence.
     pub fn on_update(&mut self, update: &Update) -> Result<Option<SignedEnvelope>, PlayerError> {
-        let heard = self.hear(update)?;
+        let Some(heard) = self.hear(update)? else {
+            return Ok(None);
+        };
         match heard.refused {
             Some(r) => Err(PlayerError::CannotAnswer(r.reason)),
             None => Ok(heard.answer),
@@ -316,13 +322,15 @@ impl Player {
     /// player holds ([`Witness`]) before anything else, follows it, and
     /// answers its prompt only if the rules, replayed over that log and
     /// this player's own facts, can ask it now ([`Guard`], issue 24).
-    pub fn hear(&mut self, update: &Update) -> Result<Heard, PlayerError> {
+    /// `None` while the update is held ([`Seen::Held`]): nothing of it
+    /// is shown or answered until the next update places it.
+    pub fn hear(&mut self, update: &Update) -> Result<Option<Heard>, PlayerError> {
         if let Some(why) = &self.refused {
             return Err(PlayerError::CannotAnswer(format!(
                 "this player refused the game's terms: {why}"
             )));
         }
-        let checked = match self.witness.check(update).map_err(PlayerError::Breach)? {
+        let mut new = match self.witness.check(update).map_err(PlayerError::Breach)? {
             // Seen before. Its prompt is answered again only if it is the
             // latest and nothing of this player's is pending: the server
             // shows it again after refusing an answer (one it asked
@@ -335,16 +343,38 @@ impl Player {
                 } else {
                     Heard {
                         update: c.update,
+                        placed: None,
                         answer: None,
                         refused: None,
                         again: true,
                     }
                 };
                 heard.again = true;
-                return Ok(heard);
+                return Ok(Some(heard));
             }
-            Seen::New(c) => *c,
+            Seen::Held { .. } => return Ok(None),
+            Seen::New(new) => new,
         };
+        let last = new.pop().expect("a new update gives its entry");
+        // The entry this update placed: followed like any, its prompt (a
+        // wait: the server's entry followed it) not answered.
+        let placed = match new.pop() {
+            Some(held) => {
+                self.follow(&held)?;
+                Some(held.update)
+            }
+            None => None,
+        };
+        self.follow(&last)?;
+        let mut heard = self.prompted(last.update)?;
+        heard.placed = placed;
+        Ok(Some(heard))
+    }
+
+    /// Follows a new entry of the checked log: the game's terms at the
+    /// genesis, this player's pending answer, standing orders, the guard
+    /// and the reading.
+    fn follow(&mut self, checked: &Checked) -> Result<(), PlayerError> {
         if let Some(Body::Genesis(genesis)) = &checked.body {
             if let Err(why) = self.check_terms(genesis) {
                 self.refused = Some(why.clone());
@@ -353,16 +383,16 @@ impl Player {
             self.terms_checked = true;
             self.message_version = genesis.message_version;
         }
-        self.settle(&checked);
+        self.settle(checked);
         if let (Some(body), Some(actor)) = (&checked.body, side_of(checked.author)) {
             if let Some(action) = body.declared_action() {
                 // Standing orders react to signed, chained actions only.
                 self.keeper.observe(actor, action);
             }
         }
-        self.guard.follow(&checked).map_err(PlayerError::Breach)?;
-        self.reading.follow(&checked);
-        self.prompted(checked.update)
+        self.guard.follow(checked).map_err(PlayerError::Breach)?;
+        self.reading.follow(checked);
+        Ok(())
     }
 
     /// Answers the prompt of a checked update, if the rules can ask it now.
@@ -393,6 +423,7 @@ impl Player {
             };
             return Ok(Heard {
                 update,
+                placed: None,
                 answer: None,
                 refused: Some(refused),
                 again: false,
@@ -401,6 +432,7 @@ impl Player {
         let answer = self.answer(&update.prompt)?;
         Ok(Heard {
             update,
+            placed: None,
             answer,
             refused: None,
             again: false,

@@ -221,7 +221,10 @@ impl Session {
             attests: Default::default(),
         };
         let mut out = Vec::new();
-        session.record(env, accepted, now_ms, &mut out);
+        // Nothing of the server's follows the genesis: the players are
+        // asked for their pads.
+        let next = session.record(env, accepted, now_ms, &mut out);
+        session.run_server(next, now_ms, &mut out);
         Ok((session, out))
     }
 
@@ -307,7 +310,8 @@ impl Session {
         }
         session.set_deadline(now_ms);
         let mut out = Vec::new();
-        session.run_server(now_ms, &mut out);
+        let next = session.next_server_body();
+        session.run_server(next, now_ms, &mut out);
         Ok((session, out))
     }
 
@@ -392,16 +396,23 @@ impl Session {
             envelope,
             receipt: None,
         };
-        entry.receipt = self.receipt_for(Party::Server, &entry.appended());
+        entry.receipt = self.receipt_for(Party::Server, &entry.appended(), false);
         entry
     }
 
-    /// The server's receipt of an entry `author` wrote: every player's
-    /// entry has one; the server's own only in games of message versions 3
-    /// and 4 (PROTOCOL.md 6: from version 5, its signature stands for it).
-    fn receipt_for(&self, author: Party, appended: &Appended) -> Option<Receipt> {
-        (author.is_player() || self.referee.genesis().receipts_server_entries())
-            .then(|| Receipt::issue(&self.server, self.referee.game_id(), appended))
+    /// The server's receipt of an entry `author` wrote, when `followed` by
+    /// an entry of the server's own or not (PROTOCOL.md 6): a player's
+    /// entry has one but, from message version 6, when the server's entry
+    /// follows it (that entry, signed on the head after it, places it);
+    /// the server's own only in games of message versions 3 and 4 (from
+    /// version 5, its signature stands for it).
+    fn receipt_for(&self, author: Party, appended: &Appended, followed: bool) -> Option<Receipt> {
+        let genesis = self.referee.genesis();
+        let wanted = match author.is_player() {
+            true => !(followed && genesis.places_by_next()),
+            false => genesis.receipts_server_entries(),
+        };
+        wanted.then(|| Receipt::issue(&self.server, self.referee.game_id(), appended))
     }
 
     /// Whether the log is complete (ended and every reveal in).
@@ -426,8 +437,8 @@ impl Session {
         }
         match self.referee.accept(&env) {
             Ok(accepted) => {
-                self.record(env, accepted, now_ms, &mut out);
-                self.run_server(now_ms, &mut out);
+                let next = self.record(env, accepted, now_ms, &mut out);
+                self.run_server(next, now_ms, &mut out);
             }
             Err(e) => {
                 let mismatch = e.is_commitment_mismatch();
@@ -439,7 +450,8 @@ impl Session {
                 // is recorded against it (G1, G2, G5): the referee checks
                 // the record; the same answer is still awaited.
                 if mismatch {
-                    self.write_server(Body::BadAnswer(env), now_ms, &mut out);
+                    let next = self.write_server(Body::BadAnswer(env), now_ms, &mut out);
+                    self.run_server(next, now_ms, &mut out);
                 }
             }
         }
@@ -454,8 +466,8 @@ impl Session {
             if now_ms >= deadline {
                 // In words (issue 27): the reason every reader is shown.
                 let request = self.referee.awaiting_in_words();
-                self.write_server(Body::Timeout { party, request }, now_ms, &mut out);
-                self.run_server(now_ms, &mut out);
+                let next = self.write_server(Body::Timeout { party, request }, now_ms, &mut out);
+                self.run_server(next, now_ms, &mut out);
             }
         }
         out
@@ -620,53 +632,43 @@ impl Session {
         ))
     }
 
-    /// Writes the server's own entries while the referee awaits them.
-    fn run_server(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        loop {
-            let body = match self.referee.awaiting().clone() {
-                Awaiting::Renewal { epoch, missing } if missing.first() == Some(&Party::Server) => {
-                    match self.server_pad_for(epoch) {
-                        Some(pad) => Body::Pad(pad.statement()),
-                        None => return,
-                    }
-                }
-                Awaiting::ServerRoll { .. } => {
-                    let Some(position) = self.referee.round_position() else {
-                        return;
-                    };
-                    let Some(pad) = self.server_pad_for(position.epoch) else {
-                        return;
-                    };
-                    let entry = match pad.entry(position.index) {
-                        Ok(e) => e,
-                        Err(_) => return,
-                    };
-                    match self.referee.server_roll_record(entry) {
-                        Ok(record) => Body::Roll(record),
-                        Err(_) => return,
-                    }
-                }
-                Awaiting::Openings { escrowed: true, .. }
-                | Awaiting::Transitions { escrowed: true, .. } => {
-                    match self.escrows.answer(self.referee.awaiting()) {
-                        Some(Ok(body)) => body,
-                        // Cannot happen: an escrow is accepted only if its
-                        // agent builds (DESIGN 3.6), and it holds every
-                        // committed layer.
-                        _ => return,
-                    }
-                }
-                Awaiting::Ruling { events } => Body::Ruling(crate::message::RulingRecord {
-                    action_seq: self.referee.current_seq().unwrap_or_default(),
-                    events,
-                }),
-                Awaiting::End { result } => Body::End(result),
-                _ => return,
-            };
-            if !self.write_server(body, now_ms, out) {
-                return;
-            }
+    /// Writes the server's own entries while the referee awaits them,
+    /// starting with `next` ([`Session::next_server_body`] after the last
+    /// entry).
+    fn run_server(&mut self, mut next: Option<Body>, now_ms: u64, out: &mut Vec<Output>) {
+        while let Some(body) = next {
+            next = self.write_server(body, now_ms, out);
         }
+    }
+
+    /// The entry the server writes next, if the referee awaits one of the
+    /// server's now (a pad, a roll, an escrowed answer, a ruling, the end).
+    fn next_server_body(&mut self) -> Option<Body> {
+        Some(match self.referee.awaiting().clone() {
+            Awaiting::Renewal { epoch, missing } if missing.first() == Some(&Party::Server) => {
+                Body::Pad(self.server_pad_for(epoch)?.statement())
+            }
+            Awaiting::ServerRoll { .. } => {
+                let position = self.referee.round_position()?;
+                let entry = self
+                    .server_pad_for(position.epoch)?
+                    .entry(position.index)
+                    .ok()?;
+                Body::Roll(self.referee.server_roll_record(entry).ok()?)
+            }
+            // An escrow is accepted only if its agent builds (DESIGN 3.6),
+            // and it holds every committed layer: it always answers.
+            Awaiting::Openings { escrowed: true, .. }
+            | Awaiting::Transitions { escrowed: true, .. } => {
+                self.escrows.answer(self.referee.awaiting())?.ok()?
+            }
+            Awaiting::Ruling { events } => Body::Ruling(crate::message::RulingRecord {
+                action_seq: self.referee.current_seq().unwrap_or_default(),
+                events,
+            }),
+            Awaiting::End { result } => Body::End(result),
+            _ => return None,
+        })
     }
 
     /// The server's pad of an epoch (built from its seed when first needed).
@@ -688,9 +690,10 @@ impl Session {
         self.later_pads.get(&epoch)
     }
 
-    /// Signs, accepts and records a server entry; false if refused (a bug:
-    /// the server only writes what the referee awaits).
-    fn write_server(&mut self, body: Body, now_ms: u64, out: &mut Vec<Output>) -> bool {
+    /// Signs, accepts and records a server entry; answers the entry the
+    /// server writes after it, if any ([`Session::record`]). `None` too if
+    /// refused (a bug: the server only writes what the referee awaits).
+    fn write_server(&mut self, body: Body, now_ms: u64, out: &mut Vec<Output>) -> Option<Body> {
         let env = Envelope {
             version: ENVELOPE_VERSION,
             game_id: self.referee.game_id(),
@@ -703,31 +706,36 @@ impl Session {
         // Signed here and held in memory since: the referee skips only the
         // signature check (issue 16; PROTOCOL.md says why G4 and G5 hold).
         match self.referee.accept_signed_here(&env) {
-            Ok(accepted) => {
-                self.record(env.into_signed(), accepted, now_ms, out);
-                true
-            }
-            Err(_) => false,
+            Ok(accepted) => self.record(env.into_signed(), accepted, now_ms, out),
+            Err(_) => None,
         }
     }
 
-    /// Logs an accepted entry and emits the receipt and everyone's view.
+    /// Logs an accepted entry and emits the receipt and everyone's view;
+    /// answers the entry the server writes next, if it owes one now
+    /// ([`Session::next_server_body`]): a player's entry it follows goes
+    /// without a receipt in a game of message version 6 (that entry
+    /// places it, PROTOCOL.md 6).
     fn record(
         &mut self,
         env: SignedEnvelope,
         accepted: Accepted,
         now_ms: u64,
         out: &mut Vec<Output>,
-    ) {
-        let receipt = self.receipt_for(accepted.author, &accepted.appended);
+    ) -> Option<Body> {
+        // The referee accepted any escrow only after building its agent
+        // from it, so following cannot fail here.
+        let followed = self.follow(&accepted);
+        debug_assert!(followed.is_ok(), "{followed:?}");
+        // What the server owes next is known once the escrow agents
+        // followed the entry (an escrowed opening answers it).
+        let next = self.next_server_body();
+        let receipt = self.receipt_for(accepted.author, &accepted.appended, next.is_some());
         let entry = LoggedEntry {
             envelope: env,
             receipt,
         };
-        // The referee accepted any escrow only after building its agent
-        // from it, so following cannot fail here.
-        let kept = self.keep(&entry, &accepted);
-        debug_assert!(kept.is_ok(), "{kept:?}");
+        self.push_log(&entry);
         let facts = self.facts.last().expect("the entry's facts were just kept");
         let (body, author) = (&accepted.body, accepted.author);
         let mut a = self.view_for(Some(Side::A), &entry, body, author, facts, true);
@@ -750,15 +758,23 @@ impl Session {
             seq: accepted.appended.seq,
         });
         self.set_deadline(now_ms);
+        next
     }
 
     /// Appends an accepted entry to the log with what the views each party
     /// was shown of it need (one per entry: a resync rebuilds them by seq),
     /// after the escrow agents followed it.
     fn keep(&mut self, entry: &LoggedEntry, accepted: &Accepted) -> Result<(), EscrowError> {
+        self.follow(accepted)?;
+        self.push_log(entry);
+        Ok(())
+    }
+
+    /// The escrow agents follow an accepted entry, and what the views of
+    /// it need is kept.
+    fn follow(&mut self, accepted: &Accepted) -> Result<(), EscrowError> {
         self.escrows.follow(&self.referee, accepted)?;
         self.facts.push(EntryFacts::of(&self.referee, accepted));
-        self.push_log(entry);
         Ok(())
     }
 
@@ -958,6 +974,9 @@ pub fn logged_for(
     let choice = matches!(body, Body::Act(_) | Body::Declare(_) | Body::Concede);
     match (own, live || !choice, entry.receipt) {
         (true, true, Some(receipt)) => Logged::Own(Box::new(receipt)),
+        (true, true, None) => Logged::OwnPlacedByNext {
+            entry_hash: entry.envelope.entry_hash(),
+        },
         _ if own || readable(body, audience) => Logged::Full {
             envelope: Box::new(entry.envelope.clone()),
             receipt: entry.receipt.map(Box::new),

@@ -119,6 +119,17 @@ pub enum FaultKind {
     /// cut or altered (PROTOCOL.md 6).
     #[error("the entry has no receipt, and this entry of this game must have one")]
     MissingReceipt,
+    /// A player's entry without a receipt (message version 6) that the
+    /// next entry does not place: the next is not the server's own entry
+    /// on the head after it. The server writes such an entry only with
+    /// its own entry after it, in the same commit, so the file was
+    /// altered (a refused entry put in, say): nobody is blamed
+    /// (PROTOCOL.md 6). As the last entry it is not counted: the
+    /// transcript is cut there ([`Replay::finish`]).
+    #[error(
+        "the entry has no receipt, and the next entry is not the server's own on the head after it"
+    )]
+    UnplacedEntry,
     /// A server entry of a game of message version 5 or later carries a
     /// receipt: not the form the protocol writes (PROTOCOL.md 6, 15).
     #[error("the server's own entry carries a receipt, which message version 5 does not write")]
@@ -418,7 +429,7 @@ pub fn verify_reader<R: Read>(reader: R, rulesets: &Registry) -> io::Result<Verd
         }
         match end {
             None => {}
-            Some(None) => return Ok(Verdict::Clean(replay.summary())),
+            Some(None) => return Ok(Verdict::Clean(replay.finish())),
             Some(Some(f)) => return Ok(Verdict::Fault(*f)),
         }
     }
@@ -468,7 +479,7 @@ fn verify_inner(
         }
     }
     replay.step_batch(&batch)?;
-    Ok(replay.summary())
+    Ok(replay.finish())
 }
 
 /// Entries whose signatures are verified together, in parallel (issue 16).
@@ -528,50 +539,66 @@ fn check_trusted(first: &LoggedEntry, trusted: &PublicKey) -> Checked<()> {
     }
 }
 
-/// Checks that `entry` carries a receipt exactly when the game's form
-/// wants one (every player's entry; the server's own only when
-/// `receipts_server_entries`, message versions 3 and 4: PROTOCOL.md 6), and
-/// that a receipt is the server's signature over this game, this seq, this
-/// entry's exact bytes, and the head that follows `prev_head` (G5). A
-/// receipt that does not verify, or verifies for other bytes, and an entry
-/// in the wrong form, prove nothing against anyone; a genuine receipt with
-/// a broken head is the server's fault. An entry without a receipt is bound
-/// to its place by its author's (the server's) own signature over its seq
-/// and the head before it, which the referee checks.
+/// Which entries of a game carry the server's receipt (PROTOCOL.md 6),
+/// from its genesis's message version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReceiptForm {
+    /// The server's own entries are receipted (message versions 3 and 4).
+    pub server_entries: bool,
+    /// A player's entry may go without a receipt, placed by the server's
+    /// statement in the next entry (message version 6 on).
+    pub placed_by_next: bool,
+}
+
+impl ReceiptForm {
+    /// The form of the game `genesis` opens.
+    pub fn of(genesis: &crate::message::Genesis) -> ReceiptForm {
+        ReceiptForm {
+            server_entries: genesis.receipts_server_entries(),
+            placed_by_next: genesis.places_by_next(),
+        }
+    }
+}
+
+/// Checks that `entry` carries a receipt exactly when the game's `form`
+/// wants one (a player's entry, but one the next entry places in a game
+/// of message version 6; the server's own only in message versions 3 and
+/// 4: PROTOCOL.md 6), and that a receipt is the server's signature over
+/// this game, this seq, this entry's exact bytes, and the head that follows
+/// `prev_head` (G5). A receipt that does not verify, or verifies for other
+/// bytes, and an entry in the wrong form, prove nothing against anyone; a
+/// genuine receipt with a broken head is the server's fault. A server
+/// entry without a receipt is bound to its place by its own signature over
+/// its seq and the head before it, which the referee checks; a player's
+/// entry without one by the next entry, which [`Replay`] checks.
 pub fn check_receipt(
     server: &PublicKey,
-    receipts_server_entries: bool,
+    form: ReceiptForm,
     seq: u64,
     prev_head: &Digest,
     entry: &LoggedEntry,
 ) -> Checked<()> {
     let game_id = entry.envelope.envelope().game_id;
-    check_receipt_with(
-        server,
-        receipts_server_entries,
-        game_id,
-        seq,
-        prev_head,
-        entry,
-        false,
-    )
+    check_receipt_with(server, form, game_id, seq, prev_head, entry, false)
 }
 
 /// [`check_receipt`] for `game_id`, the receipt's signature already
 /// verified if `verified`.
 fn check_receipt_with(
     server: &PublicKey,
-    receipts_server_entries: bool,
+    form: ReceiptForm,
     game_id: GameId,
     seq: u64,
     prev_head: &Digest,
     entry: &LoggedEntry,
     verified: bool,
 ) -> Checked<()> {
-    let wanted = receipts_server_entries || entry.envelope.envelope().author != *server;
+    let by_server = entry.envelope.envelope().author == *server;
+    let wanted = form.server_entries || !by_server;
     let r = match (&entry.receipt, wanted) {
         (Some(r), true) => r,
         (None, false) => return Ok(()),
+        (None, true) if !by_server && form.placed_by_next => return Ok(()),
         (None, true) => return Err(fault(Blame::Undetermined, seq, FaultKind::MissingReceipt)),
         (Some(_), false) => {
             return Err(fault(
@@ -636,6 +663,23 @@ pub struct Replay {
     ledger: Ledger,
     rulings: u64,
     rolls: u64,
+    /// A player's entry without a receipt, until the next entry places it
+    /// (message version 6).
+    unplaced: Option<Unplaced>,
+}
+
+/// A player's entry without a receipt, checked but for its place: the
+/// next entry must be the server's statement on the head after it. What
+/// the referee found wrong with it blames only once it is placed.
+#[derive(Debug)]
+struct Unplaced {
+    seq: u64,
+    /// The head before it.
+    prev_head: Digest,
+    /// The head after it.
+    new_head: Digest,
+    /// The fault the checks found, if any.
+    found: Option<Box<Fault>>,
 }
 
 impl Replay {
@@ -673,7 +717,7 @@ impl Replay {
         }
         check_receipt(
             &genesis.server,
-            genesis.receipts_server_entries(),
+            ReceiptForm::of(&genesis),
             0,
             &genesis_head(&env.game_id),
             first,
@@ -693,13 +737,37 @@ impl Replay {
             ledger: Ledger::default(),
             rulings: 0,
             rolls: 0,
+            unplaced: None,
         })
     }
 
     /// Checks the next entry: receipt, then the referee, then (at a reveal)
-    /// the audit of the revealed secrets.
+    /// the audit of the revealed secrets. A player's entry without a
+    /// receipt (message version 6) is placed by the entry after it: what
+    /// is wrong with it is reported at that entry's step, or at
+    /// [`Replay::finish`].
     pub fn step(&mut self, entry: &LoggedEntry) -> Checked<()> {
         self.step_with(entry, false).map(|_| ())
+    }
+
+    /// What the transcript adds up to, once its last entry was checked. A
+    /// last entry that is a player's without a receipt (message version 6)
+    /// is not counted: the transcript ends before the server's entry that
+    /// would place it, so it is cut there, and clean only so far (the
+    /// server writes both in one commit; anyone holding the player's
+    /// signed entry could have put it there).
+    pub fn finish(&mut self) -> Summary {
+        let mut summary = self.summary();
+        if let Some(cut) = self.unplaced.take() {
+            summary.entries = cut.seq;
+            summary.head = cut.prev_head;
+            summary.complete = false;
+            summary.next = format!(
+                "the server's entry that places entry {} (the transcript ends before it, so entry {} is not counted)",
+                cut.seq, cut.seq
+            );
+        }
+        summary
     }
 
     /// [`Replay::step`], answering with what the referee accepted: with
@@ -707,7 +775,12 @@ impl Replay {
     /// entry live ([`crate::session::view`]), for the checks of a view
     /// the server signed ([`crate::evidence`]).
     pub fn step_accepted(&mut self, entry: &LoggedEntry) -> Checked<crate::referee::Accepted> {
-        self.step_with(entry, false)
+        let accepted = self.step_with(entry, false)?;
+        match (accepted, &self.unplaced) {
+            (Some(accepted), _) => Ok(accepted),
+            (None, Some(Unplaced { found: Some(f), .. })) => Err(f.clone()),
+            (None, _) => Err(fault(Blame::Undetermined, 0, FaultKind::UnplacedEntry)),
+        }
     }
 
     /// [`Replay::step`] over a batch of entries, in order: first both
@@ -726,25 +799,114 @@ impl Replay {
     }
 
     /// [`Replay::step`], the entry's two signatures already verified if
-    /// `verified`.
+    /// `verified`: what the referee accepted, but nothing for a player's
+    /// entry without a receipt that the referee refused (the fault is
+    /// reported once the next entry shows whether the server placed it).
     fn step_with(
         &mut self,
         entry: &LoggedEntry,
         verified: bool,
+    ) -> Checked<Option<crate::referee::Accepted>> {
+        let form = ReceiptForm::of(self.referee.genesis());
+        if let Some(held) = self.unplaced.take() {
+            self.placement(&held, entry, verified)?;
+            // The server placed it: what is wrong with it is the server's
+            // (it ran the same referee), or its author's as proven.
+            if let Some(found) = held.found {
+                return Err(found);
+            }
+        }
+        let unplaced = form.placed_by_next
+            && entry.receipt.is_none()
+            && entry.envelope.envelope().author != self.server;
+        let (seq, head) = (self.referee.log().next_seq(), self.referee.log().head());
+        match (self.check_entry(entry, verified, form), unplaced) {
+            (checked, false) => checked.map(Some),
+            (Ok(accepted), true) => {
+                self.unplaced = Some(Unplaced {
+                    seq,
+                    prev_head: head,
+                    new_head: accepted.appended.new_head,
+                    found: None,
+                });
+                Ok(Some(accepted))
+            }
+            // Nothing binds it, its place or its signature: nobody is to
+            // blame, placed or not.
+            (Err(f), true) if f.blame == Blame::Undetermined => Err(f),
+            (Err(f), true) => {
+                self.unplaced = Some(Unplaced {
+                    seq,
+                    prev_head: head,
+                    new_head: next_head(&head, &entry.envelope.entry_hash()),
+                    found: Some(f),
+                });
+                Ok(None)
+            }
+        }
+    }
+
+    /// Checks that `next` is the server's own entry on the head after
+    /// `held`, which places it. What binds `next` itself (its signature
+    /// and any receipt, its game and seq) is checked first and named at
+    /// `next`, as its own step would; anything else there (a player's
+    /// entry, another head) leaves `held` unplaced.
+    fn placement(&self, held: &Unplaced, next: &LoggedEntry, verified: bool) -> Checked<()> {
+        let seq = held.seq + 1;
+        let env = next.envelope.envelope();
+        if !verified {
+            next.envelope
+                .verify_signature()
+                .map_err(|e| refusal(seq, e.into()))?;
+            if next
+                .receipt
+                .is_some_and(|r| r.verify(&self.server).is_err())
+            {
+                return Err(fault(Blame::Undetermined, seq, FaultKind::ForgedReceipt));
+            }
+        }
+        if env.game_id != self.referee.game_id() || env.seq != seq {
+            return Err(fault(
+                Blame::Undetermined,
+                seq,
+                FaultKind::MisplacedEntry {
+                    game: env.game_id,
+                    seq: env.seq,
+                },
+            ));
+        }
+        if env.author != self.server || env.prev_head != held.new_head {
+            return Err(fault(
+                Blame::Undetermined,
+                held.seq,
+                FaultKind::UnplacedEntry,
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Replay::step_with`] for one entry on its own: its receipt, the
+    /// referee, the escrow agents and the audit.
+    fn check_entry(
+        &mut self,
+        entry: &LoggedEntry,
+        verified: bool,
+        form: ReceiptForm,
     ) -> Checked<crate::referee::Accepted> {
         let seq = self.referee.log().next_seq();
         check_receipt_with(
             &self.server,
-            self.referee.genesis().receipts_server_entries(),
+            form,
             self.referee.game_id(),
             seq,
             &self.referee.log().head(),
             entry,
             verified,
         )?;
-        // An entry without a receipt (the server's own, message version 5)
-        // is bound only by its author's signature: checked before anything
-        // the envelope says is believed, so damage to it blames nobody.
+        // An entry without a receipt (the server's own, message version 5;
+        // a player's the next entry places, version 6) is bound only by its
+        // author's signature: checked before anything the envelope says is
+        // believed, so damage to it blames nobody.
         if entry.receipt.is_none() {
             if !verified {
                 entry

@@ -30,7 +30,7 @@ use crate::envelope::{
     genesis_head, next_head, Appended, ForkProof, Receipt, Refusal, SignedEnvelope,
 };
 use crate::identity::PublicKey;
-use crate::message::{side_of, Body, Genesis, Logged, Update};
+use crate::message::{side_of, Body, Genesis, Logged, LoggedEntry, Update};
 use crate::session::view_of;
 use crate::view_receipt::{audience_name, Audience, ViewReceipt};
 use std::collections::BTreeMap;
@@ -45,10 +45,30 @@ enum Signed {
     Unchecked,
 }
 
-/// An update's entry: its hash, author, body (when the party holds it),
-/// the server's statement that places it and whether that statement's
-/// signature is checked yet.
-type Placed = (Digest, Party, Option<Body>, Attestation, Signed);
+/// An update's entry: its hash, author, body and the whole entry (when the
+/// party holds it), the server's statement that places it (none for a
+/// player's entry without a receipt: a view receipt or the next entry
+/// places it) and whether that statement's signature is checked yet.
+struct Carried {
+    entry_hash: Digest,
+    author: Party,
+    body: Option<Body>,
+    whole: Option<LoggedEntry>,
+    statement: Option<Attestation>,
+    signed: Signed,
+}
+
+/// A player's entry without a receipt, checked but for its place, which
+/// the server's next entry gives (message version 6).
+#[derive(Clone, Debug)]
+struct Held {
+    seq: u64,
+    checked: Checked,
+    /// The head after it.
+    new_head: Digest,
+    /// The entry.
+    envelope: SignedEnvelope,
+}
 
 /// The keys a game's genesis names.
 #[derive(Clone, Debug)]
@@ -58,6 +78,9 @@ struct Keys {
     /// Whether the server receipts its own entries (message versions 3
     /// and 4).
     receipts_server_entries: bool,
+    /// Whether a player's entry the server's own follows goes without a
+    /// receipt (message version 6).
+    places_by_next: bool,
 }
 
 impl Keys {
@@ -92,8 +115,17 @@ pub struct Checked {
 /// What an update was, once checked.
 #[derive(Clone, Debug)]
 pub enum Seen {
-    /// The next entry of the log.
-    New(Box<Checked>),
+    /// The next entries of the log, in order: this update's entry, after
+    /// the entry it placed if one was held ([`Seen::Held`]).
+    New(Vec<Checked>),
+    /// A player's entry without a receipt (message version 6), checked but
+    /// for its place, which the server's next entry gives: nothing of it
+    /// may be shown or acted on yet. The witness holds it; the next
+    /// update's [`Seen::New`] gives it first.
+    Held {
+        /// Its seq.
+        seq: u64,
+    },
     /// An entry seen before (a resync sends some again), the same as it
     /// was: checked again, nothing new to act on.
     Again(Box<Checked>),
@@ -185,6 +217,8 @@ pub struct Witness {
     claims: BTreeMap<u64, (Digest, Attestation)>,
     /// The party's own entries sent and not yet seen in the log.
     sent: Vec<SignedEnvelope>,
+    /// A player's entry without a receipt, until the next update places it.
+    held: Option<Held>,
     /// Every view receipt of a new entry, in seq order.
     views: Vec<ViewReceipt>,
 }
@@ -202,6 +236,7 @@ impl Witness {
             seen: Vec::new(),
             claims: BTreeMap::new(),
             sent: Vec::new(),
+            held: None,
             views: Vec::new(),
         }
     }
@@ -214,6 +249,13 @@ impl Witness {
     /// The head of the log as checked so far: sign the next entry on it.
     pub fn head(&self) -> Digest {
         self.head
+    }
+
+    /// The seq of an entry held until the next update places it
+    /// ([`Seen::Held`]), and the head after it: the next update must be
+    /// the server's entry on that head.
+    pub fn held(&self) -> Option<(u64, Digest)> {
+        self.held.as_ref().map(|h| (h.seq, h.new_head))
     }
 
     /// The server's transcript key, once the genesis is seen.
@@ -317,8 +359,18 @@ impl Witness {
 
     /// Checks an update; on success the party may show it and, if it is
     /// [`Seen::New`], act on it.
+    ///
+    /// A player's entry that comes without a receipt and without a view
+    /// receipt (message version 6: the server's entry that follows places
+    /// it) is [`Seen::Held`]: nothing of it is shown or acted on until the
+    /// next update, which must be on the head after it, signed by the
+    /// server; that update's [`Seen::New`] gives both entries, in order.
     pub fn check(&mut self, u: &Update) -> Result<Seen, Breach> {
-        if u.seq > self.next_seq {
+        // A held entry is placed by the next update; any other update
+        // drops it (a resync sends it again).
+        let placing = self.held.take().filter(|h| u.seq == h.seq + 1);
+        let next_seq = self.next_seq + u64::from(placing.is_some());
+        if u.seq > next_seq {
             return Err(Breach::Gap {
                 from: self.next_seq,
                 got: u.seq,
@@ -326,12 +378,13 @@ impl Witness {
         }
         let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
         let again = u.seq < self.next_seq;
-        let (entry_hash, author, body, attestation, signed) = self.entry(u)?;
+        let carried = self.entry(u)?;
         let Some(keys) = self.keys.clone() else {
             return Err(unbound(
                 "the first update is not the server's genesis".into(),
             ));
         };
+        let (entry_hash, author) = (carried.entry_hash, carried.author);
         // A sealed entry is bound by the view receipt; a whole one by its
         // own signatures, and any view receipt that comes with it must be
         // for it and sign exactly what this party was shown.
@@ -343,16 +396,36 @@ impl Witness {
                 u.prompt
             )));
         }
-        self.hold(&keys.server, attestation.clone(), signed)?;
+        // What places the entry: its own statement (a receipt, the
+        // server's signature), else the view receipt that came with it
+        // (with the entry, when the party holds it), else (a player's
+        // entry of version 6) the next entry.
+        let statement = carried.statement.clone().or_else(|| {
+            let view = Attestation::View(*u.attest.as_deref()?);
+            Some(match &carried.whole {
+                Some(whole) => Attestation::Placed {
+                    envelope: whole.envelope.clone(),
+                    by: Box::new(view),
+                },
+                None => view,
+            })
+        });
+        if let Some(statement) = &statement {
+            self.hold(&keys.server, statement.clone(), carried.signed)?;
+        }
         if let Some(attest) = u.attest.as_deref() {
             // `check_attest` verified it.
             self.hold(&keys.server, Attestation::View(*attest), Signed::Checked)?;
         }
         // Seen before: the same entry at the same place (else `hold` found
-        // another head), checked again like a new one.
-        let prev_head = match again {
-            true => self.claims.get(&u.seq).map_or(self.head, |(h, _)| *h),
-            false => self.head,
+        // another head), checked again like a new one. An entry nothing
+        // places yet stands on the head its author signed it on: the
+        // server's entry that places it must say the same (a fork else).
+        let prev_head = match (again, &placing, &statement, &carried.whole) {
+            (true, ..) => self.claims.get(&u.seq).map_or(self.head, |(h, _)| *h),
+            (false, _, None, Some(whole)) => whole.envelope.envelope().prev_head,
+            (false, Some(held), ..) => held.new_head,
+            (false, None, ..) => self.head,
         };
         let new_head = next_head(&prev_head, &entry_hash);
         if u.head != new_head {
@@ -361,30 +434,111 @@ impl Witness {
                 u.head
             )));
         }
-        let update = match &body {
-            Some(body) => self.shown(u, body, author, &attestation, new_head)?,
-            None => sealed_view(u, author, self.audience)?,
+        let update = match (&carried.body, &carried.whole) {
+            (Some(body), Some(whole)) => self.shown(u, body, author, whole, new_head)?,
+            _ => sealed_view(u, author, self.audience)?,
         };
-        let checked = Box::new(Checked {
+        let checked = Checked {
             update,
-            body,
+            body: carried.body,
             author,
             entry_hash,
-        });
+        };
+        let Some(statement) = statement else {
+            return self.unplaced(&keys, u, checked, carried.whole, new_head, again);
+        };
         if again {
-            return Ok(Seen::Again(checked));
+            return Ok(Seen::Again(Box::new(checked)));
         }
-        self.seen.push((entry_hash, attestation));
+        let mut new = Vec::with_capacity(2);
+        if let Some(held) = placing {
+            // The server's own entry (or its view receipt of it), signed on
+            // the head after the held one, places it: with the held entry,
+            // it says what the head before that entry was, which must be
+            // what every statement held says (a fork else). Another head
+            // there is no fork the party can prove (the held entry bears
+            // no statement of the server's), but nothing of it is shown.
+            if author != Party::Server {
+                return Err(unbound(format!(
+                    "entry {} came without a receipt, and this entry is not the server's own",
+                    held.seq
+                )));
+            }
+            let placed = Attestation::Placed {
+                envelope: held.envelope,
+                by: Box::new(statement.clone()),
+            };
+            // The statement's signature was checked when it was held above.
+            self.hold(&keys.server, placed.clone(), Signed::Checked)?;
+            self.seen.push((held.checked.entry_hash, placed));
+            self.head = held.new_head;
+            self.next_seq += 1;
+            new.push(held.checked);
+        }
+        self.seen.push((entry_hash, statement));
         self.views.extend(u.attest.as_deref().copied());
         self.head = new_head;
         self.next_seq += 1;
         self.sent.retain(|e| e.envelope().seq >= self.next_seq);
-        Ok(Seen::New(checked))
+        new.push(checked);
+        Ok(Seen::New(new))
+    }
+
+    /// An update whose entry no statement of the server's places yet: a
+    /// player's entry of message version 6 without a receipt, held until
+    /// the server's next entry places it ([`Seen::Held`]); seen before,
+    /// the entry placed then.
+    fn unplaced(
+        &mut self,
+        keys: &Keys,
+        u: &Update,
+        checked: Checked,
+        whole: Option<LoggedEntry>,
+        new_head: Digest,
+        again: bool,
+    ) -> Result<Seen, Breach> {
+        let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
+        if again {
+            // Placed when it was first seen: the same entry, or nothing.
+            let seen = usize::try_from(u.seq).ok().and_then(|i| self.seen.get(i));
+            return match seen {
+                Some((hash, _)) if *hash == checked.entry_hash => {
+                    Ok(Seen::Again(Box::new(checked)))
+                }
+                _ => Err(unbound(
+                    "another entry than the one the server placed here before, without a receipt"
+                        .into(),
+                )),
+            };
+        }
+        // Only a player's entry the server's own follows at once goes
+        // without a receipt: the rules then await the server, so the
+        // update asks nothing and ends nothing.
+        if !keys.places_by_next || !checked.author.is_player() {
+            return Err(unbound("the entry's receipt is missing".into()));
+        }
+        if u.prompt != crate::message::Prompt::Wait || u.closed || u.end.is_some() {
+            return Err(unbound(
+                "an entry without a receipt that asks for something or ends the log: the server's entry must follow it".into(),
+            ));
+        }
+        let Some(entry) = whole else {
+            return Err(unbound(
+                "a sealed entry without the server's view receipt".into(),
+            ));
+        };
+        self.held = Some(Held {
+            seq: u.seq,
+            checked,
+            new_head,
+            envelope: entry.envelope,
+        });
+        Ok(Seen::Held { seq: u.seq })
     }
 
     /// The entry an update carries: its hash, author, body (when the party
     /// holds it) and the server's statement that places it.
-    fn entry(&mut self, u: &Update) -> Result<Placed, Breach> {
+    fn entry(&mut self, u: &Update) -> Result<Carried, Breach> {
         let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
         match &u.logged {
             Logged::Full { envelope, receipt } => {
@@ -409,84 +563,121 @@ impl Witness {
                     .party(&e.author)
                     .ok_or_else(|| unbound("the entry's author is no party of the game".into()))?;
                 let receipted = author.is_player() || keys.receipts_server_entries;
-                let (attestation, signed) = match (receipted, receipt) {
+                let (statement, signed) = match (receipted, receipt) {
                     (true, Some(r)) => (
-                        Attestation::Entry {
+                        Some(Attestation::Entry {
                             envelope: (**envelope).clone(),
                             receipt: **r,
-                        },
+                        }),
                         Signed::Unchecked,
                     ),
                     // The envelope's signature, checked above, is the
                     // statement.
                     (false, None) => (
-                        Attestation::ServerEntry((**envelope).clone()),
+                        Some(Attestation::ServerEntry((**envelope).clone())),
                         Signed::Checked,
                     ),
-                    (true, None) => return Err(unbound("the entry's receipt is missing".into())),
+                    // A player's entry without a receipt: placed by the
+                    // view receipt or the next entry, else refused
+                    // ([`Witness::unplaced`]).
+                    (true, None) => (None, Signed::Checked),
                     (false, Some(_)) => {
                         return Err(unbound("a receipt where the server writes none".into()))
                     }
                 };
-                Ok((
-                    envelope.entry_hash(),
+                Ok(Carried {
+                    entry_hash: envelope.entry_hash(),
                     author,
-                    Some(body),
-                    attestation,
+                    body: Some(body),
+                    whole: Some(LoggedEntry {
+                        envelope: (**envelope).clone(),
+                        receipt: receipt.as_deref().copied(),
+                    }),
+                    statement,
                     signed,
-                ))
+                })
             }
             Logged::Own(receipt) => {
-                let own = self
-                    .sent
-                    .iter()
-                    .chain(self.seen_own(u.seq))
-                    .find(|e| e.entry_hash() == receipt.entry_hash)
-                    .cloned()
-                    .ok_or(Breach::NotOurs {
-                        seq: u.seq,
-                        entry: u.entry.clone(),
-                    })?;
-                let keys = self
-                    .keys
-                    .as_ref()
-                    .ok_or_else(|| unbound("an entry before the genesis".into()))?;
-                let author = keys
-                    .party(&own.envelope().author)
-                    .ok_or_else(|| unbound("the entry's author is no party of the game".into()))?;
-                let body = Body::decode(&own.envelope().body)
-                    .map_err(|err| unbound(format!("the entry's body: {err}")))?;
-                Ok((
-                    receipt.entry_hash,
+                let (own, author, body) = self.own(u, receipt.entry_hash)?;
+                Ok(Carried {
+                    entry_hash: receipt.entry_hash,
                     author,
-                    Some(body),
-                    Attestation::Entry {
+                    body: Some(body),
+                    whole: Some(LoggedEntry {
+                        envelope: own.clone(),
+                        receipt: Some(**receipt),
+                    }),
+                    statement: Some(Attestation::Entry {
                         envelope: own,
                         receipt: **receipt,
-                    },
-                    Signed::Unchecked,
-                ))
+                    }),
+                    signed: Signed::Unchecked,
+                })
+            }
+            Logged::OwnPlacedByNext { entry_hash } => {
+                let (own, author, body) = self.own(u, *entry_hash)?;
+                Ok(Carried {
+                    entry_hash: *entry_hash,
+                    author,
+                    body: Some(body),
+                    whole: Some(LoggedEntry {
+                        envelope: own,
+                        receipt: None,
+                    }),
+                    statement: None,
+                    signed: Signed::Checked,
+                })
             }
             Logged::Sealed { entry_hash } => {
                 let attest = *u.attest.as_deref().ok_or_else(|| {
                     unbound("a sealed entry without the server's view receipt".into())
                 })?;
-                Ok((
-                    *entry_hash,
-                    attest.author,
-                    None,
-                    Attestation::View(attest),
-                    Signed::Unchecked,
-                ))
+                Ok(Carried {
+                    entry_hash: *entry_hash,
+                    author: attest.author,
+                    body: None,
+                    whole: None,
+                    statement: Some(Attestation::View(attest)),
+                    signed: Signed::Unchecked,
+                })
             }
         }
+    }
+
+    /// The party's own entry of hash `entry_hash`, which it sent or saw
+    /// logged at the update's seq: the envelope, its author and its body.
+    fn own(&self, u: &Update, entry_hash: Digest) -> Result<(SignedEnvelope, Party, Body), Breach> {
+        let unbound = |reason: String| Breach::Unbound { seq: u.seq, reason };
+        let own = self
+            .sent
+            .iter()
+            .chain(self.seen_own(u.seq))
+            .find(|e| e.entry_hash() == entry_hash)
+            .cloned()
+            .ok_or(Breach::NotOurs {
+                seq: u.seq,
+                entry: u.entry.clone(),
+            })?;
+        let keys = self
+            .keys
+            .as_ref()
+            .ok_or_else(|| unbound("an entry before the genesis".into()))?;
+        let author = keys
+            .party(&own.envelope().author)
+            .ok_or_else(|| unbound("the entry's author is no party of the game".into()))?;
+        let body = Body::decode(&own.envelope().body)
+            .map_err(|err| unbound(format!("the entry's body: {err}")))?;
+        Ok((own, author, body))
     }
 
     /// The party's own entry logged at `seq`, if this witness saw it there
     /// (a resync sends its updates again).
     fn seen_own(&self, seq: u64) -> Option<&SignedEnvelope> {
         match self.seen.get(usize::try_from(seq).ok()?) {
-            Some((_, Attestation::Entry { envelope, .. })) => Some(envelope),
+            Some((
+                _,
+                Attestation::Entry { envelope, .. } | Attestation::Placed { envelope, .. },
+            )) => Some(envelope),
             _ => None,
         }
     }
@@ -507,6 +698,7 @@ impl Witness {
             players: g.players,
             server: g.server,
             receipts_server_entries: g.receipts_server_entries(),
+            places_by_next: g.places_by_next(),
         };
         match &self.keys {
             Some(held) if held.server != keys.server || held.players != keys.players => {
@@ -611,26 +803,10 @@ impl Witness {
         u: &Update,
         body: &Body,
         author: Party,
-        placed: &Attestation,
+        entry: &LoggedEntry,
         new_head: Digest,
     ) -> Result<Update, Breach> {
         // The entry itself, whole: the party's own, or one it reads.
-        let entry = match placed {
-            Attestation::Entry { envelope, receipt } => crate::message::LoggedEntry {
-                envelope: envelope.clone(),
-                receipt: Some(*receipt),
-            },
-            Attestation::ServerEntry(envelope) => crate::message::LoggedEntry {
-                envelope: envelope.clone(),
-                receipt: None,
-            },
-            Attestation::Receipt(_) | Attestation::View(_) => {
-                return Err(Breach::Unbound {
-                    seq: u.seq,
-                    reason: "an entry read whole without the statement that places it".into(),
-                })
-            }
-        };
         let entry_hash = entry.envelope.entry_hash();
         // The dice an entry completes are in it (a roll), but for a Secret
         // dr, which only its roller sees, completed by the roller's own
@@ -675,7 +851,7 @@ impl Witness {
                     receipt: *attest,
                     audience: self.audience,
                     shown: Some(crate::evidence::Shown::of(u)),
-                    entry: Some(entry),
+                    entry: Some(entry.clone()),
                 }),
             }),
             None => Err(Breach::Unbound {

@@ -482,12 +482,20 @@ impl Table {
             .max(self.b.last_seq().unwrap_or(0))
     }
 
-    /// Whether everyone has seen entry `seq` and a side may act now.
+    /// Whether everyone has seen entry `seq` and a side may act now: every
+    /// event received was handed out (an update that placed an entry held
+    /// before it gives two events, message version 6).
     pub fn quiet_after(&self, seq: u64) -> bool {
         let a = self.a.last_seq();
         let same =
             a == self.b.last_seq() && self.spectator.as_ref().is_none_or(|s| s.last_seq() == a);
-        same && a.is_some_and(|s| s >= seq) && (self.a.may_act() || self.b.may_act())
+        let handed_out = self.a.pending_events() == 0
+            && self.b.pending_events() == 0
+            && self
+                .spectator
+                .as_ref()
+                .is_none_or(|s| s.pending_events() == 0);
+        same && handed_out && a.is_some_and(|s| s >= seq) && (self.a.may_act() || self.b.may_act())
     }
 
     /// Pumps until a side may act and everyone has seen the same entries

@@ -220,11 +220,14 @@ async fn g6_forged_replayed_out_of_turn_spectator_and_garbage_entries_change_not
     t.settle_after_next()
         .await
         .unwrap_or_else(|(w, e)| panic!("{w:?}: {e}"));
+    // Logged at seq0 + 1: its ruling places it (no receipt of its own,
+    // message version 6), and A was shown it there.
     assert!(t
         .a
-        .receipts()
-        .iter()
-        .any(|r| r.seq == seq0 + 1 && r.entry_hash == honest.entry_hash()));
+        .player()
+        .witness()
+        .entries()
+        .any(|(seq, hash)| seq == seq0 + 1 && hash == honest.entry_hash()));
 
     // The same envelope again is a replay.
     let seq1 = t.seq();

@@ -204,6 +204,7 @@ async fn g6_a_player_disconnected_mid_reveal_resumes_and_reveals() {
     let GameEvent::Update(a_reveal) = a_reveal else {
         unreachable!()
     };
+    // B's reveal is awaited next, not the server: A's is receipted.
     assert!(t.a.receipts().iter().any(|r| r.seq == a_reveal.seq));
     assert!(!t.b.is_closed());
 

@@ -149,7 +149,7 @@ impl Narrator {
                     .find(|(_, key)| *key == author)
                     .map(|(side, _)| side)
             }
-            Logged::Own(_) => match reader {
+            Logged::Own(_) | Logged::OwnPlacedByNext { .. } => match reader {
                 Reader::Player(side) => Some(side),
                 Reader::Spectator | Reader::Everything => None,
             },

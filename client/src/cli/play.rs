@@ -1130,7 +1130,7 @@ pub async fn play_seat(
                 out.note(side, &refusal_line(&r.reason, &kept));
                 acting
             }
-            GameEvent::Receipt(_) => false,
+            GameEvent::Receipt(_) | GameEvent::Held { .. } => false,
             GameEvent::Presence(p) => {
                 // Said once per change (issue 27): who the game waits for.
                 // Who and on what: this client's reading of the log it

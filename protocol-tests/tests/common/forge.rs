@@ -38,13 +38,18 @@ fn place(u: &Update, prev: Option<Digest>, audience: Option<Side>) -> (u64, Dige
             };
             (e.seq, e.prev_head, envelope.entry_hash(), author)
         }
-        Logged::Own(r) => {
+        Logged::Own(_) | Logged::OwnPlacedByNext { .. } => {
             let prev = prev.expect("an own entry is placed by the head before it");
             let author = match audience {
                 Some(Side::B) => Party::B,
                 _ => Party::A,
             };
-            (r.seq, prev, r.entry_hash, author)
+            let entry_hash = match &u.logged {
+                Logged::Own(r) => r.entry_hash,
+                Logged::OwnPlacedByNext { entry_hash } => *entry_hash,
+                _ => unreachable!("matched above"),
+            };
+            (u.seq, prev, entry_hash, author)
         }
         Logged::Sealed { .. } => panic!("a sealed entry always has a view receipt"),
     }

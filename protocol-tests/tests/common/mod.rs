@@ -430,22 +430,45 @@ impl Game {
     pub fn push_signed(&mut self, env: SignedEnvelope) {
         let appended = self.log.append(&env).expect("test entries are in order");
         let receipt = self.receipt(&env, &appended);
+        self.push_entry(env, receipt);
+    }
+
+    /// Logs an entry in the form the server writes: from message version
+    /// 6 a player's entry the server's own follows has no receipt (the
+    /// server's entry places it), and one another player's entry follows
+    /// has one.
+    fn push_entry(&mut self, env: SignedEnvelope, receipt: Option<Receipt>) {
+        let server = self.ids[2].public_key();
+        let places_by_next = self.genesis().is_some_and(|g| g.places_by_next());
+        let by_server = env.envelope().author == server;
+        if let Some(last) = self.entries.last_mut().filter(|_| places_by_next) {
+            if last.envelope.envelope().author != server {
+                last.receipt = match by_server {
+                    true => None,
+                    false => Some(Receipt::issue(&self.ids[2], self.game, &last.appended())),
+                };
+            }
+        }
         self.entries.push(LoggedEntry {
             envelope: env,
             receipt,
         });
     }
 
-    /// The receipt the server writes for `env` at `appended`, if any.
+    /// The genesis of entry 0, if it is one.
+    fn genesis(&self) -> Option<hexveil_protocol::message::Genesis> {
+        match Body::decode(&self.entries.first()?.envelope.envelope().body) {
+            Ok(Body::Genesis(g)) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The receipt the server writes for `env` at `appended`, if any (a
+    /// player's entry loses it if the server's entry follows:
+    /// [`Game::push_entry`]).
     fn receipt(&self, env: &SignedEnvelope, appended: &Appended) -> Option<Receipt> {
         let by_server = env.envelope().author == self.ids[2].public_key();
-        let receipts_server_entries =
-            self.entries
-                .first()
-                .is_none_or(|g| match Body::decode(&g.envelope.envelope().body) {
-                    Ok(Body::Genesis(g)) => g.receipts_server_entries(),
-                    _ => true,
-                });
+        let receipts_server_entries = self.genesis().is_none_or(|g| g.receipts_server_entries());
         (!by_server || receipts_server_entries)
             .then(|| Receipt::issue(&self.ids[2], self.game, appended))
     }
@@ -470,10 +493,7 @@ impl Game {
             seq + 1,
             new_head,
         );
-        self.entries.push(LoggedEntry {
-            envelope: env,
-            receipt,
-        });
+        self.push_entry(env, receipt);
     }
 
     /// The transcript file.
@@ -550,6 +570,32 @@ pub fn long_game(actions: u32, daisy_chains: bool) -> Game {
 /// The log of a game up to the first action (pads, the Secret dr, setups).
 pub fn set_up_game() -> Game {
     Table::new(5, SEALED_B).game()
+}
+
+/// Every whole transcript among the fuzz seeds (games written by earlier
+/// message versions among them), with its genesis.
+pub fn seed_games() -> Vec<(
+    hexveil_protocol::message::Genesis,
+    hexveil_protocol::transcript::Transcript,
+    Vec<u8>,
+)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/transcript");
+    let mut out = Vec::new();
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let bytes = std::fs::read(f.unwrap().path()).unwrap();
+        let Ok(t) = hexveil_protocol::transcript::Transcript::parse(&bytes) else {
+            continue;
+        };
+        let Some(Ok(Body::Genesis(g))) = t
+            .entries
+            .first()
+            .map(|e| Body::decode(&e.envelope.envelope().body))
+        else {
+            continue;
+        };
+        out.push((g, t, bytes));
+    }
+    out
 }
 
 /// Everything the referee shows, and its whole state in `Debug` form (which
