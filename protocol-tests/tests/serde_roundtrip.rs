@@ -87,3 +87,66 @@ fn secret_seeds_are_not_printed_by_debug_g3() {
     assert!(!format!("{:?}", PadSeed([0xab; 32])).contains("abab"));
     assert!(!format!("{:?}", NotesSeed([0xab; 32])).contains("abab"));
 }
+
+/// PROTOCOL.md 6 and 14.2: a variant added to a wire enum goes last, so
+/// every value an earlier build sends keeps its index (a second client
+/// reads the indices from the document). Message version 6 added
+/// `Logged::OwnPlacedByNext` (3) and `Attestation::Placed` (4).
+#[test]
+fn g5_wire_enum_indices_are_the_documented_ones() {
+    use hexveil_protocol::attestation::Attestation;
+    use hexveil_protocol::message::Logged;
+    let game = GameId([1; 16]);
+    let a = Identity::from_seed(&[5; 32]).unwrap();
+    let env = Envelope {
+        version: 1,
+        game_id: game,
+        author: a.public_key(),
+        seq: 0,
+        prev_head: genesis_head(&game),
+        body: b"body".to_vec(),
+    }
+    .sign(&a);
+    let receipt = Receipt::issue(
+        &a,
+        game,
+        &LogState::new(game, vec![a.public_key()])
+            .append(&env)
+            .unwrap(),
+    );
+    let index = |bytes: Vec<u8>| bytes[0];
+    let logged = [
+        Logged::Full {
+            envelope: Box::new(env.clone()),
+            receipt: None,
+        },
+        Logged::Own(Box::new(receipt)),
+        Logged::Sealed {
+            entry_hash: Digest([2; 32]),
+        },
+        Logged::OwnPlacedByNext {
+            entry_hash: Digest([2; 32]),
+        },
+    ];
+    for (i, l) in logged.iter().enumerate() {
+        assert_eq!(index(postcard::to_allocvec(l).unwrap()), i as u8, "{l:?}");
+        round_trip(l);
+    }
+    let placed = Attestation::Placed {
+        envelope: env.clone(),
+        by: Box::new(Attestation::ServerEntry(env.clone())),
+    };
+    let attestations = [
+        Attestation::Receipt(receipt),
+        Attestation::Entry {
+            envelope: env.clone(),
+            receipt,
+        },
+        Attestation::ServerEntry(env),
+        placed,
+    ];
+    for (a, i) in attestations.iter().zip([0u8, 1, 3, 4]) {
+        assert_eq!(index(postcard::to_allocvec(a).unwrap()), i, "{a:?}");
+        round_trip(a);
+    }
+}

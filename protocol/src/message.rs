@@ -559,17 +559,17 @@ pub enum Logged {
     /// The party's own entry, which it signed and holds: the server's
     /// receipt for it.
     Own(Box<Receipt>),
+    /// An entry this party may not read yet: its hash. The update's
+    /// `attest` binds it to its place and author.
+    Sealed {
+        /// SHA-256 of the entry's signed bytes.
+        entry_hash: Digest,
+    },
     /// The party's own entry, which it signed and holds, without a receipt
     /// (message version 6): the server's entry that follows it places it
     /// ([`Genesis::places_by_next`]). A witness shows nothing of it until
     /// that entry comes.
     OwnPlacedByNext {
-        /// SHA-256 of the entry's signed bytes.
-        entry_hash: Digest,
-    },
-    /// An entry this party may not read yet: its hash. The update's
-    /// `attest` binds it to its place and author.
-    Sealed {
         /// SHA-256 of the entry's signed bytes.
         entry_hash: Digest,
     },
