@@ -1723,10 +1723,13 @@ impl Spectator {
         }
     }
 
-    /// Whether a public update said the log is closed: the server has the
-    /// transcript ([`Spectator::fetch_transcript`]).
+    /// Whether a public update said the log is closed (the server has the
+    /// transcript, [`Spectator::fetch_transcript`]) and every event before
+    /// it was handed out by [`Spectator::next_event`]: the update that
+    /// closes the log may place an entry held before it, and both are
+    /// shown first.
     pub fn is_closed(&self) -> bool {
-        self.closed
+        self.closed && self.queue.is_empty()
     }
 
     /// The game's result (winner and reason), once its end entry is seen

@@ -1774,3 +1774,66 @@ fn g5_a_branch_before_an_unreceipted_action_is_a_fork_proof_with_its_ruling() {
         Ok(Finding::Server(_))
     ));
 }
+
+// G5 (review of message version 6): a dishonest player appends its own
+// refused entry, without a receipt, to the honest log. The verifier calls
+// the file clean so far (the trailing entry is not counted: anyone could
+// have put it there), so the server's signed refusal must not turn it
+// into a proof against the server: nothing of the server's places it.
+#[test]
+fn g5_a_refused_entry_appended_without_a_receipt_proves_nothing_against_the_server() {
+    use hexveil_protocol::message::LoggedEntry;
+    use hexveil_protocol::verifier::{self, Status};
+    let mut t = in_movement();
+    // B may not move in A's Movement Phase: refused.
+    let env = common::declare(
+        &t.session,
+        t.players.get_mut(&Side::B).unwrap(),
+        hexveil_fixtures::step_into_the_minefield(),
+    );
+    let refusal = t
+        .session
+        .submit(Side::B, env.clone(), 0)
+        .into_iter()
+        .find_map(|o| match o {
+            Output::ToPlayer(Side::B, ToClient::Rejected(r)) => Some(r),
+            _ => None,
+        })
+        .expect("the server refused B's move");
+    let honest = t.game();
+    let mut g = t.game();
+    assert_eq!(g.entries.len() as u64, env.envelope().seq);
+    g.entries.push(LoggedEntry {
+        envelope: env.clone(),
+        receipt: None,
+    });
+    let forged = g.bytes();
+    let registry = hexveil_fixtures::rulesets();
+    let verdict = verifier::verify(&forged, &registry);
+    assert_eq!(verdict.status(), Status::Incomplete, "{verdict}");
+    let proof = Evidence::Refusal(Box::new(refusal));
+    match evidence::check(&proof, None, Some(&forged), &registry) {
+        Ok(Finding::Nothing(why)) => assert!(why.contains("proves nothing"), "{why}"),
+        other => panic!("an edited file framed the server: {other:?}"),
+    }
+    // With a receipt that is not the server's, the same.
+    let mut g = honest;
+    let mut receipt = hexveil_protocol::envelope::Receipt::issue(
+        &common::ids()[1],
+        common::GAME,
+        &LoggedEntry {
+            envelope: env.clone(),
+            receipt: None,
+        }
+        .appended(),
+    );
+    receipt.sig.0[0] ^= 1;
+    g.entries.push(LoggedEntry {
+        envelope: env,
+        receipt: Some(receipt),
+    });
+    assert!(matches!(
+        evidence::check(&proof, None, Some(&g.bytes()), &registry),
+        Ok(Finding::Nothing(_))
+    ));
+}

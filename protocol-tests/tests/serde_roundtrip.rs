@@ -134,7 +134,9 @@ fn g5_wire_enum_indices_are_the_documented_ones() {
     }
     let placed = Attestation::Placed {
         envelope: env.clone(),
-        by: Box::new(Attestation::ServerEntry(env.clone())),
+        by: Box::new(hexveil_protocol::attestation::Placer::ServerEntry(
+            env.clone(),
+        )),
     };
     let attestations = [
         Attestation::Receipt(receipt),
@@ -149,4 +151,24 @@ fn g5_wire_enum_indices_are_the_documented_ones() {
         assert_eq!(index(postcard::to_allocvec(a).unwrap()), i, "{a:?}");
         round_trip(a);
     }
+    // A placer is one level deep: a `Placed` inside a `Placed` does not
+    // decode (no evidence file nests statements deeply).
+    let env_bytes = {
+        let Attestation::Entry { envelope, .. } = &attestations[1] else {
+            unreachable!()
+        };
+        postcard::to_allocvec(envelope).unwrap()
+    };
+    let mut nested = vec![4u8];
+    nested.extend_from_slice(&env_bytes);
+    nested.push(4);
+    nested.extend_from_slice(&env_bytes);
+    nested.push(3);
+    nested.extend_from_slice(&env_bytes);
+    assert!(postcard::from_bytes::<Attestation>(&nested).is_err());
+    let mut flat = vec![4u8];
+    flat.extend_from_slice(&env_bytes);
+    flat.push(3);
+    flat.extend_from_slice(&env_bytes);
+    assert!(postcard::from_bytes::<Attestation>(&flat).is_ok());
 }

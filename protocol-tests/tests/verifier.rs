@@ -545,6 +545,34 @@ fn g5_a_server_entry_on_another_head_after_an_unreceipted_entry_blames_nobody() 
 }
 
 #[test]
+fn g5_an_entry_by_a_key_not_in_the_genesis_without_a_receipt_blames_nobody() {
+    // Only a player's entry may go without a receipt (message version 6,
+    // placed by the server's next entry): a stranger's without one is no
+    // statement of the server's, and proves nothing against anyone.
+    let mut g = set_up_game();
+    let stranger = Identity::from_seed(&[9; 32]).unwrap();
+    let env = Envelope {
+        author: stranger.public_key(),
+        ..g.envelope(Party::A, message::encode(&Body::Concede))
+            .envelope()
+            .clone()
+    }
+    .sign(&stranger);
+    g.push_unchecked(env);
+    let i = last(&g) as usize;
+    g.entries[i].receipt = None;
+    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
+    assert_eq!(
+        (f.blame, f.entry, f.what),
+        (
+            Blame::Undetermined,
+            Some(i as u64),
+            FaultKind::MissingReceipt
+        )
+    );
+}
+
+#[test]
 fn an_entry_by_a_key_not_in_the_genesis_is_the_servers_fault_g6() {
     let mut g = set_up_game();
     let stranger = Identity::from_seed(&[9; 32]).unwrap();

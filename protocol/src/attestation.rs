@@ -43,8 +43,52 @@ pub enum Attestation {
         /// The entry.
         envelope: SignedEnvelope,
         /// The server's statement on the head after it.
-        by: Box<Attestation>,
+        by: Box<Placer>,
     },
+}
+
+/// The server's statement that places a player's entry without a receipt
+/// ([`Attestation::Placed`]): any [`Attestation`] but another `Placed`, so
+/// a statement nests one level at most and a decoder meets no deep
+/// nesting. Its variants and their postcard indices are `Attestation`'s.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Placer {
+    /// [`Attestation::Receipt`].
+    Receipt(Receipt),
+    /// [`Attestation::Entry`].
+    Entry {
+        /// The entry.
+        envelope: SignedEnvelope,
+        /// The server's receipt for it.
+        receipt: Receipt,
+    },
+    /// [`Attestation::View`].
+    View(ViewReceipt),
+    /// [`Attestation::ServerEntry`].
+    ServerEntry(SignedEnvelope),
+}
+
+impl Placer {
+    /// The statement `a` as a placer: `None` for a `Placed`.
+    pub fn of(a: Attestation) -> Option<Placer> {
+        Some(match a {
+            Attestation::Receipt(r) => Placer::Receipt(r),
+            Attestation::Entry { envelope, receipt } => Placer::Entry { envelope, receipt },
+            Attestation::View(v) => Placer::View(v),
+            Attestation::ServerEntry(e) => Placer::ServerEntry(e),
+            Attestation::Placed { .. } => return None,
+        })
+    }
+
+    /// The same statement, as an [`Attestation`].
+    pub fn attestation(&self) -> Attestation {
+        match self.clone() {
+            Placer::Receipt(r) => Attestation::Receipt(r),
+            Placer::Entry { envelope, receipt } => Attestation::Entry { envelope, receipt },
+            Placer::View(v) => Attestation::View(v),
+            Placer::ServerEntry(e) => Attestation::ServerEntry(e),
+        }
+    }
 }
 
 /// "The head of game `game_id` before entry `before` is `head`" (the head
@@ -98,7 +142,7 @@ impl Attestation {
                 }
                 env.verify_signature().is_ok()
             }
-            Attestation::Placed { by, .. } => return by.verify(server),
+            Attestation::Placed { by, .. } => return by.attestation().verify(server),
         };
         match valid {
             true => Ok(()),
@@ -148,7 +192,7 @@ impl Attestation {
             Attestation::Placed { envelope, by } => {
                 let e = envelope.envelope();
                 let after = next_head(&e.prev_head, &envelope.entry_hash());
-                let mut claims = by.claims_of_checked(server)?;
+                let mut claims = by.attestation().claims_of_checked(server)?;
                 let placed = claims.iter().any(|c| {
                     c.game_id == e.game_id && c.before == e.seq.saturating_add(1) && c.head == after
                 });
@@ -201,7 +245,10 @@ impl Attestation {
             Attestation::View(_) => format!("the server's view receipt of entry {seq}"),
             Attestation::ServerEntry(_) => format!("the server's own entry {seq}"),
             Attestation::Placed { by, .. } => {
-                format!("entry {seq} with {}, which places it", by.describe())
+                format!(
+                    "entry {seq} with {}, which places it",
+                    by.attestation().describe()
+                )
             }
         }
     }

@@ -302,8 +302,10 @@ fn check_refusal(
             "{said} (signed; give the transcript to check the log does not hold it)"
         )));
     };
-    let reader = EntryReader::new(t).map_err(|e| ProofError::Transcript(e.to_string()))?;
-    for entry in reader {
+    let mut reader = EntryReader::new(t)
+        .map_err(|e| ProofError::Transcript(e.to_string()))?
+        .peekable();
+    while let Some(entry) = reader.next() {
         let entry = entry.map_err(|e| ProofError::Transcript(e.to_string()))?;
         let env = entry.envelope.envelope();
         if env.game_id != r.game_id {
@@ -313,18 +315,63 @@ fn check_refusal(
             )));
         }
         if env.seq == r.seq {
-            if entry.envelope.entry_hash() == r.entry_hash {
-                return Ok(Finding::Server(format!(
-                    "{said}; yet the log holds that very entry at seq {} (G5)",
+            if entry.envelope.entry_hash() != r.entry_hash {
+                break;
+            }
+            // Only the server's own word puts the entry in its log: its
+            // receipt, or its next entry on the head after it (message
+            // version 6). Anyone holding the refused envelope can write it
+            // into a file.
+            let next = match reader.peek() {
+                Some(Ok(next)) => Some(next),
+                _ => None,
+            };
+            if !logged_by_server(&entry, next, &key) {
+                return Ok(Finding::Nothing(format!(
+                    "{said}; the file holds that entry at seq {}, but nothing of the server's places it there (no receipt of the server's, no entry of the server's on the head after it): anyone holding the refused entry can write it into a file, so this proves nothing",
                     r.seq
                 )));
             }
-            break;
+            return Ok(Finding::Server(format!(
+                "{said}; yet the log holds that very entry at seq {}, placed there by the server's signature (G5)",
+                r.seq
+            )));
         }
     }
     Ok(Finding::Nothing(format!(
         "{said}; the log does not hold it, as the server said"
     )))
+}
+
+/// Whether the server's key `server` put `entry` at its place: a receipt
+/// of the server's for it, its own signature on it (an entry the server
+/// wrote), or (message version 6) the server's own `next` entry signed on
+/// the head after it (PROTOCOL.md 6).
+fn logged_by_server(entry: &LoggedEntry, next: Option<&LoggedEntry>, server: &PublicKey) -> bool {
+    let env = entry.envelope.envelope();
+    let hash = entry.envelope.entry_hash();
+    let after = crate::envelope::next_head(&env.prev_head, &hash);
+    if entry.receipt.is_none() && env.author == *server {
+        return entry.envelope.verify_signature().is_ok();
+    }
+    match (&entry.receipt, next) {
+        (Some(receipt), _) => {
+            receipt.verify(server).is_ok()
+                && receipt.game_id == env.game_id
+                && receipt.seq == env.seq
+                && receipt.entry_hash == hash
+                && receipt.new_head == after
+        }
+        (None, Some(next)) => {
+            let n = next.envelope.envelope();
+            n.author == *server
+                && n.game_id == env.game_id
+                && n.seq == env.seq + 1
+                && n.prev_head == after
+                && next.envelope.verify_signature().is_ok()
+        }
+        (None, None) => false,
+    }
 }
 
 /// The server key a transcript's genesis names.
@@ -588,7 +635,9 @@ pub fn audit(
                     {
                         Attestation::Placed {
                             envelope: e.envelope.clone(),
-                            by: Box::new(Attestation::ServerEntry(next.envelope.clone())),
+                            by: Box::new(crate::attestation::Placer::ServerEntry(
+                                next.envelope.clone(),
+                            )),
                         }
                     }
                     (None, _) => Attestation::ServerEntry(e.envelope.clone()),

@@ -680,6 +680,8 @@ struct Unplaced {
     new_head: Digest,
     /// The fault the checks found, if any.
     found: Option<Box<Fault>>,
+    /// The side whose reveal it is, if it is one (audited already).
+    reveals: Option<Side>,
 }
 
 impl Replay {
@@ -762,6 +764,10 @@ impl Replay {
             summary.entries = cut.seq;
             summary.head = cut.prev_head;
             summary.complete = false;
+            if let Some(side) = cut.reveals {
+                summary.audited.retain(|s| *s != side);
+                summary.unaudited.push(side);
+            }
             summary.next = format!(
                 "the server's entry that places entry {} (the transcript ends before it, so entry {} is not counted)",
                 cut.seq, cut.seq
@@ -818,7 +824,10 @@ impl Replay {
         }
         let unplaced = form.placed_by_next
             && entry.receipt.is_none()
-            && entry.envelope.envelope().author != self.server;
+            && self
+                .referee
+                .party_of_key(&entry.envelope.envelope().author)
+                .is_some_and(|p| p.is_player());
         let (seq, head) = (self.referee.log().next_seq(), self.referee.log().head());
         match (self.check_entry(entry, verified, form), unplaced) {
             (checked, false) => checked.map(Some),
@@ -828,6 +837,10 @@ impl Replay {
                     prev_head: head,
                     new_head: accepted.appended.new_head,
                     found: None,
+                    reveals: match accepted.body {
+                        Body::Reveal(_) => side_of(accepted.author),
+                        _ => None,
+                    },
                 });
                 Ok(Some(accepted))
             }
@@ -840,6 +853,7 @@ impl Replay {
                     prev_head: head,
                     new_head: next_head(&head, &entry.envelope.entry_hash()),
                     found: Some(f),
+                    reveals: None,
                 });
                 Ok(None)
             }
@@ -894,6 +908,17 @@ impl Replay {
         form: ReceiptForm,
     ) -> Checked<crate::referee::Accepted> {
         let seq = self.referee.log().next_seq();
+        // Only a player's entry may be placed by the next one: an entry
+        // under any other key than the game's needs a receipt, else it
+        // blames nobody (`MissingReceipt`).
+        let player = self
+            .referee
+            .party_of_key(&entry.envelope.envelope().author)
+            .is_some_and(|p| p.is_player());
+        let form = ReceiptForm {
+            placed_by_next: form.placed_by_next && player,
+            ..form
+        };
         check_receipt_with(
             &self.server,
             form,

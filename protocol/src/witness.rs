@@ -24,7 +24,7 @@
 //! demo's bots and the tests feed it, and it answers with the checked
 //! update or with the [`Breach`] it found.
 
-use crate::attestation::{Attestation, HeadClaim};
+use crate::attestation::{Attestation, HeadClaim, Placer};
 use crate::encoding::{Digest, GameId, Party};
 use crate::envelope::{
     genesis_head, next_head, Appended, ForkProof, Receipt, Refusal, SignedEnvelope,
@@ -401,13 +401,13 @@ impl Witness {
         // (with the entry, when the party holds it), else (a player's
         // entry of version 6) the next entry.
         let statement = carried.statement.clone().or_else(|| {
-            let view = Attestation::View(*u.attest.as_deref()?);
+            let view = *u.attest.as_deref()?;
             Some(match &carried.whole {
                 Some(whole) => Attestation::Placed {
                     envelope: whole.envelope.clone(),
-                    by: Box::new(view),
+                    by: Box::new(Placer::View(view)),
                 },
-                None => view,
+                None => Attestation::View(view),
             })
         });
         if let Some(statement) = &statement {
@@ -464,9 +464,12 @@ impl Witness {
                     held.seq
                 )));
             }
+            let by = Placer::of(statement.clone()).ok_or_else(|| {
+                unbound("the server's own entry is placed by another entry".into())
+            })?;
             let placed = Attestation::Placed {
                 envelope: held.envelope,
-                by: Box::new(statement.clone()),
+                by: Box::new(by),
             };
             // The statement's signature was checked when it was held above.
             self.hold(&keys.server, placed.clone(), Signed::Checked)?;
