@@ -247,7 +247,8 @@ impl Seat {
     }
 
     /// The snapshot now; `None` once the client has left (after the
-    /// page was given the end).
+    /// page said it drew the end). A fetch of the test's own is not the
+    /// page's: it does not let the client leave.
     async fn state(&mut self) -> Option<serde_json::Value> {
         let v = self
             .browser
