@@ -38,6 +38,10 @@ use tokio::process::{Child, Command};
 const CLIENT_BIN: &str = "hexveil-e2e";
 /// The longest one wait lasts.
 const BOUND: Duration = Duration::from_secs(120);
+/// Once a page's client has left, what the page shows is all it will
+/// ever show: only an answer already on its way may still arrive, well
+/// within this.
+const AFTER_LEAVING: Duration = Duration::from_secs(30);
 
 fn examples(name: &str) -> String {
     format!("{}/../examples/demo/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -77,6 +81,16 @@ impl Player {
 
     fn text(&self) -> String {
         self.out.lock().unwrap().join("\n")
+    }
+
+    /// Whether the client process is still running, for a failure's
+    /// message.
+    fn running(&mut self) -> String {
+        match self.child.try_wait() {
+            Ok(None) => "the client is still running".into(),
+            Ok(Some(status)) => format!("the client has left ({status})"),
+            Err(e) => format!("the client's state is unknown: {e}"),
+        }
     }
 
     /// Waits for the client to end after the game, and checks that it
@@ -233,7 +247,8 @@ impl Seat {
     }
 
     /// The snapshot now; `None` once the client has left (after the
-    /// page was given the end).
+    /// page said it drew the end). A fetch of the test's own is not the
+    /// page's: it does not let the client leave.
     async fn state(&mut self) -> Option<serde_json::Value> {
         let v = self
             .browser
@@ -247,6 +262,46 @@ impl Seat {
         }
         self.received.push(text.clone());
         Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}: {text}", self.name)))
+    }
+
+    /// What the page shows now and the last snapshot the test fetched,
+    /// for a failure's message: its address, its headline, its verdict,
+    /// its notes and its client's last words (`#sent`: "the client does
+    /// not answer" once the client has left).
+    async fn shows(&self) -> String {
+        let url = match self.browser.client.current_url().await {
+            Ok(u) => u.to_string(),
+            Err(e) => format!("? ({e})"),
+        };
+        let shown = self
+            .browser
+            .client
+            .execute(
+                "function t(id) { var e = document.getElementById(id); return e ? e.textContent : null; } \
+                 return { turn: t('turn'), verdict: t('verdict'), notes: t('notes'), sent: t('sent'), \
+                          over: document.body.classList.contains('over') };",
+                vec![],
+            )
+            .await
+            .map_or_else(|e| format!("? ({e})"), |v| v.to_string());
+        let fetched = self
+            .received
+            .iter()
+            .rev()
+            .find_map(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+            .map_or_else(
+                || "none".to_string(),
+                |s| {
+                    format!(
+                        "version {}, result {}, verdict {}",
+                        s["version"], s["result"], s["verdict"]
+                    )
+                },
+            );
+        format!(
+            "{} at {url} shows {shown}; the last snapshot the test fetched: {fetched}",
+            self.name
+        )
     }
 
     /// The page's verdict line, as the page shows it.
@@ -824,19 +879,34 @@ async fn issue29_g3_two_players_play_through_their_own_pages_and_see_only_their_
     let mut widths_checked = [false, false];
     let until = tokio::time::Instant::now() + Duration::from_secs(300);
     let mut finished = [false, false];
+    // When each page's client was first found gone.
+    let mut left: [Option<tokio::time::Instant>; 2] = [None, None];
     while !(finished[0] && finished[1]) {
-        assert!(
-            tokio::time::Instant::now() < until,
-            "the game did not end:\nA: {}\nB: {}",
-            a.text(),
-            b.text()
-        );
+        if tokio::time::Instant::now() >= until {
+            panic!(
+                "the game did not end on both pages:\n{}\n{}\nA ({}): {}\nB ({}): {}",
+                sa.shows().await,
+                sb.shows().await,
+                a.running(),
+                a.text(),
+                b.running(),
+                b.text()
+            );
+        }
         for (i, seat) in [&mut sa, &mut sb].into_iter().enumerate() {
             if seat.verdict().await.contains("CLEAN") {
                 finished[i] = true;
                 continue;
             }
             let Some(s) = seat.state().await else {
+                // The client has left: it must not leave before its page
+                // has shown the end (the result and the CLEAN verdict).
+                let since = *left[i].get_or_insert_with(tokio::time::Instant::now);
+                assert!(
+                    since.elapsed() < AFTER_LEAVING,
+                    "a client left before its page showed the verdict:\n{}",
+                    seat.shows().await
+                );
                 continue;
             };
             if i == 0 {
@@ -1229,14 +1299,21 @@ async fn issue29_g3_a_miniatures_game_is_played_through_both_pages_to_its_result
     let mut acted: [Option<(usize, String)>; 2] = [None, None];
     let mut used = [Vec::new(), Vec::new()];
     let mut finished = [false, false];
+    // When each page's client was first found gone.
+    let mut left: [Option<tokio::time::Instant>; 2] = [None, None];
     let until = tokio::time::Instant::now() + Duration::from_secs(600);
     while !(finished[0] && finished[1]) {
-        assert!(
-            tokio::time::Instant::now() < until,
-            "the game did not end:\nA: {}\nB: {}",
-            a.text(),
-            b.text()
-        );
+        if tokio::time::Instant::now() >= until {
+            panic!(
+                "the game did not end on both pages:\n{}\n{}\nA ({}): {}\nB ({}): {}",
+                seats[0].shows().await,
+                seats[1].shows().await,
+                a.running(),
+                a.text(),
+                b.running(),
+                b.text()
+            );
+        }
         for (i, seat) in seats.iter_mut().enumerate() {
             if finished[i] {
                 continue;
@@ -1246,6 +1323,14 @@ async fn issue29_g3_a_miniatures_game_is_played_through_both_pages_to_its_result
                 continue;
             }
             let Some(s) = seat.state().await else {
+                // The client has left: it must not leave before its page
+                // has shown the end (the result and the CLEAN verdict).
+                let since = *left[i].get_or_insert_with(tokio::time::Instant::now);
+                assert!(
+                    since.elapsed() < AFTER_LEAVING,
+                    "a client left before its page showed the verdict:\n{}",
+                    seat.shows().await
+                );
                 continue;
             };
             let other = if i == 0 { "B" } else { "A" };

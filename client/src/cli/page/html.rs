@@ -154,9 +154,13 @@ const SCRIPT: &str = r#"
       })
       .then(function (s) {
         if (s.version !== version) { draw(s); }
-        // The end: the client writes the transcript and leaves.
+        // The end: the client writes the transcript and leaves once the
+        // page says it has drawn it (a later poll says so otherwise).
         if (s.verdict) {
           el('sent').textContent = 'the game is over and your client has checked the transcript: nothing more will change on this page';
+          fetch('/api/drawn', { method: 'POST', credentials: 'same-origin',
+                                headers: { 'Content-Type': 'text/plain' }, body: String(version) })
+            .catch(function () {});
           return;
         }
         setTimeout(poll, 50);

@@ -27,6 +27,7 @@ use super::typed;
 use hexveil_core::Side;
 use hexveil_view::board::{Board, View};
 use hexveil_view::svg::{board_svg, SealedFact, SvgView};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::watch;
 
@@ -116,8 +117,13 @@ impl Snapshot {
 struct Page {
     state: watch::Sender<Arc<Snapshot>>,
     sealed: Mutex<Vec<SealedFact>>,
-    /// The newest snapshot version a page was given.
-    shown: watch::Sender<u64>,
+    /// Whether a page was ever served (a session's page or snapshot).
+    opened: AtomicBool,
+    /// The newest snapshot version a page says it has drawn: a snapshot
+    /// handed to the HTTP server is not yet on the page (the response
+    /// may still be unwritten when the process leaves), nor is one that
+    /// something other than the page's script fetched.
+    drawn: watch::Sender<u64>,
 }
 
 static PAGE: OnceLock<Page> = OnceLock::new();
@@ -128,7 +134,8 @@ pub fn open() -> watch::Receiver<Arc<Snapshot>> {
     let page = PAGE.get_or_init(|| Page {
         state: watch::channel(Arc::new(Snapshot::default())).0,
         sealed: Mutex::new(Vec::new()),
-        shown: watch::channel(0).0,
+        opened: AtomicBool::new(false),
+        drawn: watch::channel(0).0,
     });
     typed::page_gives_commands();
     page.state.subscribe()
@@ -145,10 +152,18 @@ fn change(f: impl FnOnce(&mut Snapshot)) {
     }
 }
 
-/// A page was given the snapshot `version`.
-pub fn shown(version: u64) {
+/// A page (or a snapshot) was served to a session.
+pub fn opened() {
     if let Some(page) = PAGE.get() {
-        page.shown.send_if_modified(|v| {
+        page.opened.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The page's script says it has drawn the snapshot `version` (it asks
+/// for the one after it, or says so at the end).
+pub fn drawn(version: u64) {
+    if let Some(page) = PAGE.get() {
+        page.drawn.send_if_modified(|v| {
             let newer = version > *v;
             *v = (*v).max(version);
             newer
@@ -157,8 +172,10 @@ pub fn shown(version: u64) {
 }
 
 /// At the end of a session with a page: waits (at most [`LAST_LOOK`])
-/// until a page was given the last snapshot (the result and the
-/// verdict), so the process does not leave before the page shows them.
+/// until the page says it has drawn the last snapshot (the result and
+/// the verdict), so the process does not leave before the page shows
+/// them: a snapshot merely handed to the HTTP server may never be
+/// written if the process leaves at once.
 /// A player at a terminal keeps the page of a game that is `over`
 /// (issue 29: the verdict stays readable, a reload still answers) until
 /// Enter or Ctrl-C; a client without a terminal (a script, a test), or
@@ -168,12 +185,12 @@ pub async fn last_look(over: bool) {
         return;
     };
     let last = page.state.borrow().version;
-    let mut shown = page.shown.subscribe();
     // No page was ever opened: nobody to wait for.
-    if *shown.borrow() == 0 {
+    if !page.opened.load(Ordering::SeqCst) {
         return;
     }
-    let _ = tokio::time::timeout(LAST_LOOK, shown.wait_for(|v| *v >= last)).await;
+    let mut drawn = page.drawn.subscribe();
+    let _ = tokio::time::timeout(LAST_LOOK, drawn.wait_for(|v| *v >= last)).await;
     if over && super::prompt::interactive() {
         println!(
             "the game is over; your page stays up with the result and the verdict: press Enter or Ctrl-C to close it and leave"

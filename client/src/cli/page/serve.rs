@@ -342,6 +342,7 @@ async fn route(
                 return Ok(r);
             }
             gate.session(text_header(&req, header::COOKIE))?;
+            super::opened();
             let snap = state.borrow().clone();
             Ok(respond(
                 StatusCode::OK,
@@ -355,13 +356,37 @@ async fn route(
             let from: usize = query(&req, "lines")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0);
+            super::opened();
             if let Some(after) = after {
+                // The page's script asks for the snapshot after the one
+                // it has drawn: that one is on the page.
+                super::drawn(after);
                 let _ =
                     tokio::time::timeout(LONG_POLL, state.wait_for(|s| s.version > after)).await;
             }
             let snap = state.borrow().clone();
-            super::shown(snap.version);
             Ok(respond(StatusCode::OK, "application/json", snap.json(from)))
+        }
+        (&Method::POST, "/api/drawn") => {
+            // The page's script has drawn the last snapshot (the end) and
+            // asks for no other: the client may leave.
+            gate.session(text_header(&req, header::COOKIE))?;
+            gate.origin(text_header(&req, header::ORIGIN))?;
+            let body = Limited::new(req.into_body(), 32)
+                .collect()
+                .await
+                .map_err(|_| Refused::BadCommand("a snapshot version is a number".into()))?
+                .to_bytes();
+            let version: u64 = std::str::from_utf8(&body)
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .ok_or_else(|| Refused::BadCommand("a snapshot version is a number".into()))?;
+            super::drawn(version);
+            Ok(respond(
+                StatusCode::OK,
+                "text/plain; charset=utf-8",
+                String::new(),
+            ))
         }
         (&Method::POST, "/api/command") => {
             gate.session(text_header(&req, header::COOKIE))?;
@@ -421,11 +446,15 @@ mod tests {
     }
 
     fn post(body: &str, host: &str, cookie: &str, origin: Option<&str>) -> String {
+        post_to("/api/command", body, host, cookie, origin)
+    }
+
+    fn post_to(path: &str, body: &str, host: &str, cookie: &str, origin: Option<&str>) -> String {
         let origin = origin
             .map(|o| format!("Origin: {o}\r\n"))
             .unwrap_or_default();
         format!(
-            "POST /api/command HTTP/1.1\r\nHost: {host}\r\nCookie: {cookie}\r\n{origin}\
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nCookie: {cookie}\r\n{origin}\
              Content-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
@@ -611,5 +640,23 @@ mod tests {
         .await;
         assert_eq!(status(&two), 400, "{two}");
         assert!(two.contains("one line"), "{two}");
+        // The page's word that it has drawn a snapshot (which lets the
+        // client leave at the end) is taken from the page itself only,
+        // and is a number.
+        let own = format!("http://{host}");
+        for (cookie, origin, body, want) in [
+            (&cookie[..], Some("http://evil.example"), "7", 403),
+            (&cookie[..], None, "7", 403),
+            ("x=y", Some(&own[..]), "7", 401),
+            (&cookie[..], Some(&own[..]), "seven", 400),
+            (&cookie[..], Some(&own[..]), "7", 200),
+        ] {
+            let r = http(
+                served.addr,
+                post_to("/api/drawn", body, &host, cookie, origin),
+            )
+            .await;
+            assert_eq!(status(&r), want, "{origin:?} {body}: {r}");
+        }
     }
 }
