@@ -20,6 +20,19 @@ fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) {
     assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), v, "{json}");
 }
 
+/// Entry 0 of `game`, signed by `a`.
+fn first_entry(a: &Identity, game: GameId) -> hexveil_protocol::envelope::SignedEnvelope {
+    Envelope {
+        version: 1,
+        game_id: game,
+        author: a.public_key(),
+        seq: 0,
+        prev_head: genesis_head(&game),
+        body: b"body".to_vec(),
+    }
+    .sign(a)
+}
+
 #[test]
 fn public_protocol_types_round_trip_postcard_and_json() {
     let game = GameId([1; 16]);
@@ -49,15 +62,7 @@ fn public_protocol_types_round_trip_postcard_and_json() {
 
     let a = Identity::from_seed(&[5; 32]).unwrap();
     let mut log = LogState::new(game, vec![a.public_key()]);
-    let env = Envelope {
-        version: 1,
-        game_id: game,
-        author: a.public_key(),
-        seq: 0,
-        prev_head: genesis_head(&game),
-        body: b"body".to_vec(),
-    }
-    .sign(&a);
+    let env = first_entry(&a, game);
     round_trip(&env);
     let receipt = Receipt::issue(&a, game, &log.append(&env).unwrap());
     round_trip(&receipt);
@@ -98,15 +103,7 @@ fn g5_wire_enum_indices_are_the_documented_ones() {
     use hexveil_protocol::message::Logged;
     let game = GameId([1; 16]);
     let a = Identity::from_seed(&[5; 32]).unwrap();
-    let env = Envelope {
-        version: 1,
-        game_id: game,
-        author: a.public_key(),
-        seq: 0,
-        prev_head: genesis_head(&game),
-        body: b"body".to_vec(),
-    }
-    .sign(&a);
+    let env = first_entry(&a, game);
     let receipt = Receipt::issue(
         &a,
         game,

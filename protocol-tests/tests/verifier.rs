@@ -280,15 +280,7 @@ fn g5_a_players_entry_stripped_of_its_receipt_is_caught() {
     let server = g.ids[2].public_key();
     assert_ne!(g.entries[i + 1].envelope.envelope().author, server);
     g.entries[i].receipt = None;
-    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
-    assert_eq!(
-        (f.blame, f.entry, f.what),
-        (
-            Blame::Undetermined,
-            Some(i as u64),
-            FaultKind::UnplacedEntry
-        )
-    );
+    blames_nobody(&g, i, FaultKind::UnplacedEntry);
     // In a game of message version 5 every player's entry is receipted.
     let (_, t, _) = common::seed_games()
         .into_iter()
@@ -533,14 +525,30 @@ fn g5_a_server_entry_on_another_head_after_an_unreceipted_entry_blames_nobody() 
     let i = last(&g) as usize;
     a_server_entry(&mut g);
     g.entries[i].envelope = other;
+    blames_nobody(&g, i, FaultKind::UnplacedEntry);
+}
+
+/// A concession signed by a key the genesis does not name, logged next
+/// with the server's receipt (a misbehaving server): the stranger's key.
+fn a_strangers_entry(g: &mut Game) -> Identity {
+    let stranger = Identity::from_seed(&[9; 32]).unwrap();
+    let env = Envelope {
+        author: stranger.public_key(),
+        ..g.envelope(Party::A, message::encode(&Body::Concede))
+            .envelope()
+            .clone()
+    }
+    .sign(&stranger);
+    g.push_unchecked(env);
+    stranger
+}
+
+/// The verdict on `g` is a fault of `what` at entry `i`, blaming nobody.
+fn blames_nobody(g: &Game, i: usize, what: FaultKind) {
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
     assert_eq!(
         (f.blame, f.entry, f.what),
-        (
-            Blame::Undetermined,
-            Some(i as u64),
-            FaultKind::UnplacedEntry
-        )
+        (Blame::Undetermined, Some(i as u64), what)
     );
 }
 
@@ -550,40 +558,16 @@ fn g5_an_entry_by_a_key_not_in_the_genesis_without_a_receipt_blames_nobody() {
     // placed by the server's next entry): a stranger's without one is no
     // statement of the server's, and proves nothing against anyone.
     let mut g = set_up_game();
-    let stranger = Identity::from_seed(&[9; 32]).unwrap();
-    let env = Envelope {
-        author: stranger.public_key(),
-        ..g.envelope(Party::A, message::encode(&Body::Concede))
-            .envelope()
-            .clone()
-    }
-    .sign(&stranger);
-    g.push_unchecked(env);
+    a_strangers_entry(&mut g);
     let i = last(&g) as usize;
     g.entries[i].receipt = None;
-    let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
-    assert_eq!(
-        (f.blame, f.entry, f.what),
-        (
-            Blame::Undetermined,
-            Some(i as u64),
-            FaultKind::MissingReceipt
-        )
-    );
+    blames_nobody(&g, i, FaultKind::MissingReceipt);
 }
 
 #[test]
 fn an_entry_by_a_key_not_in_the_genesis_is_the_servers_fault_g6() {
     let mut g = set_up_game();
-    let stranger = Identity::from_seed(&[9; 32]).unwrap();
-    let env = Envelope {
-        author: stranger.public_key(),
-        ..g.envelope(Party::A, message::encode(&Body::Concede))
-            .envelope()
-            .clone()
-    }
-    .sign(&stranger);
-    g.push_unchecked(env);
+    let stranger = a_strangers_entry(&mut g);
     let f = fault(verify(&g.bytes(), &hexveil_fixtures::rulesets()));
     assert_eq!((f.blame, f.entry), (Blame::Server, Some(last(&g))));
     assert_eq!(
