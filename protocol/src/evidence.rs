@@ -343,35 +343,38 @@ fn check_refusal(
     )))
 }
 
-/// Whether the server's key `server` put `entry` at its place: a receipt
-/// of the server's for it, its own signature on it (an entry the server
-/// wrote), or (message version 6) the server's own `next` entry signed on
-/// the head after it (PROTOCOL.md 6).
+/// The statement of the server's that places a logged `entry`, the entry
+/// `next` after it in the log (PROTOCOL.md 6): its receipt; its own
+/// signature, if it is the server's (`server`, when known); else the
+/// server's next entry on the head after it (message version 6).
+fn placing_statement(
+    entry: &LoggedEntry,
+    next: Option<&LoggedEntry>,
+    server: Option<&PublicKey>,
+) -> Attestation {
+    let by_server = Some(&entry.envelope.envelope().author) == server;
+    match (entry.receipt, next) {
+        (Some(receipt), _) => Attestation::Entry {
+            envelope: entry.envelope.clone(),
+            receipt,
+        },
+        (None, Some(next)) if !by_server => Attestation::Placed {
+            envelope: entry.envelope.clone(),
+            by: Box::new(crate::attestation::Placer::ServerEntry(
+                next.envelope.clone(),
+            )),
+        },
+        (None, _) => Attestation::ServerEntry(entry.envelope.clone()),
+    }
+}
+
+/// Whether the server's key `server` put `entry` at its place: the
+/// statement that places it ([`placing_statement`]) is the server's and
+/// is for that entry at that place.
 fn logged_by_server(entry: &LoggedEntry, next: Option<&LoggedEntry>, server: &PublicKey) -> bool {
-    let env = entry.envelope.envelope();
-    let hash = entry.envelope.entry_hash();
-    let after = crate::envelope::next_head(&env.prev_head, &hash);
-    if entry.receipt.is_none() && env.author == *server {
-        return entry.envelope.verify_signature().is_ok();
-    }
-    match (&entry.receipt, next) {
-        (Some(receipt), _) => {
-            receipt.verify(server).is_ok()
-                && receipt.game_id == env.game_id
-                && receipt.seq == env.seq
-                && receipt.entry_hash == hash
-                && receipt.new_head == after
-        }
-        (None, Some(next)) => {
-            let n = next.envelope.envelope();
-            n.author == *server
-                && n.game_id == env.game_id
-                && n.seq == env.seq + 1
-                && n.prev_head == after
-                && next.envelope.verify_signature().is_ok()
-        }
-        (None, None) => false,
-    }
+    placing_statement(entry, next, Some(server))
+        .claims(server)
+        .is_ok()
 }
 
 /// The server key a transcript's genesis names.
@@ -625,23 +628,11 @@ pub fn audit(
                 // there: two heads after one entry, both the server's word
                 // (a player's entry without a receipt is placed by the
                 // server's next entry, message version 6).
-                let published = match (e.receipt, logged.get(seq as usize + 1)) {
-                    (Some(receipt), _) => Attestation::Entry {
-                        envelope: e.envelope.clone(),
-                        receipt,
-                    },
-                    (None, Some(next))
-                        if Some(e.envelope.envelope().author) != witness.server_key() =>
-                    {
-                        Attestation::Placed {
-                            envelope: e.envelope.clone(),
-                            by: Box::new(crate::attestation::Placer::ServerEntry(
-                                next.envelope.clone(),
-                            )),
-                        }
-                    }
-                    (None, _) => Attestation::ServerEntry(e.envelope.clone()),
-                };
+                let published = placing_statement(
+                    e,
+                    logged.get(seq as usize + 1),
+                    witness.server_key().as_ref(),
+                );
                 if let (Some(server), Some(mine)) = (witness.server_key(), held.get(seq as usize)) {
                     let proof = ForkProof::Attested {
                         server,

@@ -813,7 +813,18 @@ impl Replay {
         entry: &LoggedEntry,
         verified: bool,
     ) -> Checked<Option<crate::referee::Accepted>> {
-        let form = ReceiptForm::of(self.referee.genesis());
+        // Only a player's entry may be placed by the next one: an entry
+        // under any other key than the game's needs a receipt, else it
+        // blames nobody (`MissingReceipt`).
+        let player = self
+            .referee
+            .party_of_key(&entry.envelope.envelope().author)
+            .is_some_and(|p| p.is_player());
+        let genesis = ReceiptForm::of(self.referee.genesis());
+        let form = ReceiptForm {
+            placed_by_next: genesis.placed_by_next && player,
+            ..genesis
+        };
         if let Some(held) = self.unplaced.take() {
             self.placement(&held, entry, verified)?;
             // The server placed it: what is wrong with it is the server's
@@ -822,12 +833,7 @@ impl Replay {
                 return Err(found);
             }
         }
-        let unplaced = form.placed_by_next
-            && entry.receipt.is_none()
-            && self
-                .referee
-                .party_of_key(&entry.envelope.envelope().author)
-                .is_some_and(|p| p.is_player());
+        let unplaced = form.placed_by_next && entry.receipt.is_none();
         let (seq, head) = (self.referee.log().next_seq(), self.referee.log().head());
         match (self.check_entry(entry, verified, form), unplaced) {
             (checked, false) => checked.map(Some),
@@ -868,26 +874,13 @@ impl Replay {
     fn placement(&self, held: &Unplaced, next: &LoggedEntry, verified: bool) -> Checked<()> {
         let seq = held.seq + 1;
         let env = next.envelope.envelope();
-        if !verified {
-            next.envelope
-                .verify_signature()
-                .map_err(|e| refusal(seq, e.into()))?;
-            if next
+        self.signed_for(seq, next, verified)?;
+        if !verified
+            && next
                 .receipt
                 .is_some_and(|r| r.verify(&self.server).is_err())
-            {
-                return Err(fault(Blame::Undetermined, seq, FaultKind::ForgedReceipt));
-            }
-        }
-        if env.game_id != self.referee.game_id() || env.seq != seq {
-            return Err(fault(
-                Blame::Undetermined,
-                seq,
-                FaultKind::MisplacedEntry {
-                    game: env.game_id,
-                    seq: env.seq,
-                },
-            ));
+        {
+            return Err(fault(Blame::Undetermined, seq, FaultKind::ForgedReceipt));
         }
         if env.author != self.server || env.prev_head != held.new_head {
             return Err(fault(
@@ -899,8 +892,34 @@ impl Replay {
         Ok(())
     }
 
-    /// [`Replay::step_with`] for one entry on its own: its receipt, the
-    /// referee, the escrow agents and the audit.
+    /// That `entry`'s author signed it (unless `verified`) for this game
+    /// and seq `seq`: a bad signature proves nothing about its signer, and
+    /// an entry signed for another place was moved there; nobody is
+    /// blamed either way.
+    fn signed_for(&self, seq: u64, entry: &LoggedEntry, verified: bool) -> Checked<()> {
+        if !verified {
+            entry
+                .envelope
+                .verify_signature()
+                .map_err(|e| refusal(seq, e.into()))?;
+        }
+        let signed = entry.envelope.envelope();
+        if signed.game_id != self.referee.game_id() || signed.seq != seq {
+            return Err(fault(
+                Blame::Undetermined,
+                seq,
+                FaultKind::MisplacedEntry {
+                    game: signed.game_id,
+                    seq: signed.seq,
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Replay::step_with`] for one entry on its own: its receipt (in the
+    /// `form` its author's entries take), the referee, the escrow agents
+    /// and the audit.
     fn check_entry(
         &mut self,
         entry: &LoggedEntry,
@@ -908,17 +927,6 @@ impl Replay {
         form: ReceiptForm,
     ) -> Checked<crate::referee::Accepted> {
         let seq = self.referee.log().next_seq();
-        // Only a player's entry may be placed by the next one: an entry
-        // under any other key than the game's needs a receipt, else it
-        // blames nobody (`MissingReceipt`).
-        let player = self
-            .referee
-            .party_of_key(&entry.envelope.envelope().author)
-            .is_some_and(|p| p.is_player());
-        let form = ReceiptForm {
-            placed_by_next: form.placed_by_next && player,
-            ..form
-        };
         check_receipt_with(
             &self.server,
             form,
@@ -932,27 +940,11 @@ impl Replay {
         // a player's the next entry places, version 6) is bound only by its
         // author's signature: checked before anything the envelope says is
         // believed, so damage to it blames nobody.
+        // Its signature puts it at a game and a seq; anywhere else it was
+        // moved there. A wrong head at its own place is the server's (two
+        // heads signed for one seq: a fork).
         if entry.receipt.is_none() {
-            if !verified {
-                entry
-                    .envelope
-                    .verify_signature()
-                    .map_err(|e| refusal(seq, e.into()))?;
-            }
-            // Its signature puts it at a game and a seq; anywhere else it
-            // was moved there. A wrong head at its own place is the
-            // server's (two heads signed for one seq: a fork).
-            let signed = entry.envelope.envelope();
-            if signed.game_id != self.referee.game_id() || signed.seq != seq {
-                return Err(fault(
-                    Blame::Undetermined,
-                    seq,
-                    FaultKind::MisplacedEntry {
-                        game: signed.game_id,
-                        seq: signed.seq,
-                    },
-                ));
-            }
+            self.signed_for(seq, entry, verified)?;
         }
         let verified = verified || entry.receipt.is_none();
         let env = entry.envelope.envelope();
